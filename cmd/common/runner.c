@@ -1,0 +1,550 @@
+/* Options, input and output handling shared by every program: read a file or stdin, write
+ * stdout or -o FILE (through a temporary file renamed on success), filter samples, and
+ * report problems as "prog: file: offset N: what is wrong" with exit 1 (data, I/O) or 2
+ * (usage). */
+#include "runner.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define MAX_OPTS 64
+#define MAX_THREADS 64
+
+struct tc_run {
+	const struct tc_prog *prog;
+	const struct tc_output *output;
+	const char *in_name;
+	const char *out_name;
+	bool quiet, verbose, force;
+	/* filters */
+	uint64_t threads[MAX_THREADS];
+	size_t nthreads;
+	uint8_t status_any, status_none;
+	bool status_idle;
+	bool has_status;
+	uint64_t from_us, to_us;
+	bool filtering;
+	uint64_t read_samples, kept_samples;
+	struct tach_sample copy;
+};
+
+/* The temporary output path, for the signal handler to remove. */
+static char tmp_path[PATH_MAX];
+static volatile sig_atomic_t tmp_live;
+
+static void on_signal(int sig)
+{
+	if (tmp_live)
+		unlink(tmp_path);
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+static const struct tc_opt common_opts[] = {
+	{ "output", 'o', "FILE", NULL, NULL, "write to FILE instead of standard output", NULL, false },
+	{ "force", 'f', NULL, NULL, NULL, "write binary output to a terminal", NULL, false },
+	{ "quiet", 'q', NULL, NULL, NULL, "do not print warnings", NULL, false },
+	{ "verbose", 'v', NULL, NULL, NULL, "print what was read and written", NULL, false },
+	{ "strict", 0, NULL, "r:strict", "yes", "treat recoverable problems in the input as errors", NULL, false },
+	{ "max-depth", 0, "N", "r:max-depth", NULL, "reject stacks deeper than N frames", NULL, false },
+	{ "thread", 0, "TID", NULL, NULL, "keep only samples of thread TID (repeatable)", NULL, true },
+	{ "status", 0, "LIST", NULL, NULL,
+	  "keep samples with any listed state: gil cpu unknown gil-wait exception main idle; "
+	  "no-NAME drops samples in that state (comma-separated)", NULL, false },
+	{ "from-us", 0, "T", NULL, NULL, "keep samples at or after timestamp T (microseconds)", NULL, false },
+	{ "to-us", 0, "T", NULL, NULL, "keep samples before timestamp T (microseconds)", NULL, false },
+	{ "help", 'h', NULL, NULL, NULL, "show this help and exit", NULL, false },
+	{ "version", 'V', NULL, NULL, NULL, "show version and exit", NULL, false },
+	{ 0 },
+};
+
+static void usage_line(FILE *f, const struct tc_prog *p)
+{
+	fprintf(f, "Usage: %s [OPTION]... [FILE|-]\n", p->name);
+}
+
+static void print_opt(FILE *f, const struct tc_opt *o)
+{
+	char left[64];
+	if (o->short_name)
+		snprintf(left, sizeof(left), "-%c, --%s%s%s", o->short_name, o->name,
+			 o->arg ? " " : "", o->arg ? o->arg : "");
+	else
+		snprintf(left, sizeof(left), "    --%s%s%s", o->name, o->arg ? " " : "",
+			 o->arg ? o->arg : "");
+	fprintf(f, "  %-24s %s", left, o->help);
+	if (o->choices)
+		fprintf(f, " (%s)", o->choices);
+	fputc('\n', f);
+}
+
+static void help(const struct tc_prog *p)
+{
+	usage_line(stdout, p);
+	printf("%s\n\n", p->summary);
+	if (p->description)
+		printf("%s\n\n", p->description);
+	printf("Reads FILE, or standard input when FILE is - or absent.\n\nOptions:\n");
+	if (p->outputs[1].name) {
+		char choices[256] = "";
+		for (const struct tc_output *o = p->outputs; o->name; o++) {
+			strncat(choices, o->name, sizeof(choices) - strlen(choices) - 2);
+			if (o[1].name)
+				strncat(choices, " ", sizeof(choices) - strlen(choices) - 1);
+		}
+		struct tc_opt fo = { "format", 'F', "FMT", NULL, NULL, "output format, default",
+				     choices, false };
+		char h[128];
+		snprintf(h, sizeof(h), "output format (default %s)", p->outputs[0].name);
+		fo.help = h;
+		print_opt(stdout, &fo);
+	}
+	for (const struct tc_opt *o = p->opts; o && o->name; o++)
+		print_opt(stdout, o);
+	for (const struct tc_opt *o = common_opts; o->name; o++)
+		print_opt(stdout, o);
+	printf("\nExit status: 0 success, 1 invalid input or I/O error, 2 usage error.\n");
+}
+
+static int usage_error(const struct tc_prog *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static int usage_error(const struct tc_prog *p, const char *fmt, ...)
+{
+	va_list ap;
+	fprintf(stderr, "%s: ", p->name);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "\nTry '%s --help' for more information.\n", p->name);
+	return 2;
+}
+
+static void print_pos(FILE *f, const char *name, int kind, uint64_t pos)
+{
+	switch (kind) {
+	case TACH_POS_OFFSET:
+		fprintf(f, "%s: offset %llu: ", name, (unsigned long long)pos);
+		break;
+	case TACH_POS_LINE:
+		fprintf(f, "%s:%llu: ", name, (unsigned long long)pos);
+		break;
+	case TACH_POS_RECORD:
+		fprintf(f, "%s: record %llu: ", name, (unsigned long long)pos);
+		break;
+	default:
+		fprintf(f, "%s: ", name);
+	}
+}
+
+static void on_warn(void *ctx, const char *msg, int kind, uint64_t pos)
+{
+	struct tc_run *run = ctx;
+	if (run->quiet)
+		return;
+	fprintf(stderr, "%s: ", run->prog->name);
+	print_pos(stderr, run->in_name, kind, pos);
+	fprintf(stderr, "warning: %s\n", msg);
+}
+
+static void on_writer_warn(void *ctx, const char *msg, int kind, uint64_t pos)
+{
+	struct tc_run *run = ctx;
+	if (run->quiet)
+		return;
+	fprintf(stderr, "%s: %s: warning: %s\n", run->prog->name, run->out_name, msg);
+}
+
+int tc_reader_failed(struct tc_run *run, struct tach_reader *r)
+{
+	int kind;
+	uint64_t pos;
+	const char *msg = tach_reader_error(r, &kind, &pos);
+	fprintf(stderr, "%s: ", run->prog->name);
+	print_pos(stderr, run->in_name, kind, pos);
+	fprintf(stderr, "%s\n", msg ? msg : "unknown error");
+	return 1;
+}
+
+static bool parse_u64(const char *s, uint64_t *out)
+{
+	char *end;
+	if (!*s || *s == '-')
+		return false;
+	errno = 0;
+	unsigned long long v = strtoull(s, &end, 0);
+	if (errno || *end)
+		return false;
+	*out = v;
+	return true;
+}
+
+static int parse_status(struct tc_run *run, const char *list)
+{
+	static const struct { const char *name; uint8_t bit; } names[] = {
+		{ "gil", TACH_STATUS_HAS_GIL }, { "cpu", TACH_STATUS_ON_CPU },
+		{ "unknown", TACH_STATUS_UNKNOWN }, { "gil-wait", TACH_STATUS_GIL_REQUESTED },
+		{ "exception", TACH_STATUS_HAS_EXCEPTION }, { "main", TACH_STATUS_MAIN_THREAD },
+	};
+	char buf[256];
+	if (strlen(list) >= sizeof(buf))
+		return -1;
+	strcpy(buf, list);
+	for (char *save, *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		bool neg = !strncmp(tok, "no-", 3);
+		const char *n = neg ? tok + 3 : tok;
+		if (!strcmp(n, "idle") && !neg) {
+			run->status_idle = true;
+			continue;
+		}
+		size_t i;
+		for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+			if (!strcmp(n, names[i].name))
+				break;
+		if (i == sizeof(names) / sizeof(names[0]))
+			return -1;
+		if (neg)
+			run->status_none |= names[i].bit;
+		else
+			run->status_any |= names[i].bit;
+	}
+	run->has_status = true;
+	return 0;
+}
+
+static bool keep(const struct tc_run *run, const struct tach_sample *s)
+{
+	if (run->nthreads) {
+		size_t i;
+		for (i = 0; i < run->nthreads; i++)
+			if (run->threads[i] == s->thread_id)
+				break;
+		if (i == run->nthreads)
+			return false;
+	}
+	if (run->has_status) {
+		if (s->status & run->status_none)
+			return false;
+		bool idle = !(s->status & (TACH_STATUS_HAS_GIL | TACH_STATUS_ON_CPU));
+		if ((run->status_any || run->status_idle) &&
+		    !((s->status & run->status_any) || (run->status_idle && idle)))
+			return false;
+	}
+	if (s->timestamp_us < run->from_us || s->timestamp_us >= run->to_us)
+		return false;
+	return true;
+}
+
+int tc_next(struct tc_run *run, struct tach_reader *r, const struct tach_sample **out)
+{
+	for (;;) {
+		const struct tach_sample *s;
+		int rc = tach_reader_next(r, &s);
+		if (rc)
+			return rc;
+		run->read_samples += s->weight;
+		if (!run->filtering) {
+			run->kept_samples += s->weight;
+			*out = s;
+			return TACH_OK;
+		}
+		if (keep(run, s)) {
+			/* Dropped samples break the same-stack chain the reader describes. */
+			run->copy = *s;
+			run->copy.same_outer = 0;
+			run->kept_samples += s->weight;
+			*out = &run->copy;
+			return TACH_OK;
+		}
+	}
+}
+
+/* Opens the output: stdout, or a temporary file beside -o FILE. */
+static int open_output(struct tc_run *run, int *fd)
+{
+	if (!run->out_name || !strcmp(run->out_name, "-")) {
+		run->out_name = "<stdout>";
+		if (run->output->binary && !run->force && isatty(STDOUT_FILENO)) {
+			fprintf(stderr,
+				"%s: refusing to write binary output to a terminal; use -o FILE, a "
+				"redirection, or --force\n", run->prog->name);
+			return 2;
+		}
+		*fd = STDOUT_FILENO;
+		return 0;
+	}
+	int n = snprintf(tmp_path, sizeof(tmp_path), "%s.XXXXXX", run->out_name);
+	if (n < 0 || (size_t)n >= sizeof(tmp_path)) {
+		fprintf(stderr, "%s: %s: name too long\n", run->prog->name, run->out_name);
+		return 1;
+	}
+	signal(SIGINT, on_signal);
+	signal(SIGTERM, on_signal);
+	signal(SIGHUP, on_signal);
+	signal(SIGPIPE, on_signal);
+	*fd = mkstemp(tmp_path);
+	if (*fd < 0) {
+		fprintf(stderr, "%s: %s: %s\n", run->prog->name, run->out_name, strerror(errno));
+		return 1;
+	}
+	tmp_live = 1;
+	/* mkstemp makes 0600; an output file gets the usual umask-derived mode. */
+	mode_t um = umask(0);
+	umask(um);
+	fchmod(*fd, 0666 & ~um);
+	return 0;
+}
+
+static int finish_output(struct tc_run *run, int fd, int status)
+{
+	if (fd == STDOUT_FILENO) {
+		if (close(fd) && status == 0 && errno != EINTR) {
+			fprintf(stderr, "%s: %s: %s\n", run->prog->name, run->out_name, strerror(errno));
+			return 1;
+		}
+		return status;
+	}
+	if (status == 0 && close(fd)) {
+		fprintf(stderr, "%s: %s: %s\n", run->prog->name, run->out_name, strerror(errno));
+		status = 1;
+	} else if (status) {
+		close(fd);
+	}
+	if (status == 0 && rename(tmp_path, run->out_name)) {
+		fprintf(stderr, "%s: %s: %s\n", run->prog->name, run->out_name, strerror(errno));
+		status = 1;
+	}
+	if (status)
+		unlink(tmp_path);
+	tmp_live = 0;
+	return status;
+}
+
+static int set_opt(struct tc_run *run, struct tach_reader *r, struct tach_writer *w,
+		   const char *target, const char *value)
+{
+	int rc;
+	const char *err;
+	if (!strncmp(target, "r:", 2)) {
+		rc = tach_reader_set_option(r, target + 2, value);
+		err = rc ? tach_reader_error(r, NULL, NULL) : NULL;
+	} else {
+		if (!w)
+			return usage_error(run->prog, "--format %s takes no output options",
+					   run->output->name);
+		rc = tach_writer_set_option(w, target + 2, value);
+		err = rc ? tach_writer_error(w) : NULL;
+	}
+	if (rc)
+		return usage_error(run->prog, "%s", err ? err : tach_strerror(rc));
+	return 0;
+}
+
+static int convert(struct tc_run *run, struct tach_reader *r, struct tach_writer *w, int outfd)
+{
+	const struct tach_sample *s;
+	int rc = tc_next(run, r, &s);
+	if (rc < 0)
+		return tc_reader_failed(run, r);
+	if (tach_writer_open_fd(w, outfd) || tach_writer_set_meta(w, tach_reader_meta(r)))
+		goto werr;
+	while (rc == TACH_OK) {
+		if (tach_writer_put(w, tach_reader_dict(r), s))
+			goto werr;
+		rc = tc_next(run, r, &s);
+	}
+	if (rc < 0)
+		return tc_reader_failed(run, r);
+	if (tach_writer_close(w))
+		goto werr;
+	if (run->verbose)
+		fprintf(stderr, "%s: %s: %llu samples read, %llu written\n", run->prog->name,
+			run->in_name, (unsigned long long)run->read_samples,
+			(unsigned long long)run->kept_samples);
+	return 0;
+werr:
+	fprintf(stderr, "%s: %s: %s\n", run->prog->name, run->out_name, tach_writer_error(w));
+	return 1;
+}
+
+int tc_main(int argc, char **argv, const struct tc_prog *prog)
+{
+	struct tc_run run = { .prog = prog, .output = &prog->outputs[0], .to_us = UINT64_MAX };
+	const struct tc_opt *all[MAX_OPTS];
+	struct option lopts[MAX_OPTS + 2];
+	char shorts[3 * MAX_OPTS] = "";
+	size_t n = 0;
+	bool has_format = prog->outputs[1].name != NULL;
+	for (const struct tc_opt *o = prog->opts; o && o->name; o++)
+		all[n++] = o;
+	for (const struct tc_opt *o = common_opts; o->name; o++)
+		all[n++] = o;
+	for (size_t i = 0; i < n; i++) {
+		lopts[i] = (struct option){ all[i]->name, all[i]->arg ? required_argument : no_argument,
+					    NULL, (int)(256 + i) };
+		if (all[i]->short_name) {
+			size_t l = strlen(shorts);
+			shorts[l] = all[i]->short_name;
+			shorts[l + 1] = 0;
+			if (all[i]->arg)
+				strcat(shorts, ":");
+		}
+	}
+	size_t nl = n;
+	if (has_format) {
+		lopts[nl++] = (struct option){ "format", required_argument, NULL, 'F' };
+		strcat(shorts, "F:");
+	}
+	lopts[nl] = (struct option){ 0 };
+
+	/* Values collected first, applied once the handles exist. */
+	const char *values[MAX_OPTS] = { 0 };
+	char *joined[MAX_OPTS] = { 0 };
+	int c;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, shorts, lopts, NULL)) != -1) {
+		size_t idx = SIZE_MAX;
+		if (c == '?') {
+			if (optopt && optopt < 256)
+				return usage_error(prog, "invalid option -%c", optopt);
+			return usage_error(prog, "invalid option %s", argv[optind - 1]);
+		}
+		if (c == ':')
+			return usage_error(prog, "option %s needs a value", argv[optind - 1]);
+		if (c == 'F') {
+			const struct tc_output *o;
+			for (o = prog->outputs; o->name; o++)
+				if (!strcmp(o->name, optarg))
+					break;
+			if (!o->name)
+				return usage_error(prog, "unknown --format %s", optarg);
+			run.output = o;
+			continue;
+		}
+		if (c >= 256)
+			idx = (size_t)(c - 256);
+		else
+			for (size_t i = 0; i < n; i++)
+				if (all[i]->short_name == c)
+					idx = i;
+		if (idx == SIZE_MAX)
+			return usage_error(prog, "invalid option");
+		const struct tc_opt *o = all[idx];
+		const char *name = o->name;
+		if (!strcmp(name, "help")) {
+			help(prog);
+			return fflush(stdout) || ferror(stdout) ? 1 : 0;
+		}
+		if (!strcmp(name, "version")) {
+			printf("%s (tachfmt) %s\nlibtachfmt %s\n", prog->name, TACHFMT_VERSION,
+			       tach_version());
+			return fflush(stdout) || ferror(stdout) ? 1 : 0;
+		}
+		if (!strcmp(name, "output")) {
+			run.out_name = optarg;
+		} else if (!strcmp(name, "force")) {
+			run.force = true;
+		} else if (!strcmp(name, "quiet")) {
+			run.quiet = true;
+		} else if (!strcmp(name, "verbose")) {
+			run.verbose = true;
+		} else if (!strcmp(name, "thread")) {
+			uint64_t v;
+			if (!parse_u64(optarg, &v))
+				return usage_error(prog, "--thread needs a thread id, not '%s'", optarg);
+			if (run.nthreads == MAX_THREADS)
+				return usage_error(prog, "at most %d --thread options", MAX_THREADS);
+			run.threads[run.nthreads++] = v;
+			run.filtering = true;
+		} else if (!strcmp(name, "status")) {
+			if (parse_status(&run, optarg))
+				return usage_error(prog, "bad --status list '%s'", optarg);
+			run.filtering = true;
+		} else if (!strcmp(name, "from-us") || !strcmp(name, "to-us")) {
+			uint64_t v;
+			if (!parse_u64(optarg, &v))
+				return usage_error(prog, "--%s needs a number, not '%s'", name, optarg);
+			*(name[0] == 'f' ? &run.from_us : &run.to_us) = v;
+			run.filtering = true;
+		} else if (o->repeatable && values[idx]) {
+			size_t l = strlen(values[idx]) + strlen(optarg) + 2;
+			char *j = malloc(l);
+			if (!j)
+				return 1;
+			snprintf(j, l, "%s:%s", values[idx], optarg);
+			free(joined[idx]);
+			joined[idx] = j;
+			values[idx] = j;
+		} else {
+			values[idx] = o->arg ? optarg : (o->value ? o->value : "yes");
+		}
+	}
+	if (argc - optind > 1)
+		return usage_error(prog, "one input file at most");
+	run.in_name = optind < argc ? argv[optind] : "-";
+	int infd = STDIN_FILENO;
+	if (strcmp(run.in_name, "-")) {
+		infd = open(run.in_name, O_RDONLY | O_CLOEXEC);
+		if (infd < 0) {
+			fprintf(stderr, "%s: %s: %s\n", prog->name, run.in_name, strerror(errno));
+			return 1;
+		}
+	} else {
+		run.in_name = "<stdin>";
+	}
+
+	struct tach_reader *r = tach_reader_new(prog->reader);
+	struct tach_writer *w = run.output->writer ? tach_writer_new(run.output->writer) : NULL;
+	if (!r || (run.output->writer && !w)) {
+		fprintf(stderr, "%s: out of memory\n", prog->name);
+		return 1;
+	}
+	tach_reader_set_warn(r, on_warn, &run);
+	if (w)
+		tach_writer_set_warn(w, on_writer_warn, &run);
+	int status = 0;
+	for (size_t i = 0; i < n && !status; i++)
+		if (values[i] && all[i]->target)
+			status = set_opt(&run, r, w, all[i]->target, values[i]);
+	for (size_t i = 0; i < n; i++)
+		free(joined[i]);
+	if (status)
+		goto out;
+	int outfd = -1;
+	if ((status = open_output(&run, &outfd)))
+		goto out;
+	if (tach_reader_open_fd(r, infd) < 0) {
+		status = tc_reader_failed(&run, r);
+	} else if (run.output->handler) {
+		FILE *f = fdopen(dup(outfd), "w");
+		if (!f) {
+			fprintf(stderr, "%s: %s: %s\n", prog->name, run.out_name, strerror(errno));
+			status = 1;
+		} else {
+			status = run.output->handler(&run, r, f);
+			if ((fflush(f) || ferror(f)) && !status) {
+				fprintf(stderr, "%s: %s: %s\n", prog->name, run.out_name, strerror(errno));
+				status = 1;
+			}
+			if (fclose(f) && !status) {
+				fprintf(stderr, "%s: %s: %s\n", prog->name, run.out_name, strerror(errno));
+				status = 1;
+			}
+		}
+	} else {
+		status = convert(&run, r, w, outfd);
+	}
+	status = finish_output(&run, outfd, status);
+out:
+	tach_reader_free(r);
+	tach_writer_free(w);
+	if (infd != STDIN_FILENO)
+		close(infd);
+	return status;
+}

@@ -1,0 +1,51 @@
+/* The shared program runner: every tachfmt program is a description handed to tc_main. */
+#ifndef TACHFMT_RUNNER_H
+#define TACHFMT_RUNNER_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "tachfmt.h"
+
+/* A program option. target says where the value goes: "r:KEY" (reader option), "w:KEY"
+ * (writer option); value is the fixed value of a flag (arg == NULL). */
+struct tc_opt {
+	const char *name;    /* long name without "--" */
+	char short_name;     /* 0 for none */
+	const char *arg;     /* argument name for --help, NULL for a flag */
+	const char *target;
+	const char *value;
+	const char *help;
+	const char *choices; /* space-separated values, for completions and --help */
+	bool repeatable;     /* later uses add to the value, joined with ':' */
+};
+
+struct tc_run;
+
+/* An output choice of --format: a writer format, or a custom handler. */
+struct tc_output {
+	const char *name;
+	const char *writer;  /* writer format name, or NULL with handler */
+	bool binary;         /* refused on a terminal without --force */
+	int (*handler)(struct tc_run *run, struct tach_reader *r, FILE *out);
+	const char *help;
+};
+
+struct tc_prog {
+	const char *name;
+	const char *summary;   /* one line */
+	const char *reader;    /* input format */
+	const struct tc_output *outputs; /* first is the default; more means --format */
+	const struct tc_opt *opts;       /* terminated by a zero entry */
+	const char *description;         /* paragraph for --help */
+};
+
+int tc_main(int argc, char **argv, const struct tc_prog *prog);
+
+/* For handlers: report a reader failure the standard way; returns the exit status. */
+int tc_reader_failed(struct tc_run *run, struct tach_reader *r);
+/* For handlers: the next sample after filters, as tc_main's loop sees it. */
+int tc_next(struct tc_run *run, struct tach_reader *r, const struct tach_sample **s);
+
+#endif

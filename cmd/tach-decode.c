@@ -1,0 +1,77 @@
+/* tach-decode: TACH to collapsed stacks, the samples text form, or a summary. */
+#include <inttypes.h>
+
+#include "common/runner.h"
+
+static int info(struct tc_run *run, struct tach_reader *r, FILE *out)
+{
+	const struct tach_sample *s;
+	int rc;
+	uint64_t n = 0;
+	while ((rc = tc_next(run, r, &s)) == TACH_OK)
+		n += s->weight;
+	if (rc < 0)
+		return tc_reader_failed(run, r);
+	const struct tach_meta *m = tach_reader_meta(r);
+	const struct tach_stats *st = tach_reader_stats(r);
+	fprintf(out, "format_version: %" PRIu32 "\n", m->format_version);
+	fprintf(out, "python_version: %u.%u.%u\n", m->py_major, m->py_minor, m->py_micro);
+	fprintf(out, "header_layout: %c\n", m->layout);
+	fprintf(out, "byte_order: %s\n", m->big_endian ? "big" : "little");
+	fprintf(out, "compression: %s\n", m->compression == 1 ? "zstd" : m->compression ? "unknown" : "none");
+	fprintf(out, "start_time_us: %" PRIu64 "\n", m->start_time_us);
+	fprintf(out, "sample_interval_us: %" PRIu64 "\n", m->interval_us);
+	fprintf(out, "sample_count: %" PRIu64 "\n", m->sample_count);
+	fprintf(out, "thread_count: %" PRIu32 "\n", m->thread_count);
+	fprintf(out, "string_count: %" PRIu32 "\n", m->string_count);
+	fprintf(out, "frame_count: %" PRIu32 "\n", m->frame_count);
+	fprintf(out, "profiling_config: %" PRIu32 "\n", m->profiling_config);
+	fprintf(out, "string_table_offset: %" PRIu64 "\n", m->string_table_offset);
+	fprintf(out, "frame_table_offset: %" PRIu64 "\n", m->frame_table_offset);
+	fprintf(out, "file_size: %" PRIu64 "\n", m->file_size);
+	if (m->has_stats) {
+		/* %a is exact and locale-independent; the decimal form is for people. */
+		fprintf(out, "stats_duration_s: %.17g\n", m->stats_duration_s);
+		fprintf(out, "stats_sample_rate: %.17g\n", m->stats_sample_rate);
+		fprintf(out, "stats_error_rate: %.17g\n", m->stats_error_rate);
+		fprintf(out, "stats_missed_samples: %.17g\n", m->stats_missed);
+	}
+	fprintf(out, "repeat_records: %" PRIu64 "\n", st->repeat_records);
+	fprintf(out, "repeat_samples: %" PRIu64 "\n", st->repeat_samples);
+	fprintf(out, "full_records: %" PRIu64 "\n", st->full_records);
+	fprintf(out, "suffix_records: %" PRIu64 "\n", st->suffix_records);
+	fprintf(out, "pop_push_records: %" PRIu64 "\n", st->pop_push_records);
+	fprintf(out, "total_records: %" PRIu64 "\n", st->total_records);
+	fprintf(out, "samples_decoded: %" PRIu64 "\n", st->total_samples);
+	fprintf(out, "samples_selected: %" PRIu64 "\n", n);
+	return 0;
+}
+
+static const struct tc_opt opts[] = {
+	{ "labels", 0, "STYLE", "w:labels", NULL,
+	  "collapsed frame labels: cpython (file:func:line) or pyspy (func (file:line))",
+	  "cpython pyspy", false },
+	{ "full-paths", 0, NULL, "w:full-paths", "yes", "collapsed: keep full file paths", NULL, false },
+	{ "no-thread-frames", 0, NULL, "w:thread-frames", "no",
+	  "collapsed: no tid:N root frame; merge threads", NULL, false },
+	{ 0 },
+};
+
+static const struct tc_output outputs[] = {
+	{ "collapsed", "collapsed", false, NULL, "folded stacks for flamegraph.pl" },
+	{ "samples", "samples", false, NULL, "every sample, lossless text" },
+	{ "info", NULL, false, info, "header, counts and record statistics" },
+	{ 0 },
+};
+
+int main(int argc, char **argv)
+{
+	static const struct tc_prog prog = {
+		.name = "tach-decode",
+		.summary = "Decode a TACH profile to collapsed stacks, samples text or a summary.",
+		.reader = "tach",
+		.outputs = outputs,
+		.opts = opts,
+	};
+	return tc_main(argc, argv, &prog);
+}

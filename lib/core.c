@@ -1,0 +1,236 @@
+/* Errors, memory growth, hashing and the id set every interning table is built on. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#define XXH_INLINE_ALL
+#include <xxhash.h>
+
+#include "internal.h"
+
+TACH_API const char *tach_version(void)
+{
+	return TACHFMT_VERSION_STRING;
+}
+
+TACH_API const char *tach_strerror(int code)
+{
+	switch (code) {
+	case TACH_OK: return "success";
+	case TACH_EOF: return "end of samples";
+	case TACH_E_NOMEM: return "out of memory";
+	case TACH_E_IO: return "input/output error";
+	case TACH_E_FORMAT: return "invalid data";
+	case TACH_E_LIMIT: return "limit exceeded";
+	case TACH_E_USAGE: return "invalid usage";
+	case TACH_E_UNSUPPORTED: return "unsupported";
+	default: return "unknown error";
+	}
+}
+
+int tachi_fail(struct tachi_err *e, int code, int pos_kind, uint64_t pos, const char *fmt, ...)
+{
+	/* The first failure is the one worth reporting; later ones are consequences. */
+	if (e->code < 0)
+		return e->code;
+	e->code = code;
+	e->pos_kind = pos_kind;
+	e->pos = pos;
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(e->msg, sizeof(e->msg), fmt, ap);
+	va_end(ap);
+	return code;
+}
+
+void tachi_warn(const struct tachi_warner *w, int pos_kind, uint64_t pos, const char *fmt, ...)
+{
+	if (!w->fn)
+		return;
+	char msg[512];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	w->fn(w->ctx, msg, pos_kind, pos);
+}
+
+bool tachi_reserve(void **p, size_t *cap, size_t need, size_t elem)
+{
+	if (need <= *cap)
+		return true;
+	size_t n = *cap ? *cap : 16;
+	while (n < need) {
+		if (n > SIZE_MAX / 2)
+			return false;
+		n *= 2;
+	}
+	size_t bytes;
+	if (__builtin_mul_overflow(n, elem, &bytes))
+		return false;
+	void *q = realloc(*p, bytes);
+	if (!q)
+		return false;
+	*p = q;
+	*cap = n;
+	return true;
+}
+
+uint64_t tachi_hash(const void *p, size_t n)
+{
+	return XXH3_64bits(p, n);
+}
+
+bool tachi_idset_find(const struct tachi_idset *s, uint64_t h, const void *key, tachi_eq_fn eq,
+		      void *ctx, uint32_t *id)
+{
+	if (!s->slots)
+		return false;
+	uint32_t tag = (uint32_t)h;
+	for (size_t i = (size_t)(h >> 32) & s->mask;; i = (i + 1) & s->mask) {
+		uint32_t v = s->slots[i];
+		if (!v)
+			return false;
+		if (s->tags[i] == tag && eq(ctx, v - 1, key)) {
+			*id = v - 1;
+			return true;
+		}
+	}
+}
+
+static void idset_place(uint32_t *slots, uint32_t *tags, size_t mask, uint64_t h, uint32_t id)
+{
+	size_t i = (size_t)(h >> 32) & mask;
+	while (slots[i])
+		i = (i + 1) & mask;
+	slots[i] = id + 1;
+	tags[i] = (uint32_t)h;
+}
+
+bool tachi_idset_insert(struct tachi_idset *s, uint64_t h, uint32_t id, tachi_rehash_fn rehash,
+			void *ctx)
+{
+	/* Load factor at most 1/2 keeps probe chains short. */
+	if (!s->slots || (s->count + 1) * 2 > s->mask + 1) {
+		size_t n = s->slots ? (s->mask + 1) * 2 : 64;
+		uint32_t *slots = calloc(n, sizeof(*slots));
+		uint32_t *tags = malloc(n * sizeof(*tags));
+		if (!slots || !tags) {
+			free(slots);
+			free(tags);
+			return false;
+		}
+		if (s->slots) {
+			for (size_t i = 0; i <= s->mask; i++)
+				if (s->slots[i])
+					idset_place(slots, tags, n - 1, rehash(ctx, s->slots[i] - 1),
+						    s->slots[i] - 1);
+			free(s->slots);
+			free(s->tags);
+		}
+		s->slots = slots;
+		s->tags = tags;
+		s->mask = n - 1;
+	}
+	idset_place(s->slots, s->tags, s->mask, h, id);
+	s->count++;
+	return true;
+}
+
+void tachi_idset_free(struct tachi_idset *s)
+{
+	free(s->slots);
+	free(s->tags);
+	memset(s, 0, sizeof(*s));
+}
+
+bool tachi_parse_u64(const char *s, uint64_t max, uint64_t *out)
+{
+	if (!s || !*s)
+		return false;
+	uint64_t v = 0;
+	for (; *s; s++) {
+		if (*s < '0' || *s > '9')
+			return false;
+		if (v > (UINT64_MAX - (uint64_t)(*s - '0')) / 10)
+			return false;
+		v = v * 10 + (uint64_t)(*s - '0');
+	}
+	if (v > max)
+		return false;
+	*out = v;
+	return true;
+}
+
+bool tachi_parse_bool(const char *s, bool *out)
+{
+	if (!s || !strcmp(s, "1") || !strcmp(s, "yes") || !strcmp(s, "true")) {
+		*out = true;
+		return true;
+	}
+	if (!strcmp(s, "0") || !strcmp(s, "no") || !strcmp(s, "false")) {
+		*out = false;
+		return true;
+	}
+	return false;
+}
+
+bool tachi_utf8_valid(const uint8_t *p, size_t n)
+{
+	size_t i = 0;
+	while (i < n) {
+		uint8_t c = p[i];
+		if (c < 0x80) {
+			i++;
+			continue;
+		}
+		size_t len;
+		uint32_t cp;
+		if (c >= 0xC2 && c <= 0xDF) {
+			len = 2;
+			cp = c & 0x1F;
+		} else if (c >= 0xE0 && c <= 0xEF) {
+			len = 3;
+			cp = c & 0x0F;
+		} else if (c >= 0xF0 && c <= 0xF4) {
+			len = 4;
+			cp = c & 0x07;
+		} else {
+			return false;
+		}
+		if (n - i < len)
+			return false;
+		for (size_t k = 1; k < len; k++) {
+			if ((p[i + k] & 0xC0) != 0x80)
+				return false;
+			cp = cp << 6 | (p[i + k] & 0x3F);
+		}
+		if ((len == 3 && cp < 0x800) || (len == 4 && (cp < 0x10000 || cp > 0x10FFFF)) ||
+		    (cp >= 0xD800 && cp <= 0xDFFF))
+			return false;
+		i += len;
+	}
+	return true;
+}
+
+size_t tachi_fmt_u64(char *buf, uint64_t v)
+{
+	char tmp[20];
+	size_t n = 0;
+	do {
+		tmp[n++] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	for (size_t i = 0; i < n; i++)
+		buf[i] = tmp[n - 1 - i];
+	return n;
+}
+
+size_t tachi_fmt_i64(char *buf, int64_t v)
+{
+	if (v < 0) {
+		buf[0] = '-';
+		return 1 + tachi_fmt_u64(buf + 1, (uint64_t)0 - (uint64_t)v);
+	}
+	return tachi_fmt_u64(buf, (uint64_t)v);
+}

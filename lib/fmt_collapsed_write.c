@@ -1,0 +1,408 @@
+/* Collapsed ("folded") stack writer: one line per distinct (thread, stack), root first,
+ * "frame;frame;... COUNT", for flamegraph.pl, inferno and speedscope.
+ *
+ * By default the output is what CPython 3.15's CollapsedStackCollector writes: a "tid:N"
+ * root frame, frames as basename(file):func:line (line 0 without a location; frames with
+ * file "~" and line 0 as the bare function name), empty stacks skipped, and lines sorted by
+ * descending count and then by text. Frames are merged on (file, func, line) as CPython
+ * does, so frames that differ only in columns or opcode add up.
+ *
+ * Options: labels=cpython|pyspy ("func (file:line)"), full-paths, thread-frames=no.
+ * Output is valid UTF-8 with LF line ends; a ';' inside a label becomes ':' and control
+ * bytes become '?', each with one warning, so that every consumer splits lines the same way.
+ */
+#include <stdlib.h>
+
+#include "internal.h"
+
+#define NO_KEY UINT32_MAX
+
+enum { LABEL_CPYTHON, LABEL_PYSPY };
+
+struct ckey {
+	uint32_t file, func;
+	int32_t line;
+};
+
+struct count {
+	uint64_t tid;
+	uint32_t leaf;
+	uint64_t n;
+};
+
+struct cstate {
+	int labels;
+	bool full_paths;
+	bool no_threads;
+	const struct tach_dict *src;
+	uint32_t *fmap;          /* source frame id -> key id */
+	size_t fmap_cap;
+	struct ckey *keys;
+	size_t nkeys, keys_cap;
+	struct tachi_idset key_index;
+	struct tachi_stacktab trie;
+	struct tachi_threads threads;
+	struct count *counts;
+	size_t ncounts, counts_cap;
+	struct tachi_idset count_index;
+	bool warned_semi, warned_ctrl;
+};
+
+static int cw_option(struct tach_writer *w, const char *key, const char *value)
+{
+	struct cstate *st = w->state;
+	bool b;
+	if (!strcmp(key, "labels")) {
+		if (!strcmp(value, "cpython"))
+			st->labels = LABEL_CPYTHON;
+		else if (!strcmp(value, "pyspy"))
+			st->labels = LABEL_PYSPY;
+		else
+			return WFAIL(w, TACH_E_USAGE, "labels must be cpython or pyspy, not %s", value);
+		return TACH_OK;
+	}
+	if (!strcmp(key, "full-paths")) {
+		if (!tachi_parse_bool(value, &st->full_paths))
+			return WFAIL(w, TACH_E_USAGE, "bad full-paths value %s", value);
+		return TACH_OK;
+	}
+	if (!strcmp(key, "thread-frames")) {
+		if (!tachi_parse_bool(value, &b))
+			return WFAIL(w, TACH_E_USAGE, "bad thread-frames value %s", value);
+		st->no_threads = !b;
+		return TACH_OK;
+	}
+	return WFAIL(w, TACH_E_USAGE, "collapsed writer has no option %s", key);
+}
+
+/* ---- keys ---- */
+
+static uint64_t key_hash(const struct ckey *k)
+{
+	uint32_t b[3] = { k->file, k->func, (uint32_t)k->line };
+	return tachi_hash(b, sizeof(b));
+}
+
+static bool key_eq(void *ctx, uint32_t id, const void *p)
+{
+	const struct cstate *st = ctx;
+	const struct ckey *a = &st->keys[id], *b = p;
+	return a->file == b->file && a->func == b->func && a->line == b->line;
+}
+
+static uint64_t key_rehash(void *ctx, uint32_t id)
+{
+	const struct cstate *st = ctx;
+	return key_hash(&st->keys[id]);
+}
+
+static int map_frame(struct tach_writer *w, const struct tach_dict *d, uint32_t fid)
+{
+	struct cstate *st = w->state;
+	if (fid >= d->frame_count)
+		return WFAIL(w, TACH_E_USAGE, "frame id %u out of range", fid);
+	if (fid >= st->fmap_cap) {
+		size_t old = st->fmap_cap;
+		if (!TACHI_RESERVE(st->fmap, st->fmap_cap, (size_t)fid + 1))
+			return WFAIL(w, TACH_E_NOMEM, "out of memory");
+		memset(st->fmap + old, 0xff, (st->fmap_cap - old) * sizeof(*st->fmap));
+	}
+	const struct tach_frame *f = &d->frames[fid];
+	if (f->file >= d->str_count || f->func >= d->str_count)
+		return WFAIL(w, TACH_E_USAGE, "string id out of range in frame %u", fid);
+	struct ckey k = { f->file, f->func, f->line == -1 ? 0 : f->line };
+	uint64_t h = key_hash(&k);
+	uint32_t id;
+	if (!tachi_idset_find(&st->key_index, h, &k, key_eq, st, &id)) {
+		if (!TACHI_RESERVE(st->keys, st->keys_cap, st->nkeys + 1))
+			return WFAIL(w, TACH_E_NOMEM, "out of memory");
+		id = (uint32_t)st->nkeys;
+		st->keys[id] = k;
+		if (!tachi_idset_insert(&st->key_index, h, id, key_rehash, st))
+			return WFAIL(w, TACH_E_NOMEM, "out of memory");
+		st->nkeys++;
+	}
+	st->fmap[fid] = id;
+	return TACH_OK;
+}
+
+/* ---- counts per (thread, leaf) ---- */
+
+static uint64_t count_hash(uint64_t tid, uint32_t leaf)
+{
+	uint64_t b[2] = { tid, leaf };
+	return tachi_hash(b, sizeof(b));
+}
+
+struct cq {
+	uint64_t tid;
+	uint32_t leaf;
+};
+
+static bool count_eq(void *ctx, uint32_t id, const void *p)
+{
+	const struct cstate *st = ctx;
+	const struct cq *q = p;
+	return st->counts[id].tid == q->tid && st->counts[id].leaf == q->leaf;
+}
+
+static uint64_t count_rehash(void *ctx, uint32_t id)
+{
+	const struct cstate *st = ctx;
+	return count_hash(st->counts[id].tid, st->counts[id].leaf);
+}
+
+static int cw_put(struct tach_writer *w, const struct tach_dict *d, const struct tach_sample *s)
+{
+	struct cstate *st = w->state;
+	if (TACHI_UNLIKELY(!s->depth))
+		return TACH_OK;
+	if (TACHI_UNLIKELY(st->src != d)) {
+		if (st->src)
+			return WFAIL(w, TACH_E_USAGE, "samples from more than one dict");
+		st->src = d;
+	}
+	bool created;
+	struct tachi_pathcache *c = tachi_threads_get(&st->threads, s->thread_id, s->interp_id,
+						      &created);
+	if (!c)
+		return WFAIL(w, TACH_E_NOMEM, "out of memory");
+	if (created)
+		c->slot = UINT32_MAX;
+	/* The same stack as this thread's previous sample: only a counter moves. */
+	if (s->same_outer >= s->depth && s->depth == c->depth && c->slot != UINT32_MAX) {
+		st->counts[c->slot].n += s->weight;
+		return TACH_OK;
+	}
+	for (uint32_t i = 0; i < s->depth; i++) {
+		uint32_t f = s->frames[i];
+		if (TACHI_UNLIKELY(f >= st->fmap_cap || st->fmap[f] == NO_KEY)) {
+			int rc = map_frame(w, d, f);
+			if (rc)
+				return rc;
+		}
+	}
+	uint32_t leaf = tachi_stack_intern(&st->trie, c, s, st->fmap);
+	if (leaf == TACHI_NOMEM_NODE)
+		return WFAIL(w, TACH_E_NOMEM, "out of memory");
+	struct cq q = { st->no_threads ? 0 : s->thread_id, leaf };
+	uint64_t h = count_hash(q.tid, q.leaf);
+	uint32_t id;
+	if (!tachi_idset_find(&st->count_index, h, &q, count_eq, st, &id)) {
+		if (!TACHI_RESERVE(st->counts, st->counts_cap, st->ncounts + 1))
+			return WFAIL(w, TACH_E_NOMEM, "out of memory");
+		id = (uint32_t)st->ncounts;
+		st->counts[id] = (struct count){ q.tid, leaf, 0 };
+		if (!tachi_idset_insert(&st->count_index, h, id, count_rehash, st))
+			return WFAIL(w, TACH_E_NOMEM, "out of memory");
+		st->ncounts++;
+	}
+	st->counts[id].n += s->weight;
+	c->slot = id;
+	return TACH_OK;
+}
+
+/* ---- output ---- */
+
+struct buf {
+	char *p;
+	size_t len, cap;
+};
+
+static bool buf_add(struct buf *b, const void *p, size_t n)
+{
+	if (!TACHI_RESERVE(b->p, b->cap, b->len + n))
+		return false;
+	memcpy(b->p + b->len, p, n);
+	b->len += n;
+	return true;
+}
+
+/* Appends s as valid UTF-8 (invalid bytes become U+FFFD, as CPython's reader decodes
+ * them) with the bytes that would break a folded line replaced. */
+static bool add_label_text(struct tach_writer *w, struct buf *b, const char *s, size_t n)
+{
+	struct cstate *st = w->state;
+	size_t i = 0;
+	while (i < n) {
+		unsigned char c = (unsigned char)s[i];
+		if (c < 0x80) {
+			char out = (char)c;
+			if (c == ';') {
+				out = ':';
+				if (!st->warned_semi) {
+					st->warned_semi = true;
+					tachi_warn(&w->warn, TACH_POS_NONE, 0,
+						   "a frame name contains ';': written as ':'");
+				}
+			} else if (c < 0x20 || c == 0x7f) {
+				out = '?';
+				if (!st->warned_ctrl) {
+					st->warned_ctrl = true;
+					tachi_warn(&w->warn, TACH_POS_NONE, 0,
+						   "a frame name contains control characters: written as '?'");
+				}
+			}
+			if (!buf_add(b, &out, 1))
+				return false;
+			i++;
+			continue;
+		}
+		size_t len = c >= 0xF0 ? 4 : c >= 0xE0 ? 3 : c >= 0xC0 ? 2 : 1;
+		if (len > 1 && i + len <= n && tachi_utf8_valid((const uint8_t *)s + i, len)) {
+			if (!buf_add(b, s + i, len))
+				return false;
+			i += len;
+			continue;
+		}
+		if (!buf_add(b, "\xEF\xBF\xBD", 3))
+			return false;
+		i++;
+	}
+	return true;
+}
+
+static bool add_num(struct buf *b, int64_t v)
+{
+	char t[24];
+	return buf_add(b, t, tachi_fmt_i64(t, v));
+}
+
+static bool add_label(struct tach_writer *w, struct buf *b, const struct ckey *k)
+{
+	struct cstate *st = w->state;
+	size_t fl, nl;
+	const char *file = tachi_str(st->src, k->file, &fl);
+	const char *func = tachi_str(st->src, k->func, &nl);
+	if (fl == 1 && file[0] == '~' && k->line == 0)
+		return add_label_text(w, b, func, nl);
+	if (!st->full_paths) {
+		const char *slash = NULL;
+		for (size_t i = fl; i > 0; i--)
+			if (file[i - 1] == '/') {
+				slash = file + i - 1;
+				break;
+			}
+		if (slash) {
+			fl -= (size_t)(slash + 1 - file);
+			file = slash + 1;
+		}
+	}
+	if (st->labels == LABEL_PYSPY)
+		return add_label_text(w, b, func, nl) && buf_add(b, " (", 2) &&
+		       add_label_text(w, b, file, fl) && buf_add(b, ":", 1) &&
+		       add_num(b, k->line) && buf_add(b, ")", 1);
+	return add_label_text(w, b, file, fl) && buf_add(b, ":", 1) &&
+	       add_label_text(w, b, func, nl) && buf_add(b, ":", 1) && add_num(b, k->line);
+}
+
+struct line {
+	size_t off, len;
+	uint64_t n;
+};
+
+static int line_cmp(const void *pa, const void *pb, void *ctx)
+{
+	const struct line *a = pa, *b = pb;
+	const char *sort_base = ctx;
+	if (a->n != b->n)
+		return a->n > b->n ? -1 : 1;
+	size_t m = a->len < b->len ? a->len : b->len;
+	int c = memcmp(sort_base + a->off, sort_base + b->off, m);
+	if (c)
+		return c;
+	return a->len < b->len ? -1 : a->len > b->len;
+}
+
+static int cw_close(struct tach_writer *w)
+{
+	struct cstate *st = w->state;
+	if (!st->ncounts)
+		return TACH_OK;
+	/* Labels once per key, then each line built root first from its trie path. */
+	struct buf labels = { 0 };
+	size_t *loff = malloc((st->nkeys + 1) * sizeof(*loff));
+	struct line *lines = malloc(st->ncounts * sizeof(*lines));
+	struct buf text = { 0 };
+	uint32_t *path = NULL;
+	size_t path_cap = 0;
+	int rc = TACH_OK;
+	if (!loff || !lines)
+		goto nomem;
+	for (size_t i = 0; i < st->nkeys; i++) {
+		loff[i] = labels.len;
+		if (!add_label(w, &labels, &st->keys[i]))
+			goto nomem;
+	}
+	loff[st->nkeys] = labels.len;
+	for (size_t i = 0; i < st->ncounts; i++) {
+		const struct count *c = &st->counts[i];
+		uint32_t depth = st->trie.depth[c->leaf];
+		if (!TACHI_RESERVE(path, path_cap, depth))
+			goto nomem;
+		uint32_t node = c->leaf;
+		for (uint32_t k = depth; k > 0; k--) {
+			path[k - 1] = st->trie.key[node];
+			node = st->trie.parent[node];
+		}
+		lines[i].off = text.len;
+		lines[i].n = c->n;
+		if (!st->no_threads) {
+			char t[24];
+			if (!buf_add(&text, "tid:", 4) || !buf_add(&text, t, tachi_fmt_u64(t, c->tid)))
+				goto nomem;
+		}
+		for (uint32_t k = 0; k < depth; k++) {
+			if ((k || !st->no_threads) && !buf_add(&text, ";", 1))
+				goto nomem;
+			if (!buf_add(&text, labels.p + loff[path[k]], loff[path[k] + 1] - loff[path[k]]))
+				goto nomem;
+		}
+		lines[i].len = text.len - lines[i].off;
+	}
+	qsort_r(lines, st->ncounts, sizeof(*lines), line_cmp, text.p);
+	for (size_t i = 0; i < st->ncounts; i++) {
+		if (tachi_out_write(&w->out, text.p + lines[i].off, lines[i].len) ||
+		    tachi_out_byte(&w->out, ' ') || tachi_out_u64(&w->out, lines[i].n) ||
+		    tachi_out_byte(&w->out, '\n')) {
+			rc = tachi_writer_io(w);
+			break;
+		}
+	}
+	goto out;
+nomem:
+	rc = WFAIL(w, TACH_E_NOMEM, "out of memory");
+out:
+	free(labels.p);
+	free(loff);
+	free(lines);
+	free(text.p);
+	free(path);
+	return rc;
+}
+
+static void cw_free(struct tach_writer *w)
+{
+	struct cstate *st = w->state;
+	free(st->fmap);
+	free(st->keys);
+	tachi_idset_free(&st->key_index);
+	tachi_stacktab_free(&st->trie);
+	tachi_threads_free(&st->threads);
+	free(st->counts);
+	tachi_idset_free(&st->count_index);
+}
+
+static const struct tachi_writer_ops writer_ops = {
+	.state_size = sizeof(struct cstate),
+	.option = cw_option,
+	.put = cw_put,
+	.close = cw_close,
+	.free = cw_free,
+};
+
+const struct tachi_format tachi_fmt_collapsed = {
+	.name = "collapsed",
+	.reader = NULL,
+	.writer = &writer_ops,
+};

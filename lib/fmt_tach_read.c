@@ -1,0 +1,641 @@
+/* TACH reader: CPython's sampling-profiler binary format (Modules/_remote_debugging).
+ *
+ * A 64-byte header, a sample region (raw or one or more zstd frames), a string table, a
+ * frame table, an optional 56-byte TACHSTAT block and a 32-byte footer. Header layout B
+ * (3.15.0: u64 sample count at 28) and layout A (3.15 pre-releases: u32 at 28) are told
+ * apart by which one gives consistent table offsets; both byte orders are read (the magic
+ * says which). Records are decoded lazily, one sample per call, and zstd data is
+ * decompressed through a small window, so memory stays bounded by the tables.
+ *
+ * Validation is at least CPython's (same checks, same order, mostly the same words), plus:
+ * every frame and string index, the footer's file size (a warning unless strict, as CPython
+ * ignores it), and a depth limit. Errors in raw data carry the file offset of the record;
+ * errors in compressed data carry the record number.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <zstd.h>
+
+#include "internal.h"
+
+#define HDR 64
+#define FOOTER 32
+#define STATS_BLOCK 56
+#define TACH_MAX_DEPTH 256
+#define ZWIN (256u << 10)
+/* Enough for the largest record whose depth passes the 256 check: 13 fixed bytes, 10-byte
+ * delta, status, two 5-byte counts, 256 five-byte frame ids. */
+#define MAX_RECORD (13 + 10 + 1 + 5 + 5 + TACH_MAX_DEPTH * 5)
+
+enum { ENC_REPEAT = 0, ENC_FULL = 1, ENC_SUFFIX = 2, ENC_POP_PUSH = 3 };
+
+struct tthread {
+	uint64_t tid;
+	uint32_t iid;
+	uint32_t depth;
+	uint64_t prev_ts;
+	/* Right-aligned, innermost first: the outermost frame sits in the last slot, so a
+	 * record that keeps the outer frames writes only the new inner ones. */
+	uint32_t stack[TACH_MAX_DEPTH];
+};
+
+struct tstate {
+	bool swap;
+	bool zstd;
+	uint32_t cap_depth;
+	uint8_t *frame_ok;         /* frame i refers to valid strings */
+	/* sample source: [cur, end) are available bytes */
+	const uint8_t *cur, *end;
+	const uint8_t *region_end; /* raw: end of the sample region */
+	uint64_t raw_base;         /* raw: file offset of region start minus region pointer */
+	const uint8_t *region;
+	/* zstd */
+	ZSTD_DCtx *dctx;
+	ZSTD_inBuffer zin;
+	uint8_t *win;
+	size_t last_ret;
+	bool zdone;
+	uint64_t zconsumed;        /* decompressed bytes before win[0] */
+	/* threads */
+	struct tthread **threads;
+	size_t nthreads, cap_threads;
+	struct tachi_idset tindex;
+	struct tthread *cur_thread;
+	uint64_t rle_left;
+	uint64_t records;          /* records started */
+	uint64_t rec_off;          /* position of the current record */
+	uint64_t decoded;
+	bool finished;
+};
+
+/* ---- positions and errors ---- */
+
+static uint64_t src_pos(const struct tstate *st, const uint8_t *p)
+{
+	if (st->zstd)
+		return st->zconsumed + (uint64_t)(p - st->win);
+	return (uint64_t)(p - st->region) + HDR;
+}
+
+static int data_fail(struct tach_reader *r, int code, const char *fmt, ...) TACHI_PRINTF(3, 4);
+static int data_fail(struct tach_reader *r, int code, const char *fmt, ...)
+{
+	struct tstate *st = r->state;
+	char msg[400];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	if (st->zstd)
+		return RFAIL(r, code, TACH_POS_RECORD, st->records ? st->records - 1 : 0,
+			     "%s (decompressed offset %llu)", msg, (unsigned long long)st->rec_off);
+	return RFAIL(r, code, TACH_POS_OFFSET, st->rec_off, "%s", msg);
+}
+
+/* ---- sample source ---- */
+
+/* Makes at least want bytes available at st->cur when the data has them; returns how many
+ * are available. */
+static int src_fill(struct tach_reader *r, size_t want)
+{
+	struct tstate *st = r->state;
+	if (!st->zstd || st->zdone || (size_t)(st->end - st->cur) >= want)
+		return TACH_OK;
+	size_t left = (size_t)(st->end - st->cur);
+	st->zconsumed += (uint64_t)(st->cur - st->win);
+	memmove(st->win, st->cur, left);
+	st->cur = st->win;
+	st->end = st->win + left;
+	while ((size_t)(st->end - st->cur) < want && !st->zdone) {
+		ZSTD_outBuffer out = { st->win, ZWIN, left };
+		size_t ret = ZSTD_decompressStream(st->dctx, &out, &st->zin);
+		if (ZSTD_isError(ret))
+			return RFAIL(r, TACH_E_FORMAT, TACH_POS_RECORD, st->records,
+				     "zstd decompression error: %s", ZSTD_getErrorName(ret));
+		st->last_ret = ret;
+		left = out.pos;
+		st->end = st->win + left;
+		if (st->zin.pos == st->zin.size && out.pos < out.size) {
+			/* All input consumed and the output was not full: nothing more will come. */
+			st->zdone = true;
+		}
+	}
+	if (st->zdone && st->last_ret != 0)
+		return RFAIL(r, TACH_E_FORMAT, TACH_POS_RECORD, st->records,
+			     "Incomplete zstd frame: data may be truncated");
+	return TACH_OK;
+}
+
+/* ---- threads ---- */
+
+struct tkey {
+	uint64_t tid;
+	uint32_t iid;
+};
+
+static uint64_t tkey_hash(uint64_t tid, uint32_t iid)
+{
+	uint8_t b[12];
+	memcpy(b, &tid, 8);
+	memcpy(b + 8, &iid, 4);
+	return tachi_hash(b, sizeof(b));
+}
+
+static bool tkey_eq(void *ctx, uint32_t id, const void *k)
+{
+	const struct tstate *st = ctx;
+	const struct tkey *key = k;
+	return st->threads[id]->tid == key->tid && st->threads[id]->iid == key->iid;
+}
+
+static uint64_t tkey_rehash(void *ctx, uint32_t id)
+{
+	const struct tstate *st = ctx;
+	return tkey_hash(st->threads[id]->tid, st->threads[id]->iid);
+}
+
+static struct tthread *thread_get(struct tach_reader *r, uint64_t tid, uint32_t iid)
+{
+	struct tstate *st = r->state;
+	if (st->cur_thread && st->cur_thread->tid == tid && st->cur_thread->iid == iid)
+		return st->cur_thread;
+	struct tkey k = { tid, iid };
+	uint64_t h = tkey_hash(tid, iid);
+	uint32_t id;
+	if (tachi_idset_find(&st->tindex, h, &k, tkey_eq, st, &id))
+		return st->cur_thread = st->threads[id];
+	/* The header bounds the number of threads, so this cannot grow without limit. */
+	if (st->nthreads >= r->meta.thread_count) {
+		data_fail(r, TACH_E_FORMAT,
+			  "Invalid thread count: sample data contains more unique threads than "
+			  "declared in header (declared %u, found at least %zu)",
+			  r->meta.thread_count, st->nthreads + 1);
+		return NULL;
+	}
+	struct tthread *t = malloc(sizeof(*t));
+	if (!t || !TACHI_RESERVE(st->threads, st->cap_threads, st->nthreads + 1)) {
+		free(t);
+		RFAIL(r, TACH_E_NOMEM, TACH_POS_NONE, 0, "out of memory");
+		return NULL;
+	}
+	t->tid = tid;
+	t->iid = iid;
+	t->depth = 0;
+	t->prev_ts = r->meta.start_time_us;
+	st->threads[st->nthreads] = t;
+	if (!tachi_idset_insert(&st->tindex, h, (uint32_t)st->nthreads, tkey_rehash, st)) {
+		free(t);
+		RFAIL(r, TACH_E_NOMEM, TACH_POS_NONE, 0, "out of memory");
+		return NULL;
+	}
+	st->nthreads++;
+	return st->cur_thread = t;
+}
+
+/* ---- open ---- */
+
+static int parse_tables(struct tach_reader *r, const uint8_t *data, size_t size)
+{
+	struct tach_meta *m = &r->meta;
+	struct tstate *st = r->state;
+	/* Strings: each is at least one byte, so the count is bounded by the bytes left. */
+	uint64_t max_strings = size - m->string_table_offset;
+	if (m->string_count > max_strings)
+		return RFAIL(r, TACH_E_FORMAT, TACH_POS_OFFSET, size - FOOTER,
+			     "Invalid string count %u exceeds maximum possible %llu",
+			     m->string_count, (unsigned long long)max_strings);
+	uint64_t max_frames = (size - m->frame_table_offset) / 7;
+	if (m->frame_count > max_frames)
+		return RFAIL(r, TACH_E_FORMAT, TACH_POS_OFFSET, size - FOOTER + 4,
+			     "Invalid frame count %u exceeds maximum possible %llu",
+			     m->frame_count, (unsigned long long)max_frames);
+	tachi_dict_clear(&r->dict);
+	tachi_dict_init(&r->dict, false);
+	const uint8_t *p = data + m->string_table_offset, *end = data + size;
+	for (uint32_t i = 0; i < m->string_count; i++) {
+		uint64_t len;
+		size_t n = tachi_uvarint(p, end, &len);
+		if (!n || len > UINT32_MAX)
+			return RFAIL(r, TACH_E_FORMAT, TACH_POS_OFFSET, (uint64_t)(p - data),
+				     "Malformed varint in string table (string %u)", i);
+		p += n;
+		if (len > (uint64_t)(end - p))
+			return RFAIL(r, TACH_E_FORMAT, TACH_POS_OFFSET, (uint64_t)(p - data),
+				     "String table overflow (string %u of %llu bytes)", i,
+				     (unsigned long long)len);
+		if (tachi_dict_append_string(&r->dict, (const char *)p, (size_t)len))
+			return RFAIL(r, TACH_E_NOMEM, TACH_POS_NONE, 0, "out of memory");
+		p += len;
+	}
+	p = data + m->frame_table_offset;
+	static const char *const names[] = { "filename", "funcname", "lineno", "end_lineno_delta",
+					     "column", "end_column_delta" };
+	st->frame_ok = malloc(m->frame_count ? m->frame_count : 1);
+	if (!st->frame_ok)
+		return RFAIL(r, TACH_E_NOMEM, TACH_POS_NONE, 0, "out of memory");
+	for (uint32_t i = 0; i < m->frame_count; i++) {
+		uint32_t v[6];
+		for (int k = 0; k < 6; k++) {
+			uint64_t x;
+			size_t n = tachi_uvarint(p, end, &x);
+			if (!n || x > UINT32_MAX)
+				return RFAIL(r, TACH_E_FORMAT, TACH_POS_OFFSET, (uint64_t)(p - data),
+					     "Malformed varint in frame table (%s of frame %u)",
+					     names[k], i);
+			v[k] = (uint32_t)x;
+			p += n;
+		}
+		if (p >= end)
+			return RFAIL(r, TACH_E_FORMAT, TACH_POS_OFFSET, (uint64_t)(p - data),
+				     "Unexpected end of frame table (opcode of frame %u)", i);
+		struct tach_frame f;
+		f.file = v[0];
+		f.func = v[1];
+		f.line = tachi_unzigzag32(v[2]);
+		int32_t dl = tachi_unzigzag32(v[3]);
+		f.col = tachi_unzigzag32(v[4]);
+		int32_t dc = tachi_unzigzag32(v[5]);
+		/* The writer adds in 32 bits; wrap-around is how it stores extreme pairs. */
+		f.end_line = f.line == -1 ? -1 : (int32_t)((uint32_t)f.line + (uint32_t)dl);
+		f.end_col = f.col == -1 ? -1 : (int32_t)((uint32_t)f.col + (uint32_t)dc);
+		f.opcode = *p++;
+		st->frame_ok[i] = f.file < m->string_count && f.func < m->string_count;
+		if (tachi_dict_append_frame(&r->dict, &f))
+			return RFAIL(r, TACH_E_NOMEM, TACH_POS_NONE, 0, "out of memory");
+	}
+	return TACH_OK;
+}
+
+static void read_stats_block(struct tach_reader *r, const uint8_t *data, size_t size, bool swap)
+{
+	struct tach_meta *m = &r->meta;
+	if (size < HDR + FOOTER + STATS_BLOCK)
+		return;
+	const uint8_t *b = data + size - FOOTER - STATS_BLOCK;
+	if (memcmp(b + 40, "TACHSTAT", 8) || (uint64_t)(b - data) < m->frame_table_offset)
+		return;
+	double d[4];
+	for (int i = 0; i < 4; i++) {
+		uint64_t u = tachi_rd64(b + 8 * i, swap);
+		memcpy(&d[i], &u, 8);
+	}
+	m->has_stats = 1;
+	m->stats_duration_s = d[0];
+	m->stats_sample_rate = d[1];
+	m->stats_error_rate = d[2];
+	m->stats_missed = d[3];
+}
+
+static int tr_open(struct tach_reader *r)
+{
+	struct tstate *st = r->state;
+	struct tach_meta *m = &r->meta;
+	const uint8_t *data = r->in.data;
+	size_t size = r->in.size;
+	if (size < HDR)
+		return RFAIL(r, TACH_E_FORMAT, TACH_POS_OFFSET, size,
+			     "File too small for header (%zu bytes, need 64)", size);
+	bool swap;
+	if (!memcmp(data, "HCAT", 4))
+		swap = false;
+	else if (!memcmp(data, "TACH", 4))
+		swap = true;
+	else
+		return RFAIL(r, TACH_E_FORMAT, TACH_POS_OFFSET, 0, "Invalid magic number: 0x%08x",
+			     tachi_rd32(data, false));
+#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+	swap = !swap;
+#endif
+	st->swap = swap;
+	m->big_endian = data[0] == 'T';
+	m->format_version = tachi_rd32(data + 4, swap);
+	m->py_major = data[8];
+	m->py_minor = data[9];
+	m->py_micro = data[10];
+	if (m->format_version > 1)
+		return RFAIL(r, TACH_E_UNSUPPORTED, TACH_POS_OFFSET, 4,
+			     "Binary file was created with Python %u.%u.%u (format version %u), "
+			     "but this reader supports format version 1",
+			     m->py_major, m->py_minor, m->py_micro, m->format_version);
+	if (m->format_version != 1)
+		return RFAIL(r, TACH_E_FORMAT, TACH_POS_OFFSET, 4,
+			     "Unsupported format version %u (this reader supports version 1)",
+			     m->format_version);
+	m->start_time_us = tachi_rd64(data + 12, swap);
+	m->interval_us = tachi_rd64(data + 20, swap);
+	m->file_size = size;
+
+	uint64_t b_str = tachi_rd64(data + 40, swap), b_frm = tachi_rd64(data + 48, swap);
+	uint64_t a_str = tachi_rd64(data + 36, swap), a_frm = tachi_rd64(data + 44, swap);
+	bool b_ok = b_str >= HDR && b_str <= b_frm && b_frm <= size;
+	bool a_ok = a_str >= HDR && a_str <= a_frm && a_frm <= size;
+	if (b_ok || !a_ok) {
+		m->layout = 'B';
+		m->sample_count = tachi_rd64(data + 28, swap);
+		m->thread_count = tachi_rd32(data + 36, swap);
+		m->string_table_offset = b_str;
+		m->frame_table_offset = b_frm;
+		m->compression = tachi_rd32(data + 56, swap);
+		m->profiling_config = tachi_rd32(data + 60, swap);
+	} else {
+		m->layout = 'A';
+		m->sample_count = tachi_rd32(data + 28, swap);
+		m->thread_count = tachi_rd32(data + 32, swap);
+		m->string_table_offset = a_str;
+		m->frame_table_offset = a_frm;
+		m->compression = tachi_rd32(data + 52, swap);
+		m->profiling_config = 0;
+	}
+	if (size < HDR + FOOTER)
+		return RFAIL(r, TACH_E_FORMAT, TACH_POS_OFFSET, size,
+			     "File too small for footer (%zu bytes)", size);
+	const uint8_t *foot = data + size - FOOTER;
+	m->string_count = tachi_rd32(foot, swap);
+	m->frame_count = tachi_rd32(foot + 4, swap);
+	uint64_t foot_size = tachi_rd64(foot + 8, swap);
+	unsigned long long so = m->string_table_offset, fo = m->frame_table_offset;
+	if (so > size)
+		return RFAIL(r, TACH_E_FORMAT, TACH_POS_OFFSET, m->layout == 'B' ? 40 : 36,
+			     "Invalid string table offset: %llu exceeds file size %zu", so, size);
+	if (fo > size)
+		return RFAIL(r, TACH_E_FORMAT, TACH_POS_OFFSET, m->layout == 'B' ? 48 : 44,
+			     "Invalid frame table offset: %llu exceeds file size %zu", fo, size);
+	if (so < HDR)
+		return RFAIL(r, TACH_E_FORMAT, TACH_POS_OFFSET, m->layout == 'B' ? 40 : 36,
+			     "Invalid string table offset: %llu is before data section", so);
+	if (fo < HDR)
+		return RFAIL(r, TACH_E_FORMAT, TACH_POS_OFFSET, m->layout == 'B' ? 48 : 44,
+			     "Invalid frame table offset: %llu is before data section", fo);
+	if (so > fo)
+		return RFAIL(r, TACH_E_FORMAT, TACH_POS_OFFSET, m->layout == 'B' ? 40 : 36,
+			     "Invalid table offsets: string table (%llu) is after frame table (%llu)",
+			     so, fo);
+	if (foot_size != size) {
+		if (r->lim.strict)
+			return RFAIL(r, TACH_E_FORMAT, TACH_POS_OFFSET, size - FOOTER + 8,
+				     "footer records file size %llu but the file has %zu bytes",
+				     (unsigned long long)foot_size, size);
+		tachi_warn(&r->warn, TACH_POS_OFFSET, size - FOOTER + 8,
+			   "footer records file size %llu but the file has %zu bytes",
+			   (unsigned long long)foot_size, size);
+	}
+
+	st->region = data + HDR;
+	st->region_end = data + m->string_table_offset;
+	if (m->compression == 1) {
+		st->zstd = true;
+		size_t rlen = (size_t)(st->region_end - st->region);
+		unsigned long long cs = ZSTD_getFrameContentSize(st->region, rlen);
+		if (cs == ZSTD_CONTENTSIZE_ERROR)
+			return RFAIL(r, TACH_E_FORMAT, TACH_POS_OFFSET, HDR,
+				     "Corrupted zstd frame header");
+	} else if (m->compression != 0) {
+		/* CPython reads any other value as uncompressed. */
+		tachi_warn(&r->warn, TACH_POS_OFFSET, m->layout == 'B' ? 56 : 52,
+			   "unknown compression type %u, reading the samples as uncompressed",
+			   m->compression);
+	}
+	int rc = parse_tables(r, data, size);
+	if (rc)
+		return rc;
+	read_stats_block(r, data, size, swap);
+
+	st->cap_depth = r->lim.max_depth < TACH_MAX_DEPTH ? r->lim.max_depth : TACH_MAX_DEPTH;
+	if (st->zstd) {
+		st->dctx = ZSTD_createDCtx();
+		st->win = malloc(ZWIN);
+		if (!st->dctx || !st->win)
+			return RFAIL(r, TACH_E_NOMEM, TACH_POS_NONE, 0, "out of memory");
+		st->zin.src = st->region;
+		st->zin.size = (size_t)(st->region_end - st->region);
+		st->zin.pos = 0;
+		st->cur = st->end = st->win;
+		st->last_ret = 1;
+	} else {
+		st->cur = st->region;
+		st->end = st->region_end;
+	}
+	r->sample.weight = 1;
+	return TACH_OK;
+}
+
+/* ---- records ---- */
+
+static inline int rd_varint(struct tach_reader *r, const uint8_t **p, uint64_t *v,
+			    const char *what)
+{
+	struct tstate *st = r->state;
+	size_t n = tachi_uvarint(*p, st->end, v);
+	if (TACHI_UNLIKELY(!n))
+		return data_fail(r, TACH_E_FORMAT, "Malformed varint in %s", what);
+	*p += n;
+	return TACH_OK;
+}
+
+static inline int rd_u32varint(struct tach_reader *r, const uint8_t **p, uint32_t *v,
+			       const char *what)
+{
+	uint64_t x = 0;
+	int rc = rd_varint(r, p, &x, what);
+	if (rc)
+		return rc;
+	if (TACHI_UNLIKELY(x > UINT32_MAX))
+		return data_fail(r, TACH_E_FORMAT, "Malformed varint in %s", what);
+	*v = (uint32_t)x;
+	return TACH_OK;
+}
+
+static int read_frames(struct tach_reader *r, const uint8_t **p, uint32_t *dst, uint32_t n)
+{
+	struct tstate *st = r->state;
+	uint32_t nframes = r->meta.frame_count;
+	for (uint32_t i = 0; i < n; i++) {
+		uint32_t idx = 0;
+		int rc = rd_u32varint(r, p, &idx, "sample data (frame index)");
+		if (rc)
+			return rc;
+		if (TACHI_UNLIKELY(idx >= nframes || !st->frame_ok[idx])) {
+			if (idx >= nframes)
+				return data_fail(r, TACH_E_FORMAT,
+						 "Invalid frame index: %u (the table has %u frames)",
+						 idx, nframes);
+			return data_fail(r, TACH_E_FORMAT,
+					 "Invalid string index in frame %u (the table has %u strings)",
+					 idx, r->meta.string_count);
+		}
+		dst[i] = idx;
+	}
+	return TACH_OK;
+}
+
+static int finish(struct tach_reader *r)
+{
+	struct tstate *st = r->state;
+	st->finished = true;
+	if (st->decoded != r->meta.sample_count)
+		return RFAIL(r, TACH_E_FORMAT, TACH_POS_OFFSET, 28,
+			     "Sample count mismatch: header declares %llu samples but replay "
+			     "decoded %llu",
+			     (unsigned long long)r->meta.sample_count,
+			     (unsigned long long)st->decoded);
+	r->stats.total_samples = st->decoded;
+	return TACH_EOF;
+}
+
+static inline void emit(struct tach_reader *r, struct tthread *t, uint64_t delta, uint8_t status,
+			uint32_t same_outer)
+{
+	struct tach_sample *s = &r->sample;
+	t->prev_ts += delta;
+	s->thread_id = t->tid;
+	s->interp_id = t->iid;
+	s->timestamp_us = t->prev_ts;
+	s->status = status;
+	s->depth = t->depth;
+	s->frames = t->stack + TACH_MAX_DEPTH - t->depth;
+	s->same_outer = same_outer;
+	((struct tstate *)r->state)->decoded++;
+}
+
+static int tr_next(struct tach_reader *r, const struct tach_sample **out)
+{
+	struct tstate *st = r->state;
+	int rc;
+	if (st->rle_left) {
+		if (TACHI_UNLIKELY(st->end - st->cur < 11) && (rc = src_fill(r, 11)))
+			return rc;
+		const uint8_t *p = st->cur;
+		uint64_t delta = 0;
+		if ((rc = rd_varint(r, &p, &delta, "RLE sample data")))
+			return rc;
+		if (TACHI_UNLIKELY(p >= st->end))
+			return data_fail(r, TACH_E_FORMAT, "Unexpected end of sample data in RLE");
+		st->rle_left--;
+		emit(r, st->cur_thread, delta, *p++, st->cur_thread->depth);
+		st->cur = p;
+		*out = &r->sample;
+		return TACH_OK;
+	}
+	if (st->finished)
+		return TACH_EOF;
+	for (;;) {
+		if ((size_t)(st->end - st->cur) < MAX_RECORD && (rc = src_fill(r, MAX_RECORD)))
+			return rc;
+		if (st->cur == st->end)
+			return finish(r);
+		st->rec_off = src_pos(st, st->cur);
+		st->records++;
+		r->stats.total_records++;
+		const uint8_t *p = st->cur;
+		size_t avail = (size_t)(st->end - p);
+		if (avail < 13)
+			return data_fail(r, TACH_E_FORMAT, "Truncated sample data: %zu trailing bytes",
+					 avail);
+		uint64_t tid = tachi_rd64(p, st->swap);
+		uint32_t iid = tachi_rd32(p + 8, st->swap);
+		uint8_t enc = p[12];
+		p += 13;
+		struct tthread *t = thread_get(r, tid, iid);
+		if (!t)
+			return r->err.code;
+		if (enc == ENC_REPEAT) {
+			uint32_t count = 0;
+			if ((rc = rd_u32varint(r, &p, &count, "sample data (RLE count)")))
+				return rc;
+			if (!st->zstd && count > (size_t)(st->end - p) / 2)
+				return data_fail(r, TACH_E_FORMAT,
+						 "Invalid RLE count %u exceeds maximum possible %zu "
+						 "for remaining data",
+						 count, (size_t)(st->end - p) / 2);
+			r->stats.repeat_records++;
+			r->stats.repeat_samples += count;
+			st->cur = p;
+			st->rle_left = count;
+			if (count)
+				return tr_next(r, out);
+			continue;
+		}
+		uint64_t delta = 0;
+		if ((rc = rd_varint(r, &p, &delta, "sample data (timestamp delta)")))
+			return rc;
+		if (p >= st->end)
+			return data_fail(r, TACH_E_FORMAT, "Unexpected end of sample data (status)");
+		uint8_t status = *p++;
+		uint32_t *base = t->stack + TACH_MAX_DEPTH;
+		uint32_t same;
+		if (enc == ENC_FULL) {
+			uint32_t depth = 0;
+			if ((rc = rd_u32varint(r, &p, &depth, "sample data (depth)")))
+				return rc;
+			if (depth > st->cap_depth)
+				return data_fail(r, TACH_E_FORMAT, "Stack depth %u exceeds capacity %u",
+						 depth, st->cap_depth);
+			if ((rc = read_frames(r, &p, base - depth, depth)))
+				return rc;
+			t->depth = depth;
+			same = 0;
+			r->stats.full_records++;
+		} else if (enc == ENC_SUFFIX || enc == ENC_POP_PUSH) {
+			uint32_t a = 0, n = 0;
+			if ((rc = rd_u32varint(r, &p, &a, "sample data (frame count)")) ||
+			    (rc = rd_u32varint(r, &p, &n, "sample data (frame count)")))
+				return rc;
+			uint32_t keep;
+			if (enc == ENC_SUFFIX) {
+				if (a > t->depth)
+					return data_fail(r, TACH_E_FORMAT,
+							 "Shared count %u exceeds current stack depth %u",
+							 a, t->depth);
+				keep = a;
+				r->stats.suffix_records++;
+			} else {
+				keep = a >= t->depth ? 0 : t->depth - a;
+				r->stats.pop_push_records++;
+			}
+			if ((uint64_t)keep + n > st->cap_depth)
+				return data_fail(r, TACH_E_FORMAT,
+						 "Final stack depth %llu exceeds capacity %u",
+						 (unsigned long long)keep + n, st->cap_depth);
+			if ((rc = read_frames(r, &p, base - keep - n, n)))
+				return rc;
+			t->depth = keep + n;
+			same = keep;
+		} else {
+			return data_fail(r, TACH_E_FORMAT, "Unknown stack encoding: %u", enc);
+		}
+		st->cur = p;
+		emit(r, t, delta, status, same);
+		*out = &r->sample;
+		return TACH_OK;
+	}
+}
+
+static void tr_free(struct tach_reader *r)
+{
+	struct tstate *st = r->state;
+	if (!st)
+		return;
+	for (size_t i = 0; i < st->nthreads; i++)
+		free(st->threads[i]);
+	free(st->threads);
+	tachi_idset_free(&st->tindex);
+	free(st->frame_ok);
+	free(st->win);
+	ZSTD_freeDCtx(st->dctx);
+}
+
+static const struct tachi_reader_ops reader_ops = {
+	.state_size = sizeof(struct tstate),
+	.open = tr_open,
+	.next = tr_next,
+	.free = tr_free,
+	.whole_input = true,
+};
+
+extern const struct tachi_writer_ops tachi_tach_writer_ops;
+
+const struct tachi_format tachi_fmt_tach = {
+	.name = "tach",
+	.reader = &reader_ops,
+	.writer = &tachi_tach_writer_ops,
+};

@@ -1,0 +1,29 @@
+/* The format table: the only place that lists formats. */
+#include "internal.h"
+
+static const struct tachi_format *const formats[] = {
+	&tachi_fmt_tach,
+	&tachi_fmt_samples,
+	&tachi_fmt_collapsed,
+};
+
+const struct tachi_format *tachi_format_find(const char *name)
+{
+	if (!name)
+		return NULL;
+	for (size_t i = 0; i < sizeof(formats) / sizeof(formats[0]); i++)
+		if (!strcmp(formats[i]->name, name))
+			return formats[i];
+	return NULL;
+}
+
+TACH_API const char *tach_format_name(size_t index, int *can_read, int *can_write)
+{
+	if (index >= sizeof(formats) / sizeof(formats[0]))
+		return NULL;
+	if (can_read)
+		*can_read = formats[index]->reader != NULL;
+	if (can_write)
+		*can_write = formats[index]->writer != NULL;
+	return formats[index]->name;
+}

@@ -1,0 +1,279 @@
+/* Reader and writer handles: the lifecycle and options every format shares. The format
+ * modules only see their ops being called in order on a handle that has not failed. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "internal.h"
+
+#define DEFAULT_MAX_DEPTH 4096u
+#define DEFAULT_MAX_SAMPLES UINT32_MAX
+#define DEFAULT_MAX_INPUT (64ull << 30)
+#define DEFAULT_MAX_LINE (64u << 20)
+
+/* ---- readers ---- */
+
+TACH_API struct tach_reader *tach_reader_new(const char *format)
+{
+	const struct tachi_format *f = tachi_format_find(format);
+	if (!f || !f->reader)
+		return NULL;
+	struct tach_reader *r = calloc(1, sizeof(*r));
+	if (!r)
+		return NULL;
+	r->fmt = f;
+	r->in.fd = -1;
+	r->in.max_line = DEFAULT_MAX_LINE;
+	r->lim.max_depth = DEFAULT_MAX_DEPTH;
+	r->lim.max_samples = DEFAULT_MAX_SAMPLES;
+	r->lim.max_input = DEFAULT_MAX_INPUT;
+	tachi_dict_init(&r->dict, true);
+	struct tach_meta m = TACH_META_INIT;
+	r->meta = m;
+	r->meta.source_format = f->name;
+	r->meta.py_minor = 0;
+	r->meta.py_major = 0;
+	r->meta.layout = 0;
+	if (f->reader->state_size) {
+		r->state = calloc(1, f->reader->state_size);
+		if (!r->state) {
+			free(r);
+			return NULL;
+		}
+	}
+	return r;
+}
+
+TACH_API void tach_reader_free(struct tach_reader *r)
+{
+	if (!r)
+		return;
+	if (r->fmt->reader->free)
+		r->fmt->reader->free(r);
+	free(r->state);
+	tachi_in_free(&r->in);
+	tachi_dict_clear(&r->dict);
+	free(r);
+}
+
+TACH_API void tach_reader_set_warn(struct tach_reader *r, tach_warn_fn fn, void *ctx)
+{
+	r->warn.fn = fn;
+	r->warn.ctx = ctx;
+}
+
+TACH_API int tach_reader_set_option(struct tach_reader *r, const char *key, const char *value)
+{
+	if (r->opened)
+		return RFAIL(r, TACH_E_USAGE, TACH_POS_NONE, 0, "option %s set after open", key);
+	uint64_t v;
+	if (!strcmp(key, "max-depth")) {
+		if (!tachi_parse_u64(value, UINT32_MAX, &v) || v == 0)
+			return RFAIL(r, TACH_E_USAGE, TACH_POS_NONE, 0, "bad max-depth: %s", value);
+		r->lim.max_depth = (uint32_t)v;
+		return TACH_OK;
+	}
+	if (!strcmp(key, "max-samples")) {
+		if (!tachi_parse_u64(value, UINT64_MAX, &v) || v == 0)
+			return RFAIL(r, TACH_E_USAGE, TACH_POS_NONE, 0, "bad max-samples: %s", value);
+		r->lim.max_samples = v;
+		return TACH_OK;
+	}
+	if (!strcmp(key, "max-input")) {
+		if (!tachi_parse_u64(value, UINT64_MAX, &v) || v == 0)
+			return RFAIL(r, TACH_E_USAGE, TACH_POS_NONE, 0, "bad max-input: %s", value);
+		r->lim.max_input = v;
+		return TACH_OK;
+	}
+	if (!strcmp(key, "strict")) {
+		if (!tachi_parse_bool(value, &r->lim.strict))
+			return RFAIL(r, TACH_E_USAGE, TACH_POS_NONE, 0, "bad strict: %s", value);
+		return TACH_OK;
+	}
+	if (r->fmt->reader->option)
+		return r->fmt->reader->option(r, key, value);
+	return RFAIL(r, TACH_E_USAGE, TACH_POS_NONE, 0, "%s reader has no option %s",
+		     r->fmt->name, key);
+}
+
+static int reader_open(struct tach_reader *r)
+{
+	if (r->err.code)
+		return r->err.code;
+	r->opened = true;
+	if (r->fmt->reader->whole_input) {
+		int rc = tachi_in_load_whole(r);
+		if (rc)
+			return rc;
+	}
+	return r->fmt->reader->open(r);
+}
+
+TACH_API int tach_reader_open_fd(struct tach_reader *r, int fd)
+{
+	if (r->opened)
+		return RFAIL(r, TACH_E_USAGE, TACH_POS_NONE, 0, "reader already open");
+	r->in.fd = fd;
+	return reader_open(r);
+}
+
+TACH_API int tach_reader_open_mem(struct tach_reader *r, const void *data, size_t len)
+{
+	if (r->opened)
+		return RFAIL(r, TACH_E_USAGE, TACH_POS_NONE, 0, "reader already open");
+	r->in.data = data;
+	r->in.size = len;
+	r->in.whole = true;
+	return reader_open(r);
+}
+
+TACH_API int tach_reader_next(struct tach_reader *r, const struct tach_sample **s)
+{
+	if (TACHI_UNLIKELY(r->err.code))
+		return r->err.code;
+	if (TACHI_UNLIKELY(!r->opened))
+		return RFAIL(r, TACH_E_USAGE, TACH_POS_NONE, 0, "reader not open");
+	return r->fmt->reader->next(r, s);
+}
+
+TACH_API const struct tach_dict *tach_reader_dict(const struct tach_reader *r)
+{
+	return &r->dict;
+}
+
+TACH_API const struct tach_meta *tach_reader_meta(const struct tach_reader *r)
+{
+	return &r->meta;
+}
+
+TACH_API const struct tach_stats *tach_reader_stats(const struct tach_reader *r)
+{
+	return &r->stats;
+}
+
+TACH_API const char *tach_reader_error(const struct tach_reader *r, int *pos_kind, uint64_t *pos)
+{
+	if (pos_kind)
+		*pos_kind = r->err.code ? r->err.pos_kind : TACH_POS_NONE;
+	if (pos)
+		*pos = r->err.pos;
+	return r->err.code ? r->err.msg : NULL;
+}
+
+/* ---- writers ---- */
+
+TACH_API struct tach_writer *tach_writer_new(const char *format)
+{
+	const struct tachi_format *f = tachi_format_find(format);
+	if (!f || !f->writer)
+		return NULL;
+	struct tach_writer *w = calloc(1, sizeof(*w));
+	if (!w)
+		return NULL;
+	w->fmt = f;
+	w->out.fd = -1;
+	struct tach_meta m = TACH_META_INIT;
+	w->meta = m;
+	if (f->writer->state_size) {
+		w->state = calloc(1, f->writer->state_size);
+		if (!w->state) {
+			free(w);
+			return NULL;
+		}
+	}
+	return w;
+}
+
+TACH_API void tach_writer_free(struct tach_writer *w)
+{
+	if (!w)
+		return;
+	if (w->fmt->writer->free)
+		w->fmt->writer->free(w);
+	free(w->state);
+	tachi_out_free(&w->out);
+	free(w);
+}
+
+TACH_API void tach_writer_set_warn(struct tach_writer *w, tach_warn_fn fn, void *ctx)
+{
+	w->warn.fn = fn;
+	w->warn.ctx = ctx;
+}
+
+TACH_API int tach_writer_set_option(struct tach_writer *w, const char *key, const char *value)
+{
+	if (w->opened)
+		return WFAIL(w, TACH_E_USAGE, "option %s set after open", key);
+	if (w->fmt->writer->option)
+		return w->fmt->writer->option(w, key, value);
+	return WFAIL(w, TACH_E_USAGE, "%s writer has no option %s", w->fmt->name, key);
+}
+
+TACH_API int tach_writer_open_fd(struct tach_writer *w, int fd)
+{
+	if (w->err.code)
+		return w->err.code;
+	if (w->opened)
+		return WFAIL(w, TACH_E_USAGE, "writer already open");
+	if (tachi_out_init(&w->out, fd))
+		return WFAIL(w, TACH_E_NOMEM, "out of memory");
+	w->opened = true;
+	return TACH_OK;
+}
+
+TACH_API int tach_writer_set_meta(struct tach_writer *w, const struct tach_meta *m)
+{
+	if (w->err.code)
+		return w->err.code;
+	if (!w->opened || w->has_meta)
+		return WFAIL(w, TACH_E_USAGE, "set_meta must follow open_fd, once");
+	size_t n = m->size < sizeof(w->meta) ? m->size : sizeof(w->meta);
+	memcpy(&w->meta, m, n);
+	w->meta.size = sizeof(w->meta);
+	w->has_meta = true;
+	return w->fmt->writer->begin ? w->fmt->writer->begin(w) : TACH_OK;
+}
+
+TACH_API int tach_writer_put(struct tach_writer *w, const struct tach_dict *d,
+			     const struct tach_sample *s)
+{
+	if (TACHI_UNLIKELY(w->err.code))
+		return w->err.code;
+	if (TACHI_UNLIKELY(!w->has_meta || w->closed))
+		return WFAIL(w, TACH_E_USAGE, "put before set_meta or after close");
+	return w->fmt->writer->put(w, d, s);
+}
+
+static int writer_io_error(struct tach_writer *w)
+{
+	return WFAIL(w, TACH_E_IO, "write error: %s", strerror(w->out.err ? w->out.err : EIO));
+}
+
+TACH_API int tach_writer_close(struct tach_writer *w)
+{
+	if (w->err.code)
+		return w->err.code;
+	if (!w->has_meta || w->closed)
+		return WFAIL(w, TACH_E_USAGE, "close before set_meta or twice");
+	w->closed = true;
+	int rc = w->fmt->writer->close(w);
+	if (rc)
+		return rc;
+	if (tachi_out_flush(&w->out))
+		return writer_io_error(w);
+	return TACH_OK;
+}
+
+TACH_API const char *tach_writer_error(const struct tach_writer *w)
+{
+	if (w->err.code)
+		return w->err.msg;
+	return NULL;
+}
+
+/* Format modules report output failures through this. */
+int tachi_writer_io(struct tach_writer *w)
+{
+	return writer_io_error(w);
+}

@@ -1,0 +1,343 @@
+/* Internal interfaces shared by the library's modules. Nothing here is installed. */
+#ifndef TACHFMT_INTERNAL_H
+#define TACHFMT_INTERNAL_H
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "tachfmt.h"
+
+#define TACHI_PRINTF(a, b) __attribute__((format(printf, a, b)))
+#define TACHI_LIKELY(x) __builtin_expect(!!(x), 1)
+#define TACHI_UNLIKELY(x) __builtin_expect(!!(x), 0)
+
+/* ---- errors ---- */
+struct tachi_err {
+	int code;
+	int pos_kind;
+	uint64_t pos;
+	char msg[512];
+};
+int tachi_fail(struct tachi_err *e, int code, int pos_kind, uint64_t pos, const char *fmt, ...)
+	TACHI_PRINTF(5, 6);
+
+struct tachi_warner {
+	tach_warn_fn fn;
+	void *ctx;
+};
+void tachi_warn(const struct tachi_warner *w, int pos_kind, uint64_t pos, const char *fmt, ...)
+	TACHI_PRINTF(4, 5);
+
+/* ---- memory ---- */
+/* Grows *p (elements of size elem) so that at least need fit; returns false on overflow or
+ * allocation failure, leaving *p unchanged. */
+bool tachi_reserve(void **p, size_t *cap, size_t need, size_t elem);
+#define TACHI_RESERVE(arr, cap, need) tachi_reserve((void **)&(arr), &(cap), (need), sizeof(*(arr)))
+
+static inline bool tachi_add_overflows(size_t a, size_t b, size_t *out)
+{
+	return __builtin_add_overflow(a, b, out);
+}
+
+/* ---- byte order helpers (never pointer casts) ---- */
+static inline uint32_t tachi_rd32(const uint8_t *p, bool swap)
+{
+	uint32_t v;
+	memcpy(&v, p, 4);
+	return swap ? __builtin_bswap32(v) : v;
+}
+static inline uint64_t tachi_rd64(const uint8_t *p, bool swap)
+{
+	uint64_t v;
+	memcpy(&v, p, 8);
+	return swap ? __builtin_bswap64(v) : v;
+}
+static inline uint32_t tachi_rd32be(const uint8_t *p)
+{
+	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+}
+static inline uint32_t tachi_rd32le(const uint8_t *p)
+{
+	return (uint32_t)p[3] << 24 | (uint32_t)p[2] << 16 | (uint32_t)p[1] << 8 | p[0];
+}
+static inline void tachi_wr32le(uint8_t *p, uint32_t v)
+{
+	p[0] = (uint8_t)v; p[1] = (uint8_t)(v >> 8); p[2] = (uint8_t)(v >> 16); p[3] = (uint8_t)(v >> 24);
+}
+static inline void tachi_wr64le(uint8_t *p, uint64_t v)
+{
+	tachi_wr32le(p, (uint32_t)v);
+	tachi_wr32le(p + 4, (uint32_t)(v >> 32));
+}
+static inline void tachi_wr32be(uint8_t *p, uint32_t v)
+{
+	p[0] = (uint8_t)(v >> 24); p[1] = (uint8_t)(v >> 16); p[2] = (uint8_t)(v >> 8); p[3] = (uint8_t)v;
+}
+
+/* ---- varints (unsigned LEB128, zigzag) ---- */
+/* Decodes at p (< end). Returns bytes used, 0 if incomplete or longer than 10 bytes. Like
+ * CPython's reader, bits beyond 64 in a tenth byte are dropped. */
+static inline size_t tachi_uvarint(const uint8_t *p, const uint8_t *end, uint64_t *out)
+{
+	if (TACHI_LIKELY(p < end && p[0] < 0x80)) {
+		*out = p[0];
+		return 1;
+	}
+	uint64_t v = 0;
+	unsigned shift = 0;
+	const uint8_t *s = p;
+	while (p < end) {
+		uint8_t b = *p++;
+		v |= (uint64_t)(b & 0x7f) << shift;
+		if (!(b & 0x80)) {
+			*out = v;
+			return (size_t)(p - s);
+		}
+		shift += 7;
+		if (shift >= 64)
+			return 0;
+	}
+	return 0;
+}
+static inline size_t tachi_put_uvarint(uint8_t *p, uint64_t v)
+{
+	size_t n = 0;
+	while (v >= 0x80) {
+		p[n++] = (uint8_t)(v | 0x80);
+		v >>= 7;
+	}
+	p[n++] = (uint8_t)v;
+	return n;
+}
+static inline uint32_t tachi_zigzag32(int32_t v)
+{
+	return ((uint32_t)v << 1) ^ (uint32_t)(v >> 31);
+}
+static inline int32_t tachi_unzigzag32(uint32_t z)
+{
+	return (int32_t)((z >> 1) ^ (0u - (z & 1)));
+}
+
+/* ---- hashing ---- */
+uint64_t tachi_hash(const void *p, size_t n);
+
+/* An open-addressing set of u32 ids; the caller keeps the hash of each id and decides
+ * equality. Deterministic: iteration is never done over it. */
+struct tachi_idset {
+	uint32_t *slots; /* id + 1, 0 = empty */
+	uint32_t *tags;  /* low 32 bits of the hash */
+	size_t mask;
+	size_t count;
+};
+typedef bool (*tachi_eq_fn)(void *ctx, uint32_t id, const void *key);
+typedef uint64_t (*tachi_rehash_fn)(void *ctx, uint32_t id);
+/* Looks key up; returns true and *id when found. */
+bool tachi_idset_find(const struct tachi_idset *s, uint64_t h, const void *key, tachi_eq_fn eq,
+		      void *ctx, uint32_t *id);
+/* Inserts id (not already present). rehash gives the hash of stored ids when growing. */
+bool tachi_idset_insert(struct tachi_idset *s, uint64_t h, uint32_t id, tachi_rehash_fn rehash,
+			void *ctx);
+void tachi_idset_free(struct tachi_idset *s);
+
+/* ---- dictionary internals ---- */
+struct tach_dict {
+	char *bytes;         /* every string, each followed by a NUL */
+	size_t bytes_len, bytes_cap;
+	struct tachi_strent { uint64_t off; uint32_t len; } *strs;
+	size_t str_count, str_cap;
+	struct tach_frame *frames;
+	size_t frame_count, frame_cap;
+	struct tachi_idset str_index, frame_index;
+	bool indexed;        /* false: append-only table (TACH tables keep duplicates) */
+};
+/* Append without interning (a TACH table row); fails with TACH_E_NOMEM only. */
+int tachi_dict_append_string(struct tach_dict *d, const char *s, size_t len);
+int tachi_dict_append_frame(struct tach_dict *d, const struct tach_frame *f);
+void tachi_dict_init(struct tach_dict *d, bool indexed);
+void tachi_dict_clear(struct tach_dict *d);
+static inline const char *tachi_str(const struct tach_dict *d, uint32_t id, size_t *len)
+{
+	*len = d->strs[id].len;
+	return d->bytes + d->strs[id].off;
+}
+
+/* ---- stack trie: (parent node, key) -> node, root-first paths ---- */
+#define TACHI_ROOT UINT32_MAX
+struct tachi_stacktab {
+	uint32_t *parent;
+	uint32_t *key;
+	uint32_t *depth;
+	size_t count, cap;
+	struct tachi_idset index;
+};
+/* Node for key under parent, created if new. Returns false on allocation failure. */
+bool tachi_stacktab_child(struct tachi_stacktab *t, uint32_t parent, uint32_t key, uint32_t *node);
+void tachi_stacktab_free(struct tachi_stacktab *t);
+
+/* Per-(thread, interpreter) cache of the trie path, so a sample whose outer frames did not
+ * change walks only the new inner part. */
+struct tachi_pathcache {
+	uint64_t tid;
+	uint32_t iid;
+	uint32_t depth;
+	uint32_t *nodes; /* nodes[i] = trie node of the i+1 outermost frames */
+	uint32_t *keys;
+	size_t cap;
+	uint32_t slot;   /* writer's own per-thread data */
+};
+struct tachi_threads {
+	struct tachi_pathcache *v;
+	size_t count, cap;
+	struct tachi_idset index;
+	uint32_t last;
+};
+/* The cache entry for (tid, iid), created in first-seen order; *created tells. */
+struct tachi_pathcache *tachi_threads_get(struct tachi_threads *t, uint64_t tid, uint32_t iid,
+					  bool *created);
+void tachi_threads_free(struct tachi_threads *t);
+/* Walks s's stack (keys = map[frame id], or the frame id itself when map is NULL) into the
+ * trie using c as the starting point; returns the leaf node (TACHI_ROOT for an empty stack)
+ * or UINT32_MAX - 1 on allocation failure. */
+uint32_t tachi_stack_intern(struct tachi_stacktab *t, struct tachi_pathcache *c,
+			    const struct tach_sample *s, const uint32_t *map);
+#define TACHI_NOMEM_NODE (UINT32_MAX - 1)
+
+/* ---- input ---- */
+struct tachi_in {
+	int fd;                 /* -1 for memory input */
+	const uint8_t *data;    /* whole-input mode: the bytes */
+	size_t size;
+	void *map;              /* mmap to unmap */
+	size_t map_len;
+	uint8_t *own;           /* malloc'd copy of a pipe's contents */
+	/* streaming mode */
+	uint8_t *buf;
+	size_t cap, pos, end;
+	uint64_t base;          /* input offset of buf[0] */
+	bool eof;
+	bool whole;             /* data/size hold everything */
+	uint64_t line;          /* lines handed out so far */
+	uint64_t last_line_off;
+	size_t max_line;
+};
+int tachi_in_load_whole(struct tach_reader *r);
+void tachi_in_free(struct tachi_in *in);
+
+/* ---- output ---- */
+struct tachi_out {
+	int fd;
+	uint8_t *buf;
+	size_t len, cap;
+	uint64_t written;       /* bytes passed to write(2) so far */
+	bool seekable;
+	int err;                /* errno of the first failure */
+};
+int tachi_out_init(struct tachi_out *o, int fd);
+int tachi_out_write(struct tachi_out *o, const void *p, size_t n);
+int tachi_out_flush(struct tachi_out *o);
+void tachi_out_free(struct tachi_out *o);
+static inline int tachi_out_byte(struct tachi_out *o, uint8_t c)
+{
+	if (TACHI_LIKELY(o->len < o->cap)) {
+		o->buf[o->len++] = c;
+		return 0;
+	}
+	return tachi_out_write(o, &c, 1);
+}
+static inline int tachi_out_str(struct tachi_out *o, const char *s)
+{
+	return tachi_out_write(o, s, strlen(s));
+}
+int tachi_out_u64(struct tachi_out *o, uint64_t v);
+/* Writes s with %, :, ; and control bytes as %XX (the samples text form). */
+int tachi_out_escaped(struct tachi_out *o, const char *s, size_t n);
+int tachi_out_i64(struct tachi_out *o, int64_t v);
+/* Locale-free decimal; returns the length written (<= 20 digits + sign). */
+size_t tachi_fmt_u64(char *buf, uint64_t v);
+size_t tachi_fmt_i64(char *buf, int64_t v);
+
+/* ---- handles ---- */
+struct tachi_format;
+
+struct tachi_limits {
+	uint32_t max_depth;     /* frames per stack */
+	uint64_t max_samples;   /* samples produced from one input */
+	uint64_t max_input;     /* bytes a whole-input reader may hold */
+	bool strict;
+};
+
+struct tach_reader {
+	const struct tachi_format *fmt;
+	struct tachi_err err;
+	struct tachi_warner warn;
+	struct tachi_limits lim;
+	struct tachi_in in;
+	struct tach_dict dict;
+	struct tach_meta meta;
+	struct tach_stats stats;
+	struct tach_sample sample;
+	void *state;
+	bool opened;
+};
+
+struct tach_writer {
+	const struct tachi_format *fmt;
+	struct tachi_err err;
+	struct tachi_warner warn;
+	struct tachi_out out;
+	struct tach_meta meta;
+	void *state;
+	bool opened, has_meta, closed;
+};
+
+struct tachi_reader_ops {
+	size_t state_size;
+	/* Called once before open for each option; return TACH_E_USAGE for unknown keys. */
+	int (*option)(struct tach_reader *r, const char *key, const char *value);
+	/* Parse headers. The input is attached (r->in). */
+	int (*open)(struct tach_reader *r);
+	int (*next)(struct tach_reader *r, const struct tach_sample **s);
+	void (*free)(struct tach_reader *r);
+	bool whole_input;       /* open gets the whole input in r->in.data (mmap or slurp) */
+};
+
+struct tachi_writer_ops {
+	size_t state_size;
+	int (*option)(struct tach_writer *w, const char *key, const char *value);
+	int (*begin)(struct tach_writer *w); /* after open_fd and set_meta */
+	int (*put)(struct tach_writer *w, const struct tach_dict *d, const struct tach_sample *s);
+	int (*close)(struct tach_writer *w);
+	void (*free)(struct tach_writer *w);
+};
+
+struct tachi_format {
+	const char *name;
+	const struct tachi_reader_ops *reader;
+	const struct tachi_writer_ops *writer;
+};
+const struct tachi_format *tachi_format_find(const char *name);
+/* Records a write failure of w->out on w and returns TACH_E_IO. */
+int tachi_writer_io(struct tach_writer *w);
+
+/* One row per format; each module defines its own. */
+extern const struct tachi_format tachi_fmt_tach;
+extern const struct tachi_format tachi_fmt_samples;
+extern const struct tachi_format tachi_fmt_collapsed;
+
+/* Helpers for format modules. */
+#define RFAIL(r, code, kind, pos, ...) tachi_fail(&(r)->err, (code), (kind), (pos), __VA_ARGS__)
+#define WFAIL(w, code, ...) tachi_fail(&(w)->err, (code), TACH_POS_NONE, 0, __VA_ARGS__)
+/* Parses an unsigned decimal option value; false if malformed or > max. */
+bool tachi_parse_u64(const char *s, uint64_t max, uint64_t *out);
+bool tachi_parse_bool(const char *s, bool *out);
+/* Streaming line input: the next line without its LF (a CR before it is kept), or TACH_EOF. */
+int tachi_in_line(struct tach_reader *r, const char **line, size_t *len);
+/* Byte offset of the start of the last line returned. */
+uint64_t tachi_in_line_offset(const struct tach_reader *r);
+/* Valid UTF-8 check; repairs into out with U+FFFD when asked. */
+bool tachi_utf8_valid(const uint8_t *p, size_t n);
+
+#endif

@@ -1,0 +1,261 @@
+/* Buffered input and output over file descriptors. Regular files are mapped, pipes are read
+ * whole (formats that need their tables before their samples) or streamed (line formats). */
+#include <errno.h>
+#include <stdlib.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "internal.h"
+
+#define IN_CHUNK (1u << 20)
+
+static int read_some(struct tach_reader *r, uint8_t *p, size_t n, size_t *got)
+{
+	for (;;) {
+		ssize_t k = read(r->in.fd, p, n);
+		if (k >= 0) {
+			*got = (size_t)k;
+			return TACH_OK;
+		}
+		if (errno != EINTR)
+			return RFAIL(r, TACH_E_IO, TACH_POS_NONE, 0, "read error: %s", strerror(errno));
+	}
+}
+
+/* Makes the whole input available in r->in.data. */
+int tachi_in_load_whole(struct tach_reader *r)
+{
+	struct tachi_in *in = &r->in;
+	if (in->whole)
+		return TACH_OK;
+	struct stat st;
+	if (fstat(in->fd, &st) == 0 && S_ISREG(st.st_mode)) {
+		off_t here = lseek(in->fd, 0, SEEK_CUR);
+		if (here == 0 && (uint64_t)st.st_size > 0) {
+			if ((uint64_t)st.st_size > r->lim.max_input)
+				return RFAIL(r, TACH_E_LIMIT, TACH_POS_NONE, 0,
+					     "input of %llu bytes exceeds the limit of %llu bytes",
+					     (unsigned long long)st.st_size,
+					     (unsigned long long)r->lim.max_input);
+			void *m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, in->fd, 0);
+			if (m != MAP_FAILED) {
+				in->map = m;
+				in->map_len = (size_t)st.st_size;
+				in->data = m;
+				in->size = (size_t)st.st_size;
+				in->whole = true;
+				return TACH_OK;
+			}
+		}
+	}
+	/* A pipe (or a file mmap refused): read everything. */
+	size_t cap = 0, len = 0;
+	uint8_t *buf = NULL;
+	for (;;) {
+		if (len + IN_CHUNK > r->lim.max_input + 1 && len > r->lim.max_input) {
+			free(buf);
+			return RFAIL(r, TACH_E_LIMIT, TACH_POS_NONE, 0,
+				     "input exceeds the limit of %llu bytes",
+				     (unsigned long long)r->lim.max_input);
+		}
+		if (!TACHI_RESERVE(buf, cap, len + IN_CHUNK)) {
+			free(buf);
+			return RFAIL(r, TACH_E_NOMEM, TACH_POS_NONE, 0, "out of memory reading input");
+		}
+		size_t got = 0;
+		int rc = read_some(r, buf + len, cap - len, &got);
+		if (rc) {
+			free(buf);
+			return rc;
+		}
+		if (!got)
+			break;
+		len += got;
+	}
+	in->own = buf;
+	in->data = buf;
+	in->size = len;
+	in->whole = true;
+	return TACH_OK;
+}
+
+/* Streaming: make at least one more byte available; false at end of input. */
+static int in_refill(struct tach_reader *r)
+{
+	struct tachi_in *in = &r->in;
+	if (in->eof)
+		return TACH_EOF;
+	if (in->pos > 0 && in->pos == in->end) {
+		in->base += in->pos;
+		in->pos = in->end = 0;
+	}
+	if (in->end == in->cap) {
+		if (in->pos > 0) {
+			memmove(in->buf, in->buf + in->pos, in->end - in->pos);
+			in->base += in->pos;
+			in->end -= in->pos;
+			in->pos = 0;
+		}
+		if (in->end == in->cap && !TACHI_RESERVE(in->buf, in->cap, in->cap + IN_CHUNK))
+			return RFAIL(r, TACH_E_NOMEM, TACH_POS_NONE, 0, "out of memory reading input");
+	}
+	size_t got = 0;
+	int rc = read_some(r, in->buf + in->end, in->cap - in->end, &got);
+	if (rc)
+		return rc;
+	if (!got) {
+		in->eof = true;
+		return TACH_EOF;
+	}
+	in->end += got;
+	return TACH_OK;
+}
+
+int tachi_in_line(struct tach_reader *r, const char **line, size_t *len)
+{
+	struct tachi_in *in = &r->in;
+	if (in->whole) {
+		if (in->pos >= in->size)
+			return TACH_EOF;
+		const uint8_t *s = in->data + in->pos;
+		const uint8_t *nl = memchr(s, '\n', in->size - in->pos);
+		size_t n = nl ? (size_t)(nl - s) : in->size - in->pos;
+		in->base = in->pos;
+		in->pos += n + (nl != NULL);
+		in->line++;
+		*line = (const char *)s;
+		*len = n;
+		return TACH_OK;
+	}
+	/* in->base is the offset of buf[0]; the previous line was consumed up to in->pos. */
+	size_t scan = in->pos;
+	for (;;) {
+		const uint8_t *nl = memchr(in->buf + scan, '\n', in->end - scan);
+		if (nl) {
+			size_t start = in->pos;
+			size_t n = (size_t)(nl - (in->buf + start));
+			in->pos = (size_t)(nl - in->buf) + 1;
+			in->line++;
+			in->last_line_off = in->base + start;
+			*line = (const char *)in->buf + start;
+			*len = n;
+			return TACH_OK;
+		}
+		if (in->end - in->pos > in->max_line)
+			return RFAIL(r, TACH_E_LIMIT, TACH_POS_LINE, in->line + 1,
+				     "line longer than %zu bytes", in->max_line);
+		size_t keep = in->end - in->pos;
+		int rc = in_refill(r);
+		if (rc < 0)
+			return rc;
+		/* refill may have moved the unread part to the front of the buffer */
+		scan = in->pos + keep;
+		if (rc == TACH_EOF) {
+			if (in->end == in->pos)
+				return TACH_EOF;
+			size_t start = in->pos;
+			in->line++;
+			in->last_line_off = in->base + start;
+			*line = (const char *)in->buf + start;
+			*len = in->end - start;
+			in->pos = in->end;
+			return TACH_OK;
+		}
+	}
+}
+
+uint64_t tachi_in_line_offset(const struct tach_reader *r)
+{
+	return r->in.whole ? r->in.base : r->in.last_line_off;
+}
+
+void tachi_in_free(struct tachi_in *in)
+{
+	if (in->map)
+		munmap(in->map, in->map_len);
+	free(in->own);
+	free(in->buf);
+	memset(in, 0, sizeof(*in));
+	in->fd = -1;
+}
+
+/* ---- output ---- */
+#define OUT_BUF (256u << 10)
+
+int tachi_out_init(struct tachi_out *o, int fd)
+{
+	memset(o, 0, sizeof(*o));
+	o->fd = fd;
+	o->buf = malloc(OUT_BUF);
+	if (!o->buf)
+		return TACH_E_NOMEM;
+	o->cap = OUT_BUF;
+	struct stat st;
+	o->seekable = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && lseek(fd, 0, SEEK_CUR) >= 0;
+	return TACH_OK;
+}
+
+static int out_drain(struct tachi_out *o, const uint8_t *p, size_t n)
+{
+	while (n) {
+		ssize_t k = write(o->fd, p, n);
+		if (k < 0) {
+			if (errno == EINTR)
+				continue;
+			o->err = errno;
+			return TACH_E_IO;
+		}
+		p += k;
+		n -= (size_t)k;
+		o->written += (size_t)k;
+	}
+	return TACH_OK;
+}
+
+int tachi_out_flush(struct tachi_out *o)
+{
+	if (o->err)
+		return TACH_E_IO;
+	int rc = out_drain(o, o->buf, o->len);
+	o->len = 0;
+	return rc;
+}
+
+int tachi_out_write(struct tachi_out *o, const void *p, size_t n)
+{
+	if (o->err)
+		return TACH_E_IO;
+	if (n <= o->cap - o->len) {
+		memcpy(o->buf + o->len, p, n);
+		o->len += n;
+		return TACH_OK;
+	}
+	int rc = tachi_out_flush(o);
+	if (rc)
+		return rc;
+	if (n >= o->cap)
+		return out_drain(o, p, n);
+	memcpy(o->buf, p, n);
+	o->len = n;
+	return TACH_OK;
+}
+
+int tachi_out_u64(struct tachi_out *o, uint64_t v)
+{
+	char b[24];
+	return tachi_out_write(o, b, tachi_fmt_u64(b, v));
+}
+
+int tachi_out_i64(struct tachi_out *o, int64_t v)
+{
+	char b[24];
+	return tachi_out_write(o, b, tachi_fmt_i64(b, v));
+}
+
+void tachi_out_free(struct tachi_out *o)
+{
+	free(o->buf);
+	o->buf = NULL;
+	o->len = o->cap = 0;
+}

@@ -1,0 +1,188 @@
+/* libtachfmt: convert sampling-profiler data between formats.
+ *
+ * Ownership, stated once:
+ *   - Every handle (reader, writer, dict) is created by a *_new call and released by the
+ *     matching *_free call; free functions accept NULL.
+ *   - Pointers returned by the library (samples, strings, metadata, messages) point into the
+ *     handle that returned them. A sample is valid until the next tach_reader_next on the same
+ *     reader; strings, frames and metadata until the handle is freed.
+ *   - Pointers passed in are borrowed for the duration of the call only, except the memory
+ *     given to tach_reader_open_mem, which must stay valid until the reader is freed.
+ *
+ * Errors: every call that can fail returns an int status: TACH_OK (0), TACH_EOF (1, end of
+ * samples) or a negative TACH_E_* code. A failed handle keeps a message and the position in the
+ * input where the problem is, and stays failed. The library never prints, exits or aborts on
+ * input; warnings go to a callback the caller installs.
+ */
+#ifndef TACHFMT_H
+#define TACHFMT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(TACHFMT_BUILDING) && defined(__GNUC__)
+#define TACH_API __attribute__((visibility("default")))
+#else
+#define TACH_API
+#endif
+
+#define TACH_VERSION_MAJOR 0
+#define TACH_VERSION_MINOR 1
+#define TACH_VERSION_PATCH 0
+
+enum {
+	TACH_OK = 0,
+	TACH_EOF = 1,
+	TACH_E_NOMEM = -1,   /* allocation failed */
+	TACH_E_IO = -2,      /* read or write failed */
+	TACH_E_FORMAT = -3,  /* the input is not valid for its format */
+	TACH_E_LIMIT = -4,   /* the input exceeds a configured limit */
+	TACH_E_USAGE = -5,   /* bad option, bad call order, unknown format */
+	TACH_E_UNSUPPORTED = -6, /* valid input this build cannot handle */
+};
+
+/* Where an error or warning is in the input. */
+enum {
+	TACH_POS_NONE = 0,
+	TACH_POS_OFFSET = 1, /* byte offset in the input file */
+	TACH_POS_LINE = 2,   /* line number (text formats), 1-based */
+	TACH_POS_RECORD = 3, /* record number inside compressed data, 0-based */
+};
+
+/* Thread status flags (TACH's status byte). */
+enum {
+	TACH_STATUS_HAS_GIL = 1,
+	TACH_STATUS_ON_CPU = 2,
+	TACH_STATUS_UNKNOWN = 4,
+	TACH_STATUS_GIL_REQUESTED = 8,
+	TACH_STATUS_HAS_EXCEPTION = 16,
+	TACH_STATUS_MAIN_THREAD = 32,
+};
+
+#define TACH_NO_LINE (-1)
+#define TACH_NO_OPCODE 255
+
+/* A frame: TACH's seven fields. file and func are string ids in the same dict. */
+struct tach_frame {
+	uint32_t file;
+	uint32_t func;
+	int32_t line;     /* -1: no location */
+	int32_t end_line;
+	int32_t col;      /* -1: unknown */
+	int32_t end_col;
+	uint8_t opcode;   /* 255: none */
+};
+
+/* One sample. Frames are ids in the reader's dict, innermost first. */
+struct tach_sample {
+	uint64_t thread_id;
+	uint64_t timestamp_us;
+	uint64_t weight;       /* >= 1; pre-aggregated inputs give counts */
+	uint32_t interp_id;
+	uint8_t status;
+	uint32_t depth;
+	/* The outermost same_outer frames equal those of the previous sample of the same
+	 * (thread_id, interp_id); a hint for aggregating writers, 0 when unknown. */
+	uint32_t same_outer;
+	const uint32_t *frames;
+};
+
+/* Profile-wide values. Library-owned when returned; when passed in, set size first
+ * (TACH_META_INIT) so the struct can grow. */
+struct tach_meta {
+	size_t size;
+	uint64_t start_time_us;
+	uint64_t interval_us;       /* 0: unknown */
+	uint8_t py_major, py_minor, py_micro;
+	uint32_t profiling_config;  /* TACH header word; 0: unknown */
+	const char *source_format;  /* name of the format read, e.g. "tach" */
+	/* What a TACH header declared (informational; 0 for other formats). */
+	uint32_t format_version;
+	uint64_t sample_count;
+	uint32_t thread_count;
+	uint32_t string_count;
+	uint32_t frame_count;
+	uint32_t compression;       /* 0 none, 1 zstd */
+	char layout;                /* 'A' or 'B' */
+	uint8_t big_endian;
+	uint8_t has_stats;          /* TACHSTAT block present */
+	double stats_duration_s, stats_sample_rate, stats_error_rate, stats_missed;
+	uint64_t string_table_offset, frame_table_offset, file_size;
+};
+#define TACH_META_INIT { .size = sizeof(struct tach_meta), .py_major = 3, .py_minor = 15, .layout = 'B' }
+
+/* Record statistics a reader gathered (TACH's record encodings; other readers count
+ * records as "full"). Valid after TACH_EOF. */
+struct tach_stats {
+	uint64_t repeat_records, repeat_samples;
+	uint64_t full_records, suffix_records, pop_push_records;
+	uint64_t total_records, total_samples;
+};
+
+struct tach_dict;
+struct tach_reader;
+struct tach_writer;
+
+typedef void (*tach_warn_fn)(void *ctx, const char *msg, int pos_kind, uint64_t pos);
+
+/* Library version "X.Y.Z". */
+TACH_API const char *tach_version(void);
+/* Message for a status code. */
+TACH_API const char *tach_strerror(int code);
+
+/* Format names, in table order; NULL past the end. can_read/can_write tell directions. */
+TACH_API const char *tach_format_name(size_t index, int *can_read, int *can_write);
+
+/* ---- dictionary: strings and frames, interned in first-seen order ---- */
+TACH_API struct tach_dict *tach_dict_new(void);
+TACH_API void tach_dict_free(struct tach_dict *d);
+TACH_API uint32_t tach_dict_string_count(const struct tach_dict *d);
+TACH_API uint32_t tach_dict_frame_count(const struct tach_dict *d);
+/* Returns NULL when id is out of range. Strings are NUL-terminated byte strings that may
+ * also contain NUL; len gets the true length. */
+TACH_API const char *tach_dict_string(const struct tach_dict *d, uint32_t id, size_t *len);
+TACH_API const struct tach_frame *tach_dict_frame(const struct tach_dict *d, uint32_t id);
+TACH_API int tach_dict_intern_string(struct tach_dict *d, const char *s, size_t len, uint32_t *id);
+TACH_API int tach_dict_intern_frame(struct tach_dict *d, const struct tach_frame *f, uint32_t *id);
+
+/* ---- readers: pull one sample at a time ---- */
+TACH_API struct tach_reader *tach_reader_new(const char *format);
+TACH_API void tach_reader_free(struct tach_reader *r);
+/* Options are format-specific key/value strings; common ones: "max-depth", "strict".
+ * Unknown keys give TACH_E_USAGE. Call before opening. */
+TACH_API int tach_reader_set_option(struct tach_reader *r, const char *key, const char *value);
+TACH_API void tach_reader_set_warn(struct tach_reader *r, tach_warn_fn fn, void *ctx);
+/* The reader does not close fd. */
+TACH_API int tach_reader_open_fd(struct tach_reader *r, int fd);
+TACH_API int tach_reader_open_mem(struct tach_reader *r, const void *data, size_t len);
+TACH_API int tach_reader_next(struct tach_reader *r, const struct tach_sample **sample);
+TACH_API const struct tach_dict *tach_reader_dict(const struct tach_reader *r);
+TACH_API const struct tach_meta *tach_reader_meta(const struct tach_reader *r);
+TACH_API const struct tach_stats *tach_reader_stats(const struct tach_reader *r);
+/* The message of the first failure (NULL if none) and where it is. */
+TACH_API const char *tach_reader_error(const struct tach_reader *r, int *pos_kind, uint64_t *pos);
+
+/* ---- writers: push samples, then close ---- */
+TACH_API struct tach_writer *tach_writer_new(const char *format);
+TACH_API void tach_writer_free(struct tach_writer *w);
+TACH_API int tach_writer_set_option(struct tach_writer *w, const char *key, const char *value);
+TACH_API void tach_writer_set_warn(struct tach_writer *w, tach_warn_fn fn, void *ctx);
+/* The writer does not close fd. A seekable fd may be written out of order. */
+TACH_API int tach_writer_open_fd(struct tach_writer *w, int fd);
+/* Must be called once, before the first put. */
+TACH_API int tach_writer_set_meta(struct tach_writer *w, const struct tach_meta *m);
+/* The frames of s are ids in d; d may grow between calls but ids keep their meaning. */
+TACH_API int tach_writer_put(struct tach_writer *w, const struct tach_dict *d,
+			     const struct tach_sample *s);
+/* Finishes the output and flushes it; the fd stays open. */
+TACH_API int tach_writer_close(struct tach_writer *w);
+TACH_API const char *tach_writer_error(const struct tach_writer *w);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
