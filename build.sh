@@ -1,0 +1,130 @@
+#!/usr/bin/env bash
+# tachfmt quick start:
+#   ./build.sh demo   install what is missing, build, convert the bundled example profiles
+#   ./build.sh test   install what is missing, build, run every test, then again under ASan+UBSan
+#   ./build.sh build  install what is missing and build only
+set -euo pipefail
+cd "$(dirname "$0")"
+
+# Debian bookworm packages. Build: compiler, meson, the libraries. Test: bats, clang (fuzz
+# targets), and the independent tools the tests compare against.
+BUILD_PKGS=(gcc meson ninja-build pkg-config libzstd-dev libxxhash-dev zlib1g-dev libdw-dev
+	libelf-dev scdoc)
+TEST_PKGS=(bats clang jq python3 zstd file)
+# Extra test tools, one line per check that needs them (read by need_extra below).
+EXTRA_TEST_PKGS=()
+
+log() { printf '== %s\n' "$*"; }
+
+ensure_pkgs() {
+	local missing=() p
+	for p in "$@"; do
+		dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' ||
+			missing+=("$p")
+	done
+	[ ${#missing[@]} -eq 0 ] && return 0
+	log "installing: ${missing[*]}"
+	local sudo=()
+	[ "$(id -u)" -eq 0 ] || sudo=(sudo)
+	export DEBIAN_FRONTEND=noninteractive
+	"${sudo[@]}" apt-get update -q
+	"${sudo[@]}" apt-get install -y -q --no-install-recommends "${missing[@]}"
+}
+
+# The reference fixtures live beside the checkout (../shared/fixtures) and are read in place.
+find_fixtures() {
+	local d
+	for d in "${TACHFMT_FIXTURES:-}" ../shared/fixtures /work/shared/fixtures; do
+		if [ -n "$d" ] && [ -d "$d/tach" ]; then
+			(cd "$d" && pwd)
+			return 0
+		fi
+	done
+	echo "build.sh: reference fixtures not found (set TACHFMT_FIXTURES)" >&2
+	return 1
+}
+
+setup() { # dir, extra meson args...
+	local dir=$1
+	shift
+	if [ -f "$dir/build.ninja" ]; then
+		meson configure "$dir" "$@" >/dev/null
+	else
+		meson setup "$dir" "$@"
+	fi
+	ninja -C "$dir"
+}
+
+build_main() {
+	ensure_pkgs "${BUILD_PKGS[@]}"
+	local fx
+	fx=$(find_fixtures) || fx=
+	setup build -Dfixtures="$fx"
+}
+
+demo() {
+	build_main
+	local bin=build/cmd out
+	out=$(mktemp -d)
+	trap 'rm -rf "$out"' EXIT
+	export PATH="$PWD/$bin:$PATH"
+	for f in examples/*.samples; do
+		[ -e "$f" ] || continue
+		local n
+		n=$(basename "$f" .samples)
+		log "$f: samples text -> TACH -> collapsed"
+		tach-encode "$f" -o "$out/$n.tach"
+		tach-encode --compression none "$f" -o "$out/$n.raw.tach"
+		printf '%-28s %10s bytes\n' "$f" "$(stat -c %s "$f")" \
+			"$n.tach (zstd)" "$(stat -c %s "$out/$n.tach")" \
+			"$n.raw.tach (uncompressed)" "$(stat -c %s "$out/$n.raw.tach")"
+		tach-decode --format info "$out/$n.tach" | grep -E '^(sample_count|thread_count|frame_count|compression):'
+		echo "top stacks:"
+		tach-decode "$out/$n.tach" | head -n 5
+	done
+	for f in examples/*.demo.sh; do
+		[ -e "$f" ] || continue
+		log "$f"
+		OUT=$out bash "$f"
+	done
+}
+
+run_tests() { # build dir
+	local dir=$1 rc=0
+	meson test -C "$dir" --print-errorlogs --num-processes 2 >"$dir/test-output.txt" 2>&1 || rc=$?
+	# The summary block (Ok/Fail counts) makes a run that executed nothing visible.
+	grep -E '^(Ok|Expected Fail|Fail|Unexpected Pass|Skipped|Timeout): ' "$dir/test-output.txt" |
+		sed "s|^|[$dir] |"
+	if [ $rc -ne 0 ]; then
+		grep -E ' (FAIL|TIMEOUT|ERROR) ' "$dir/test-output.txt" | head -n 40 || true
+		echo "full log: $dir/test-output.txt and $dir/meson-logs/testlog.txt"
+	fi
+	return $rc
+}
+
+test_all() {
+	ensure_pkgs "${BUILD_PKGS[@]}" "${TEST_PKGS[@]}" ${EXTRA_TEST_PKGS[@]+"${EXTRA_TEST_PKGS[@]}"}
+	local fx
+	fx=$(find_fixtures)
+	setup build -Dfixtures="$fx"
+	local rc=0
+	log "test suite"
+	run_tests build || rc=1
+	log "test suite under AddressSanitizer and UndefinedBehaviorSanitizer"
+	setup build-asan -Dfixtures="$fx" -Dbuildtype=debug -Db_sanitize=address,undefined \
+		-Db_lundef=false
+	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
+		UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 run_tests build-asan || rc=1
+	if [ $rc -eq 0 ]; then log "all tests passed"; else log "TESTS FAILED"; fi
+	return $rc
+}
+
+case "${1:-}" in
+demo) demo ;;
+test) test_all ;;
+build) build_main ;;
+*)
+	sed -n '2,5p' "$0" | sed 's/^# \{0,1\}//'
+	exit 2
+	;;
+esac
