@@ -356,7 +356,7 @@ static int sw_put(struct tach_writer *w, const struct tach_dict *d, const struct
 		rc |= tachi_out_byte(o, ' ');
 		rc |= tachi_out_u64(o, s->interp_id);
 		rc |= tachi_out_byte(o, ' ');
-		rc |= tachi_out_u64(o, s->timestamp_us);
+		rc |= tachi_out_u64(o, s->timestamp_us + k * w->meta.interval_us);
 		rc |= tachi_out_byte(o, ' ');
 		rc |= tachi_out_u64(o, s->status);
 		rc |= tachi_out_byte(o, '\t');

@@ -286,7 +286,27 @@ static struct wthread *thread_for(struct tach_writer *w, uint64_t tid, uint32_t 
 	return t;
 }
 
+static int put_one(struct tach_writer *w, const struct tach_dict *d, const struct tach_sample *s);
+
 static int ww_put(struct tach_writer *w, const struct tach_dict *d, const struct tach_sample *s)
+{
+	if (TACHI_LIKELY(s->weight <= 1))
+		return put_one(w, d, s);
+	/* A weighted sample becomes that many samples one interval apart; after the first,
+	 * each is a REPEAT entry of a few bytes. */
+	struct tach_sample one = *s;
+	one.weight = 1;
+	for (uint64_t k = 0; k < s->weight; k++) {
+		int rc = put_one(w, d, &one);
+		if (rc)
+			return rc;
+		one.timestamp_us += w->meta.interval_us;
+		one.same_outer = one.depth;
+	}
+	return TACH_OK;
+}
+
+static int put_one(struct tach_writer *w, const struct tach_dict *d, const struct tach_sample *s)
 {
 	struct wstate *st = w->state;
 	if (TACHI_UNLIKELY(st->src != d)) {

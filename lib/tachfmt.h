@@ -81,7 +81,10 @@ struct tach_frame {
 struct tach_sample {
 	uint64_t thread_id;
 	uint64_t timestamp_us;
-	uint64_t weight;       /* >= 1; pre-aggregated inputs give counts */
+	/* >= 1. Pre-aggregated inputs give counts: weight N stands for N samples at
+	 * timestamp_us, timestamp_us + interval_us, ... (interval from the reader's meta);
+	 * writers that store single samples expand it that way. */
+	uint64_t weight;
 	uint32_t interp_id;
 	uint8_t status;
 	uint32_t depth;
