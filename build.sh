@@ -13,6 +13,11 @@ BUILD_PKGS=(gcc meson ninja-build pkg-config libzstd-dev libxxhash-dev zlib1g-de
 TEST_PKGS=(bats clang jq python3 zstd file)
 # Extra test tools, one line per check that needs them (read by need_extra below).
 EXTRA_TEST_PKGS=()
+# tach2gecko's check loads its output with the Firefox Profiler's own importer: Node >= 24
+# and @firefox-devtools/profiler-cli from npm, installed into build/npm by
+# tests/cli/npm-tools.sh. Debian's nodejs and npm are only needed to run npm (a Node that
+# already brings npm, e.g. nodesource's, conflicts with Debian's npm package).
+NPM_APT_PKGS=(nodejs npm)
 
 log() { printf '== %s\n' "$*"; }
 
@@ -104,6 +109,11 @@ run_tests() { # build dir
 
 test_all() {
 	ensure_pkgs "${BUILD_PKGS[@]}" "${TEST_PKGS[@]}" ${EXTRA_TEST_PKGS[@]+"${EXTRA_TEST_PKGS[@]}"}
+	command -v npm >/dev/null || ensure_pkgs "${NPM_APT_PKGS[@]}"
+	# Without them the rest still runs; tach2gecko.bats then fails and says why.
+	TACHFMT_NPM_DIR=$(bash tests/cli/npm-tools.sh build/npm) ||
+		log "npm tools missing: the tach2gecko import check will fail"
+	export TACHFMT_NPM_DIR
 	local fx
 	fx=$(find_fixtures)
 	setup build -Dfixtures="$fx"

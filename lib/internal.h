@@ -326,6 +326,7 @@ int tachi_writer_io(struct tach_writer *w);
 extern const struct tachi_format tachi_fmt_tach;
 extern const struct tachi_format tachi_fmt_samples;
 extern const struct tachi_format tachi_fmt_collapsed;
+extern const struct tachi_format tachi_fmt_gecko;
 
 /* Helpers for format modules. */
 #define RFAIL(r, code, kind, pos, ...) tachi_fail(&(r)->err, (code), (kind), (pos), __VA_ARGS__)
@@ -339,5 +340,11 @@ int tachi_in_line(struct tach_reader *r, const char **line, size_t *len);
 uint64_t tachi_in_line_offset(const struct tach_reader *r);
 /* Valid UTF-8 check; repairs into out with U+FFFD when asked. */
 bool tachi_utf8_valid(const uint8_t *p, size_t n);
+
+/* JSON pieces (fmt_gecko_write.c). µs as exact decimal ms ("12.5", "-0.001"), at most 23
+ * bytes; a JSON string body from bytes, invalid UTF-8 as U+FFFD (*repaired set), at most
+ * 6 * n bytes. */
+size_t tachi_fmt_ms(char *buf, bool neg, uint64_t us);
+size_t tachi_json_escape(char *out, const char *s, size_t n, bool *repaired);
 
 #endif

@@ -1,0 +1,31 @@
+/* tach2gecko: TACH to a Gecko profile for the Firefox Profiler. */
+#include "common/runner.h"
+
+static const struct tc_opt opts[] = {
+	{ "no-gzip", 0, NULL, "w:gzip", "no", "write plain JSON instead of gzip", NULL, false },
+	{ "level", 0, "N", "w:level", NULL, "gzip compression level, 1-9 (default 6)", NULL, false },
+	{ 0 },
+};
+
+/* Binary: gzip by default. With --no-gzip the JSON is text, but still one long line that a
+ * terminal has no use for, so the same -f rule keeps things simple. */
+static const struct tc_output outputs[] = {
+	{ "gecko", "gecko", true, NULL, "Gecko profile JSON (Firefox Profiler)" },
+	{ 0 },
+};
+
+int main(int argc, char **argv)
+{
+	static const struct tc_prog prog = {
+		.name = "tach2gecko",
+		.summary = "Convert a TACH profile to a Gecko profile for the Firefox Profiler.",
+		.reader = "tach",
+		.outputs = outputs,
+		.opts = opts,
+		.description = "Writes one gzip-compressed JSON document (plain with --no-gzip) that "
+			       "profiler.firefox.com loads: one thread per thread and interpreter, "
+			       "sample categories and markers from the GIL/CPU status (see "
+			       "tach2gecko(1)).",
+	};
+	return tc_main(argc, argv, &prog);
+}

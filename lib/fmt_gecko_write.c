@@ -1,0 +1,1141 @@
+/* Gecko profile writer: the JSON the Firefox Profiler imports (its "Gecko" format, the one
+ * Firefox itself emits, not the processed format CPython's exporter writes), gzip-compressed
+ * by default.
+ *
+ * What is written (notes: spec/gecko.md, checked against the profiler's own importer):
+ *   - meta.version 31: every front end since 2024 reads it, and the importer upgrades it;
+ *     libs and processes empty, presymbolicated, a grey default category, a marker schema.
+ *   - One thread per (thread id, interpreter id), in first-seen order, each with its own
+ *     string, frame and stack tables (the format has no shared tables). Threads of one
+ *     interpreter form one process (pid = interpreter id). The first thread of an
+ *     interpreter whose samples carry the main-thread status bit is named "GeckoMain": the
+ *     only way the format marks a main thread; the profiler then labels it with its
+ *     processName ("Python", or "Python interpreter N").
+ *   - A frame's location is "func (path:line)" with one line per function (the smallest
+ *     line seen for that file and function, since the input has no definition line), so a
+ *     function is one call-tree node whatever line was sampled; the sampled line and column
+ *     go to the frame's line/column fields. Frames without any line become "func (in path)"
+ *     (a library-like resource, e.g. <native>) or the bare name for "~" and "" files.
+ *   - Sample categories carry the thread state: the leaf frame of each sample is in
+ *     Python (has the GIL), Native (on CPU without the GIL), Idle (neither: the profiler's
+ *     "include idle samples" switch) or Other (state unknown); subcategory "Waiting for GIL"
+ *     marks Native and Idle samples that requested the GIL. threadCPUDelta is one interval
+ *     (at most the time since the thread's previous sample) for on-CPU samples, else 0.
+ *     Interval markers "Has GIL", "Waiting for GIL", "On CPU", "Has Exception" (CPython's
+ *     names) cover runs of consecutive samples of a thread in that state. When no sample of
+ *     the whole input has any GIL/CPU state bit (inputs that do not record a state), leaf
+ *     frames keep their frame's category and there is no threadCPUDelta column, rather than
+ *     showing every sample as idle.
+ *   - Times: meta.startTime is the input's start time in ms, which for TACH is CPython's
+ *     monotonic clock, not the epoch: the profiler shows a date near 1970, and a sample time
+ *     plus startTime gives back the recorded timestamp exactly. Sample and marker times are
+ *     ms relative to it, written exactly (µs precision) without locale.
+ *   - A sample of weight N becomes N samples one interval apart. Samples are written in
+ *     time order per thread: input out of order is sorted (stable) with a warning, and
+ *     weighted samples that overlap later ones are moved forward to keep time
+ *     non-decreasing.
+ *   - Strings are valid UTF-8: invalid bytes become U+FFFD, with one warning. Control
+ *     characters in names become '?' (the importer's patterns stop at a line break).
+ * An input without samples gives one empty thread "No samples": the profiler refuses a
+ * profile without threads.
+ * Not written: source text, native libraries, opcodes (the format has no place the profiler
+ * shows them), pages, counters.
+ *
+ * Memory: per-thread stack tries (distinct stacks) and per-thread sample columns of 13
+ * bytes a record; all JSON is produced at close, streamed through a fixed buffer.
+ * Options: gzip=yes|no (default yes), level=1..9 (gzip level, default 6).
+ */
+#include <stdlib.h>
+#include <zlib.h>
+
+#include "internal.h"
+
+enum { CAT_OTHER, CAT_PYTHON, CAT_NATIVE, CAT_IDLE, CAT_GIL, CAT_CPU, CAT_EXC };
+enum { SUB_NONE, SUB_GIL_WAIT };
+
+#define NONE UINT32_MAX
+#define JBUF (256 * 1024)
+#define ZBUF (64 * 1024)
+
+/* Marker kinds, in string table order (every thread's strings start with these). */
+static const struct {
+	const char *name;
+	uint8_t bit;
+	uint8_t cat;
+} kinds[] = {
+	{ "Has GIL", TACH_STATUS_HAS_GIL, CAT_GIL },
+	{ "Waiting for GIL", TACH_STATUS_GIL_REQUESTED, CAT_GIL },
+	{ "On CPU", TACH_STATUS_ON_CPU, CAT_CPU },
+	{ "Has Exception", TACH_STATUS_HAS_EXCEPTION, CAT_EXC },
+};
+#define NKINDS (sizeof(kinds) / sizeof(kinds[0]))
+#define STATE_BITS (TACH_STATUS_HAS_GIL | TACH_STATUS_ON_CPU | TACH_STATUS_UNKNOWN | \
+		    TACH_STATUS_GIL_REQUESTED)
+
+struct gfunc {
+	uint32_t file, name; /* source dict string ids */
+	int32_t min_line;    /* -1: no line seen */
+};
+
+struct gframe {
+	uint32_t func;
+	int32_t line, col;
+	uint8_t cat, sub, base_cat;
+};
+
+struct wrun {
+	size_t idx;
+	uint64_t weight;
+};
+
+struct gthread {
+	uint64_t tid;
+	uint32_t iid;
+	bool main, unsorted;
+	bool placeholder; /* the empty thread of an input without samples */
+	struct tachi_stacktab trie;
+	/* sample records, struct of arrays */
+	uint64_t *t;
+	uint32_t *node; /* leaf trie node or NONE for an empty stack */
+	uint8_t *status;
+	size_t n, cap;
+	struct wrun *runs; /* records of weight > 1 */
+	size_t nruns, runs_cap;
+	uint64_t last_end; /* natural time of the last sample of the last record */
+	/* leaf variant cache */
+	uint32_t last_inner, last_leaf;
+	uint8_t last_state;
+};
+
+struct gstate {
+	bool plain;
+	int level;
+	const struct tach_dict *src;
+	uint32_t *fmap; /* source frame id -> base gframe id */
+	size_t fmap_cap;
+	struct gfunc *funcs;
+	size_t nfuncs, funcs_cap;
+	struct tachi_idset func_index;
+	struct gframe *frames;
+	size_t nframes, frames_cap;
+	struct tachi_idset frame_index;
+	struct tachi_threads paths;
+	struct gthread *th;
+	size_t nth, th_cap;
+	bool recorded; /* some sample has a GIL/CPU state bit */
+	bool warned_utf8, warned_order;
+	bool ctrl_seen;
+	/* output */
+	uint8_t *jbuf;
+	size_t jlen;
+	uint8_t *zbuf;
+	z_stream z;
+	bool zinit;
+	int err; /* first output failure (TACH_E_*) */
+};
+
+static int gw_option(struct tach_writer *w, const char *key, const char *value)
+{
+	struct gstate *st = w->state;
+	if (!strcmp(key, "gzip")) {
+		bool b;
+		if (!tachi_parse_bool(value, &b))
+			return WFAIL(w, TACH_E_USAGE, "bad gzip value %s", value);
+		st->plain = !b;
+		return TACH_OK;
+	}
+	if (!strcmp(key, "level")) {
+		uint64_t v;
+		if (!tachi_parse_u64(value, 9, &v) || v < 1)
+			return WFAIL(w, TACH_E_USAGE, "gzip level must be 1-9, not %s", value);
+		st->level = (int)v;
+		return TACH_OK;
+	}
+	return WFAIL(w, TACH_E_USAGE, "gecko writer has no option %s", key);
+}
+
+/* ---- JSON pieces (shared with the unit test through internal.h) ---- */
+
+size_t tachi_fmt_ms(char *buf, bool neg, uint64_t us)
+{
+	size_t n = 0;
+	if (neg && us)
+		buf[n++] = '-';
+	n += tachi_fmt_u64(buf + n, us / 1000);
+	unsigned f = (unsigned)(us % 1000);
+	if (f) {
+		buf[n++] = '.';
+		buf[n++] = (char)('0' + f / 100);
+		if (f % 100) {
+			buf[n++] = (char)('0' + f / 10 % 10);
+			if (f % 10)
+				buf[n++] = (char)('0' + f % 10);
+		}
+	}
+	return n;
+}
+
+size_t tachi_json_escape(char *out, const char *s, size_t n, bool *repaired)
+{
+	static const char hex[] = "0123456789abcdef";
+	const uint8_t *p = (const uint8_t *)s;
+	size_t o = 0, i = 0;
+	while (i < n) {
+		uint8_t c = p[i];
+		if (c >= 0x20 && c < 0x80 && c != '"' && c != '\\') {
+			out[o++] = (char)c;
+			i++;
+			continue;
+		}
+		if (c < 0x80) {
+			out[o++] = '\\';
+			switch (c) {
+			case '"': out[o++] = '"'; break;
+			case '\\': out[o++] = '\\'; break;
+			case '\n': out[o++] = 'n'; break;
+			case '\r': out[o++] = 'r'; break;
+			case '\t': out[o++] = 't'; break;
+			case '\b': out[o++] = 'b'; break;
+			case '\f': out[o++] = 'f'; break;
+			default:
+				out[o++] = 'u';
+				out[o++] = '0';
+				out[o++] = '0';
+				out[o++] = hex[c >> 4];
+				out[o++] = hex[c & 15];
+			}
+			i++;
+			continue;
+		}
+		size_t len = c >= 0xF0 ? 4 : c >= 0xE0 ? 3 : c >= 0xC0 ? 2 : 1;
+		if (len > 1 && len <= n - i && tachi_utf8_valid(p + i, len)) {
+			memcpy(out + o, p + i, len);
+			o += len;
+			i += len;
+			continue;
+		}
+		memcpy(out + o, "\xEF\xBF\xBD", 3);
+		o += 3;
+		i++;
+		*repaired = true;
+	}
+	return o;
+}
+
+/* ---- output: a staging buffer, deflated or written as is ---- */
+
+static void z_pump(struct tach_writer *w, const uint8_t *p, size_t n, int flush)
+{
+	struct gstate *st = w->state;
+	st->z.next_in = (Bytef *)p;
+	st->z.avail_in = (uInt)n;
+	do {
+		st->z.next_out = st->zbuf;
+		st->z.avail_out = ZBUF;
+		int zr = deflate(&st->z, flush);
+		if (zr == Z_STREAM_ERROR) {
+			st->err = WFAIL(w, TACH_E_IO, "gzip compression failed");
+			return;
+		}
+		size_t have = ZBUF - st->z.avail_out;
+		if (have && tachi_out_write(&w->out, st->zbuf, have)) {
+			st->err = tachi_writer_io(w);
+			return;
+		}
+	} while (st->z.avail_out == 0 || (flush == Z_FINISH && st->z.avail_in));
+}
+
+static void j_flush(struct tach_writer *w)
+{
+	struct gstate *st = w->state;
+	if (st->err || !st->jlen) {
+		st->jlen = 0;
+		return;
+	}
+	if (st->plain) {
+		if (tachi_out_write(&w->out, st->jbuf, st->jlen))
+			st->err = tachi_writer_io(w);
+	} else {
+		z_pump(w, st->jbuf, st->jlen, Z_NO_FLUSH);
+	}
+	st->jlen = 0;
+}
+
+/* Room for n (<= JBUF) more bytes. */
+static inline uint8_t *j_room(struct tach_writer *w, size_t n)
+{
+	struct gstate *st = w->state;
+	if (TACHI_UNLIKELY(JBUF - st->jlen < n))
+		j_flush(w);
+	return st->jbuf + st->jlen;
+}
+
+static void j_put(struct tach_writer *w, const void *p, size_t n)
+{
+	struct gstate *st = w->state;
+	const uint8_t *b = p;
+	while (n) {
+		if (st->jlen == JBUF)
+			j_flush(w);
+		size_t k = JBUF - st->jlen < n ? JBUF - st->jlen : n;
+		memcpy(st->jbuf + st->jlen, b, k);
+		st->jlen += k;
+		b += k;
+		n -= k;
+	}
+}
+
+static void j_str(struct tach_writer *w, const char *s)
+{
+	j_put(w, s, strlen(s));
+}
+
+static void j_u64(struct tach_writer *w, uint64_t v)
+{
+	struct gstate *st = w->state;
+	uint8_t *p = j_room(w, 24);
+	st->jlen += tachi_fmt_u64((char *)p, v);
+}
+
+static void j_i64(struct tach_writer *w, int64_t v)
+{
+	struct gstate *st = w->state;
+	uint8_t *p = j_room(w, 24);
+	st->jlen += tachi_fmt_i64((char *)p, v);
+}
+
+/* Time t (µs, absolute) in ms relative to the start time. */
+static size_t fmt_rel(char *p, uint64_t t, uint64_t start)
+{
+	return t >= start ? tachi_fmt_ms(p, false, t - start) : tachi_fmt_ms(p, true, start - t);
+}
+
+static void j_rel(struct tach_writer *w, uint64_t t)
+{
+	struct gstate *st = w->state;
+	uint8_t *p = j_room(w, 32);
+	st->jlen += fmt_rel((char *)p, t, w->meta.start_time_us);
+}
+
+/* ---- interning ---- */
+
+static uint64_t func_hash(uint32_t file, uint32_t name)
+{
+	uint32_t b[2] = { file, name };
+	return tachi_hash(b, sizeof(b));
+}
+
+static bool func_eq(void *ctx, uint32_t id, const void *k)
+{
+	const struct gstate *st = ctx;
+	const struct gfunc *a = &st->funcs[id], *b = k;
+	return a->file == b->file && a->name == b->name;
+}
+
+static uint64_t func_rehash(void *ctx, uint32_t id)
+{
+	const struct gstate *st = ctx;
+	return func_hash(st->funcs[id].file, st->funcs[id].name);
+}
+
+static uint64_t frame_hash(const struct gframe *f)
+{
+	uint32_t b[4] = { f->func, (uint32_t)f->line, (uint32_t)f->col,
+			  (uint32_t)f->cat << 8 | f->sub };
+	return tachi_hash(b, sizeof(b));
+}
+
+static bool frame_eq(void *ctx, uint32_t id, const void *k)
+{
+	const struct gstate *st = ctx;
+	const struct gframe *a = &st->frames[id], *b = k;
+	return a->func == b->func && a->line == b->line && a->col == b->col && a->cat == b->cat &&
+	       a->sub == b->sub;
+}
+
+static uint64_t frame_rehash(void *ctx, uint32_t id)
+{
+	const struct gstate *st = ctx;
+	return frame_hash(&st->frames[id]);
+}
+
+static uint32_t intern_frame(struct gstate *st, const struct gframe *f)
+{
+	uint64_t h = frame_hash(f);
+	uint32_t id;
+	if (tachi_idset_find(&st->frame_index, h, f, frame_eq, st, &id))
+		return id;
+	if (st->nframes >= NONE - 2 || !TACHI_RESERVE(st->frames, st->frames_cap, st->nframes + 1))
+		return NONE;
+	id = (uint32_t)st->nframes;
+	st->frames[id] = *f;
+	if (!tachi_idset_insert(&st->frame_index, h, id, frame_rehash, st))
+		return NONE;
+	st->nframes++;
+	return id;
+}
+
+/* A frame without a line in a file that is no Python source ("", "~", "<native>", ...)
+ * is native code. */
+static uint8_t base_category(const struct tach_dict *d, const struct tach_frame *f)
+{
+	if (f->line >= 0)
+		return CAT_PYTHON;
+	size_t n;
+	const char *file = tachi_str(d, f->file, &n);
+	if (n == 0 || (n == 1 && file[0] == '~'))
+		return CAT_NATIVE;
+	if (file[0] == '<' && strcmp(file, "<stdin>") && strcmp(file, "<string>"))
+		return CAT_NATIVE;
+	return CAT_PYTHON;
+}
+
+static int map_frame(struct tach_writer *w, const struct tach_dict *d, uint32_t fid)
+{
+	struct gstate *st = w->state;
+	if (fid >= d->frame_count)
+		return WFAIL(w, TACH_E_USAGE, "frame id %u out of range", fid);
+	if (fid >= st->fmap_cap) {
+		size_t old = st->fmap_cap;
+		if (!TACHI_RESERVE(st->fmap, st->fmap_cap, (size_t)fid + 1))
+			return WFAIL(w, TACH_E_NOMEM, "out of memory");
+		memset(st->fmap + old, 0xff, (st->fmap_cap - old) * sizeof(*st->fmap));
+	}
+	const struct tach_frame *f = &d->frames[fid];
+	if (f->file >= d->str_count || f->func >= d->str_count)
+		return WFAIL(w, TACH_E_USAGE, "string id out of range in frame %u", fid);
+	struct gfunc k = { f->file, f->func, -1 };
+	uint64_t h = func_hash(k.file, k.name);
+	uint32_t fn;
+	if (!tachi_idset_find(&st->func_index, h, &k, func_eq, st, &fn)) {
+		if (st->nfuncs >= NONE - 2 || !TACHI_RESERVE(st->funcs, st->funcs_cap, st->nfuncs + 1))
+			return WFAIL(w, TACH_E_NOMEM, "out of memory");
+		fn = (uint32_t)st->nfuncs;
+		st->funcs[fn] = k;
+		if (!tachi_idset_insert(&st->func_index, h, fn, func_rehash, st))
+			return WFAIL(w, TACH_E_NOMEM, "out of memory");
+		st->nfuncs++;
+	}
+	if (f->line >= 0 && (st->funcs[fn].min_line < 0 || f->line < st->funcs[fn].min_line))
+		st->funcs[fn].min_line = f->line;
+	uint8_t cat = base_category(d, f);
+	struct gframe g = { fn, f->line < 0 ? -1 : f->line, f->col < 0 ? -1 : f->col, cat,
+			    SUB_NONE, cat };
+	uint32_t id = intern_frame(st, &g);
+	if (id == NONE)
+		return WFAIL(w, TACH_E_NOMEM, "out of memory");
+	st->fmap[fid] = id;
+	return TACH_OK;
+}
+
+/* The leaf category of a sample: its thread's state. */
+static uint8_t state_of(uint8_t status)
+{
+	uint8_t sub = (status & TACH_STATUS_GIL_REQUESTED) ? SUB_GIL_WAIT : SUB_NONE;
+	if (status & TACH_STATUS_HAS_GIL)
+		return CAT_PYTHON << 1;
+	if (status & TACH_STATUS_UNKNOWN)
+		return CAT_OTHER << 1;
+	if (status & TACH_STATUS_ON_CPU)
+		return (uint8_t)(CAT_NATIVE << 1 | sub);
+	return (uint8_t)(CAT_IDLE << 1 | sub);
+}
+
+static struct gthread *thread_for(struct tach_writer *w, const struct tach_sample *s,
+				  struct tachi_pathcache **pc)
+{
+	struct gstate *st = w->state;
+	bool created;
+	struct tachi_pathcache *c = tachi_threads_get(&st->paths, s->thread_id, s->interp_id,
+						      &created);
+	if (!c)
+		return NULL;
+	if (created) {
+		if (!TACHI_RESERVE(st->th, st->th_cap, st->nth + 1))
+			return NULL;
+		struct gthread *t = &st->th[st->nth];
+		memset(t, 0, sizeof(*t));
+		t->tid = s->thread_id;
+		t->iid = s->interp_id;
+		t->last_inner = NONE;
+		c->slot = (uint32_t)st->nth++;
+	}
+	*pc = c;
+	return &st->th[c->slot];
+}
+
+static int gw_put(struct tach_writer *w, const struct tach_dict *d, const struct tach_sample *s)
+{
+	struct gstate *st = w->state;
+	if (TACHI_UNLIKELY(st->src != d)) {
+		if (st->src)
+			return WFAIL(w, TACH_E_USAGE, "samples from more than one dict");
+		st->src = d;
+	}
+	struct tachi_pathcache *c;
+	struct gthread *t = thread_for(w, s, &c);
+	if (!t)
+		return WFAIL(w, TACH_E_NOMEM, "out of memory");
+	if (s->status & STATE_BITS)
+		st->recorded = true;
+	if (s->status & TACH_STATUS_MAIN_THREAD)
+		t->main = true;
+	uint32_t leaf = NONE;
+	if (s->depth) {
+		for (uint32_t i = 0; i < s->depth; i++) {
+			uint32_t f = s->frames[i];
+			if (TACHI_UNLIKELY(f >= st->fmap_cap || st->fmap[f] == NONE)) {
+				int rc = map_frame(w, d, f);
+				if (rc)
+					return rc;
+			}
+		}
+		uint32_t inner = tachi_stack_intern(&t->trie, c, s, st->fmap);
+		if (inner == TACHI_NOMEM_NODE)
+			return WFAIL(w, TACH_E_NOMEM, "out of memory");
+		uint8_t state = state_of(s->status);
+		if (inner == t->last_inner && state == t->last_state) {
+			leaf = t->last_leaf;
+		} else {
+			/* The leaf's frame in the state's category: a second row for the same
+			 * frame, so that the stack's category is the sample's state. */
+			struct gframe g = st->frames[t->trie.key[inner]];
+			g.cat = state >> 1;
+			g.sub = state & 1;
+			uint32_t v = intern_frame(st, &g);
+			if (v == NONE)
+				return WFAIL(w, TACH_E_NOMEM, "out of memory");
+			if (v == t->trie.key[inner])
+				leaf = inner;
+			else if (!tachi_stacktab_child(&t->trie, t->trie.parent[inner], v, &leaf))
+				return WFAIL(w, TACH_E_NOMEM, "out of memory");
+			t->last_inner = inner;
+			t->last_state = state;
+			t->last_leaf = leaf;
+		}
+	}
+	size_t cap = t->cap;
+	if (t->n == cap) {
+		if (!TACHI_RESERVE(t->t, cap, t->n + 1))
+			return WFAIL(w, TACH_E_NOMEM, "out of memory");
+		cap = t->cap;
+		if (!TACHI_RESERVE(t->node, cap, t->n + 1))
+			return WFAIL(w, TACH_E_NOMEM, "out of memory");
+		cap = t->cap;
+		if (!TACHI_RESERVE(t->status, cap, t->n + 1))
+			return WFAIL(w, TACH_E_NOMEM, "out of memory");
+		t->cap = cap;
+	}
+	uint64_t weight = s->weight ? s->weight : 1;
+	if (weight > 1) {
+		if (!TACHI_RESERVE(t->runs, t->runs_cap, t->nruns + 1))
+			return WFAIL(w, TACH_E_NOMEM, "out of memory");
+		t->runs[t->nruns++] = (struct wrun){ t->n, weight };
+	}
+	if (t->n && s->timestamp_us < t->last_end)
+		t->unsorted = true;
+	uint64_t span;
+	if (__builtin_mul_overflow(weight - 1, w->meta.interval_us, &span) ||
+	    __builtin_add_overflow(s->timestamp_us, span, &t->last_end))
+		t->last_end = UINT64_MAX;
+	t->t[t->n] = s->timestamp_us;
+	t->node[t->n] = leaf;
+	t->status[t->n] = s->status;
+	t->n++;
+	return TACH_OK;
+}
+
+/* ---- close: the JSON document ---- */
+
+static const char *const cat_json =
+	"[{\"name\":\"Other\",\"color\":\"grey\",\"subcategories\":[\"Other\"]},"
+	"{\"name\":\"Python\",\"color\":\"yellow\",\"subcategories\":[\"Other\"]},"
+	"{\"name\":\"Native\",\"color\":\"blue\",\"subcategories\":[\"Other\",\"Waiting for GIL\"]},"
+	"{\"name\":\"Idle\",\"color\":\"transparent\",\"subcategories\":[\"Other\",\"Waiting for GIL\"]},"
+	"{\"name\":\"GIL\",\"color\":\"green\",\"subcategories\":[\"Other\"]},"
+	"{\"name\":\"CPU\",\"color\":\"purple\",\"subcategories\":[\"Other\"]},"
+	"{\"name\":\"Exception\",\"color\":\"lightblue\",\"subcategories\":[\"Other\"]}]";
+
+static const char *const schema_json =
+	"[{\"name\":\"PythonThreadState\","
+	"\"display\":[\"marker-chart\",\"marker-table\",\"timeline-overview\"],"
+	"\"chartLabel\":\"{marker.name}\",\"tooltipLabel\":\"{marker.name}\","
+	"\"tableLabel\":\"{marker.name} ({marker.data.samples} samples)\","
+	"\"description\":\"Consecutive samples of this thread in one state (TACH status flags)\","
+	"\"data\":[{\"key\":\"samples\",\"label\":\"Samples\",\"format\":\"integer\"}]}]";
+
+static void write_meta(struct tach_writer *w)
+{
+	struct gstate *st = w->state;
+	const struct tach_meta *m = &w->meta;
+	char b[32];
+	j_str(w, "{\"meta\":{\"version\":31,\"startTime\":");
+	j_put(w, b, tachi_fmt_ms(b, false, m->start_time_us));
+	j_str(w, ",\"shutdownTime\":null,\"interval\":");
+	/* The profiler needs a positive interval; an input without one gets 1 ms. */
+	j_put(w, b, tachi_fmt_ms(b, false, m->interval_us ? m->interval_us : 1000));
+	j_str(w, ",\"stackwalk\":0,\"debug\":0,\"gcpoison\":0,\"asyncstack\":0,\"processType\":0,"
+		 "\"product\":\"Python ");
+	j_u64(w, m->py_major);
+	j_str(w, ".");
+	j_u64(w, m->py_minor);
+	j_str(w, "\",\"presymbolicated\":true,\"categories\":");
+	j_str(w, cat_json);
+	j_str(w, ",\"markerSchema\":");
+	j_str(w, schema_json);
+	if (st->recorded)
+		j_str(w, ",\"sampleUnits\":{\"time\":\"ms\",\"eventDelay\":\"ms\","
+			 "\"threadCPUDelta\":\"\xC2\xB5s\"}");
+	j_str(w, "},\"libs\":[],\"processes\":[],\"pausedRanges\":[],\"threads\":[");
+}
+
+struct marker {
+	uint64_t start, end, count;
+	uint8_t kind;
+};
+
+/* Scratch shared by the threads at close. */
+struct scratch {
+	size_t *perm;
+	uint32_t *newidx;  /* trie node -> output stack index */
+	uint32_t *fidx;    /* gframe -> thread frame index */
+	uint32_t *fstamp;
+	uint32_t *flist;   /* gframes in thread frame order */
+	uint32_t *sidx;    /* gfunc -> thread string index */
+	uint32_t *sstamp;
+	uint32_t *slist;   /* gfuncs in thread string order */
+	struct marker *mk;
+	size_t mk_len, mk_cap;
+	uint64_t *wt;      /* weight of each record of the current thread, lazily */
+	char *loc;         /* JSON literals of the location strings */
+	size_t *loc_off;
+};
+
+static int perm_cmp(const void *pa, const void *pb, void *ctx)
+{
+	const uint64_t *t = ctx;
+	size_t a = *(const size_t *)pa, b = *(const size_t *)pb;
+	if (t[a] != t[b])
+		return t[a] < t[b] ? -1 : 1;
+	return a < b ? -1 : a > b;
+}
+
+struct lbuf {
+	char *p;
+	size_t len, cap;
+};
+
+static bool lb_add(struct lbuf *b, const char *s, size_t n)
+{
+	if (!TACHI_RESERVE(b->p, b->cap, b->len + n))
+		return false;
+	memcpy(b->p + b->len, s, n);
+	b->len += n;
+	return true;
+}
+
+/* Location text: the importer's patterns do not match across a line break, so control
+ * characters become '?' (as in collapsed output), with one warning. */
+static bool lb_text(struct gstate *st, struct lbuf *b, const char *s, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		if ((uint8_t)s[i] >= 0x20 && s[i] != 0x7f)
+			continue;
+		char *copy = malloc(n);
+		if (!copy)
+			return false;
+		for (size_t k = 0; k < n; k++)
+			copy[k] = (uint8_t)s[k] < 0x20 || s[k] == 0x7f ? '?' : s[k];
+		st->ctrl_seen = true;
+		bool ok = lb_text(st, b, copy, n);
+		free(copy);
+		return ok;
+	}
+	size_t need;
+	if (__builtin_mul_overflow(n, 6, &need) || tachi_add_overflows(need, b->len, &need) ||
+	    !TACHI_RESERVE(b->p, b->cap, need))
+		return false;
+	b->len += tachi_json_escape(b->p + b->len, s, n, &st->warned_utf8);
+	return true;
+}
+
+/* How a function's location string reads, which decides what the importer makes of it:
+ * "name (file:line)" a script function with the file as resource, "name (in file)" a
+ * function of a library named file, or the bare name. A file with ')' would end the
+ * library form early, and the script form needs a non-empty file. */
+enum { LOC_JS, LOC_LIB, LOC_PLAIN };
+
+static int func_kind(const struct gstate *st, const struct gfunc *f)
+{
+	size_t fl;
+	const char *file = tachi_str(st->src, f->file, &fl);
+	if (!fl)
+		return LOC_PLAIN;
+	if (f->min_line >= 0)
+		return LOC_JS;
+	if ((fl == 1 && file[0] == '~') || memchr(file, ')', fl))
+		return LOC_PLAIN;
+	return LOC_LIB;
+}
+
+/* Every function's location string as a JSON literal, built once for all threads. */
+static int build_locations(struct tach_writer *w, struct scratch *sc)
+{
+	struct gstate *st = w->state;
+	struct lbuf b = { 0 };
+	bool was = st->warned_utf8;
+	sc->loc_off = malloc((st->nfuncs + 1) * sizeof(*sc->loc_off));
+	if (!sc->loc_off)
+		return WFAIL(w, TACH_E_NOMEM, "out of memory");
+	for (size_t i = 0; i < st->nfuncs; i++) {
+		const struct gfunc *f = &st->funcs[i];
+		size_t fl, nl;
+		const char *file = tachi_str(st->src, f->file, &fl);
+		const char *name = tachi_str(st->src, f->name, &nl);
+		sc->loc_off[i] = b.len;
+		bool ok = lb_add(&b, "\"", 1) && lb_text(st, &b, name, nl);
+		int kind = func_kind(st, f);
+		if (kind == LOC_JS) {
+			char num[16];
+			ok = ok && lb_add(&b, " (", 2) && lb_text(st, &b, file, fl) &&
+			     lb_add(&b, ":", 1) && lb_add(&b, num, tachi_fmt_i64(num, f->min_line)) &&
+			     lb_add(&b, ")", 1);
+		} else if (kind == LOC_LIB) {
+			ok = ok && lb_add(&b, " (in ", 5) && lb_text(st, &b, file, fl) &&
+			     lb_add(&b, ")", 1);
+		}
+		if (!ok || !lb_add(&b, "\"", 1)) {
+			free(b.p);
+			return WFAIL(w, TACH_E_NOMEM, "out of memory");
+		}
+	}
+	sc->loc_off[st->nfuncs] = b.len;
+	sc->loc = b.p;
+	if (st->warned_utf8 && !was)
+		tachi_warn(&w->warn, TACH_POS_NONE, 0,
+			   "a string is not valid UTF-8: invalid bytes written as U+FFFD");
+	if (st->ctrl_seen)
+		tachi_warn(&w->warn, TACH_POS_NONE, 0,
+			   "a frame name contains control characters: written as '?'");
+	return TACH_OK;
+}
+
+static bool add_marker(struct scratch *sc, uint8_t kind, uint64_t start, uint64_t end,
+		       uint64_t count)
+{
+	if (!TACHI_RESERVE(sc->mk, sc->mk_cap, sc->mk_len + 1))
+		return false;
+	sc->mk[sc->mk_len++] = (struct marker){ start, end, count, kind };
+	return true;
+}
+
+static int write_thread(struct tach_writer *w, struct scratch *sc, size_t ti, bool is_main)
+{
+	struct gstate *st = w->state;
+	struct gthread *t = &st->th[ti];
+	const uint64_t iv = w->meta.interval_us;
+	const uint32_t stamp = (uint32_t)ti + 1;
+
+	/* Record order: input order unless some record went back in time. */
+	size_t *perm = NULL;
+	if (t->unsorted) {
+		free(sc->perm);
+		sc->perm = malloc(t->n * sizeof(*sc->perm));
+		if (!sc->perm)
+			return WFAIL(w, TACH_E_NOMEM, "out of memory");
+		for (size_t i = 0; i < t->n; i++)
+			sc->perm[i] = i;
+		qsort_r(sc->perm, t->n, sizeof(*sc->perm), perm_cmp, t->t);
+		perm = sc->perm;
+		if (!st->warned_order) {
+			st->warned_order = true;
+			tachi_warn(&w->warn, TACH_POS_NONE, 0,
+				   "samples of thread %llu are not in time order: sorted",
+				   (unsigned long long)t->tid);
+		}
+	}
+	free(sc->wt);
+	sc->wt = NULL;
+	if (t->nruns) {
+		sc->wt = malloc(t->n * sizeof(*sc->wt));
+		if (!sc->wt)
+			return WFAIL(w, TACH_E_NOMEM, "out of memory");
+		for (size_t i = 0; i < t->n; i++)
+			sc->wt[i] = 1;
+		for (size_t i = 0; i < t->nruns; i++)
+			sc->wt[t->runs[i].idx] = t->runs[i].weight;
+	}
+
+	/* Stacks that samples reach, numbered in trie order: parents come first. */
+	free(sc->newidx);
+	sc->newidx = calloc(t->trie.count ? t->trie.count : 1, sizeof(*sc->newidx));
+	if (!sc->newidx)
+		return WFAIL(w, TACH_E_NOMEM, "out of memory");
+	for (size_t i = 0; i < t->n; i++)
+		if (t->node[i] != NONE)
+			sc->newidx[t->node[i]] = 1;
+	for (size_t i = t->trie.count; i > 0; i--)
+		if (sc->newidx[i - 1] && t->trie.parent[i - 1] != TACHI_ROOT)
+			sc->newidx[t->trie.parent[i - 1]] = 1;
+	uint32_t nstacks = 0;
+	for (size_t i = 0; i < t->trie.count; i++)
+		sc->newidx[i] = sc->newidx[i] ? nstacks++ : NONE;
+
+	/* Header. */
+	size_t first = t->n ? (perm ? perm[0] : 0) : 0;
+	j_str(w, ti ? ",{\"name\":" : "{\"name\":");
+	char name[96];
+	size_t nl = 0;
+	if (is_main) {
+		memcpy(name, "GeckoMain", 9);
+		nl = 9;
+	} else if (t->placeholder) {
+		memcpy(name, "No samples", 10);
+		nl = 10;
+	} else {
+		memcpy(name, "Thread ", 7);
+		nl = 7 + tachi_fmt_u64(name + 7, t->tid);
+		if (t->iid) {
+			memcpy(name + nl, " (interpreter ", 14);
+			nl += 14;
+			nl += tachi_fmt_u64(name + nl, t->iid);
+			name[nl++] = ')';
+		}
+	}
+	j_put(w, "\"", 1);
+	j_put(w, name, nl);
+	j_str(w, "\",\"processType\":\"default\",\"processName\":\"Python");
+	if (t->iid) {
+		j_str(w, " interpreter ");
+		j_u64(w, t->iid);
+	}
+	j_str(w, "\",\"pid\":");
+	j_u64(w, t->iid);
+	j_str(w, ",\"tid\":");
+	j_u64(w, t->tid);
+	j_str(w, ",\"registerTime\":");
+	if (t->n)
+		j_rel(w, t->t[first]);
+	else
+		j_str(w, "0");
+	j_str(w, ",\"unregisterTime\":null,\"samples\":{\"schema\":{\"stack\":0,\"time\":1,"
+		 "\"eventDelay\":2");
+	j_str(w, st->recorded ? ",\"threadCPUDelta\":3}" : "}");
+	j_str(w, ",\"data\":[");
+
+	/* Samples, and the state runs they make. */
+	sc->mk_len = 0;
+	bool open[NKINDS] = { false };
+	uint64_t ostart[NKINDS] = { 0 }, ocount[NKINDS] = { 0 };
+	uint64_t prev = 0;
+	bool any = false;
+	for (size_t r = 0; r < t->n; r++) {
+		size_t i = perm ? perm[r] : r;
+		uint64_t wn = sc->wt ? sc->wt[i] : 1;
+		uint32_t node = t->node[i];
+		uint8_t status = t->status[i];
+		char stk[16];
+		size_t stkl = node == NONE ? (memcpy(stk, "null", 4), 4)
+					   : tachi_fmt_u64(stk, sc->newidx[node]);
+		for (uint64_t k = 0; k < wn; k++) {
+			uint64_t tt, span;
+			if (__builtin_mul_overflow(k, iv, &span) ||
+			    __builtin_add_overflow(t->t[i], span, &tt))
+				tt = UINT64_MAX;
+			if (any && tt < prev)
+				tt = prev;
+			uint64_t elapsed = any ? tt - prev : iv;
+			for (size_t m = 0; m < NKINDS; m++) {
+				bool on = status & kinds[m].bit;
+				if (on && !open[m]) {
+					open[m] = true;
+					ostart[m] = tt;
+					ocount[m] = 1;
+				} else if (on) {
+					ocount[m]++;
+				} else if (open[m]) {
+					open[m] = false;
+					if (!add_marker(sc, (uint8_t)m, ostart[m], tt, ocount[m]))
+						return WFAIL(w, TACH_E_NOMEM, "out of memory");
+				}
+			}
+			uint8_t *p = j_room(w, 96);
+			size_t o = 0;
+			if (any)
+				p[o++] = ',';
+			p[o++] = '[';
+			memcpy(p + o, stk, stkl);
+			o += stkl;
+			p[o++] = ',';
+			o += fmt_rel((char *)p + o, tt, w->meta.start_time_us);
+			memcpy(p + o, ",0", 2);
+			o += 2;
+			if (st->recorded) {
+				p[o++] = ',';
+				uint64_t cpu = 0;
+				if (status & TACH_STATUS_ON_CPU)
+					cpu = iv && elapsed > iv ? iv : elapsed;
+				o += tachi_fmt_u64((char *)p + o, cpu);
+			}
+			p[o++] = ']';
+			st->jlen += o;
+			prev = tt;
+			any = true;
+		}
+		if (st->err)
+			return st->err;
+	}
+	uint64_t end;
+	if (__builtin_add_overflow(prev, iv, &end))
+		end = UINT64_MAX;
+	for (size_t m = 0; m < NKINDS; m++)
+		if (open[m] && !add_marker(sc, (uint8_t)m, ostart[m], end, ocount[m]))
+			return WFAIL(w, TACH_E_NOMEM, "out of memory");
+
+	j_str(w, "]},\"markers\":{\"schema\":{\"name\":0,\"startTime\":1,\"endTime\":2,\"phase\":3,"
+		 "\"category\":4,\"data\":5},\"data\":[");
+	for (size_t i = 0; i < sc->mk_len; i++) {
+		const struct marker *mk = &sc->mk[i];
+		j_str(w, i ? ",[" : "[");
+		j_u64(w, mk->kind);
+		j_str(w, ",");
+		j_rel(w, mk->start);
+		j_str(w, ",");
+		j_rel(w, mk->end);
+		j_str(w, ",1,");
+		j_u64(w, kinds[mk->kind].cat);
+		j_str(w, ",{\"type\":\"PythonThreadState\",\"samples\":");
+		j_u64(w, mk->count);
+		j_str(w, "}]");
+	}
+
+	/* Stack table; frames get thread indices in first-use order. */
+	j_str(w, "]},\"stackTable\":{\"schema\":{\"prefix\":0,\"frame\":1},\"data\":[");
+	uint32_t nfr = 0;
+	bool comma = false;
+	for (size_t i = 0; i < t->trie.count; i++) {
+		if (sc->newidx[i] == NONE)
+			continue;
+		uint32_t g = t->trie.key[i];
+		if (sc->fstamp[g] != stamp) {
+			sc->fstamp[g] = stamp;
+			sc->fidx[g] = nfr;
+			sc->flist[nfr++] = g;
+		}
+		j_str(w, comma ? ",[" : "[");
+		comma = true;
+		if (t->trie.parent[i] == TACHI_ROOT)
+			j_str(w, "null");
+		else
+			j_u64(w, sc->newidx[t->trie.parent[i]]);
+		j_str(w, ",");
+		j_u64(w, sc->fidx[g]);
+		j_str(w, "]");
+	}
+
+	/* Frame table; location strings after the marker names. */
+	j_str(w, "]},\"frameTable\":{\"schema\":{\"location\":0,\"relevantForJS\":1,"
+		 "\"innerWindowID\":2,\"implementation\":3,\"line\":4,\"column\":5,"
+		 "\"category\":6,\"subcategory\":7},\"data\":[");
+	uint32_t nstr = NKINDS;
+	size_t nslist = 0;
+	for (uint32_t i = 0; i < nfr; i++) {
+		const struct gframe *g = &st->frames[sc->flist[i]];
+		const struct gfunc *fn = &st->funcs[g->func];
+		if (sc->sstamp[g->func] != stamp) {
+			sc->sstamp[g->func] = stamp;
+			sc->sidx[g->func] = nstr++;
+			sc->slist[nslist++] = g->func;
+		}
+		bool plain = func_kind(st, fn) == LOC_PLAIN;
+		j_str(w, i ? ",[" : "[");
+		j_u64(w, sc->sidx[g->func]);
+		j_str(w, plain ? ",true,null,null," : ",false,null,null,");
+		if (g->line >= 0)
+			j_i64(w, g->line);
+		else
+			j_str(w, "null");
+		j_str(w, ",");
+		if (g->col >= 0)
+			j_i64(w, g->col);
+		else
+			j_str(w, "null");
+		j_str(w, ",");
+		uint8_t cat = g->cat, sub = g->sub;
+		if (!st->recorded && cat == CAT_IDLE) {
+			cat = g->base_cat;
+			sub = SUB_NONE;
+		}
+		j_u64(w, cat);
+		j_str(w, ",");
+		j_u64(w, sub);
+		j_str(w, "]");
+	}
+
+	j_str(w, "]},\"stringTable\":[");
+	for (size_t m = 0; m < NKINDS; m++) {
+		j_str(w, m ? ",\"" : "\"");
+		j_str(w, kinds[m].name);
+		j_str(w, "\"");
+	}
+	for (size_t i = 0; i < nslist; i++) {
+		j_str(w, ",");
+		j_put(w, sc->loc + sc->loc_off[sc->slist[i]],
+		      sc->loc_off[sc->slist[i] + 1] - sc->loc_off[sc->slist[i]]);
+	}
+	j_str(w, "]}");
+	return st->err;
+}
+
+/* Interpreters that already have their main thread. */
+struct iidset {
+	uint32_t *v;
+	size_t n, cap;
+	struct tachi_idset index;
+};
+
+static bool iid_eq(void *ctx, uint32_t id, const void *k)
+{
+	const struct iidset *s = ctx;
+	return s->v[id] == *(const uint32_t *)k;
+}
+
+static uint64_t iid_hash(uint32_t iid)
+{
+	return tachi_hash(&iid, sizeof(iid));
+}
+
+static uint64_t iid_rehash(void *ctx, uint32_t id)
+{
+	const struct iidset *s = ctx;
+	return iid_hash(s->v[id]);
+}
+
+/* True when iid had no main thread yet (and records it). -1 on allocation failure. */
+static int first_main(struct iidset *s, uint32_t iid)
+{
+	uint32_t id;
+	uint64_t h = iid_hash(iid);
+	if (tachi_idset_find(&s->index, h, &iid, iid_eq, s, &id))
+		return 0;
+	if (!TACHI_RESERVE(s->v, s->cap, s->n + 1))
+		return -1;
+	s->v[s->n] = iid;
+	if (!tachi_idset_insert(&s->index, h, (uint32_t)s->n, iid_rehash, s))
+		return -1;
+	s->n++;
+	return 1;
+}
+
+static int gw_close(struct tach_writer *w)
+{
+	struct gstate *st = w->state;
+	struct scratch sc = { 0 };
+	struct iidset mains = { 0 };
+	int rc = TACH_OK;
+	st->jbuf = malloc(JBUF);
+	if (!st->jbuf)
+		return WFAIL(w, TACH_E_NOMEM, "out of memory");
+	if (!st->plain) {
+		st->zbuf = malloc(ZBUF);
+		if (!st->zbuf)
+			return WFAIL(w, TACH_E_NOMEM, "out of memory");
+		/* windowBits 15 + 16: a gzip wrapper, with no name and mtime 0. */
+		if (deflateInit2(&st->z, st->level ? st->level : 6, Z_DEFLATED, 15 + 16, 8,
+				 Z_DEFAULT_STRATEGY) != Z_OK)
+			return WFAIL(w, TACH_E_NOMEM, "gzip initialisation failed");
+		st->zinit = true;
+	}
+	size_t nf = st->nframes ? st->nframes : 1, nu = st->nfuncs ? st->nfuncs : 1;
+	sc.fidx = malloc(nf * sizeof(*sc.fidx));
+	sc.fstamp = calloc(nf, sizeof(*sc.fstamp));
+	sc.flist = malloc(nf * sizeof(*sc.flist));
+	sc.sidx = malloc(nu * sizeof(*sc.sidx));
+	sc.sstamp = calloc(nu, sizeof(*sc.sstamp));
+	sc.slist = malloc(nu * sizeof(*sc.slist));
+	if (!sc.fidx || !sc.fstamp || !sc.flist || !sc.sidx || !sc.sstamp || !sc.slist) {
+		rc = WFAIL(w, TACH_E_NOMEM, "out of memory");
+		goto out;
+	}
+	if (st->nfuncs && (rc = build_locations(w, &sc)))
+		goto out;
+	/* The profiler refuses a profile without threads. */
+	if (!st->nth) {
+		if (!TACHI_RESERVE(st->th, st->th_cap, 1)) {
+			rc = WFAIL(w, TACH_E_NOMEM, "out of memory");
+			goto out;
+		}
+		memset(st->th, 0, sizeof(*st->th));
+		st->th[0].placeholder = true;
+		st->nth = 1;
+	}
+	write_meta(w);
+	for (size_t i = 0; i < st->nth; i++) {
+		int is_main = 0;
+		if (st->th[i].main && (is_main = first_main(&mains, st->th[i].iid)) < 0) {
+			rc = WFAIL(w, TACH_E_NOMEM, "out of memory");
+			goto out;
+		}
+		if ((rc = write_thread(w, &sc, i, is_main == 1)))
+			goto out;
+	}
+	j_str(w, "]}\n");
+	j_flush(w);
+	if (!st->err && !st->plain)
+		z_pump(w, NULL, 0, Z_FINISH);
+	rc = st->err;
+out:
+	free(sc.perm);
+	free(sc.newidx);
+	free(sc.fidx);
+	free(sc.fstamp);
+	free(sc.flist);
+	free(sc.sidx);
+	free(sc.sstamp);
+	free(sc.slist);
+	free(sc.mk);
+	free(sc.wt);
+	free(sc.loc);
+	free(sc.loc_off);
+	free(mains.v);
+	tachi_idset_free(&mains.index);
+	return rc;
+}
+
+static void gw_free(struct tach_writer *w)
+{
+	struct gstate *st = w->state;
+	free(st->fmap);
+	free(st->funcs);
+	tachi_idset_free(&st->func_index);
+	free(st->frames);
+	tachi_idset_free(&st->frame_index);
+	tachi_threads_free(&st->paths);
+	for (size_t i = 0; i < st->nth; i++) {
+		struct gthread *t = &st->th[i];
+		tachi_stacktab_free(&t->trie);
+		free(t->t);
+		free(t->node);
+		free(t->status);
+		free(t->runs);
+	}
+	free(st->th);
+	free(st->jbuf);
+	free(st->zbuf);
+	if (st->zinit)
+		deflateEnd(&st->z);
+}
+
+static const struct tachi_writer_ops writer_ops = {
+	.state_size = sizeof(struct gstate),
+	.option = gw_option,
+	.put = gw_put,
+	.close = gw_close,
+	.free = gw_free,
+};
+
+const struct tachi_format tachi_fmt_gecko = {
+	.name = "gecko",
+	.reader = NULL,
+	.writer = &writer_ops,
+};

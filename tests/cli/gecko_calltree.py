@@ -1,0 +1,179 @@
+#!/usr/bin/env python3
+"""Load a Gecko profile with the Firefox Profiler's own importer (profiler-cli) and check
+that every thread's call tree is what the samples say.
+
+usage: gecko_calltree.py PROFILER_CLI_CMD PROFILE SAMPLES_TXT
+
+PROFILER_CLI_CMD is the command as one string (e.g. "/x/node /x/profiler-cli.js"),
+SAMPLES_TXT is `tach-decode --format samples` of the same input. Threads must appear in
+first-seen order of (thread id, interpreter id); for each, the top-down tree (idle samples
+included) must equal the input's stacks counted by (file, function): every node's total and
+self count, and what profiler-cli leaves out of long lists and deep trees by count and
+samples. Exit 0 when equal, 1 with a report if not.
+"""
+import codecs
+import json
+import os
+import shlex
+import subprocess
+import sys
+import tempfile
+from collections import Counter
+
+# The writer replaces each invalid byte with U+FFFD; Python's "replace" would merge a
+# truncated sequence into one.
+codecs.register_error("perbyte", lambda e: ("\ufffd", e.start + 1))
+
+
+def unescape(s):
+    out = bytearray()
+    b = s.encode("utf-8", "surrogateescape")
+    i = 0
+    while i < len(b):
+        if b[i] == 0x25 and i + 2 < len(b):
+            out.append(int(b[i + 1:i + 3], 16))
+            i += 3
+        else:
+            out.append(b[i])
+            i += 1
+    return bytes(out)
+
+
+def text(b):
+    s = b.decode("utf-8", "perbyte")
+    return "".join("?" if ord(c) < 0x20 or c == "\x7f" else c for c in s)
+
+
+def parse_samples(path):
+    threads = {}  # (tid, iid) -> Counter(path -> n), in first-seen order
+    has_line = {}  # (file, func) -> bool
+    with open(path, "rb") as f:
+        for raw in f:
+            line = raw.decode("utf-8", "surrogateescape").rstrip("\n")
+            if not line or line[0] in "#@":
+                continue
+            head, _, frames = line.partition("\t")
+            tid, iid, _ts, _status = head.split(" ")
+            key = (int(tid), int(iid))
+            stack = []
+            for fr in frames.split(";") if frames else []:
+                parts = fr.split(":")
+                file, func, lineno = unescape(parts[0]), unescape(parts[1]), parts[2]
+                fk = (file, func)
+                has_line[fk] = has_line.get(fk, False) or (lineno not in ("-", "-1"))
+                stack.append(fk)
+            c = threads.setdefault(key, Counter())
+            if stack:
+                c[tuple(reversed(stack))] += 1
+    return threads, has_line
+
+
+def label(fk, has_line):
+    """The function name profiler-cli prints (nameWithLibrary) for a frame."""
+    file, func = text(fk[0]), text(fk[1])
+    if not file:
+        return func
+    if has_line[fk]:
+        return "%s!%s" % (file, func if func else "(root scope) " + file)
+    if file == "~" or ")" in file:
+        return func
+    return "%s!%s" % (file, func)
+
+
+class Node:
+    def __init__(self):
+        self.total = 0
+        self.self = 0
+        self.children = {}
+
+
+def build(stacks):
+    root = Node()
+    for path, n in stacks.items():
+        node = root
+        node.total += n
+        for lab in path:
+            node = node.children.setdefault(lab, Node())
+            node.total += n
+        node.self += n
+    return root
+
+
+def compare(got, exp, path, errors):
+    """got: a profiler-cli call node (JSON), exp: the expected Node at the same path. The
+    profiler-cli lists at most 100 children per node and 200 levels; what it leaves out is
+    summarised in childrenTruncated, which must match the expected children not shown."""
+    where = ";".join(path) or "<root>"
+    if path and (got["totalSamples"] != exp.total or got["selfSamples"] != exp.self):
+        errors.append("%s: profiler total %d self %d, input total %d self %d" %
+                      (where[-300:], got["totalSamples"], got["selfSamples"], exp.total, exp.self))
+    shown = set()
+    for ch in got.get("children", []):
+        lab = ch["nameWithLibrary"]
+        if lab in shown or lab not in exp.children:
+            errors.append("%s: unexpected child %s" % (where[-300:], lab))
+            continue
+        shown.add(lab)
+        compare(ch, exp.children[lab], path + (lab,), errors)
+    trunc = got.get("childrenTruncated") or {"count": 0, "combinedSamples": 0}
+    hidden = [c for lab, c in exp.children.items() if lab not in shown]
+    if len(hidden) != trunc["count"] or sum(c.total for c in hidden) != trunc["combinedSamples"]:
+        errors.append("%s: %d children not shown with %d samples, input has %d with %d" %
+                      (where[-300:], trunc["count"], trunc["combinedSamples"], len(hidden),
+                       sum(c.total for c in hidden)))
+
+
+def main():
+    cli, profile, samples = shlex.split(sys.argv[1]), sys.argv[2], sys.argv[3]
+    threads, has_line = parse_samples(samples)
+    expected = []
+    for key, stacks in threads.items():
+        c = Counter()
+        for path, n in stacks.items():
+            c[tuple(label(fk, has_line) for fk in path)] += n
+        expected.append((key, build(c)))
+
+    sdir = tempfile.mkdtemp(prefix="pc", dir="/tmp")  # socket paths must stay short
+    env = dict(os.environ, PROFILER_CLI_SESSION_DIR=sdir)
+    sid = "s%d" % os.getpid()
+
+    def run(*args):
+        r = subprocess.run(cli + list(args) + ["--session", sid], env=env,
+                           capture_output=True, text=True, timeout=300)
+        if r.returncode:
+            sys.stderr.write("profiler-cli %s failed (%d):\n%s%s" %
+                             (" ".join(args), r.returncode, r.stdout, r.stderr))
+            sys.exit(1)
+        return r.stdout
+
+    errors = []
+    try:
+        run("load", profile)
+        listing = json.loads(run("thread", "list", "--json", "--limit", "100000"))
+        got = sorted(listing["threads"], key=lambda t: t["threadIndex"])
+        if not expected and len(got) == 1 and got[0]["name"] == "No samples":
+            got = []  # the writer's stand-in thread for an input without samples
+        if len(got) != len(expected):
+            errors.append("%d threads, expected %d" % (len(got), len(expected)))
+        for t, ((tid, iid), exp) in zip(got, expected):
+            h = t["threadHandle"]
+            if t["pid"] != str(iid) or float(t["tid"]) != float(tid):
+                errors.append("%s: pid %s tid %s, expected interpreter %d thread %d" %
+                              (h, t["pid"], t["tid"], iid, tid))
+            tree = json.loads(run("thread", "samples-top-down", "--json", "--include-idle",
+                                  "--max-lines", "10000000", "--thread", h))
+            errs = []
+            compare(tree["regularCallTree"], exp, (), errs)
+            if errs:
+                errors.append("%s (thread %d, interpreter %d): call tree differs" % (h, tid, iid))
+                errors.extend("  " + e for e in errs)
+    finally:
+        subprocess.run(cli + ["stop", sid], env=env, capture_output=True, timeout=60)
+    if errors:
+        print("\n".join(errors[:60]))
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,277 @@
+#!/usr/bin/env bats
+# tach2gecko as a user runs it: output that JSON parsers and the Firefox Profiler's own
+# importer (profiler-cli, from npm) accept, with the call trees tach-decode reads from the
+# same input; every option and error path.
+
+setup() {
+	TMP=$(mktemp -d)
+	CASES=$FIXTURES/tach/cases
+}
+
+teardown() {
+	rm -rf "$TMP"
+}
+
+# tests/data/NAME.samples -> $TMP/NAME.tach
+encode() {
+	tach-encode "$TESTDATA/$1.samples" -o "$TMP/$1.tach"
+}
+
+# Plain JSON of a TACH file, through the default gzip path.
+json() {
+	tach2gecko "$@" | gzip -dc
+}
+
+# The Firefox Profiler CLI: from build.sh (TACHFMT_NPM_DIR), else installed now. Never
+# skipped: without it the import check fails and says why.
+profiler_cli() {
+	local dir=${TACHFMT_NPM_DIR:-}
+	if [ -z "$dir" ] || [ ! -x "$dir/node_modules/.bin/node" ]; then
+		dir=$(bash "$SOURCE_ROOT/tests/cli/npm-tools.sh" "$SOURCE_ROOT/build/npm") || {
+			echo "cannot install the Firefox Profiler CLI from npm (see above)" >&2
+			return 1
+		}
+	fi
+	PCLI="$dir/node_modules/.bin/node $dir/node_modules/@firefox-devtools/profiler-cli/dist/profiler-cli.js"
+}
+
+# Loads $1 with profiler-cli, prints its output, returns its status.
+pcli_load() {
+	local sdir
+	sdir=$(mktemp -d /tmp/pcXXXXXX)
+	PROFILER_CLI_SESSION_DIR=$sdir $PCLI load "$1" --session bad$$
+	local rc=$?
+	PROFILER_CLI_SESSION_DIR=$sdir $PCLI stop bad$$ >/dev/null 2>&1
+	rm -rf "$sdir"
+	return $rc
+}
+
+@test "help lists the options; version names the library" {
+	run tach2gecko --help
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"--no-gzip"* ]]
+	[[ "$output" == *"--level N"* ]]
+	[[ "$output" == *"Exit status"* ]]
+	run tach2gecko --version
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"libtachfmt"* ]]
+}
+
+@test "usage errors exit 2" {
+	run tach2gecko --level 0 "$CASES/single_sample.tach"
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"tach2gecko: gzip level must be 1-9, not 0"* ]]
+	run tach2gecko --level 10 "$CASES/single_sample.tach"
+	[ "$status" -eq 2 ]
+	run tach2gecko --level x "$CASES/single_sample.tach"
+	[ "$status" -eq 2 ]
+	run tach2gecko --bogus "$CASES/single_sample.tach"
+	[ "$status" -eq 2 ]
+	run tach2gecko "$CASES/single_sample.tach" "$CASES/empty.tach"
+	[ "$status" -eq 2 ]
+	run tach2gecko --status nope "$CASES/single_sample.tach"
+	[ "$status" -eq 2 ]
+}
+
+@test "bad input exits 1 with file and offset, and leaves no -o file" {
+	run tach2gecko "$FIXTURES/tach/errors/err_bad_magic.tach" -o "$TMP/out.json.gz"
+	[ "$status" -eq 1 ]
+	[[ "$output" == "tach2gecko: $FIXTURES/tach/errors/err_bad_magic.tach: offset "[0-9]*": "* ]]
+	[ -z "$(ls "$TMP")" ]
+	for f in "$FIXTURES"/tach/errors/err_*.tach; do
+		case $f in *err_footer_filesize_wrong*) continue ;; esac
+		run tach2gecko "$f" -o "$TMP/out.json.gz"
+		[ "$status" -eq 1 ] || { echo "$f: $status"; false; }
+		[[ "$output" == *"tach2gecko: $f: offset "* ]]
+	done
+	[ -z "$(ls "$TMP")" ]
+	run tach2gecko "$TMP/missing.tach"
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"missing.tach: No such file or directory"* ]]
+	echo "not a profile" >"$TMP/text.tach"
+	run tach2gecko "$TMP/text.tach" -o "$TMP/o"
+	[ "$status" -eq 1 ]
+	[ ! -e "$TMP/o" ]
+}
+
+@test "a write error exits 1" {
+	run bash -c 'tach2gecko --no-gzip "$0" >/dev/full' "$CASES/threads_interleaved.tach"
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"tach2gecko: <stdout>: write error: No space left on device"* ]]
+	run bash -c 'tach2gecko "$0" >/dev/full' "$CASES/threads_interleaved.tach"
+	[ "$status" -eq 1 ]
+}
+
+@test "default output is gzip; --no-gzip is the same JSON; both deterministic" {
+	tach2gecko "$CASES/threads_interleaved.tach" -o "$TMP/a.json.gz"
+	[ "$(head -c 2 "$TMP/a.json.gz" | od -An -tx1 | tr -d ' ')" = 1f8b ]
+	tach2gecko "$CASES/threads_interleaved.tach" >"$TMP/b.json.gz"
+	cmp "$TMP/a.json.gz" "$TMP/b.json.gz"
+	tach2gecko --no-gzip "$CASES/threads_interleaved.tach" -o "$TMP/a.json"
+	gzip -dc "$TMP/a.json.gz" | cmp - "$TMP/a.json"
+	tach2gecko --level 1 "$CASES/threads_interleaved.tach" | gzip -dc | cmp - "$TMP/a.json"
+	tach2gecko --level 9 - <"$CASES/threads_interleaved.tach" | gzip -dc | cmp - "$TMP/a.json"
+	cat "$CASES/threads_interleaved.tach" | tach2gecko --no-gzip | cmp - "$TMP/a.json"
+}
+
+@test "every fixture gives valid UTF-8 JSON with what the importer insists on" {
+	for f in "$CASES"/*.tach "$FIXTURES"/tach/layout-a/*.tach "$FIXTURES"/tach/big-endian/*.tach; do
+		tach2gecko -q "$f" -o "$TMP/p.json.gz"
+		gzip -dc "$TMP/p.json.gz" >"$TMP/p.json"
+		python3 -c 'import sys; open(sys.argv[1], "rb").read().decode("utf-8")' "$TMP/p.json"
+		python3 -m json.tool "$TMP/p.json" >/dev/null
+		jq -e '
+		  .meta.version == 31 and .libs == [] and .processes == [] and
+		  .meta.presymbolicated == true and (.meta.markerSchema | length) > 0 and
+		  ([.meta.categories[] | select(.color == "grey")] | length) == 1 and
+		  ([.meta.categories[] | select(.name == "Idle")] | length) == 1 and
+		  (.meta.interval > 0) and (.threads | length) > 0 and
+		  all(.threads[];
+		    .samples.schema.eventDelay == 2 and
+		    (.samples.data | length) as $n |
+		    ([.samples.data[][1]] as $t | all(range(1; $n); $t[.] >= $t[. - 1])) and
+		    (.stackTable.data as $s | all(range(0; $s | length); $s[.][0] == null or $s[.][0] < .)) and
+		    (.stackTable.data | length) as $ns |
+		    all(.samples.data[]; .[0] == null or .[0] < $ns) and
+		    (.frameTable.data | length) as $nf | all(.stackTable.data[]; .[1] < $nf) and
+		    (.stringTable | length) as $nstr | all(.frameTable.data[]; .[0] < $nstr))
+		' "$TMP/p.json" >/dev/null || { echo "$f"; false; }
+	done
+}
+
+@test "states: categories, CPU delta, markers, threads and main threads" {
+	encode gecko_states
+	json "$TMP/gecko_states.tach" >"$TMP/s.json"
+	# Thread names and processes: one per (tid, interpreter); main threads are GeckoMain.
+	run jq -r '.threads[] | "\(.name)|\(.processName)|\(.pid)|\(.tid)"' "$TMP/s.json"
+	[ "${lines[0]}" = "GeckoMain|Python|0|10" ]
+	[ "${lines[1]}" = "Thread 11|Python|0|11" ]
+	[ "${lines[2]}" = "GeckoMain|Python interpreter 1|1|10" ]
+	# The category and subcategory of each sample's leaf frame, and its CPU delta.
+	run jq -r '.threads[0] as $t | .meta.categories as $c | $t.samples.data[] |
+	  [$t.stackTable.data[.[0]][1]] as [$f] | $t.frameTable.data[$f] as $fr |
+	  "\(.[1]) \($c[$fr[6]].name)/\($c[$fr[6]].subcategories[$fr[7]]) \(.[3])"' "$TMP/s.json"
+	[ "${lines[*]}" = "1 Python/Other 1000 2 Python/Other 1000 3 Native/Other 1000 4 Idle/Other 0 5 Idle/Waiting for GIL 0 6 Native/Other 1000" ]
+	# An empty stack is a null stack; the state of thread 11's last sample: GIL, not CPU.
+	run jq -c '.threads[1].samples.data' "$TMP/s.json"
+	[ "$output" = '[[1,1.5,0,1000],[2,2.5,0,1000],[null,3.5,0,0],[4,4.5,0,0]]' ]
+	# Markers: runs of each state, closed by the first sample without it, or one interval
+	# after the thread's last sample.
+	run jq -r '.threads[0] as $t | $t.markers.data[] |
+	  "\($t.stringTable[.[0]]) \(.[1])-\(.[2]) \(.[3]) \(.[5].type) \(.[5].samples)"' "$TMP/s.json"
+	[ "${lines[0]}" = "Has GIL 1-3 1 PythonThreadState 2" ]
+	[ "${lines[1]}" = "On CPU 1-4 1 PythonThreadState 3" ]
+	[ "${lines[2]}" = "Has Exception 3-4 1 PythonThreadState 1" ]
+	[ "${lines[3]}" = "Waiting for GIL 5-6 1 PythonThreadState 1" ]
+	[ "${lines[4]}" = "On CPU 6-7 1 PythonThreadState 1" ]
+	[ "${#lines[@]}" -eq 5 ]
+	run jq -r '.meta.markerSchema[0].name, .meta.sampleUnits.threadCPUDelta, .meta.startTime, .meta.interval' "$TMP/s.json"
+	[ "${lines[*]}" = "PythonThreadState µs 5000 1" ]
+	# Locations: one line per function; the sampled line in the frame; native and bare frames.
+	run jq -r '.threads[0] as $t | $t.frameTable.data[] | "\($t.stringTable[.[0]]) \(.[4])"' "$TMP/s.json"
+	[[ "$output" == *"work (app.py:12) 14"* ]]
+	run jq -r '.threads[1].stringTable[4:][]' "$TMP/s.json"
+	[ "$output" = "$(printf '%s\n' 'pack (lib.py:7)' 'compress (in <native>)' 'idle (lib.py:30)' '<built-in method sleep>')" ]
+}
+
+@test "samples out of time order are sorted, with a warning" {
+	encode gecko_unordered
+	run tach2gecko --no-gzip "$TMP/gecko_unordered.tach" -o "$TMP/u.json"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"warning: samples of thread 7 are not in time order: sorted"* ]]
+	run jq -c '[.threads[0] as $t | $t.samples.data[] | [.[1], $t.stringTable[$t.frameTable.data[$t.stackTable.data[.[0]][1]][0]]]]' "$TMP/u.json"
+	[ "$output" = '[[1,"f (a.py:1)"],[2,"g (a.py:5)"],[3,"g (a.py:5)"],[4,"f (a.py:1)"]]' ]
+	run tach2gecko -q --no-gzip "$TMP/gecko_unordered.tach" -o "$TMP/u.json"
+	[ "$status" -eq 0 ]
+	[ -z "$output" ]
+}
+
+@test "strings are valid UTF-8 JSON: invalid bytes repaired once, specials escaped" {
+	encode gecko_strings
+	run tach2gecko --no-gzip "$TMP/gecko_strings.tach" -o "$TMP/s.json"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"warning: a string is not valid UTF-8: invalid bytes written as U+FFFD"* ]]
+	[ "$(grep -c 'not valid UTF-8' <<<"$output")" -eq 1 ]
+	[[ "$output" == *"warning: a frame name contains control characters: written as '?'"* ]]
+	python3 - "$TMP/s.json" <<-'EOF'
+		import json, sys
+		raw = open(sys.argv[1], "rb").read()
+		strings = json.loads(raw.decode("utf-8"))["threads"][0]["stringTable"]
+		assert "f\ufffd\ufffd (bad\ufffdfile.py:3)" in strings, strings
+		assert 'g?t\ufffd\ufffd\ufffd (q"uote\\\\back.py:1)' in strings, strings
+	EOF
+}
+
+@test "filters: --thread, --status, --from-us" {
+	encode gecko_states
+	run bash -c 'tach2gecko --thread 11 "$0" | gzip -dc | jq -c "[.threads[] | .tid]"' "$TMP/gecko_states.tach"
+	[ "$output" = "[11]" ]
+	run bash -c 'tach2gecko --status idle "$0" | gzip -dc | jq -c "[.threads[] | [.tid, (.samples.data | length)]]"' "$TMP/gecko_states.tach"
+	[ "$output" = "[[10,2],[11,1]]" ]
+	run bash -c 'tach2gecko --from-us 5006000 "$0" | gzip -dc | jq -c "[.threads[] | [.name, .samples.data]]"' "$TMP/gecko_states.tach"
+	[ "$output" = '[["GeckoMain",[[1,6,0,1000]]]]' ]
+	# Nothing left: one empty thread, so that the profile still loads.
+	run bash -c 'tach2gecko --thread 99 "$0" | gzip -dc | jq -c "[.threads[] | [.name, (.samples.data | length)]]"' "$TMP/gecko_states.tach"
+	[ "$output" = '[["No samples",0]]' ]
+}
+
+@test "the Firefox Profiler imports every fixture with tach-decode's call trees" {
+	profiler_cli
+	local n=0 f
+	# The other header layout and byte order hold the same samples: the same output.
+	for f in "$FIXTURES"/tach/layout-a/*.tach "$FIXTURES"/tach/big-endian/*.tach; do
+		tach2gecko -q "$f" -o "$TMP/a.json.gz"
+		tach2gecko -q "$CASES/$(basename "$f")" -o "$TMP/b.json.gz"
+		cmp "$TMP/a.json.gz" "$TMP/b.json.gz" || { echo "$f: differs from cases/"; false; }
+		n=$((n + 1))
+	done
+	for f in "$CASES"/*.tach \
+		$(for d in gecko_states gecko_unordered gecko_strings; do encode $d; echo "$TMP/$d.tach"; done); do
+		tach2gecko -q "$f" -o "$TMP/p.json.gz"
+		tach-decode -q --format samples "$f" >"$TMP/p.txt"
+		python3 "$SOURCE_ROOT/tests/cli/gecko_calltree.py" "$PCLI" "$TMP/p.json.gz" "$TMP/p.txt" ||
+			{ echo "$f: the profiler's call tree differs"; false; }
+		n=$((n + 1))
+	done
+	[ "$n" -ge 50 ]
+	# Plain JSON loads too.
+	tach2gecko --no-gzip "$CASES/recursion.tach" -o "$TMP/p.json"
+	tach-decode --format samples "$CASES/recursion.tach" >"$TMP/p.txt"
+	python3 "$SOURCE_ROOT/tests/cli/gecko_calltree.py" "$PCLI" "$TMP/p.json" "$TMP/p.txt"
+}
+
+@test "the import check fails on bad outputs" {
+	profiler_cli
+	tach2gecko --no-gzip "$CASES/recursion.tach" -o "$TMP/ok.json"
+	run pcli_load "$TMP/ok.json"
+	[ "$status" -eq 0 ]
+	# No eventDelay column: the importer refuses.
+	jq -c '.threads[].samples.schema |= del(.eventDelay) | .threads[].samples.schema.threadCPUDelta = 2 |
+	  .threads[].samples.data[] |= del(.[2])' "$TMP/ok.json" >"$TMP/no-delay.json"
+	run pcli_load "$TMP/no-delay.json"
+	[ "$status" -ne 0 ]
+	# A version newer than the importer knows.
+	jq -c '.meta.version = 37' "$TMP/ok.json" >"$TMP/v37.json"
+	run pcli_load "$TMP/v37.json"
+	[ "$status" -ne 0 ]
+	# A call tree that does not match the samples.
+	tach-decode --format samples "$CASES/transitions.tach" >"$TMP/other.txt"
+	run python3 "$SOURCE_ROOT/tests/cli/gecko_calltree.py" "$PCLI" "$TMP/ok.json" "$TMP/other.txt"
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"call tree differs"* || "$output" == *"threads, expected"* ]]
+}
+
+@test "completions offer exactly the long options of --help" {
+	local want
+	want=$(tach2gecko --help | grep -oE -- '--[a-z][a-z-]*' | sort -u)
+	[ "$(grep -oE -- '--[a-z][a-z-]*' "$SOURCE_ROOT/completions/bash/tach2gecko" | sort -u)" = "$want" ]
+	[ "$(grep -oE -- '--[a-z][a-z-]*' "$SOURCE_ROOT/completions/zsh/_tach2gecko" | sort -u)" = "$want" ]
+	[ "$(grep -oE -- '-l [a-z][a-z-]*' "$SOURCE_ROOT/completions/fish/tach2gecko.fish" | sed 's/^-l /--/' | sort -u)" = "$want" ]
+}
+
+@test "the man page documents every option" {
+	local o
+	for o in $(tach2gecko --help | grep -oE -- '--[a-z][a-z-]*' | sort -u); do
+		grep -q -- "\*$o\*" "$SOURCE_ROOT/docs/tach2gecko.1.scd" || { echo "missing $o"; false; }
+	done
+}

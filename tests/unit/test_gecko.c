@@ -1,0 +1,182 @@
+/* The Gecko writer's JSON pieces (exact ms times, string escaping with UTF-8 repair) and what
+ * only the library API can feed it: weighted samples, overlapping runs, inputs without a
+ * thread state. Expected strings are worked out by hand from JSON (RFC 8259) and UTF-8
+ * (RFC 3629, one U+FFFD per invalid byte). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "check.h"
+#include "internal.h"
+
+static void ms(bool neg, uint64_t us, const char *want)
+{
+	char b[40];
+	size_t n = tachi_fmt_ms(b, neg, us);
+	CHECK(n < 24);
+	b[n < 24 ? n : 23] = 0;
+	CHECK_EQ_STR(b, want);
+}
+
+static void esc(const char *in, size_t n, const char *want, bool want_repaired)
+{
+	char out[256];
+	bool repaired = false;
+	CHECK(n * 6 < sizeof(out));
+	size_t k = tachi_json_escape(out, in, n, &repaired);
+	CHECK(k <= 6 * n);
+	out[k] = 0;
+	CHECK_EQ_STR(out, want);
+	CHECK_EQ_U64(repaired, want_repaired);
+	CHECK(tachi_utf8_valid((const uint8_t *)out, k));
+}
+
+/* Runs samples through the writer (plain JSON) and returns the output, NUL-terminated. */
+struct smp {
+	uint64_t tid, ts, weight;
+	uint8_t status;
+	uint32_t depth;
+};
+
+static char *convert(const struct smp *v, size_t n, uint64_t interval, const char *level)
+{
+	struct tach_dict *d = tach_dict_new();
+	uint32_t file, fa, fb, frames[2];
+	CHECK(!tach_dict_intern_string(d, "m.py", 4, &file));
+	CHECK(!tach_dict_intern_string(d, "a", 1, &fa));
+	CHECK(!tach_dict_intern_string(d, "b", 1, &fb));
+	struct tach_frame f = { file, fa, 5, 5, -1, -1, TACH_NO_OPCODE };
+	CHECK(!tach_dict_intern_frame(d, &f, &frames[1]));
+	f.func = fb;
+	f.line = 9;
+	CHECK(!tach_dict_intern_frame(d, &f, &frames[0]));
+	struct tach_writer *w = tach_writer_new("gecko");
+	CHECK(w != NULL);
+	CHECK(!tach_writer_set_option(w, "gzip", "no"));
+	if (level)
+		CHECK(!tach_writer_set_option(w, "level", level));
+	FILE *tmp = tmpfile();
+	CHECK(!tach_writer_open_fd(w, fileno(tmp)));
+	struct tach_meta m = TACH_META_INIT;
+	m.start_time_us = 1000000;
+	m.interval_us = interval;
+	CHECK(!tach_writer_set_meta(w, &m));
+	for (size_t i = 0; i < n; i++) {
+		struct tach_sample s = { .thread_id = v[i].tid, .timestamp_us = v[i].ts,
+					 .weight = v[i].weight, .status = v[i].status,
+					 .depth = v[i].depth, .frames = frames + 2 - v[i].depth };
+		CHECK_EQ_U64(tach_writer_put(w, d, &s), TACH_OK);
+	}
+	CHECK_EQ_U64(tach_writer_close(w), TACH_OK);
+	tach_writer_free(w);
+	tach_dict_free(d);
+	long len = ftell(tmp);
+	char *out = calloc(1, (size_t)len + 1);
+	rewind(tmp);
+	CHECK_EQ_U64(fread(out, 1, (size_t)len, tmp), (size_t)len);
+	fclose(tmp);
+	return out;
+}
+
+static void contains(const char *hay, const char *needle)
+{
+	if (!strstr(hay, needle)) {
+		fprintf(stderr, "missing: %s\n", needle);
+		check_failures++;
+	}
+}
+
+int main(void)
+{
+	/* ms: exact, shortest, no exponent, no locale */
+	ms(false, 0, "0");
+	ms(true, 0, "0");
+	ms(false, 1, "0.001");
+	ms(false, 10, "0.01");
+	ms(false, 100, "0.1");
+	ms(false, 120, "0.12");
+	ms(false, 1000, "1");
+	ms(false, 1500, "1.5");
+	ms(false, 1234567, "1234.567");
+	ms(false, 1000050, "1000.05");
+	ms(true, 1, "-0.001");
+	ms(true, 2500, "-2.5");
+	ms(false, UINT64_MAX, "18446744073709551.615");
+
+	/* escaping */
+	esc("plain ascii", 11, "plain ascii", false);
+	esc("q\"b\\s/", 6, "q\\\"b\\\\s/", false);
+	esc("\n\r\t\b\f", 5, "\\n\\r\\t\\b\\f", false);
+	esc("\x01\x1f\x7f", 3, "\\u0001\\u001f\x7f", false);
+	esc("a\0b", 3, "a\\u0000b", false);
+	esc("\xC3\xA9\xE7\x94\xA8\xF0\x9F\x90\x8D", 9, "\xC3\xA9\xE7\x94\xA8\xF0\x9F\x90\x8D", false);
+	esc("\xFF", 1, "\xEF\xBF\xBD", true);
+	esc("f\xE2\x82", 3, "f\xEF\xBF\xBD\xEF\xBF\xBD", true);          /* cut sequence */
+	esc("\xE2\x82x", 3, "\xEF\xBF\xBD\xEF\xBF\xBDx", true);
+	esc("\xC0\x80", 2, "\xEF\xBF\xBD\xEF\xBF\xBD", true);             /* overlong */
+	esc("\xED\xA0\x80", 3, "\xEF\xBF\xBD\xEF\xBF\xBD\xEF\xBF\xBD", true); /* surrogate */
+	esc("\xF4\x90\x80\x80", 4, "\xEF\xBF\xBD\xEF\xBF\xBD\xEF\xBF\xBD\xEF\xBF\xBD", true);
+	esc("\x80\"", 2, "\xEF\xBF\xBD\\\"", true);
+	esc("", 0, "", false);
+
+	/* A weight-3 sample is three samples one interval apart; a later sample that would go
+	 * back in time is written at the last time instead. */
+	const struct smp weighted[] = {
+		{ 1, 1001000, 3, TACH_STATUS_HAS_GIL | TACH_STATUS_ON_CPU, 2 },
+		{ 1, 1002000, 1, TACH_STATUS_ON_CPU, 1 },
+		{ 1, 1005000, 1, 0, 0 },
+	};
+	char *out = convert(weighted, 3, 1000, NULL);
+	contains(out, "\"data\":[[1,1,0,1000],[1,2,0,1000],[1,3,0,1000],[2,3,0,0],[null,5,0,0]]");
+	contains(out, "\"threadCPUDelta\":3}");
+	contains(out, "\"stringTable\":[\"Has GIL\",\"Waiting for GIL\",\"On CPU\",\"Has Exception\","
+		      "\"a (m.py:5)\",\"b (m.py:9)\"]");
+	/* a runs 3 samples with the GIL, then 1 without: GIL marker 1-3 ms, CPU 1-5 ms */
+	contains(out, "[0,1,3,1,4,{\"type\":\"PythonThreadState\",\"samples\":3}]");
+	contains(out, "[2,1,5,1,5,{\"type\":\"PythonThreadState\",\"samples\":4}]");
+	contains(out, "\"startTime\":1000,");
+	char *again = convert(weighted, 3, 1000, "1");
+	CHECK_EQ_STR(again, out);
+	free(again);
+	free(out);
+
+	/* Out of order: sorted stably by time. */
+	const struct smp unordered[] = {
+		{ 4, 1003000, 1, TACH_STATUS_HAS_GIL, 2 },
+		{ 4, 1001000, 1, TACH_STATUS_HAS_GIL, 1 },
+		{ 4, 1001000, 1, TACH_STATUS_HAS_GIL, 2 },
+	};
+	out = convert(unordered, 3, 1000, NULL);
+	contains(out, "\"data\":[[0,1,0,0],[1,1,0,0],[1,3,0,0]]");
+	free(out);
+
+	/* No sample records a state: leaf frames stay Python, no CPU column. An unknown
+	 * interval is declared as 1 ms, and weighted samples stay at one time. */
+	const struct smp stateless[] = {
+		{ 9, 999000, 2, 0, 2 },
+	};
+	out = convert(stateless, 1, 0, NULL);
+	contains(out, "\"interval\":1,");
+	contains(out, "\"schema\":{\"stack\":0,\"time\":1,\"eventDelay\":2},\"data\":[[1,-1,0],[1,-1,0]]");
+	CHECK(!strstr(out, "threadCPUDelta"));
+	contains(out, "[[4,false,null,null,5,null,1,0],[5,false,null,null,9,null,1,0]]");
+	free(out);
+
+	/* Options. */
+	struct tach_writer *w = tach_writer_new("gecko");
+	CHECK_EQ_U64(tach_writer_set_option(w, "level", "0"), (uint64_t)TACH_E_USAGE);
+	CHECK_EQ_U64(tach_writer_set_option(w, "gzip", "maybe"), (uint64_t)TACH_E_USAGE);
+	tach_writer_free(w);
+	w = tach_writer_new("gecko");
+	CHECK_EQ_U64(tach_writer_set_option(w, "nope", "1"), (uint64_t)TACH_E_USAGE);
+	tach_writer_free(w);
+	int can_read = 1, can_write = 0;
+	bool found = false;
+	for (size_t i = 0; tach_format_name(i, &can_read, &can_write); i++)
+		if (!strcmp(tach_format_name(i, NULL, NULL), "gecko")) {
+			found = true;
+			CHECK(!can_read && can_write);
+		}
+	CHECK(found);
+	return CHECK_DONE();
+}
