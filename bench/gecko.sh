@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# tach2gecko on large synthetic profiles: time, throughput and peak RSS, gzip (levels 1 and
-# 6) and plain JSON. Prints; never fails on timing.
+# tach2gecko on large synthetic profiles: time, throughput and peak RSS, gzip (the default
+# level 1, and 6) and plain JSON, beside tach-decode reading the same file. Prints; never
+# fails on timing.
 #   bench/gecko.sh [BUILD_DIR] [SAMPLES...]     (default: build, 1000000 4000000)
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -29,8 +30,8 @@ for n in "${sizes[@]}"; do
 	timeout 900 python3 "$here/gen_samples.py" "$n" | timeout 900 tach-encode -o "$tach"
 	echo "== $n samples, 8 threads: $(stat -c %s "$tach") bytes TACH (zstd); $(tach-decode -F info "$tach" | grep -E '^(frame_count|string_count)' | tr '\n' ' ')"
 	measure "tach-decode (collapsed)" /dev/null timeout 900 tach-decode "$tach"
-	measure "tach2gecko (gzip -6)" "$work/o6.json.gz" timeout 900 tach2gecko "$tach" -o "$work/o6.json.gz"
-	measure "tach2gecko --level 1" "$work/o1.json.gz" timeout 900 tach2gecko --level 1 "$tach" -o "$work/o1.json.gz"
+	measure "tach2gecko (gzip level 1)" "$work/o1.json.gz" timeout 900 tach2gecko "$tach" -o "$work/o1.json.gz"
+	measure "tach2gecko --level 6" "$work/o6.json.gz" timeout 900 tach2gecko --level 6 "$tach" -o "$work/o6.json.gz"
 	measure "tach2gecko --no-gzip" "$work/o.json" timeout 900 tach2gecko --no-gzip "$tach" -o "$work/o.json"
 	rm -f "$work"/o*
 done

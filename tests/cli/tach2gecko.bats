@@ -101,6 +101,9 @@ pcli_load() {
 	[ "$(head -c 2 "$TMP/a.json.gz" | od -An -tx1 | tr -d ' ')" = 1f8b ]
 	tach2gecko "$CASES/threads_interleaved.tach" >"$TMP/b.json.gz"
 	cmp "$TMP/a.json.gz" "$TMP/b.json.gz"
+	# the default level is 1
+	tach2gecko --level 1 "$CASES/threads_interleaved.tach" | cmp - "$TMP/a.json.gz"
+	! tach2gecko --level 9 "$CASES/threads_interleaved.tach" | cmp -s - "$TMP/a.json.gz"
 	tach2gecko --no-gzip "$CASES/threads_interleaved.tach" -o "$TMP/a.json"
 	gzip -dc "$TMP/a.json.gz" | cmp - "$TMP/a.json"
 	tach2gecko --level 1 "$CASES/threads_interleaved.tach" | gzip -dc | cmp - "$TMP/a.json"
