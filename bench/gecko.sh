@@ -16,13 +16,14 @@ export PATH="$build/cmd:$PATH"
 measure() { # label, output file, command...
 	local label=$1 out=$2
 	shift 2
-	local t0 t1 rss
-	t0=$(date +%s.%N)
-	rss=$(/usr/bin/time -f %M "$@" 2>&1 >/dev/null | tail -n 1)
-	t1=$(date +%s.%N)
-	awk -v l="$label" -v a="$t0" -v b="$t1" -v r="$rss" -v n="$n" -v o="$(stat -c %s "$out")" \
-		'BEGIN { s = b - a; printf "%-28s %7.2f s %9.0f samples/s %8.1f MB out %6.1f MB/s out  peak RSS %7.1f MB\n",
-		        l, s, n / s, o / 1e6, o / 1e6 / s, r / 1024 }'
+	# wall seconds, user CPU seconds, peak RSS in KB; CPU time is the steadier number on a
+	# shared machine.
+	local r
+	r=$(/usr/bin/time -f '%e %U %M' "$@" 2>&1 >/dev/null | tail -n 1)
+	awk -v l="$label" -v r="$r" -v n="$n" -v o="$(stat -c %s "$out")" \
+		'BEGIN { split(r, v, " "); cpu = v[2] > 0 ? v[2] : 0.01;
+		        printf "%-27s %6.2f s wall %6.2f s CPU %9.0f samples/CPU-s %7.1f MB out  peak RSS %7.1f MB\n",
+		        l, v[1], v[2], n / cpu, o / 1e6, v[3] / 1024 }'
 }
 
 for n in "${sizes[@]}"; do
