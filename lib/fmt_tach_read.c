@@ -135,10 +135,7 @@ struct tkey {
 
 static uint64_t tkey_hash(uint64_t tid, uint32_t iid)
 {
-	uint8_t b[12];
-	memcpy(b, &tid, 8);
-	memcpy(b + 8, &iid, 4);
-	return tachi_hash(b, sizeof(b));
+	return tachi_mix64(tid ^ tachi_mix64(iid));
 }
 
 static bool tkey_eq(void *ctx, uint32_t id, const void *k)
