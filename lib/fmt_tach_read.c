@@ -367,16 +367,6 @@ static int tr_open(struct tach_reader *r)
 		return RFAIL(r, TACH_E_FORMAT, TACH_POS_OFFSET, m->layout == 'B' ? 40 : 36,
 			     "Invalid table offsets: string table (%llu) is after frame table (%llu)",
 			     so, fo);
-	if (foot_size != size) {
-		if (r->lim.strict)
-			return RFAIL(r, TACH_E_FORMAT, TACH_POS_OFFSET, size - FOOTER + 8,
-				     "footer records file size %llu but the file has %zu bytes",
-				     (unsigned long long)foot_size, size);
-		tachi_warn(&r->warn, TACH_POS_OFFSET, size - FOOTER + 8,
-			   "footer records file size %llu but the file has %zu bytes",
-			   (unsigned long long)foot_size, size);
-	}
-
 	st->region = data + HDR;
 	st->region_end = data + m->string_table_offset;
 	if (m->compression == 1) {
@@ -396,6 +386,17 @@ static int tr_open(struct tach_reader *r)
 	if (rc)
 		return rc;
 	read_stats_block(r, data, size, swap);
+	/* Checked after the tables: on a damaged file their error says more. */
+	if (foot_size != size) {
+		if (r->lim.strict)
+			return RFAIL(r, TACH_E_FORMAT, TACH_POS_OFFSET, size - FOOTER + 8,
+				     "footer records file size %llu but the file has %zu bytes",
+				     (unsigned long long)foot_size, size);
+		tachi_warn(&r->warn, TACH_POS_OFFSET, size - FOOTER + 8,
+			   "footer records file size %llu but the file has %zu bytes",
+			   (unsigned long long)foot_size, size);
+	}
+
 
 	st->cap_depth = r->lim.max_depth < TACH_MAX_DEPTH ? r->lim.max_depth : TACH_MAX_DEPTH;
 	if (st->zstd) {
