@@ -43,7 +43,7 @@ struct tstate {
 	bool swap;
 	bool zstd;
 	uint32_t cap_depth;
-	uint8_t *frame_ok;         /* frame i refers to valid strings */
+	uint8_t *frame_ok;         /* frame i refers to valid strings; NULL when all do */
 	/* sample source: [cur, end) are available bytes */
 	const uint8_t *cur, *end;
 	const uint8_t *region_end; /* raw: end of the sample region */
@@ -230,6 +230,7 @@ static int parse_tables(struct tach_reader *r, const uint8_t *data, size_t size)
 	st->frame_ok = malloc(m->frame_count ? m->frame_count : 1);
 	if (!st->frame_ok)
 		return RFAIL(r, TACH_E_NOMEM, TACH_POS_NONE, 0, "out of memory");
+	uint8_t all_ok = 1;
 	for (uint32_t i = 0; i < m->frame_count; i++) {
 		uint32_t v[6];
 		for (int k = 0; k < 6; k++) {
@@ -257,8 +258,14 @@ static int parse_tables(struct tach_reader *r, const uint8_t *data, size_t size)
 		f.end_col = f.col == -1 ? -1 : (int32_t)((uint32_t)f.col + (uint32_t)dc);
 		f.opcode = *p++;
 		st->frame_ok[i] = f.file < m->string_count && f.func < m->string_count;
+		all_ok &= st->frame_ok[i];
 		if (tachi_dict_append_frame(&r->dict, &f))
 			return RFAIL(r, TACH_E_NOMEM, TACH_POS_NONE, 0, "out of memory");
+	}
+	if (all_ok) {
+		/* The common case: the per-frame check in the sample loop is then a bound only. */
+		free(st->frame_ok);
+		st->frame_ok = NULL;
 	}
 	return TACH_OK;
 }
@@ -447,12 +454,13 @@ static int read_frames(struct tach_reader *r, const uint8_t **p, uint32_t *dst, 
 {
 	struct tstate *st = r->state;
 	uint32_t nframes = r->meta.frame_count;
+	const uint8_t *ok = st->frame_ok;
 	for (uint32_t i = 0; i < n; i++) {
 		uint32_t idx = 0;
 		int rc = rd_u32varint(r, p, &idx, "sample data (frame index)");
 		if (rc)
 			return rc;
-		if (TACHI_UNLIKELY(idx >= nframes || !st->frame_ok[idx])) {
+		if (TACHI_UNLIKELY(idx >= nframes || (ok && !ok[idx]))) {
 			if (idx >= nframes)
 				return data_fail(r, TACH_E_FORMAT,
 						 "Invalid frame index: %u (the table has %u frames)",
