@@ -62,8 +62,15 @@ measure() {
 	rss=$(awk 'END { print $2 }' "$dir/time.txt")
 	awk -v l="$label" -v n="$samples" -v b="$bytes" -v ns=$((t1 - t0)) -v rss="$rss" 'BEGIN {
 		s = ns / 1e9; if (s <= 0) s = 1e-9
-		printf "%-44s %8.3f s %9.2f M samples/s %8.1f MB/s in %8.1f MiB peak RSS\n",
-			l, s, n / s / 1e6, b / s / 1e6, rss / 1024 }'
+		printf "%-44s %8.3f s %9.2f M samples/s %8.1f MB/s in %8.1f MiB peak RSS",
+			l, s, n / s / 1e6, b / s / 1e6, rss / 1024
+		# A TACH input is mapped whole and its pages count in the RSS; the rest is
+		# the memory of the decoder and the writer.
+		if (l ~ /^decode/) {
+			own = rss / 1024 - b / 1048576; if (own < 0) own = 0
+			printf " (%.1f MiB without the input)", own
+		}
+		printf "\n" }'
 }
 
 size() { stat -c %s "$1"; }
