@@ -46,29 +46,34 @@ fi
 now_ns() { date +%s%N; }
 
 # measure LABEL SAMPLES BYTES OUT CMD...: runs CMD (stdout to OUT) under /usr/bin/time and
-# prints seconds, samples/s, MB/s of input and peak RSS.
+# prints seconds, samples/s (per wall and per CPU second), MB/s of input and peak RSS.
 measure() {
 	local label=$1 samples=$2 bytes=$3 out=$4
 	shift 4
 	local t0 t1 rc=0
 	t0=$(now_ns)
-	timeout "$TMO" /usr/bin/time -o "$dir/time.txt" -f '%e %M' "$@" >"$out" || rc=$?
+	timeout "$TMO" /usr/bin/time -o "$dir/time.txt" -f '%e %M %U %S' "$@" >"$out" || rc=$?
 	t1=$(now_ns)
 	if [ $rc -ne 0 ]; then
 		printf '%-44s FAILED (exit %d%s)\n' "$label" "$rc" "$([ $rc -eq 124 ] && echo ', timeout')"
 		return 0
 	fi
-	local rss
+	local rss cpu
 	rss=$(awk 'END { print $2 }' "$dir/time.txt")
-	awk -v l="$label" -v n="$samples" -v b="$bytes" -v ns=$((t1 - t0)) -v rss="$rss" 'BEGIN {
+	cpu=$(awk 'END { print $3 + $4 }' "$dir/time.txt")
+	# Rates per wall second and per CPU second (user + system): on a busy machine the
+	# second is the steadier figure.
+	awk -v l="$label" -v n="$samples" -v b="$bytes" -v ns=$((t1 - t0)) -v rss="$rss" \
+		-v cpu="$cpu" 'BEGIN {
 		s = ns / 1e9; if (s <= 0) s = 1e-9
-		printf "%-44s %8.3f s %9.2f M samples/s %8.1f MB/s in %8.1f MiB peak RSS",
-			l, s, n / s / 1e6, b / s / 1e6, rss / 1024
+		c = cpu; if (c <= 0) c = 0.005
+		printf "%-40s %7.3f s %8.2f M/s (%7.2f M/s CPU) %7.1f MB/s %7.1f MiB RSS",
+			l, s, n / s / 1e6, n / c / 1e6, b / s / 1e6, rss / 1024
 		# A TACH input is mapped whole and its pages count in the RSS; the rest is
 		# the memory of the decoder and the writer.
 		if (l ~ /^decode/) {
 			own = rss / 1024 - b / 1048576; if (own < 0) own = 0
-			printf " (%.1f MiB without the input)", own
+			printf " (%.1f w/o input)", own
 		}
 		printf "\n" }'
 }
