@@ -117,12 +117,12 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	int churn = !strcmp(argv[1], "churn");
-	if (!churn && strcmp(argv[1], "rle"))
-		die("shape must be rle or churn");
 	char *end;
 	unsigned long long total = strtoull(argv[2], &end, 10);
-	if (*end || !total)
-		die("bad sample count");
+	if ((!churn && strcmp(argv[1], "rle")) || *end || !total) {
+		fprintf(stderr, "gen_tach: SHAPE is rle or churn, SAMPLES a positive number\n");
+		return 2;
+	}
 	dict = tach_dict_new();
 	struct tach_writer *w = tach_writer_new("tach");
 	if (!dict || !w)
