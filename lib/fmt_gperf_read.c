@@ -12,9 +12,12 @@
  * first-seen order, with timestamps synthesized at the header period. Frames are
  * symbolized from the binaries named in the maps text (symbolize.c).
  *
- * Not supported: the Java variant (header version 1), headers with more than 3 header
- * words (pprof rejects them too), pprof's heuristic that drops frames shared by nearly all
- * samples, and the pre-2.x duplicate leaf is dropped as pprof does.
+ * Not supported: the Java variant (header version 1) and headers with other than 3 header
+ * words (pprof rejects them too). Unlike pprof, no frames are dropped by its heuristic for
+ * frames shared by nearly all samples; like pprof, a leaf recorded twice (older
+ * libprofilers) is kept once. Records with count 0 are skipped; a record without PCs is an
+ * empty stack; a PC of 0 is a frame named 0x0. These and truncation are warnings, errors
+ * with the strict option.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -263,8 +266,8 @@ static int read_records(struct tach_reader *r, struct gread *g, size_t *maps_off
 		uint64_t slots_left = (left - 2 * s) / s;
 		if (depth > slots_left) {
 			*maps_off = n;
-			return problem(r, off, "the file is cut inside a record of %llu PCs (%llu "
-				       "whole slots left); keeping the %llu whole records before it",
+			return problem(r, off, "the file is cut inside a record of %llu PCs (only "
+				       "%llu slots follow); keeping the %llu whole records before it",
 				       (unsigned long long)depth, (unsigned long long)slots_left,
 				       (unsigned long long)records);
 		}
@@ -272,6 +275,9 @@ static int read_records(struct tach_reader *r, struct gread *g, size_t *maps_off
 		if (count == 0 && depth == 1 && slot_at(g, d + pcs) == 0) {
 			*maps_off = pcs + s;
 			r->stats.total_records = records;
+			if (*maps_off == n)
+				return problem(r, *maps_off, "no maps section after the trailer; "
+					       "addresses are not symbolized");
 			return TACH_OK;
 		}
 		if (depth > r->lim.max_depth)
