@@ -11,7 +11,7 @@ static const struct tc_opt opts[] = {
 	{ "keep-thread-frames", 0, NULL, "r:keep-thread-frames", "yes",
 	  "keep thread/process root frames as frames instead of thread ids", NULL, false },
 	{ "metric", 0, "N", "r:metric", NULL,
-	  "use the Nth of comma-separated counts (austin full mode; default 1)", NULL, false },
+	  "use field N of comma-separated counts (austin full mode; default 1)", NULL, false },
 	{ "factor", 0, "F", "r:factor", NULL,
 	  "multiply every count by F before rounding to whole samples", NULL, false },
 	{ "interval", 0, "US", "r:interval", NULL,
