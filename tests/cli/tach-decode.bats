@@ -274,3 +274,15 @@ EOF
 	run tach-decode --strict "$E/err_footer_filesize_wrong.tach"
 	[ "$status" -eq 1 ]
 }
+
+@test "collapsed merges frames by the text of their names, as CPython does" {
+	# a table that holds "a.py" and "f" twice: CPython's reader gives equal strings, so
+	# its collector counts both samples on one line
+	python3 "$TESTDATA/dup_strings.py" >dup.tach
+	[ "$(tach-decode -F samples dup.tach | grep -c 'a.py:f:1:1:-1:-1:-')" -eq 2 ]
+	run tach-decode dup.tach
+	[ "$status" -eq 0 ]
+	[ "$output" = "tid:1;a.py:f:1 2" ]
+	run tach-decode --labels pyspy --no-thread-frames dup.tach
+	[ "$output" = "f (a.py:1) 2" ]
+}
