@@ -54,6 +54,7 @@ filtered() { # file options...
 	run tach-decode -V
 	[ "$status" -eq 0 ]
 	[[ ${lines[0]} =~ ^tach-decode\ \(tachfmt\)\ [0-9]+\.[0-9]+\.[0-9]+$ ]]
+	[ -c /dev/full ] || skip "/dev/full is not the full device"
 	run sh -c 'tach-decode -V >/dev/full'
 	echo "status $status: $output"
 	[ "$status" -eq 1 ]
@@ -106,6 +107,8 @@ filtered() { # file options...
 }
 
 @test "a full disk fails loudly with exit 1" {
+	# (something else on a shared machine may have replaced the device with a file)
+	[ -c /dev/full ] || skip "/dev/full is not the full device"
 	for fmt in collapsed samples info; do
 		run sh -c "tach-decode -F $fmt '$C/many_frames.tach' >/dev/full"
 		echo "$fmt: status $status: $output"

@@ -71,6 +71,7 @@ no_output() {
 	run tach-encode --version
 	[ "$status" -eq 0 ]
 	# help on a full stdout is an error
+	[ -c /dev/full ] || skip "/dev/full is not the full device"
 	run sh -c 'tach-encode --help >/dev/full'
 	[ "$status" -eq 1 ]
 }
@@ -142,6 +143,8 @@ no_output() {
 }
 
 @test "a full disk fails loudly with exit 1" {
+	# (something else on a shared machine may have replaced the device with a file)
+	[ -c /dev/full ] || skip "/dev/full is not the full device"
 	run sh -c "tach-encode --compression none '$IN' >/dev/full"
 	[ "$status" -eq 1 ]
 	[[ $output == "tach-encode: <stdout>: "*"No space left on device"* ]]
