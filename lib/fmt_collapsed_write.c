@@ -31,6 +31,11 @@ struct cstate {
 	const struct tach_dict *src;
 	uint32_t *fmap;          /* source frame id -> key id */
 	size_t fmap_cap, nmapped;
+	/* Keys name strings by their text, as CPython compares them: a TACH table may hold the
+	 * same string twice, and both rows must give one label. */
+	struct tach_dict names;
+	uint32_t *smap;          /* source string id -> id in names */
+	size_t smap_cap;
 	struct ckey *keys;
 	size_t nkeys, keys_cap;
 	struct tachi_idset key_index;
@@ -68,6 +73,13 @@ static int cw_option(struct tach_writer *w, const char *key, const char *value)
 	return WFAIL(w, TACH_E_USAGE, "collapsed writer has no option %s", key);
 }
 
+static int cw_begin(struct tach_writer *w)
+{
+	struct cstate *st = w->state;
+	tachi_dict_init(&st->names, true);
+	return TACH_OK;
+}
+
 /* ---- keys ---- */
 
 static uint64_t key_hash(const struct ckey *k)
@@ -89,6 +101,26 @@ static uint64_t key_rehash(void *ctx, uint32_t id)
 	return key_hash(&st->keys[id]);
 }
 
+static int map_string(struct tach_writer *w, const struct tach_dict *d, uint32_t sid,
+		      uint32_t *out)
+{
+	struct cstate *st = w->state;
+	if (sid >= st->smap_cap) {
+		size_t old = st->smap_cap;
+		if (!TACHI_RESERVE(st->smap, st->smap_cap, (size_t)sid + 1))
+			return WFAIL(w, TACH_E_NOMEM, "out of memory");
+		memset(st->smap + old, 0xff, (st->smap_cap - old) * sizeof(*st->smap));
+	}
+	if (st->smap[sid] == NO_KEY) {
+		size_t len;
+		const char *p = tachi_str(d, sid, &len);
+		if (tach_dict_intern_string(&st->names, p, len, &st->smap[sid]))
+			return WFAIL(w, TACH_E_NOMEM, "out of memory");
+	}
+	*out = st->smap[sid];
+	return TACH_OK;
+}
+
 static int map_frame(struct tach_writer *w, const struct tach_dict *d, uint32_t fid)
 {
 	struct cstate *st = w->state;
@@ -103,7 +135,10 @@ static int map_frame(struct tach_writer *w, const struct tach_dict *d, uint32_t 
 	const struct tach_frame *f = &d->frames[fid];
 	if (f->file >= d->str_count || f->func >= d->str_count)
 		return WFAIL(w, TACH_E_USAGE, "string id out of range in frame %u", fid);
-	struct ckey k = { f->file, f->func, f->line == -1 ? 0 : f->line };
+	struct ckey k = { 0, 0, f->line == -1 ? 0 : f->line };
+	int rc;
+	if ((rc = map_string(w, d, f->file, &k.file)) || (rc = map_string(w, d, f->func, &k.func)))
+		return rc;
 	uint64_t h = key_hash(&k);
 	uint32_t id;
 	if (!tachi_idset_find(&st->key_index, h, &k, key_eq, st, &id)) {
@@ -232,8 +267,8 @@ static bool add_label(struct tach_writer *w, struct buf *b, const struct ckey *k
 {
 	struct cstate *st = w->state;
 	size_t fl, nl;
-	const char *file = tachi_str(st->src, k->file, &fl);
-	const char *func = tachi_str(st->src, k->func, &nl);
+	const char *file = tachi_str(&st->names, k->file, &fl);
+	const char *func = tachi_str(&st->names, k->func, &nl);
 	if (fl == 1 && file[0] == '~' && k->line == 0)
 		return add_label_text(w, b, func, nl);
 	if (!st->full_paths) {
@@ -379,6 +414,8 @@ static void cw_free(struct tach_writer *w)
 {
 	struct cstate *st = w->state;
 	free(st->fmap);
+	free(st->smap);
+	tachi_dict_clear(&st->names);
 	free(st->keys);
 	tachi_idset_free(&st->key_index);
 	tachi_stacktab_free(&st->trie);
@@ -389,6 +426,7 @@ static void cw_free(struct tach_writer *w)
 static const struct tachi_writer_ops writer_ops = {
 	.state_size = sizeof(struct cstate),
 	.option = cw_option,
+	.begin = cw_begin,
 	.put = cw_put,
 	.close = cw_close,
 	.free = cw_free,

@@ -85,6 +85,9 @@ static int ww_option(struct tach_writer *w, const char *key, const char *value)
 static int sink(struct tach_writer *w, const uint8_t *p, size_t n)
 {
 	struct wstate *st = w->state;
+	/* An empty region leaves mem NULL, and memcpy must not see NULL even for 0 bytes. */
+	if (!n)
+		return TACH_OK;
 	st->region_len += n;
 	if (st->memory) {
 		if (!TACHI_RESERVE(st->mem, st->mem_cap, st->mem_len + n))
@@ -446,7 +449,7 @@ static int ww_close(struct tach_writer *w)
 	memcpy(hdr + 56, &comp, 4);
 	if (st->memory) {
 		if (tachi_out_write(&w->out, hdr, 64) ||
-		    tachi_out_write(&w->out, st->mem, st->mem_len))
+		    (st->mem_len && tachi_out_write(&w->out, st->mem, st->mem_len)))
 			return tachi_writer_io(w);
 	}
 	for (size_t i = 0; i < d->str_count; i++) {

@@ -176,10 +176,12 @@ int tc_reader_failed(struct tc_run *run, struct tach_reader *r)
 static bool parse_u64(const char *s, uint64_t *out)
 {
 	char *end;
-	if (!*s || *s == '-')
+	if (!*s || *s == '-' || *s == '+' || *s == ' ')
 		return false;
+	/* Decimal, or hexadecimal with 0x as profilers print thread ids; never octal. */
+	int base = (s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) ? 16 : 10;
 	errno = 0;
-	unsigned long long v = strtoull(s, &end, 10);
+	unsigned long long v = strtoull(s, &end, base);
 	if (errno || *end)
 		return false;
 	*out = v;
