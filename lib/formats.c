@@ -6,6 +6,7 @@ static const struct tachi_format *const formats[] = {
 	&tachi_fmt_samples,
 	&tachi_fmt_collapsed,
 	&tachi_fmt_gecko,
+	&tachi_fmt_gperf,
 };
 
 const struct tachi_format *tachi_format_find(const char *name)

@@ -1,0 +1,291 @@
+#!/usr/bin/env bats
+# tach-decode as a user runs it: inputs, outputs, options, filters and every error path.
+
+setup() {
+	cd "$BATS_TEST_TMPDIR"
+	C=$FIXTURES/tach/cases
+	E=$FIXTURES/tach/errors
+	O=$TESTDATA/collapsed-options
+	tach-encode --compression none -o paths.tach "$TESTDATA/paths.samples"
+}
+
+no_output() {
+	! compgen -G "$1*" >/dev/null
+}
+
+# The sample lines of an expected file kept by a filter, decided independently in Python:
+# thread ids, statuses (any of / none of / idle = neither GIL nor CPU) and a time window.
+oracle() { # expected-file threads(csv or -) any none idle from to
+	python3 - "$@" <<'EOF'
+import sys
+path, threads, any_, none, idle, lo, hi = sys.argv[1:]
+threads = None if threads == '-' else {int(t) for t in threads.split(',')}
+any_, none, idle, lo, hi = int(any_), int(none), idle == '1', int(lo), int(hi)
+for line in open(path, encoding='utf-8'):
+    if line.startswith('#'):
+        continue
+    tid, iid, ts, st = line.split('\t')[0].split()
+    tid, ts, st = int(tid), int(ts), int(st)
+    if threads is not None and tid not in threads:
+        continue
+    if st & none:
+        continue
+    if (any_ or idle) and not ((st & any_) or (idle and not st & 3)):
+        continue
+    if not lo <= ts < hi:
+        continue
+    sys.stdout.write(line)
+EOF
+}
+
+filtered() { # file options...
+	local f=$1
+	shift
+	tach-decode --format samples "$@" "$f" | grep -v '^@' || true
+}
+
+@test "-h and -V" {
+	run tach-decode -h
+	[ "$status" -eq 0 ]
+	[[ ${lines[0]} == "Usage: tach-decode [OPTION]... [FILE|-]" ]]
+	for o in --format --labels --full-paths --no-thread-frames --thread --status --from-us --to-us; do
+		[[ $output == *"$o"* ]]
+	done
+	run tach-decode -V
+	[ "$status" -eq 0 ]
+	[[ ${lines[0]} =~ ^tach-decode\ \(tachfmt\)\ [0-9]+\.[0-9]+\.[0-9]+$ ]]
+	[ -c /dev/full ] || skip "/dev/full is not the full device"
+	run sh -c 'tach-decode -V >/dev/full'
+	echo "status $status: $output"
+	[ "$status" -eq 1 ]
+}
+
+@test "unknown options and bad values exit 2" {
+	for args in "--bogus" "-x" "--format" "--format bogus" "-F json" "--labels" "--labels x" \
+		"--format samples --labels pyspy" "--format info --full-paths" "--thread" \
+		"--thread 1x" "--status gil,bogus" "--status no-idle" "--status" "--from-us 1.5" \
+		"--to-us abc" "--max-depth 0" "--max-depth x" "--compression none"; do
+		# shellcheck disable=SC2086
+		run tach-decode $args "$C/single_sample.tach"
+		echo "args: $args -> $status $output"
+		[ "$status" -eq 2 ]
+		[[ ${lines[0]} == "tach-decode: "* ]]
+		[[ $output == *"Try 'tach-decode --help'"* ]]
+	done
+	run tach-decode "$C/single_sample.tach" "$C/empty.tach"
+	[ "$status" -eq 2 ]
+}
+
+@test "file, -, standard input and a pipe read the same, raw and zstd" {
+	for f in "$C/rle_runs.tach" "$C/rle_runs.zstd.tach" "$FIXTURES/tach/big-endian/transitions.tach"; do
+		for fmt in collapsed samples info; do
+			tach-decode -F $fmt "$f" >a
+			tach-decode -F $fmt - <"$f" >b
+			tach-decode -F $fmt <"$f" >c
+			cat "$f" | tach-decode -F $fmt >d
+			cmp a b
+			cmp a c
+			# info reports the file size from what was read, the same through a pipe
+			cmp a d
+		done
+	done
+}
+
+@test "-o FILE writes the same as stdout; a failure leaves nothing" {
+	tach-decode -F samples -o out.txt "$C/transitions.tach"
+	tach-decode -F samples "$C/transitions.tach" | cmp - out.txt
+	for fmt in collapsed samples info; do
+		run tach-decode -F $fmt -o bad.txt "$E/err_unknown_encoding.tach"
+		[ "$status" -eq 1 ]
+		no_output bad.txt
+	done
+	# a failure in the middle of the samples: nothing, although samples were decoded
+	run tach-decode -F samples -o late.txt "$E/err_sample_count_plus1.tach"
+	[ "$status" -eq 1 ]
+	no_output late.txt
+	[ "$(ls -A | sort | tr '\n' ' ')" = "out.txt paths.tach " ]
+}
+
+@test "a full disk fails loudly with exit 1" {
+	# (something else on a shared machine may have replaced the device with a file)
+	[ -c /dev/full ] || skip "/dev/full is not the full device"
+	for fmt in collapsed samples info; do
+		run sh -c "tach-decode -F $fmt '$C/many_frames.tach' >/dev/full"
+		echo "$fmt: status $status: $output"
+		[ "$status" -eq 1 ]
+		[[ $output == "tach-decode: <stdout>: "*"No space left on device"* ]]
+	done
+}
+
+@test "text output goes to a terminal without -f" {
+	command -v script >/dev/null || skip "script (bsdutils) is not installed"
+	run script -qec "tach-decode '$C/single_sample.tach'" /dev/null
+	[ "$status" -eq 0 ]
+	[[ $output == *"tid:12345;"* ]]
+}
+
+@test "input that is not TACH, missing or unreadable" {
+	run tach-decode "$TESTDATA/paths.samples"
+	[ "$status" -eq 1 ]
+	[[ $output == "tach-decode: $TESTDATA/paths.samples: offset 0: Invalid magic number: 0x"* ]]
+	run tach-decode missing.tach
+	[ "$status" -eq 1 ]
+	[[ $output == "tach-decode: missing.tach: No such file or directory" ]]
+	run tach-decode </dev/null
+	[ "$status" -eq 1 ]
+	[[ $output == "tach-decode: <stdin>: offset 0: File too small for header"* ]]
+	run tach-decode .
+	[ "$status" -eq 1 ]
+	[[ $output == "tach-decode: .: "* ]]
+}
+
+@test "zstd errors name a record; the footer warning obeys -q" {
+	# a zstd region cut short: the data ends inside the frame
+	local f=$C/transitions.zstd.tach
+	local so
+	so=$(tach-decode -F info "$f" | sed -n 's/^string_table_offset: //p')
+	# drop the last compressed byte, keep the tables: fix the offsets and the footer size
+	python3 - "$f" "$so" <<'EOF'
+import struct, sys
+b = bytearray(open(sys.argv[1], 'rb').read())
+so = int(sys.argv[2])
+del b[so - 1]
+so2, fo2 = struct.unpack_from('<QQ', b, 40)
+struct.pack_into('<QQ', b, 40, so2 - 1, fo2 - 1)
+struct.pack_into('<Q', b, len(b) - 24, len(b))
+open('cut.tach', 'wb').write(b)
+EOF
+	run tach-decode cut.tach
+	[ "$status" -eq 1 ]
+	[[ $output == "tach-decode: cut.tach: "@(record|offset)" "[0-9]*": "* ]]
+	run tach-decode -q --format samples "$E/err_footer_filesize_wrong.tach"
+	[ "$status" -eq 0 ]
+	[[ $output != *warning* ]]
+}
+
+@test "collapsed: --labels, --full-paths, --no-thread-frames" {
+	tach-decode paths.tach | diff "$O/default.txt" -
+	tach-decode --labels cpython paths.tach | diff "$O/default.txt" -
+	tach-decode --full-paths paths.tach | diff "$O/full-paths.txt" -
+	tach-decode --no-thread-frames paths.tach | diff "$O/no-thread-frames.txt" -
+	tach-decode --labels pyspy paths.tach | diff "$O/pyspy.txt" -
+	tach-decode --labels pyspy --full-paths --no-thread-frames paths.tach |
+		diff "$O/pyspy-full-paths-no-thread-frames.txt" -
+	tach-decode -F collapsed paths.tach | diff "$O/default.txt" -
+}
+
+@test "collapsed: an empty profile or only empty stacks give no lines" {
+	run tach-decode "$C/empty.tach"
+	[ "$status" -eq 0 ]
+	[ -z "$output" ]
+	tach-decode --thread 1 --from-us 70 paths.tach >out
+	[ ! -s out ]
+}
+
+@test "--thread keeps the listed threads (repeatable), in every interpreter" {
+	local f=$C/threads_interleaved.tach e=$C/threads_interleaved.expected.txt
+	local t1 t2
+	t1=$(grep -v '^#' "$e" | head -1 | cut -d' ' -f1)
+	t2=$(grep -v '^#' "$e" | awk '{print $1}' | sort -u | tail -1)
+	filtered "$f" --thread "$t1" >got
+	oracle "$e" "$t1" 0 0 0 0 99999999999999 >want
+	[ -s want ]
+	cmp want got
+	filtered "$f" --thread "$t1" --thread "$t2" >got
+	oracle "$e" "$t1,$t2" 0 0 0 0 99999999999999 >want
+	cmp want got
+	# the tid used in two interpreters: both are kept
+	local twice
+	twice=$(grep -v '^#' "$e" | awk '{print $1, $2}' | sort -u | awk '{print $1}' | uniq -d)
+	[ -n "$twice" ]
+	filtered "$f" --thread "$twice" | awk '{print $2}' | sort -u | tr '\n' ' ' >iids
+	[ "$(cat iids)" = "0 1 " ]
+	# hexadecimal ids, as strtoull reads them
+	filtered "$C/edge_ids_timestamps.tach" --thread 0xffffffffffffffff >got
+	oracle "$C/edge_ids_timestamps.expected.txt" 18446744073709551615 0 0 0 0 99999999999999 >want
+	[ -s want ]
+	cmp want got
+	filtered "$f" --thread 424242 >got
+	[ ! -s got ]
+}
+
+@test "--status names, no-NAME and idle" {
+	local -A bit=([gil]=1 [cpu]=2 [unknown]=4 [gil-wait]=8 [exception]=16 [main]=32)
+	for f in rle_runs edge_ids_timestamps opcodes_columns; do
+		local tach=$C/$f.tach e=$C/$f.expected.txt
+		for name in "${!bit[@]}"; do
+			filtered "$tach" --status "$name" >got
+			oracle "$e" - "${bit[$name]}" 0 0 0 99999999999999 >want
+			cmp want got || { echo "$f --status $name" >&2; return 1; }
+			filtered "$tach" --status "no-$name" >got
+			oracle "$e" - 0 "${bit[$name]}" 0 0 99999999999999 >want
+			cmp want got || { echo "$f --status no-$name" >&2; return 1; }
+		done
+		filtered "$tach" --status idle >got
+		oracle "$e" - 0 0 1 0 99999999999999 >want
+		cmp want got
+		filtered "$tach" --status gil,cpu,no-exception >got
+		oracle "$e" - 3 16 0 0 99999999999999 >want
+		cmp want got
+		filtered "$tach" --status idle,main,no-unknown >got
+		oracle "$e" - 32 4 1 0 99999999999999 >want
+		cmp want got
+	done
+	# the statuses used are really there to filter on
+	[ "$(filtered "$C/rle_runs.tach" --status idle | wc -l)" -gt 0 ]
+	[ "$(filtered "$C/rle_runs.tach" --status no-gil | wc -l)" -gt 0 ]
+}
+
+@test "--from-us and --to-us: at or after, and before" {
+	local f=$C/rle_runs.tach e=$C/rle_runs.expected.txt
+	local ts
+	ts=$(grep -v '^#' "$e" | sed -n 5p | cut -f1 | cut -d' ' -f3)
+	filtered "$f" --from-us "$ts" >got
+	oracle "$e" - 0 0 0 "$ts" 99999999999999 >want
+	cmp want got
+	grep -q " $ts " got
+	filtered "$f" --to-us "$ts" >got
+	oracle "$e" - 0 0 0 0 "$ts" >want
+	cmp want got
+	! grep -q " $ts " got
+	filtered "$f" --from-us "$ts" --to-us $((ts + 5000)) --thread 1 >got
+	oracle "$e" 1 0 0 0 "$ts" $((ts + 5000)) >want
+	[ -s want ]
+	cmp want got
+	# filters apply to collapsed and info too
+	tach-decode -F info --from-us "$ts" "$f" | grep -qx "samples_selected: $(oracle "$e" - 0 0 0 "$ts" 99999999999999 | wc -l)"
+	[ "$(tach-decode --to-us 0 "$f" | wc -c)" -eq 0 ]
+	# the edge file's timestamp before the start time is found too
+	filtered "$C/edge_ids_timestamps.tach" --to-us 1000000000 >got
+	oracle "$C/edge_ids_timestamps.expected.txt" - 0 0 0 0 1000000000 >want
+	[ -s want ]
+	cmp want got
+}
+
+@test "filtered collapsed output counts what the filter kept" {
+	tach-decode --thread 1 paths.tach >got
+	grep '^tid:1;' "$O/default.txt" | diff - got
+	tach-decode --status no-gil --no-thread-frames paths.tach >got
+	printf '<frozen runpy>:_run_code:0 1\nmain.py:main:5;<GC> 1\n' | diff - got
+}
+
+@test "--max-depth refuses deeper stacks, --strict refuses the wrong footer size" {
+	run tach-decode --max-depth 255 "$C/deep_stack_300.tach"
+	[ "$status" -eq 1 ]
+	[[ $output == "tach-decode: $C/deep_stack_300.tach: offset "[0-9]*": Stack depth 256 exceeds capacity 255" ]]
+	tach-decode --max-depth 256 "$C/deep_stack_300.tach" >/dev/null
+	run tach-decode --strict "$E/err_footer_filesize_wrong.tach"
+	[ "$status" -eq 1 ]
+}
+
+@test "collapsed merges frames by the text of their names, as CPython does" {
+	# a table that holds "a.py" and "f" twice: CPython's reader gives equal strings, so
+	# its collector counts both samples on one line
+	python3 "$TESTDATA/dup_strings.py" >dup.tach
+	[ "$(tach-decode -F samples dup.tach | grep -c 'a.py:f:1:1:-1:-1:-')" -eq 2 ]
+	run tach-decode dup.tach
+	[ "$status" -eq 0 ]
+	[ "$output" = "tid:1;a.py:f:1 2" ]
+	run tach-decode --labels pyspy --no-thread-frames dup.tach
+	[ "$output" = "f (a.py:1) 2" ]
+}

@@ -1,0 +1,282 @@
+/* The dictionary (first-seen numbering, byte strings, interning vs appending), the stack trie
+ * and the per-thread path cache. */
+#include <stdlib.h>
+
+#include "check.h"
+#include "internal.h"
+
+static uint32_t intern(struct tach_dict *d, const char *s, size_t len)
+{
+	uint32_t id = UINT32_MAX;
+	CHECK_EQ_U64(tach_dict_intern_string(d, s, len, &id), TACH_OK);
+	return id;
+}
+
+static void strings(void)
+{
+	struct tach_dict *d = tach_dict_new();
+	CHECK_EQ_U64(tach_dict_string_count(d), 0);
+	CHECK(tach_dict_string(d, 0, NULL) == NULL);
+	/* first-seen numbering, repeats give the first id */
+	CHECK_EQ_U64(intern(d, "main.py", 7), 0);
+	CHECK_EQ_U64(intern(d, "run", 3), 1);
+	CHECK_EQ_U64(intern(d, "main.py", 7), 0);
+	CHECK_EQ_U64(intern(d, "", 0), 2);
+	CHECK_EQ_U64(intern(d, "", 0), 2);
+	/* NUL bytes are part of the string: these four are distinct */
+	CHECK_EQ_U64(intern(d, "a\0b", 3), 3);
+	CHECK_EQ_U64(intern(d, "a", 1), 4);
+	CHECK_EQ_U64(intern(d, "a\0c", 3), 5);
+	CHECK_EQ_U64(intern(d, "a\0", 2), 6);
+	CHECK_EQ_U64(intern(d, "a\0b", 3), 3);
+	/* a prefix of a stored string, and a string whose prefix is stored */
+	CHECK_EQ_U64(intern(d, "main", 4), 7);
+	CHECK_EQ_U64(intern(d, "main.pyc", 8), 8);
+	CHECK_EQ_U64(tach_dict_string_count(d), 9);
+	size_t len = 99;
+	const char *s = tach_dict_string(d, 3, &len);
+	CHECK_EQ_U64(len, 3);
+	CHECK(s && !memcmp(s, "a\0b", 3) && s[3] == '\0');
+	s = tach_dict_string(d, 2, &len);
+	CHECK(s && len == 0 && s[0] == '\0');
+	CHECK(tach_dict_string(d, 9, &len) == NULL);
+	CHECK(tach_dict_string(d, UINT32_MAX, NULL) == NULL);
+	/* len may be NULL */
+	CHECK_EQ_STR(tach_dict_string(d, 1, NULL), "run");
+
+	/* many strings: ids stay first-seen while the index grows */
+	char buf[32];
+	for (unsigned i = 0; i < 50000; i++) {
+		int n = snprintf(buf, sizeof(buf), "s%u", i);
+		if (intern(d, buf, (size_t)n) != 9 + i) {
+			CHECK(!"first-seen id");
+			break;
+		}
+	}
+	for (unsigned i = 0; i < 50000; i += 997) {
+		int n = snprintf(buf, sizeof(buf), "s%u", i);
+		CHECK_EQ_U64(intern(d, buf, (size_t)n), 9 + i);
+		s = tach_dict_string(d, 9 + i, &len);
+		CHECK(s && len == (size_t)n && !memcmp(s, buf, len));
+	}
+	/* earlier strings are intact after all that growth */
+	s = tach_dict_string(d, 5, &len);
+	CHECK(s && len == 3 && !memcmp(s, "a\0c", 3));
+	tach_dict_free(d);
+	tach_dict_free(NULL);
+}
+
+static struct tach_frame fr(uint32_t file, uint32_t func, int32_t line, int32_t end_line,
+			    int32_t col, int32_t end_col, uint8_t op)
+{
+	struct tach_frame f = { file, func, line, end_line, col, end_col, op };
+	return f;
+}
+
+static uint32_t intern_frame(struct tach_dict *d, struct tach_frame f)
+{
+	uint32_t id = UINT32_MAX;
+	CHECK_EQ_U64(tach_dict_intern_frame(d, &f, &id), TACH_OK);
+	return id;
+}
+
+static void frames(void)
+{
+	struct tach_dict *d = tach_dict_new();
+	CHECK(tach_dict_frame(d, 0) == NULL);
+	CHECK_EQ_U64(intern_frame(d, fr(0, 1, 10, 10, -1, -1, 255)), 0);
+	CHECK_EQ_U64(intern_frame(d, fr(0, 1, 10, 10, -1, -1, 255)), 0);
+	/* every one of the seven fields is part of the key */
+	CHECK_EQ_U64(intern_frame(d, fr(1, 1, 10, 10, -1, -1, 255)), 1);
+	CHECK_EQ_U64(intern_frame(d, fr(0, 0, 10, 10, -1, -1, 255)), 2);
+	CHECK_EQ_U64(intern_frame(d, fr(0, 1, 11, 10, -1, -1, 255)), 3);
+	CHECK_EQ_U64(intern_frame(d, fr(0, 1, 10, 11, -1, -1, 255)), 4);
+	CHECK_EQ_U64(intern_frame(d, fr(0, 1, 10, 10, 0, -1, 255)), 5);
+	CHECK_EQ_U64(intern_frame(d, fr(0, 1, 10, 10, -1, 0, 255)), 6);
+	CHECK_EQ_U64(intern_frame(d, fr(0, 1, 10, 10, -1, -1, 0)), 7);
+	/* no location, but different end values: still different frames (CPython's writer
+	 * keys on what it was given, before it drops the end values) */
+	CHECK_EQ_U64(intern_frame(d, fr(0, 1, -1, 5, -1, -1, 255)), 8);
+	CHECK_EQ_U64(intern_frame(d, fr(0, 1, -1, -1, -1, -1, 255)), 9);
+	CHECK_EQ_U64(tach_dict_frame_count(d), 10);
+	const struct tach_frame *f = tach_dict_frame(d, 8);
+	CHECK(f && f->line == -1 && f->end_line == 5 && f->opcode == 255);
+	CHECK(tach_dict_frame(d, 10) == NULL);
+	tach_dict_free(d);
+}
+
+static void append_vs_intern(void)
+{
+	/* A TACH table keeps duplicate rows: the append-only dict numbers every row. */
+	struct tach_dict d;
+	tachi_dict_init(&d, false);
+	CHECK_EQ_U64(tachi_dict_append_string(&d, "x", 1), TACH_OK);
+	CHECK_EQ_U64(tachi_dict_append_string(&d, "x", 1), TACH_OK);
+	CHECK_EQ_U64(tachi_dict_append_string(&d, "", 0), TACH_OK);
+	CHECK_EQ_U64(tach_dict_string_count(&d), 3);
+	struct tach_frame f = fr(0, 1, 3, 3, -1, -1, 255);
+	CHECK_EQ_U64(tachi_dict_append_frame(&d, &f), TACH_OK);
+	CHECK_EQ_U64(tachi_dict_append_frame(&d, &f), TACH_OK);
+	CHECK_EQ_U64(tach_dict_frame_count(&d), 2);
+	/* interning into an append-only dict is a usage error, not a silent duplicate */
+	uint32_t id = 42;
+	CHECK_EQ_U64(tach_dict_intern_string(&d, "x", 1, &id), (uint64_t)(int64_t)TACH_E_USAGE);
+	CHECK_EQ_U64(tach_dict_intern_frame(&d, &f, &id), (uint64_t)(int64_t)TACH_E_USAGE);
+	CHECK_EQ_U64(id, 42);
+	size_t len;
+	const char *s = tach_dict_string(&d, 1, &len);
+	CHECK(s && len == 1 && s[0] == 'x');
+	tachi_dict_clear(&d);
+	CHECK_EQ_U64(tach_dict_string_count(&d), 0);
+
+	/* in an interning dict, appended rows are not found by intern (the index only knows
+	 * interned ones), but interning afterwards still returns first-seen ids */
+	tachi_dict_init(&d, true);
+	CHECK_EQ_U64(intern(&d, "a", 1), 0);
+	CHECK_EQ_U64(intern(&d, "b", 1), 1);
+	CHECK_EQ_U64(intern(&d, "a", 1), 0);
+	tachi_dict_clear(&d);
+}
+
+/* ---- stack trie and path cache ---- */
+
+/* The leaf of a stack (innermost first) walked from the root without any cache. */
+static uint32_t walk(struct tachi_stacktab *t, const uint32_t *frames, uint32_t depth,
+		     const uint32_t *map)
+{
+	uint32_t node = TACHI_ROOT;
+	for (uint32_t i = depth; i > 0; i--) {
+		uint32_t key = map ? map[frames[i - 1]] : frames[i - 1];
+		CHECK(tachi_stacktab_child(t, node, key, &node));
+	}
+	return node;
+}
+
+static void trie(void)
+{
+	struct tachi_stacktab t = { 0 };
+	uint32_t a, b, c, a2;
+	CHECK(tachi_stacktab_child(&t, TACHI_ROOT, 7, &a));
+	CHECK(tachi_stacktab_child(&t, a, 8, &b));
+	CHECK(tachi_stacktab_child(&t, TACHI_ROOT, 8, &c));
+	CHECK(tachi_stacktab_child(&t, TACHI_ROOT, 7, &a2));
+	CHECK_EQ_U64(a, a2);
+	CHECK(a != b && b != c && a != c);
+	CHECK_EQ_U64(t.depth[a], 1);
+	CHECK_EQ_U64(t.depth[b], 2);
+	CHECK_EQ_U64(t.parent[b], a);
+	CHECK_EQ_U64(t.key[b], 8);
+	CHECK_EQ_U64(t.count, 3);
+	/* growth keeps every node */
+	uint32_t node = TACHI_ROOT;
+	for (uint32_t i = 0; i < 100000; i++)
+		CHECK(tachi_stacktab_child(&t, node, i, &node));
+	CHECK_EQ_U64(t.depth[node], 100000);
+	uint32_t again = TACHI_ROOT;
+	for (uint32_t i = 0; i < 100000; i++)
+		tachi_stacktab_child(&t, again, i, &again);
+	CHECK_EQ_U64(again, node);
+	CHECK_EQ_U64(t.count, 100003);
+	tachi_stacktab_free(&t);
+}
+
+static void pathcache(void)
+{
+	struct tachi_threads th = { 0 };
+	bool created;
+	struct tachi_pathcache *c1 = tachi_threads_get(&th, 5, 0, &created);
+	CHECK(c1 && created);
+	struct tachi_pathcache *c2 = tachi_threads_get(&th, 5, 1, &created);
+	CHECK(c2 && created); /* same thread id, other interpreter: another thread */
+	struct tachi_pathcache *c3 = tachi_threads_get(&th, 4, 0, &created);
+	CHECK(c3 && created);
+	CHECK(tachi_threads_get(&th, 5, 0, &created) == &th.v[0] && !created);
+	CHECK(tachi_threads_get(&th, 5, 1, &created) == &th.v[1] && !created);
+	/* creation order is kept */
+	CHECK_EQ_U64(th.count, 3);
+	CHECK(th.v[0].tid == 5 && th.v[0].iid == 0);
+	CHECK(th.v[1].tid == 5 && th.v[1].iid == 1);
+	CHECK(th.v[2].tid == 4 && th.v[2].iid == 0);
+	for (uint64_t i = 0; i < 5000; i++)
+		CHECK(tachi_threads_get(&th, 1000 + i, 0, &created) && created);
+	CHECK(tachi_threads_get(&th, 4, 0, &created) == &th.v[2] && !created);
+
+	/* Stacks through the cache land on the same leaves as a cold walk, whatever the
+	 * same_outer hint (when it is true). */
+	struct tachi_stacktab t = { 0 }, ref = { 0 };
+	struct tachi_pathcache *c = &th.v[0];
+	static const uint32_t stacks[][6] = {
+		{ 3, 1, 2, 0 },      /* depth 4: innermost 3, outermost 0 */
+		{ 3, 1, 2, 0 },      /* the same */
+		{ 4, 3, 1, 2, 0 },   /* one more inner frame */
+		{ 5, 2, 0 },         /* pop two, push one */
+		{ 0 },               /* only the root */
+		{ 9, 8, 7 },         /* nothing shared */
+		{ 1, 9, 8, 7 },
+		{ 1, 9, 8, 7 },
+	};
+	static const uint32_t depths[] = { 4, 4, 5, 3, 1, 3, 4, 4 };
+	/* same_outer: the outermost frames equal to the previous sample's */
+	static const uint32_t same[] = { 0, 4, 4, 2, 1, 0, 3, 4 };
+	for (size_t i = 0; i < sizeof(depths) / sizeof(depths[0]); i++) {
+		struct tach_sample s = { .depth = depths[i], .same_outer = same[i],
+					 .frames = stacks[i] };
+		uint32_t leaf = tachi_stack_intern(&t, c, &s, NULL);
+		/* a second cache given no hint at all agrees */
+		struct tach_sample s0 = s;
+		s0.same_outer = 0;
+		uint32_t leaf0 = tachi_stack_intern(&t, &th.v[1], &s0, NULL);
+		CHECK_EQ_U64(leaf, leaf0);
+		CHECK_EQ_U64(t.depth[leaf], depths[i]);
+		/* the path back from the leaf spells the stack */
+		uint32_t n = leaf;
+		for (uint32_t k = 0; k < depths[i]; k++) {
+			CHECK_EQ_U64(t.key[n], stacks[i][k]);
+			n = t.parent[n];
+		}
+		CHECK_EQ_U64(n, TACHI_ROOT);
+		CHECK_EQ_U64(c->depth, depths[i]);
+		(void)walk(&ref, stacks[i], depths[i], NULL);
+	}
+	/* the trie holds exactly the distinct prefixes, as a cold walk builds them */
+	CHECK_EQ_U64(t.count, ref.count);
+	/* an empty stack is the root and leaves the cache empty */
+	struct tach_sample e = { .depth = 0, .frames = NULL };
+	CHECK_EQ_U64(tachi_stack_intern(&t, c, &e, NULL), TACHI_ROOT);
+	CHECK_EQ_U64(c->depth, 0);
+	/* a hint larger than what the cache holds is clamped */
+	struct tach_sample big = { .depth = 2, .same_outer = 2, .frames = stacks[5] + 1 };
+	uint32_t leaf = tachi_stack_intern(&t, c, &big, NULL);
+	CHECK_EQ_U64(leaf, walk(&t, stacks[5] + 1, 2, NULL));
+
+	/* with a map, frames sent to one key share nodes; the cache compares keys */
+	uint32_t map[10] = { 0, 1, 1, 3, 3, 5, 6, 7, 8, 9 };
+	struct tachi_stacktab tm = { 0 };
+	struct tachi_pathcache *cm = &th.v[2];
+	static const uint32_t m1[] = { 3, 1, 0 }, m2[] = { 4, 2, 0 }, m3[] = { 5, 2, 0 };
+	struct tach_sample s1 = { .depth = 3, .frames = m1 };
+	struct tach_sample s2 = { .depth = 3, .same_outer = 1, .frames = m2 };
+	struct tach_sample s3 = { .depth = 3, .same_outer = 2, .frames = m3 };
+	uint32_t l1 = tachi_stack_intern(&tm, cm, &s1, map);
+	uint32_t l2 = tachi_stack_intern(&tm, cm, &s2, map);
+	uint32_t l3 = tachi_stack_intern(&tm, cm, &s3, map);
+	CHECK_EQ_U64(l1, l2);
+	CHECK(l3 != l2);
+	CHECK_EQ_U64(tm.count, 4);
+	CHECK_EQ_U64(l3, walk(&tm, m3, 3, map));
+
+	tachi_stacktab_free(&t);
+	tachi_stacktab_free(&ref);
+	tachi_stacktab_free(&tm);
+	tachi_threads_free(&th);
+}
+
+int main(void)
+{
+	strings();
+	frames();
+	append_vs_intern();
+	trie();
+	pathcache();
+	return CHECK_DONE();
+}
