@@ -326,6 +326,7 @@ int tachi_writer_io(struct tach_writer *w);
 extern const struct tachi_format tachi_fmt_tach;
 extern const struct tachi_format tachi_fmt_samples;
 extern const struct tachi_format tachi_fmt_collapsed;
+extern const struct tachi_format tachi_fmt_pprof;
 
 /* Helpers for format modules. */
 #define RFAIL(r, code, kind, pos, ...) tachi_fail(&(r)->err, (code), (kind), (pos), __VA_ARGS__)
