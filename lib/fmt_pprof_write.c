@@ -346,7 +346,7 @@ static int pw_begin(struct tach_writer *w)
 		return WFAIL(w, TACH_E_NOMEM, "out of memory");
 	char t[128];
 	const char *from = w->meta.source_format ? w->meta.source_format : "unknown";
-	int n = snprintf(t, sizeof(t), "converted by tachfmt %s from %.60s", tach_version(), from);
+	int n = snprintf(t, sizeof(t), "converted by tachfmt from %.60s", from);
 	if (!own_str(st, t, (size_t)n, &st->s_comment))
 		return WFAIL(w, TACH_E_NOMEM, "out of memory");
 	/* pprof prints the main mapping's file as "File:"; for Python the interpreter. */
