@@ -675,7 +675,7 @@ static int pw_close(struct tach_writer *w)
 	struct pstate *st = w->state;
 	if (st->empty_skipped)
 		tachi_warn(&w->warn, TACH_POS_NONE, 0,
-			   "%llu samples with an empty stack left out (pprof cannot show them)",
+			   "left out %llu samples with an empty stack (pprof cannot show them)",
 			   (unsigned long long)st->empty_skipped);
 	if (!st->raw) {
 		/* Window 15 + 16: a gzip wrapper with mtime 0, so output depends only on input. */
