@@ -306,14 +306,14 @@ same_as_decode() {
 @test "gperftools fixtures through gperf2tach: same stacks as tach-decode, pprof's totals" {
 	need_go
 	command -v gperf2tach >/dev/null || skip "gperf2tach not built"
-	local c total
-	for c in recursive:146 hotloop:221 sharedlib:108 long/hotloop_long:8771; do
+	local c total prof dir
+	for c in recursive/recursive:146 hotloop/hotloop:221 sharedlib/sharedlib:108 \
+		long/hotloop_long:8771; do
 		total=${c#*:}
-		c=${c%:*}
-		local prof=$FIXTURES/gperf/$c.prof
-		[ -e "$prof" ] || prof=$FIXTURES/gperf/$c/$c.prof
-		gperf2tach -q "$prof" >"$T/g.tach"
-		gperf2tach -q "$prof" | tach2pprof -o "$T/g.pb.gz"
+		prof=$FIXTURES/gperf/${c%:*}.prof
+		dir=$(dirname "$prof")
+		gperf2tach -q --binary-path "$dir" "$prof" >"$T/g.tach"
+		gperf2tach -q --binary-path "$dir" "$prof" | tach2pprof --cpu -o "$T/g.pb.gz"
 		same_as_decode "$T/g.tach" "$T/g.pb.gz"
 		pprof_ok "$T/g.pb.gz" -top -sample_index=samples
 		grep -q "of $total total\$" "$T/pprof.out" || {
@@ -321,6 +321,13 @@ same_as_decode() {
 			return 1
 		}
 	done
+	# The hottest functions as google/pprof itself showed them from the original profile.
+	gperf2tach -q --binary-path "$FIXTURES/gperf/recursive" \
+		"$FIXTURES/gperf/recursive/recursive.prof" | tach2pprof --cpu -o "$T/r.pb.gz"
+	pprof_ok "$T/r.pb.gz" -top
+	grep -qx 'Type: cpu' "$T/pprof.out"
+	grep -A3 '^ *flat ' "$FIXTURES/gperf/recursive/recursive.pprof.top.txt" | tail -n 3 >"$T/want.txt"
+	grep -A3 '^ *flat ' "$T/pprof.out" | tail -n 3 | diff -u "$T/want.txt" -
 }
 
 @test "folded stacks through collapsed2tach: same stacks and totals" {
