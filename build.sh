@@ -13,6 +13,8 @@ BUILD_PKGS=(gcc meson ninja-build pkg-config libzstd-dev libxxhash-dev zlib1g-de
 TEST_PKGS=(bats clang jq python3 zstd file)
 # Extra test tools, one line per check that needs them (read by need_extra below).
 EXTRA_TEST_PKGS=()
+# tach2pprof.bats: go tool pprof reads every output; protoc --decode_raw checks the wire format.
+EXTRA_TEST_PKGS+=(golang-go protobuf-compiler)
 
 log() { printf '== %s\n' "$*"; }
 

@@ -353,6 +353,7 @@ extern const struct tachi_format tachi_fmt_samples;
 extern const struct tachi_format tachi_fmt_collapsed;
 extern const struct tachi_format tachi_fmt_gperf;
 extern const struct tachi_reader_ops tachi_collapsed_reader_ops;
+extern const struct tachi_format tachi_fmt_pprof;
 
 /* Helpers for format modules. */
 #define RFAIL(r, code, kind, pos, ...) tachi_fail(&(r)->err, (code), (kind), (pos), __VA_ARGS__)
