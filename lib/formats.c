@@ -5,6 +5,7 @@ static const struct tachi_format *const formats[] = {
 	&tachi_fmt_tach,
 	&tachi_fmt_samples,
 	&tachi_fmt_collapsed,
+	&tachi_fmt_sampler,
 };
 
 const struct tachi_format *tachi_format_find(const char *name)
