@@ -407,13 +407,14 @@ struct rcand {
 	bool le;
 };
 
-/* Walks up to DETECT_LINES records from p under c: false when one does not end with LF
- * where its frame count says or something other than a record or tag line follows. */
-static bool records_fit(const struct tach_reader *r, size_t p, const struct rcand *c,
+/* Walks up to DETECT_LINES records from p under c; *nrec gets how many end with LF where
+ * their frame count says and are followed by a record or tag line. */
+static void records_fit(const struct tach_reader *r, size_t p, const struct rcand *c,
 			size_t *nrec, bool *abc)
 {
 	const uint8_t *d = r->in.data;
 	size_t size = r->in.size;
+	struct rstate tmp = { .le = c->le };
 	*nrec = 0;
 	*abc = false;
 	while (p < size && *nrec < DETECT_LINES) {
@@ -423,43 +424,33 @@ static bool records_fit(const struct tach_reader *r, size_t p, const struct rcan
 			continue;
 		}
 		if (d[p] == '@') {
-			size_t tn, s, n, next;
-			bool lf;
-			text_line(r, p, &s, &n, &next, &lf);
-			if (tag_kind(d + s, n, &tn) == TAG_END)
-				return true;
-			p = next;
+			const uint8_t *lf = memchr(d + p, '\n', size - p);
+			p = lf ? (size_t)(lf - d) + 1 : size;
 			continue;
 		}
-		if (d[p] != '\t')
-			return false;
 		uint64_t hdr = 1 + 4 * (uint64_t)c->hdrw;
-		if (size - p < hdr)
-			return true; /* cut by the end of the file: judged by what came before */
-		struct rstate tmp = { .le = c->le };
-		uint64_t n = rd_word(&tmp, d + p + 1 + 3 * c->hdrw, c->hdrw);
-		uint64_t left = size - p - hdr;
-		if (n > left / c->idw)
-			return true; /* a cut last record, or a wrong layout: ranked by nrec */
-		uint64_t end = p + hdr + n * c->idw;
-		if (end == size)
-			return true;
-		if (d[end] != '\n')
-			return false;
+		if (d[p] != '\t' || size - p < hdr)
+			return;
 		if (*nrec == 0)
 			*abc = rd_word(&tmp, d + p + 1, c->hdrw) == 1 &&
 			       rd_word(&tmp, d + p + 1 + c->hdrw, c->hdrw) == 0 &&
 			       rd_word(&tmp, d + p + 1 + 2 * c->hdrw, c->hdrw) == 1;
+		uint64_t n = rd_word(&tmp, d + p + 1 + 3 * c->hdrw, c->hdrw);
+		if (n > (size - p - hdr) / c->idw)
+			return;
+		uint64_t end = p + hdr + n * c->idw;
+		if (end == size || d[end] != '\n')
+			return;
 		(*nrec)++;
 		p = (size_t)end + 1;
 	}
-	return true;
 }
 
-/* Byte order and word widths of the records: among the layouts under which the first
- * records all fit, one whose first record starts 1 0 1, then the one that got through
- * more records, then big-endian (the only order seen in the wild), then 4-byte words. */
-static int detect_record_layout(struct tach_reader *r, size_t p)
+/* Byte order and word widths of the records: the layout whose first record starts 1 0 1,
+ * else the one that gets through more of the first records, else big-endian (the only
+ * order seen in the wild) with 4-byte words. A record that fits no layout is reported
+ * where it is, when it is read. */
+static void detect_record_layout(struct tach_reader *r, size_t p)
 {
 	static const struct rcand cand[] = {
 		{ 4, 4, false }, { 4, 4, true }, { 8, 4, false },
@@ -474,30 +465,18 @@ static int detect_record_layout(struct tach_reader *r, size_t p)
 			continue;
 		size_t n;
 		bool abc;
-		if (!records_fit(r, p, &cand[i], &n, &abc))
-			continue;
+		records_fit(r, p, &cand[i], &n, &abc);
 		if (best < 0 || (abc && !best_abc) || (abc == best_abc && n > best_n)) {
 			best = i;
 			best_abc = abc;
 			best_n = n;
 		}
 	}
-	if (best < 0) {
-		/* Point at the first record. */
-		const uint8_t *d = r->in.data;
-		while (p < r->in.size && d[p] != '\t') {
-			const uint8_t *lf = memchr(d + p, '\n', r->in.size - p);
-			p = lf ? (size_t)(lf - d) + 1 : r->in.size;
-		}
-		return bad_layout(r, p, "record: no 4- or 8-byte layout puts the LF where the "
-					"frame count says");
-	}
 	st->idw = cand[best].idw;
 	st->hdrw = cand[best].hdrw;
 	st->le = cand[best].le;
 	if (!st->unkw)
 		st->unkw = st->idw;
-	return TACH_OK;
 }
 
 static int intern_sym(struct tach_reader *r, struct sym *y)
@@ -869,8 +848,7 @@ static int sp_open(struct tach_reader *r)
 	}
 	st->pos = p;
 	st->at = AT_BODY;
-	if ((rc = detect_record_layout(r, p)))
-		return rc;
+	detect_record_layout(r, p);
 	return TACH_OK;
 }
 
