@@ -88,23 +88,23 @@ bool tachi_idset_find(const struct tachi_idset *s, uint64_t h, const void *key, 
 		return false;
 	uint32_t tag = (uint32_t)h;
 	for (size_t i = (size_t)(h >> 32) & s->mask;; i = (i + 1) & s->mask) {
-		uint32_t v = s->slots[i];
+		uint32_t v = s->slots[i].id;
 		if (!v)
 			return false;
-		if (s->tags[i] == tag && eq(ctx, v - 1, key)) {
+		if (s->slots[i].tag == tag && eq(ctx, v - 1, key)) {
 			*id = v - 1;
 			return true;
 		}
 	}
 }
 
-static void idset_place(uint32_t *slots, uint32_t *tags, size_t mask, uint64_t h, uint32_t id)
+static void idset_place(struct tachi_slot *slots, size_t mask, uint64_t h, uint32_t id)
 {
 	size_t i = (size_t)(h >> 32) & mask;
-	while (slots[i])
+	while (slots[i].id)
 		i = (i + 1) & mask;
-	slots[i] = id + 1;
-	tags[i] = (uint32_t)h;
+	slots[i].id = id + 1;
+	slots[i].tag = (uint32_t)h;
 }
 
 bool tachi_idset_insert(struct tachi_idset *s, uint64_t h, uint32_t id, tachi_rehash_fn rehash,
@@ -113,26 +113,20 @@ bool tachi_idset_insert(struct tachi_idset *s, uint64_t h, uint32_t id, tachi_re
 	/* Load factor at most 1/2 keeps probe chains short. */
 	if (!s->slots || (s->count + 1) * 2 > s->mask + 1) {
 		size_t n = s->slots ? (s->mask + 1) * 2 : 64;
-		uint32_t *slots = calloc(n, sizeof(*slots));
-		uint32_t *tags = malloc(n * sizeof(*tags));
-		if (!slots || !tags) {
-			free(slots);
-			free(tags);
+		struct tachi_slot *slots = calloc(n, sizeof(*slots));
+		if (!slots)
 			return false;
-		}
 		if (s->slots) {
 			for (size_t i = 0; i <= s->mask; i++)
-				if (s->slots[i])
-					idset_place(slots, tags, n - 1, rehash(ctx, s->slots[i] - 1),
-						    s->slots[i] - 1);
+				if (s->slots[i].id)
+					idset_place(slots, n - 1, rehash(ctx, s->slots[i].id - 1),
+						    s->slots[i].id - 1);
 			free(s->slots);
-			free(s->tags);
 		}
 		s->slots = slots;
-		s->tags = tags;
 		s->mask = n - 1;
 	}
-	idset_place(s->slots, s->tags, s->mask, h, id);
+	idset_place(s->slots, s->mask, h, id);
 	s->count++;
 	return true;
 }
@@ -140,7 +134,6 @@ bool tachi_idset_insert(struct tachi_idset *s, uint64_t h, uint32_t id, tachi_re
 void tachi_idset_free(struct tachi_idset *s)
 {
 	free(s->slots);
-	free(s->tags);
 	memset(s, 0, sizeof(*s));
 }
 

@@ -24,27 +24,20 @@ struct ckey {
 	int32_t line;
 };
 
-struct count {
-	uint64_t tid;
-	uint32_t leaf;
-	uint64_t n;
-};
-
 struct cstate {
 	int labels;
 	bool full_paths;
 	bool no_threads;
 	const struct tach_dict *src;
 	uint32_t *fmap;          /* source frame id -> key id */
-	size_t fmap_cap;
+	size_t fmap_cap, nmapped;
 	struct ckey *keys;
 	size_t nkeys, keys_cap;
 	struct tachi_idset key_index;
 	struct tachi_stacktab trie;
 	struct tachi_threads threads;
-	struct count *counts;
+	uint64_t *counts;        /* per (thread, stack) entry of the trie's stack set */
 	size_t ncounts, counts_cap;
-	struct tachi_idset count_index;
 	bool warned_semi, warned_ctrl;
 };
 
@@ -126,32 +119,6 @@ static int map_frame(struct tach_writer *w, const struct tach_dict *d, uint32_t 
 	return TACH_OK;
 }
 
-/* ---- counts per (thread, leaf) ---- */
-
-static uint64_t count_hash(uint64_t tid, uint32_t leaf)
-{
-	uint64_t b[2] = { tid, leaf };
-	return tachi_hash(b, sizeof(b));
-}
-
-struct cq {
-	uint64_t tid;
-	uint32_t leaf;
-};
-
-static bool count_eq(void *ctx, uint32_t id, const void *p)
-{
-	const struct cstate *st = ctx;
-	const struct cq *q = p;
-	return st->counts[id].tid == q->tid && st->counts[id].leaf == q->leaf;
-}
-
-static uint64_t count_rehash(void *ctx, uint32_t id)
-{
-	const struct cstate *st = ctx;
-	return count_hash(st->counts[id].tid, st->counts[id].leaf);
-}
-
 static int cw_put(struct tach_writer *w, const struct tach_dict *d, const struct tach_sample *s)
 {
 	struct cstate *st = w->state;
@@ -167,38 +134,31 @@ static int cw_put(struct tach_writer *w, const struct tach_dict *d, const struct
 						      &created);
 	if (!c)
 		return WFAIL(w, TACH_E_NOMEM, "out of memory");
-	if (created)
-		c->slot = UINT32_MAX;
 	/* The same stack as this thread's previous sample: only a counter moves. */
-	if (s->same_outer >= s->depth && s->depth == c->depth && c->slot != UINT32_MAX) {
-		st->counts[c->slot].n += s->weight;
+	if (s->same_outer >= s->depth && s->depth == c->depth && c->leaf != TACHI_NOMEM_NODE) {
+		st->counts[c->entry] += s->weight;
 		return TACH_OK;
 	}
-	for (uint32_t i = 0; i < s->depth; i++) {
-		uint32_t f = s->frames[i];
-		if (TACHI_UNLIKELY(f >= st->fmap_cap || st->fmap[f] == NO_KEY)) {
-			int rc = map_frame(w, d, f);
-			if (rc)
-				return rc;
-		}
+	/* Map every frame the dict has gained since the last sample: readers only add. */
+	while (TACHI_UNLIKELY(st->nmapped < d->frame_count)) {
+		int rc = map_frame(w, d, (uint32_t)st->nmapped);
+		if (rc)
+			return rc;
+		st->nmapped++;
 	}
-	uint32_t leaf = tachi_stack_intern(&st->trie, c, s, st->fmap);
+	/* Keyed by thread id as CPython's collector is (interpreters share a line). */
+	uint32_t leaf = tachi_stack_intern_ctx(&st->trie, c, s, st->fmap,
+					       st->no_threads ? 0 : s->thread_id);
 	if (leaf == TACHI_NOMEM_NODE)
 		return WFAIL(w, TACH_E_NOMEM, "out of memory");
-	struct cq q = { st->no_threads ? 0 : s->thread_id, leaf };
-	uint64_t h = count_hash(q.tid, q.leaf);
-	uint32_t id;
-	if (!tachi_idset_find(&st->count_index, h, &q, count_eq, st, &id)) {
-		if (!TACHI_RESERVE(st->counts, st->counts_cap, st->ncounts + 1))
+	if (c->entry >= st->ncounts) {
+		size_t old = st->counts_cap;
+		if (!TACHI_RESERVE(st->counts, st->counts_cap, (size_t)c->entry + 1))
 			return WFAIL(w, TACH_E_NOMEM, "out of memory");
-		id = (uint32_t)st->ncounts;
-		st->counts[id] = (struct count){ q.tid, leaf, 0 };
-		if (!tachi_idset_insert(&st->count_index, h, id, count_rehash, st))
-			return WFAIL(w, TACH_E_NOMEM, "out of memory");
-		st->ncounts++;
+		memset(st->counts + old, 0, (st->counts_cap - old) * sizeof(*st->counts));
+		st->ncounts = (size_t)c->entry + 1;
 	}
-	st->counts[id].n += s->weight;
-	c->slot = id;
+	st->counts[c->entry] += s->weight;
 	return TACH_OK;
 }
 
@@ -301,6 +261,20 @@ struct line {
 	uint64_t n;
 };
 
+struct agg {
+	uint64_t ctx;
+	uint32_t leaf;
+	uint64_t n;
+};
+
+static int agg_cmp(const void *pa, const void *pb)
+{
+	const struct agg *a = pa, *b = pb;
+	if (a->ctx != b->ctx)
+		return a->ctx < b->ctx ? -1 : 1;
+	return a->leaf < b->leaf ? -1 : a->leaf > b->leaf;
+}
+
 static int line_cmp(const void *pa, const void *pb, void *ctx)
 {
 	const struct line *a = pa, *b = pb;
@@ -324,6 +298,7 @@ static int cw_close(struct tach_writer *w)
 	size_t *loff = malloc((st->nkeys + 1) * sizeof(*loff));
 	struct line *lines = malloc(st->ncounts * sizeof(*lines));
 	struct buf text = { 0 };
+	struct agg *aggs = NULL;
 	uint32_t *path = NULL;
 	size_t path_cap = 0;
 	int rc = TACH_OK;
@@ -335,21 +310,37 @@ static int cw_close(struct tach_writer *w)
 			goto nomem;
 	}
 	loff[st->nkeys] = labels.len;
+	/* Stacks whose frames differ only where the labels do not look (columns, opcode) share
+	 * a trie leaf: add them up, as CPython's collector keys on (file, line, func). */
+	size_t nagg = 0;
+	aggs = malloc(st->ncounts * sizeof(*aggs));
+	if (!aggs)
+		goto nomem;
 	for (size_t i = 0; i < st->ncounts; i++) {
-		const struct count *c = &st->counts[i];
-		uint32_t depth = st->trie.depth[c->leaf];
+		const struct tachi_stackent *e = &st->trie.stacks[i];
+		if (st->counts[i] && e->leaf != TACHI_ROOT)
+			aggs[nagg++] = (struct agg){ e->ctx, e->leaf, st->counts[i] };
+	}
+	qsort(aggs, nagg, sizeof(*aggs), agg_cmp);
+	size_t nlines = 0;
+	for (size_t i = 0; i < nagg; i++) {
+		struct agg *e = &aggs[i];
+		while (i + 1 < nagg && !agg_cmp(&aggs[i + 1], e))
+			e->n += aggs[++i].n;
+		uint32_t depth = st->trie.depth[e->leaf];
 		if (!TACHI_RESERVE(path, path_cap, depth))
 			goto nomem;
-		uint32_t node = c->leaf;
+		uint32_t node = e->leaf;
 		for (uint32_t k = depth; k > 0; k--) {
 			path[k - 1] = st->trie.key[node];
 			node = st->trie.parent[node];
 		}
-		lines[i].off = text.len;
-		lines[i].n = c->n;
+		struct line *ln = &lines[nlines++];
+		ln->off = text.len;
+		ln->n = e->n;
 		if (!st->no_threads) {
 			char t[24];
-			if (!buf_add(&text, "tid:", 4) || !buf_add(&text, t, tachi_fmt_u64(t, c->tid)))
+			if (!buf_add(&text, "tid:", 4) || !buf_add(&text, t, tachi_fmt_u64(t, e->ctx)))
 				goto nomem;
 		}
 		for (uint32_t k = 0; k < depth; k++) {
@@ -358,10 +349,12 @@ static int cw_close(struct tach_writer *w)
 			if (!buf_add(&text, labels.p + loff[path[k]], loff[path[k] + 1] - loff[path[k]]))
 				goto nomem;
 		}
-		lines[i].len = text.len - lines[i].off;
+		ln->len = text.len - ln->off;
 	}
-	qsort_r(lines, st->ncounts, sizeof(*lines), line_cmp, text.p);
-	for (size_t i = 0; i < st->ncounts; i++) {
+	/* Two lines can still print alike (two files with one basename): CPython prints both
+	 * too. */
+	qsort_r(lines, nlines, sizeof(*lines), line_cmp, text.p);
+	for (size_t i = 0; i < nlines; i++) {
 		if (tachi_out_write(&w->out, text.p + lines[i].off, lines[i].len) ||
 		    tachi_out_byte(&w->out, ' ') || tachi_out_u64(&w->out, lines[i].n) ||
 		    tachi_out_byte(&w->out, '\n')) {
@@ -377,6 +370,7 @@ out:
 	free(loff);
 	free(lines);
 	free(text.p);
+	free(aggs);
 	free(path);
 	return rc;
 }
@@ -390,7 +384,6 @@ static void cw_free(struct tach_writer *w)
 	tachi_stacktab_free(&st->trie);
 	tachi_threads_free(&st->threads);
 	free(st->counts);
-	tachi_idset_free(&st->count_index);
 }
 
 static const struct tachi_writer_ops writer_ops = {

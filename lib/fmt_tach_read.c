@@ -43,7 +43,7 @@ struct tstate {
 	bool swap;
 	bool zstd;
 	uint32_t cap_depth;
-	uint8_t *frame_ok;         /* frame i refers to valid strings */
+	uint8_t *frame_ok;         /* frame i refers to valid strings; NULL when all do */
 	/* sample source: [cur, end) are available bytes */
 	const uint8_t *cur, *end;
 	const uint8_t *region_end; /* raw: end of the sample region */
@@ -135,10 +135,7 @@ struct tkey {
 
 static uint64_t tkey_hash(uint64_t tid, uint32_t iid)
 {
-	uint8_t b[12];
-	memcpy(b, &tid, 8);
-	memcpy(b + 8, &iid, 4);
-	return tachi_hash(b, sizeof(b));
+	return tachi_mix64(tid ^ tachi_mix64(iid));
 }
 
 static bool tkey_eq(void *ctx, uint32_t id, const void *k)
@@ -233,6 +230,7 @@ static int parse_tables(struct tach_reader *r, const uint8_t *data, size_t size)
 	st->frame_ok = malloc(m->frame_count ? m->frame_count : 1);
 	if (!st->frame_ok)
 		return RFAIL(r, TACH_E_NOMEM, TACH_POS_NONE, 0, "out of memory");
+	uint8_t all_ok = 1;
 	for (uint32_t i = 0; i < m->frame_count; i++) {
 		uint32_t v[6];
 		for (int k = 0; k < 6; k++) {
@@ -260,8 +258,14 @@ static int parse_tables(struct tach_reader *r, const uint8_t *data, size_t size)
 		f.end_col = f.col == -1 ? -1 : (int32_t)((uint32_t)f.col + (uint32_t)dc);
 		f.opcode = *p++;
 		st->frame_ok[i] = f.file < m->string_count && f.func < m->string_count;
+		all_ok &= st->frame_ok[i];
 		if (tachi_dict_append_frame(&r->dict, &f))
 			return RFAIL(r, TACH_E_NOMEM, TACH_POS_NONE, 0, "out of memory");
+	}
+	if (all_ok) {
+		/* The common case: the per-frame check in the sample loop is then a bound only. */
+		free(st->frame_ok);
+		st->frame_ok = NULL;
 	}
 	return TACH_OK;
 }
@@ -370,16 +374,6 @@ static int tr_open(struct tach_reader *r)
 		return RFAIL(r, TACH_E_FORMAT, TACH_POS_OFFSET, m->layout == 'B' ? 40 : 36,
 			     "Invalid table offsets: string table (%llu) is after frame table (%llu)",
 			     so, fo);
-	if (foot_size != size) {
-		if (r->lim.strict)
-			return RFAIL(r, TACH_E_FORMAT, TACH_POS_OFFSET, size - FOOTER + 8,
-				     "footer records file size %llu but the file has %zu bytes",
-				     (unsigned long long)foot_size, size);
-		tachi_warn(&r->warn, TACH_POS_OFFSET, size - FOOTER + 8,
-			   "footer records file size %llu but the file has %zu bytes",
-			   (unsigned long long)foot_size, size);
-	}
-
 	st->region = data + HDR;
 	st->region_end = data + m->string_table_offset;
 	if (m->compression == 1) {
@@ -399,6 +393,17 @@ static int tr_open(struct tach_reader *r)
 	if (rc)
 		return rc;
 	read_stats_block(r, data, size, swap);
+	/* Checked after the tables: on a damaged file their error says more. */
+	if (foot_size != size) {
+		if (r->lim.strict)
+			return RFAIL(r, TACH_E_FORMAT, TACH_POS_OFFSET, size - FOOTER + 8,
+				     "footer records file size %llu but the file has %zu bytes",
+				     (unsigned long long)foot_size, size);
+		tachi_warn(&r->warn, TACH_POS_OFFSET, size - FOOTER + 8,
+			   "footer records file size %llu but the file has %zu bytes",
+			   (unsigned long long)foot_size, size);
+	}
+
 
 	st->cap_depth = r->lim.max_depth < TACH_MAX_DEPTH ? r->lim.max_depth : TACH_MAX_DEPTH;
 	if (st->zstd) {
@@ -449,12 +454,13 @@ static int read_frames(struct tach_reader *r, const uint8_t **p, uint32_t *dst, 
 {
 	struct tstate *st = r->state;
 	uint32_t nframes = r->meta.frame_count;
+	const uint8_t *ok = st->frame_ok;
 	for (uint32_t i = 0; i < n; i++) {
 		uint32_t idx = 0;
 		int rc = rd_u32varint(r, p, &idx, "sample data (frame index)");
 		if (rc)
 			return rc;
-		if (TACHI_UNLIKELY(idx >= nframes || !st->frame_ok[idx])) {
+		if (TACHI_UNLIKELY(idx >= nframes || (ok && !ok[idx]))) {
 			if (idx >= nframes)
 				return data_fail(r, TACH_E_FORMAT,
 						 "Invalid frame index: %u (the table has %u frames)",

@@ -123,12 +123,23 @@ static inline int32_t tachi_unzigzag32(uint32_t z)
 
 /* ---- hashing ---- */
 uint64_t tachi_hash(const void *p, size_t n);
+/* For fixed-size integer keys: a strong 64-bit mix (splitmix64's finalizer), far cheaper
+ * than hashing bytes. */
+static inline uint64_t tachi_mix64(uint64_t x)
+{
+	x ^= x >> 30;
+	x *= 0xbf58476d1ce4e5b9ULL;
+	x ^= x >> 27;
+	x *= 0x94d049bb133111ebULL;
+	x ^= x >> 31;
+	return x;
+}
 
 /* An open-addressing set of u32 ids; the caller keeps the hash of each id and decides
  * equality. Deterministic: iteration is never done over it. */
 struct tachi_idset {
-	uint32_t *slots; /* id + 1, 0 = empty */
-	uint32_t *tags;  /* low 32 bits of the hash */
+	/* id + 1 (0 = empty) beside the low 32 bits of its hash: one cache line per probe */
+	struct tachi_slot { uint32_t id, tag; } *slots;
 	size_t mask;
 	size_t count;
 };
@@ -172,20 +183,26 @@ struct tachi_stacktab {
 	uint32_t *depth;
 	size_t count, cap;
 	struct tachi_idset index;
+	/* Whole stacks (source frame ids, innermost first) already seen -> leaf node, so a
+	 * stack met before costs one hash probe instead of one per frame. */
+	uint32_t *sframes;
+	size_t sframes_len, sframes_cap;
+	struct tachi_stackent { uint64_t ctx, off; uint32_t depth, leaf; } *stacks;
+	size_t nstacks, stacks_cap;
+	struct tachi_idset stack_index;
 };
 /* Node for key under parent, created if new. Returns false on allocation failure. */
 bool tachi_stacktab_child(struct tachi_stacktab *t, uint32_t parent, uint32_t key, uint32_t *node);
 void tachi_stacktab_free(struct tachi_stacktab *t);
 
-/* Per-(thread, interpreter) cache of the trie path, so a sample whose outer frames did not
- * change walks only the new inner part. */
+/* Per-(thread, interpreter) memory of the last stack, so a sample whose stack did not
+ * change costs nothing. */
 struct tachi_pathcache {
 	uint64_t tid;
 	uint32_t iid;
-	uint32_t depth;
-	uint32_t *nodes; /* nodes[i] = trie node of the i+1 outermost frames */
-	uint32_t *keys;
-	size_t cap;
+	uint32_t depth;  /* depth of the last stack interned through this entry */
+	uint32_t leaf;   /* its leaf node; TACHI_NOMEM_NODE when none yet */
+	uint32_t entry;  /* its entry in the whole-stack set */
 	uint32_t slot;   /* writer's own per-thread data */
 };
 struct tachi_threads {
@@ -198,11 +215,17 @@ struct tachi_threads {
 struct tachi_pathcache *tachi_threads_get(struct tachi_threads *t, uint64_t tid, uint32_t iid,
 					  bool *created);
 void tachi_threads_free(struct tachi_threads *t);
-/* Walks s's stack (keys = map[frame id], or the frame id itself when map is NULL) into the
- * trie using c as the starting point; returns the leaf node (TACHI_ROOT for an empty stack)
- * or UINT32_MAX - 1 on allocation failure. */
+/* Interns s's stack (keys = map[frame id], or the frame id itself when map is NULL) into the
+ * trie and returns its leaf node (TACHI_ROOT for an empty stack), or TACHI_NOMEM_NODE on
+ * allocation failure. c remembers the result for the thread's next sample. */
 uint32_t tachi_stack_intern(struct tachi_stacktab *t, struct tachi_pathcache *c,
 			    const struct tach_sample *s, const uint32_t *map);
+/* The same, with a caller's context value as part of the whole-stack key (a thread, a label
+ * set): c->entry then numbers distinct (ctx, stack) pairs densely from 0, in first-seen
+ * order, so a writer can keep per-pair data in a plain array instead of a second table.
+ * A thread's samples must use one ctx value between stack changes. */
+uint32_t tachi_stack_intern_ctx(struct tachi_stacktab *t, struct tachi_pathcache *c,
+				const struct tach_sample *s, const uint32_t *map, uint64_t ctx);
 #define TACHI_NOMEM_NODE (UINT32_MAX - 1)
 
 /* ---- input ---- */

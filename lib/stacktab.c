@@ -1,6 +1,8 @@
 /* Stacks as a prefix trie, root first: memory grows with distinct stacks, never with samples.
- * Aggregating writers (collapsed, pprof, Gecko) share it, and the per-thread path cache
- * makes a repeated or partly repeated stack cost only its changed inner frames. */
+ * Aggregating writers (collapsed, pprof, Gecko) share it. In front of the trie sit a
+ * per-thread memory of the last stack (a repeated stack costs nothing) and a set of whole
+ * stacks already seen (a stack met before costs one hash probe): only a new distinct stack
+ * walks the trie, one probe per frame. */
 #include <stdlib.h>
 
 #include "internal.h"
@@ -11,14 +13,7 @@ struct nkey {
 
 static uint64_t node_hash(uint32_t parent, uint32_t key)
 {
-	uint64_t x = (uint64_t)parent << 32 | key;
-	/* A strong 64-bit mix (from splitmix64) is enough for fixed-size keys. */
-	x ^= x >> 30;
-	x *= 0xbf58476d1ce4e5b9ULL;
-	x ^= x >> 27;
-	x *= 0x94d049bb133111ebULL;
-	x ^= x >> 31;
-	return x;
+	return tachi_mix64((uint64_t)parent << 32 | key);
 }
 
 static bool node_eq(void *ctx, uint32_t id, const void *k)
@@ -69,6 +64,9 @@ void tachi_stacktab_free(struct tachi_stacktab *t)
 	free(t->key);
 	free(t->depth);
 	tachi_idset_free(&t->index);
+	free(t->sframes);
+	free(t->stacks);
+	tachi_idset_free(&t->stack_index);
 	memset(t, 0, sizeof(*t));
 }
 
@@ -79,7 +77,7 @@ struct tkey {
 
 static uint64_t thread_hash(uint64_t tid, uint32_t iid)
 {
-	return node_hash((uint32_t)(tid >> 32) ^ iid * 0x9E3779B9u, (uint32_t)tid);
+	return tachi_mix64(tid ^ tachi_mix64(iid));
 }
 
 static bool thread_eq(void *ctx, uint32_t id, const void *k)
@@ -111,6 +109,7 @@ struct tachi_pathcache *tachi_threads_get(struct tachi_threads *t, uint64_t tid,
 		memset(&t->v[id], 0, sizeof(t->v[id]));
 		t->v[id].tid = tid;
 		t->v[id].iid = iid;
+		t->v[id].leaf = TACHI_NOMEM_NODE;
 		if (!tachi_idset_insert(&t->index, h, id, thread_rehash, t))
 			return NULL;
 		t->count++;
@@ -122,54 +121,75 @@ struct tachi_pathcache *tachi_threads_get(struct tachi_threads *t, uint64_t tid,
 
 void tachi_threads_free(struct tachi_threads *t)
 {
-	for (size_t i = 0; i < t->count; i++) {
-		free(t->v[i].nodes);
-		free(t->v[i].keys);
-	}
 	free(t->v);
 	tachi_idset_free(&t->index);
 	memset(t, 0, sizeof(*t));
 }
 
+struct skey {
+	const uint32_t *frames;
+	uint32_t depth;
+	uint64_t ctx;
+};
+
+static bool stack_eq(void *ctx, uint32_t id, const void *k)
+{
+	const struct tachi_stacktab *t = ctx;
+	const struct skey *key = k;
+	const struct tachi_stackent *e = &t->stacks[id];
+	return e->depth == key->depth && e->ctx == key->ctx &&
+	       !memcmp(t->sframes + e->off, key->frames, key->depth * sizeof(uint32_t));
+}
+
+static uint64_t stack_rehash(void *ctx, uint32_t id)
+{
+	const struct tachi_stacktab *t = ctx;
+	const struct tachi_stackent *e = &t->stacks[id];
+	return tachi_hash(t->sframes + e->off, e->depth * sizeof(uint32_t)) ^ tachi_mix64(e->ctx);
+}
+
 uint32_t tachi_stack_intern(struct tachi_stacktab *t, struct tachi_pathcache *c,
 			    const struct tach_sample *s, const uint32_t *map)
 {
+	return tachi_stack_intern_ctx(t, c, s, map, 0);
+}
+
+uint32_t tachi_stack_intern_ctx(struct tachi_stacktab *t, struct tachi_pathcache *c,
+				const struct tach_sample *s, const uint32_t *map, uint64_t ctx)
+{
 	uint32_t depth = s->depth;
-	if (depth > c->cap) {
-		size_t cap = c->cap;
-		if (!TACHI_RESERVE(c->nodes, cap, depth))
-			return TACHI_NOMEM_NODE;
-		cap = c->cap;
-		if (!TACHI_RESERVE(c->keys, cap, depth))
-			return TACHI_NOMEM_NODE;
-		c->cap = cap;
+	if (s->same_outer >= depth && depth == c->depth && c->leaf != TACHI_NOMEM_NODE &&
+	    t->stacks[c->entry].ctx == ctx)
+		return c->leaf;
+	struct skey k = { s->frames, depth, ctx };
+	uint64_t h = tachi_hash(s->frames, depth * sizeof(uint32_t)) ^ tachi_mix64(ctx);
+	uint32_t id;
+	if (tachi_idset_find(&t->stack_index, h, &k, stack_eq, t, &id)) {
+		c->depth = depth;
+		c->entry = id;
+		return c->leaf = t->stacks[id].leaf;
 	}
-	/* Keep the cached outer part only where the keys still agree: same_outer is a hint in
-	 * frame ids, and the map may send different frames to one key anyway. */
-	uint32_t keep = s->same_outer;
-	if (keep > c->depth)
-		keep = c->depth;
-	if (keep > depth)
-		keep = depth;
-	uint32_t parent = keep ? c->nodes[keep - 1] : TACHI_ROOT;
-	for (uint32_t i = keep; i < depth; i++) {
-		/* i counts from the root; frames are innermost first. */
-		uint32_t f = s->frames[depth - 1 - i];
-		uint32_t key = map ? map[f] : f;
-		if (i < c->depth && c->keys[i] == key) {
-			parent = c->nodes[i];
-			continue;
-		}
-		uint32_t node;
-		if (!tachi_stacktab_child(t, parent, key, &node))
+	uint32_t parent = TACHI_ROOT;
+	for (uint32_t i = depth; i > 0; i--) {
+		/* frames are innermost first; the trie is walked from the root */
+		uint32_t f = s->frames[i - 1];
+		if (!tachi_stacktab_child(t, parent, map ? map[f] : f, &parent))
 			return TACHI_NOMEM_NODE;
-		c->nodes[i] = node;
-		c->keys[i] = key;
-		parent = node;
-		/* Past a change the rest of the old path is stale. */
-		if (i < c->depth)
-			c->depth = i + 1;
 	}
+	size_t need;
+	if (t->nstacks >= UINT32_MAX - 1 ||
+	    tachi_add_overflows(t->sframes_len, depth, &need) ||
+	    !TACHI_RESERVE(t->sframes, t->sframes_cap, need) ||
+	    !TACHI_RESERVE(t->stacks, t->stacks_cap, t->nstacks + 1))
+		return TACHI_NOMEM_NODE;
+	memcpy(t->sframes + t->sframes_len, s->frames, depth * sizeof(uint32_t));
+	id = (uint32_t)t->nstacks;
+	t->stacks[id] = (struct tachi_stackent){ ctx, t->sframes_len, depth, parent };
+	if (!tachi_idset_insert(&t->stack_index, h, id, stack_rehash, t))
+		return TACHI_NOMEM_NODE;
+	t->sframes_len = need;
+	t->nstacks++;
 	c->depth = depth;
-	return parent;
+	c->entry = id;
+	return c->leaf = parent;
 }
