@@ -34,16 +34,14 @@ struct skey {
 };
 
 struct scount {
-	uint32_t thr;        /* index in threads */
-	uint32_t leaf;
-	uint32_t next;       /* next count of the same thread, first-seen order */
 	uint64_t n;
+	uint32_t next;       /* next entry of the same thread, first-seen order */
 };
 
 struct swstate {
 	const struct tach_dict *src;
 	uint32_t *fmap;      /* source frame id -> key */
-	size_t fmap_cap;
+	size_t fmap_cap, nmapped;
 	struct skey *keys;
 	size_t nkeys, keys_cap;
 	struct tachi_idset key_index;
@@ -51,9 +49,8 @@ struct swstate {
 	struct tachi_threads threads;
 	uint32_t *head, *tail; /* per thread: its first and last count */
 	size_t ht_cap;
-	struct scount *counts;
+	struct scount *counts; /* per (thread, stack) entry of the trie's whole-stack set */
 	size_t ncounts, counts_cap;
-	struct tachi_idset count_index;
 	uint64_t empty;
 	bool warned_ctrl;
 };
@@ -110,29 +107,6 @@ static int map_frame(struct tach_writer *w, const struct tach_dict *d, uint32_t 
 
 /* ---- counts per (thread, stack) ---- */
 
-struct cq {
-	uint32_t thr, leaf;
-};
-
-static uint64_t count_hash(uint32_t thr, uint32_t leaf)
-{
-	struct cq q = { thr, leaf };
-	return tachi_hash(&q, sizeof(q));
-}
-
-static bool count_eq(void *ctx, uint32_t id, const void *p)
-{
-	const struct swstate *st = ctx;
-	const struct cq *q = p;
-	return st->counts[id].thr == q->thr && st->counts[id].leaf == q->leaf;
-}
-
-static uint64_t count_rehash(void *ctx, uint32_t id)
-{
-	const struct swstate *st = ctx;
-	return count_hash(st->counts[id].thr, st->counts[id].leaf);
-}
-
 static int add_weight(struct tach_writer *w, uint64_t *n, uint64_t weight)
 {
 	if (__builtin_add_overflow(*n, weight, n))
@@ -157,7 +131,6 @@ static int sw_put(struct tach_writer *w, const struct tach_dict *d, const struct
 		return WFAIL(w, TACH_E_NOMEM, "out of memory");
 	uint32_t thr = (uint32_t)(c - st->threads.v);
 	if (created) {
-		c->slot = NONE;
 		size_t cap = st->ht_cap;
 		if (!TACHI_RESERVE(st->head, cap, st->threads.count))
 			return WFAIL(w, TACH_E_NOMEM, "out of memory");
@@ -168,39 +141,36 @@ static int sw_put(struct tach_writer *w, const struct tach_dict *d, const struct
 		st->head[thr] = st->tail[thr] = NONE;
 	}
 	/* The same stack as this thread's previous sample: only a counter moves. */
-	if (s->same_outer >= s->depth && s->depth == c->depth && c->slot != NONE)
-		return add_weight(w, &st->counts[c->slot].n, s->weight);
-	for (uint32_t i = 0; i < s->depth; i++) {
-		uint32_t f = s->frames[i];
-		if (TACHI_UNLIKELY(f >= st->fmap_cap || st->fmap[f] == NONE)) {
-			int rc = map_frame(w, d, f);
-			if (rc)
-				return rc;
-		}
+	if (s->same_outer >= s->depth && s->depth == c->depth && c->leaf != TACHI_NOMEM_NODE)
+		return add_weight(w, &st->counts[c->entry].n, s->weight);
+	/* Map every frame the dict has gained since the last sample: readers only add. Keys
+	 * no written stack uses get no symbol (see sw_close). */
+	while (TACHI_UNLIKELY(st->nmapped < d->frame_count)) {
+		int rc = map_frame(w, d, (uint32_t)st->nmapped);
+		if (rc)
+			return rc;
+		st->nmapped++;
 	}
-	uint32_t leaf = tachi_stack_intern(&st->trie, c, s, st->fmap);
+	for (uint32_t i = 0; i < s->depth; i++)
+		if (TACHI_UNLIKELY(s->frames[i] >= st->nmapped))
+			return WFAIL(w, TACH_E_USAGE, "frame id %u out of range", s->frames[i]);
+	/* Entries number distinct (thread, stack) pairs densely in first-seen order. */
+	uint32_t leaf = tachi_stack_intern_ctx(&st->trie, c, s, st->fmap, thr);
 	if (leaf == TACHI_NOMEM_NODE)
 		return WFAIL(w, TACH_E_NOMEM, "out of memory");
-	struct cq q = { thr, leaf };
-	uint64_t h = count_hash(thr, leaf);
-	uint32_t id;
-	if (!tachi_idset_find(&st->count_index, h, &q, count_eq, st, &id)) {
-		if (st->ncounts >= NONE - 1 ||
-		    !TACHI_RESERVE(st->counts, st->counts_cap, st->ncounts + 1))
+	if (c->entry >= st->ncounts) {
+		if (!TACHI_RESERVE(st->counts, st->counts_cap, (size_t)c->entry + 1))
 			return WFAIL(w, TACH_E_NOMEM, "out of memory");
-		id = (uint32_t)st->ncounts;
-		st->counts[id] = (struct scount){ thr, leaf, NONE, 0 };
-		if (!tachi_idset_insert(&st->count_index, h, id, count_rehash, st))
-			return WFAIL(w, TACH_E_NOMEM, "out of memory");
-		st->ncounts++;
+		for (size_t e = st->ncounts; e <= c->entry; e++)
+			st->counts[e] = (struct scount){ 0, NONE };
+		st->ncounts = (size_t)c->entry + 1;
 		if (st->tail[thr] == NONE)
-			st->head[thr] = id;
+			st->head[thr] = c->entry;
 		else
-			st->counts[st->tail[thr]].next = id;
-		st->tail[thr] = id;
+			st->counts[st->tail[thr]].next = c->entry;
+		st->tail[thr] = c->entry;
 	}
-	c->slot = id;
-	return add_weight(w, &st->counts[id].n, s->weight);
+	return add_weight(w, &st->counts[c->entry].n, s->weight);
 }
 
 /* ---- output ---- */
@@ -275,6 +245,8 @@ static int write_symbols(struct tach_writer *w, const uint32_t *tsym, const uint
 		rc |= tachi_out_byte(o, '\n');
 	}
 	for (size_t k = 0; k < st->nkeys && !rc; k++) {
+		if (ksym[k] == NONE)
+			continue;
 		const struct skey *key = &st->keys[k];
 		size_t fl, nl;
 		const char *file = tachi_str(st->src, key->file, &fl);
@@ -309,7 +281,7 @@ static int write_threads(struct tach_writer *w, const uint32_t *tsym, const uint
 		snprintf(hdr, sizeof(hdr), "@threadV1.0\t%04X\n", tsym[t]);
 		rc |= tachi_out_str(o, hdr);
 		for (uint32_t c = st->head[t]; c != NONE && !rc; c = st->counts[c].next) {
-			uint32_t node = st->counts[c].leaf;
+			uint32_t node = st->trie.stacks[c].leaf;
 			uint32_t depth = st->trie.depth[node];
 			size_t len = 18 + 4 * (size_t)depth;
 			if (!TACHI_RESERVE(rec, rec_cap, len)) {
@@ -363,7 +335,14 @@ static int sw_close(struct tach_writer *w)
 		}
 		tsym[t] = (uint32_t)id;
 	}
+	/* Only keys on some written stack (every trie node is) get a symbol. */
+	for (size_t k = 0; k < st->nkeys; k++)
+		ksym[k] = NONE;
+	for (size_t n = 0; n < st->trie.count; n++)
+		ksym[st->trie.key[n]] = 0;
 	for (size_t k = 0; k < st->nkeys; k++) {
+		if (ksym[k] == NONE)
+			continue;
 		if (!next_id(&id)) {
 			rc = WFAIL(w, TACH_E_LIMIT, "more distinct frames than 32-bit ids hold");
 			goto out;
@@ -389,7 +368,6 @@ static void sw_free(struct tach_writer *w)
 	free(st->head);
 	free(st->tail);
 	free(st->counts);
-	tachi_idset_free(&st->count_index);
 }
 
 const struct tachi_writer_ops tachi_sampler_writer_ops = {

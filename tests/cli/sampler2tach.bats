@@ -71,9 +71,10 @@ tid:8482;app.lisp:main:10;app.lisp:work:20 1" ]
 @test "sb-sprof's writer: one block, no first @end, the off-by-one undefined id" {
 	run conv sbcl
 	[ "$status" -eq 0 ]
-	[ "$output" = "tid:8485;app.lisp:main:0;app.lisp:work:0 2
+	[ "$output" = "tid:8485;0x00002127;b.lisp:other:0;leaf 1
+tid:8485;app.lisp:main:0;app.lisp:work:0 1
 tid:8485;app.lisp:main:0;app.lisp:work:0;Thread 1
-tid:8485;0x00002127;b.lisp:other:0;leaf 1" ]
+tid:8485;app.lisp:main:0;app.lisp:work:0;leaf 1" ]
 	[ "$(grep -c warning "$T/err")" -eq 1 ]
 	grep -q 'offset 274: warning: symbol id 0x00002127 used but not defined' "$T/err"
 }
@@ -309,8 +310,7 @@ tid:8483;g 1" ]
 
 @test "I/O errors and usage errors" {
 	mk basic
-	run sampler2tach "$T/basic.trace" -o /dev/full
-	[ "$status" -eq 1 ]
+	# Never -o /dev/full: as root the temporary file beside it would be renamed over it.
 	run sh -c "sampler2tach '$T/basic.trace' > /dev/full"
 	[ "$status" -eq 1 ]
 	run sampler2tach "$T/nonexistent.trace"
@@ -326,7 +326,7 @@ tid:8483;g 1" ]
 
 @test "completions offer exactly the long options of --help" {
 	want=$(sampler2tach --help | grep -o -- '--[a-z][a-z-]*' | sort -u)
-	[ "$(grep -o -- '--[a-z][a-z-]*' "$SOURCE_ROOT/completions/bash/sampler2tach" | sort -u)" = "$want" ]
+	[ "$(grep -v '^[[:space:]]*#' "$SOURCE_ROOT/completions/bash/sampler2tach" | grep -o -- '--[a-z][a-z-]*' | sort -u)" = "$want" ]
 	[ "$(grep -o -- '--[a-z][a-z-]*' "$SOURCE_ROOT/completions/zsh/_sampler2tach" | sort -u)" = "$want" ]
 	[ "$(grep -o -- '-l [a-z][a-z-]*' "$SOURCE_ROOT/completions/fish/sampler2tach.fish" | sed 's/^-l /--/' | sort -u)" = "$want" ]
 }

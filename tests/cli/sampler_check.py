@@ -1,15 +1,19 @@
 #!/usr/bin/env python3
 """Checks for tests/cli/tach2sampler.bats.
 
-sampler_check.py layout FILE
-    Parses FILE strictly as the layout tach2sampler promises (big-endian 4-byte ids from
+sampler_check.py layout FILE...
+    Parses each FILE strictly as the layout tach2sampler promises (big-endian 4-byte ids from
     0x2122 upward without TAB, LF or CR bytes, a Thread_XXXX symbol per thread block, @end
     after the symbol table and at the end, LF line ends, records 1 0 1 n) and prints a
     summary: symbols, thread blocks, records, the last id.
 
 sampler_check.py samples [--sampler]
     Reads tach-decode's samples text on stdin and prints each distinct (thread, interpreter,
-    stack) with its count, sorted. Stacks keep file, function and line only. --sampler
+    stack) with its count, sorted.
+
+sampler_check.py pairs WANT GOT...
+    For each pair of samples text files, checks that "samples --sampler" of WANT equals
+    "samples" of GOT (one process for every fixture: starting python is the slow part). Stacks keep file, function and line only. --sampler
     applies what a Sampler trace cannot hold, as tach2sampler(1) documents: lines <= 0
     become "no line", TAB/LF/CR in names become '?', empty stacks are dropped.
 """
@@ -18,10 +22,15 @@ import sys
 
 
 def fail(msg):
-    sys.exit("sampler_check: " + msg)
+    sys.exit("sampler_check: %s: %s" % (CURRENT, msg))
+
+
+CURRENT = ""
 
 
 def layout(path):
+    global CURRENT
+    CURRENT = path
     d = open(path, "rb").read()
     p = 0
 
@@ -119,9 +128,9 @@ def escape(b):
                    for c in b)
 
 
-def samples(sampler):
+def samples(sampler, stream=None):
     counts = collections.Counter()
-    for raw in sys.stdin.buffer:
+    for raw in stream or sys.stdin.buffer:
         ln = raw.decode("utf-8", "surrogateescape").rstrip("\n")
         if not ln or ln[0] in "#@":
             continue
@@ -140,15 +149,31 @@ def samples(sampler):
         if sampler and not frames:
             continue
         counts["%s %s\t%s" % (tid, iid, ";".join(frames))] += 1
-    for k in sorted(counts):
-        print("%d %s" % (counts[k], k))
+    return ["%d %s" % (counts[k], k) for k in sorted(counts)]
+
+
+def pairs(files):
+    bad = 0
+    for want, got in zip(files[::2], files[1::2]):
+        a = samples(True, open(want, "rb"))
+        b = samples(False, open(got, "rb"))
+        if a != b:
+            print("differs: %s %s" % (want, got))
+            for x in sorted(set(a) ^ set(b))[:10]:
+                print(("- " if x in a else "+ ") + x)
+            bad += 1
+    if bad or len(files) % 2:
+        sys.exit(1)
 
 
 def main():
-    if len(sys.argv) == 3 and sys.argv[1] == "layout":
-        layout(sys.argv[2])
+    if len(sys.argv) >= 3 and sys.argv[1] == "layout":
+        for f in sys.argv[2:]:
+            layout(f)
     elif len(sys.argv) >= 2 and sys.argv[1] == "samples":
-        samples("--sampler" in sys.argv[2:])
+        print("\n".join(samples("--sampler" in sys.argv[2:])))
+    elif len(sys.argv) >= 4 and sys.argv[1] == "pairs":
+        pairs(sys.argv[2:])
     else:
         sys.exit(__doc__)
 
