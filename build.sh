@@ -66,7 +66,8 @@ demo() {
 	build_main
 	local bin=build/cmd out
 	out=$(mktemp -d)
-	trap 'rm -rf "$out"' EXIT
+	# Expanded now: $out is local and gone by the time the EXIT trap runs.
+	trap "rm -rf '$out'" EXIT
 	export PATH="$PWD/$bin:$PATH"
 	for f in examples/*.samples; do
 		[ -e "$f" ] || continue
@@ -75,12 +76,36 @@ demo() {
 		log "$f: samples text -> TACH -> collapsed"
 		tach-encode "$f" -o "$out/$n.tach"
 		tach-encode --compression none "$f" -o "$out/$n.raw.tach"
-		printf '%-28s %10s bytes\n' "$f" "$(stat -c %s "$f")" \
-			"$n.tach (zstd)" "$(stat -c %s "$out/$n.tach")" \
-			"$n.raw.tach (uncompressed)" "$(stat -c %s "$out/$n.raw.tach")"
-		tach-decode --format info "$out/$n.tach" | grep -E '^(sample_count|thread_count|frame_count|compression):'
-		echo "top stacks:"
-		tach-decode "$out/$n.tach" | head -n 5
+		tach-decode "$out/$n.tach" -o "$out/$n.collapsed"
+		printf '  %-40s %8s bytes\n' "$f (samples text)" "$(stat -c %s "$f")" \
+			"$n.tach (TACH, zstd)" "$(stat -c %s "$out/$n.tach")" \
+			"$n.raw.tach (TACH, none)" "$(stat -c %s "$out/$n.raw.tach")" \
+			"$n.collapsed (folded stacks)" "$(stat -c %s "$out/$n.collapsed")"
+		tach-decode --format info "$out/$n.tach" |
+			awk -F': ' '/^(sample_count|thread_count|frame_count|repeat_records|full_records|suffix_records|pop_push_records):/ {
+				printf "%s%s=%s", sep, $1, $2; sep = " " } END { print "" }' | sed 's/^/  /'
+		# The same samples back through the text form give the same bytes.
+		if tach-decode --format samples "$out/$n.tach" |
+			tach-encode --compression none -o "$out/$n.again.tach" &&
+			cmp -s "$out/$n.raw.tach" "$out/$n.again.tach"; then
+			echo "  round trip TACH -> samples text -> TACH: byte-identical"
+		else
+			echo "  round trip TACH -> samples text -> TACH: DIFFERS"
+		fi
+		echo "  samples per thread (tid: samples, of which holding the GIL):"
+		local tid
+		for tid in $(tach-decode --format samples "$out/$n.tach" | awk '!/^@/ { print $1 }' | sort -u); do
+			printf '    %-18s %5s %5s\n' "$tid" \
+				"$(tach-decode -F info --thread "$tid" "$out/$n.tach" | sed -n 's/^samples_selected: //p')" \
+				"$(tach-decode -F info --thread "$tid" --status gil "$out/$n.tach" | sed -n 's/^samples_selected: //p')"
+		done
+		echo "  top stacks, threads merged (count, innermost three frames):"
+		tach-decode --no-thread-frames "$out/$n.tach" | awk '{ c = $NF; sub(/ [0-9]+$/, ""); k = split($0, f, ";"); s = f[k]
+			if (k > 1) s = f[k - 1] ";" s
+			if (k > 2) s = f[k - 2] ";" s
+			if (k > 3) s = "...;" s
+			printf "    %5d  %s\n", c, s }' | head -n 6
+		echo "  flame graph: tach-decode $n.tach | flamegraph.pl > $n.svg"
 	done
 	for f in examples/*.demo.sh; do
 		[ -e "$f" ] || continue

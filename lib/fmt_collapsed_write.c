@@ -317,7 +317,7 @@ static int cw_close(struct tach_writer *w)
 	if (!aggs)
 		goto nomem;
 	for (size_t i = 0; i < st->ncounts; i++) {
-		const struct tachi_stackent *e = &st->trie.stacks[i];
+		const struct tachi_pair *e = &st->trie.pairs[i];
 		if (st->counts[i] && e->leaf != TACHI_ROOT)
 			aggs[nagg++] = (struct agg){ e->ctx, e->leaf, st->counts[i] };
 	}

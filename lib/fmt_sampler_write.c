@@ -281,7 +281,7 @@ static int write_threads(struct tach_writer *w, const uint32_t *tsym, const uint
 		snprintf(hdr, sizeof(hdr), "@threadV1.0\t%04X\n", tsym[t]);
 		rc |= tachi_out_str(o, hdr);
 		for (uint32_t c = st->head[t]; c != NONE && !rc; c = st->counts[c].next) {
-			uint32_t node = st->trie.stacks[c].leaf;
+			uint32_t node = st->trie.pairs[c].leaf;
 			uint32_t depth = st->trie.depth[node];
 			size_t len = 18 + 4 * (size_t)depth;
 			if (!TACHI_RESERVE(rec, rec_cap, len)) {

@@ -225,6 +225,9 @@ static int sr_next(struct tach_reader *r, const struct tach_sample **out)
 		if (!n || s[0] == '#')
 			continue;
 		if (s[0] == '@') {
+			/* Writers take the header values before the first sample. */
+			if (st->samples)
+				return line_fail(r, "header line after the first sample");
 			if ((rc = header_line(r, s, n)))
 				return rc;
 			continue;

@@ -503,6 +503,15 @@ static inline void emit(struct tach_reader *r, struct tthread *t, uint64_t delta
 	((struct tstate *)r->state)->decoded++;
 }
 
+static inline int over_limit(struct tach_reader *r)
+{
+	struct tstate *st = r->state;
+	if (TACHI_LIKELY(st->decoded <= r->lim.max_samples))
+		return TACH_OK;
+	return data_fail(r, TACH_E_LIMIT, "more than %llu samples (max-samples)",
+			 (unsigned long long)r->lim.max_samples);
+}
+
 static int tr_next(struct tach_reader *r, const struct tach_sample **out)
 {
 	struct tstate *st = r->state;
@@ -520,7 +529,7 @@ static int tr_next(struct tach_reader *r, const struct tach_sample **out)
 		emit(r, st->cur_thread, delta, *p++, st->cur_thread->depth);
 		st->cur = p;
 		*out = &r->sample;
-		return TACH_OK;
+		return over_limit(r);
 	}
 	if (st->finished)
 		return TACH_EOF;
@@ -612,7 +621,7 @@ static int tr_next(struct tach_reader *r, const struct tach_sample **out)
 		st->cur = p;
 		emit(r, t, delta, status, same);
 		*out = &r->sample;
-		return TACH_OK;
+		return over_limit(r);
 	}
 }
 

@@ -5,6 +5,7 @@ static const struct tachi_format *const formats[] = {
 	&tachi_fmt_tach,
 	&tachi_fmt_samples,
 	&tachi_fmt_collapsed,
+	&tachi_fmt_gperf,
 	&tachi_fmt_sampler,
 };
 

@@ -183,13 +183,16 @@ struct tachi_stacktab {
 	uint32_t *depth;
 	size_t count, cap;
 	struct tachi_idset index;
-	/* Whole stacks (source frame ids, innermost first) already seen -> leaf node, so a
-	 * stack met before costs one hash probe instead of one per frame. */
-	uint32_t *sframes;
-	size_t sframes_len, sframes_cap;
-	struct tachi_stackent { uint64_t ctx, off; uint32_t depth, leaf; } *stacks;
-	size_t nstacks, stacks_cap;
+	/* Whole stacks already seen, so a stack met before costs one hash probe instead of
+	 * one per frame. Each is stored inline as [depth, leaf, frames...] (source frame ids,
+	 * innermost first) and known by its offset here: one probe touches one place. */
+	uint32_t *sarena;
+	size_t sarena_len, sarena_cap;
 	struct tachi_idset stack_index;
+	/* (context, stack) pairs, numbered densely in first-seen order. */
+	struct tachi_pair { uint64_t ctx; uint32_t stack, leaf; } *pairs;
+	size_t npairs, pairs_cap;
+	struct tachi_idset pair_index;
 };
 /* Node for key under parent, created if new. Returns false on allocation failure. */
 bool tachi_stacktab_child(struct tachi_stacktab *t, uint32_t parent, uint32_t key, uint32_t *node);
@@ -202,7 +205,7 @@ struct tachi_pathcache {
 	uint32_t iid;
 	uint32_t depth;  /* depth of the last stack interned through this entry */
 	uint32_t leaf;   /* its leaf node; TACHI_NOMEM_NODE when none yet */
-	uint32_t entry;  /* its entry in the whole-stack set */
+	uint32_t entry;  /* its (context, stack) pair */
 	uint32_t slot;   /* writer's own per-thread data */
 };
 struct tachi_threads {
@@ -220,10 +223,9 @@ void tachi_threads_free(struct tachi_threads *t);
  * allocation failure. c remembers the result for the thread's next sample. */
 uint32_t tachi_stack_intern(struct tachi_stacktab *t, struct tachi_pathcache *c,
 			    const struct tach_sample *s, const uint32_t *map);
-/* The same, with a caller's context value as part of the whole-stack key (a thread, a label
- * set): c->entry then numbers distinct (ctx, stack) pairs densely from 0, in first-seen
- * order, so a writer can keep per-pair data in a plain array instead of a second table.
- * A thread's samples must use one ctx value between stack changes. */
+/* The same, with a caller's context value (a thread, a label set): c->entry is then the
+ * index of the (ctx, stack) pair in t->pairs, numbered densely from 0 in first-seen order,
+ * so a writer can keep per-pair data in a plain array. */
 uint32_t tachi_stack_intern_ctx(struct tachi_stacktab *t, struct tachi_pathcache *c,
 				const struct tach_sample *s, const uint32_t *map, uint64_t ctx);
 #define TACHI_NOMEM_NODE (UINT32_MAX - 1)
@@ -349,6 +351,7 @@ int tachi_writer_io(struct tach_writer *w);
 extern const struct tachi_format tachi_fmt_tach;
 extern const struct tachi_format tachi_fmt_samples;
 extern const struct tachi_format tachi_fmt_collapsed;
+extern const struct tachi_format tachi_fmt_gperf;
 extern const struct tachi_format tachi_fmt_sampler;
 /* The sampler format's two files: the writer's ops, for the reader file's table row. */
 extern const struct tachi_writer_ops tachi_sampler_writer_ops;

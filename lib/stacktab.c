@@ -64,9 +64,10 @@ void tachi_stacktab_free(struct tachi_stacktab *t)
 	free(t->key);
 	free(t->depth);
 	tachi_idset_free(&t->index);
-	free(t->sframes);
-	free(t->stacks);
+	free(t->sarena);
 	tachi_idset_free(&t->stack_index);
+	free(t->pairs);
+	tachi_idset_free(&t->pair_index);
 	memset(t, 0, sizeof(*t));
 }
 
@@ -129,23 +130,74 @@ void tachi_threads_free(struct tachi_threads *t)
 struct skey {
 	const uint32_t *frames;
 	uint32_t depth;
-	uint64_t ctx;
 };
 
-static bool stack_eq(void *ctx, uint32_t id, const void *k)
+static bool stack_eq(void *ctx, uint32_t off, const void *k)
 {
 	const struct tachi_stacktab *t = ctx;
 	const struct skey *key = k;
-	const struct tachi_stackent *e = &t->stacks[id];
-	return e->depth == key->depth && e->ctx == key->ctx &&
-	       !memcmp(t->sframes + e->off, key->frames, key->depth * sizeof(uint32_t));
+	const uint32_t *e = t->sarena + off;
+	return e[0] == key->depth && !memcmp(e + 2, key->frames, key->depth * sizeof(uint32_t));
 }
 
-static uint64_t stack_rehash(void *ctx, uint32_t id)
+static uint64_t stack_rehash(void *ctx, uint32_t off)
 {
 	const struct tachi_stacktab *t = ctx;
-	const struct tachi_stackent *e = &t->stacks[id];
-	return tachi_hash(t->sframes + e->off, e->depth * sizeof(uint32_t)) ^ tachi_mix64(e->ctx);
+	return tachi_hash(t->sarena + off + 2, t->sarena[off] * sizeof(uint32_t));
+}
+
+struct pkey {
+	uint64_t ctx;
+	uint32_t stack;
+};
+
+static uint64_t pair_hash(uint64_t ctx, uint32_t stack)
+{
+	return tachi_mix64(ctx ^ tachi_mix64(stack));
+}
+
+static bool pair_eq(void *ctx, uint32_t id, const void *k)
+{
+	const struct tachi_stacktab *t = ctx;
+	const struct pkey *key = k;
+	return t->pairs[id].stack == key->stack && t->pairs[id].ctx == key->ctx;
+}
+
+static uint64_t pair_rehash(void *ctx, uint32_t id)
+{
+	const struct tachi_stacktab *t = ctx;
+	return pair_hash(t->pairs[id].ctx, t->pairs[id].stack);
+}
+
+/* The stack's offset in the arena, walking the trie and storing it when new. */
+static bool find_stack(struct tachi_stacktab *t, const struct tach_sample *s, const uint32_t *map,
+		       uint32_t *off)
+{
+	uint32_t depth = s->depth;
+	struct skey k = { s->frames, depth };
+	uint64_t h = tachi_hash(s->frames, depth * sizeof(uint32_t));
+	if (tachi_idset_find(&t->stack_index, h, &k, stack_eq, t, off))
+		return true;
+	uint32_t parent = TACHI_ROOT;
+	for (uint32_t i = depth; i > 0; i--) {
+		/* frames are innermost first; the trie is walked from the root */
+		uint32_t f = s->frames[i - 1];
+		if (!tachi_stacktab_child(t, parent, map ? map[f] : f, &parent))
+			return false;
+	}
+	size_t need;
+	if (tachi_add_overflows(t->sarena_len, (size_t)depth + 2, &need) || need > UINT32_MAX - 1 ||
+	    !TACHI_RESERVE(t->sarena, t->sarena_cap, need))
+		return false;
+	uint32_t *e = t->sarena + t->sarena_len;
+	e[0] = depth;
+	e[1] = parent;
+	memcpy(e + 2, s->frames, depth * sizeof(uint32_t));
+	*off = (uint32_t)t->sarena_len;
+	if (!tachi_idset_insert(&t->stack_index, h, *off, stack_rehash, t))
+		return false;
+	t->sarena_len = need;
+	return true;
 }
 
 uint32_t tachi_stack_intern(struct tachi_stacktab *t, struct tachi_pathcache *c,
@@ -157,39 +209,25 @@ uint32_t tachi_stack_intern(struct tachi_stacktab *t, struct tachi_pathcache *c,
 uint32_t tachi_stack_intern_ctx(struct tachi_stacktab *t, struct tachi_pathcache *c,
 				const struct tach_sample *s, const uint32_t *map, uint64_t ctx)
 {
-	uint32_t depth = s->depth;
-	if (s->same_outer >= depth && depth == c->depth && c->leaf != TACHI_NOMEM_NODE &&
-	    t->stacks[c->entry].ctx == ctx)
+	if (s->same_outer >= s->depth && s->depth == c->depth && c->leaf != TACHI_NOMEM_NODE &&
+	    t->pairs[c->entry].ctx == ctx)
 		return c->leaf;
-	struct skey k = { s->frames, depth, ctx };
-	uint64_t h = tachi_hash(s->frames, depth * sizeof(uint32_t)) ^ tachi_mix64(ctx);
+	uint32_t off;
+	if (!find_stack(t, s, map, &off))
+		return TACHI_NOMEM_NODE;
+	struct pkey k = { ctx, off };
+	uint64_t h = pair_hash(ctx, off);
 	uint32_t id;
-	if (tachi_idset_find(&t->stack_index, h, &k, stack_eq, t, &id)) {
-		c->depth = depth;
-		c->entry = id;
-		return c->leaf = t->stacks[id].leaf;
-	}
-	uint32_t parent = TACHI_ROOT;
-	for (uint32_t i = depth; i > 0; i--) {
-		/* frames are innermost first; the trie is walked from the root */
-		uint32_t f = s->frames[i - 1];
-		if (!tachi_stacktab_child(t, parent, map ? map[f] : f, &parent))
+	if (!tachi_idset_find(&t->pair_index, h, &k, pair_eq, t, &id)) {
+		if (t->npairs >= UINT32_MAX - 1 || !TACHI_RESERVE(t->pairs, t->pairs_cap, t->npairs + 1))
 			return TACHI_NOMEM_NODE;
+		id = (uint32_t)t->npairs;
+		t->pairs[id] = (struct tachi_pair){ ctx, off, t->sarena[off + 1] };
+		if (!tachi_idset_insert(&t->pair_index, h, id, pair_rehash, t))
+			return TACHI_NOMEM_NODE;
+		t->npairs++;
 	}
-	size_t need;
-	if (t->nstacks >= UINT32_MAX - 1 ||
-	    tachi_add_overflows(t->sframes_len, depth, &need) ||
-	    !TACHI_RESERVE(t->sframes, t->sframes_cap, need) ||
-	    !TACHI_RESERVE(t->stacks, t->stacks_cap, t->nstacks + 1))
-		return TACHI_NOMEM_NODE;
-	memcpy(t->sframes + t->sframes_len, s->frames, depth * sizeof(uint32_t));
-	id = (uint32_t)t->nstacks;
-	t->stacks[id] = (struct tachi_stackent){ ctx, t->sframes_len, depth, parent };
-	if (!tachi_idset_insert(&t->stack_index, h, id, stack_rehash, t))
-		return TACHI_NOMEM_NODE;
-	t->sframes_len = need;
-	t->nstacks++;
-	c->depth = depth;
+	c->depth = s->depth;
 	c->entry = id;
-	return c->leaf = parent;
+	return c->leaf = t->pairs[id].leaf;
 }

@@ -24,6 +24,7 @@ struct tc_run {
 	const char *in_name;
 	const char *out_name;
 	bool quiet, verbose, force;
+	bool in_place;          /* -o names a device or FIFO: no temporary file */
 	/* filters */
 	uint64_t threads[MAX_THREADS];
 	size_t nthreads;
@@ -178,7 +179,7 @@ static bool parse_u64(const char *s, uint64_t *out)
 	if (!*s || *s == '-')
 		return false;
 	errno = 0;
-	unsigned long long v = strtoull(s, &end, 0);
+	unsigned long long v = strtoull(s, &end, 10);
 	if (errno || *end)
 		return false;
 	*out = v;
@@ -279,6 +280,23 @@ static int open_output(struct tc_run *run, int *fd)
 		*fd = STDOUT_FILENO;
 		return 0;
 	}
+	/* A device or a pipe named with -o is written in place: renaming a temporary file over
+	 * it would replace /dev/null or a FIFO with a regular file. */
+	struct stat st;
+	if (stat(run->out_name, &st) == 0 && !S_ISREG(st.st_mode)) {
+		if (S_ISDIR(st.st_mode)) {
+			fprintf(stderr, "%s: %s: is a directory\n", run->prog->name, run->out_name);
+			return 1;
+		}
+		*fd = open(run->out_name, O_WRONLY | O_CLOEXEC);
+		if (*fd < 0) {
+			fprintf(stderr, "%s: %s: %s\n", run->prog->name, run->out_name,
+				strerror(errno));
+			return 1;
+		}
+		run->in_place = true;
+		return 0;
+	}
 	int n = snprintf(tmp_path, sizeof(tmp_path), "%s.XXXXXX", run->out_name);
 	if (n < 0 || (size_t)n >= sizeof(tmp_path)) {
 		fprintf(stderr, "%s: %s: name too long\n", run->prog->name, run->out_name);
@@ -303,7 +321,7 @@ static int open_output(struct tc_run *run, int *fd)
 
 static int finish_output(struct tc_run *run, int fd, int status)
 {
-	if (fd == STDOUT_FILENO) {
+	if (fd == STDOUT_FILENO || run->in_place) {
 		if (close(fd) && status == 0 && errno != EINTR) {
 			fprintf(stderr, "%s: %s: %s\n", run->prog->name, run->out_name, strerror(errno));
 			return 1;

@@ -297,7 +297,7 @@ tid:8483;g 1" ]
 	sampler2tach < "$T/multi_block.trace" > "$T/a.tach"
 	sampler2tach -o "$T/b.tach" - < "$T/multi_block.trace"
 	cmp "$T/a.tach" "$T/b.tach"
-	sampler2tach --thread 0x2123 "$T/multi_block.trace" > "$T/t.tach"
+	sampler2tach --thread 8483 "$T/multi_block.trace" > "$T/t.tach"
 	[ "$(tach-decode "$T/t.tach")" = "tid:8483;g 1" ]
 	run sampler2tach -v "$T/multi_block.trace" -o "$T/v.tach"
 	[ "$status" -eq 0 ]

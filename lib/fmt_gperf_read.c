@@ -1,0 +1,574 @@
+/* gperftools' legacy CPU profile (libprofiler's CPUPROFILE output), read only.
+ *
+ * Layout, in pointer-sized native-endian slots: a header 0, 3, 0, period_us, 0; records
+ * count, depth, pc[depth] (leaf first); a trailer 0, 1, 0; then the process's
+ * /proc/self/maps text. The slot size and byte order are detected from the header the way
+ * google/pprof does (32/64-bit, little/big-endian, tried in that order).
+ *
+ * Supported: every profile libprofiler writes, including several records for one stack
+ * (hash-table evictions: their counts are summed), truncated files (the whole records are
+ * kept and the cut is reported), a missing trailer or maps section, junk lines in the maps
+ * text. Each distinct stack becomes one sample whose weight is its summed count, in
+ * first-seen order, with timestamps synthesized at the header period. Frames are
+ * symbolized from the binaries named in the maps text (symbolize.c).
+ *
+ * Not supported: the Java variant (header version 1) and headers with other than 3 header
+ * words (pprof rejects them too). Unlike pprof, no frames are dropped by its heuristic for
+ * frames shared by nearly all samples; like pprof, a leaf recorded twice (older
+ * libprofilers) is kept once. Records with count 0 are skipped; a record without PCs is an
+ * empty stack; a PC of 0 is a frame named 0x0. These and truncation are warnings, errors
+ * with the strict option.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "internal.h"
+#include "symbolize.h"
+
+#define NO_NODE UINT32_MAX
+
+/* A distinct stack: its first record's PCs stay in the input, addressed by offset. */
+struct gstack {
+	uint64_t off;    /* byte offset of pc[0] */
+	uint64_t count;
+	uint64_t hash;
+	uint32_t depth;  /* PCs used */
+	bool skip1;      /* pc[1] duplicated the leaf and is left out */
+};
+
+/* A distinct (pc, leaf) with the frames it resolved to: ids in chain[first..first+n). */
+struct gpc {
+	uint64_t pc;
+	uint64_t hash;
+	uint32_t first, n;
+	bool leaf;
+};
+
+struct gread {
+	/* options */
+	char *binary_path;
+	bool no_symbolize;
+	/* layout */
+	unsigned slot;   /* 4 or 8 */
+	bool big;
+	uint64_t period;
+	/* stacks */
+	struct gstack *st;
+	size_t st_count, st_cap;
+	struct tachi_idset st_index;
+	size_t next_stack;
+	uint64_t clock;
+	/* symbolization */
+	struct tachi_sym *sym;
+	struct gpc *pcs;
+	size_t pc_count, pc_cap;
+	struct tachi_idset pc_index;
+	uint32_t *chain;
+	size_t chain_len, chain_cap;
+	uint32_t *frames;
+	size_t frames_cap;
+	const struct tach_reader *r;
+};
+
+static inline uint64_t slot_at(const struct gread *g, const uint8_t *p)
+{
+	if (g->slot == 4)
+		return g->big ? tachi_rd32be(p) : tachi_rd32le(p);
+	uint64_t a = g->big ? tachi_rd32be(p) : tachi_rd32le(p);
+	uint64_t b = g->big ? tachi_rd32be(p + 4) : tachi_rd32le(p + 4);
+	return g->big ? a << 32 | b : b << 32 | a;
+}
+
+/* A recoverable problem: a warning, or the error under strict. */
+static int problem(struct tach_reader *r, uint64_t off, const char *fmt, ...) TACHI_PRINTF(3, 4);
+static int problem(struct tach_reader *r, uint64_t off, const char *fmt, ...)
+{
+	char msg[400];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	if (r->lim.strict)
+		return RFAIL(r, TACH_E_FORMAT, TACH_POS_OFFSET, off, "%s", msg);
+	tachi_warn(&r->warn, TACH_POS_OFFSET, off, "%s", msg);
+	return TACH_OK;
+}
+
+static int gr_option(struct tach_reader *r, const char *key, const char *value)
+{
+	struct gread *g = r->state;
+	if (!strcmp(key, "symbolize")) {
+		bool b;
+		if (!tachi_parse_bool(value, &b))
+			return RFAIL(r, TACH_E_USAGE, TACH_POS_NONE, 0, "bad symbolize: %s", value);
+		g->no_symbolize = !b;
+		return TACH_OK;
+	}
+	if (!strcmp(key, "binary-path")) {
+		char *c = strdup(value);
+		if (!c)
+			return RFAIL(r, TACH_E_NOMEM, TACH_POS_NONE, 0, "out of memory");
+		free(g->binary_path);
+		g->binary_path = c;
+		return TACH_OK;
+	}
+	return RFAIL(r, TACH_E_USAGE, TACH_POS_NONE, 0, "gperf reader has no option %s", key);
+}
+
+/* ---- header ---- */
+
+static int detect(struct tach_reader *r, struct gread *g)
+{
+	const uint8_t *d = r->in.data;
+	size_t n = r->in.size;
+	static const struct { unsigned slot; bool big; } tries[4] = {
+		{ 4, false }, { 4, true }, { 8, false }, { 8, true },
+	};
+	for (int i = 0; i < 4; i++) {
+		g->slot = tries[i].slot;
+		g->big = tries[i].big;
+		if (n < 5 * (size_t)g->slot)
+			continue;
+		uint64_t h[5];
+		for (int k = 0; k < 5; k++)
+			h[k] = slot_at(g, d + k * g->slot);
+		if (h[0] == 0 && h[1] == 3 && h[2] == 0 && h[3] > 0 && h[4] == 0) {
+			g->period = h[3];
+			return TACH_OK;
+		}
+	}
+	if (n < 20)
+		return RFAIL(r, TACH_E_FORMAT, TACH_POS_OFFSET, 0,
+			     "not a gperftools CPU profile: %zu bytes is shorter than its header", n);
+	/* Explain the near misses: a header that has the shape but values pprof refuses. */
+	for (int i = 0; i < 4; i++) {
+		g->slot = tries[i].slot;
+		g->big = tries[i].big;
+		if (n < 5 * (size_t)g->slot)
+			continue;
+		uint64_t h[5];
+		for (int k = 0; k < 5; k++)
+			h[k] = slot_at(g, d + k * g->slot);
+		if (h[0] != 0 || h[1] < 3 || h[1] > 64 || h[2] > 1)
+			continue;
+		const char *kind = g->slot == 4 ? "32-bit" : "64-bit";
+		const char *bo = g->big ? "big-endian" : "little-endian";
+		if (h[2] == 1)
+			return RFAIL(r, TACH_E_UNSUPPORTED, TACH_POS_OFFSET, 2 * g->slot,
+				     "header version 1 is the Java CPU profile variant, which is not "
+				     "supported");
+		if (h[1] != 3)
+			return RFAIL(r, TACH_E_FORMAT, TACH_POS_OFFSET, g->slot,
+				     "%s %s header declares %llu header words; gperftools writes 3 "
+				     "and google/pprof accepts no other value",
+				     kind, bo, (unsigned long long)h[1]);
+		if (h[3] == 0)
+			return RFAIL(r, TACH_E_FORMAT, TACH_POS_OFFSET, 3 * g->slot,
+				     "%s %s header has a sampling period of 0 microseconds",
+				     kind, bo);
+		if (h[4] != 0)
+			return RFAIL(r, TACH_E_FORMAT, TACH_POS_OFFSET, 4 * g->slot,
+				     "%s %s header's padding word is not 0", kind, bo);
+	}
+	return RFAIL(r, TACH_E_FORMAT, TACH_POS_OFFSET, 0,
+		     "not a gperftools CPU profile: the header is not 0, 3, 0, period, 0 in "
+		     "32- or 64-bit slots of either byte order");
+}
+
+/* ---- stacks ---- */
+
+static uint64_t stack_hash(const struct gread *g, const uint8_t *pc0, uint32_t depth, bool skip1)
+{
+	if (depth == 0)
+		return 0x9e3779b97f4a7c15ull;
+	uint64_t h = tachi_hash(pc0, g->slot) * 0x9e3779b97f4a7c15ull;
+	const uint8_t *rest = pc0 + (size_t)g->slot * (1 + skip1);
+	return h ^ tachi_hash(rest, (size_t)(depth - 1) * g->slot) ^ depth;
+}
+
+struct stack_key {
+	const uint8_t *pc0;
+	uint32_t depth;
+	bool skip1;
+};
+
+static bool stack_eq(void *ctx, uint32_t id, const void *key)
+{
+	const struct gread *g = ctx;
+	const struct stack_key *k = key;
+	const struct gstack *s = &g->st[id];
+	if (s->depth != k->depth)
+		return false;
+	if (!k->depth)
+		return true;
+	const uint8_t *a = g->r->in.data + s->off;
+	if (memcmp(a, k->pc0, g->slot))
+		return false;
+	return !memcmp(a + (size_t)g->slot * (1 + s->skip1), k->pc0 + (size_t)g->slot * (1 + k->skip1),
+		       (size_t)(k->depth - 1) * g->slot);
+}
+
+static uint64_t stack_rehash(void *ctx, uint32_t id)
+{
+	const struct gread *g = ctx;
+	return g->st[id].hash;
+}
+
+static int add_record(struct tach_reader *r, struct gread *g, uint64_t off, uint64_t count,
+		      uint32_t depth)
+{
+	const uint8_t *pc0 = r->in.data + off;
+	/* Older libprofilers could record the leaf twice (signal PC, then the unwinder's
+	 * first frame); pprof drops the copy, so do we. */
+	bool skip1 = depth >= 2 && slot_at(g, pc0) == slot_at(g, pc0 + g->slot);
+	uint32_t eff = depth - skip1;
+	struct stack_key k = { pc0, eff, skip1 };
+	uint64_t h = stack_hash(g, pc0, eff, skip1);
+	uint32_t id;
+	if (tachi_idset_find(&g->st_index, h, &k, stack_eq, g, &id)) {
+		if (__builtin_add_overflow(g->st[id].count, count, &g->st[id].count))
+			return RFAIL(r, TACH_E_FORMAT, TACH_POS_OFFSET, off,
+				     "sample count of a stack overflows 64 bits");
+		return TACH_OK;
+	}
+	if (g->st_count >= UINT32_MAX - 1 || !TACHI_RESERVE(g->st, g->st_cap, g->st_count + 1))
+		return RFAIL(r, TACH_E_NOMEM, TACH_POS_NONE, 0, "out of memory");
+	g->st[g->st_count] = (struct gstack){ off, count, h, eff, skip1 };
+	if (!tachi_idset_insert(&g->st_index, h, (uint32_t)g->st_count, stack_rehash, g))
+		return RFAIL(r, TACH_E_NOMEM, TACH_POS_NONE, 0, "out of memory");
+	g->st_count++;
+	return TACH_OK;
+}
+
+/* Parses the records; returns the offset where the maps text starts (size if none). */
+static int read_records(struct tach_reader *r, struct gread *g, size_t *maps_off)
+{
+	const uint8_t *d = r->in.data;
+	size_t n = r->in.size, s = g->slot;
+	size_t off = 5 * s;
+	uint64_t total = 0, records = 0;
+	int rc;
+	for (;;) {
+		size_t left = n - off;
+		if (left == 0) {
+			*maps_off = n;
+			return problem(r, off, "the file ends after %llu records without the trailer "
+				       "(0, 1, 0) and the maps section; addresses are not symbolized",
+				       (unsigned long long)records);
+		}
+		if (left < 2 * s) {
+			*maps_off = n;
+			return problem(r, off, "the file is cut inside a record header (%zu bytes "
+				       "left); keeping the %llu whole records before it",
+				       left, (unsigned long long)records);
+		}
+		uint64_t count = slot_at(g, d + off), depth = slot_at(g, d + off + s);
+		uint64_t slots_left = (left - 2 * s) / s;
+		if (depth > slots_left) {
+			*maps_off = n;
+			return problem(r, off, "the file is cut inside a record of %llu PCs (only "
+				       "%llu slots follow); keeping the %llu whole records before it",
+				       (unsigned long long)depth, (unsigned long long)slots_left,
+				       (unsigned long long)records);
+		}
+		size_t pcs = off + 2 * s;
+		if (count == 0 && depth == 1 && slot_at(g, d + pcs) == 0) {
+			*maps_off = pcs + s;
+			r->stats.total_records = records;
+			if (*maps_off == n)
+				return problem(r, *maps_off, "no maps section after the trailer; "
+					       "addresses are not symbolized");
+			return TACH_OK;
+		}
+		if (depth > r->lim.max_depth)
+			return RFAIL(r, TACH_E_LIMIT, TACH_POS_OFFSET, off,
+				     "stack of %llu PCs is deeper than the limit of %u frames",
+				     (unsigned long long)depth, r->lim.max_depth);
+		records++;
+		if (count == 0) {
+			if ((rc = problem(r, off, "record with a sample count of 0 skipped")))
+				return rc;
+		} else {
+			if (depth == 0 &&
+			    (rc = problem(r, off, "record without PCs (count %llu) kept as an "
+					  "empty stack", (unsigned long long)count)))
+				return rc;
+			if (__builtin_add_overflow(total, count, &total) || total > r->lim.max_samples)
+				return RFAIL(r, TACH_E_LIMIT, TACH_POS_OFFSET, off,
+					     "more than %llu samples",
+					     (unsigned long long)r->lim.max_samples);
+			if ((rc = add_record(r, g, pcs, count, (uint32_t)depth)))
+				return rc;
+		}
+		off = pcs + (size_t)depth * s;
+		r->stats.total_records = records;
+	}
+}
+
+/* ---- maps text ---- */
+
+static bool hexnum(const char **p, const char *end, uint64_t *out)
+{
+	const char *s = *p;
+	uint64_t v = 0;
+	int nd = 0;
+	while (s < end) {
+		char c = *s;
+		int x = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 :
+			c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+		if (x < 0)
+			break;
+		if (++nd > 16)
+			return false;
+		v = v << 4 | (uint64_t)x;
+		s++;
+	}
+	if (!nd)
+		return false;
+	*p = s;
+	*out = v;
+	return true;
+}
+
+static const char *skip_sp(const char *p, const char *end)
+{
+	while (p < end && (*p == ' ' || *p == '\t'))
+		p++;
+	return p;
+}
+
+static const char *token_end(const char *p, const char *end)
+{
+	while (p < end && *p != ' ' && *p != '\t')
+		p++;
+	return p;
+}
+
+/* A glog prefix ("I0101 00:00:00.000000 1234 file.cc:12] ") as pprof strips it. */
+static const char *skip_glog(const char *p, const char *end)
+{
+	const char *q = p;
+	while (q < end && *q != '[' && *q != ']')
+		q++;
+	if (q == end || *q != ']' || q == p || q + 1 >= end || (q[1] != ' ' && q[1] != '\t'))
+		return p;
+	const char *dg = q;
+	while (dg > p && dg[-1] >= '0' && dg[-1] <= '9')
+		dg--;
+	if (dg == q || dg == p || dg[-1] != ':' || dg - 1 == p)
+		return p;
+	return skip_sp(q + 1, end);
+}
+
+/* "start-end perms offset dev inode [path]": executable mappings are kept, any line that
+ * does not parse is ignored, as pprof does. */
+static int read_maps(struct tach_reader *r, struct gread *g, size_t from)
+{
+	const char *p = (const char *)r->in.data + from, *end = (const char *)r->in.data + r->in.size;
+	while (p < end) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		const char *le = nl ? nl : end, *q = skip_glog(p, le);
+		p = nl ? nl + 1 : end;
+		while (le > q && (le[-1] == '\r' || le[-1] == ' ' || le[-1] == '\t'))
+			le--;
+		uint64_t start, limit, offset, inode;
+		if (!hexnum(&q, le, &start) || q >= le || *q++ != '-' || !hexnum(&q, le, &limit))
+			continue;
+		q = skip_sp(q, le);
+		const char *perms = q;
+		q = token_end(q, le);
+		if (q == perms || !memchr(perms, 'x', (size_t)(q - perms)))
+			continue;
+		q = skip_sp(q, le);
+		if (!hexnum(&q, le, &offset))
+			continue;
+		q = skip_sp(q, le);
+		const char *dev = q;
+		q = token_end(q, le);
+		if (q == dev || !memchr(dev, ':', (size_t)(q - dev)))
+			continue;
+		q = skip_sp(q, le);
+		const char *ino = q;
+		q = token_end(q, le);
+		(void)inode;
+		bool digits = q > ino;
+		for (const char *c = ino; c < q; c++)
+			digits &= *c >= '0' && *c <= '9';
+		if (!digits || limit <= start)
+			continue;
+		q = skip_sp(q, le);
+		size_t plen = (size_t)(le - q);
+		/* The kernel marks a file replaced since it was mapped. */
+		if (plen > 10 && !memcmp(le - 10, " (deleted)", 10))
+			plen -= 10;
+		if (tachi_sym_add_map(g->sym, start, limit, offset, q, plen))
+			return RFAIL(r, TACH_E_NOMEM, TACH_POS_NONE, 0, "out of memory");
+	}
+	return TACH_OK;
+}
+
+/* ---- open / next ---- */
+
+static int gr_open(struct tach_reader *r)
+{
+	struct gread *g = r->state;
+	g->r = r;
+	int rc = detect(r, g);
+	if (rc)
+		return rc;
+	r->meta.interval_us = g->period;
+	r->meta.big_endian = g->big;
+	g->sym = tachi_sym_new(&r->warn, g->binary_path, !g->no_symbolize);
+	if (!g->sym)
+		return RFAIL(r, TACH_E_NOMEM, TACH_POS_NONE, 0, "out of memory");
+	size_t maps_off = r->in.size;
+	if ((rc = read_records(r, g, &maps_off)))
+		return rc;
+	if ((rc = read_maps(r, g, maps_off)))
+		return rc;
+	if (maps_off < r->in.size && !tachi_sym_map_count(g->sym) && g->st_count &&
+	    (rc = problem(r, maps_off, "the maps section lists no executable mapping; "
+			  "addresses are not symbolized")))
+		return rc;
+	/* The index served aggregation only. */
+	tachi_idset_free(&g->st_index);
+	return TACH_OK;
+}
+
+struct emit_ctx {
+	struct tach_reader *r;
+	struct gread *g;
+};
+
+static int emit_frame(void *ctx, const char *file, const char *func, int32_t line, int32_t col)
+{
+	struct emit_ctx *e = ctx;
+	struct tach_frame f = { 0, 0, line, line, col, -1, TACH_NO_OPCODE };
+	if (tach_dict_intern_string(&e->r->dict, file, strlen(file), &f.file) ||
+	    tach_dict_intern_string(&e->r->dict, func, strlen(func), &f.func))
+		return TACH_E_NOMEM;
+	uint32_t id;
+	if (tach_dict_intern_frame(&e->r->dict, &f, &id))
+		return TACH_E_NOMEM;
+	if (!TACHI_RESERVE(e->g->chain, e->g->chain_cap, e->g->chain_len + 1))
+		return TACH_E_NOMEM;
+	e->g->chain[e->g->chain_len++] = id;
+	return TACH_OK;
+}
+
+struct pc_key {
+	uint64_t pc;
+	bool leaf;
+};
+
+static bool pc_eq(void *ctx, uint32_t id, const void *key)
+{
+	const struct gread *g = ctx;
+	const struct pc_key *k = key;
+	return g->pcs[id].pc == k->pc && g->pcs[id].leaf == k->leaf;
+}
+
+static uint64_t pc_rehash(void *ctx, uint32_t id)
+{
+	const struct gread *g = ctx;
+	return g->pcs[id].hash;
+}
+
+/* The frames of one PC, resolved the first time it is seen. */
+static int pc_frames(struct tach_reader *r, struct gread *g, uint64_t pc, bool leaf,
+		     const struct gpc **out)
+{
+	struct pc_key k = { pc, leaf };
+	uint64_t h = (pc ^ (leaf ? 0x5bd1e995u : 0)) * 0x9e3779b97f4a7c15ull;
+	h ^= h >> 29;
+	uint32_t id;
+	if (tachi_idset_find(&g->pc_index, h, &k, pc_eq, g, &id)) {
+		*out = &g->pcs[id];
+		return TACH_OK;
+	}
+	if (g->pc_count >= UINT32_MAX - 1 || !TACHI_RESERVE(g->pcs, g->pc_cap, g->pc_count + 1))
+		return RFAIL(r, TACH_E_NOMEM, TACH_POS_NONE, 0, "out of memory");
+	size_t first = g->chain_len;
+	struct emit_ctx e = { r, g };
+	int rc = tachi_sym_lookup(g->sym, pc, leaf, emit_frame, &e);
+	if (rc)
+		return RFAIL(r, TACH_E_NOMEM, TACH_POS_NONE, 0, "out of memory");
+	if (g->chain_len - first > UINT32_MAX || g->chain_len > UINT32_MAX)
+		return RFAIL(r, TACH_E_LIMIT, TACH_POS_NONE, 0, "too many frames");
+	g->pcs[g->pc_count] = (struct gpc){ pc, h, (uint32_t)first, (uint32_t)(g->chain_len - first), leaf };
+	if (!tachi_idset_insert(&g->pc_index, h, (uint32_t)g->pc_count, pc_rehash, g))
+		return RFAIL(r, TACH_E_NOMEM, TACH_POS_NONE, 0, "out of memory");
+	*out = &g->pcs[g->pc_count++];
+	return TACH_OK;
+}
+
+static int gr_next(struct tach_reader *r, const struct tach_sample **out)
+{
+	struct gread *g = r->state;
+	if (g->next_stack >= g->st_count)
+		return TACH_EOF;
+	const struct gstack *s = &g->st[g->next_stack++];
+	const uint8_t *pc0 = r->in.data + s->off;
+	size_t depth = 0;
+	for (uint32_t i = 0; i < s->depth; i++) {
+		size_t raw = i == 0 ? 0 : i + s->skip1;
+		uint64_t pc = slot_at(g, pc0 + raw * g->slot);
+		const struct gpc *p = NULL;
+		int rc = pc_frames(r, g, pc, i == 0, &p);
+		if (rc)
+			return rc;
+		if (depth + p->n > r->lim.max_depth)
+			return RFAIL(r, TACH_E_LIMIT, TACH_POS_OFFSET, s->off - 2 * g->slot,
+				     "stack with its inlined frames is deeper than the limit of %u "
+				     "frames", r->lim.max_depth);
+		if (!TACHI_RESERVE(g->frames, g->frames_cap, depth + p->n + 1))
+			return RFAIL(r, TACH_E_NOMEM, TACH_POS_NONE, 0, "out of memory");
+		memcpy(g->frames + depth, g->chain + p->first, p->n * sizeof(uint32_t));
+		depth += p->n;
+	}
+	struct tach_sample *smp = &r->sample;
+	smp->thread_id = 0;
+	smp->interp_id = 0;
+	smp->status = TACH_STATUS_ON_CPU;
+	smp->timestamp_us = g->clock;
+	smp->weight = s->count;
+	smp->depth = (uint32_t)depth;
+	smp->same_outer = 0;
+	smp->frames = g->frames;
+	/* Saturate: a clock past 2^64 µs cannot come from a real profile. */
+	uint64_t adv;
+	if (__builtin_mul_overflow(s->count, g->period, &adv) ||
+	    __builtin_add_overflow(g->clock, adv, &g->clock))
+		g->clock = UINT64_MAX;
+	r->stats.full_records++;
+	r->stats.total_samples += s->count;
+	*out = smp;
+	return TACH_OK;
+}
+
+static void gr_free(struct tach_reader *r)
+{
+	struct gread *g = r->state;
+	free(g->binary_path);
+	free(g->st);
+	tachi_idset_free(&g->st_index);
+	tachi_sym_free(g->sym);
+	free(g->pcs);
+	tachi_idset_free(&g->pc_index);
+	free(g->chain);
+	free(g->frames);
+}
+
+static const struct tachi_reader_ops reader_ops = {
+	.state_size = sizeof(struct gread),
+	.option = gr_option,
+	.open = gr_open,
+	.next = gr_next,
+	.free = gr_free,
+	.whole_input = true,
+};
+
+const struct tachi_format tachi_fmt_gperf = {
+	.name = "gperf",
+	.reader = &reader_ops,
+};

@@ -1,0 +1,541 @@
+/* Native symbolization with elfutils: each executable mapping of the profiled process is
+ * matched to a binary on this machine (the recorded path, then a search path), its load
+ * bias is computed as google/pprof computes it (internal/elfexec GetBase), and addresses
+ * are resolved through libdwfl: DWARF function names, source lines, columns and inline
+ * chains, ELF symbols where there is no DWARF, the bare address where there is nothing.
+ *
+ * Every binary is reported at bias 0 in a Dwfl of its own, so libdwfl works in the
+ * object's own address space and overlapping or odd mappings cannot confuse it; we
+ * subtract the bias ourselves. ELF symbols go through a table sorted once per module,
+ * because dwfl_module_addrinfo scans the symbol table linearly on every call.
+ */
+#include <dwarf.h>
+#include <elfutils/libdw.h>
+#include <elfutils/libdwfl.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "symbolize.h"
+
+struct symbol {
+	uint64_t addr, size;
+	const char *name;
+	uint8_t rank;    /* preference among symbols at one address: higher wins */
+};
+
+struct module {
+	Dwfl *dwfl;
+	Dwfl_Module *mod;
+	uint64_t base;   /* object address = runtime address - base */
+	struct symbol *syms;
+	size_t nsyms;
+	bool syms_loaded;
+};
+
+struct mapping {
+	uint64_t start, limit, offset;
+	char *path;      /* as recorded */
+	size_t seq;      /* order added, for a stable sort */
+	struct module *m;
+	bool tried;
+};
+
+struct tachi_sym {
+	const struct tachi_warner *warn;
+	char **dirs;
+	size_t ndirs;
+	char *debuginfo_path;
+	Dwfl_Callbacks cb;
+	bool symbolize;
+	struct mapping *maps;
+	size_t nmaps, cap;
+	bool sorted;
+	char name[64];
+};
+
+struct tachi_sym *tachi_sym_new(const struct tachi_warner *warn, const char *search_path,
+				bool symbolize)
+{
+	struct tachi_sym *s = calloc(1, sizeof(*s));
+	if (!s)
+		return NULL;
+	s->warn = warn;
+	s->symbolize = symbolize;
+	/* Idempotent; libelf needs it before the first elf_begin. */
+	elf_version(EV_CURRENT);
+	size_t plen = search_path ? strlen(search_path) : 0;
+	/* libdwfl's default, then our directories: they are searched by build ID
+	 * (DIR/.build-id/xx/yyyy.debug) and by debuglink name. */
+	static const char dflt[] = ":.debug:/usr/lib/debug";
+	s->debuginfo_path = malloc(sizeof(dflt) + plen + 1);
+	if (!s->debuginfo_path) {
+		free(s);
+		return NULL;
+	}
+	strcpy(s->debuginfo_path, dflt);
+	for (const char *p = search_path; p && *p;) {
+		const char *c = strchr(p, ':');
+		size_t n = c ? (size_t)(c - p) : strlen(p);
+		if (n) {
+			char **nd = realloc(s->dirs, (s->ndirs + 1) * sizeof(*nd));
+			char *d = strndup(p, n);
+			if (!nd || !d) {
+				free(d);
+				if (nd)
+					s->dirs = nd;
+				tachi_sym_free(s);
+				return NULL;
+			}
+			s->dirs = nd;
+			s->dirs[s->ndirs++] = d;
+			/* Relative entries would mean "beside the binary" to libdwfl. */
+			if (d[0] == '/') {
+				strcat(s->debuginfo_path, ":");
+				strcat(s->debuginfo_path, d);
+			}
+		}
+		p = c ? c + 1 : p + n;
+	}
+	s->cb.find_elf = dwfl_build_id_find_elf;
+	s->cb.find_debuginfo = dwfl_standard_find_debuginfo;
+	s->cb.section_address = dwfl_offline_section_address;
+	s->cb.debuginfo_path = &s->debuginfo_path;
+	return s;
+}
+
+static void module_free(struct module *m)
+{
+	if (!m)
+		return;
+	if (m->dwfl)
+		dwfl_end(m->dwfl);
+	free(m->syms);
+	free(m);
+}
+
+void tachi_sym_free(struct tachi_sym *s)
+{
+	if (!s)
+		return;
+	for (size_t i = 0; i < s->nmaps; i++) {
+		module_free(s->maps[i].m);
+		free(s->maps[i].path);
+	}
+	free(s->maps);
+	for (size_t i = 0; i < s->ndirs; i++)
+		free(s->dirs[i]);
+	free(s->dirs);
+	free(s->debuginfo_path);
+	free(s);
+}
+
+int tachi_sym_add_map(struct tachi_sym *s, uint64_t start, uint64_t limit, uint64_t offset,
+		      const char *path, size_t len)
+{
+	if (!TACHI_RESERVE(s->maps, s->cap, s->nmaps + 1))
+		return TACH_E_NOMEM;
+	char *p = strndup(path, len);
+	if (!p)
+		return TACH_E_NOMEM;
+	s->maps[s->nmaps] = (struct mapping){ start, limit, offset, p, s->nmaps, NULL, false };
+	s->nmaps++;
+	s->sorted = false;
+	return TACH_OK;
+}
+
+size_t tachi_sym_map_count(const struct tachi_sym *s)
+{
+	return s->nmaps;
+}
+
+static int map_cmp(const void *a, const void *b)
+{
+	const struct mapping *x = a, *y = b;
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+/* The mapping holding addr, as pprof assigns locations: start <= addr < limit, else a
+ * mapping with a file offset whose start - offset <= addr < start. */
+static struct mapping *find_map(struct tachi_sym *s, uint64_t addr)
+{
+	if (!s->sorted) {
+		qsort(s->maps, s->nmaps, sizeof(*s->maps), map_cmp);
+		s->sorted = true;
+	}
+	size_t lo = 0, hi = s->nmaps;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (s->maps[mid].start <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	/* Mappings may overlap in junk input: the latest start at or below addr first. */
+	for (size_t i = lo; i-- > 0;) {
+		if (addr < s->maps[i].limit)
+			return &s->maps[i];
+		if (i + 8 < lo)
+			break;
+	}
+	for (size_t i = 0; i < s->nmaps; i++) {
+		const struct mapping *m = &s->maps[i];
+		if (m->offset && m->start >= m->offset && m->start - m->offset <= addr && addr < m->start)
+			return &s->maps[i];
+	}
+	return NULL;
+}
+
+/* Names pprof never tries to open. */
+static bool unsymbolizable(const char *p)
+{
+	return !p[0] || p[0] == '[' || !strncmp(p, "linux-vdso", 10) || !strncmp(p, "/dev/", 5) ||
+	       !strncmp(p, "//anon", 6) || !strncmp(p, "/memfd:", 7);
+}
+
+/* ---- load bias (pprof internal/elfexec) ---- */
+
+#define PAGE 4096u
+
+/* The PT_LOAD segment behind a mapping at file offset off of size sz, or NULL. */
+static bool load_segment(Elf *e, uint64_t off, uint64_t sz, GElf_Phdr *out)
+{
+	size_t n;
+	if (elf_getphdrnum(e, &n))
+		return false;
+	uint64_t lim = off + sz;
+	if (lim < off)
+		lim = UINT64_MAX;
+	int found = 0;
+	GElf_Phdr first = { 0 }, hit = { 0 };
+	bool has_hit = false;
+	for (size_t i = 0; i < n; i++) {
+		GElf_Phdr ph;
+		if (!gelf_getphdr(e, (int)i, &ph) || ph.p_type != PT_LOAD || ph.p_filesz == 0)
+			continue;
+		uint64_t seg_lim = ph.p_offset + ph.p_memsz;
+		if (!(off < seg_lim && ph.p_offset < lim))
+			continue;
+		uint64_t aligned = ph.p_offset > (ph.p_vaddr & (PAGE - 1)) ?
+			ph.p_offset - (ph.p_vaddr & (PAGE - 1)) : 0;
+		if (off < aligned)
+			continue;
+		if (off > ph.p_offset && seg_lim < off + PAGE && lim >= seg_lim + PAGE)
+			continue;
+		if (!found++)
+			first = ph;
+		if (!has_hit && ph.p_offset <= off && off < ph.p_offset + ph.p_filesz) {
+			hit = ph;
+			has_hit = true;
+		}
+	}
+	if (!found)
+		return false;
+	*out = found > 1 && has_hit ? hit : first;
+	return true;
+}
+
+static bool get_base(Elf *e, const struct mapping *m, uint64_t *base)
+{
+	GElf_Ehdr eh;
+	if (!gelf_getehdr(e, &eh))
+		return false;
+	GElf_Phdr seg;
+	bool has = m->start < m->limit && m->limit < (1ull << 63) &&
+		   load_segment(e, m->offset, m->limit - m->start, &seg);
+	switch (eh.e_type) {
+	case ET_EXEC:
+		*base = has && m->start > 0 ? m->start - m->offset + seg.p_offset - seg.p_vaddr : 0;
+		return true;
+	case ET_DYN:
+		*base = has ? m->start - m->offset + seg.p_offset - seg.p_vaddr : m->start - m->offset;
+		return true;
+	default:
+		return false;
+	}
+}
+
+/* Opens path if it is a regular ELF file; returns the fd or -1. */
+static int open_elf(const char *path)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	struct stat st;
+	unsigned char magic[4];
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || pread(fd, magic, 4, 0) != 4 ||
+	    memcmp(magic, ELFMAG, SELFMAG)) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+/* The recorded path, then DIR/basename and DIR/recorded-path for each search dir. */
+static int locate(struct tachi_sym *s, const char *path, char *found, size_t cap)
+{
+	int fd = open_elf(path);
+	if (fd >= 0) {
+		snprintf(found, cap, "%s", path);
+		return fd;
+	}
+	const char *base = strrchr(path, '/');
+	base = base ? base + 1 : path;
+	for (size_t i = 0; i < s->ndirs; i++) {
+		for (int k = 0; k < 2; k++) {
+			const char *tail = k ? path : base;
+			int n = snprintf(found, cap, "%s%s%s", s->dirs[i],
+					 tail[0] == '/' ? "" : "/", tail);
+			if (n < 0 || (size_t)n >= cap)
+				continue;
+			if ((fd = open_elf(found)) >= 0)
+				return fd;
+		}
+	}
+	return -1;
+}
+
+static struct module *load_module(struct tachi_sym *s, const struct mapping *m)
+{
+	char found[4096];
+	int fd = locate(s, m->path, found, sizeof(found));
+	if (fd < 0) {
+		tachi_warn(s->warn, TACH_POS_NONE, 0,
+			   "%s: binary not found (tried the recorded path and %zu --binary-path "
+			   "directories); its frames keep their addresses", m->path, s->ndirs);
+		return NULL;
+	}
+	Elf *e = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	uint64_t base = 0;
+	bool ok = e && get_base(e, m, &base);
+	if (e)
+		elf_end(e);
+	if (!ok) {
+		close(fd);
+		tachi_warn(s->warn, TACH_POS_NONE, 0, "%s: not an executable or shared object", found);
+		return NULL;
+	}
+	struct module *mod = calloc(1, sizeof(*mod));
+	if (!mod) {
+		close(fd);
+		return NULL;
+	}
+	mod->base = base;
+	mod->dwfl = dwfl_begin(&s->cb);
+	if (!mod->dwfl) {
+		close(fd);
+		free(mod);
+		return NULL;
+	}
+	dwfl_report_begin(mod->dwfl);
+	/* Bias 0: libdwfl works in object addresses; the bias is applied in lookups. */
+	mod->mod = dwfl_report_elf(mod->dwfl, found, found, fd, 0, true);
+	if (!mod->mod)
+		close(fd);
+	dwfl_report_end(mod->dwfl, NULL, NULL);
+	if (!mod->mod) {
+		tachi_warn(s->warn, TACH_POS_NONE, 0, "%s: %s", found, dwfl_errmsg(-1));
+		module_free(mod);
+		return NULL;
+	}
+	return mod;
+}
+
+/* ---- ELF symbols: sorted once per module ---- */
+
+static int sym_cmp(const void *a, const void *b)
+{
+	const struct symbol *x = a, *y = b;
+	if (x->addr != y->addr)
+		return x->addr < y->addr ? -1 : 1;
+	if (x->rank != y->rank)
+		return x->rank > y->rank ? -1 : 1;
+	size_t lx = strlen(x->name), ly = strlen(y->name);
+	if (lx != ly)
+		return lx > ly ? -1 : 1;
+	return strcmp(x->name, y->name);
+}
+
+static void load_symbols(struct module *m)
+{
+	m->syms_loaded = true;
+	int n = dwfl_module_getsymtab(m->mod);
+	if (n <= 0)
+		return;
+	m->syms = malloc((size_t)n * sizeof(*m->syms));
+	if (!m->syms)
+		return;
+	size_t k = 0;
+	for (int i = 1; i < n; i++) {
+		GElf_Sym sym;
+		GElf_Addr addr;
+		GElf_Word shndx;
+		const char *name = dwfl_module_getsym_info(m->mod, i, &sym, &addr, &shndx, NULL, NULL);
+		int type = GELF_ST_TYPE(sym.st_info), bind = GELF_ST_BIND(sym.st_info);
+		if (!name || !name[0] || sym.st_shndx == SHN_UNDEF)
+			continue;
+		if (type != STT_FUNC && type != STT_GNU_IFUNC && type != STT_NOTYPE)
+			continue;
+		if (type == STT_NOTYPE && sym.st_shndx == SHN_ABS)
+			continue;
+		uint8_t rank = (uint8_t)((bind == STB_GLOBAL ? 4 : bind == STB_WEAK ? 2 : 0) +
+					 (type != STT_NOTYPE));
+		m->syms[k++] = (struct symbol){ addr, sym.st_size, name, rank };
+	}
+	qsort(m->syms, k, sizeof(*m->syms), sym_cmp);
+	/* Keep the preferred symbol of each address. */
+	size_t w = 0;
+	for (size_t i = 0; i < k; i++)
+		if (!w || m->syms[w - 1].addr != m->syms[i].addr)
+			m->syms[w++] = m->syms[i];
+	m->nsyms = w;
+}
+
+static const char *symbol_at(struct module *m, uint64_t addr)
+{
+	if (!m->syms_loaded)
+		load_symbols(m);
+	size_t lo = 0, hi = m->nsyms;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (m->syms[mid].addr <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!lo)
+		return NULL;
+	const struct symbol *y = &m->syms[lo - 1];
+	if (y->size && addr - y->addr >= y->size)
+		return NULL;
+	return y->name;
+}
+
+/* ---- DWARF ---- */
+
+static const char *die_name(Dwarf_Die *die)
+{
+	Dwarf_Attribute a;
+	const char *n = NULL;
+	if (dwarf_attr_integrate(die, DW_AT_name, &a))
+		n = dwarf_formstring(&a);
+	if (!n && (dwarf_attr_integrate(die, DW_AT_linkage_name, &a) ||
+		   dwarf_attr_integrate(die, DW_AT_MIPS_linkage_name, &a)))
+		n = dwarf_formstring(&a);
+	return n;
+}
+
+static int32_t clamp_num(Dwarf_Word v)
+{
+	return v == 0 || v > INT32_MAX ? -1 : (int32_t)v;
+}
+
+struct loc {
+	const char *file;
+	int32_t line, col;
+};
+
+/* Emits the inline chain at addr (object address); false when DWARF does not know it. */
+static bool dwarf_frames(struct tachi_sym *s, struct module *m, uint64_t addr,
+			 const char *fallback_file, tachi_sym_emit_fn emit, void *ctx, int *rc)
+{
+	Dwarf_Addr cubias;
+	Dwarf_Die *cu = dwfl_module_addrdie(m->mod, addr, &cubias);
+	if (!cu)
+		return false;
+	Dwarf_Die *scopes = NULL;
+	int n = dwarf_getscopes(cu, addr - cubias, &scopes);
+	int fn = -1;
+	for (int i = 0; i < n; i++) {
+		int tag = dwarf_tag(&scopes[i]);
+		if (tag == DW_TAG_subprogram || tag == DW_TAG_inlined_subroutine) {
+			fn = i;
+			break;
+		}
+	}
+	if (fn < 0) {
+		free(scopes);
+		return false;
+	}
+	struct loc cur = { fallback_file, -1, -1 };
+	Dwfl_Line *ln = dwfl_module_getsrc(m->mod, addr);
+	if (ln) {
+		int line = 0, col = 0;
+		const char *f = dwfl_lineinfo(ln, NULL, &line, &col, NULL, NULL);
+		if (f) {
+			cur.file = f;
+			cur.line = line > 0 ? line : -1;
+			cur.col = col > 0 ? col : -1;
+		}
+	}
+	/* The rest of scopes follows abstract origins; the concrete callers of an inlined
+	 * instance come from walking its own parents. */
+	Dwarf_Die *chain = NULL;
+	int nc = dwarf_getscopes_die(&scopes[fn], &chain);
+	Dwarf_Files *files = NULL;
+	size_t nfiles = 0;
+	bool have_files = false;
+	*rc = TACH_OK;
+	for (int i = 0; i < nc && !*rc; i++) {
+		int tag = dwarf_tag(&chain[i]);
+		if (tag != DW_TAG_subprogram && tag != DW_TAG_inlined_subroutine)
+			continue;
+		const char *name = die_name(&chain[i]);
+		if (!name)
+			name = "??";
+		*rc = emit(ctx, cur.file, name, cur.line, cur.col);
+		if (tag == DW_TAG_subprogram)
+			break;
+		Dwarf_Attribute a;
+		Dwarf_Word v;
+		cur.file = fallback_file;
+		cur.line = cur.col = -1;
+		if (dwarf_attr(&chain[i], DW_AT_call_file, &a) && !dwarf_formudata(&a, &v)) {
+			if (!have_files) {
+				have_files = true;
+				if (dwarf_getsrcfiles(cu, &files, &nfiles))
+					files = NULL;
+			}
+			const char *f = files && v < nfiles ? dwarf_filesrc(files, v, NULL, NULL) : NULL;
+			if (f)
+				cur.file = f;
+		}
+		if (dwarf_attr(&chain[i], DW_AT_call_line, &a) && !dwarf_formudata(&a, &v))
+			cur.line = clamp_num(v);
+		if (dwarf_attr(&chain[i], DW_AT_call_column, &a) && !dwarf_formudata(&a, &v))
+			cur.col = clamp_num(v);
+	}
+	free(chain);
+	free(scopes);
+	(void)s;
+	return nc > 0;
+}
+
+int tachi_sym_lookup(struct tachi_sym *s, uint64_t pc, bool leaf, tachi_sym_emit_fn emit,
+		     void *ctx)
+{
+	/* Callers' PCs are return addresses: pc - 1 lies inside the call instruction. */
+	uint64_t addr = leaf || pc == 0 ? pc : pc - 1;
+	snprintf(s->name, sizeof(s->name), "0x%llx", (unsigned long long)pc);
+	struct mapping *m = s->nmaps ? find_map(s, addr) : NULL;
+	const char *file = m && m->path[0] ? m->path : "[unknown]";
+	if (!m || !s->symbolize || unsymbolizable(m->path))
+		return emit(ctx, file, s->name, -1, -1);
+	if (!m->tried) {
+		m->tried = true;
+		m->m = load_module(s, m);
+	}
+	if (!m->m)
+		return emit(ctx, file, s->name, -1, -1);
+	uint64_t obj = addr - m->m->base;
+	int rc = TACH_OK;
+	if (dwarf_frames(s, m->m, obj, file, emit, ctx, &rc))
+		return rc;
+	const char *sym = symbol_at(m->m, obj);
+	return emit(ctx, file, sym ? sym : s->name, -1, -1);
+}

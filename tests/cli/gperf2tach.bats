@@ -1,0 +1,284 @@
+#!/usr/bin/env bats
+# gperf2tach against the real gperftools fixtures and google/pprof's outputs for them.
+# Stacks are compared through tests/cli/gperf_compare.py: frames of the fixtures' own
+# binaries by function name, runs of libc/libm frames as one "[lib]" marker, because their
+# names depend on this machine's libc build and whether its debug info is installed.
+
+G="$FIXTURES/gperf"
+CMP="$SOURCE_ROOT/tests/cli/gperf_compare.py"
+
+setup() {
+	T="$BATS_TEST_TMPDIR"
+	unset TACHFMT_BINARY_PATH
+}
+
+# decode FILE.prof [gperf2tach options...]: the samples text of the conversion in $T/out.txt
+convert() {
+	local prof="$1"
+	shift
+	gperf2tach -q "$@" "$prof" -o "$T/out.tach"
+	tach-decode --format samples "$T/out.tach" > "$T/out.txt"
+}
+
+compare_case() {
+	local c="$1"
+	convert "$G/$c/$c.prof" --binary-path "$G/$c"
+	run python3 "$CMP" "$G/$c/$c.pprof.traces.txt" "$G/$c/$c.pprof.raw.txt" 1000 "$T/out.txt"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	run python3 "$CMP" --from-raw "$G/$c/$c.pprof.raw.txt" "$G/$c/$c.pprof.raw.txt" 1000 "$T/out.txt"
+	echo "$output"
+	[ "$status" -eq 0 ]
+}
+
+@test "recursive (non-PIE): stacks and weights match pprof" {
+	compare_case recursive
+	[ "$(grep -vc '^@' "$T/out.txt")" -eq 146 ]
+}
+
+@test "hotloop (PIE, inlined function, libm): stacks and weights match pprof" {
+	compare_case hotloop
+	[ "$(grep -vc '^@' "$T/out.txt")" -eq 221 ]
+}
+
+@test "sharedlib (PIE + its own shared library): stacks and weights match pprof" {
+	compare_case sharedlib
+	[ "$(grep -vc '^@' "$T/out.txt")" -eq 108 ]
+	grep -q 'libhot.c:' "$T/out.txt"
+}
+
+@test "without the binaries the comparison fails and each missing binary is reported" {
+	run gperf2tach "$G/hotloop/hotloop.prof" -o "$T/out.tach"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"/srv/profiles/gperf-fixtures/hotloop/hotloop: binary not found"* ]]
+	tach-decode --format samples "$T/out.tach" > "$T/out.txt"
+	run python3 "$CMP" "$G/hotloop/hotloop.pprof.traces.txt" "$G/hotloop/hotloop.pprof.raw.txt" 1000 "$T/out.txt"
+	[ "$status" -eq 1 ]
+	grep -q '/srv/profiles/gperf-fixtures/hotloop/hotloop:0x' "$T/out.txt"
+}
+
+@test "inlined calls are frames of their own, innermost first, with DWARF lines and columns" {
+	convert "$G/hotloop/hotloop.prof" --binary-path "$G/hotloop"
+	# hotloop.dwflsym.txt: 0x...2214 inlined_poly hotloop.c:14:21 <- compute_heavy hotloop.c:22:16
+	grep -q $'\t/srv/profiles/gperf-fixtures/hotloop/hotloop.c:inlined_poly:14:14:21:21:-;/srv/profiles/gperf-fixtures/hotloop/hotloop.c:compute_heavy:22:22:16:16:-;/srv/profiles/gperf-fixtures/hotloop/hotloop.c:dispatch:44:44:13:13:-;' "$T/out.txt"
+	# Callers are looked up at pc - 1: main's call of dispatch is line 54 column 9.
+	grep -q 'hotloop.c:main:54:54:9:9:-' "$T/out.txt"
+	# No DWARF for _start: the ELF symbol, with the binary's path as the file.
+	grep -q ';/srv/profiles/gperf-fixtures/hotloop/hotloop:_start:-:-:-:-:-$' "$T/out.txt"
+}
+
+@test "samples: weight becomes samples one period apart, interval is the header period" {
+	convert "$G/recursive/recursive.prof" --binary-path "$G/recursive"
+	grep -qx '@interval_us 1000' "$T/out.txt"
+	# Timestamps run 0, 1000, 2000, ... over all 146 samples.
+	run awk '!/^@/ { if ($3 != n * 1000) bad = 1; n++ } END { print n, bad + 0 }' "$T/out.txt"
+	[ "$output" = "146 0" ]
+}
+
+@test "--binary-path is repeatable and TACHFMT_BINARY_PATH adds directories" {
+	convert "$G/sharedlib/sharedlib.prof" --binary-path /nonexistent --binary-path "$G/sharedlib"
+	cp "$T/out.txt" "$T/a.txt"
+	TACHFMT_BINARY_PATH="/nonexistent:$G/sharedlib" convert "$G/sharedlib/sharedlib.prof"
+	cmp "$T/a.txt" "$T/out.txt"
+	TACHFMT_BINARY_PATH="$G/sharedlib" convert "$G/sharedlib/sharedlib.prof" --binary-path /nonexistent
+	cmp "$T/a.txt" "$T/out.txt"
+}
+
+@test "--binary-path also finds a binary under DIR by its full recorded path" {
+	mkdir -p "$T/root/srv/profiles/gperf-fixtures/recursive"
+	ln -s "$G/recursive/recursive" "$T/root/srv/profiles/gperf-fixtures/recursive/recursive"
+	convert "$G/recursive/recursive.prof" --binary-path "$T/root"
+	run python3 "$CMP" "$G/recursive/recursive.pprof.traces.txt" "$G/recursive/recursive.pprof.raw.txt" 1000 "$T/out.txt"
+	[ "$status" -eq 0 ]
+}
+
+@test "--no-symbolize keeps the recorded addresses with the mapping's path" {
+	convert "$G/recursive/recursive.prof" --no-symbolize --binary-path "$G/recursive"
+	[ "$(grep -vc '^@' "$T/out.txt")" -eq 146 ]
+	# The first record: leaf 0x40119d (not adjusted), callers as recorded.
+	head -4 "$T/out.txt" | tail -1 | grep -q $'\t/srv/profiles/gperf-fixtures/recursive/recursive:0x40119d:-:-:-:-:-;/srv/profiles/gperf-fixtures/recursive/recursive:0x40123e:'
+	grep -q '/usr/lib/x86_64-linux-gnu/libc.so.6:0x7fb516d6a24a:' "$T/out.txt"
+	! grep -q 'recursive.c' "$T/out.txt"
+}
+
+@test "crafted be64, le32, be32, junkmaps, le64_roundtrip parse like the original" {
+	for f in be64 le32 be32 junkmaps le64_roundtrip; do
+		convert "$G/crafted/$f.prof" --binary-path "$G/recursive"
+		run python3 "$CMP" "$G/crafted/$f.pprof.traces.txt" "$G/crafted/$f.pprof.raw.txt" 1000 "$T/out.txt"
+		echo "$f: $output"
+		[ "$status" -eq 0 ]
+	done
+	convert "$G/crafted/le32.prof" --binary-path "$G/recursive"
+	cp "$T/out.txt" "$T/le32.txt"
+	convert "$G/crafted/be32.prof" --binary-path "$G/recursive"
+	cmp "$T/le32.txt" "$T/out.txt"
+	convert "$G/recursive/recursive.prof" --binary-path "$G/recursive"
+	cp "$T/out.txt" "$T/orig.txt"
+	for f in be64 junkmaps; do
+		convert "$G/crafted/$f.prof" --binary-path "$G/recursive"
+		cmp "$T/orig.txt" "$T/out.txt"
+	done
+}
+
+@test "hdrwords4 and period0 fail with a clear message and leave no output" {
+	run gperf2tach "$G/crafted/hdrwords4.prof" -o "$T/x.tach"
+	[ "$status" -eq 1 ]
+	[ "$output" = "gperf2tach: $G/crafted/hdrwords4.prof: offset 8: 64-bit little-endian header declares 4 header words; gperftools writes 3 and google/pprof accepts no other value" ]
+	run gperf2tach "$G/crafted/period0.prof" -o "$T/x.tach"
+	[ "$status" -eq 1 ]
+	[ "$output" = "gperf2tach: $G/crafted/period0.prof: offset 24: 64-bit little-endian header has a sampling period of 0 microseconds" ]
+	[ -z "$(ls "$T" | grep x.tach)" ]
+}
+
+@test "not a profile: short, empty and wrong inputs fail with exit 1" {
+	printf 'hello' > "$T/short"
+	run gperf2tach "$T/short" -o "$T/x.tach"
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"offset 0: not a gperftools CPU profile: 5 bytes is shorter than its header"* ]]
+	run gperf2tach "$T/x.tach" < /dev/null
+	[ "$status" -eq 1 ]
+	run gperf2tach -o "$T/x.tach" - < /dev/null
+	[ "$status" -eq 1 ]
+	head -c 4096 /dev/zero > "$T/zeros"
+	run gperf2tach "$T/zeros" -o "$T/x.tach"
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"not a gperftools CPU profile: the header is not 0, 3, 0, period, 0"* ]]
+	[ ! -e "$T/x.tach" ]
+}
+
+@test "trunc_*: the whole records are kept and the cut is reported; --strict fails" {
+	for f in trunc_half trunc_mid trunc_odd; do
+		run gperf2tach --binary-path "$G/recursive" "$G/crafted/$f.prof" -o "$T/$f.tach"
+		[ "$status" -eq 0 ]
+		[[ "$output" == "gperf2tach: $G/crafted/$f.prof: offset 2704: warning: the file is cut inside a record of 38 PCs"*"keeping the 10 whole records before it" ]]
+		tach-decode --format samples "$T/$f.tach" > "$T/$f.txt"
+		[ "$(grep -vc '^@' "$T/$f.txt")" -eq 19 ]
+		# Never a frame invented from missing PCs.
+		! grep -q ':0x0:' "$T/$f.txt"
+		run gperf2tach --strict "$G/crafted/$f.prof" -o "$T/s.tach"
+		[ "$status" -eq 1 ]
+		[ ! -e "$T/s.tach" ]
+	done
+	cmp "$T/trunc_half.txt" "$T/trunc_mid.txt"
+	cmp "$T/trunc_half.txt" "$T/trunc_odd.txt"
+}
+
+@test "trunc_nomaps and trunc_notrailer: accepted with a warning, addresses kept" {
+	run gperf2tach "$G/crafted/trunc_nomaps.prof" -o "$T/a.tach"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"offset 21760: warning: no maps section after the trailer"* ]]
+	run gperf2tach "$G/crafted/trunc_notrailer.prof" -o "$T/b.tach"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"offset 21736: warning: the file ends after 95 records without the trailer"* ]]
+	tach-decode --format samples "$T/a.tach" > "$T/a.txt"
+	tach-decode --format samples "$T/b.tach" > "$T/b.txt"
+	cmp "$T/a.txt" "$T/b.txt"
+	[ "$(grep -vc '^@' "$T/a.txt")" -eq 146 ]
+	grep -q $'\t\\[unknown\\]:0x401213:' "$T/a.txt"
+	run gperf2tach --strict "$G/crafted/trunc_notrailer.prof" -o "$T/c.tach"
+	[ "$status" -eq 1 ]
+}
+
+@test "zerocount: count 0 skipped, an empty stack kept, pc 0 a frame of its own" {
+	run gperf2tach --binary-path "$G/recursive" "$G/crafted/zerocount.prof" -o "$T/z.tach"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"offset 21736: warning: record with a sample count of 0 skipped"* ]]
+	[[ "$output" == *"offset 21792: warning: record without PCs (count 3) kept as an empty stack"* ]]
+	tach-decode --format samples "$T/z.tach" > "$T/out.txt"
+	# pprof counts the empty stack's 3 samples in its total but prints no trace for it.
+	run python3 "$CMP" --pprof-empty 3 "$G/crafted/zerocount.pprof.traces.txt" "$G/crafted/zerocount.pprof.raw.txt" 1000 "$T/out.txt"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ "$(grep -c $'\t$' "$T/out.txt")" -eq 3 ]
+	grep -q $'\t\\[unknown\\]:0x0:-:-:-:-:-$' "$T/out.txt"
+	run gperf2tach --strict "$G/crafted/zerocount.prof" -o "$T/z.tach"
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"offset 21736: record with a sample count of 0 skipped" ]]
+}
+
+@test "leafzero_first: a leaf PC of 0 is kept (pprof does; the perl pprof stops there)" {
+	convert "$G/crafted/leafzero_first.prof" --binary-path "$G/recursive"
+	run python3 "$CMP" "$G/crafted/leafzero_first.pprof.traces.txt" "$G/crafted/leafzero_first.pprof.raw.txt" 1000 "$T/out.txt"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ "$(grep -c $'\t\\[unknown\\]:0x0:' "$T/out.txt")" -eq 5 ]
+}
+
+@test "single_record: all 8 frames kept; pprof's heuristic drops 2 of them" {
+	convert "$G/crafted/single_record.prof" --binary-path "$G/recursive"
+	[ "$(head -4 "$T/out.txt" | tail -1 | tr ';' '\n' | wc -l)" -eq 8 ]
+	run python3 "$CMP" --drop-second 2 "$G/crafted/single_record.pprof.traces.txt" "$G/recursive/recursive.pprof.raw.txt" 1000 "$T/out.txt"
+	[ "$status" -eq 0 ]
+	run python3 "$CMP" "$G/crafted/single_record.pprof.traces.txt" "$G/recursive/recursive.pprof.raw.txt" 1000 "$T/out.txt"
+	[ "$status" -eq 1 ]
+}
+
+@test "long: 8771 samples from 2.5k records, identical stacks summed" {
+	convert "$G/long/hotloop_long.prof" --binary-path "$G/long"
+	[ "$(grep -vc '^@' "$T/out.txt")" -eq 8771 ]
+	# -traces rounds values of a second or more to 10 ms; -raw has the exact counts.
+	run python3 "$CMP" --from-raw "$G/long/hotloop_long.pprof.raw.txt" "$G/long/hotloop_long.pprof.raw.txt" 1000 "$T/out.txt"
+	echo "$output"
+	[ "$status" -eq 0 ]
+}
+
+@test "stdin input, --compression none and --level give the same samples" {
+	convert "$G/recursive/recursive.prof" --binary-path "$G/recursive"
+	cp "$T/out.txt" "$T/a.txt"
+	gperf2tach -q --binary-path "$G/recursive" --compression none < "$G/recursive/recursive.prof" > "$T/b.tach"
+	tach-decode --format samples "$T/b.tach" | cmp - "$T/a.txt"
+	gperf2tach -q --binary-path "$G/recursive" --level 19 - < "$G/recursive/recursive.prof" > "$T/c.tach"
+	tach-decode --format samples "$T/c.tach" | cmp - "$T/a.txt"
+}
+
+@test "usage errors exit 2" {
+	run gperf2tach --compression lz4 "$G/recursive/recursive.prof" -o "$T/x.tach"
+	[ "$status" -eq 2 ]
+	run gperf2tach --level 99 "$G/recursive/recursive.prof" -o "$T/x.tach"
+	[ "$status" -eq 2 ]
+	run gperf2tach --binary-path
+	[ "$status" -eq 2 ]
+	run gperf2tach --no-such-option
+	[ "$status" -eq 2 ]
+	run gperf2tach a b
+	[ "$status" -eq 2 ]
+	[ ! -e "$T/x.tach" ]
+}
+
+@test "limits: --max-depth and a missing input file" {
+	run gperf2tach --max-depth 10 "$G/recursive/recursive.prof" -o "$T/x.tach"
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"offset 40: stack of 29 PCs is deeper than the limit of 10 frames" ]]
+	# Inlined frames count too: 7 PCs, 8 frames with inlined_poly.
+	run gperf2tach --max-depth 7 --binary-path "$G/hotloop" "$G/hotloop/hotloop.prof" -o "$T/x.tach"
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"stack with its inlined frames is deeper than the limit of 7 frames" ]]
+	run gperf2tach "$T/nonexistent.prof"
+	[ "$status" -eq 1 ]
+	[ ! -e "$T/x.tach" ]
+}
+
+@test "write errors fail loudly" {
+	run sh -c "gperf2tach -q --force '$G/recursive/recursive.prof' > /dev/full"
+	[ "$status" -eq 1 ]
+}
+
+@test "--help lists every option and -V prints the versions" {
+	run gperf2tach --help
+	[ "$status" -eq 0 ]
+	for o in binary-path no-symbolize compression level output strict max-depth; do
+		[[ "$output" == *"--$o"* ]]
+	done
+	run gperf2tach -V
+	[ "$status" -eq 0 ]
+	[[ "$output" == *libtachfmt* ]]
+}
+
+@test "completions offer exactly the long options of --help" {
+	want=$(gperf2tach --help | grep -o -- '--[a-z][a-z-]*' | sort -u | grep -v -- '--help$' ; echo --help)
+	want=$(echo "$want" | sort -u)
+	c="$SOURCE_ROOT/completions"
+	[ "$(grep -o -- '--[a-z][a-z-]*' "$c/bash/gperf2tach" | sort -u)" = "$want" ]
+	[ "$(grep -o -- "--[a-z][a-z-]*" "$c/zsh/_gperf2tach" | sort -u)" = "$want" ]
+	[ "$(grep -o -- '-l [a-z][a-z-]*' "$c/fish/gperf2tach.fish" | sed 's/-l /--/' | sort -u)" = "$want" ]
+}
