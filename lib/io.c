@@ -131,7 +131,8 @@ int tachi_in_line(struct tach_reader *r, const char **line, size_t *len)
 	/* in->base is the offset of buf[0]; the previous line was consumed up to in->pos. */
 	size_t scan = in->pos;
 	for (;;) {
-		const uint8_t *nl = memchr(in->buf + scan, '\n', in->end - scan);
+		/* Before the first read buf is NULL, and memchr must not see it even for 0 bytes. */
+		const uint8_t *nl = in->end > scan ? memchr(in->buf + scan, '\n', in->end - scan) : NULL;
 		if (nl) {
 			size_t start = in->pos;
 			size_t n = (size_t)(nl - (in->buf + start));
