@@ -396,6 +396,6 @@ static const struct tachi_writer_ops writer_ops = {
 
 const struct tachi_format tachi_fmt_collapsed = {
 	.name = "collapsed",
-	.reader = NULL,
+	.reader = &tachi_collapsed_reader_ops,
 	.writer = &writer_ops,
 };

@@ -293,15 +293,28 @@ static int ww_put(struct tach_writer *w, const struct tach_dict *d, const struct
 	if (TACHI_LIKELY(s->weight <= 1))
 		return put_one(w, d, s);
 	/* A weighted sample becomes that many samples one interval apart; after the first,
-	 * each is a REPEAT entry of a few bytes. */
+	 * each is a REPEAT entry of a few bytes, appended here directly: the thread's stack
+	 * is the one just written, so put_one would take its REPEAT path every time. */
 	struct tach_sample one = *s;
 	one.weight = 1;
-	for (uint64_t k = 0; k < s->weight; k++) {
-		int rc = put_one(w, d, &one);
-		if (rc)
+	int rc = put_one(w, d, &one);
+	if (rc)
+		return rc;
+	struct wstate *st = w->state;
+	struct wthread *t = thread_for(w, s->thread_id, s->interp_id);
+	if (!t)
+		return w->err.code;
+	uint64_t ts = s->timestamp_us;
+	for (uint64_t k = 1; k < s->weight; k++) {
+		ts += w->meta.interval_us;
+		uint64_t delta = ts - t->prev_ts;
+		t->prev_ts = ts;
+		st->samples++;
+		if (t->rle_len + RLE_ENTRY_MAX > RLE_BUF && (rc = flush_rle(w, t)))
 			return rc;
-		one.timestamp_us += w->meta.interval_us;
-		one.same_outer = one.depth;
+		t->rle_len += tachi_put_uvarint(t->rle + t->rle_len, delta);
+		t->rle[t->rle_len++] = s->status;
+		t->rle_count++;
 	}
 	return TACH_OK;
 }

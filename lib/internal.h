@@ -352,6 +352,7 @@ extern const struct tachi_format tachi_fmt_tach;
 extern const struct tachi_format tachi_fmt_samples;
 extern const struct tachi_format tachi_fmt_collapsed;
 extern const struct tachi_format tachi_fmt_gperf;
+extern const struct tachi_reader_ops tachi_collapsed_reader_ops;
 extern const struct tachi_format tachi_fmt_sampler;
 /* The sampler format's two files: the writer's ops, for the reader file's table row. */
 extern const struct tachi_writer_ops tachi_sampler_writer_ops;

@@ -131,7 +131,7 @@ int tachi_in_line(struct tach_reader *r, const char **line, size_t *len)
 	/* in->base is the offset of buf[0]; the previous line was consumed up to in->pos. */
 	size_t scan = in->pos;
 	for (;;) {
-		/* Before the first read buf is NULL, and memchr must not see it even for 0 bytes. */
+		/* buf is NULL before the first refill, and memchr(NULL, c, 0) is undefined. */
 		const uint8_t *nl = in->end > scan ? memchr(in->buf + scan, '\n', in->end - scan) : NULL;
 		if (nl) {
 			size_t start = in->pos;

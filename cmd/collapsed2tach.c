@@ -1,0 +1,46 @@
+/* collapsed2tach: folded stacks (flamegraph.pl, perf, py-spy, austin, CPython) to TACH. */
+#include "common/runner.h"
+
+static const struct tc_opt opts[] = {
+	{ "labels", 0, "STYLE", "r:labels", NULL,
+	  "frame label style, decided once per file (default auto)",
+	  "auto pyspy colon austin2 raw", false },
+	{ "diff", 0, "WHICH", "r:diff", NULL,
+	  "differential files (two counts per line): keep which count (default second)",
+	  "first second none", false },
+	{ "keep-thread-frames", 0, NULL, "r:keep-thread-frames", "yes",
+	  "keep thread/process root frames as frames instead of thread ids", NULL, false },
+	{ "metric", 0, "N", "r:metric", NULL,
+	  "use field N of comma-separated counts (austin full mode; default 1)", NULL, false },
+	{ "factor", 0, "F", "r:factor", NULL,
+	  "multiply every count by F before rounding to whole samples", NULL, false },
+	{ "interval", 0, "US", "r:interval", NULL,
+	  "microseconds between synthesized samples (default 1000, or the file's)", NULL, false },
+	{ "max-samples", 0, "N", "r:max-samples", NULL,
+	  "fail when the counts add up to more than N samples (default 4294967295)", NULL, false },
+	{ "compression", 0, "KIND", "w:compression", NULL, "sample compression (default zstd)",
+	  "zstd none", false },
+	{ "level", 0, "N", "w:level", NULL, "zstd compression level, 1-22 (default 5)", NULL, false },
+	{ 0 },
+};
+
+static const struct tc_output outputs[] = {
+	{ "tach", "tach", true, NULL, "TACH binary" },
+	{ 0 },
+};
+
+int main(int argc, char **argv)
+{
+	static const struct tc_prog prog = {
+		.name = "collapsed2tach",
+		.summary = "Convert collapsed (folded) stacks to a TACH profile.",
+		.reader = "collapsed",
+		.outputs = outputs,
+		.opts = opts,
+		.description = "Input lines are FRAME;FRAME;... COUNT, root first, as written by "
+			       "flamegraph.pl's stackcollapse scripts, py-spy, austin, CPython's "
+			       "--collapsed and tach-decode. A count N becomes N samples one "
+			       "interval apart (see collapsed2tach(1)).",
+	};
+	return tc_main(argc, argv, &prog);
+}

@@ -1,0 +1,1127 @@
+/* Collapsed ("folded") stack reader: lines "frame;frame;... COUNT", root first, as written by
+ * flamegraph.pl's stackcollapse scripts, perf, py-spy (-f raw), austin, CPython's --collapsed
+ * and our own collapsed writer.
+ *
+ * Each line becomes one sample whose weight is its count; the format has no time, so
+ * timestamps are synthesized in input order, one interval per sample. Accepted: LF or CRLF,
+ * blank lines, '#' comments (austin's "# interval:" and "# python:" go into the metadata),
+ * space or TAB before the count, white space around the line, fractional counts (rounded, or
+ * scaled by the factor option), differential lines "stack A B" (one column kept; whether a file
+ * is differential is decided once, from its first valid line), austin full mode "a,b,c" (the
+ * metric option picks one), zero counts (skipped) and negative counts (skipped, one warning).
+ *
+ * Frame labels are read in one style per file, chosen from the first ~1000 frames unless the
+ * labels option fixes it: py-spy "func (file:line)", "file:func:line" (CPython, austin; split
+ * from the right so Windows drive letters survive, and a colon that is half of "::" never
+ * splits), austin 2's "file:func;L<line>" pairs, or raw names. A label the style does not fit
+ * is a bare name: file "~" and no location, the way CPython stores its special frames (<GC>),
+ * so the collapsed writer prints it back unchanged. Thread pseudo-frames at the root (tid:N,
+ * austin "P<pid>;T[<iid>:]<tid>", py-spy "process N:\"...\"" and "thread (ID)[: name]",
+ * austin 1's "Thread ID") set the sample's thread and interpreter ids; their style is decided
+ * from the first valid line.
+ *
+ * Not supported: escapes (the format has none: ';' always splits frames, except inside
+ * py-spy's quoted process command lines), colour annotations such as "_[k]" (kept in the
+ * name), exponents in counts. Memory grows with distinct labels, never with input size.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "internal.h"
+
+/* The label style is chosen from this many frames at the start of the input. */
+#define SNIFF_FRAMES 1000
+#define SNIFF_LINES 4096
+#define SNIFF_BYTES (1u << 20)
+#define NO_FRAME UINT32_MAX
+
+enum { LAB_AUTO, LAB_PYSPY, LAB_COLON, LAB_AUSTIN2, LAB_RAW };
+enum { THR_NONE, THR_CPYTHON, THR_AUSTIN, THR_PYSPY, THR_AUSTIN1 };
+enum { DIFF_SECOND, DIFF_FIRST, DIFF_NONE };
+enum { L_DATA, L_INVALID, L_NEGATIVE, L_ZERO };
+
+/* A decimal number as text gives it: mant / 10^scale. */
+struct num {
+	unsigned __int128 mant;
+	unsigned scale;
+	bool neg;
+	bool big; /* the integer part exceeds 64 bits */
+};
+
+struct label {
+	uint64_t off;
+	uint32_t len;
+	uint32_t frame, frame2; /* frame2: a second frame (an austin 2 pair that did not fold) */
+};
+
+struct aline {
+	size_t off, len;
+	uint64_t line;
+};
+
+struct cread {
+	/* options */
+	int labels_opt;
+	int diff_opt;
+	bool keep_threads;
+	uint32_t metric; /* 1-based field of a comma-separated count */
+	struct num factor;
+	bool factor_set;
+	bool interval_set;
+
+	/* decided once per file */
+	bool decided;     /* label style and counters final */
+	bool first_valid; /* the first valid line has been seen */
+	int labels;
+	bool explicit_labels;
+	int threads;
+	bool differential;
+	uint64_t n_py, n_colon, n_austin2, n_frames;
+
+	/* label -> frame ids */
+	char *lbytes;
+	size_t lbytes_len, lbytes_cap;
+	struct label *labs;
+	size_t nlabs, labs_cap;
+	struct tachi_idset lindex;
+
+	/* lines read ahead to choose the styles, replayed first */
+	char *ahead;
+	size_t ahead_len, ahead_cap;
+	struct aline *alines;
+	size_t nalines, alines_cap, apos;
+	bool started;
+
+	/* the sample being built */
+	uint32_t *root; /* root first */
+	size_t root_cap;
+	uint32_t *frames; /* innermost first */
+	size_t frames_cap;
+	uint32_t *prev; /* previous sample's root-first ids */
+	size_t prev_cap;
+	uint32_t prev_depth;
+	uint64_t prev_tid;
+	uint32_t prev_iid;
+	bool has_prev;
+
+	uint64_t line;  /* number of the line being turned into a sample */
+	uint64_t clock; /* next synthesized timestamp */
+	uint64_t total; /* samples so far (sum of weights) */
+
+	uint64_t invalid, first_invalid;
+	char first_why[96];
+	uint64_t negative, first_negative;
+	bool warned_round, warned_empty, warned_meta_late, finished;
+	const char *why;
+};
+
+static inline bool is_ws(char c)
+{
+	return c == ' ' || c == '\t';
+}
+
+static inline bool is_digit(char c)
+{
+	return c >= '0' && c <= '9';
+}
+
+/* ---- numbers ---- */
+
+/* digits[.digits] with an optional '-' when allow_neg. Fraction digits past 18 are dropped. */
+static bool parse_num(const char *p, size_t n, bool allow_neg, struct num *out)
+{
+	size_t i = 0;
+	*out = (struct num){ 0 };
+	if (allow_neg && n && p[0] == '-') {
+		out->neg = true;
+		i = 1;
+	}
+	size_t d0 = i;
+	for (; i < n && is_digit(p[i]); i++) {
+		if (out->mant > UINT64_MAX / 10)
+			out->big = true;
+		else
+			out->mant = out->mant * 10 + (unsigned)(p[i] - '0');
+	}
+	if (i == d0)
+		return false;
+	if (i < n && p[i] == '.') {
+		for (i++; i < n && is_digit(p[i]); i++) {
+			if (out->scale < 18) {
+				out->mant = out->mant * 10 + (unsigned)(p[i] - '0');
+				out->scale++;
+			}
+		}
+	}
+	return i == n;
+}
+
+/* count * factor rounded half up, saturating at UINT64_MAX; *rounded when a fraction was
+ * dropped. Exact integer arithmetic, so the result never depends on the platform. */
+static uint64_t scale_count(const struct num *c, const struct num *f, bool *rounded)
+{
+	if (c->big || f->big)
+		return UINT64_MAX;
+	unsigned __int128 m;
+	if (__builtin_mul_overflow(c->mant, f->mant, &m))
+		return UINT64_MAX;
+	unsigned __int128 p10 = 1;
+	for (unsigned k = 0; k < c->scale + f->scale; k++)
+		p10 *= 10;
+	unsigned __int128 q = m / p10, rem = m % p10;
+	if (rem) {
+		*rounded = true;
+		if (rem * 2 >= p10)
+			q++;
+	}
+	return q > UINT64_MAX ? UINT64_MAX : (uint64_t)q;
+}
+
+static bool parse_dec_u64(const char *p, size_t n, uint64_t *v)
+{
+	if (!n || n > 20)
+		return false;
+	uint64_t x = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (!is_digit(p[i]) || x > (UINT64_MAX - (uint64_t)(p[i] - '0')) / 10)
+			return false;
+		x = x * 10 + (uint64_t)(p[i] - '0');
+	}
+	*v = x;
+	return true;
+}
+
+static int hexval(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+static bool parse_hex_u64(const char *p, size_t n, uint64_t *v)
+{
+	if (!n || n > 16)
+		return false;
+	uint64_t x = 0;
+	for (size_t i = 0; i < n; i++) {
+		int h = hexval(p[i]);
+		if (h < 0)
+			return false;
+		x = x << 4 | (uint64_t)h;
+	}
+	*v = x;
+	return true;
+}
+
+/* A thread id as profilers print them: 0x-prefixed hex, decimal, or bare hex. */
+static bool parse_id(const char *p, size_t n, uint64_t *v)
+{
+	if (n > 2 && p[0] == '0' && (p[1] == 'x' || p[1] == 'X'))
+		return parse_hex_u64(p + 2, n - 2, v);
+	return parse_dec_u64(p, n, v) || parse_hex_u64(p, n, v);
+}
+
+/* ---- line level ---- */
+
+/* Takes the count(s) off the end of a trimmed, non-empty data line; *stack_len is what is
+ * left of the stack. Sets st->why for invalid lines. */
+static int split_count(struct cread *st, const char *s, size_t n, size_t *stack_len,
+		       uint64_t *count, bool *rounded)
+{
+	size_t t = n;
+	while (t > 0 && !is_ws(s[t - 1]))
+		t--;
+	if (t == 0) {
+		st->why = "no count after the stack";
+		return L_INVALID;
+	}
+	const char *tok = s + t;
+	size_t tl = n - t;
+	size_t e = t;
+	while (e > 0 && is_ws(s[e - 1]))
+		e--;
+	/* austin full mode: "time,idle,mem" */
+	if (memchr(tok, ',', tl) || st->metric > 1) {
+		const char *f = tok, *end = tok + tl;
+		for (uint32_t k = 1; k < st->metric; k++) {
+			const char *c = memchr(f, ',', (size_t)(end - f));
+			if (!c) {
+				st->why = "fewer comma-separated counts than the metric asks for";
+				return L_INVALID;
+			}
+			f = c + 1;
+		}
+		const char *c = memchr(f, ',', (size_t)(end - f));
+		tok = f;
+		tl = (size_t)((c ? c : end) - f);
+	}
+	struct num a;
+	if (!parse_num(tok, tl, true, &a)) {
+		st->why = "the count is not a number";
+		return L_INVALID;
+	}
+	if (st->differential) {
+		size_t t2 = e;
+		while (t2 > 0 && !is_ws(s[t2 - 1]))
+			t2--;
+		struct num b;
+		if (t2 == 0 || !parse_num(s + t2, e - t2, true, &b)) {
+			st->why = "a differential file needs two counts on every line";
+			return L_INVALID;
+		}
+		if (st->diff_opt == DIFF_FIRST)
+			a = b;
+		e = t2;
+		while (e > 0 && is_ws(s[e - 1]))
+			e--;
+	}
+	if (e == 0) {
+		st->why = "no stack before the count";
+		return L_INVALID;
+	}
+	*stack_len = e;
+	*count = scale_count(&a, &st->factor, rounded);
+	if (*count == 0)
+		return L_ZERO;
+	return a.neg ? L_NEGATIVE : L_DATA;
+}
+
+/* Whether a valid line's stack ends in " NUMBER": a differential line. */
+static bool ends_in_number(const char *s, size_t n)
+{
+	size_t t = n;
+	while (t > 0 && !is_ws(s[t - 1]))
+		t--;
+	struct num x;
+	return t > 0 && parse_num(s + t, n - t, true, &x);
+}
+
+static void trim(const char **s, size_t *n)
+{
+	const char *p = *s;
+	size_t k = *n;
+	while (k && (is_ws(p[k - 1]) || p[k - 1] == '\r'))
+		k--;
+	while (k && is_ws(p[0])) {
+		p++;
+		k--;
+	}
+	*s = p;
+	*n = k;
+}
+
+/* "# key: value" metadata from austin: the interval (µs) and the Python version. */
+static void meta_line(struct tach_reader *r, const char *s, size_t n)
+{
+	struct cread *st = r->state;
+	size_t i = 1;
+	while (i < n && is_ws(s[i]))
+		i++;
+	const char *key = s + i;
+	const char *colon = memchr(key, ':', n - i);
+	if (!colon)
+		return;
+	size_t kl = (size_t)(colon - key);
+	const char *v = colon + 1;
+	size_t vl = n - (size_t)(v - s);
+	trim(&v, &vl);
+	if (st->started) {
+		if (!st->warned_meta_late && ((kl == 8 && !memcmp(key, "interval", 8)) ||
+					      (kl == 6 && !memcmp(key, "python", 6)))) {
+			st->warned_meta_late = true;
+			tachi_warn(&r->warn, TACH_POS_LINE, r->in.line,
+				   "metadata after the first samples ignored");
+		}
+		return;
+	}
+	uint64_t x;
+	if (kl == 8 && !memcmp(key, "interval", 8)) {
+		if (!st->interval_set && parse_dec_u64(v, vl, &x) && x > 0)
+			r->meta.interval_us = x;
+	} else if (kl == 6 && !memcmp(key, "python", 6)) {
+		unsigned part[3] = { 0, 0, 0 };
+		size_t k = 0, j = 0;
+		for (; k < 3 && j < vl; k++) {
+			size_t d = j;
+			unsigned val = 0;
+			while (j < vl && is_digit(v[j]) && val < 1000)
+				val = val * 10 + (unsigned)(v[j++] - '0');
+			if (j == d || val > 255)
+				return;
+			part[k] = val;
+			if (j < vl && v[j] == '.')
+				j++;
+			else
+				break;
+		}
+		r->meta.py_major = (uint8_t)part[0];
+		r->meta.py_minor = (uint8_t)part[1];
+		r->meta.py_micro = (uint8_t)part[2];
+	}
+}
+
+/* ---- thread pseudo-frames ---- */
+
+/* The frame [p, end of frame) and where the next one starts (NULL after the last). */
+static const char *frame_end(const char *p, const char *end, const char **next)
+{
+	const char *q = memchr(p, ';', (size_t)(end - p));
+	*next = q ? q + 1 : NULL;
+	return q ? q : end;
+}
+
+static bool has_prefix(const char *p, size_t n, const char *pre)
+{
+	size_t k = strlen(pre);
+	return n >= k && !memcmp(p, pre, k);
+}
+
+static bool is_tid_frame(const char *p, size_t n, uint64_t *tid)
+{
+	return has_prefix(p, n, "tid:") && parse_dec_u64(p + 4, n - 4, tid);
+}
+
+static bool is_austin_p(const char *p, size_t n, uint64_t *pid)
+{
+	return n > 1 && p[0] == 'P' && parse_dec_u64(p + 1, n - 1, pid);
+}
+
+/* T<tid> or T<iid>:<tid> */
+static bool is_austin_t(const char *p, size_t n, uint64_t *tid, uint64_t *iid, bool *has_iid)
+{
+	if (n < 2 || p[0] != 'T')
+		return false;
+	const char *c = memchr(p + 1, ':', n - 1);
+	*has_iid = c != NULL;
+	if (!c)
+		return parse_id(p + 1, n - 1, tid);
+	return parse_dec_u64(p + 1, (size_t)(c - p - 1), iid) && *iid <= UINT32_MAX &&
+	       parse_id(c + 1, n - (size_t)(c + 1 - p), tid);
+}
+
+/* py-spy: thread (ID) or thread (ID): NAME */
+static bool is_pyspy_thread(const char *p, size_t n, uint64_t *tid)
+{
+	if (!has_prefix(p, n, "thread ("))
+		return false;
+	const char *c = memchr(p + 8, ')', n - 8);
+	if (!c)
+		return false;
+	size_t rest = n - (size_t)(c + 1 - p);
+	if (rest && !(rest >= 2 && c[1] == ':' && c[2] == ' '))
+		return false;
+	return parse_id(p + 8, (size_t)(c - p - 8), tid);
+}
+
+/* py-spy: process PID:"command line", where the command line may hold ';' */
+static bool is_pyspy_process(const char *p, const char *end, uint64_t *pid, const char **next)
+{
+	const char *nx;
+	const char *fe = frame_end(p, end, &nx);
+	size_t n = (size_t)(fe - p);
+	if (!has_prefix(p, n, "process "))
+		return false;
+	const char *c = memchr(p + 8, ':', n - 8);
+	if (!c || c + 1 >= fe || c[1] != '"' || !parse_dec_u64(p + 8, (size_t)(c - p - 8), pid))
+		return false;
+	/* the closing quote ends a frame; the command line may have split it */
+	while (!(fe > c + 1 && fe[-1] == '"')) {
+		if (!nx)
+			return false;
+		fe = frame_end(nx, end, &nx);
+	}
+	*next = nx;
+	return true;
+}
+
+static bool is_austin1_thread(const char *p, size_t n, uint64_t *tid)
+{
+	return has_prefix(p, n, "Thread ") && parse_id(p + 7, n - 7, tid);
+}
+
+/* The thread style of a file, from its first valid stack. */
+static int sniff_threads(const char *s, const char *end)
+{
+	const char *nx;
+	const char *fe = frame_end(s, end, &nx);
+	size_t n = (size_t)(fe - s);
+	uint64_t a, b;
+	bool h;
+	if (is_tid_frame(s, n, &a))
+		return THR_CPYTHON;
+	if (is_austin_p(s, n, &a) && nx) {
+		const char *nx2;
+		const char *fe2 = frame_end(nx, end, &nx2);
+		if (is_austin_t(nx, (size_t)(fe2 - nx), &a, &b, &h))
+			return THR_AUSTIN;
+	}
+	if (is_pyspy_thread(s, n, &a) || is_pyspy_process(s, end, &a, &nx))
+		return THR_PYSPY;
+	if (is_austin1_thread(s, n, &a))
+		return THR_AUSTIN1;
+	return THR_NONE;
+}
+
+/* Takes the file's kind of thread frames off the root of [s, end); returns where the real
+ * frames start (end when none are left). */
+static const char *strip_threads(const struct cread *st, const char *s, const char *end,
+				 uint64_t *tid, uint32_t *iid)
+{
+	const char *nx;
+	const char *fe = frame_end(s, end, &nx);
+	size_t n = (size_t)(fe - s);
+	uint64_t a, b;
+	bool h;
+	switch (st->threads) {
+	case THR_CPYTHON:
+		if (is_tid_frame(s, n, &a)) {
+			*tid = a;
+			return nx ? nx : end;
+		}
+		break;
+	case THR_AUSTIN:
+		if (is_austin_p(s, n, &a)) {
+			if (a <= UINT32_MAX)
+				*iid = (uint32_t)a;
+			s = nx ? nx : end;
+			if (s == end)
+				return end;
+			fe = frame_end(s, end, &nx);
+			if (is_austin_t(s, (size_t)(fe - s), &a, &b, &h)) {
+				*tid = a;
+				if (h)
+					*iid = (uint32_t)b;
+				return nx ? nx : end;
+			}
+		}
+		break;
+	case THR_PYSPY:
+		while (is_pyspy_process(s, end, &a, &nx)) {
+			if (a <= UINT32_MAX)
+				*iid = (uint32_t)a;
+			s = nx ? nx : end;
+			if (s == end)
+				return end;
+		}
+		fe = frame_end(s, end, &nx);
+		if (is_pyspy_thread(s, (size_t)(fe - s), &a)) {
+			*tid = a;
+			return nx ? nx : end;
+		}
+		break;
+	case THR_AUSTIN1:
+		if (is_austin1_thread(s, n, &a)) {
+			*tid = a;
+			return nx ? nx : end;
+		}
+		break;
+	}
+	return s;
+}
+
+/* ---- frame labels ---- */
+
+static bool path_like(const char *f, size_t n)
+{
+	if (!n)
+		return false;
+	if (memchr(f, '/', n) || memchr(f, '\\', n) || memchr(f, '.', n))
+		return true;
+	if (n >= 2 && f[0] == '<' && f[n - 1] == '>')
+		return true;
+	return (n == 1 && f[0] == '~') || (n == 6 && !memcmp(f, "kernel", 6));
+}
+
+static bool parse_line_no(const char *p, size_t n, int32_t *line)
+{
+	uint64_t v;
+	if (!parse_dec_u64(p, n, &v) || v > INT32_MAX)
+		return false;
+	*line = (int32_t)v;
+	return true;
+}
+
+/* The last colon of s[0, lim) that is not half of "::", or SIZE_MAX. */
+static size_t last_single_colon(const char *s, size_t lim)
+{
+	size_t i = lim;
+	while (i > 0) {
+		i--;
+		if (s[i] != ':')
+			continue;
+		if (i > 0 && s[i - 1] == ':') {
+			i--;
+			continue;
+		}
+		if (i + 1 < lim && s[i + 1] == ':')
+			continue;
+		return i;
+	}
+	return SIZE_MAX;
+}
+
+/* file:func:line, split from the right. */
+static bool split_colon(const char *s, size_t n, size_t *file_len, size_t *func_off,
+			size_t *func_len, int32_t *line)
+{
+	size_t q = n;
+	while (q > 0 && is_digit(s[q - 1]))
+		q--;
+	if (q == n || q < 2 || s[q - 1] != ':' || s[q - 2] == ':')
+		return false;
+	if (!parse_line_no(s + q, n - q, line))
+		return false;
+	size_t c2 = q - 1;
+	size_t c1 = last_single_colon(s, c2);
+	if (c1 == SIZE_MAX || c1 == 0 || c1 + 1 >= c2)
+		return false;
+	*file_len = c1;
+	*func_off = c1 + 1;
+	*func_len = c2 - c1 - 1;
+	return true;
+}
+
+/* austin 2's "file:func" half of a pair. */
+static bool split_file_func(const char *s, size_t n, size_t *file_len)
+{
+	size_t c = last_single_colon(s, n);
+	if (c == SIZE_MAX || c == 0 || c + 1 >= n)
+		return false;
+	*file_len = c;
+	return true;
+}
+
+static bool is_lframe(const char *p, size_t n)
+{
+	int32_t l;
+	return n >= 2 && p[0] == 'L' && parse_line_no(p + 1, n - 1, &l);
+}
+
+/* func (file:line) or func (file), split at the last " (". */
+static bool split_pyspy(const char *s, size_t n, size_t *name_len, size_t *file_off,
+			size_t *file_len, int32_t *line)
+{
+	if (n < 5 || s[n - 1] != ')')
+		return false;
+	size_t k = n - 2;
+	while (k > 0 && !(s[k] == '(' && s[k - 1] == ' '))
+		k--;
+	if (k < 2)
+		return false;
+	size_t in = k + 1, inl = n - 1 - in;
+	if (!inl)
+		return false;
+	*name_len = k - 1;
+	*file_off = in;
+	*file_len = inl;
+	*line = TACH_NO_LINE;
+	size_t q = inl;
+	while (q > 0 && is_digit(s[in + q - 1]))
+		q--;
+	if (q < inl && q >= 2 && s[in + q - 1] == ':' && parse_line_no(s + in + q, inl - q, line))
+		*file_len = q - 1;
+	return true;
+}
+
+/* Counts which label style fits the frames of one stack (thread frames already off). */
+static void sniff_labels(struct cread *st, const char *p, const char *end)
+{
+	if (p == end)
+		return;
+	while (p && st->n_frames < SNIFF_FRAMES) {
+		const char *nx;
+		const char *fe = frame_end(p, end, &nx);
+		size_t n = (size_t)(fe - p), a, b, c;
+		int32_t l;
+		st->n_frames++;
+		if (split_pyspy(p, n, &a, &b, &c, &l) && path_like(p + b, c))
+			st->n_py++;
+		else if (split_colon(p, n, &a, &b, &c, &l) && path_like(p, a))
+			st->n_colon++;
+		else if (nx && split_file_func(p, n, &a) && path_like(p, a)) {
+			const char *nx2;
+			const char *fe2 = frame_end(nx, end, &nx2);
+			if (is_lframe(nx, (size_t)(fe2 - nx)))
+				st->n_austin2++;
+		}
+		p = nx;
+	}
+}
+
+static void decide_labels(struct cread *st)
+{
+	st->decided = true;
+	if (st->labels_opt != LAB_AUTO) {
+		st->labels = st->labels_opt;
+		st->explicit_labels = true;
+		return;
+	}
+	if (st->n_py && st->n_py >= st->n_colon && st->n_py >= st->n_austin2)
+		st->labels = LAB_PYSPY;
+	else if (st->n_colon && st->n_colon >= st->n_austin2)
+		st->labels = LAB_COLON;
+	else if (st->n_austin2)
+		st->labels = LAB_AUSTIN2;
+	else
+		st->labels = LAB_RAW;
+}
+
+struct lkey {
+	const char *p;
+	size_t n;
+};
+
+static bool label_eq(void *ctx, uint32_t id, const void *key)
+{
+	const struct cread *st = ctx;
+	const struct label *l = &st->labs[id];
+	const struct lkey *k = key;
+	return l->len == k->n && !memcmp(st->lbytes + l->off, k->p, k->n);
+}
+
+static uint64_t label_rehash(void *ctx, uint32_t id)
+{
+	const struct cread *st = ctx;
+	return tachi_hash(st->lbytes + st->labs[id].off, st->labs[id].len);
+}
+
+static int nomem(struct tach_reader *r)
+{
+	return RFAIL(r, TACH_E_NOMEM, TACH_POS_NONE, 0, "out of memory");
+}
+
+static int make_frame(struct tach_reader *r, const char *file, size_t fl, const char *func,
+		      size_t nl, int32_t line, uint32_t *id)
+{
+	struct tach_frame f = { 0, 0, line, line, -1, -1, TACH_NO_OPCODE };
+	if (tach_dict_intern_string(&r->dict, file, fl, &f.file) ||
+	    tach_dict_intern_string(&r->dict, func, nl, &f.func) ||
+	    tach_dict_intern_frame(&r->dict, &f, id))
+		return nomem(r);
+	return TACH_OK;
+}
+
+static int bare_frame(struct tach_reader *r, const char *s, size_t n, uint32_t *id)
+{
+	struct cread *st = r->state;
+	if (!n && !st->warned_empty) {
+		st->warned_empty = true;
+		tachi_warn(&r->warn, TACH_POS_LINE, st->line, "empty frame name (\";;\" in a stack)");
+	}
+	return make_frame(r, "~", 1, s, n, TACH_NO_LINE, id);
+}
+
+/* Turns a label (for austin 2, "file:func;L<line>") into one or two frames. */
+static int parse_label(struct tach_reader *r, const char *s, size_t n, uint32_t *f1, uint32_t *f2)
+{
+	struct cread *st = r->state;
+	size_t a, b, c;
+	int32_t line;
+	bool strict_path = !st->explicit_labels;
+	*f2 = NO_FRAME;
+	switch (st->labels) {
+	case LAB_PYSPY:
+		if (split_pyspy(s, n, &a, &b, &c, &line) && (!strict_path || path_like(s + b, c)))
+			return make_frame(r, s + b, c, s, a, line, f1);
+		break;
+	case LAB_COLON:
+		if (split_colon(s, n, &a, &b, &c, &line) && (!strict_path || path_like(s, a)))
+			return make_frame(r, s, a, s + b, c, line, f1);
+		break;
+	case LAB_AUSTIN2: {
+		const char *semi = memchr(s, ';', n);
+		if (!semi)
+			break;
+		size_t hl = (size_t)(semi - s);
+		const char *lf = semi + 1;
+		size_t ll = n - hl - 1;
+		if (split_file_func(s, hl, &a) && (!strict_path || path_like(s, a)) &&
+		    parse_line_no(lf + 1, ll - 1, &line))
+			return make_frame(r, s, a, s + a + 1, hl - a - 1, line, f1);
+		int rc = bare_frame(r, s, hl, f1);
+		return rc ? rc : bare_frame(r, lf, ll, f2);
+	}
+	}
+	return bare_frame(r, s, n, f1);
+}
+
+static int label_frames(struct tach_reader *r, const char *s, size_t n, const struct label **out)
+{
+	struct cread *st = r->state;
+	uint64_t h = tachi_hash(s, n);
+	struct lkey key = { s, n };
+	uint32_t id;
+	if (TACHI_LIKELY(tachi_idset_find(&st->lindex, h, &key, label_eq, st, &id))) {
+		*out = &st->labs[id];
+		return TACH_OK;
+	}
+	uint32_t f1, f2;
+	int rc = parse_label(r, s, n, &f1, &f2);
+	if (rc)
+		return rc;
+	size_t need;
+	if (st->nlabs >= UINT32_MAX - 1 || tachi_add_overflows(st->lbytes_len, n, &need) ||
+	    !TACHI_RESERVE(st->lbytes, st->lbytes_cap, need ? need : 1) ||
+	    !TACHI_RESERVE(st->labs, st->labs_cap, st->nlabs + 1))
+		return nomem(r);
+	memcpy(st->lbytes + st->lbytes_len, s, n);
+	id = (uint32_t)st->nlabs;
+	st->labs[id] = (struct label){ st->lbytes_len, (uint32_t)n, f1, f2 };
+	st->lbytes_len = need;
+	if (!tachi_idset_insert(&st->lindex, h, id, label_rehash, st))
+		return nomem(r);
+	st->nlabs++;
+	*out = &st->labs[id];
+	return TACH_OK;
+}
+
+/* ---- options ---- */
+
+static int cr_option(struct tach_reader *r, const char *key, const char *value)
+{
+	struct cread *st = r->state;
+	uint64_t v;
+	if (!strcmp(key, "labels")) {
+		static const char *const names[] = { "auto", "pyspy", "colon", "austin2", "raw" };
+		for (int i = 0; i < 5; i++)
+			if (!strcmp(value, names[i])) {
+				st->labels_opt = i;
+				return TACH_OK;
+			}
+		return RFAIL(r, TACH_E_USAGE, TACH_POS_NONE, 0,
+			     "labels must be auto, pyspy, colon, austin2 or raw, not %s", value);
+	}
+	if (!strcmp(key, "diff")) {
+		if (!strcmp(value, "second"))
+			st->diff_opt = DIFF_SECOND;
+		else if (!strcmp(value, "first"))
+			st->diff_opt = DIFF_FIRST;
+		else if (!strcmp(value, "none"))
+			st->diff_opt = DIFF_NONE;
+		else
+			return RFAIL(r, TACH_E_USAGE, TACH_POS_NONE, 0,
+				     "diff must be first, second or none, not %s", value);
+		return TACH_OK;
+	}
+	if (!strcmp(key, "keep-thread-frames")) {
+		if (!tachi_parse_bool(value, &st->keep_threads))
+			return RFAIL(r, TACH_E_USAGE, TACH_POS_NONE, 0, "bad keep-thread-frames: %s", value);
+		return TACH_OK;
+	}
+	if (!strcmp(key, "metric")) {
+		if (!tachi_parse_u64(value, 64, &v) || v == 0)
+			return RFAIL(r, TACH_E_USAGE, TACH_POS_NONE, 0,
+				     "metric must be a field number from 1 to 64, not %s", value);
+		st->metric = (uint32_t)v;
+		return TACH_OK;
+	}
+	if (!strcmp(key, "interval")) {
+		if (!tachi_parse_u64(value, UINT32_MAX, &v) || v == 0)
+			return RFAIL(r, TACH_E_USAGE, TACH_POS_NONE, 0,
+				     "interval must be 1 to %u microseconds, not %s", UINT32_MAX, value);
+		r->meta.interval_us = v;
+		st->interval_set = true;
+		return TACH_OK;
+	}
+	if (!strcmp(key, "factor")) {
+		struct num f;
+		size_t len = strlen(value);
+		const char *dot = memchr(value, '.', len);
+		if (!parse_num(value, len, false, &f) || f.big || f.mant == 0 ||
+		    (dot && len - (size_t)(dot - value) - 1 > 18))
+			return RFAIL(r, TACH_E_USAGE, TACH_POS_NONE, 0,
+				     "factor must be a positive decimal number with at most 18 "
+				     "fraction digits, not %s", value);
+		st->factor = f;
+		st->factor_set = true;
+		return TACH_OK;
+	}
+	return RFAIL(r, TACH_E_USAGE, TACH_POS_NONE, 0, "collapsed reader has no option %s", key);
+}
+
+/* ---- reading ---- */
+
+/* Looks at one data line before any sample is made: the per-file decisions come from the
+ * first valid line (threads, differential) and the first frames (labels). */
+static void sniff_line(struct cread *st, const char *s, size_t n)
+{
+	size_t sl;
+	uint64_t count;
+	bool rounded = false;
+	if (!st->first_valid) {
+		if (split_count(st, s, n, &sl, &count, &rounded) == L_INVALID)
+			return;
+		st->first_valid = true;
+		st->differential = st->diff_opt != DIFF_NONE && ends_in_number(s, sl);
+		const char *end = s + sl;
+		if (end > s && end[-1] == ';')
+			end--;
+		if (end > s)
+			st->threads = st->keep_threads ? THR_NONE : sniff_threads(s, end);
+	}
+	if (split_count(st, s, n, &sl, &count, &rounded) == L_INVALID)
+		return;
+	const char *end = s + sl;
+	if (end > s && end[-1] == ';')
+		end--;
+	uint64_t tid = 0;
+	uint32_t iid = 0;
+	const char *p = strip_threads(st, s, end, &tid, &iid);
+	sniff_labels(st, p, end);
+}
+
+static int add_ahead(struct tach_reader *r, const char *s, size_t n)
+{
+	struct cread *st = r->state;
+	size_t need;
+	if (tachi_add_overflows(st->ahead_len, n, &need) ||
+	    !TACHI_RESERVE(st->ahead, st->ahead_cap, need ? need : 1) ||
+	    !TACHI_RESERVE(st->alines, st->alines_cap, st->nalines + 1))
+		return nomem(r);
+	memcpy(st->ahead + st->ahead_len, s, n);
+	st->alines[st->nalines++] = (struct aline){ st->ahead_len, n, r->in.line };
+	st->ahead_len = need;
+	return TACH_OK;
+}
+
+static int cr_open(struct tach_reader *r)
+{
+	struct cread *st = r->state;
+	if (!r->meta.interval_us)
+		r->meta.interval_us = 1000;
+	if (!st->factor_set)
+		st->factor = (struct num){ .mant = 1 };
+	if (!st->metric)
+		st->metric = 1;
+	/* Read ahead until the label style is clear; the lines are replayed by next. */
+	while (st->n_frames < SNIFF_FRAMES && st->nalines < SNIFF_LINES &&
+	       st->ahead_len < SNIFF_BYTES) {
+		const char *s;
+		size_t n;
+		int rc = tachi_in_line(r, &s, &n);
+		if (rc == TACH_EOF)
+			break;
+		if (rc)
+			return rc;
+		trim(&s, &n);
+		if (!n)
+			continue;
+		if (s[0] == '#') {
+			meta_line(r, s, n);
+			continue;
+		}
+		if ((rc = add_ahead(r, s, n)))
+			return rc;
+		sniff_line(st, s, n);
+	}
+	if (st->first_valid)
+		decide_labels(st);
+	return TACH_OK;
+}
+
+static void note_invalid(struct cread *st)
+{
+	if (!st->invalid++) {
+		st->first_invalid = st->line;
+		snprintf(st->first_why, sizeof(st->first_why), "%s", st->why);
+	}
+}
+
+static int finish(struct tach_reader *r)
+{
+	struct cread *st = r->state;
+	if (st->finished)
+		return TACH_EOF;
+	st->finished = true;
+	if (st->invalid)
+		tachi_warn(&r->warn, TACH_POS_LINE, st->first_invalid,
+			   "%llu line%s with invalid format ignored; the first is here: %s",
+			   (unsigned long long)st->invalid, st->invalid == 1 ? "" : "s", st->first_why);
+	if (st->negative)
+		tachi_warn(&r->warn, TACH_POS_LINE, st->first_negative,
+			   "%llu line%s with a negative count skipped; the first is here",
+			   (unsigned long long)st->negative, st->negative == 1 ? "" : "s");
+	return TACH_EOF;
+}
+
+/* The next data line, trimmed, from the read-ahead lines or the input. */
+static int next_line(struct tach_reader *r, const char **s, size_t *n)
+{
+	struct cread *st = r->state;
+	for (;;) {
+		if (st->apos < st->nalines) {
+			const struct aline *a = &st->alines[st->apos++];
+			*s = st->ahead + a->off;
+			*n = a->len;
+			st->line = a->line;
+			return TACH_OK;
+		}
+		if (st->nalines) {
+			/* The read-ahead copy is no longer needed. */
+			free(st->ahead);
+			free(st->alines);
+			st->ahead = NULL;
+			st->alines = NULL;
+			st->ahead_len = st->ahead_cap = st->nalines = st->alines_cap = st->apos = 0;
+		}
+		int rc = tachi_in_line(r, s, n);
+		if (rc)
+			return rc;
+		st->line = r->in.line;
+		trim(s, n);
+		if (!*n)
+			continue;
+		if ((*s)[0] == '#') {
+			meta_line(r, *s, *n);
+			continue;
+		}
+		return TACH_OK;
+	}
+}
+
+static int cr_next(struct tach_reader *r, const struct tach_sample **out)
+{
+	struct cread *st = r->state;
+	st->started = true;
+	const char *s;
+	size_t n, sl;
+	uint64_t count;
+	int rc, kind;
+	for (;;) {
+		rc = next_line(r, &s, &n);
+		if (rc == TACH_EOF)
+			return finish(r);
+		if (rc)
+			return rc;
+		if (TACHI_UNLIKELY(!st->decided)) {
+			sniff_line(st, s, n);
+			if (st->first_valid)
+				decide_labels(st);
+		}
+		bool rounded = false;
+		kind = split_count(st, s, n, &sl, &count, &rounded);
+		if (TACHI_UNLIKELY(rounded) && !st->warned_round) {
+			st->warned_round = true;
+			tachi_warn(&r->warn, TACH_POS_LINE, st->line,
+				   "fractional count rounded to an integer (use --factor to scale counts)");
+		}
+		if (TACHI_LIKELY(kind == L_DATA))
+			break;
+		if (kind == L_INVALID) {
+			if (r->lim.strict)
+				return RFAIL(r, TACH_E_FORMAT, TACH_POS_LINE, st->line, "%s", st->why);
+			note_invalid(st);
+		} else if (kind == L_NEGATIVE) {
+			if (!st->negative++)
+				st->first_negative = st->line;
+		}
+	}
+	const char *end = s + sl;
+	if (end > s && end[-1] == ';')
+		end--;
+	uint64_t tid = 0;
+	uint32_t iid = 0;
+	const char *p = s;
+	if (st->threads != THR_NONE)
+		p = strip_threads(st, s, end, &tid, &iid);
+	/* At the end, a frame is left only when a ';' ends the thread frames ("tid:1;;"). */
+	if (p == end && !(p > s && p[-1] == ';'))
+		p = NULL;
+	uint32_t depth = 0;
+	while (p) {
+		const char *nx;
+		const char *fe = frame_end(p, end, &nx);
+		if (st->labels == LAB_AUSTIN2 && nx) {
+			const char *nx2;
+			const char *fe2 = frame_end(nx, end, &nx2);
+			if (is_lframe(nx, (size_t)(fe2 - nx))) {
+				fe = fe2;
+				nx = nx2;
+			}
+		}
+		const struct label *l = NULL;
+		if ((rc = label_frames(r, p, (size_t)(fe - p), &l)))
+			return rc;
+		uint32_t add = l->frame2 == NO_FRAME ? 1 : 2;
+		if (TACHI_UNLIKELY(depth + add > r->lim.max_depth))
+			return RFAIL(r, TACH_E_LIMIT, TACH_POS_LINE, st->line,
+				     "stack deeper than the limit of %u frames", r->lim.max_depth);
+		if (TACHI_UNLIKELY(depth + add > st->root_cap) &&
+		    !TACHI_RESERVE(st->root, st->root_cap, (size_t)depth + add))
+			return nomem(r);
+		st->root[depth++] = l->frame;
+		if (add == 2)
+			st->root[depth++] = l->frame2;
+		p = nx;
+	}
+	if (TACHI_UNLIKELY(count > r->lim.max_samples - st->total))
+		return RFAIL(r, TACH_E_LIMIT, TACH_POS_LINE, st->line,
+			     "the counts add up to more than %llu samples (see --max-samples)",
+			     (unsigned long long)r->lim.max_samples);
+	uint64_t span;
+	if (__builtin_mul_overflow(count, r->meta.interval_us, &span) ||
+	    __builtin_add_overflow(st->clock, span, &span))
+		return RFAIL(r, TACH_E_LIMIT, TACH_POS_LINE, st->line,
+			     "synthesized timestamps exceed 64 bits");
+	if (depth > st->frames_cap && !TACHI_RESERVE(st->frames, st->frames_cap, depth))
+		return nomem(r);
+	for (uint32_t i = 0; i < depth; i++)
+		st->frames[i] = st->root[depth - 1 - i];
+	uint32_t same = 0;
+	if (st->has_prev && st->prev_tid == tid && st->prev_iid == iid) {
+		uint32_t m = depth < st->prev_depth ? depth : st->prev_depth;
+		while (same < m && st->prev[same] == st->root[same])
+			same++;
+	}
+	if (depth > st->prev_cap && !TACHI_RESERVE(st->prev, st->prev_cap, depth))
+		return nomem(r);
+	if (depth)
+		memcpy(st->prev, st->root, depth * sizeof(*st->prev));
+	st->prev_depth = depth;
+	st->prev_tid = tid;
+	st->prev_iid = iid;
+	st->has_prev = true;
+
+	struct tach_sample *smp = &r->sample;
+	smp->thread_id = tid;
+	smp->interp_id = iid;
+	smp->timestamp_us = st->clock;
+	/* The format says nothing of the thread's state. */
+	smp->status = TACH_STATUS_UNKNOWN;
+	smp->weight = count;
+	smp->depth = depth;
+	smp->same_outer = same;
+	smp->frames = st->frames;
+	st->clock = span;
+	st->total += count;
+	r->stats.full_records++;
+	r->stats.total_records++;
+	r->stats.total_samples += count;
+	*out = smp;
+	return TACH_OK;
+}
+
+static void cr_free(struct tach_reader *r)
+{
+	struct cread *st = r->state;
+	free(st->lbytes);
+	free(st->labs);
+	tachi_idset_free(&st->lindex);
+	free(st->ahead);
+	free(st->alines);
+	free(st->root);
+	free(st->frames);
+	free(st->prev);
+}
+
+const struct tachi_reader_ops tachi_collapsed_reader_ops = {
+	.state_size = sizeof(struct cread),
+	.option = cr_option,
+	.open = cr_open,
+	.next = cr_next,
+	.free = cr_free,
+};
