@@ -112,7 +112,7 @@ demo() {
 	for f in examples/*.demo.sh; do
 		[ -e "$f" ] || continue
 		log "$f"
-		OUT=$out bash "$f"
+		OUT=$out FIXTURES=$(find_fixtures 2>/dev/null || true) bash "$f"
 	done
 }
 
