@@ -13,6 +13,8 @@ BUILD_PKGS=(gcc meson ninja-build pkg-config libzstd-dev libxxhash-dev zlib1g-de
 TEST_PKGS=(bats clang jq python3 zstd file)
 # Extra test tools, one line per check that needs them (read by need_extra below).
 EXTRA_TEST_PKGS=()
+# tach2pprof.bats: go tool pprof reads every output; protoc --decode_raw checks the wire format.
+EXTRA_TEST_PKGS+=(golang-go protobuf-compiler)
 # tach2gecko's check loads its output with the Firefox Profiler's own importer: Node >= 24
 # and @firefox-devtools/profiler-cli from npm, installed into build/npm by
 # tests/cli/npm-tools.sh. Debian's nodejs and npm are only needed to run npm (a Node that
@@ -115,7 +117,7 @@ demo() {
 	for f in examples/*.demo.sh; do
 		[ -e "$f" ] || continue
 		log "$f"
-		OUT=$out bash "$f"
+		OUT=$out FIXTURES=$(find_fixtures 2>/dev/null || true) bash "$f"
 	done
 }
 

@@ -7,6 +7,8 @@ static const struct tachi_format *const formats[] = {
 	&tachi_fmt_collapsed,
 	&tachi_fmt_gecko,
 	&tachi_fmt_gperf,
+	&tachi_fmt_pprof,
+	&tachi_fmt_sampler,
 };
 
 const struct tachi_format *tachi_format_find(const char *name)

@@ -354,6 +354,10 @@ extern const struct tachi_format tachi_fmt_collapsed;
 extern const struct tachi_format tachi_fmt_gecko;
 extern const struct tachi_format tachi_fmt_gperf;
 extern const struct tachi_reader_ops tachi_collapsed_reader_ops;
+extern const struct tachi_format tachi_fmt_pprof;
+extern const struct tachi_format tachi_fmt_sampler;
+/* The sampler format's two files: the writer's ops, for the reader file's table row. */
+extern const struct tachi_writer_ops tachi_sampler_writer_ops;
 
 /* Helpers for format modules. */
 #define RFAIL(r, code, kind, pos, ...) tachi_fail(&(r)->err, (code), (kind), (pos), __VA_ARGS__)

@@ -137,7 +137,9 @@ static bool stack_eq(void *ctx, uint32_t off, const void *k)
 	const struct tachi_stacktab *t = ctx;
 	const struct skey *key = k;
 	const uint32_t *e = t->sarena + off;
-	return e[0] == key->depth && !memcmp(e + 2, key->frames, key->depth * sizeof(uint32_t));
+	/* an empty stack may come with frames == NULL, which memcmp must not see */
+	return e[0] == key->depth &&
+	       (!key->depth || !memcmp(e + 2, key->frames, key->depth * sizeof(uint32_t)));
 }
 
 static uint64_t stack_rehash(void *ctx, uint32_t off)
@@ -192,7 +194,8 @@ static bool find_stack(struct tachi_stacktab *t, const struct tach_sample *s, co
 	uint32_t *e = t->sarena + t->sarena_len;
 	e[0] = depth;
 	e[1] = parent;
-	memcpy(e + 2, s->frames, depth * sizeof(uint32_t));
+	if (depth)
+		memcpy(e + 2, s->frames, depth * sizeof(uint32_t));
 	*off = (uint32_t)t->sarena_len;
 	if (!tachi_idset_insert(&t->stack_index, h, *off, stack_rehash, t))
 		return false;

@@ -1,0 +1,33 @@
+/* tach2pprof: a TACH profile to pprof's profile.proto (gzip-compressed). */
+#include "common/runner.h"
+
+static const struct tc_opt opts[] = {
+	{ "no-gzip", 0, NULL, "w:gzip", "no", "write the raw protobuf, not gzip-compressed", NULL,
+	  false },
+	{ "cpu", 0, NULL, "w:cpu", "yes",
+	  "call the time values cpu/nanoseconds (default: wall, or cpu for a CPU-mode profile)",
+	  NULL, false },
+	{ "no-labels", 0, NULL, "w:labels", "no",
+	  "no thread id, interpreter id and thread state labels; merge threads", NULL, false },
+	{ 0 },
+};
+
+static const struct tc_output outputs[] = {
+	{ "pprof", "pprof", true, NULL, "pprof profile.proto" },
+	{ 0 },
+};
+
+int main(int argc, char **argv)
+{
+	static const struct tc_prog prog = {
+		.name = "tach2pprof",
+		.summary = "Convert a TACH profile to pprof's profile.proto format.",
+		.reader = "tach",
+		.outputs = outputs,
+		.opts = opts,
+		.description = "The output is gzip-compressed (.pb.gz) for go tool pprof and "
+			       "profiling services. Samples are aggregated by stack, thread, "
+			       "interpreter and thread state; samples with an empty stack are left out.",
+	};
+	return tc_main(argc, argv, &prog);
+}

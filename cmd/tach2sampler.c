@@ -1,0 +1,22 @@
+/* tach2sampler: a TACH profile to an Apple Sampler trace. */
+#include "common/runner.h"
+
+static const struct tc_output outputs[] = {
+	/* Ids are raw bytes: binary as far as a terminal is concerned. */
+	{ "sampler", "sampler", true, NULL, "Apple Sampler trace" },
+	{ 0 },
+};
+
+int main(int argc, char **argv)
+{
+	static const struct tc_prog prog = {
+		.name = "tach2sampler",
+		.summary = "Convert a TACH profile to an Apple Sampler trace (@supersamplerV1.0).",
+		.reader = "tach",
+		.outputs = outputs,
+		.description = "Writes one @threadV1.0 block per thread and one record per sample; "
+			       "timestamps, status, columns and opcodes are not kept "
+			       "(see tach2sampler(1)).",
+	};
+	return tc_main(argc, argv, &prog);
+}

@@ -1,0 +1,27 @@
+# fish completion for sampler2tach(1)
+
+function __tachfmt_states
+    printf '%s\t%s\n' gil 'holds the GIL' cpu 'on CPU' unknown 'state unknown' \
+        gil-wait 'waiting for the GIL' exception 'handling an exception' main 'the main thread' \
+        idle 'neither holding the GIL nor on CPU' no-gil 'drop: holds the GIL' \
+        no-cpu 'drop: on CPU' no-unknown 'drop: state unknown' \
+        no-gil-wait 'drop: waiting for the GIL' no-exception 'drop: handling an exception' \
+        no-main 'drop: the main thread'
+end
+
+complete -c sampler2tach -l interval -x -d 'microseconds between a thread'\''s samples (default 1000)'
+complete -c sampler2tach -l compression -x -a 'zstd\t"one zstd frame (default)" none\t"uncompressed"' -d 'sample compression'
+complete -c sampler2tach -l level -x -a '(seq 1 22)' -d 'zstd compression level (default 5)'
+complete -c sampler2tach -s o -l output -r -F -d 'write to FILE instead of standard output'
+complete -c sampler2tach -s f -l force -d 'write binary output to a terminal'
+complete -c sampler2tach -s q -l quiet -d 'do not print warnings'
+complete -c sampler2tach -s v -l verbose -d 'print what was read and written'
+complete -c sampler2tach -l strict -d 'treat recoverable problems in the input as errors'
+complete -c sampler2tach -l max-depth -x -d 'reject stacks deeper than N frames'
+complete -c sampler2tach -l thread -x -d 'keep only samples of thread TID (repeatable)'
+complete -c sampler2tach -l status -x -a '(__fish_complete_list , __tachfmt_states)' -d 'keep samples by thread state (comma-separated)'
+complete -c sampler2tach -l from-us -x -d 'keep samples at or after timestamp T (microseconds)'
+complete -c sampler2tach -l to-us -x -d 'keep samples before timestamp T (microseconds)'
+complete -c sampler2tach -s h -l help -d 'show help and exit'
+complete -c sampler2tach -s V -l version -d 'show version and exit'
+# The input: a Sampler trace (fish offers files by default).

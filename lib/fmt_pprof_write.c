@@ -1,0 +1,729 @@
+/* pprof writer: google/pprof's profile.proto (perftools.profiles.Profile), gzip-compressed
+ * by default, for `go tool pprof`, pprof's web UI and continuous-profiling services.
+ *
+ * What is written:
+ *   - sample_type [samples/count, wall/nanoseconds] (cpu/nanoseconds with cpu=yes, or when
+ *     the TACH header says the profile was taken in CPU mode); period_type/period from the
+ *     sample interval; default_sample_type the time type; time_nanos from the start time,
+ *     duration_nanos up to the last sample; one comment naming the source format.
+ *   - One Sample per distinct (stack, thread id, interpreter id, status byte), first-seen
+ *     order, values [count, count * interval ns]; a weight-N input sample counts N times.
+ *     Labels "thread id" and "interpreter id" (numeric) and "thread state" (a string such as
+ *     "gil+cpu") so pprof -tagfocus can filter; labels=no merges threads and drops them.
+ *   - One Location per distinct (file, function, line, column) with a single Line, one
+ *     Function per distinct (name, file), start_line 0 (not known), system_name empty
+ *     (pprof strips <...> from names equal to their system name, turning <module> into
+ *     nothing), all Locations in one Mapping marked as already symbolized so pprof neither
+ *     complains about a missing binary nor tries to symbolize.
+ *
+ * Not supported: addresses and real mappings of native frames, inline chains (each frame is
+ * its own Location), per-sample timestamps (pprof has none), several value types.
+ * Samples with an empty stack are left out, as CPython's collectors and tach-decode do.
+ * Memory grows with distinct stacks and label sets: stacks live in the shared trie keyed by
+ * Location, and the output is encoded field by field into the (gzip) stream at close.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <zlib.h>
+
+#include "internal.h"
+
+#define NO_ID UINT32_MAX
+
+/* Wire types and field numbers of profile.proto. */
+enum { WT_VARINT = 0, WT_LEN = 2 };
+enum {
+	P_SAMPLE_TYPE = 1, P_SAMPLE = 2, P_MAPPING = 3, P_LOCATION = 4, P_FUNCTION = 5,
+	P_STRING_TABLE = 6, P_TIME_NANOS = 9, P_DURATION_NANOS = 10, P_PERIOD_TYPE = 11,
+	P_PERIOD = 12, P_COMMENT = 13, P_DEFAULT_SAMPLE_TYPE = 14,
+};
+
+enum { CPU_AUTO, CPU_YES, CPU_NO };
+
+/* Profiling modes of CPython's profiling.sampling; TACH stores mode + 1 in the low bits of
+ * profiling_config. CPU and "all" (GIL + CPU) only sample threads on a CPU. */
+enum { MODE_WALL = 0, MODE_CPU = 1, MODE_GIL = 2, MODE_ALL = 3, MODE_EXCEPTION = 4 };
+
+struct lockey {
+	uint32_t func, file; /* pprof string indices */
+	int64_t line, col;   /* as written: 0 = unknown */
+};
+
+struct loc {
+	uint32_t fn;         /* function index */
+	int64_t line, col;
+};
+
+struct fnkey {
+	uint32_t name, file;
+};
+
+struct agg {
+	uint64_t tid;
+	uint64_t count;
+	uint32_t leaf;
+	uint32_t iid;
+	uint8_t status;
+};
+
+/* A pprof string: a source dict string (src >= 0) or our own bytes. */
+struct pstr {
+	uint32_t src;        /* dict id, or NO_ID */
+	uint32_t off, len;   /* in own */
+};
+
+struct buf {
+	uint8_t *p;
+	size_t len, cap;
+};
+
+struct pstate {
+	/* options (zero = default) */
+	bool raw, no_labels;
+	int cpu;
+	/* decided at begin */
+	bool use_cpu;
+	const struct tach_dict *src;
+	/* strings */
+	struct pstr *strs;
+	size_t nstrs, strs_cap;
+	struct buf own;
+	uint32_t *smap;      /* dict string id -> pprof index + 1 (0: not yet) */
+	size_t smap_cap;
+	uint32_t state_str[256];
+	uint32_t s_samples, s_count, s_time, s_ns, s_tid, s_iid, s_state, s_comment, s_mapfile;
+	/* frames */
+	uint32_t *fmap;      /* dict frame id -> location index */
+	size_t fmap_cap;
+	struct loc *locs;
+	size_t nlocs, locs_cap;
+	struct tachi_idset loc_index;
+	struct fnkey *fns;
+	size_t nfns, fns_cap;
+	struct tachi_idset fn_index;
+	/* stacks and aggregates */
+	struct tachi_stacktab trie;
+	struct tachi_threads threads;
+	struct agg *aggs;
+	size_t naggs, aggs_cap;
+	struct tachi_idset agg_index;
+	/* time span */
+	bool any;
+	uint64_t last_us;
+	uint64_t empty_skipped;
+	/* output */
+	z_stream z;
+	bool z_live;
+	struct buf msg, packed, sub, stage;
+};
+
+static int pw_option(struct tach_writer *w, const char *key, const char *value)
+{
+	struct pstate *st = w->state;
+	bool b;
+	if (!strcmp(key, "gzip")) {
+		if (!tachi_parse_bool(value, &b))
+			return WFAIL(w, TACH_E_USAGE, "bad gzip value %s", value);
+		st->raw = !b;
+		return TACH_OK;
+	}
+	if (!strcmp(key, "labels")) {
+		if (!tachi_parse_bool(value, &b))
+			return WFAIL(w, TACH_E_USAGE, "bad labels value %s", value);
+		st->no_labels = !b;
+		return TACH_OK;
+	}
+	if (!strcmp(key, "cpu")) {
+		if (!strcmp(value, "auto"))
+			st->cpu = CPU_AUTO;
+		else if (tachi_parse_bool(value, &b))
+			st->cpu = b ? CPU_YES : CPU_NO;
+		else
+			return WFAIL(w, TACH_E_USAGE, "cpu must be yes, no or auto, not %s", value);
+		return TACH_OK;
+	}
+	return WFAIL(w, TACH_E_USAGE, "pprof writer has no option %s", key);
+}
+
+/* ---- string table ---- */
+
+static bool own_str(struct pstate *st, const char *s, size_t n, uint32_t *idx)
+{
+	if (st->nstrs >= UINT32_MAX - 1 || st->own.len + n > UINT32_MAX ||
+	    !TACHI_RESERVE(st->strs, st->strs_cap, st->nstrs + 1) ||
+	    !TACHI_RESERVE(st->own.p, st->own.cap, st->own.len + n + 1))
+		return false;
+	memcpy(st->own.p + st->own.len, s, n);
+	st->strs[st->nstrs] = (struct pstr){ NO_ID, (uint32_t)st->own.len, (uint32_t)n };
+	st->own.len += n;
+	*idx = (uint32_t)st->nstrs++;
+	return true;
+}
+
+static bool src_str(struct pstate *st, const struct tach_dict *d, uint32_t id, uint32_t *idx)
+{
+	if (d->strs[id].len == 0) {
+		*idx = 0; /* string_table[0] is "" */
+		return true;
+	}
+	if (id >= st->smap_cap) {
+		size_t old = st->smap_cap;
+		if (!TACHI_RESERVE(st->smap, st->smap_cap, (size_t)id + 1))
+			return false;
+		memset(st->smap + old, 0, (st->smap_cap - old) * sizeof(*st->smap));
+	}
+	if (st->smap[id]) {
+		*idx = st->smap[id] - 1;
+		return true;
+	}
+	if (st->nstrs >= UINT32_MAX - 1 || !TACHI_RESERVE(st->strs, st->strs_cap, st->nstrs + 1))
+		return false;
+	st->strs[st->nstrs] = (struct pstr){ id, 0, 0 };
+	*idx = (uint32_t)st->nstrs++;
+	st->smap[id] = *idx + 1;
+	return true;
+}
+
+/* "gil+cpu", "gil-wait", ...: the names the programs' --status option takes. */
+static bool state_str(struct pstate *st, uint8_t status, uint32_t *idx)
+{
+	if (st->state_str[status]) {
+		*idx = st->state_str[status] - 1;
+		return true;
+	}
+	static const char *const names[8] = { "gil", "cpu", "unknown", "gil-wait",
+					       "exception", "main", "0x40", "0x80" };
+	char t[80] = "";
+	size_t n = 0;
+	for (int b = 0; b < 8; b++) {
+		if (!(status & (1u << b)))
+			continue;
+		size_t k = strlen(names[b]);
+		if (n)
+			t[n++] = '+';
+		memcpy(t + n, names[b], k);
+		n += k;
+	}
+	if (!n) {
+		memcpy(t, "none", 4);
+		n = 4;
+	}
+	if (!own_str(st, t, n, idx))
+		return false;
+	st->state_str[status] = *idx + 1;
+	return true;
+}
+
+/* ---- locations and functions ---- */
+
+static uint64_t fn_hash(const struct fnkey *k)
+{
+	uint32_t b[2] = { k->name, k->file };
+	return tachi_hash(b, sizeof(b));
+}
+
+static bool fn_eq(void *ctx, uint32_t id, const void *p)
+{
+	const struct pstate *st = ctx;
+	const struct fnkey *k = p;
+	return st->fns[id].name == k->name && st->fns[id].file == k->file;
+}
+
+static uint64_t fn_rehash(void *ctx, uint32_t id)
+{
+	const struct pstate *st = ctx;
+	return fn_hash(&st->fns[id]);
+}
+
+static uint64_t loc_hash(uint32_t fn, int64_t line, int64_t col)
+{
+	int64_t b[3] = { fn, line, col };
+	return tachi_hash(b, sizeof(b));
+}
+
+static bool loc_eq(void *ctx, uint32_t id, const void *p)
+{
+	const struct pstate *st = ctx;
+	const struct loc *k = p;
+	const struct loc *l = &st->locs[id];
+	return l->fn == k->fn && l->line == k->line && l->col == k->col;
+}
+
+static uint64_t loc_rehash(void *ctx, uint32_t id)
+{
+	const struct pstate *st = ctx;
+	return loc_hash(st->locs[id].fn, st->locs[id].line, st->locs[id].col);
+}
+
+static int map_frame(struct tach_writer *w, const struct tach_dict *d, uint32_t fid)
+{
+	struct pstate *st = w->state;
+	if (fid >= d->frame_count)
+		return WFAIL(w, TACH_E_USAGE, "frame id %u out of range", fid);
+	const struct tach_frame *f = &d->frames[fid];
+	if (f->file >= d->str_count || f->func >= d->str_count)
+		return WFAIL(w, TACH_E_USAGE, "string id out of range in frame %u", fid);
+	if (fid >= st->fmap_cap) {
+		size_t old = st->fmap_cap;
+		if (!TACHI_RESERVE(st->fmap, st->fmap_cap, (size_t)fid + 1))
+			goto nomem;
+		memset(st->fmap + old, 0xff, (st->fmap_cap - old) * sizeof(*st->fmap));
+	}
+	struct fnkey fk;
+	if (!src_str(st, d, f->func, &fk.name) || !src_str(st, d, f->file, &fk.file))
+		goto nomem;
+	uint64_t h = fn_hash(&fk);
+	uint32_t fn;
+	if (!tachi_idset_find(&st->fn_index, h, &fk, fn_eq, st, &fn)) {
+		if (st->nfns >= UINT32_MAX - 2 || !TACHI_RESERVE(st->fns, st->fns_cap, st->nfns + 1))
+			goto nomem;
+		fn = (uint32_t)st->nfns;
+		st->fns[fn] = fk;
+		if (!tachi_idset_insert(&st->fn_index, h, fn, fn_rehash, st))
+			goto nomem;
+		st->nfns++;
+	}
+	/* pprof's 0 means unknown: lines below 1 say nothing; TACH columns count from 0. */
+	struct loc lk = { fn, f->line > 0 ? f->line : 0, f->col >= 0 ? (int64_t)f->col + 1 : 0 };
+	h = loc_hash(lk.fn, lk.line, lk.col);
+	uint32_t li;
+	if (!tachi_idset_find(&st->loc_index, h, &lk, loc_eq, st, &li)) {
+		if (st->nlocs >= UINT32_MAX - 2 ||
+		    !TACHI_RESERVE(st->locs, st->locs_cap, st->nlocs + 1))
+			goto nomem;
+		li = (uint32_t)st->nlocs;
+		st->locs[li] = lk;
+		if (!tachi_idset_insert(&st->loc_index, h, li, loc_rehash, st))
+			goto nomem;
+		st->nlocs++;
+	}
+	st->fmap[fid] = li;
+	return TACH_OK;
+nomem:
+	return WFAIL(w, TACH_E_NOMEM, "out of memory");
+}
+
+/* ---- aggregation ---- */
+
+static uint64_t agg_hash(const struct agg *a)
+{
+	uint64_t b[3] = { a->tid, (uint64_t)a->leaf << 32 | a->iid, a->status };
+	return tachi_hash(b, sizeof(b));
+}
+
+static bool agg_eq(void *ctx, uint32_t id, const void *p)
+{
+	const struct pstate *st = ctx;
+	const struct agg *a = &st->aggs[id], *b = p;
+	return a->leaf == b->leaf && a->tid == b->tid && a->iid == b->iid && a->status == b->status;
+}
+
+static uint64_t agg_rehash(void *ctx, uint32_t id)
+{
+	const struct pstate *st = ctx;
+	return agg_hash(&st->aggs[id]);
+}
+
+static int pw_begin(struct tach_writer *w)
+{
+	struct pstate *st = w->state;
+	int mode = -1;
+	uint32_t cfg = w->meta.profiling_config & 0xff;
+	if (cfg >= 1 && cfg <= 5)
+		mode = (int)cfg - 1;
+	st->use_cpu = st->cpu == CPU_YES ||
+		      (st->cpu == CPU_AUTO && (mode == MODE_CPU || mode == MODE_ALL));
+	uint32_t empty;
+	if (!own_str(st, "", 0, &empty) ||
+	    !own_str(st, "samples", 7, &st->s_samples) ||
+	    !own_str(st, "count", 5, &st->s_count) ||
+	    !own_str(st, st->use_cpu ? "cpu" : "wall", st->use_cpu ? 3 : 4, &st->s_time) ||
+	    !own_str(st, "nanoseconds", 11, &st->s_ns))
+		return WFAIL(w, TACH_E_NOMEM, "out of memory");
+	if (!st->no_labels && (!own_str(st, "thread id", 9, &st->s_tid) ||
+			   !own_str(st, "interpreter id", 14, &st->s_iid) ||
+			   !own_str(st, "thread state", 12, &st->s_state)))
+		return WFAIL(w, TACH_E_NOMEM, "out of memory");
+	char t[128];
+	const char *from = w->meta.source_format ? w->meta.source_format : "unknown";
+	int n = snprintf(t, sizeof(t), "converted by tachfmt from %.60s", from);
+	if (!own_str(st, t, (size_t)n, &st->s_comment))
+		return WFAIL(w, TACH_E_NOMEM, "out of memory");
+	/* pprof prints the main mapping's file as "File:"; for Python the interpreter. */
+	if (w->meta.py_major)
+		n = snprintf(t, sizeof(t), "python%u.%u", w->meta.py_major, w->meta.py_minor);
+	else
+		n = snprintf(t, sizeof(t), "[%.60s]", from);
+	if (!own_str(st, t, (size_t)n, &st->s_mapfile))
+		return WFAIL(w, TACH_E_NOMEM, "out of memory");
+	if (!w->meta.interval_us)
+		tachi_warn(&w->warn, TACH_POS_NONE, 0,
+			   "the sample interval is unknown: time values are 0, counts are kept");
+	return TACH_OK;
+}
+
+static int pw_put(struct tach_writer *w, const struct tach_dict *d, const struct tach_sample *s)
+{
+	struct pstate *st = w->state;
+	if (TACHI_UNLIKELY(st->src != d)) {
+		if (st->src)
+			return WFAIL(w, TACH_E_USAGE, "samples from more than one dict");
+		st->src = d;
+	}
+	/* The end of the time the sample stands for, for duration_nanos. */
+	uint64_t last = s->timestamp_us, span;
+	if (!__builtin_mul_overflow(s->weight - 1, w->meta.interval_us, &span) &&
+	    !__builtin_add_overflow(last, span, &last)) {
+		if (!st->any || last > st->last_us)
+			st->last_us = last;
+		st->any = true;
+	}
+	if (TACHI_UNLIKELY(!s->depth)) {
+		st->empty_skipped += s->weight;
+		return TACH_OK;
+	}
+	bool created;
+	struct tachi_pathcache *c = tachi_threads_get(&st->threads, s->thread_id, s->interp_id,
+						      &created);
+	if (!c)
+		return WFAIL(w, TACH_E_NOMEM, "out of memory");
+	if (created)
+		c->slot = NO_ID;
+	struct agg *a;
+	/* The same stack and state as this thread's previous sample: only a counter moves. */
+	if (s->same_outer >= s->depth && s->depth == c->depth && c->slot != NO_ID &&
+	    (st->no_labels || st->aggs[c->slot].status == s->status)) {
+		a = &st->aggs[c->slot];
+		goto count;
+	}
+	for (uint32_t i = 0; i < s->depth; i++) {
+		uint32_t f = s->frames[i];
+		if (TACHI_UNLIKELY(f >= st->fmap_cap || st->fmap[f] == NO_ID)) {
+			int rc = map_frame(w, d, f);
+			if (rc)
+				return rc;
+		}
+	}
+	uint32_t leaf = tachi_stack_intern(&st->trie, c, s, st->fmap);
+	if (leaf == TACHI_NOMEM_NODE)
+		return WFAIL(w, TACH_E_NOMEM, "out of memory");
+	struct agg q = { 0, 0, leaf, 0, 0 };
+	if (!st->no_labels) {
+		q.tid = s->thread_id;
+		q.iid = s->interp_id;
+		q.status = s->status;
+	}
+	uint64_t h = agg_hash(&q);
+	uint32_t id;
+	if (!tachi_idset_find(&st->agg_index, h, &q, agg_eq, st, &id)) {
+		uint32_t dummy;
+		if ((!st->no_labels && !state_str(st, s->status, &dummy)) || st->naggs >= UINT32_MAX - 2 ||
+		    !TACHI_RESERVE(st->aggs, st->aggs_cap, st->naggs + 1))
+			return WFAIL(w, TACH_E_NOMEM, "out of memory");
+		id = (uint32_t)st->naggs;
+		st->aggs[id] = q;
+		if (!tachi_idset_insert(&st->agg_index, h, id, agg_rehash, st))
+			return WFAIL(w, TACH_E_NOMEM, "out of memory");
+		st->naggs++;
+	}
+	c->slot = id;
+	a = &st->aggs[id];
+count:
+	if (__builtin_add_overflow(a->count, s->weight, &a->count) || a->count > INT64_MAX)
+		return WFAIL(w, TACH_E_LIMIT, "a sample count exceeds pprof's 64-bit values");
+	return TACH_OK;
+}
+
+/* ---- protobuf encoding ---- */
+
+static bool buf_reserve(struct buf *b, size_t n)
+{
+	size_t need;
+	return !tachi_add_overflows(b->len, n, &need) && TACHI_RESERVE(b->p, b->cap, need);
+}
+
+static bool put_raw_varint(struct buf *b, uint64_t v)
+{
+	if (!buf_reserve(b, 10))
+		return false;
+	b->len += tachi_put_uvarint(b->p + b->len, v);
+	return true;
+}
+
+/* proto3 leaves zero scalars out. */
+static bool put_varint(struct buf *b, unsigned field, uint64_t v)
+{
+	if (!v)
+		return true;
+	return put_raw_varint(b, (uint64_t)field << 3 | WT_VARINT) && put_raw_varint(b, v);
+}
+
+static bool put_bytes(struct buf *b, unsigned field, const void *p, size_t n)
+{
+	if (!put_raw_varint(b, (uint64_t)field << 3 | WT_LEN) || !put_raw_varint(b, n) ||
+	    !buf_reserve(b, n))
+		return false;
+	if (n)
+		memcpy(b->p + b->len, p, n);
+	b->len += n;
+	return true;
+}
+
+#define STAGE_SIZE (64u << 10)
+
+/* Deflates the staged bytes into the output; finish ends the gzip stream. */
+static int deflate_stage(struct tach_writer *w, bool finish)
+{
+	struct pstate *st = w->state;
+	uint8_t chunk[16384];
+	st->z.next_in = st->stage.p;
+	st->z.avail_in = (uInt)st->stage.len;
+	for (;;) {
+		st->z.next_out = chunk;
+		st->z.avail_out = sizeof(chunk);
+		int zr = deflate(&st->z, finish ? Z_FINISH : Z_NO_FLUSH);
+		if (zr == Z_STREAM_ERROR)
+			return WFAIL(w, TACH_E_NOMEM, "gzip compression failed");
+		size_t got = sizeof(chunk) - st->z.avail_out;
+		if (got && tachi_out_write(&w->out, chunk, got))
+			return tachi_writer_io(w);
+		if (finish ? zr == Z_STREAM_END : st->z.avail_out != 0)
+			break;
+	}
+	st->stage.len = 0;
+	return TACH_OK;
+}
+
+/* Sends bytes to the output, through deflate unless writing a raw proto. */
+static int emit(struct tach_writer *w, const void *p, size_t n)
+{
+	struct pstate *st = w->state;
+	if (st->raw) {
+		if (n && tachi_out_write(&w->out, p, n))
+			return tachi_writer_io(w);
+		return TACH_OK;
+	}
+	const uint8_t *q = p;
+	while (n) {
+		if (!st->stage.cap && !TACHI_RESERVE(st->stage.p, st->stage.cap, STAGE_SIZE))
+			return WFAIL(w, TACH_E_NOMEM, "out of memory");
+		size_t k = st->stage.cap - st->stage.len;
+		if (k > n)
+			k = n;
+		memcpy(st->stage.p + st->stage.len, q, k);
+		st->stage.len += k;
+		q += k;
+		n -= k;
+		if (st->stage.len == st->stage.cap) {
+			int rc = deflate_stage(w, false);
+			if (rc)
+				return rc;
+		}
+	}
+	return TACH_OK;
+}
+
+/* Emits a top-level field holding the message built in b. */
+static int emit_msg(struct tach_writer *w, unsigned field, struct buf *b)
+{
+	uint8_t hdr[20];
+	size_t n = tachi_put_uvarint(hdr, (uint64_t)field << 3 | WT_LEN);
+	n += tachi_put_uvarint(hdr + n, b->len);
+	int rc = emit(w, hdr, n);
+	if (!rc)
+		rc = emit(w, b->p, b->len);
+	b->len = 0;
+	return rc;
+}
+
+static int emit_varint(struct tach_writer *w, unsigned field, uint64_t v)
+{
+	struct pstate *st = w->state;
+	st->msg.len = 0;
+	if (!put_varint(&st->msg, field, v))
+		return WFAIL(w, TACH_E_NOMEM, "out of memory");
+	int rc = emit(w, st->msg.p, st->msg.len);
+	st->msg.len = 0;
+	return rc;
+}
+
+static bool value_type(struct buf *b, uint32_t type, uint32_t unit)
+{
+	return put_varint(b, 1, type) && put_varint(b, 2, unit);
+}
+
+static bool label(struct pstate *st, struct buf *b, uint32_t key, uint32_t str, uint64_t num)
+{
+	st->sub.len = 0;
+	return put_varint(&st->sub, 1, key) && put_varint(&st->sub, 2, str) &&
+	       put_varint(&st->sub, 3, num) && put_bytes(b, 3, st->sub.p, st->sub.len);
+}
+
+static int write_profile(struct tach_writer *w)
+{
+	struct pstate *st = w->state;
+	struct buf *m = &st->msg, *pk = &st->packed;
+	int rc;
+	uint64_t period_ns = 0;
+	if (__builtin_mul_overflow(w->meta.interval_us, 1000, &period_ns) || period_ns > INT64_MAX)
+		return WFAIL(w, TACH_E_LIMIT, "the sample interval does not fit pprof's nanoseconds");
+
+	for (int i = 0; i < 2; i++) {
+		m->len = 0;
+		if (!value_type(m, i ? st->s_time : st->s_samples, i ? st->s_ns : st->s_count))
+			goto nomem;
+		if ((rc = emit_msg(w, P_SAMPLE_TYPE, m)))
+			return rc;
+	}
+
+	for (size_t i = 0; i < st->naggs; i++) {
+		const struct agg *a = &st->aggs[i];
+		m->len = 0;
+		pk->len = 0;
+		/* The trie walks from the leaf to the root: pprof's order. */
+		for (uint32_t node = a->leaf; node != TACHI_ROOT; node = st->trie.parent[node])
+			if (!put_raw_varint(pk, (uint64_t)st->trie.key[node] + 1))
+				goto nomem;
+		if (!put_bytes(m, 1, pk->p, pk->len))
+			goto nomem;
+		uint64_t ns;
+		if (__builtin_mul_overflow(a->count, period_ns, &ns) || ns > INT64_MAX)
+			return WFAIL(w, TACH_E_LIMIT, "a sample's time exceeds pprof's 64-bit values");
+		pk->len = 0;
+		if (!put_raw_varint(pk, a->count) || !put_raw_varint(pk, ns) ||
+		    !put_bytes(m, 2, pk->p, pk->len))
+			goto nomem;
+		/* Ids above INT64_MAX show as negative: pprof's values are int64. A zero num
+		 * label is dropped by pprof's decoder, so id 0 is simply absent there. */
+		if (!st->no_labels && (!label(st, m, st->s_tid, 0, a->tid) ||
+				   !label(st, m, st->s_iid, 0, a->iid) ||
+				   !label(st, m, st->s_state, st->state_str[a->status] - 1, 0)))
+			goto nomem;
+		if ((rc = emit_msg(w, P_SAMPLE, m)))
+			return rc;
+	}
+
+	m->len = 0;
+	if (!put_varint(m, 1, 1) || !put_varint(m, 5, st->s_mapfile) || !put_varint(m, 7, 1) ||
+	    !put_varint(m, 8, 1) || !put_varint(m, 9, 1))
+		goto nomem;
+	if ((rc = emit_msg(w, P_MAPPING, m)))
+		return rc;
+
+	for (size_t i = 0; i < st->nlocs; i++) {
+		const struct loc *l = &st->locs[i];
+		m->len = 0;
+		st->sub.len = 0;
+		/* Negative numbers cannot occur here: lines and columns are clamped at 0. */
+		if (!put_varint(m, 1, i + 1) || !put_varint(m, 2, 1) ||
+		    !put_varint(&st->sub, 1, (uint64_t)l->fn + 1) ||
+		    !put_varint(&st->sub, 2, (uint64_t)l->line) ||
+		    !put_varint(&st->sub, 3, (uint64_t)l->col) ||
+		    !put_bytes(m, 4, st->sub.p, st->sub.len))
+			goto nomem;
+		if ((rc = emit_msg(w, P_LOCATION, m)))
+			return rc;
+	}
+
+	for (size_t i = 0; i < st->nfns; i++) {
+		m->len = 0;
+		if (!put_varint(m, 1, i + 1) || !put_varint(m, 2, st->fns[i].name) ||
+		    !put_varint(m, 4, st->fns[i].file))
+			goto nomem;
+		if ((rc = emit_msg(w, P_FUNCTION, m)))
+			return rc;
+	}
+
+	for (size_t i = 0; i < st->nstrs; i++) {
+		const struct pstr *s = &st->strs[i];
+		const char *p;
+		size_t n;
+		if (s->src != NO_ID) {
+			p = tachi_str(st->src, s->src, &n);
+		} else {
+			p = (const char *)st->own.p + s->off;
+			n = s->len;
+		}
+		m->len = 0;
+		if (!put_raw_varint(m, (uint64_t)P_STRING_TABLE << 3 | WT_LEN) || !put_raw_varint(m, n))
+			goto nomem;
+		if ((rc = emit(w, m->p, m->len)) || (rc = emit(w, p, n)))
+			return rc;
+	}
+
+	uint64_t start = w->meta.start_time_us, t;
+	if (!__builtin_mul_overflow(start, 1000, &t) && t <= INT64_MAX &&
+	    (rc = emit_varint(w, P_TIME_NANOS, t)))
+		return rc;
+	if (st->any && st->last_us > start && !__builtin_mul_overflow(st->last_us - start, 1000, &t) &&
+	    t <= INT64_MAX && (rc = emit_varint(w, P_DURATION_NANOS, t)))
+		return rc;
+	m->len = 0;
+	if (!value_type(m, st->s_time, st->s_ns))
+		goto nomem;
+	if ((rc = emit_msg(w, P_PERIOD_TYPE, m)) || (rc = emit_varint(w, P_PERIOD, period_ns)) ||
+	    (rc = emit_varint(w, P_COMMENT, st->s_comment)))
+		return rc;
+	/* Without an interval every time value is 0: show counts by default then. */
+	return emit_varint(w, P_DEFAULT_SAMPLE_TYPE, period_ns ? st->s_time : st->s_samples);
+nomem:
+	return WFAIL(w, TACH_E_NOMEM, "out of memory");
+}
+
+static int pw_close(struct tach_writer *w)
+{
+	struct pstate *st = w->state;
+	if (st->empty_skipped)
+		tachi_warn(&w->warn, TACH_POS_NONE, 0,
+			   "left out %llu samples with an empty stack (pprof cannot show them)",
+			   (unsigned long long)st->empty_skipped);
+	if (!st->raw) {
+		/* Window 15 + 16: a gzip wrapper with mtime 0, so output depends only on input. */
+		if (deflateInit2(&st->z, Z_DEFAULT_COMPRESSION, Z_DEFLATED, 15 + 16, 8,
+				 Z_DEFAULT_STRATEGY) != Z_OK)
+			return WFAIL(w, TACH_E_NOMEM, "out of memory");
+		st->z_live = true;
+	}
+	int rc = write_profile(w);
+	if (!rc && !st->raw)
+		rc = deflate_stage(w, true);
+	return rc;
+}
+
+static void pw_free(struct tach_writer *w)
+{
+	struct pstate *st = w->state;
+	if (st->z_live)
+		deflateEnd(&st->z);
+	free(st->strs);
+	free(st->own.p);
+	free(st->smap);
+	free(st->fmap);
+	free(st->locs);
+	tachi_idset_free(&st->loc_index);
+	free(st->fns);
+	tachi_idset_free(&st->fn_index);
+	tachi_stacktab_free(&st->trie);
+	tachi_threads_free(&st->threads);
+	free(st->aggs);
+	tachi_idset_free(&st->agg_index);
+	free(st->msg.p);
+	free(st->packed.p);
+	free(st->sub.p);
+	free(st->stage.p);
+}
+
+static const struct tachi_writer_ops writer_ops = {
+	.state_size = sizeof(struct pstate),
+	.option = pw_option,
+	.begin = pw_begin,
+	.put = pw_put,
+	.close = pw_close,
+	.free = pw_free,
+};
+
+const struct tachi_format tachi_fmt_pprof = {
+	.name = "pprof",
+	.reader = NULL,
+	.writer = &writer_ops,
+};

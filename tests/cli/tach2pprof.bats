@@ -1,0 +1,371 @@
+#!/usr/bin/env bats
+# tach2pprof as a user runs it: every TACH fixture must give a profile that `go tool pprof`
+# reads without a word on stderr and that shows the same stacks and totals as tach-decode.
+# Stacks are compared through tests/pprof_stacks.py, which turns `pprof -raw` and
+# `tach-decode --format samples` into the same "stack<TAB>count<TAB>ns" lines.
+
+setup() {
+	T=$BATS_TEST_TMPDIR
+	STACKS="python3 $SOURCE_ROOT/tests/pprof_stacks.py"
+	# go tool pprof keeps nothing for local files, but give it a home of its own.
+	export HOME=$T PPROF_TMPDIR=$T
+}
+
+need_go() {
+	command -v go >/dev/null || skip "go not installed (Debian package golang-go)"
+}
+
+# pprof_ok PROFILE ARGS...: runs go tool pprof, which must succeed with an empty stderr;
+# its stdout is left in $T/pprof.out.
+pprof_ok() {
+	local f=$1
+	shift
+	go tool pprof "$@" "$f" >"$T/pprof.out" 2>"$T/pprof.err" || {
+		cat "$T/pprof.err" >&2
+		return 1
+	}
+	if [ -s "$T/pprof.err" ]; then
+		echo "go tool pprof $* $f wrote to stderr:" >&2
+		cat "$T/pprof.err" >&2
+		return 1
+	fi
+}
+
+# same_as_decode TACH PROFILE: pprof's stacks, counts and nanoseconds equal tach-decode's;
+# pprof's totals (-top, samples and time) equal their sums.
+same_as_decode() {
+	local tach=$1 prof=$2
+	pprof_ok "$prof" -raw
+	$STACKS raw <"$T/pprof.out" >"$T/got.txt"
+	tach-decode --format samples "$tach" | $STACKS samples >"$T/want.txt"
+	diff -u "$T/want.txt" "$T/got.txt"
+	local n
+	n=$(awk -F'\t' '{ s += $2 } END { print s + 0 }' "$T/want.txt")
+	pprof_ok "$prof" -traces
+	pprof_ok "$prof" -top -sample_index=samples
+	if [ "$n" -gt 0 ]; then
+		grep -q "of $n total\$" "$T/pprof.out" || {
+			echo "pprof -top does not show $n samples in total:" >&2
+			head -n 8 "$T/pprof.out" >&2
+			return 1
+		}
+	fi
+	pprof_ok "$prof" -top
+}
+
+@test "every TACH fixture: go tool pprof reads it silently, same stacks and totals as tach-decode" {
+	need_go
+	local f n=0
+	for f in "$FIXTURES"/tach/cases/*.tach "$FIXTURES"/tach/layout-a/*.tach \
+		"$FIXTURES"/tach/big-endian/*.tach; do
+		tach2pprof -q "$f" -o "$T/p.pb.gz" || {
+			echo "tach2pprof failed on $f" >&2
+			return 1
+		}
+		same_as_decode "$f" "$T/p.pb.gz" || {
+			echo "mismatch for $f" >&2
+			return 1
+		}
+		n=$((n + 1))
+	done
+	[ "$n" -ge 40 ]
+}
+
+@test "the collapsed view agrees too: pprof totals per stack equal tach-decode's folded counts" {
+	need_go
+	local f=$FIXTURES/tach/cases/threads_interleaved.tach
+	tach2pprof "$f" -o "$T/p.pb.gz"
+	pprof_ok "$T/p.pb.gz" -top -sample_index=samples
+	local want
+	want=$(tach-decode --format collapsed --no-thread-frames "$f" | awk '{ s += $NF } END { print s }')
+	[ "$want" -eq 320 ]
+	grep -q "of $want total\$" "$T/pprof.out"
+}
+
+@test "output is gzip by default; --no-gzip gives the same protobuf uncompressed" {
+	tach2pprof "$FIXTURES/tach/cases/recursion.tach" -o "$T/p.pb.gz"
+	tach2pprof --no-gzip "$FIXTURES/tach/cases/recursion.tach" -o "$T/p.pb"
+	[ "$(head -c 2 "$T/p.pb.gz" | od -An -tx1 | tr -d ' ')" = 1f8b ]
+	[ "$(head -c 1 "$T/p.pb" | od -An -tx1 | tr -d ' ')" = 0a ]
+	gzip -dc "$T/p.pb.gz" | cmp - "$T/p.pb"
+}
+
+@test "--no-gzip output reads in go tool pprof too" {
+	need_go
+	tach2pprof --no-gzip "$FIXTURES/tach/cases/recursion.tach" -o "$T/p.pb"
+	same_as_decode "$FIXTURES/tach/cases/recursion.tach" "$T/p.pb"
+}
+
+@test "wire format field by field through protoc --decode_raw" {
+	command -v protoc >/dev/null || skip "protoc not installed (Debian package protobuf-compiler)"
+	tach-encode "$TESTDATA/pprof_small.samples" -o "$T/small.tach"
+	tach2pprof -q --no-gzip "$T/small.tach" -o "$T/small.pb"
+	protoc --decode_raw <"$T/small.pb" >"$T/decoded.txt"
+	diff -u "$TESTDATA/pprof_small.decode_raw.txt" "$T/decoded.txt"
+}
+
+@test "header fields: sample types, period, time, duration, comment, mapping" {
+	need_go
+	tach-encode "$TESTDATA/pprof_small.samples" -o "$T/small.tach"
+	tach2pprof -q "$T/small.tach" -o "$T/p.pb.gz"
+	pprof_ok "$T/p.pb.gz" -raw
+	grep -qx 'PeriodType: wall nanoseconds' "$T/pprof.out"
+	grep -qx 'Period: 250000' "$T/pprof.out"
+	grep -qx 'Comment: converted by tachfmt from tach' "$T/pprof.out"
+	grep -qx 'samples/count wall/nanoseconds\[dflt\]' "$T/pprof.out"
+	grep -qx 'Duration: 1ms' "$T/pprof.out"
+	grep -q '^1: 0x0/0x0/0x0 python3.15  \[FN\]\[FL\]\[LN\]$' "$T/pprof.out"
+	# Time: 5 s after the epoch (the start time CPython recorded)
+	grep -qx 'Time: 1970-01-01 00:00:05 +0000 UTC' "$T/pprof.out"
+	# <module> keeps its name (no system_name for pprof to "demangle")
+	pprof_ok "$T/p.pb.gz" -traces
+	grep -q '<module>$' "$T/pprof.out"
+}
+
+@test "labels: thread id, interpreter id and thread state, usable with -tagfocus" {
+	need_go
+	tach-encode "$TESTDATA/pprof_small.samples" -o "$T/small.tach"
+	tach2pprof -q "$T/small.tach" -o "$T/p.pb.gz"
+	pprof_ok "$T/p.pb.gz" -tags -sample_index=samples
+	grep -qx ' thread state: Total 5.0' "$T/pprof.out"
+	grep -qx ' *3.0 (60.00%): gil+cpu' "$T/pprof.out"
+	grep -qx ' *1.0 (20.00%): gil-wait' "$T/pprof.out"
+	grep -qx ' *1.0 (20.00%): gil' "$T/pprof.out"
+	grep -qx ' *4.0 (80.00%): 10' "$T/pprof.out"
+	grep -qx ' *1.0 (20.00%): 11' "$T/pprof.out"
+	# pprof drops numeric labels that are 0: interpreter 0 is not listed
+	grep -qx ' interpreter id: Total 1.0' "$T/pprof.out"
+	pprof_ok "$T/p.pb.gz" -top -sample_index=samples -tagfocus='thread state=gil-wait'
+	grep -q 'accounting for 1, 20.00% of 5 total$' "$T/pprof.out"
+	grep -q ' sleep$' "$T/pprof.out"
+	# Numeric tags take ranges; pprof notes that on stderr, and says nothing else.
+	go tool pprof -top -sample_index=samples -tagfocus='thread id=10' "$T/p.pb.gz" \
+		>"$T/pprof.out" 2>"$T/pprof.err"
+	grep -q 'accounting for 4, 80.00% of 5 total$' "$T/pprof.out"
+	[ "$(cat "$T/pprof.err")" = "tagfocus:Interpreted '10' as range, not regexp" ]
+	go tool pprof -top -sample_index=samples -tagfocus='interpreter id=1' "$T/p.pb.gz" \
+		>"$T/pprof.out" 2>"$T/pprof.err"
+	grep -q 'accounting for 1, 20.00% of 5 total$' "$T/pprof.out"
+	[ "$(cat "$T/pprof.err")" = "tagfocus:Interpreted '1' as range, not regexp" ]
+}
+
+@test "--no-labels: one sample per stack, no labels, same stacks" {
+	need_go
+	# rle_runs has one stack in several thread states, edge_ids_timestamps one in two threads
+	local f
+	for f in "$FIXTURES"/tach/cases/rle_runs.tach "$FIXTURES"/tach/cases/edge_ids_timestamps.tach; do
+	tach2pprof -q "$f" -o "$T/l.pb.gz"
+	tach2pprof -q --no-labels "$f" -o "$T/n.pb.gz"
+	same_as_decode "$f" "$T/n.pb.gz"
+	pprof_ok "$T/n.pb.gz" -raw
+	! grep -q 'thread id' "$T/pprof.out"
+	local with without
+	with=$(go tool pprof -raw "$T/l.pb.gz" | grep -c '^ *[0-9]* *[0-9]*: [0-9 ]*$')
+	without=$(grep -c '^ *[0-9]* *[0-9]*: [0-9 ]*$' "$T/pprof.out")
+	[ "$without" -lt "$with" ]
+	[ "$(stat -c %s "$T/n.pb.gz")" -lt "$(stat -c %s "$T/l.pb.gz")" ]
+	done
+}
+
+@test "--cpu names the time values cpu/nanoseconds" {
+	need_go
+	tach2pprof --cpu "$FIXTURES/tach/cases/recursion.tach" -o "$T/p.pb.gz"
+	pprof_ok "$T/p.pb.gz" -raw
+	grep -qx 'PeriodType: cpu nanoseconds' "$T/pprof.out"
+	grep -qx 'samples/count cpu/nanoseconds\[dflt\]' "$T/pprof.out"
+	same_as_decode "$FIXTURES/tach/cases/recursion.tach" "$T/p.pb.gz"
+}
+
+@test "common filters apply before aggregation: --thread, --status, --from-us/--to-us" {
+	need_go
+	local f=$FIXTURES/tach/cases/threads_interleaved.tach tid
+	tid=$(tach-decode --format samples "$f" | awk '!/^[@#]/ { print $1; exit }')
+	tach2pprof --thread "$tid" "$f" -o "$T/p.pb.gz"
+	tach-decode --thread "$tid" --format samples "$f" -o "$T/sel.samples"
+	tach-encode "$T/sel.samples" -o "$T/sel.tach"
+	same_as_decode "$T/sel.tach" "$T/p.pb.gz"
+	tach2pprof --status gil "$f" -o "$T/g.pb.gz"
+	tach-decode --status gil --format samples "$f" -o "$T/g.samples"
+	tach-encode "$T/g.samples" -o "$T/g.tach"
+	same_as_decode "$T/g.tach" "$T/g.pb.gz"
+	pprof_ok "$T/g.pb.gz" -tags
+	! grep -q ': none$' "$T/pprof.out"
+	tach2pprof --from-us 1 --to-us 2 "$f" -o "$T/e.pb.gz"
+	pprof_ok "$T/e.pb.gz" -raw
+	! grep -q '^ *[0-9]* *[0-9]*: [0-9 ]*$' "$T/pprof.out"
+}
+
+@test "output is deterministic and the same from stdin as from a file" {
+	local f=$FIXTURES/tach/cases/many_frames.zstd.tach
+	tach2pprof "$f" -o "$T/a.pb.gz"
+	tach2pprof "$f" -o "$T/b.pb.gz"
+	cmp "$T/a.pb.gz" "$T/b.pb.gz"
+	tach2pprof <"$f" >"$T/c.pb.gz"
+	cmp "$T/a.pb.gz" "$T/c.pb.gz"
+	cat "$f" | tach2pprof - >"$T/d.pb.gz"
+	cmp "$T/a.pb.gz" "$T/d.pb.gz"
+}
+
+@test "empty stacks are left out with one warning; -q silences it" {
+	run tach2pprof "$FIXTURES/tach/cases/empty_stack_first.tach" -o "$T/p.pb.gz"
+	[ "$status" -eq 0 ]
+	[ "$output" = "tach2pprof: $T/p.pb.gz: warning: left out 2 samples with an empty stack (pprof cannot show them)" ]
+	run tach2pprof -q "$FIXTURES/tach/cases/empty_stack_first.tach" -o "$T/p.pb.gz"
+	[ "$status" -eq 0 ]
+	[ -z "$output" ]
+}
+
+@test "an empty profile is a valid profile with no samples" {
+	need_go
+	tach2pprof "$FIXTURES/tach/cases/empty.tach" -o "$T/p.pb.gz"
+	pprof_ok "$T/p.pb.gz" -raw
+	grep -qx 'samples/count wall/nanoseconds\[dflt\]' "$T/pprof.out"
+	! grep -q '^ *[0-9]* *[0-9]*: [0-9 ]*$' "$T/pprof.out"
+}
+
+@test "damaged TACH files: exit 1 with tach-decode's message, no -o file left" {
+	local f want
+	for f in "$FIXTURES"/tach/errors/err_*.tach; do
+		if tach-decode "$f" >/dev/null 2>"$T/want.err"; then
+			continue
+		fi
+		sed 's/^tach-decode:/tach2pprof:/' "$T/want.err" >"$T/want2.err"
+		run tach2pprof "$f" -o "$T/out.pb.gz"
+		[ "$status" -eq 1 ]
+		diff -u "$T/want2.err" <(printf '%s\n' "$output")
+		[[ "$output" == *"tach2pprof: $f: offset "* ]]
+		[ ! -e "$T/out.pb.gz" ]
+		[ -z "$(ls "$T" | grep '^out\.pb\.gz\.')" ]
+	done
+}
+
+@test "not a TACH file: exit 1" {
+	printf 'hello\n' >"$T/x.txt"
+	run tach2pprof "$T/x.txt" -o "$T/o.pb.gz"
+	[ "$status" -eq 1 ]
+	[[ "$output" == "tach2pprof: $T/x.txt: "* ]]
+	[ ! -e "$T/o.pb.gz" ]
+}
+
+@test "I/O errors: missing input, unwritable output, full disk" {
+	run tach2pprof "$T/missing.tach"
+	[ "$status" -eq 1 ]
+	[[ "$output" == "tach2pprof: $T/missing.tach: No such file or directory" ]]
+	run tach2pprof "$FIXTURES/tach/cases/recursion.tach" -o "$T/no/such/dir/p.pb.gz"
+	[ "$status" -eq 1 ]
+	[[ "$output" == "tach2pprof: $T/no/such/dir/p.pb.gz: "* ]]
+	# (-o /dev/full would rename a temporary file over the device: not done here)
+	[ -c /dev/full ] || skip "/dev/full is not the full device on this machine"
+	run bash -c 'tach2pprof "$1" >/dev/full' _ "$FIXTURES/tach/cases/many_frames.tach"
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"tach2pprof: <stdout>: "*"No space left on device"* ]]
+}
+
+@test "usage errors exit 2" {
+	run tach2pprof --bogus
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"tach2pprof: invalid option --bogus"* ]]
+	run tach2pprof a.tach b.tach
+	[ "$status" -eq 2 ]
+	run tach2pprof --max-depth 0 "$FIXTURES/tach/cases/recursion.tach"
+	[ "$status" -eq 2 ]
+	run tach2pprof --status sleepy "$FIXTURES/tach/cases/recursion.tach"
+	[ "$status" -eq 2 ]
+	run tach2pprof --format pprof "$FIXTURES/tach/cases/recursion.tach"
+	[ "$status" -eq 2 ]
+}
+
+@test "--max-depth and --strict reach the TACH reader" {
+	run tach2pprof --max-depth 10 "$FIXTURES/tach/cases/deep_stack_300.tach" -o "$T/p.pb.gz"
+	[ "$status" -eq 1 ]
+	[ ! -e "$T/p.pb.gz" ]
+	run tach2pprof --strict "$FIXTURES/tach/errors/err_footer_filesize_wrong.tach" -o "$T/p.pb.gz"
+	[ "$status" -eq 1 ]
+	run tach2pprof -v "$FIXTURES/tach/cases/recursion.tach" -o "$T/p.pb.gz"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"samples read"* ]]
+}
+
+@test "--help lists every option, -V the versions" {
+	run tach2pprof --help
+	[ "$status" -eq 0 ]
+	local o
+	for o in --no-gzip --cpu --no-labels --output --force --quiet --verbose --strict \
+		--max-depth --thread --status --from-us --to-us --help --version; do
+		[[ "$output" == *"$o"* ]]
+	done
+	run tach2pprof -V
+	[ "$status" -eq 0 ]
+	[[ "${lines[0]}" == "tach2pprof (tachfmt) "* ]]
+	[[ "${lines[1]}" == "libtachfmt "* ]]
+}
+
+# Other inputs reach pprof through TACH: gperftools profiles (gperf2tach) and folded stacks
+# (collapsed2tach). These run once those programs are built.
+
+@test "gperftools fixtures through gperf2tach: same stacks as tach-decode, pprof's totals" {
+	need_go
+	command -v gperf2tach >/dev/null || skip "gperf2tach not built"
+	local c total prof dir
+	for c in recursive/recursive:146 hotloop/hotloop:221 sharedlib/sharedlib:108 \
+		long/hotloop_long:8771; do
+		total=${c#*:}
+		prof=$FIXTURES/gperf/${c%:*}.prof
+		dir=$(dirname "$prof")
+		gperf2tach -q --binary-path "$dir" "$prof" >"$T/g.tach"
+		gperf2tach -q --binary-path "$dir" "$prof" | tach2pprof --cpu -o "$T/g.pb.gz"
+		same_as_decode "$T/g.tach" "$T/g.pb.gz"
+		pprof_ok "$T/g.pb.gz" -top -sample_index=samples
+		grep -q "of $total total\$" "$T/pprof.out" || {
+			echo "$prof: pprof does not show $total samples" >&2
+			return 1
+		}
+	done
+	# The hottest functions as google/pprof itself showed them from the original profile.
+	gperf2tach -q --binary-path "$FIXTURES/gperf/recursive" \
+		"$FIXTURES/gperf/recursive/recursive.prof" | tach2pprof --cpu -o "$T/r.pb.gz"
+	pprof_ok "$T/r.pb.gz" -top
+	grep -qx 'Type: cpu' "$T/pprof.out"
+	grep -A3 '^ *flat ' "$FIXTURES/gperf/recursive/recursive.pprof.top.txt" | tail -n 3 >"$T/want.txt"
+	grep -A3 '^ *flat ' "$T/pprof.out" | tail -n 3 | diff -u "$T/want.txt" -
+}
+
+@test "folded stacks through collapsed2tach: same stacks and totals" {
+	need_go
+	command -v collapsed2tach >/dev/null || skip "collapsed2tach not built"
+	collapsed2tach "$TESTDATA/pprof_example.folded" >"$T/f.tach"
+	collapsed2tach "$TESTDATA/pprof_example.folded" | tach2pprof -o "$T/f.pb.gz"
+	same_as_decode "$T/f.tach" "$T/f.pb.gz"
+	local want
+	want=$(awk '{ s += $NF } END { print s }' "$TESTDATA/pprof_example.folded")
+	pprof_ok "$T/f.pb.gz" -top -sample_index=samples
+	grep -q "of $want total\$" "$T/pprof.out"
+}
+
+@test "a folded-style profile made with tach-encode: stacks and totals" {
+	need_go
+	tach-encode "$TESTDATA/pprof_folded.samples" -o "$T/f.tach"
+	tach2pprof "$T/f.tach" -o "$T/f.pb.gz"
+	same_as_decode "$T/f.tach" "$T/f.pb.gz"
+	pprof_ok "$T/f.pb.gz" -top -sample_index=samples
+	grep -q 'of 12 total$' "$T/pprof.out"
+	grep -q '^ *7 .*  *leaf_b$' "$T/pprof.out"
+}
+
+@test "completions offer exactly the long options of --help" {
+	local C=$SOURCE_ROOT/completions
+	tach2pprof --help | grep -o -- ' --[a-z][a-z-]*' | sed 's/^ //' | sort -u >"$T/help.txt"
+	[ "$(wc -l <"$T/help.txt")" -eq 15 ]
+	grep -o -- '--[a-z][a-z-]*' "$C/bash/tach2pprof" | sort -u | diff -u "$T/help.txt" -
+	grep -o -- '--[a-z][a-z-]*' "$C/zsh/_tach2pprof" | sort -u | diff -u "$T/help.txt" -
+	sed -n 's/.* -l \([a-z-]*\).*/--\1/p' "$C/fish/tach2pprof.fish" | sort -u | diff -u "$T/help.txt" -
+	bash -n "$C/bash/tach2pprof"
+	if command -v zsh >/dev/null; then zsh -n "$C/zsh/_tach2pprof"; fi
+	if command -v fish >/dev/null; then fish -n "$C/fish/tach2pprof.fish"; fi
+}
+
+@test "man page documents every option of --help" {
+	tach2pprof --help | grep -o -- ' --[a-z][a-z-]*' | sed 's/^ //' | sort -u >"$T/help.txt"
+	sed -n 's/^\*\(-[a-zA-Z], \)\{0,1\}\(--[a-z-]*\)\*.*/\2/p' "$SOURCE_ROOT/docs/tach2pprof.1.scd" |
+		sort -u | diff -u "$T/help.txt" -
+}

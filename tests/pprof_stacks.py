@@ -1,0 +1,91 @@
+#!/usr/bin/env python3
+"""Turns two views of one profile into the same comparable lines, one per distinct stack:
+
+    FRAME;FRAME;...<TAB>COUNT<TAB>NANOSECONDS      (root first, sorted)
+
+where FRAME is "FUNC FILE:LINE", the way `pprof -raw` prints a Location.
+
+  pprof_stacks.py raw      < output of `go tool pprof -raw`
+  pprof_stacks.py samples  < output of `tach-decode --format samples`
+
+Both views are summed per stack (threads and labels merged); samples with an empty stack are
+left out (tach2pprof drops them). Lines without a location, or below 1, are 0 in pprof.
+Bytes are kept as they are (surrogateescape), so odd names compare exactly.
+"""
+import re
+import sys
+from collections import OrderedDict
+
+
+def out(stacks):
+    for stack in sorted(stacks):
+        count, ns = stacks[stack]
+        sys.stdout.write("%s\t%d\t%d\n" % (stack, count, ns))
+
+
+def from_raw(text):
+    locs = {}
+    stacks = OrderedDict()
+    section = None
+    sample_re = re.compile(r"^\s*(\d+)\s+(\d+): ((?:\d+ )*)$")
+    loc_re = re.compile(r"^\s*(\d+): 0x[0-9a-f]+ M=\d+ (.*) s=0(?:\(\))?$")
+    samples = []
+    for line in text.split("\n"):
+        if line in ("Samples:", "Locations", "Mappings"):
+            section = line
+            continue
+        if section == "Samples:":
+            m = sample_re.match(line)
+            if m:
+                ids = [int(x) for x in m.group(3).split()]
+                samples.append((ids, int(m.group(1)), int(m.group(2))))
+        elif section == "Locations":
+            m = loc_re.match(line)
+            if m:
+                locs[int(m.group(1))] = m.group(2)
+            elif line.strip():
+                sys.exit("pprof_stacks: unexpected location line: %r" % line)
+    for ids, count, ns in samples:
+        key = ";".join(locs[i] for i in reversed(ids))
+        c, n = stacks.get(key, (0, 0))
+        stacks[key] = (c + count, n + ns)
+    out(stacks)
+
+
+def unescape(s):
+    return re.sub(r"%([0-9A-Fa-f]{2})", lambda m: chr(int(m.group(1), 16)), s)
+
+
+def from_samples(text):
+    stacks = OrderedDict()
+    interval = 0
+    for line in text.split("\n"):
+        if line.startswith("@interval_us "):
+            interval = int(line.split()[1])
+            continue
+        if not line or line.startswith("#") or line.startswith("@"):
+            continue
+        head, _, frames = line.partition("\t")
+        if not frames:
+            continue
+        labels = []
+        for fr in frames.split(";"):
+            parts = fr.split(":")
+            line_no = 0 if parts[2] == "-" else max(int(parts[2]), 0)
+            labels.append("%s %s:%d" % (unescape(parts[1]), unescape(parts[0]), line_no))
+        key = ";".join(reversed(labels))
+        c, n = stacks.get(key, (0, 0))
+        stacks[key] = (c + 1, n + interval * 1000)
+    out(stacks)
+
+
+def main():
+    if len(sys.argv) != 2 or sys.argv[1] not in ("raw", "samples"):
+        sys.exit("usage: pprof_stacks.py raw|samples < input")
+    sys.stdin.reconfigure(errors="surrogateescape")
+    sys.stdout.reconfigure(errors="surrogateescape")
+    text = sys.stdin.read()
+    (from_raw if sys.argv[1] == "raw" else from_samples)(text)
+
+
+main()
