@@ -42,7 +42,11 @@
  * shows them), pages, counters.
  *
  * Memory: per-thread stack tries (distinct stacks) and per-thread sample columns of 13
- * bytes a record; all JSON is produced at close, streamed through a fixed buffer.
+ * bytes a record; all JSON is produced at close, streamed through a fixed buffer. One trie
+ * per thread rather than a shared trie remapped at close: the format wants a stack table
+ * per thread anyway, a thread's trie is exactly its table (nodes are made parents first),
+ * and close then writes each table in one pass with no per-thread remapping of a shared
+ * table. Stacks that no sample reaches (a leaf seen only in another state) are dropped.
  * Options: gzip=yes|no (default yes), level=1..9 (gzip level, default 1: on JSON of this
  * kind level 6 gives files about a quarter smaller at a third of the speed; bench/gecko.sh).
  */
