@@ -18,14 +18,6 @@ static const struct tc_opt opts[] = {
 	  "microseconds between synthesized samples (default 1000, or the file's)", NULL, false },
 	{ "max-samples", 0, "N", "r:max-samples", NULL,
 	  "fail when the counts add up to more than N samples (default 4294967295)", NULL, false },
-	{ "compression", 0, "KIND", "w:compression", NULL, "sample compression (default zstd)",
-	  "zstd none", false },
-	{ "level", 0, "N", "w:level", NULL, "zstd compression level, 1-22 (default 5)", NULL, false },
-	{ 0 },
-};
-
-static const struct tc_output outputs[] = {
-	{ "tach", "tach", true, NULL, "TACH binary" },
 	{ 0 },
 };
 
@@ -35,7 +27,7 @@ int main(int argc, char **argv)
 		.name = "collapsed2tach",
 		.summary = "Convert collapsed (folded) stacks to a TACH profile.",
 		.reader = "collapsed",
-		.outputs = outputs,
+		.outputs = tc_tach_output,
 		.opts = opts,
 		.description = "Input lines are FRAME;FRAME;... COUNT, root first, as written by "
 			       "flamegraph.pl's stackcollapse scripts, py-spy, austin, CPython's "

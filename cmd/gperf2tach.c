@@ -9,14 +9,6 @@ static const struct tc_opt opts[] = {
 	  "also look for binaries in DIR (repeatable; TACHFMT_BINARY_PATH adds more)", NULL, true },
 	{ "no-symbolize", 0, NULL, "r:symbolize", "no", "keep addresses; do not read binaries",
 	  NULL, false },
-	{ "compression", 0, "KIND", "w:compression", NULL, "sample compression (default zstd)",
-	  "zstd none", false },
-	{ "level", 0, "N", "w:level", NULL, "zstd compression level, 1-22 (default 5)", NULL, false },
-	{ 0 },
-};
-
-static const struct tc_output outputs[] = {
-	{ "tach", "tach", true, NULL, "TACH binary" },
 	{ 0 },
 };
 
@@ -26,7 +18,7 @@ int main(int argc, char **argv)
 		.name = "gperf2tach",
 		.summary = "Convert a gperftools CPU profile to TACH, naming frames from the binaries.",
 		.reader = "gperf",
-		.outputs = outputs,
+		.outputs = tc_tach_output,
 		.opts = opts,
 		.description = "Binaries are looked for at the paths recorded in the profile, then in "
 			       "each --binary-path DIR and each directory of TACHFMT_BINARY_PATH "

@@ -5,14 +5,6 @@ static const struct tc_opt opts[] = {
 	{ "interval", 0, "US", "r:interval", NULL,
 	  "microseconds between a thread's samples; timestamps are made from it (default 1000)",
 	  NULL, false },
-	{ "compression", 0, "KIND", "w:compression", NULL, "sample compression (default zstd)",
-	  "zstd none", false },
-	{ "level", 0, "N", "w:level", NULL, "zstd compression level, 1-22 (default 5)", NULL, false },
-	{ 0 },
-};
-
-static const struct tc_output outputs[] = {
-	{ "tach", "tach", true, NULL, "TACH binary" },
 	{ 0 },
 };
 
@@ -22,7 +14,7 @@ int main(int argc, char **argv)
 		.name = "sampler2tach",
 		.summary = "Convert an Apple Sampler trace (@supersamplerV1.0) to a TACH profile.",
 		.reader = "sampler",
-		.outputs = outputs,
+		.outputs = tc_tach_output,
 		.opts = opts,
 		.description = "Each record is one sample; the format has no timestamps, so the "
 			       "k-th sample of a thread is put at k times --interval "

@@ -47,7 +47,7 @@ static int info(struct tc_run *run, struct tach_reader *r, FILE *out)
 	return 0;
 }
 
-static const struct tc_opt opts[] = {
+static const struct tc_opt collapsed_opts[] = {
 	{ "labels", 0, "STYLE", "w:labels", NULL,
 	  "collapsed frame labels: cpython (file:func:line) or pyspy (func (file:line))",
 	  "cpython pyspy", false },
@@ -58,9 +58,9 @@ static const struct tc_opt opts[] = {
 };
 
 static const struct tc_output outputs[] = {
-	{ "collapsed", "collapsed", false, NULL, "folded stacks for flamegraph.pl" },
-	{ "samples", "samples", false, NULL, "every sample, lossless text" },
-	{ "info", NULL, false, info, "header, counts and record statistics" },
+	{ "collapsed", "collapsed", false, NULL, "folded stacks for flamegraph.pl", collapsed_opts },
+	{ "samples", "samples", false, NULL, "every sample, lossless text", NULL },
+	{ "info", NULL, false, info, "header, counts and record statistics", NULL },
 	{ 0 },
 };
 
@@ -71,7 +71,6 @@ int main(int argc, char **argv)
 		.summary = "Decode a TACH profile to collapsed stacks, samples text or a summary.",
 		.reader = "tach",
 		.outputs = outputs,
-		.opts = opts,
 	};
 	return tc_main(argc, argv, &prog);
 }

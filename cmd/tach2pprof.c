@@ -13,7 +13,7 @@ static const struct tc_opt opts[] = {
 };
 
 static const struct tc_output outputs[] = {
-	{ "pprof", "pprof", true, NULL, "pprof profile.proto" },
+	{ "pprof", "pprof", true, NULL, "pprof profile.proto", NULL },
 	{ 0 },
 };
 

@@ -3,7 +3,7 @@
 
 static const struct tc_output outputs[] = {
 	/* Ids are raw bytes: binary as far as a terminal is concerned. */
-	{ "sampler", "sampler", true, NULL, "Apple Sampler trace" },
+	{ "sampler", "sampler", true, NULL, "Apple Sampler trace", NULL },
 	{ 0 },
 };
 

@@ -15,30 +15,15 @@
 
 #include "internal.h"
 
-#define NO_KEY UINT32_MAX
 
 enum { LABEL_CPYTHON, LABEL_PYSPY };
-
-struct ckey {
-	uint32_t file, func;
-	int32_t line;
-};
 
 struct cstate {
 	int labels;
 	bool full_paths;
 	bool no_threads;
 	const struct tach_dict *src;
-	uint32_t *fmap;          /* source frame id -> key id */
-	size_t fmap_cap, nmapped;
-	/* Keys name strings by their text, as CPython compares them: a TACH table may hold the
-	 * same string twice, and both rows must give one label. */
-	struct tach_dict names;
-	uint32_t *smap;          /* source string id -> id in names */
-	size_t smap_cap;
-	struct ckey *keys;
-	size_t nkeys, keys_cap;
-	struct tachi_idset key_index;
+	struct tachi_linekeys lk;
 	struct tachi_stacktab trie;
 	struct tachi_threads threads;
 	uint64_t *counts;        /* per (thread, stack) entry of the trie's stack set */
@@ -73,87 +58,6 @@ static int cw_option(struct tach_writer *w, const char *key, const char *value)
 	return WFAIL(w, TACH_E_USAGE, "collapsed writer has no option %s", key);
 }
 
-static int cw_begin(struct tach_writer *w)
-{
-	struct cstate *st = w->state;
-	tachi_dict_init(&st->names, true);
-	return TACH_OK;
-}
-
-/* ---- keys ---- */
-
-static uint64_t key_hash(const struct ckey *k)
-{
-	uint32_t b[3] = { k->file, k->func, (uint32_t)k->line };
-	return tachi_hash(b, sizeof(b));
-}
-
-static bool key_eq(void *ctx, uint32_t id, const void *p)
-{
-	const struct cstate *st = ctx;
-	const struct ckey *a = &st->keys[id], *b = p;
-	return a->file == b->file && a->func == b->func && a->line == b->line;
-}
-
-static uint64_t key_rehash(void *ctx, uint32_t id)
-{
-	const struct cstate *st = ctx;
-	return key_hash(&st->keys[id]);
-}
-
-static int map_string(struct tach_writer *w, const struct tach_dict *d, uint32_t sid,
-		      uint32_t *out)
-{
-	struct cstate *st = w->state;
-	if (sid >= st->smap_cap) {
-		size_t old = st->smap_cap;
-		if (!TACHI_RESERVE(st->smap, st->smap_cap, (size_t)sid + 1))
-			return WFAIL(w, TACH_E_NOMEM, "out of memory");
-		memset(st->smap + old, 0xff, (st->smap_cap - old) * sizeof(*st->smap));
-	}
-	if (st->smap[sid] == NO_KEY) {
-		size_t len;
-		const char *p = tachi_str(d, sid, &len);
-		if (tach_dict_intern_string(&st->names, p, len, &st->smap[sid]))
-			return WFAIL(w, TACH_E_NOMEM, "out of memory");
-	}
-	*out = st->smap[sid];
-	return TACH_OK;
-}
-
-static int map_frame(struct tach_writer *w, const struct tach_dict *d, uint32_t fid)
-{
-	struct cstate *st = w->state;
-	if (fid >= d->frame_count)
-		return WFAIL(w, TACH_E_USAGE, "frame id %u out of range", fid);
-	if (fid >= st->fmap_cap) {
-		size_t old = st->fmap_cap;
-		if (!TACHI_RESERVE(st->fmap, st->fmap_cap, (size_t)fid + 1))
-			return WFAIL(w, TACH_E_NOMEM, "out of memory");
-		memset(st->fmap + old, 0xff, (st->fmap_cap - old) * sizeof(*st->fmap));
-	}
-	const struct tach_frame *f = &d->frames[fid];
-	if (f->file >= d->str_count || f->func >= d->str_count)
-		return WFAIL(w, TACH_E_USAGE, "string id out of range in frame %u", fid);
-	struct ckey k = { 0, 0, f->line == -1 ? 0 : f->line };
-	int rc;
-	if ((rc = map_string(w, d, f->file, &k.file)) || (rc = map_string(w, d, f->func, &k.func)))
-		return rc;
-	uint64_t h = key_hash(&k);
-	uint32_t id;
-	if (!tachi_idset_find(&st->key_index, h, &k, key_eq, st, &id)) {
-		if (!TACHI_RESERVE(st->keys, st->keys_cap, st->nkeys + 1))
-			return WFAIL(w, TACH_E_NOMEM, "out of memory");
-		id = (uint32_t)st->nkeys;
-		st->keys[id] = k;
-		if (!tachi_idset_insert(&st->key_index, h, id, key_rehash, st))
-			return WFAIL(w, TACH_E_NOMEM, "out of memory");
-		st->nkeys++;
-	}
-	st->fmap[fid] = id;
-	return TACH_OK;
-}
-
 static int cw_put(struct tach_writer *w, const struct tach_dict *d, const struct tach_sample *s)
 {
 	struct cstate *st = w->state;
@@ -174,15 +78,13 @@ static int cw_put(struct tach_writer *w, const struct tach_dict *d, const struct
 		st->counts[c->entry] += s->weight;
 		return TACH_OK;
 	}
-	/* Map every frame the dict has gained since the last sample: readers only add. */
-	while (TACHI_UNLIKELY(st->nmapped < d->frame_count)) {
-		int rc = map_frame(w, d, (uint32_t)st->nmapped);
+	if (TACHI_UNLIKELY(st->lk.nmapped < d->frame_count)) {
+		int rc = tachi_linekeys_update(w, &st->lk, d);
 		if (rc)
 			return rc;
-		st->nmapped++;
 	}
 	/* Keyed by thread id as CPython's collector is (interpreters share a line). */
-	uint32_t leaf = tachi_stack_intern_ctx(&st->trie, c, s, st->fmap,
+	uint32_t leaf = tachi_stack_intern_ctx(&st->trie, c, s, st->lk.fmap,
 					       st->no_threads ? 0 : s->thread_id);
 	if (leaf == TACHI_NOMEM_NODE)
 		return WFAIL(w, TACH_E_NOMEM, "out of memory");
@@ -263,12 +165,12 @@ static bool add_num(struct buf *b, int64_t v)
 	return buf_add(b, t, tachi_fmt_i64(t, v));
 }
 
-static bool add_label(struct tach_writer *w, struct buf *b, const struct ckey *k)
+static bool add_label(struct tach_writer *w, struct buf *b, const struct tachi_linekey *k)
 {
 	struct cstate *st = w->state;
 	size_t fl, nl;
-	const char *file = tachi_str(&st->names, k->file, &fl);
-	const char *func = tachi_str(&st->names, k->func, &nl);
+	const char *file = tachi_str(&st->lk.names, k->file, &fl);
+	const char *func = tachi_str(&st->lk.names, k->func, &nl);
 	if (fl == 1 && file[0] == '~' && k->line == 0)
 		return add_label_text(w, b, func, nl);
 	if (!st->full_paths) {
@@ -330,7 +232,8 @@ static int cw_close(struct tach_writer *w)
 		return TACH_OK;
 	/* Labels once per key, then each line built root first from its trie path. */
 	struct buf labels = { 0 };
-	size_t *loff = malloc((st->nkeys + 1) * sizeof(*loff));
+	size_t nkeys = st->lk.nkeys;
+	size_t *loff = malloc((nkeys + 1) * sizeof(*loff));
 	struct line *lines = malloc(st->ncounts * sizeof(*lines));
 	struct buf text = { 0 };
 	struct agg *aggs = NULL;
@@ -339,12 +242,12 @@ static int cw_close(struct tach_writer *w)
 	int rc = TACH_OK;
 	if (!loff || !lines)
 		goto nomem;
-	for (size_t i = 0; i < st->nkeys; i++) {
+	for (size_t i = 0; i < nkeys; i++) {
 		loff[i] = labels.len;
-		if (!add_label(w, &labels, &st->keys[i]))
+		if (!add_label(w, &labels, &st->lk.keys[i]))
 			goto nomem;
 	}
-	loff[st->nkeys] = labels.len;
+	loff[nkeys] = labels.len;
 	/* Stacks whose frames differ only where the labels do not look (columns, opcode) share
 	 * a trie leaf: add them up, as CPython's collector keys on (file, line, func). */
 	size_t nagg = 0;
@@ -413,11 +316,7 @@ out:
 static void cw_free(struct tach_writer *w)
 {
 	struct cstate *st = w->state;
-	free(st->fmap);
-	free(st->smap);
-	tachi_dict_clear(&st->names);
-	free(st->keys);
-	tachi_idset_free(&st->key_index);
+	tachi_linekeys_free(&st->lk);
 	tachi_stacktab_free(&st->trie);
 	tachi_threads_free(&st->threads);
 	free(st->counts);
@@ -426,7 +325,6 @@ static void cw_free(struct tach_writer *w)
 static const struct tachi_writer_ops writer_ops = {
 	.state_size = sizeof(struct cstate),
 	.option = cw_option,
-	.begin = cw_begin,
 	.put = cw_put,
 	.close = cw_close,
 	.free = cw_free,

@@ -28,11 +28,6 @@
 #define FIRST_ID 0x2122u
 #define NONE UINT32_MAX
 
-struct skey {
-	uint32_t file, func;
-	uint32_t line;       /* as written: 0 when none */
-};
-
 struct scount {
 	uint64_t n;
 	uint32_t next;       /* next entry of the same thread, first-seen order */
@@ -40,11 +35,7 @@ struct scount {
 
 struct swstate {
 	const struct tach_dict *src;
-	uint32_t *fmap;      /* source frame id -> key */
-	size_t fmap_cap, nmapped;
-	struct skey *keys;
-	size_t nkeys, keys_cap;
-	struct tachi_idset key_index;
+	struct tachi_linekeys lk; /* a symbol per (file, function, line) */
 	struct tachi_stacktab trie;
 	struct tachi_threads threads;
 	uint32_t *head, *tail; /* per thread: its first and last count */
@@ -54,56 +45,6 @@ struct swstate {
 	uint64_t empty;
 	bool warned_ctrl;
 };
-
-/* ---- symbol keys ---- */
-
-static uint64_t key_hash(const struct skey *k)
-{
-	return tachi_hash(k, sizeof(*k));
-}
-
-static bool key_eq(void *ctx, uint32_t id, const void *p)
-{
-	const struct swstate *st = ctx;
-	const struct skey *a = &st->keys[id], *b = p;
-	return a->file == b->file && a->func == b->func && a->line == b->line;
-}
-
-static uint64_t key_rehash(void *ctx, uint32_t id)
-{
-	const struct swstate *st = ctx;
-	return key_hash(&st->keys[id]);
-}
-
-static int map_frame(struct tach_writer *w, const struct tach_dict *d, uint32_t fid)
-{
-	struct swstate *st = w->state;
-	if (fid >= d->frame_count)
-		return WFAIL(w, TACH_E_USAGE, "frame id %u out of range", fid);
-	if (fid >= st->fmap_cap) {
-		size_t old = st->fmap_cap;
-		if (!TACHI_RESERVE(st->fmap, st->fmap_cap, (size_t)fid + 1))
-			return WFAIL(w, TACH_E_NOMEM, "out of memory");
-		memset(st->fmap + old, 0xff, (st->fmap_cap - old) * sizeof(*st->fmap));
-	}
-	const struct tach_frame *f = &d->frames[fid];
-	if (f->file >= d->str_count || f->func >= d->str_count)
-		return WFAIL(w, TACH_E_USAGE, "string id out of range in frame %u", fid);
-	struct skey k = { f->file, f->func, f->line > 0 ? (uint32_t)f->line : 0 };
-	uint64_t h = key_hash(&k);
-	uint32_t id;
-	if (!tachi_idset_find(&st->key_index, h, &k, key_eq, st, &id)) {
-		if (st->nkeys >= UINT32_MAX - 1 || !TACHI_RESERVE(st->keys, st->keys_cap, st->nkeys + 1))
-			return WFAIL(w, TACH_E_NOMEM, "out of memory");
-		id = (uint32_t)st->nkeys;
-		st->keys[id] = k;
-		if (!tachi_idset_insert(&st->key_index, h, id, key_rehash, st))
-			return WFAIL(w, TACH_E_NOMEM, "out of memory");
-		st->nkeys++;
-	}
-	st->fmap[fid] = id;
-	return TACH_OK;
-}
 
 /* ---- counts per (thread, stack) ---- */
 
@@ -143,19 +84,17 @@ static int sw_put(struct tach_writer *w, const struct tach_dict *d, const struct
 	/* The same stack as this thread's previous sample: only a counter moves. */
 	if (s->same_outer >= s->depth && s->depth == c->depth && c->leaf != TACHI_NOMEM_NODE)
 		return add_weight(w, &st->counts[c->entry].n, s->weight);
-	/* Map every frame the dict has gained since the last sample: readers only add. Keys
-	 * no written stack uses get no symbol (see sw_close). */
-	while (TACHI_UNLIKELY(st->nmapped < d->frame_count)) {
-		int rc = map_frame(w, d, (uint32_t)st->nmapped);
+	/* Keys no written stack uses get no symbol (see sw_close). */
+	if (TACHI_UNLIKELY(st->lk.nmapped < d->frame_count)) {
+		int rc = tachi_linekeys_update(w, &st->lk, d);
 		if (rc)
 			return rc;
-		st->nmapped++;
 	}
 	for (uint32_t i = 0; i < s->depth; i++)
-		if (TACHI_UNLIKELY(s->frames[i] >= st->nmapped))
+		if (TACHI_UNLIKELY(s->frames[i] >= st->lk.nmapped))
 			return WFAIL(w, TACH_E_USAGE, "frame id %u out of range", s->frames[i]);
 	/* Entries number distinct (thread, stack) pairs densely in first-seen order. */
-	uint32_t leaf = tachi_stack_intern_ctx(&st->trie, c, s, st->fmap, thr);
+	uint32_t leaf = tachi_stack_intern_ctx(&st->trie, c, s, st->lk.fmap, thr);
 	if (leaf == TACHI_NOMEM_NODE)
 		return WFAIL(w, TACH_E_NOMEM, "out of memory");
 	if (c->entry >= st->ncounts) {
@@ -244,17 +183,18 @@ static int write_symbols(struct tach_writer *w, const uint32_t *tsym, const uint
 		rc |= tachi_out_str(o, marker);
 		rc |= tachi_out_byte(o, '\n');
 	}
-	for (size_t k = 0; k < st->nkeys && !rc; k++) {
+	for (size_t k = 0; k < st->lk.nkeys && !rc; k++) {
 		if (ksym[k] == NONE)
 			continue;
-		const struct skey *key = &st->keys[k];
+		const struct tachi_linekey *key = &st->lk.keys[k];
 		size_t fl, nl;
-		const char *file = tachi_str(st->src, key->file, &fl);
-		const char *func = tachi_str(st->src, key->func, &nl);
+		const char *file = tachi_str(&st->lk.names, key->file, &fl);
+		const char *func = tachi_str(&st->lk.names, key->func, &nl);
 		rc |= tachi_out_byte(o, '\t');
 		rc |= put_be32(o, ksym[k]);
 		rc |= tachi_out_byte(o, '\t');
-		rc |= put_be32(o, key->line);
+		/* the "unknown" word holds the line; 0 when there is none */
+		rc |= put_be32(o, key->line > 0 ? (uint32_t)key->line : 0);
 		rc |= tachi_out_byte(o, '\t');
 		rc |= put_text(w, func, nl);
 		rc |= tachi_out_byte(o, '\t');
@@ -316,7 +256,7 @@ static int sw_close(struct tach_writer *w)
 			   "%llu samples with an empty stack not written: Sampler records hold frames",
 			   (unsigned long long)st->empty);
 	uint32_t *tsym = malloc((st->threads.count + 1) * sizeof(*tsym));
-	uint32_t *ksym = malloc((st->nkeys + 1) * sizeof(*ksym));
+	uint32_t *ksym = malloc((st->lk.nkeys + 1) * sizeof(*ksym));
 	int rc = TACH_OK;
 	if (!tsym || !ksym) {
 		rc = WFAIL(w, TACH_E_NOMEM, "out of memory");
@@ -336,11 +276,11 @@ static int sw_close(struct tach_writer *w)
 		tsym[t] = (uint32_t)id;
 	}
 	/* Only keys on some written stack (every trie node is) get a symbol. */
-	for (size_t k = 0; k < st->nkeys; k++)
+	for (size_t k = 0; k < st->lk.nkeys; k++)
 		ksym[k] = NONE;
 	for (size_t n = 0; n < st->trie.count; n++)
 		ksym[st->trie.key[n]] = 0;
-	for (size_t k = 0; k < st->nkeys; k++) {
+	for (size_t k = 0; k < st->lk.nkeys; k++) {
 		if (ksym[k] == NONE)
 			continue;
 		if (!next_id(&id)) {
@@ -360,9 +300,7 @@ out:
 static void sw_free(struct tach_writer *w)
 {
 	struct swstate *st = w->state;
-	free(st->fmap);
-	free(st->keys);
-	tachi_idset_free(&st->key_index);
+	tachi_linekeys_free(&st->lk);
 	tachi_stacktab_free(&st->trie);
 	tachi_threads_free(&st->threads);
 	free(st->head);

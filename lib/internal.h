@@ -230,6 +230,25 @@ uint32_t tachi_stack_intern_ctx(struct tachi_stacktab *t, struct tachi_pathcache
 				const struct tach_sample *s, const uint32_t *map, uint64_t ctx);
 #define TACHI_NOMEM_NODE (UINT32_MAX - 1)
 
+/* ---- frames as (file, function, line) keys, for writers that can show no more ---- */
+struct tachi_linekey {
+	uint32_t file, func; /* ids in the names dict, by text */
+	int32_t line;        /* -1 (no location) becomes 0 */
+};
+struct tachi_linekeys {
+	struct tach_dict names;
+	uint32_t *smap;      /* source string id -> names id */
+	size_t smap_cap;
+	struct tachi_linekey *keys;
+	size_t nkeys, keys_cap;
+	struct tachi_idset index;
+	uint32_t *fmap;      /* source frame id -> key id, the map for tachi_stack_intern */
+	size_t fmap_cap, nmapped;
+};
+/* Maps the frames d gained since the last call; failures are recorded on w. */
+int tachi_linekeys_update(struct tach_writer *w, struct tachi_linekeys *lk, const struct tach_dict *d);
+void tachi_linekeys_free(struct tachi_linekeys *lk);
+
 /* ---- input ---- */
 struct tachi_in {
 	int fd;                 /* -1 for memory input */

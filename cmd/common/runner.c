@@ -67,6 +67,40 @@ static const struct tc_opt common_opts[] = {
 	{ 0 },
 };
 
+static const struct tc_opt tach_writer_opts[] = {
+	{ "compression", 0, "KIND", "w:compression", NULL, "sample compression (default zstd)",
+	  "zstd none", false },
+	{ "level", 0, "N", "w:level", NULL, "zstd compression level, 1-22 (default 5)", NULL, false },
+	{ 0 },
+};
+
+const struct tc_output tc_tach_output[] = {
+	{ "tach", "tach", true, NULL, "TACH binary", tach_writer_opts },
+	{ 0 },
+};
+
+/* Every option a program accepts, in --help order: its own, its outputs' writers', then the
+ * common ones. owner[i] is the output an option belongs to, NULL for the others. */
+static size_t gather_opts(const struct tc_prog *p, const struct tc_opt **all,
+			  const struct tc_output **owner, size_t max)
+{
+	size_t n = 0;
+	for (const struct tc_opt *o = p->opts; o && o->name && n < max; o++, n++) {
+		all[n] = o;
+		owner[n] = NULL;
+	}
+	for (const struct tc_output *out = p->outputs; out->name; out++)
+		for (const struct tc_opt *o = out->opts; o && o->name && n < max; o++, n++) {
+			all[n] = o;
+			owner[n] = out;
+		}
+	for (const struct tc_opt *o = common_opts; o->name && n < max; o++, n++) {
+		all[n] = o;
+		owner[n] = NULL;
+	}
+	return n;
+}
+
 static void usage_line(FILE *f, const struct tc_prog *p)
 {
 	fprintf(f, "Usage: %s [OPTION]... [FILE|-]\n", p->name);
@@ -108,10 +142,11 @@ static void help(const struct tc_prog *p)
 		fo.help = h;
 		print_opt(stdout, &fo);
 	}
-	for (const struct tc_opt *o = p->opts; o && o->name; o++)
-		print_opt(stdout, o);
-	for (const struct tc_opt *o = common_opts; o->name; o++)
-		print_opt(stdout, o);
+	const struct tc_opt *all[MAX_OPTS];
+	const struct tc_output *owner[MAX_OPTS];
+	size_t n = gather_opts(p, all, owner, MAX_OPTS);
+	for (size_t i = 0; i < n; i++)
+		print_opt(stdout, all[i]);
 	printf("\nExit status: 0 success, 1 invalid input or I/O error, 2 usage error.\n");
 }
 
@@ -397,14 +432,11 @@ int tc_main(int argc, char **argv, const struct tc_prog *prog)
 {
 	struct tc_run run = { .prog = prog, .output = &prog->outputs[0], .to_us = UINT64_MAX };
 	const struct tc_opt *all[MAX_OPTS];
+	const struct tc_output *owner[MAX_OPTS];
 	struct option lopts[MAX_OPTS + 2];
 	char shorts[3 * MAX_OPTS] = "";
-	size_t n = 0;
 	bool has_format = prog->outputs[1].name != NULL;
-	for (const struct tc_opt *o = prog->opts; o && o->name; o++)
-		all[n++] = o;
-	for (const struct tc_opt *o = common_opts; o->name; o++)
-		all[n++] = o;
+	size_t n = gather_opts(prog, all, owner, MAX_OPTS);
 	for (size_t i = 0; i < n; i++) {
 		lopts[i] = (struct option){ all[i]->name, all[i]->arg ? required_argument : no_argument,
 					    NULL, (int)(256 + i) };
@@ -529,9 +561,15 @@ int tc_main(int argc, char **argv, const struct tc_prog *prog)
 	if (w)
 		tach_writer_set_warn(w, on_writer_warn, &run);
 	int status = 0;
-	for (size_t i = 0; i < n && !status; i++)
+	for (size_t i = 0; i < n && !status; i++) {
+		if (values[i] && owner[i] && owner[i] != run.output) {
+			status = usage_error(prog, "--%s applies to --format %s only", all[i]->name,
+					     owner[i]->name);
+			break;
+		}
 		if (values[i] && all[i]->target)
 			status = set_opt(&run, r, w, all[i]->target, values[i]);
+	}
 	for (size_t i = 0; i < n; i++)
 		free(joined[i]);
 	if (status)

@@ -30,7 +30,12 @@ struct tc_output {
 	bool binary;         /* refused on a terminal without --force */
 	int (*handler)(struct tc_run *run, struct tach_reader *r, FILE *out);
 	const char *help;
+	const struct tc_opt *opts; /* options of this output's writer, zero-terminated */
 };
+
+/* The TACH output with its writer's options (--compression, --level), for every program
+ * that writes TACH: outputs = tc_tach_output. */
+extern const struct tc_output tc_tach_output[];
 
 struct tc_prog {
 	const char *name;

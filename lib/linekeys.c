@@ -1,0 +1,103 @@
+/* Frames reduced to what folded stacks and Sampler symbols can show: (file, function, line),
+ * with names compared by their text, as CPython's collectors compare them (a TACH table may
+ * hold one string twice), and a line of -1 (no location) read as 0. Frames that differ only
+ * in end line, columns or opcode share a key. */
+#include <stdlib.h>
+
+#include "internal.h"
+
+#define NO_ID UINT32_MAX
+
+static uint64_t key_hash(const struct tachi_linekey *k)
+{
+	return tachi_mix64(((uint64_t)k->file << 32 | k->func) ^ tachi_mix64((uint32_t)k->line));
+}
+
+static bool key_eq(void *ctx, uint32_t id, const void *p)
+{
+	const struct tachi_linekeys *lk = ctx;
+	const struct tachi_linekey *a = &lk->keys[id], *b = p;
+	return a->file == b->file && a->func == b->func && a->line == b->line;
+}
+
+static uint64_t key_rehash(void *ctx, uint32_t id)
+{
+	const struct tachi_linekeys *lk = ctx;
+	return key_hash(&lk->keys[id]);
+}
+
+static bool grow_map(uint32_t **map, size_t *cap, size_t need)
+{
+	size_t old = *cap;
+	if (!tachi_reserve((void **)map, cap, need, sizeof(**map)))
+		return false;
+	memset(*map + old, 0xff, (*cap - old) * sizeof(**map));
+	return true;
+}
+
+static int map_string(struct tach_writer *w, struct tachi_linekeys *lk, const struct tach_dict *d,
+		      uint32_t sid, uint32_t *out)
+{
+	if (sid >= lk->smap_cap && !grow_map(&lk->smap, &lk->smap_cap, (size_t)sid + 1))
+		return WFAIL(w, TACH_E_NOMEM, "out of memory");
+	if (lk->smap[sid] == NO_ID) {
+		size_t len;
+		const char *p = tachi_str(d, sid, &len);
+		if (tach_dict_intern_string(&lk->names, p, len, &lk->smap[sid]))
+			return WFAIL(w, TACH_E_NOMEM, "out of memory");
+	}
+	*out = lk->smap[sid];
+	return TACH_OK;
+}
+
+static int map_frame(struct tach_writer *w, struct tachi_linekeys *lk, const struct tach_dict *d,
+		     uint32_t fid)
+{
+	if (fid >= lk->fmap_cap && !grow_map(&lk->fmap, &lk->fmap_cap, (size_t)fid + 1))
+		return WFAIL(w, TACH_E_NOMEM, "out of memory");
+	const struct tach_frame *f = &d->frames[fid];
+	if (f->file >= d->str_count || f->func >= d->str_count)
+		return WFAIL(w, TACH_E_USAGE, "string id out of range in frame %u", fid);
+	struct tachi_linekey k = { 0, 0, f->line == -1 ? 0 : f->line };
+	int rc;
+	if ((rc = map_string(w, lk, d, f->file, &k.file)) ||
+	    (rc = map_string(w, lk, d, f->func, &k.func)))
+		return rc;
+	uint64_t h = key_hash(&k);
+	uint32_t id;
+	if (!tachi_idset_find(&lk->index, h, &k, key_eq, lk, &id)) {
+		if (lk->nkeys >= UINT32_MAX - 1 || !TACHI_RESERVE(lk->keys, lk->keys_cap, lk->nkeys + 1))
+			return WFAIL(w, TACH_E_NOMEM, "out of memory");
+		id = (uint32_t)lk->nkeys;
+		lk->keys[id] = k;
+		if (!tachi_idset_insert(&lk->index, h, id, key_rehash, lk))
+			return WFAIL(w, TACH_E_NOMEM, "out of memory");
+		lk->nkeys++;
+	}
+	lk->fmap[fid] = id;
+	return TACH_OK;
+}
+
+int tachi_linekeys_update(struct tach_writer *w, struct tachi_linekeys *lk, const struct tach_dict *d)
+{
+	if (TACHI_UNLIKELY(!lk->names.indexed))
+		tachi_dict_init(&lk->names, true);
+	/* Readers only ever add frames: map the ones added since the last call. */
+	while (lk->nmapped < d->frame_count) {
+		int rc = map_frame(w, lk, d, (uint32_t)lk->nmapped);
+		if (rc)
+			return rc;
+		lk->nmapped++;
+	}
+	return TACH_OK;
+}
+
+void tachi_linekeys_free(struct tachi_linekeys *lk)
+{
+	tachi_dict_clear(&lk->names);
+	free(lk->smap);
+	free(lk->keys);
+	tachi_idset_free(&lk->index);
+	free(lk->fmap);
+	memset(lk, 0, sizeof(*lk));
+}
