@@ -25,15 +25,16 @@
 #include "internal.h"
 #include "symbolize.h"
 
-#define NO_NODE UINT32_MAX
+#define RELEASE_STEP ((size_t)4 << 20)
 
-/* A distinct stack: its first record's PCs stay in the input, addressed by offset. */
+/* A distinct stack. Its PCs (those used: without a duplicated leaf) are copied, in the
+ * input's slot format, into the arena, so that parsed input need not stay in memory. */
 struct gstack {
-	uint64_t off;    /* byte offset of pc[0] */
+	uint64_t off;    /* input offset of its first record, for messages */
+	size_t pcs;      /* arena offset of its PCs */
 	uint64_t count;
 	uint64_t hash;
 	uint32_t depth;  /* PCs used */
-	bool skip1;      /* pc[1] duplicated the leaf and is left out */
 };
 
 /* A distinct (pc, leaf) with the frames it resolved to: ids in chain[first..first+n). */
@@ -56,13 +57,16 @@ struct gread {
 	struct gstack *st;
 	size_t st_count, st_cap;
 	struct tachi_idset st_index;
+	uint8_t *arena;
+	size_t arena_len, arena_cap;
 	size_t next_stack;
 	uint64_t clock;
 	/* symbolization */
 	struct tachi_sym *sym;
 	struct gpc *pcs;
 	size_t pc_count, pc_cap;
-	struct tachi_idset pc_index;
+	uint32_t *pc_slots;  /* open addressing: pc id + 1, 0 empty */
+	size_t pc_mask;
 	uint32_t *chain;
 	size_t chain_len, chain_cap;
 	uint32_t *frames;
@@ -201,10 +205,10 @@ static bool stack_eq(void *ctx, uint32_t id, const void *key)
 		return false;
 	if (!k->depth)
 		return true;
-	const uint8_t *a = g->r->in.data + s->off;
+	const uint8_t *a = g->arena + s->pcs;
 	if (memcmp(a, k->pc0, g->slot))
 		return false;
-	return !memcmp(a + (size_t)g->slot * (1 + s->skip1), k->pc0 + (size_t)g->slot * (1 + k->skip1),
+	return !memcmp(a + g->slot, k->pc0 + (size_t)g->slot * (1 + k->skip1),
 		       (size_t)(k->depth - 1) * g->slot);
 }
 
@@ -231,9 +235,17 @@ static int add_record(struct tach_reader *r, struct gread *g, uint64_t off, uint
 				     "sample count of a stack overflows 64 bits");
 		return TACH_OK;
 	}
-	if (g->st_count >= UINT32_MAX - 1 || !TACHI_RESERVE(g->st, g->st_cap, g->st_count + 1))
+	size_t bytes = (size_t)eff * g->slot;
+	if (g->st_count >= UINT32_MAX - 1 || !TACHI_RESERVE(g->st, g->st_cap, g->st_count + 1) ||
+	    !TACHI_RESERVE(g->arena, g->arena_cap, g->arena_len + bytes))
 		return RFAIL(r, TACH_E_NOMEM, TACH_POS_NONE, 0, "out of memory");
-	g->st[g->st_count] = (struct gstack){ off, count, h, eff, skip1 };
+	size_t at = g->arena_len;
+	if (eff) {
+		memcpy(g->arena + at, pc0, g->slot);
+		memcpy(g->arena + at + g->slot, pc0 + (size_t)g->slot * (1 + skip1), bytes - g->slot);
+	}
+	g->arena_len += bytes;
+	g->st[g->st_count] = (struct gstack){ off - 2 * g->slot, at, count, h, eff };
 	if (!tachi_idset_insert(&g->st_index, h, (uint32_t)g->st_count, stack_rehash, g))
 		return RFAIL(r, TACH_E_NOMEM, TACH_POS_NONE, 0, "out of memory");
 	g->st_count++;
@@ -245,10 +257,15 @@ static int read_records(struct tach_reader *r, struct gread *g, size_t *maps_off
 {
 	const uint8_t *d = r->in.data;
 	size_t n = r->in.size, s = g->slot;
-	size_t off = 5 * s;
+	size_t off = 5 * s, released = 0;
 	uint64_t total = 0, records = 0;
 	int rc;
 	for (;;) {
+		/* Distinct stacks are copied: what is parsed need not stay resident. */
+		if (off - released >= RELEASE_STEP) {
+			tachi_in_release(&r->in, off);
+			released = off;
+		}
 		size_t left = n - off;
 		if (left == 0) {
 			*maps_off = n;
@@ -430,8 +447,9 @@ static int gr_open(struct tach_reader *r)
 	    (rc = problem(r, maps_off, "the maps section lists no executable mapping; "
 			  "addresses are not symbolized")))
 		return rc;
-	/* The index served aggregation only. */
+	/* The index served aggregation only, and the input is not read again. */
 	tachi_idset_free(&g->st_index);
+	tachi_in_release(&r->in, r->in.size);
 	return TACH_OK;
 }
 
@@ -456,38 +474,46 @@ static int emit_frame(void *ctx, const char *file, const char *func, int32_t lin
 	return TACH_OK;
 }
 
-struct pc_key {
-	uint64_t pc;
-	bool leaf;
-};
-
-static bool pc_eq(void *ctx, uint32_t id, const void *key)
+static void pc_place(uint32_t *slots, size_t mask, uint64_t h, uint32_t id)
 {
-	const struct gread *g = ctx;
-	const struct pc_key *k = key;
-	return g->pcs[id].pc == k->pc && g->pcs[id].leaf == k->leaf;
+	size_t i = (size_t)h & mask;
+	while (slots[i])
+		i = (i + 1) & mask;
+	slots[i] = id + 1;
 }
 
-static uint64_t pc_rehash(void *ctx, uint32_t id)
-{
-	const struct gread *g = ctx;
-	return g->pcs[id].hash;
-}
-
-/* The frames of one PC, resolved the first time it is seen. */
+/* The frames of one PC, resolved the first time it is seen. Every frame of every distinct
+ * stack comes here, so the table is probed directly rather than through a callback. */
 static int pc_frames(struct tach_reader *r, struct gread *g, uint64_t pc, bool leaf,
 		     const struct gpc **out)
 {
-	struct pc_key k = { pc, leaf };
-	uint64_t h = (pc ^ (leaf ? 0x5bd1e995u : 0)) * 0x9e3779b97f4a7c15ull;
-	h ^= h >> 29;
-	uint32_t id;
-	if (tachi_idset_find(&g->pc_index, h, &k, pc_eq, g, &id)) {
-		*out = &g->pcs[id];
-		return TACH_OK;
+	uint64_t h = tachi_mix64(pc ^ (leaf ? 0x5bd1e995u : 0));
+	if (g->pc_slots) {
+		for (size_t i = (size_t)h & g->pc_mask;; i = (i + 1) & g->pc_mask) {
+			uint32_t v = g->pc_slots[i];
+			if (!v)
+				break;
+			const struct gpc *p = &g->pcs[v - 1];
+			if (p->pc == pc && p->leaf == leaf) {
+				*out = p;
+				return TACH_OK;
+			}
+		}
 	}
 	if (g->pc_count >= UINT32_MAX - 1 || !TACHI_RESERVE(g->pcs, g->pc_cap, g->pc_count + 1))
 		return RFAIL(r, TACH_E_NOMEM, TACH_POS_NONE, 0, "out of memory");
+	/* Load factor at most 1/2. */
+	if (!g->pc_slots || (g->pc_count + 1) * 2 > g->pc_mask + 1) {
+		size_t n = g->pc_slots ? (g->pc_mask + 1) * 2 : 1024;
+		uint32_t *slots = calloc(n, sizeof(*slots));
+		if (!slots)
+			return RFAIL(r, TACH_E_NOMEM, TACH_POS_NONE, 0, "out of memory");
+		for (size_t i = 0; i < g->pc_count; i++)
+			pc_place(slots, n - 1, g->pcs[i].hash, (uint32_t)i);
+		free(g->pc_slots);
+		g->pc_slots = slots;
+		g->pc_mask = n - 1;
+	}
 	size_t first = g->chain_len;
 	struct emit_ctx e = { r, g };
 	int rc = tachi_sym_lookup(g->sym, pc, leaf, emit_frame, &e);
@@ -496,8 +522,7 @@ static int pc_frames(struct tach_reader *r, struct gread *g, uint64_t pc, bool l
 	if (g->chain_len - first > UINT32_MAX || g->chain_len > UINT32_MAX)
 		return RFAIL(r, TACH_E_LIMIT, TACH_POS_NONE, 0, "too many frames");
 	g->pcs[g->pc_count] = (struct gpc){ pc, h, (uint32_t)first, (uint32_t)(g->chain_len - first), leaf };
-	if (!tachi_idset_insert(&g->pc_index, h, (uint32_t)g->pc_count, pc_rehash, g))
-		return RFAIL(r, TACH_E_NOMEM, TACH_POS_NONE, 0, "out of memory");
+	pc_place(g->pc_slots, g->pc_mask, h, (uint32_t)g->pc_count);
 	*out = &g->pcs[g->pc_count++];
 	return TACH_OK;
 }
@@ -508,17 +533,16 @@ static int gr_next(struct tach_reader *r, const struct tach_sample **out)
 	if (g->next_stack >= g->st_count)
 		return TACH_EOF;
 	const struct gstack *s = &g->st[g->next_stack++];
-	const uint8_t *pc0 = r->in.data + s->off;
+	const uint8_t *pc0 = s->depth ? g->arena + s->pcs : NULL;
 	size_t depth = 0;
 	for (uint32_t i = 0; i < s->depth; i++) {
-		size_t raw = i == 0 ? 0 : i + s->skip1;
-		uint64_t pc = slot_at(g, pc0 + raw * g->slot);
+		uint64_t pc = slot_at(g, pc0 + (size_t)i * g->slot);
 		const struct gpc *p = NULL;
 		int rc = pc_frames(r, g, pc, i == 0, &p);
 		if (rc)
 			return rc;
 		if (depth + p->n > r->lim.max_depth)
-			return RFAIL(r, TACH_E_LIMIT, TACH_POS_OFFSET, s->off - 2 * g->slot,
+			return RFAIL(r, TACH_E_LIMIT, TACH_POS_OFFSET, s->off,
 				     "stack with its inlined frames is deeper than the limit of %u "
 				     "frames", r->lim.max_depth);
 		if (!TACHI_RESERVE(g->frames, g->frames_cap, depth + p->n + 1))
@@ -553,8 +577,9 @@ static void gr_free(struct tach_reader *r)
 	free(g->st);
 	tachi_idset_free(&g->st_index);
 	tachi_sym_free(g->sym);
+	free(g->arena);
 	free(g->pcs);
-	tachi_idset_free(&g->pc_index);
+	free(g->pc_slots);
 	free(g->chain);
 	free(g->frames);
 }

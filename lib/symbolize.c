@@ -760,7 +760,8 @@ static void unit_build(struct unit *u, Dwarf_Die *root)
 	else if (ret == 0)
 		walk(&w, &first, 0, false, 0);
 	u->complete = !w.stop;
-	qsort(u->subs, u->nsubs, sizeof(*u->subs), ptr_cmp);
+	if (u->nsubs > 1)
+		qsort(u->subs, u->nsubs, sizeof(*u->subs), ptr_cmp);
 	if (u->slow) {
 		/* The tree is not used; the subprograms may still answer origin queries. */
 		free(u->ents);
@@ -768,7 +769,8 @@ static void unit_build(struct unit *u, Dwarf_Die *root)
 		u->nents = u->ents_cap = 0;
 		return;
 	}
-	qsort(u->ents, u->nents, sizeof(*u->ents), dent_cmp);
+	if (u->nents > 1)
+		qsort(u->ents, u->nents, sizeof(*u->ents), dent_cmp);
 	for (size_t i = 0; i < u->nents;) {
 		struct dnode *p = &u->nodes[u->ents[i].parent];
 		p->ent = (uint32_t)i;
@@ -826,6 +828,8 @@ static uint32_t unit_find(const struct unit *u, uint64_t pc)
 	uint32_t at = 0;
 	for (;;) {
 		const struct dnode *n = &u->nodes[at];
+		if (!n->nent)
+			return at;
 		const struct dent *e = u->ents + n->ent;
 		size_t lo = 0, hi = n->nent;
 		while (lo < hi) {
@@ -862,6 +866,8 @@ static int origin_state(struct module *m, struct dnode *n)
 		const struct unit *ou = unit_get(m, &ocu);
 		if (!ou || !ou->complete)
 			st = ORIGIN_SLOW;
+		else if (!ou->nsubs)
+			st = ORIGIN_MISSED;
 		else
 			st = bsearch(&o.addr, ou->subs, ou->nsubs, sizeof(*ou->subs), ptr_cmp) ?
 			     ORIGIN_FOUND : ORIGIN_MISSED;
