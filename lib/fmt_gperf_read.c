@@ -27,22 +27,22 @@
 
 #define RELEASE_STEP ((size_t)4 << 20)
 
-/* A distinct stack. Its PCs (those used: without a duplicated leaf) are copied, in the
- * input's slot format, into the arena, so that parsed input need not stay in memory. */
+/* A distinct stack. Its PCs (those used: without a duplicated leaf) are kept as ids of
+ * distinct PCs in the arena, so that parsed input need not stay in memory. */
 struct gstack {
 	uint64_t off;    /* input offset of its first record, for messages */
-	size_t pcs;      /* arena offset of its PCs */
+	size_t pcs;      /* arena index of its first PC id */
 	uint64_t count;
 	uint64_t hash;
 	uint32_t depth;  /* PCs used */
 };
 
-/* A distinct (pc, leaf) with the frames it resolved to: ids in chain[first..first+n). */
+/* A distinct PC, and the frames it resolves to as a leaf ([1]) and as a return address
+ * ([0], looked up at pc - 1): frame ids in chain[first[k], first[k] + n[k]). */
 struct gpc {
 	uint64_t pc;
-	uint64_t hash;
-	uint32_t first, n;
-	bool leaf;
+	uint32_t first[2], n[2];
+	bool done[2];
 };
 
 struct gread {
@@ -57,7 +57,7 @@ struct gread {
 	struct gstack *st;
 	size_t st_count, st_cap;
 	struct tachi_idset st_index;
-	uint8_t *arena;
+	uint32_t *arena;
 	size_t arena_len, arena_cap;
 	size_t next_stack;
 	uint64_t clock;
@@ -205,17 +205,63 @@ static bool stack_eq(void *ctx, uint32_t id, const void *key)
 		return false;
 	if (!k->depth)
 		return true;
-	const uint8_t *a = g->arena + s->pcs;
-	if (memcmp(a, k->pc0, g->slot))
+	const uint32_t *a = g->arena + s->pcs;
+	if (g->pcs[a[0]].pc != slot_at(g, k->pc0))
 		return false;
-	return !memcmp(a + g->slot, k->pc0 + (size_t)g->slot * (1 + k->skip1),
-		       (size_t)(k->depth - 1) * g->slot);
+	const uint8_t *rest = k->pc0 + (size_t)g->slot * k->skip1;
+	for (uint32_t i = 1; i < k->depth; i++)
+		if (g->pcs[a[i]].pc != slot_at(g, rest + (size_t)i * g->slot))
+			return false;
+	return true;
 }
 
 static uint64_t stack_rehash(void *ctx, uint32_t id)
 {
 	const struct gread *g = ctx;
 	return g->st[id].hash;
+}
+
+static void pc_place(uint32_t *slots, size_t mask, uint64_t pc, uint32_t id)
+{
+	size_t i = (size_t)tachi_mix64(pc) & mask;
+	while (slots[i])
+		i = (i + 1) & mask;
+	slots[i] = id + 1;
+}
+
+/* The id of a distinct PC, numbered in first-seen order. */
+static bool pc_id(struct gread *g, uint64_t pc, uint32_t *out)
+{
+	size_t i = (size_t)tachi_mix64(pc) & g->pc_mask;
+	if (g->pc_slots) {
+		for (;; i = (i + 1) & g->pc_mask) {
+			uint32_t v = g->pc_slots[i];
+			if (!v)
+				break;
+			if (g->pcs[v - 1].pc == pc) {
+				*out = v - 1;
+				return true;
+			}
+		}
+	}
+	if (g->pc_count >= UINT32_MAX - 1 || !TACHI_RESERVE(g->pcs, g->pc_cap, g->pc_count + 1))
+		return false;
+	/* Load factor at most 1/2. */
+	if (!g->pc_slots || (g->pc_count + 1) * 2 > g->pc_mask + 1) {
+		size_t n = g->pc_slots ? (g->pc_mask + 1) * 2 : 1024;
+		uint32_t *slots = calloc(n, sizeof(*slots));
+		if (!slots)
+			return false;
+		for (size_t k = 0; k < g->pc_count; k++)
+			pc_place(slots, n - 1, g->pcs[k].pc, (uint32_t)k);
+		free(g->pc_slots);
+		g->pc_slots = slots;
+		g->pc_mask = n - 1;
+	}
+	g->pcs[g->pc_count] = (struct gpc){ .pc = pc };
+	pc_place(g->pc_slots, g->pc_mask, pc, (uint32_t)g->pc_count);
+	*out = (uint32_t)g->pc_count++;
+	return true;
 }
 
 static int add_record(struct tach_reader *r, struct gread *g, uint64_t off, uint64_t count,
@@ -235,16 +281,16 @@ static int add_record(struct tach_reader *r, struct gread *g, uint64_t off, uint
 				     "sample count of a stack overflows 64 bits");
 		return TACH_OK;
 	}
-	size_t bytes = (size_t)eff * g->slot;
 	if (g->st_count >= UINT32_MAX - 1 || !TACHI_RESERVE(g->st, g->st_cap, g->st_count + 1) ||
-	    !TACHI_RESERVE(g->arena, g->arena_cap, g->arena_len + bytes))
+	    !TACHI_RESERVE(g->arena, g->arena_cap, g->arena_len + eff))
 		return RFAIL(r, TACH_E_NOMEM, TACH_POS_NONE, 0, "out of memory");
 	size_t at = g->arena_len;
-	if (eff) {
-		memcpy(g->arena + at, pc0, g->slot);
-		memcpy(g->arena + at + g->slot, pc0 + (size_t)g->slot * (1 + skip1), bytes - g->slot);
+	for (uint32_t i = 0; i < eff; i++) {
+		size_t raw = i == 0 ? 0 : i + skip1;
+		if (!pc_id(g, slot_at(g, pc0 + raw * g->slot), &g->arena[at + i]))
+			return RFAIL(r, TACH_E_NOMEM, TACH_POS_NONE, 0, "out of memory");
 	}
-	g->arena_len += bytes;
+	g->arena_len += eff;
 	g->st[g->st_count] = (struct gstack){ off - 2 * g->slot, at, count, h, eff };
 	if (!tachi_idset_insert(&g->st_index, h, (uint32_t)g->st_count, stack_rehash, g))
 		return RFAIL(r, TACH_E_NOMEM, TACH_POS_NONE, 0, "out of memory");
@@ -474,56 +520,20 @@ static int emit_frame(void *ctx, const char *file, const char *func, int32_t lin
 	return TACH_OK;
 }
 
-static void pc_place(uint32_t *slots, size_t mask, uint64_t h, uint32_t id)
+/* Resolves a PC as a leaf or as a return address the first time a sample needs it, so
+ * that strings and frames enter the dictionary in the order samples use them. */
+static int pc_resolve(struct tach_reader *r, struct gread *g, struct gpc *p, bool leaf)
 {
-	size_t i = (size_t)h & mask;
-	while (slots[i])
-		i = (i + 1) & mask;
-	slots[i] = id + 1;
-}
-
-/* The frames of one PC, resolved the first time it is seen. Every frame of every distinct
- * stack comes here, so the table is probed directly rather than through a callback. */
-static int pc_frames(struct tach_reader *r, struct gread *g, uint64_t pc, bool leaf,
-		     const struct gpc **out)
-{
-	uint64_t h = tachi_mix64(pc ^ (leaf ? 0x5bd1e995u : 0));
-	if (g->pc_slots) {
-		for (size_t i = (size_t)h & g->pc_mask;; i = (i + 1) & g->pc_mask) {
-			uint32_t v = g->pc_slots[i];
-			if (!v)
-				break;
-			const struct gpc *p = &g->pcs[v - 1];
-			if (p->pc == pc && p->leaf == leaf) {
-				*out = p;
-				return TACH_OK;
-			}
-		}
-	}
-	if (g->pc_count >= UINT32_MAX - 1 || !TACHI_RESERVE(g->pcs, g->pc_cap, g->pc_count + 1))
-		return RFAIL(r, TACH_E_NOMEM, TACH_POS_NONE, 0, "out of memory");
-	/* Load factor at most 1/2. */
-	if (!g->pc_slots || (g->pc_count + 1) * 2 > g->pc_mask + 1) {
-		size_t n = g->pc_slots ? (g->pc_mask + 1) * 2 : 1024;
-		uint32_t *slots = calloc(n, sizeof(*slots));
-		if (!slots)
-			return RFAIL(r, TACH_E_NOMEM, TACH_POS_NONE, 0, "out of memory");
-		for (size_t i = 0; i < g->pc_count; i++)
-			pc_place(slots, n - 1, g->pcs[i].hash, (uint32_t)i);
-		free(g->pc_slots);
-		g->pc_slots = slots;
-		g->pc_mask = n - 1;
-	}
 	size_t first = g->chain_len;
 	struct emit_ctx e = { r, g };
-	int rc = tachi_sym_lookup(g->sym, pc, leaf, emit_frame, &e);
+	int rc = tachi_sym_lookup(g->sym, p->pc, leaf, emit_frame, &e);
 	if (rc)
 		return RFAIL(r, TACH_E_NOMEM, TACH_POS_NONE, 0, "out of memory");
 	if (g->chain_len - first > UINT32_MAX || g->chain_len > UINT32_MAX)
 		return RFAIL(r, TACH_E_LIMIT, TACH_POS_NONE, 0, "too many frames");
-	g->pcs[g->pc_count] = (struct gpc){ pc, h, (uint32_t)first, (uint32_t)(g->chain_len - first), leaf };
-	pc_place(g->pc_slots, g->pc_mask, h, (uint32_t)g->pc_count);
-	*out = &g->pcs[g->pc_count++];
+	p->first[leaf] = (uint32_t)first;
+	p->n[leaf] = (uint32_t)(g->chain_len - first);
+	p->done[leaf] = true;
 	return TACH_OK;
 }
 
@@ -533,22 +543,22 @@ static int gr_next(struct tach_reader *r, const struct tach_sample **out)
 	if (g->next_stack >= g->st_count)
 		return TACH_EOF;
 	const struct gstack *s = &g->st[g->next_stack++];
-	const uint8_t *pc0 = s->depth ? g->arena + s->pcs : NULL;
 	size_t depth = 0;
 	for (uint32_t i = 0; i < s->depth; i++) {
-		uint64_t pc = slot_at(g, pc0 + (size_t)i * g->slot);
-		const struct gpc *p = NULL;
-		int rc = pc_frames(r, g, pc, i == 0, &p);
-		if (rc)
+		struct gpc *p = &g->pcs[g->arena[s->pcs + i]];
+		bool leaf = i == 0;
+		int rc;
+		if (!p->done[leaf] && (rc = pc_resolve(r, g, p, leaf)))
 			return rc;
-		if (depth + p->n > r->lim.max_depth)
+		uint32_t n = p->n[leaf];
+		if (depth + n > r->lim.max_depth)
 			return RFAIL(r, TACH_E_LIMIT, TACH_POS_OFFSET, s->off,
 				     "stack with its inlined frames is deeper than the limit of %u "
 				     "frames", r->lim.max_depth);
-		if (!TACHI_RESERVE(g->frames, g->frames_cap, depth + p->n + 1))
+		if (!TACHI_RESERVE(g->frames, g->frames_cap, depth + n + 1))
 			return RFAIL(r, TACH_E_NOMEM, TACH_POS_NONE, 0, "out of memory");
-		memcpy(g->frames + depth, g->chain + p->first, p->n * sizeof(uint32_t));
-		depth += p->n;
+		memcpy(g->frames + depth, g->chain + p->first[leaf], n * sizeof(uint32_t));
+		depth += n;
 	}
 	struct tach_sample *smp = &r->sample;
 	smp->thread_id = 0;
