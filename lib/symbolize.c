@@ -7,7 +7,9 @@
  * Every binary is reported at bias 0 in a Dwfl of its own, so libdwfl works in the
  * object's own address space and overlapping or odd mappings cannot confuse it; we
  * subtract the bias ourselves. ELF symbols go through a table sorted once per module,
- * because dwfl_module_addrinfo scans the symbol table linearly on every call.
+ * because dwfl_module_addrinfo scans the symbol table linearly on every call; DWARF scopes
+ * through a tree built once per unit, because dwarf_getscopes walks the unit from its root
+ * on every call (see "DWARF scopes" below).
  */
 #include <dwarf.h>
 #include <elfutils/libdw.h>
