@@ -31,7 +31,7 @@
  * distinct PCs in the arena, so that parsed input need not stay in memory. */
 struct gstack {
 	uint64_t off;    /* input offset of its first record, for messages */
-	size_t pcs;      /* arena index of its first PC id */
+	size_t ids;      /* arena index of its first PC id */
 	uint64_t count;
 	uint64_t hash;
 	uint32_t depth;  /* PCs used */
@@ -205,7 +205,7 @@ static bool stack_eq(void *ctx, uint32_t id, const void *key)
 		return false;
 	if (!k->depth)
 		return true;
-	const uint32_t *a = g->arena + s->pcs;
+	const uint32_t *a = g->arena + s->ids;
 	if (g->pcs[a[0]].pc != slot_at(g, k->pc0))
 		return false;
 	const uint8_t *rest = k->pc0 + (size_t)g->slot * k->skip1;
@@ -545,7 +545,7 @@ static int gr_next(struct tach_reader *r, const struct tach_sample **out)
 	const struct gstack *s = &g->st[g->next_stack++];
 	size_t depth = 0;
 	for (uint32_t i = 0; i < s->depth; i++) {
-		struct gpc *p = &g->pcs[g->arena[s->pcs + i]];
+		struct gpc *p = &g->pcs[g->arena[s->ids + i]];
 		bool leaf = i == 0;
 		int rc;
 		if (!p->done[leaf] && (rc = pc_resolve(r, g, p, leaf)))
