@@ -37,10 +37,9 @@ struct gstack {
 	uint32_t depth;  /* PCs used */
 };
 
-/* A distinct PC, and the frames it resolves to as a leaf ([1]) and as a return address
- * ([0], looked up at pc - 1): frame ids in chain[first[k], first[k] + n[k]). */
+/* The frames a distinct PC (value in pcv) resolves to as a leaf ([1]) and as a return
+ * address ([0], looked up at pc - 1): frame ids in chain[first[k], first[k] + n[k]). */
 struct gpc {
-	uint64_t pc;
 	uint32_t first[2], n[2];
 	bool done[2];
 };
@@ -52,6 +51,7 @@ struct gread {
 	/* layout */
 	unsigned slot;   /* 4 or 8 */
 	bool big;
+	bool swap;       /* big differs from this machine's byte order */
 	uint64_t period;
 	/* stacks */
 	struct gstack *st;
@@ -63,8 +63,9 @@ struct gread {
 	uint64_t clock;
 	/* symbolization */
 	struct tachi_sym *sym;
+	uint64_t *pcv;       /* the distinct PCs' values, apart: compared for every record */
 	struct gpc *pcs;
-	size_t pc_count, pc_cap;
+	size_t pc_count, pc_cap, pcv_cap;
 	uint32_t *pc_slots;  /* open addressing: pc id + 1, 0 empty */
 	size_t pc_mask;
 	uint32_t *chain;
@@ -74,13 +75,16 @@ struct gread {
 	const struct tach_reader *r;
 };
 
+static void set_layout(struct gread *g, unsigned slot, bool big)
+{
+	g->slot = slot;
+	g->big = big;
+	g->swap = big != (__BYTE_ORDER__ == __ORDER_BIG_ENDIAN__);
+}
+
 static inline uint64_t slot_at(const struct gread *g, const uint8_t *p)
 {
-	if (g->slot == 4)
-		return g->big ? tachi_rd32be(p) : tachi_rd32le(p);
-	uint64_t a = g->big ? tachi_rd32be(p) : tachi_rd32le(p);
-	uint64_t b = g->big ? tachi_rd32be(p + 4) : tachi_rd32le(p + 4);
-	return g->big ? a << 32 | b : b << 32 | a;
+	return g->slot == 8 ? tachi_rd64(p, g->swap) : tachi_rd32(p, g->swap);
 }
 
 /* A recoverable problem: a warning, or the error under strict. */
@@ -129,8 +133,7 @@ static int detect(struct tach_reader *r, struct gread *g)
 		{ 4, false }, { 4, true }, { 8, false }, { 8, true },
 	};
 	for (int i = 0; i < 4; i++) {
-		g->slot = tries[i].slot;
-		g->big = tries[i].big;
+		set_layout(g, tries[i].slot, tries[i].big);
 		if (n < 5 * (size_t)g->slot)
 			continue;
 		uint64_t h[5];
@@ -146,8 +149,7 @@ static int detect(struct tach_reader *r, struct gread *g)
 			     "not a gperftools CPU profile: %zu bytes is shorter than its header", n);
 	/* Explain the near misses: a header that has the shape but values pprof refuses. */
 	for (int i = 0; i < 4; i++) {
-		g->slot = tries[i].slot;
-		g->big = tries[i].big;
+		set_layout(g, tries[i].slot, tries[i].big);
 		if (n < 5 * (size_t)g->slot)
 			continue;
 		uint64_t h[5];
@@ -206,11 +208,12 @@ static bool stack_eq(void *ctx, uint32_t id, const void *key)
 	if (!k->depth)
 		return true;
 	const uint32_t *a = g->arena + s->ids;
-	if (g->pcs[a[0]].pc != slot_at(g, k->pc0))
+	const uint64_t *v = g->pcv;
+	if (v[a[0]] != slot_at(g, k->pc0))
 		return false;
 	const uint8_t *rest = k->pc0 + (size_t)g->slot * k->skip1;
 	for (uint32_t i = 1; i < k->depth; i++)
-		if (g->pcs[a[i]].pc != slot_at(g, rest + (size_t)i * g->slot))
+		if (v[a[i]] != slot_at(g, rest + (size_t)i * g->slot))
 			return false;
 	return true;
 }
@@ -238,13 +241,14 @@ static bool pc_id(struct gread *g, uint64_t pc, uint32_t *out)
 			uint32_t v = g->pc_slots[i];
 			if (!v)
 				break;
-			if (g->pcs[v - 1].pc == pc) {
+			if (g->pcv[v - 1] == pc) {
 				*out = v - 1;
 				return true;
 			}
 		}
 	}
-	if (g->pc_count >= UINT32_MAX - 1 || !TACHI_RESERVE(g->pcs, g->pc_cap, g->pc_count + 1))
+	if (g->pc_count >= UINT32_MAX - 1 || !TACHI_RESERVE(g->pcs, g->pc_cap, g->pc_count + 1) ||
+	    !TACHI_RESERVE(g->pcv, g->pcv_cap, g->pc_count + 1))
 		return false;
 	/* Load factor at most 1/2. */
 	if (!g->pc_slots || (g->pc_count + 1) * 2 > g->pc_mask + 1) {
@@ -253,12 +257,13 @@ static bool pc_id(struct gread *g, uint64_t pc, uint32_t *out)
 		if (!slots)
 			return false;
 		for (size_t k = 0; k < g->pc_count; k++)
-			pc_place(slots, n - 1, g->pcs[k].pc, (uint32_t)k);
+			pc_place(slots, n - 1, g->pcv[k], (uint32_t)k);
 		free(g->pc_slots);
 		g->pc_slots = slots;
 		g->pc_mask = n - 1;
 	}
-	g->pcs[g->pc_count] = (struct gpc){ .pc = pc };
+	g->pcs[g->pc_count] = (struct gpc){ { 0, 0 }, { 0, 0 }, { false, false } };
+	g->pcv[g->pc_count] = pc;
 	pc_place(g->pc_slots, g->pc_mask, pc, (uint32_t)g->pc_count);
 	*out = (uint32_t)g->pc_count++;
 	return true;
@@ -522,11 +527,12 @@ static int emit_frame(void *ctx, const char *file, const char *func, int32_t lin
 
 /* Resolves a PC as a leaf or as a return address the first time a sample needs it, so
  * that strings and frames enter the dictionary in the order samples use them. */
-static int pc_resolve(struct tach_reader *r, struct gread *g, struct gpc *p, bool leaf)
+static int pc_resolve(struct tach_reader *r, struct gread *g, uint32_t id, bool leaf)
 {
+	struct gpc *p = &g->pcs[id];
 	size_t first = g->chain_len;
 	struct emit_ctx e = { r, g };
-	int rc = tachi_sym_lookup(g->sym, p->pc, leaf, emit_frame, &e);
+	int rc = tachi_sym_lookup(g->sym, g->pcv[id], leaf, emit_frame, &e);
 	if (rc)
 		return RFAIL(r, TACH_E_NOMEM, TACH_POS_NONE, 0, "out of memory");
 	if (g->chain_len - first > UINT32_MAX || g->chain_len > UINT32_MAX)
@@ -545,10 +551,11 @@ static int gr_next(struct tach_reader *r, const struct tach_sample **out)
 	const struct gstack *s = &g->st[g->next_stack++];
 	size_t depth = 0;
 	for (uint32_t i = 0; i < s->depth; i++) {
-		struct gpc *p = &g->pcs[g->arena[s->ids + i]];
+		uint32_t id = g->arena[s->ids + i];
+		const struct gpc *p = &g->pcs[id];
 		bool leaf = i == 0;
 		int rc;
-		if (!p->done[leaf] && (rc = pc_resolve(r, g, p, leaf)))
+		if (!p->done[leaf] && (rc = pc_resolve(r, g, id, leaf)))
 			return rc;
 		uint32_t n = p->n[leaf];
 		if (depth + n > r->lim.max_depth)
@@ -589,6 +596,7 @@ static void gr_free(struct tach_reader *r)
 	tachi_sym_free(g->sym);
 	free(g->arena);
 	free(g->pcs);
+	free(g->pcv);
 	free(g->pc_slots);
 	free(g->chain);
 	free(g->frames);
