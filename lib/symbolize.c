@@ -42,6 +42,7 @@ struct module {
 	struct unit **units;       /* DWARF units walked so far */
 	size_t nunits, units_cap;
 	struct tachi_idset unit_index;
+	struct unit *last;         /* the last one asked for: the next address is often in it */
 };
 
 struct mapping {
@@ -762,7 +763,11 @@ static void unit_build(struct unit *u, Dwarf_Die *root)
 	else if (ret == 0)
 		walk(&w, &first, 0, false, 0);
 	u->complete = !w.stop;
-	if (u->nsubs > 1)
+	/* In DIE order already unless imported units were spliced in. */
+	bool sorted = true;
+	for (size_t i = 1; i < u->nsubs && sorted; i++)
+		sorted = (uintptr_t)u->subs[i - 1] < (uintptr_t)u->subs[i];
+	if (!sorted)
 		qsort(u->subs, u->nsubs, sizeof(*u->subs), ptr_cmp);
 	if (u->slow) {
 		/* The tree is not used; the subprograms may still answer origin queries. */
@@ -803,10 +808,12 @@ static uint64_t unit_rehash(void *ctx, uint32_t id)
 /* The walked unit whose root DIE is root, or NULL when out of memory. */
 static struct unit *unit_get(struct module *m, Dwarf_Die *root)
 {
+	if (m->last && m->last->key == root->addr)
+		return m->last;
 	uint64_t h = tachi_mix64((uint64_t)(uintptr_t)root->addr);
 	uint32_t id;
 	if (tachi_idset_find(&m->unit_index, h, root->addr, unit_eq, m, &id))
-		return m->units[id];
+		return m->last = m->units[id];
 	if (m->nunits >= UINT32_MAX - 1 || !TACHI_RESERVE(m->units, m->units_cap, m->nunits + 1))
 		return NULL;
 	struct unit *u = calloc(1, sizeof(*u));
@@ -821,7 +828,7 @@ static struct unit *unit_get(struct module *m, Dwarf_Die *root)
 		return NULL;
 	}
 	m->nunits++;
-	return u;
+	return m->last = u;
 }
 
 /* The innermost node whose ranges hold pc on dwarf_getscopes' path; 0 when none does. */
