@@ -27,14 +27,16 @@
 
 #define RELEASE_STEP ((size_t)4 << 20)
 
-/* A distinct stack. Its PCs (those used: without a duplicated leaf) are kept as ids of
- * distinct PCs in the arena, so that parsed input need not stay in memory. */
-struct gstack {
-	uint64_t off;    /* input offset of its first record, for messages */
-	size_t ids;      /* arena index of its first PC id */
-	uint64_t count;
+/* A distinct stack lives in the arena: this header, then the ids (u32) of its PCs (those
+ * used: without a duplicated leaf) in the table of distinct PCs, padded to 8 bytes. Parsed
+ * input then need not stay in memory, and a record of a known stack touches one place.
+ * The stack's arena offset / 8 is its id in the index. */
+struct ghead {
 	uint64_t hash;
+	uint64_t count;
+	uint64_t off;    /* input offset of its first record, for messages */
 	uint32_t depth;  /* PCs used */
+	uint32_t pad;
 };
 
 /* The frames a distinct PC (value in pcv) resolves to as a leaf ([1]) and as a return
@@ -54,10 +56,10 @@ struct gread {
 	bool swap;       /* big differs from this machine's byte order */
 	uint64_t period;
 	/* stacks */
-	struct gstack *st;
+	uint32_t *st;        /* the stacks' arena ids, in first-seen order */
 	size_t st_count, st_cap;
 	struct tachi_idset st_index;
-	uint32_t *arena;
+	uint8_t *arena;
 	size_t arena_len, arena_cap;
 	size_t next_stack;
 	uint64_t clock;
@@ -198,22 +200,35 @@ struct stack_key {
 	bool skip1;
 };
 
+static inline const uint8_t *stack_at(const struct gread *g, uint32_t id)
+{
+	return g->arena + (size_t)id * 8;
+}
+
+static inline uint32_t stack_pc(const uint8_t *stack, uint32_t i)
+{
+	uint32_t v;
+	memcpy(&v, stack + sizeof(struct ghead) + (size_t)i * 4, 4);
+	return v;
+}
+
 static bool stack_eq(void *ctx, uint32_t id, const void *key)
 {
 	const struct gread *g = ctx;
 	const struct stack_key *k = key;
-	const struct gstack *s = &g->st[id];
-	if (s->depth != k->depth)
+	const uint8_t *a = stack_at(g, id);
+	uint32_t depth;
+	memcpy(&depth, a + offsetof(struct ghead, depth), sizeof(depth));
+	if (depth != k->depth)
 		return false;
 	if (!k->depth)
 		return true;
-	const uint32_t *a = g->arena + s->ids;
 	const uint64_t *v = g->pcv;
-	if (v[a[0]] != slot_at(g, k->pc0))
+	if (v[stack_pc(a, 0)] != slot_at(g, k->pc0))
 		return false;
 	const uint8_t *rest = k->pc0 + (size_t)g->slot * k->skip1;
 	for (uint32_t i = 1; i < k->depth; i++)
-		if (v[a[i]] != slot_at(g, rest + (size_t)i * g->slot))
+		if (v[stack_pc(a, i)] != slot_at(g, rest + (size_t)i * g->slot))
 			return false;
 	return true;
 }
@@ -221,7 +236,9 @@ static bool stack_eq(void *ctx, uint32_t id, const void *key)
 static uint64_t stack_rehash(void *ctx, uint32_t id)
 {
 	const struct gread *g = ctx;
-	return g->st[id].hash;
+	uint64_t h;
+	memcpy(&h, stack_at(g, id) + offsetof(struct ghead, hash), sizeof(h));
+	return h;
 }
 
 static void pc_place(uint32_t *slots, size_t mask, uint64_t pc, uint32_t id)
@@ -281,23 +298,36 @@ static int add_record(struct tach_reader *r, struct gread *g, uint64_t off, uint
 	uint64_t h = stack_hash(g, pc0, eff, skip1);
 	uint32_t id;
 	if (tachi_idset_find(&g->st_index, h, &k, stack_eq, g, &id)) {
-		if (__builtin_add_overflow(g->st[id].count, count, &g->st[id].count))
+		uint8_t *c = g->arena + (size_t)id * 8 + offsetof(struct ghead, count);
+		uint64_t sum;
+		memcpy(&sum, c, sizeof(sum));
+		if (__builtin_add_overflow(sum, count, &sum))
 			return RFAIL(r, TACH_E_FORMAT, TACH_POS_OFFSET, off,
 				     "sample count of a stack overflows 64 bits");
+		memcpy(c, &sum, sizeof(sum));
 		return TACH_OK;
 	}
-	if (g->st_count >= UINT32_MAX - 1 || !TACHI_RESERVE(g->st, g->st_cap, g->st_count + 1) ||
-	    !TACHI_RESERVE(g->arena, g->arena_cap, g->arena_len + eff))
-		return RFAIL(r, TACH_E_NOMEM, TACH_POS_NONE, 0, "out of memory");
 	size_t at = g->arena_len;
+	size_t bytes = sizeof(struct ghead) + ((size_t)eff * 4 + 7) / 8 * 8;
+	if (at / 8 >= UINT32_MAX - 1)
+		return RFAIL(r, TACH_E_LIMIT, TACH_POS_OFFSET, off - 2 * g->slot,
+			     "too many distinct stacks and frames");
+	if (g->st_count >= UINT32_MAX - 1 || !TACHI_RESERVE(g->st, g->st_cap, g->st_count + 1) ||
+	    !TACHI_RESERVE(g->arena, g->arena_cap, at + bytes))
+		return RFAIL(r, TACH_E_NOMEM, TACH_POS_NONE, 0, "out of memory");
+	struct ghead hd = { h, count, off - 2 * g->slot, eff, 0 };
+	memcpy(g->arena + at, &hd, sizeof(hd));
+	memset(g->arena + at + sizeof(hd), 0, bytes - sizeof(hd));
 	for (uint32_t i = 0; i < eff; i++) {
 		size_t raw = i == 0 ? 0 : i + skip1;
-		if (!pc_id(g, slot_at(g, pc0 + raw * g->slot), &g->arena[at + i]))
+		uint32_t pid;
+		if (!pc_id(g, slot_at(g, pc0 + raw * g->slot), &pid))
 			return RFAIL(r, TACH_E_NOMEM, TACH_POS_NONE, 0, "out of memory");
+		memcpy(g->arena + at + sizeof(hd) + (size_t)i * 4, &pid, 4);
 	}
-	g->arena_len += eff;
-	g->st[g->st_count] = (struct gstack){ off - 2 * g->slot, at, count, h, eff };
-	if (!tachi_idset_insert(&g->st_index, h, (uint32_t)g->st_count, stack_rehash, g))
+	g->arena_len += bytes;
+	g->st[g->st_count] = (uint32_t)(at / 8);
+	if (!tachi_idset_insert(&g->st_index, h, (uint32_t)(at / 8), stack_rehash, g))
 		return RFAIL(r, TACH_E_NOMEM, TACH_POS_NONE, 0, "out of memory");
 	g->st_count++;
 	return TACH_OK;
@@ -548,10 +578,12 @@ static int gr_next(struct tach_reader *r, const struct tach_sample **out)
 	struct gread *g = r->state;
 	if (g->next_stack >= g->st_count)
 		return TACH_EOF;
-	const struct gstack *s = &g->st[g->next_stack++];
+	const uint8_t *stack = stack_at(g, g->st[g->next_stack++]);
+	struct ghead s;
+	memcpy(&s, stack, sizeof(s));
 	size_t depth = 0;
-	for (uint32_t i = 0; i < s->depth; i++) {
-		uint32_t id = g->arena[s->ids + i];
+	for (uint32_t i = 0; i < s.depth; i++) {
+		uint32_t id = stack_pc(stack, i);
 		const struct gpc *p = &g->pcs[id];
 		bool leaf = i == 0;
 		int rc;
@@ -559,7 +591,7 @@ static int gr_next(struct tach_reader *r, const struct tach_sample **out)
 			return rc;
 		uint32_t n = p->n[leaf];
 		if (depth + n > r->lim.max_depth)
-			return RFAIL(r, TACH_E_LIMIT, TACH_POS_OFFSET, s->off,
+			return RFAIL(r, TACH_E_LIMIT, TACH_POS_OFFSET, s.off,
 				     "stack with its inlined frames is deeper than the limit of %u "
 				     "frames", r->lim.max_depth);
 		if (!TACHI_RESERVE(g->frames, g->frames_cap, depth + n + 1))
@@ -572,17 +604,17 @@ static int gr_next(struct tach_reader *r, const struct tach_sample **out)
 	smp->interp_id = 0;
 	smp->status = TACH_STATUS_ON_CPU;
 	smp->timestamp_us = g->clock;
-	smp->weight = s->count;
+	smp->weight = s.count;
 	smp->depth = (uint32_t)depth;
 	smp->same_outer = 0;
 	smp->frames = g->frames;
 	/* Saturate: a clock past 2^64 µs cannot come from a real profile. */
 	uint64_t adv;
-	if (__builtin_mul_overflow(s->count, g->period, &adv) ||
+	if (__builtin_mul_overflow(s.count, g->period, &adv) ||
 	    __builtin_add_overflow(g->clock, adv, &g->clock))
 		g->clock = UINT64_MAX;
 	r->stats.full_records++;
-	r->stats.total_samples += s->count;
+	r->stats.total_samples += s.count;
 	*out = smp;
 	return TACH_OK;
 }
