@@ -25,23 +25,25 @@
 #include "internal.h"
 #include "symbolize.h"
 
-#define NO_NODE UINT32_MAX
+#define RELEASE_STEP ((size_t)4 << 20)
 
-/* A distinct stack: its first record's PCs stay in the input, addressed by offset. */
-struct gstack {
-	uint64_t off;    /* byte offset of pc[0] */
-	uint64_t count;
+/* A distinct stack lives in the arena: this header, then the ids (u32) of its PCs (those
+ * used: without a duplicated leaf) in the table of distinct PCs, padded to 8 bytes. Parsed
+ * input then need not stay in memory, and a record of a known stack touches one place.
+ * The stack's arena offset / 8 is its id in the index. */
+struct ghead {
 	uint64_t hash;
+	uint64_t count;
+	uint64_t off;    /* input offset of its first record, for messages */
 	uint32_t depth;  /* PCs used */
-	bool skip1;      /* pc[1] duplicated the leaf and is left out */
+	uint32_t pad;
 };
 
-/* A distinct (pc, leaf) with the frames it resolved to: ids in chain[first..first+n). */
+/* The frames a distinct PC (value in pcv) resolves to as a leaf ([1]) and as a return
+ * address ([0], looked up at pc - 1): frame ids in chain[first[k], first[k] + n[k]). */
 struct gpc {
-	uint64_t pc;
-	uint64_t hash;
-	uint32_t first, n;
-	bool leaf;
+	uint32_t first[2], n[2];
+	bool done[2];
 };
 
 struct gread {
@@ -51,18 +53,23 @@ struct gread {
 	/* layout */
 	unsigned slot;   /* 4 or 8 */
 	bool big;
+	bool swap;       /* big differs from this machine's byte order */
 	uint64_t period;
 	/* stacks */
-	struct gstack *st;
+	uint32_t *st;        /* the stacks' arena ids, in first-seen order */
 	size_t st_count, st_cap;
 	struct tachi_idset st_index;
+	uint8_t *arena;
+	size_t arena_len, arena_cap;
 	size_t next_stack;
 	uint64_t clock;
 	/* symbolization */
 	struct tachi_sym *sym;
+	uint64_t *pcv;       /* the distinct PCs' values, apart: compared for every record */
 	struct gpc *pcs;
-	size_t pc_count, pc_cap;
-	struct tachi_idset pc_index;
+	size_t pc_count, pc_cap, pcv_cap;
+	uint32_t *pc_slots;  /* open addressing: pc id + 1, 0 empty */
+	size_t pc_mask;
 	uint32_t *chain;
 	size_t chain_len, chain_cap;
 	uint32_t *frames;
@@ -70,13 +77,16 @@ struct gread {
 	const struct tach_reader *r;
 };
 
+static void set_layout(struct gread *g, unsigned slot, bool big)
+{
+	g->slot = slot;
+	g->big = big;
+	g->swap = big != (__BYTE_ORDER__ == __ORDER_BIG_ENDIAN__);
+}
+
 static inline uint64_t slot_at(const struct gread *g, const uint8_t *p)
 {
-	if (g->slot == 4)
-		return g->big ? tachi_rd32be(p) : tachi_rd32le(p);
-	uint64_t a = g->big ? tachi_rd32be(p) : tachi_rd32le(p);
-	uint64_t b = g->big ? tachi_rd32be(p + 4) : tachi_rd32le(p + 4);
-	return g->big ? a << 32 | b : b << 32 | a;
+	return g->slot == 8 ? tachi_rd64(p, g->swap) : tachi_rd32(p, g->swap);
 }
 
 /* A recoverable problem: a warning, or the error under strict. */
@@ -125,8 +135,7 @@ static int detect(struct tach_reader *r, struct gread *g)
 		{ 4, false }, { 4, true }, { 8, false }, { 8, true },
 	};
 	for (int i = 0; i < 4; i++) {
-		g->slot = tries[i].slot;
-		g->big = tries[i].big;
+		set_layout(g, tries[i].slot, tries[i].big);
 		if (n < 5 * (size_t)g->slot)
 			continue;
 		uint64_t h[5];
@@ -142,8 +151,7 @@ static int detect(struct tach_reader *r, struct gread *g)
 			     "not a gperftools CPU profile: %zu bytes is shorter than its header", n);
 	/* Explain the near misses: a header that has the shape but values pprof refuses. */
 	for (int i = 0; i < 4; i++) {
-		g->slot = tries[i].slot;
-		g->big = tries[i].big;
+		set_layout(g, tries[i].slot, tries[i].big);
 		if (n < 5 * (size_t)g->slot)
 			continue;
 		uint64_t h[5];
@@ -192,26 +200,90 @@ struct stack_key {
 	bool skip1;
 };
 
+static inline const uint8_t *stack_at(const struct gread *g, uint32_t id)
+{
+	return g->arena + (size_t)id * 8;
+}
+
+static inline uint32_t stack_pc(const uint8_t *stack, uint32_t i)
+{
+	uint32_t v;
+	memcpy(&v, stack + sizeof(struct ghead) + (size_t)i * 4, 4);
+	return v;
+}
+
 static bool stack_eq(void *ctx, uint32_t id, const void *key)
 {
 	const struct gread *g = ctx;
 	const struct stack_key *k = key;
-	const struct gstack *s = &g->st[id];
-	if (s->depth != k->depth)
+	const uint8_t *a = stack_at(g, id);
+	uint32_t depth;
+	memcpy(&depth, a + offsetof(struct ghead, depth), sizeof(depth));
+	if (depth != k->depth)
 		return false;
 	if (!k->depth)
 		return true;
-	const uint8_t *a = g->r->in.data + s->off;
-	if (memcmp(a, k->pc0, g->slot))
+	const uint64_t *v = g->pcv;
+	if (v[stack_pc(a, 0)] != slot_at(g, k->pc0))
 		return false;
-	return !memcmp(a + (size_t)g->slot * (1 + s->skip1), k->pc0 + (size_t)g->slot * (1 + k->skip1),
-		       (size_t)(k->depth - 1) * g->slot);
+	const uint8_t *rest = k->pc0 + (size_t)g->slot * k->skip1;
+	for (uint32_t i = 1; i < k->depth; i++)
+		if (v[stack_pc(a, i)] != slot_at(g, rest + (size_t)i * g->slot))
+			return false;
+	return true;
 }
 
 static uint64_t stack_rehash(void *ctx, uint32_t id)
 {
 	const struct gread *g = ctx;
-	return g->st[id].hash;
+	uint64_t h;
+	memcpy(&h, stack_at(g, id) + offsetof(struct ghead, hash), sizeof(h));
+	return h;
+}
+
+static void pc_place(uint32_t *slots, size_t mask, uint64_t pc, uint32_t id)
+{
+	size_t i = (size_t)tachi_mix64(pc) & mask;
+	while (slots[i])
+		i = (i + 1) & mask;
+	slots[i] = id + 1;
+}
+
+/* The id of a distinct PC, numbered in first-seen order. */
+static bool pc_id(struct gread *g, uint64_t pc, uint32_t *out)
+{
+	size_t i = (size_t)tachi_mix64(pc) & g->pc_mask;
+	if (g->pc_slots) {
+		for (;; i = (i + 1) & g->pc_mask) {
+			uint32_t v = g->pc_slots[i];
+			if (!v)
+				break;
+			if (g->pcv[v - 1] == pc) {
+				*out = v - 1;
+				return true;
+			}
+		}
+	}
+	if (g->pc_count >= UINT32_MAX - 1 || !TACHI_RESERVE(g->pcs, g->pc_cap, g->pc_count + 1) ||
+	    !TACHI_RESERVE(g->pcv, g->pcv_cap, g->pc_count + 1))
+		return false;
+	/* Load factor at most 1/2. */
+	if (!g->pc_slots || (g->pc_count + 1) * 2 > g->pc_mask + 1) {
+		size_t n = g->pc_slots ? (g->pc_mask + 1) * 2 : 1024;
+		uint32_t *slots = calloc(n, sizeof(*slots));
+		if (!slots)
+			return false;
+		for (size_t k = 0; k < g->pc_count; k++)
+			pc_place(slots, n - 1, g->pcv[k], (uint32_t)k);
+		free(g->pc_slots);
+		g->pc_slots = slots;
+		g->pc_mask = n - 1;
+	}
+	g->pcs[g->pc_count] = (struct gpc){ { 0, 0 }, { 0, 0 }, { false, false } };
+	g->pcv[g->pc_count] = pc;
+	pc_place(g->pc_slots, g->pc_mask, pc, (uint32_t)g->pc_count);
+	*out = (uint32_t)g->pc_count++;
+	return true;
 }
 
 static int add_record(struct tach_reader *r, struct gread *g, uint64_t off, uint64_t count,
@@ -226,15 +298,36 @@ static int add_record(struct tach_reader *r, struct gread *g, uint64_t off, uint
 	uint64_t h = stack_hash(g, pc0, eff, skip1);
 	uint32_t id;
 	if (tachi_idset_find(&g->st_index, h, &k, stack_eq, g, &id)) {
-		if (__builtin_add_overflow(g->st[id].count, count, &g->st[id].count))
+		uint8_t *c = g->arena + (size_t)id * 8 + offsetof(struct ghead, count);
+		uint64_t sum;
+		memcpy(&sum, c, sizeof(sum));
+		if (__builtin_add_overflow(sum, count, &sum))
 			return RFAIL(r, TACH_E_FORMAT, TACH_POS_OFFSET, off,
 				     "sample count of a stack overflows 64 bits");
+		memcpy(c, &sum, sizeof(sum));
 		return TACH_OK;
 	}
-	if (g->st_count >= UINT32_MAX - 1 || !TACHI_RESERVE(g->st, g->st_cap, g->st_count + 1))
+	size_t at = g->arena_len;
+	size_t bytes = sizeof(struct ghead) + ((size_t)eff * 4 + 7) / 8 * 8;
+	if (at / 8 >= UINT32_MAX - 1)
+		return RFAIL(r, TACH_E_LIMIT, TACH_POS_OFFSET, off - 2 * g->slot,
+			     "too many distinct stacks and frames");
+	if (g->st_count >= UINT32_MAX - 1 || !TACHI_RESERVE(g->st, g->st_cap, g->st_count + 1) ||
+	    !TACHI_RESERVE(g->arena, g->arena_cap, at + bytes))
 		return RFAIL(r, TACH_E_NOMEM, TACH_POS_NONE, 0, "out of memory");
-	g->st[g->st_count] = (struct gstack){ off, count, h, eff, skip1 };
-	if (!tachi_idset_insert(&g->st_index, h, (uint32_t)g->st_count, stack_rehash, g))
+	struct ghead hd = { h, count, off - 2 * g->slot, eff, 0 };
+	memcpy(g->arena + at, &hd, sizeof(hd));
+	memset(g->arena + at + sizeof(hd), 0, bytes - sizeof(hd));
+	for (uint32_t i = 0; i < eff; i++) {
+		size_t raw = i == 0 ? 0 : i + skip1;
+		uint32_t pid;
+		if (!pc_id(g, slot_at(g, pc0 + raw * g->slot), &pid))
+			return RFAIL(r, TACH_E_NOMEM, TACH_POS_NONE, 0, "out of memory");
+		memcpy(g->arena + at + sizeof(hd) + (size_t)i * 4, &pid, 4);
+	}
+	g->arena_len += bytes;
+	g->st[g->st_count] = (uint32_t)(at / 8);
+	if (!tachi_idset_insert(&g->st_index, h, (uint32_t)(at / 8), stack_rehash, g))
 		return RFAIL(r, TACH_E_NOMEM, TACH_POS_NONE, 0, "out of memory");
 	g->st_count++;
 	return TACH_OK;
@@ -245,10 +338,15 @@ static int read_records(struct tach_reader *r, struct gread *g, size_t *maps_off
 {
 	const uint8_t *d = r->in.data;
 	size_t n = r->in.size, s = g->slot;
-	size_t off = 5 * s;
+	size_t off = 5 * s, released = 0;
 	uint64_t total = 0, records = 0;
 	int rc;
 	for (;;) {
+		/* Distinct stacks are copied: what is parsed need not stay resident. */
+		if (off - released >= RELEASE_STEP) {
+			tachi_in_release(&r->in, off);
+			released = off;
+		}
 		size_t left = n - off;
 		if (left == 0) {
 			*maps_off = n;
@@ -430,8 +528,9 @@ static int gr_open(struct tach_reader *r)
 	    (rc = problem(r, maps_off, "the maps section lists no executable mapping; "
 			  "addresses are not symbolized")))
 		return rc;
-	/* The index served aggregation only. */
+	/* The index served aggregation only, and the input is not read again. */
 	tachi_idset_free(&g->st_index);
+	tachi_in_release(&r->in, r->in.size);
 	return TACH_OK;
 }
 
@@ -456,49 +555,21 @@ static int emit_frame(void *ctx, const char *file, const char *func, int32_t lin
 	return TACH_OK;
 }
 
-struct pc_key {
-	uint64_t pc;
-	bool leaf;
-};
-
-static bool pc_eq(void *ctx, uint32_t id, const void *key)
+/* Resolves a PC as a leaf or as a return address the first time a sample needs it, so
+ * that strings and frames enter the dictionary in the order samples use them. */
+static int pc_resolve(struct tach_reader *r, struct gread *g, uint32_t id, bool leaf)
 {
-	const struct gread *g = ctx;
-	const struct pc_key *k = key;
-	return g->pcs[id].pc == k->pc && g->pcs[id].leaf == k->leaf;
-}
-
-static uint64_t pc_rehash(void *ctx, uint32_t id)
-{
-	const struct gread *g = ctx;
-	return g->pcs[id].hash;
-}
-
-/* The frames of one PC, resolved the first time it is seen. */
-static int pc_frames(struct tach_reader *r, struct gread *g, uint64_t pc, bool leaf,
-		     const struct gpc **out)
-{
-	struct pc_key k = { pc, leaf };
-	uint64_t h = (pc ^ (leaf ? 0x5bd1e995u : 0)) * 0x9e3779b97f4a7c15ull;
-	h ^= h >> 29;
-	uint32_t id;
-	if (tachi_idset_find(&g->pc_index, h, &k, pc_eq, g, &id)) {
-		*out = &g->pcs[id];
-		return TACH_OK;
-	}
-	if (g->pc_count >= UINT32_MAX - 1 || !TACHI_RESERVE(g->pcs, g->pc_cap, g->pc_count + 1))
-		return RFAIL(r, TACH_E_NOMEM, TACH_POS_NONE, 0, "out of memory");
+	struct gpc *p = &g->pcs[id];
 	size_t first = g->chain_len;
 	struct emit_ctx e = { r, g };
-	int rc = tachi_sym_lookup(g->sym, pc, leaf, emit_frame, &e);
+	int rc = tachi_sym_lookup(g->sym, g->pcv[id], leaf, emit_frame, &e);
 	if (rc)
 		return RFAIL(r, TACH_E_NOMEM, TACH_POS_NONE, 0, "out of memory");
 	if (g->chain_len - first > UINT32_MAX || g->chain_len > UINT32_MAX)
 		return RFAIL(r, TACH_E_LIMIT, TACH_POS_NONE, 0, "too many frames");
-	g->pcs[g->pc_count] = (struct gpc){ pc, h, (uint32_t)first, (uint32_t)(g->chain_len - first), leaf };
-	if (!tachi_idset_insert(&g->pc_index, h, (uint32_t)g->pc_count, pc_rehash, g))
-		return RFAIL(r, TACH_E_NOMEM, TACH_POS_NONE, 0, "out of memory");
-	*out = &g->pcs[g->pc_count++];
+	p->first[leaf] = (uint32_t)first;
+	p->n[leaf] = (uint32_t)(g->chain_len - first);
+	p->done[leaf] = true;
 	return TACH_OK;
 }
 
@@ -507,41 +578,43 @@ static int gr_next(struct tach_reader *r, const struct tach_sample **out)
 	struct gread *g = r->state;
 	if (g->next_stack >= g->st_count)
 		return TACH_EOF;
-	const struct gstack *s = &g->st[g->next_stack++];
-	const uint8_t *pc0 = r->in.data + s->off;
+	const uint8_t *stack = stack_at(g, g->st[g->next_stack++]);
+	struct ghead s;
+	memcpy(&s, stack, sizeof(s));
 	size_t depth = 0;
-	for (uint32_t i = 0; i < s->depth; i++) {
-		size_t raw = i == 0 ? 0 : i + s->skip1;
-		uint64_t pc = slot_at(g, pc0 + raw * g->slot);
-		const struct gpc *p = NULL;
-		int rc = pc_frames(r, g, pc, i == 0, &p);
-		if (rc)
+	for (uint32_t i = 0; i < s.depth; i++) {
+		uint32_t id = stack_pc(stack, i);
+		const struct gpc *p = &g->pcs[id];
+		bool leaf = i == 0;
+		int rc;
+		if (!p->done[leaf] && (rc = pc_resolve(r, g, id, leaf)))
 			return rc;
-		if (depth + p->n > r->lim.max_depth)
-			return RFAIL(r, TACH_E_LIMIT, TACH_POS_OFFSET, s->off - 2 * g->slot,
+		uint32_t n = p->n[leaf];
+		if (depth + n > r->lim.max_depth)
+			return RFAIL(r, TACH_E_LIMIT, TACH_POS_OFFSET, s.off,
 				     "stack with its inlined frames is deeper than the limit of %u "
 				     "frames", r->lim.max_depth);
-		if (!TACHI_RESERVE(g->frames, g->frames_cap, depth + p->n + 1))
+		if (!TACHI_RESERVE(g->frames, g->frames_cap, depth + n + 1))
 			return RFAIL(r, TACH_E_NOMEM, TACH_POS_NONE, 0, "out of memory");
-		memcpy(g->frames + depth, g->chain + p->first, p->n * sizeof(uint32_t));
-		depth += p->n;
+		memcpy(g->frames + depth, g->chain + p->first[leaf], n * sizeof(uint32_t));
+		depth += n;
 	}
 	struct tach_sample *smp = &r->sample;
 	smp->thread_id = 0;
 	smp->interp_id = 0;
 	smp->status = TACH_STATUS_ON_CPU;
 	smp->timestamp_us = g->clock;
-	smp->weight = s->count;
+	smp->weight = s.count;
 	smp->depth = (uint32_t)depth;
 	smp->same_outer = 0;
 	smp->frames = g->frames;
 	/* Saturate: a clock past 2^64 µs cannot come from a real profile. */
 	uint64_t adv;
-	if (__builtin_mul_overflow(s->count, g->period, &adv) ||
+	if (__builtin_mul_overflow(s.count, g->period, &adv) ||
 	    __builtin_add_overflow(g->clock, adv, &g->clock))
 		g->clock = UINT64_MAX;
 	r->stats.full_records++;
-	r->stats.total_samples += s->count;
+	r->stats.total_samples += s.count;
 	*out = smp;
 	return TACH_OK;
 }
@@ -553,8 +626,10 @@ static void gr_free(struct tach_reader *r)
 	free(g->st);
 	tachi_idset_free(&g->st_index);
 	tachi_sym_free(g->sym);
+	free(g->arena);
 	free(g->pcs);
-	tachi_idset_free(&g->pc_index);
+	free(g->pcv);
+	free(g->pc_slots);
 	free(g->chain);
 	free(g->frames);
 }

@@ -268,6 +268,10 @@ struct tachi_in {
 	size_t max_line;
 };
 int tachi_in_load_whole(struct tach_reader *r);
+/* Whole-input mode: the reader will not read data[0, upto) again for a while, so a file
+ * mapping's pages there can leave the process's resident memory (the bytes stay readable).
+ * Does nothing for other inputs. */
+void tachi_in_release(struct tachi_in *in, size_t upto);
 void tachi_in_free(struct tachi_in *in);
 
 /* ---- output ---- */

@@ -171,6 +171,19 @@ uint64_t tachi_in_line_offset(const struct tach_reader *r)
 	return r->in.whole ? r->in.base : r->in.last_line_off;
 }
 
+void tachi_in_release(struct tachi_in *in, size_t upto)
+{
+	if (!in->map || upto > in->map_len)
+		return;
+	long pg = sysconf(_SC_PAGESIZE);
+	size_t page = pg > 0 ? (size_t)pg : 4096;
+	upto -= upto % page;
+	/* A private read-only file mapping: dropped pages are read from the file again if
+	 * touched, so the bytes stay valid; only their memory is given back. */
+	if (upto)
+		madvise(in->map, upto, MADV_DONTNEED);
+}
+
 void tachi_in_free(struct tachi_in *in)
 {
 	if (in->map)

@@ -7,7 +7,9 @@
  * Every binary is reported at bias 0 in a Dwfl of its own, so libdwfl works in the
  * object's own address space and overlapping or odd mappings cannot confuse it; we
  * subtract the bias ourselves. ELF symbols go through a table sorted once per module,
- * because dwfl_module_addrinfo scans the symbol table linearly on every call.
+ * because dwfl_module_addrinfo scans the symbol table linearly on every call; DWARF scopes
+ * through a tree built once per unit, because dwarf_getscopes walks the unit from its root
+ * on every call (see "DWARF scopes" below).
  */
 #include <dwarf.h>
 #include <elfutils/libdw.h>
@@ -27,6 +29,9 @@ struct symbol {
 	uint8_t rank;    /* preference among symbols at one address: higher wins */
 };
 
+struct unit;
+static void unit_free(struct unit *u);
+
 struct module {
 	Dwfl *dwfl;
 	Dwfl_Module *mod;
@@ -34,6 +39,10 @@ struct module {
 	struct symbol *syms;
 	size_t nsyms;
 	bool syms_loaded;
+	struct unit **units;       /* DWARF units walked so far */
+	size_t nunits, units_cap;
+	struct tachi_idset unit_index;
+	struct unit *last;         /* the last one asked for: the next address is often in it */
 };
 
 struct mapping {
@@ -54,6 +63,8 @@ struct tachi_sym {
 	struct mapping *maps;
 	size_t nmaps, cap;
 	bool sorted;
+	Dwarf_Die *chain;          /* scratch: the DIEs of one inline chain */
+	size_t chain_cap;
 	char name[64];
 };
 
@@ -114,6 +125,10 @@ static void module_free(struct module *m)
 	if (m->dwfl)
 		dwfl_end(m->dwfl);
 	free(m->syms);
+	for (size_t i = 0; i < m->nunits; i++)
+		unit_free(m->units[i]);
+	free(m->units);
+	tachi_idset_free(&m->unit_index);
 	free(m);
 }
 
@@ -130,6 +145,7 @@ void tachi_sym_free(struct tachi_sym *s)
 		free(s->dirs[i]);
 	free(s->dirs);
 	free(s->debuginfo_path);
+	free(s->chain);
 	free(s);
 }
 
@@ -440,48 +456,17 @@ struct loc {
 	int32_t line, col;
 };
 
-/* Emits the inline chain at addr (object address); false when DWARF does not know it. */
-static bool dwarf_frames(struct tachi_sym *s, struct module *m, uint64_t addr,
-			 const char *fallback_file, tachi_sym_emit_fn emit, void *ctx, int *rc)
+/* The frames of chain (innermost first; DIEs other than subprograms and inlined subroutines
+ * are skipped) up to the first subprogram: the innermost at cur, each caller at the call
+ * site its inlined callee records. */
+static void emit_chain(Dwarf_Die *cu, Dwarf_Die *chain, size_t nc, struct loc cur,
+		       const char *fallback_file, tachi_sym_emit_fn emit, void *ctx, int *rc)
 {
-	Dwarf_Addr cubias;
-	Dwarf_Die *cu = dwfl_module_addrdie(m->mod, addr, &cubias);
-	if (!cu)
-		return false;
-	Dwarf_Die *scopes = NULL;
-	int n = dwarf_getscopes(cu, addr - cubias, &scopes);
-	int fn = -1;
-	for (int i = 0; i < n; i++) {
-		int tag = dwarf_tag(&scopes[i]);
-		if (tag == DW_TAG_subprogram || tag == DW_TAG_inlined_subroutine) {
-			fn = i;
-			break;
-		}
-	}
-	if (fn < 0) {
-		free(scopes);
-		return false;
-	}
-	struct loc cur = { fallback_file, -1, -1 };
-	Dwfl_Line *ln = dwfl_module_getsrc(m->mod, addr);
-	if (ln) {
-		int line = 0, col = 0;
-		const char *f = dwfl_lineinfo(ln, NULL, &line, &col, NULL, NULL);
-		if (f) {
-			cur.file = f;
-			cur.line = line > 0 ? line : -1;
-			cur.col = col > 0 ? col : -1;
-		}
-	}
-	/* The rest of scopes follows abstract origins; the concrete callers of an inlined
-	 * instance come from walking its own parents. */
-	Dwarf_Die *chain = NULL;
-	int nc = dwarf_getscopes_die(&scopes[fn], &chain);
 	Dwarf_Files *files = NULL;
 	size_t nfiles = 0;
 	bool have_files = false;
 	*rc = TACH_OK;
-	for (int i = 0; i < nc && !*rc; i++) {
+	for (size_t i = 0; i < nc && !*rc; i++) {
 		int tag = dwarf_tag(&chain[i]);
 		if (tag != DW_TAG_subprogram && tag != DW_TAG_inlined_subroutine)
 			continue;
@@ -510,10 +495,439 @@ static bool dwarf_frames(struct tachi_sym *s, struct module *m, uint64_t addr,
 		if (dwarf_attr(&chain[i], DW_AT_call_column, &a) && !dwarf_formudata(&a, &v))
 			cur.col = clamp_num(v);
 	}
+}
+
+static struct loc line_at(struct module *m, uint64_t addr, const char *fallback_file)
+{
+	struct loc cur = { fallback_file, -1, -1 };
+	Dwfl_Line *ln = dwfl_module_getsrc(m->mod, addr);
+	if (ln) {
+		int line = 0, col = 0;
+		const char *f = dwfl_lineinfo(ln, NULL, &line, &col, NULL, NULL);
+		if (f) {
+			cur.file = f;
+			cur.line = line > 0 ? line : -1;
+			cur.col = col > 0 ? col : -1;
+		}
+	}
+	return cur;
+}
+
+/* The inline chain through libdw's own scope walks, which start from the unit's root on
+ * every call: the reference the cached walk below reproduces, and what units it cannot
+ * reproduce use. False when DWARF does not know addr. */
+static bool frames_libdw(struct module *m, Dwarf_Die *cu, uint64_t pc, uint64_t addr,
+			 const char *fallback_file, tachi_sym_emit_fn emit, void *ctx, int *rc)
+{
+	Dwarf_Die *scopes = NULL;
+	int n = dwarf_getscopes(cu, pc, &scopes);
+	int fn = -1;
+	for (int i = 0; i < n; i++) {
+		int tag = dwarf_tag(&scopes[i]);
+		if (tag == DW_TAG_subprogram || tag == DW_TAG_inlined_subroutine) {
+			fn = i;
+			break;
+		}
+	}
+	if (fn < 0) {
+		free(scopes);
+		return false;
+	}
+	struct loc cur = line_at(m, addr, fallback_file);
+	/* The rest of scopes follows abstract origins; the concrete callers of an inlined
+	 * instance come from walking its own parents. */
+	Dwarf_Die *chain = NULL;
+	int nc = dwarf_getscopes_die(&scopes[fn], &chain);
+	*rc = TACH_OK;
+	if (nc > 0)
+		emit_chain(cu, chain, (size_t)nc, cur, fallback_file, emit, ctx, rc);
 	free(chain);
 	free(scopes);
-	(void)s;
 	return nc > 0;
+}
+
+/* ---- DWARF scopes, walked once per unit ----
+ *
+ * dwarf_getscopes walks a unit from its root for every address, and dwarf_getscopes_die
+ * walks it again to find an inlined instance's callers: about 40 µs per address on libc.
+ * Here each unit is walked once, the way libdw's scope walk goes (descending into the tags
+ * it descends into, imported partial units spliced in place), keeping
+ * - the DIEs that walk can enter for some address: those with PC ranges whose ancestors
+ *   all have PC ranges, as a tree where each node's children's ranges are sorted;
+ * - the addresses of every DW_TAG_subprogram the walk reaches: dwarf_getscopes gives up
+ *   on an inlined instance whose abstract origin its walk of the origin's unit misses.
+ * A lookup takes the path dwarf_getscopes takes (at each level the first child, in DIE
+ * order, whose ranges hold the address) and so finds the same DIEs. One difference, on
+ * purpose: the abstract origin is looked for in its own unit, as newer elfutils do;
+ * elfutils 0.188 looks only in the concrete instance's unit and so loses every inline chain
+ * that gcc -flto builds across units. A unit whose walk meets what is not mirrored here (a
+ * libdw error, a range list error, DIEs with addresses inside an imported unit, nesting
+ * deeper than MAX_NEST) is left to libdw's walks.
+ */
+
+#define NO_NODE UINT32_MAX
+#define MAX_NEST 256
+
+struct dnode {
+	Dwarf_Die die;
+	uint32_t parent;     /* node 0 is the unit's root */
+	uint32_t ent, nent;  /* the children's ranges: unit.ents[ent, ent + nent) */
+	int tag;
+	uint8_t origin;      /* inlined subroutine: 0 not checked, else an ORIGIN_ value */
+};
+
+struct dent {
+	uint64_t lo, hi;
+	uint64_t maxhi;      /* the largest hi of this and the earlier entries of its slice */
+	uint32_t node, parent;
+};
+
+struct unit {
+	const void *key;     /* the unit DIE's address in the debug data */
+	uint64_t hash;
+	struct dnode *nodes;
+	size_t nnodes, nodes_cap;
+	struct dent *ents;
+	size_t nents, ents_cap;
+	const void **subs;   /* sorted */
+	size_t nsubs, subs_cap;
+	bool complete;       /* the walk reached the end: subs is every subprogram */
+	bool slow;           /* lookups go through frames_libdw */
+};
+
+enum { ORIGIN_FOUND = 1, ORIGIN_MISSED, ORIGIN_SLOW };
+
+static bool may_have_scopes(int tag)
+{
+	switch (tag) {
+	case DW_TAG_compile_unit:
+	case DW_TAG_module:
+	case DW_TAG_lexical_block:
+	case DW_TAG_with_stmt:
+	case DW_TAG_catch_block:
+	case DW_TAG_try_block:
+	case DW_TAG_entry_point:
+	case DW_TAG_inlined_subroutine:
+	case DW_TAG_subprogram:
+	case DW_TAG_namespace:
+	case DW_TAG_class_type:
+	case DW_TAG_structure_type:
+		return true;
+	default:
+		return false;
+	}
+}
+
+struct walker {
+	struct unit *u;
+	bool stop;
+};
+
+static void walk_stop(struct walker *w)
+{
+	w->u->slow = true;
+	w->stop = true;
+}
+
+/* A node for die when it has PC ranges (NO_NODE if not); stops the walk where the ranges
+ * cannot be mirrored. */
+static uint32_t walk_node(struct walker *w, Dwarf_Die *die, int tag, uint32_t parent,
+			  bool imported)
+{
+	struct unit *u = w->u;
+	size_t first = u->nents;
+	uint32_t id = (uint32_t)u->nnodes;
+	Dwarf_Addr base, lo, hi;
+	ptrdiff_t off = 0;
+	while ((off = dwarf_ranges(die, off, &base, &lo, &hi)) > 0) {
+		if (!TACHI_RESERVE(u->ents, u->ents_cap, u->nents + 1)) {
+			walk_stop(w);
+			return NO_NODE;
+		}
+		u->ents[u->nents++] = (struct dent){ lo, hi, 0, id, parent };
+	}
+	if (off < 0 || (u->nents > first && imported)) {
+		walk_stop(w);
+		return NO_NODE;
+	}
+	if (u->nents == first)
+		return NO_NODE;
+	if (u->nnodes >= NO_NODE - 1 || !TACHI_RESERVE(u->nodes, u->nodes_cap, u->nnodes + 1)) {
+		walk_stop(w);
+		return NO_NODE;
+	}
+	u->nodes[u->nnodes++] = (struct dnode){ *die, parent, 0, 0, tag, 0 };
+	return id;
+}
+
+/* The siblings from first on, as __libdw_visit_scopes visits them; parent is the node
+ * they hang under, NO_NODE where an ancestor has no ranges (dwarf_getscopes prunes there). */
+static void walk(struct walker *w, Dwarf_Die *first, uint32_t parent, bool imported,
+		 unsigned nest)
+{
+	if (nest > MAX_NEST) {
+		walk_stop(w);
+		return;
+	}
+	struct unit *u = w->u;
+	Dwarf_Die child = *first;
+	int ret;
+	do {
+		while (dwarf_tag(&child) == DW_TAG_imported_unit) {
+			Dwarf_Die orig = child, sub;
+			Dwarf_Attribute a;
+			/* Some gcc -flto versions imported whole compile units: skipped. */
+			if (dwarf_formref_die(dwarf_attr(&child, DW_AT_import, &a), &sub) &&
+			    dwarf_tag(&sub) != DW_TAG_compile_unit && dwarf_child(&sub, &sub) == 0) {
+				walk(w, &sub, parent, true, nest + 1);
+				if (w->stop)
+					return;
+			}
+			if ((ret = dwarf_siblingof(&orig, &child)) != 0) {
+				if (ret < 0)
+					walk_stop(w);
+				return;
+			}
+		}
+		int tag = dwarf_tag(&child);
+		if (tag == DW_TAG_subprogram) {
+			if (!TACHI_RESERVE(u->subs, u->subs_cap, u->nsubs + 1)) {
+				walk_stop(w);
+				return;
+			}
+			u->subs[u->nsubs++] = child.addr;
+		}
+		uint32_t node = NO_NODE;
+		if (parent != NO_NODE) {
+			node = walk_node(w, &child, tag, parent, imported);
+			if (w->stop)
+				return;
+		}
+		if (may_have_scopes(tag) && dwarf_haschildren(&child)) {
+			Dwarf_Die kid;
+			if ((ret = dwarf_child(&child, &kid)) < 0) {
+				walk_stop(w);
+				return;
+			}
+			if (ret == 0) {
+				walk(w, &kid, node, imported, nest + 1);
+				if (w->stop)
+					return;
+			}
+		}
+	} while ((ret = dwarf_siblingof(&child, &child)) == 0);
+	if (ret < 0)
+		walk_stop(w);
+}
+
+static int dent_cmp(const void *a, const void *b)
+{
+	const struct dent *x = a, *y = b;
+	if (x->parent != y->parent)
+		return x->parent < y->parent ? -1 : 1;
+	if (x->lo != y->lo)
+		return x->lo < y->lo ? -1 : 1;
+	if (x->node != y->node)
+		return x->node < y->node ? -1 : 1;
+	return x->hi < y->hi ? -1 : x->hi > y->hi;
+}
+
+static int ptr_cmp(const void *a, const void *b)
+{
+	uintptr_t x = (uintptr_t)*(const void *const *)a, y = (uintptr_t)*(const void *const *)b;
+	return x < y ? -1 : x > y;
+}
+
+static void unit_free(struct unit *u)
+{
+	if (!u)
+		return;
+	free(u->nodes);
+	free(u->ents);
+	free(u->subs);
+	free(u);
+}
+
+static void unit_build(struct unit *u, Dwarf_Die *root)
+{
+	if (!TACHI_RESERVE(u->nodes, u->nodes_cap, 1)) {
+		u->slow = true;
+		return;
+	}
+	u->nodes[u->nnodes++] = (struct dnode){ *root, NO_NODE, 0, 0, dwarf_tag(root), 0 };
+	struct walker w = { u, false };
+	Dwarf_Die first;
+	int ret = dwarf_child(root, &first);
+	if (ret < 0)
+		walk_stop(&w);
+	else if (ret == 0)
+		walk(&w, &first, 0, false, 0);
+	u->complete = !w.stop;
+	/* In DIE order already unless imported units were spliced in. */
+	bool sorted = true;
+	for (size_t i = 1; i < u->nsubs && sorted; i++)
+		sorted = (uintptr_t)u->subs[i - 1] < (uintptr_t)u->subs[i];
+	if (!sorted)
+		qsort(u->subs, u->nsubs, sizeof(*u->subs), ptr_cmp);
+	if (u->slow) {
+		/* The tree is not used; the subprograms may still answer origin queries. */
+		free(u->ents);
+		u->ents = NULL;
+		u->nents = u->ents_cap = 0;
+		return;
+	}
+	if (u->nents > 1)
+		qsort(u->ents, u->nents, sizeof(*u->ents), dent_cmp);
+	for (size_t i = 0; i < u->nents;) {
+		struct dnode *p = &u->nodes[u->ents[i].parent];
+		p->ent = (uint32_t)i;
+		uint64_t maxhi = 0;
+		size_t j = i;
+		for (; j < u->nents && u->ents[j].parent == u->ents[i].parent; j++) {
+			if (u->ents[j].hi > maxhi)
+				maxhi = u->ents[j].hi;
+			u->ents[j].maxhi = maxhi;
+		}
+		p->nent = (uint32_t)(j - i);
+		i = j;
+	}
+}
+
+static bool unit_eq(void *ctx, uint32_t id, const void *key)
+{
+	const struct module *m = ctx;
+	return m->units[id]->key == key;
+}
+
+static uint64_t unit_rehash(void *ctx, uint32_t id)
+{
+	const struct module *m = ctx;
+	return m->units[id]->hash;
+}
+
+/* The walked unit whose root DIE is root, or NULL when out of memory. */
+static struct unit *unit_get(struct module *m, Dwarf_Die *root)
+{
+	if (m->last && m->last->key == root->addr)
+		return m->last;
+	uint64_t h = tachi_mix64((uint64_t)(uintptr_t)root->addr);
+	uint32_t id;
+	if (tachi_idset_find(&m->unit_index, h, root->addr, unit_eq, m, &id))
+		return m->last = m->units[id];
+	if (m->nunits >= UINT32_MAX - 1 || !TACHI_RESERVE(m->units, m->units_cap, m->nunits + 1))
+		return NULL;
+	struct unit *u = calloc(1, sizeof(*u));
+	if (!u)
+		return NULL;
+	u->key = root->addr;
+	u->hash = h;
+	unit_build(u, root);
+	m->units[m->nunits] = u;
+	if (!tachi_idset_insert(&m->unit_index, h, (uint32_t)m->nunits, unit_rehash, m)) {
+		unit_free(u);
+		return NULL;
+	}
+	m->nunits++;
+	return m->last = u;
+}
+
+/* The innermost node whose ranges hold pc on dwarf_getscopes' path; 0 when none does. */
+static uint32_t unit_find(const struct unit *u, uint64_t pc)
+{
+	uint32_t at = 0;
+	for (;;) {
+		const struct dnode *n = &u->nodes[at];
+		if (!n->nent)
+			return at;
+		const struct dent *e = u->ents + n->ent;
+		size_t lo = 0, hi = n->nent;
+		while (lo < hi) {
+			size_t mid = lo + (hi - lo) / 2;
+			if (e[mid].lo <= pc)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		uint32_t best = NO_NODE;
+		for (size_t i = lo; i-- > 0 && e[i].maxhi > pc;)
+			if (pc < e[i].hi && e[i].node < best)
+				best = e[i].node;
+		if (best == NO_NODE)
+			return at;
+		at = best;
+	}
+}
+
+/* Whether dwarf_getscopes' walk of the abstract origin's unit finds the origin of the
+ * inlined instance n. */
+static int origin_state(struct module *m, struct dnode *n)
+{
+	if (n->origin)
+		return n->origin;
+	Dwarf_Attribute a;
+	Dwarf_Die o, ocu;
+	int st;
+	if (!dwarf_formref_die(dwarf_attr(&n->die, DW_AT_abstract_origin, &a), &o)) {
+		st = ORIGIN_MISSED;
+	} else if (dwarf_tag(&o) != DW_TAG_subprogram || !dwarf_diecu(&o, &ocu, NULL, NULL)) {
+		st = ORIGIN_SLOW;
+	} else {
+		const struct unit *ou = unit_get(m, &ocu);
+		if (!ou || !ou->complete)
+			st = ORIGIN_SLOW;
+		else if (!ou->nsubs)
+			st = ORIGIN_MISSED;
+		else
+			st = bsearch(&o.addr, ou->subs, ou->nsubs, sizeof(*ou->subs), ptr_cmp) ?
+			     ORIGIN_FOUND : ORIGIN_MISSED;
+	}
+	n->origin = (uint8_t)st;
+	return st;
+}
+
+/* Emits the inline chain at addr (object address); false when DWARF does not know it. */
+static bool dwarf_frames(struct tachi_sym *s, struct module *m, uint64_t addr,
+			 const char *fallback_file, tachi_sym_emit_fn emit, void *ctx, int *rc)
+{
+	Dwarf_Addr cubias;
+	Dwarf_Die *cu = dwfl_module_addrdie(m->mod, addr, &cubias);
+	if (!cu)
+		return false;
+	uint64_t pc = addr - cubias;
+	struct unit *u = unit_get(m, cu);
+	if (!u || u->slow)
+		return frames_libdw(m, cu, pc, addr, fallback_file, emit, ctx, rc);
+	uint32_t in = unit_find(u, pc);
+	if (!in)
+		return false;
+	/* dwarf_getscopes continues from the innermost inlined instance to its abstract
+	 * origin, and fails when it cannot find it. */
+	for (uint32_t k = in; k; k = u->nodes[k].parent) {
+		if (u->nodes[k].tag != DW_TAG_inlined_subroutine)
+			continue;
+		int st = origin_state(m, &u->nodes[k]);
+		if (st == ORIGIN_MISSED)
+			return false;
+		if (st == ORIGIN_SLOW)
+			return frames_libdw(m, cu, pc, addr, fallback_file, emit, ctx, rc);
+		break;
+	}
+	/* unit_get may have grown m->units, never u->nodes. */
+	size_t nc = 0;
+	for (uint32_t k = in; k; k = u->nodes[k].parent) {
+		int tag = u->nodes[k].tag;
+		if (tag != DW_TAG_subprogram && tag != DW_TAG_inlined_subroutine)
+			continue;
+		if (!TACHI_RESERVE(s->chain, s->chain_cap, nc + 1))
+			return frames_libdw(m, cu, pc, addr, fallback_file, emit, ctx, rc);
+		s->chain[nc++] = u->nodes[k].die;
+		if (tag == DW_TAG_subprogram)
+			break;
+	}
+	if (!nc)
+		return false;
+	emit_chain(cu, s->chain, nc, line_at(m, addr, fallback_file), fallback_file, emit, ctx, rc);
+	return true;
 }
 
 int tachi_sym_lookup(struct tachi_sym *s, uint64_t pc, bool leaf, tachi_sym_emit_fn emit,

@@ -67,6 +67,16 @@ compare_case() {
 	grep -q ';/srv/profiles/gperf-fixtures/hotloop/hotloop:_start:-:-:-:-:-$' "$T/out.txt"
 }
 
+@test "gcc -flto: inline chains whose abstract origins are in other compile units" {
+	# Frames as binutils addr2line -i gives them (tests/data/gperf-lto/README.md); elfutils
+	# 0.188's dwarf_getscopes looks for the origins only in main's unit and finds none.
+	L="$TESTDATA/gperf-lto"
+	convert "$L/lto.prof" --binary-path "$L"
+	[ "$(grep -vc '^@' "$T/out.txt")" -eq 8 ]
+	[ "$(grep -c $'\t/src/lto/b.c:tri:1:1:41:41:-;/src/lto/b.c:helper:2:2:65:65:-;/src/lto/m.c:main:4:4:47:47:-;/src/lto/m.c:main:4:4:47:47:-$' "$T/out.txt")" -eq 5 ]
+	[ "$(grep -c $'\t/src/lto/b.c:tri:1:1:50:50:-;/src/lto/b.c:helper:2:2:65:65:-;/src/lto/a.c:work:4:4:63:63:-;/src/lto/m.c:main:4:4:47:47:-$' "$T/out.txt")" -eq 3 ]
+}
+
 @test "samples: weight becomes samples one period apart, interval is the header period" {
 	convert "$G/recursive/recursive.prof" --binary-path "$G/recursive"
 	grep -qx '@interval_us 1000' "$T/out.txt"
