@@ -183,14 +183,14 @@ struct tachi_stacktab {
 	uint32_t *depth;
 	size_t count, cap;
 	struct tachi_idset index;
-	/* Whole stacks already seen, so a stack met before costs one hash probe instead of
-	 * one per frame. Each is stored inline as [depth, leaf, frames...] (source frame ids,
-	 * innermost first) and known by its offset here: one probe touches one place. */
+	/* Whole stacks already seen whose inner part changed a lot since the thread's previous
+	 * stack: one hash probe instead of a probe per changed frame. Stored inline as
+	 * [depth, leaf, frames...] (source frame ids, innermost first), known by offset. */
 	uint32_t *sarena;
 	size_t sarena_len, sarena_cap;
 	struct tachi_idset stack_index;
-	/* (context, stack) pairs, numbered densely in first-seen order. */
-	struct tachi_pair { uint64_t ctx; uint32_t stack, leaf; } *pairs;
+	/* (context, leaf) pairs, numbered densely in first-seen order. */
+	struct tachi_pair { uint64_t ctx; uint32_t leaf; } *pairs;
 	size_t npairs, pairs_cap;
 	struct tachi_idset pair_index;
 };
@@ -205,8 +205,12 @@ struct tachi_pathcache {
 	uint32_t iid;
 	uint32_t depth;  /* depth of the last stack interned through this entry */
 	uint32_t leaf;   /* its leaf node; TACHI_NOMEM_NODE when none yet */
-	uint32_t entry;  /* its (context, stack) pair */
+	uint32_t entry;  /* its (context, leaf) pair */
 	uint32_t slot;   /* writer's own per-thread data */
+	/* Its trie path and keys, root first, when path_valid (rebuilt from leaf otherwise). */
+	uint32_t *path, *keys;
+	size_t path_cap;
+	bool path_valid;
 };
 struct tachi_threads {
 	struct tachi_pathcache *v;
@@ -224,7 +228,7 @@ void tachi_threads_free(struct tachi_threads *t);
 uint32_t tachi_stack_intern(struct tachi_stacktab *t, struct tachi_pathcache *c,
 			    const struct tach_sample *s, const uint32_t *map);
 /* The same, with a caller's context value (a thread, a label set): c->entry is then the
- * index of the (ctx, stack) pair in t->pairs, numbered densely from 0 in first-seen order,
+ * index of the (ctx, leaf) pair in t->pairs, numbered densely from 0 in first-seen order,
  * so a writer can keep per-pair data in a plain array. */
 uint32_t tachi_stack_intern_ctx(struct tachi_stacktab *t, struct tachi_pathcache *c,
 				const struct tach_sample *s, const uint32_t *map, uint64_t ctx);

@@ -1,8 +1,9 @@
 /* Stacks as a prefix trie, root first: memory grows with distinct stacks, never with samples.
- * Aggregating writers (collapsed, pprof, Gecko) share it. In front of the trie sit a
- * per-thread memory of the last stack (a repeated stack costs nothing) and a set of whole
- * stacks already seen (a stack met before costs one hash probe): only a new distinct stack
- * walks the trie, one probe per frame. */
+ * Aggregating writers (collapsed, pprof, Gecko, Sampler) share it. Each thread remembers its
+ * last stack's path, so a repeated stack costs nothing and a stack whose inner frames
+ * changed costs one probe per changed frame. When many frames changed, a set of whole
+ * stacks already seen answers with one hash probe instead; it holds only such stacks, so
+ * inputs that change a little at a time (most real ones) keep to the trie's memory. */
 #include <stdlib.h>
 
 #include "internal.h"
@@ -122,6 +123,10 @@ struct tachi_pathcache *tachi_threads_get(struct tachi_threads *t, uint64_t tid,
 
 void tachi_threads_free(struct tachi_threads *t)
 {
+	for (size_t i = 0; i < t->count; i++) {
+		free(t->v[i].path);
+		free(t->v[i].keys);
+	}
 	free(t->v);
 	tachi_idset_free(&t->index);
 	memset(t, 0, sizeof(*t));
@@ -148,59 +153,93 @@ static uint64_t stack_rehash(void *ctx, uint32_t off)
 	return tachi_hash(t->sarena + off + 2, t->sarena[off] * sizeof(uint32_t));
 }
 
+/* Up to this many changed frames, walking the trie beats hashing the whole stack. */
+#define WALK_MAX 2
+
 struct pkey {
 	uint64_t ctx;
-	uint32_t stack;
+	uint32_t leaf;
 };
 
-static uint64_t pair_hash(uint64_t ctx, uint32_t stack)
+static uint64_t pair_hash(uint64_t ctx, uint32_t leaf)
 {
-	return tachi_mix64(ctx ^ tachi_mix64(stack));
+	return tachi_mix64(ctx ^ tachi_mix64(leaf));
 }
 
 static bool pair_eq(void *ctx, uint32_t id, const void *k)
 {
 	const struct tachi_stacktab *t = ctx;
 	const struct pkey *key = k;
-	return t->pairs[id].stack == key->stack && t->pairs[id].ctx == key->ctx;
+	return t->pairs[id].leaf == key->leaf && t->pairs[id].ctx == key->ctx;
 }
 
 static uint64_t pair_rehash(void *ctx, uint32_t id)
 {
 	const struct tachi_stacktab *t = ctx;
-	return pair_hash(t->pairs[id].ctx, t->pairs[id].stack);
+	return pair_hash(t->pairs[id].ctx, t->pairs[id].leaf);
 }
 
-/* The stack's offset in the arena, walking the trie and storing it when new. */
-static bool find_stack(struct tachi_stacktab *t, const struct tach_sample *s, const uint32_t *map,
-		       uint32_t *off)
+/* Makes c->path hold the previous stack's nodes again, from its leaf up. */
+static void path_rebuild(const struct tachi_stacktab *t, struct tachi_pathcache *c)
+{
+	uint32_t node = c->leaf;
+	for (uint32_t i = c->depth; i > 0; i--) {
+		c->path[i - 1] = node;
+		c->keys[i - 1] = t->key[node];
+		node = t->parent[node];
+	}
+	c->path_valid = true;
+}
+
+/* Walks the frames past the first keep (root first) into the trie from c's path. */
+static uint32_t walk(struct tachi_stacktab *t, struct tachi_pathcache *c,
+		     const struct tach_sample *s, const uint32_t *map, uint32_t keep)
+{
+	uint32_t depth = s->depth;
+	uint32_t parent = keep ? c->path[keep - 1] : TACHI_ROOT;
+	for (uint32_t i = keep; i < depth; i++) {
+		/* frames are innermost first; the path is root first */
+		uint32_t f = s->frames[depth - 1 - i];
+		uint32_t key = map ? map[f] : f;
+		if (!tachi_stacktab_child(t, parent, key, &parent))
+			return TACHI_NOMEM_NODE;
+		c->path[i] = parent;
+		c->keys[i] = key;
+	}
+	c->path_valid = true;
+	return parent;
+}
+
+/* The stack's leaf through the whole-stack set, walking and recording it when new. */
+static uint32_t set_lookup(struct tachi_stacktab *t, struct tachi_pathcache *c,
+			   const struct tach_sample *s, const uint32_t *map, uint32_t keep)
 {
 	uint32_t depth = s->depth;
 	struct skey k = { s->frames, depth };
 	uint64_t h = tachi_hash(s->frames, depth * sizeof(uint32_t));
-	if (tachi_idset_find(&t->stack_index, h, &k, stack_eq, t, off))
-		return true;
-	uint32_t parent = TACHI_ROOT;
-	for (uint32_t i = depth; i > 0; i--) {
-		/* frames are innermost first; the trie is walked from the root */
-		uint32_t f = s->frames[i - 1];
-		if (!tachi_stacktab_child(t, parent, map ? map[f] : f, &parent))
-			return false;
+	uint32_t off;
+	if (tachi_idset_find(&t->stack_index, h, &k, stack_eq, t, &off)) {
+		c->path_valid = false;
+		return t->sarena[off + 1];
 	}
+	if (!c->path_valid && keep)
+		path_rebuild(t, c);
+	uint32_t leaf = walk(t, c, s, map, keep);
 	size_t need;
-	if (tachi_add_overflows(t->sarena_len, (size_t)depth + 2, &need) || need > UINT32_MAX - 1 ||
+	if (leaf == TACHI_NOMEM_NODE ||
+	    tachi_add_overflows(t->sarena_len, (size_t)depth + 2, &need) || need > UINT32_MAX - 1 ||
 	    !TACHI_RESERVE(t->sarena, t->sarena_cap, need))
-		return false;
+		return TACHI_NOMEM_NODE;
 	uint32_t *e = t->sarena + t->sarena_len;
 	e[0] = depth;
-	e[1] = parent;
+	e[1] = leaf;
 	if (depth)
 		memcpy(e + 2, s->frames, depth * sizeof(uint32_t));
-	*off = (uint32_t)t->sarena_len;
-	if (!tachi_idset_insert(&t->stack_index, h, *off, stack_rehash, t))
-		return false;
+	off = (uint32_t)t->sarena_len;
+	if (!tachi_idset_insert(&t->stack_index, h, off, stack_rehash, t))
+		return TACHI_NOMEM_NODE;
 	t->sarena_len = need;
-	return true;
+	return leaf;
 }
 
 uint32_t tachi_stack_intern(struct tachi_stacktab *t, struct tachi_pathcache *c,
@@ -212,25 +251,57 @@ uint32_t tachi_stack_intern(struct tachi_stacktab *t, struct tachi_pathcache *c,
 uint32_t tachi_stack_intern_ctx(struct tachi_stacktab *t, struct tachi_pathcache *c,
 				const struct tach_sample *s, const uint32_t *map, uint64_t ctx)
 {
-	if (s->same_outer >= s->depth && s->depth == c->depth && c->leaf != TACHI_NOMEM_NODE &&
-	    t->pairs[c->entry].ctx == ctx)
+	uint32_t depth = s->depth;
+	bool known = c->leaf != TACHI_NOMEM_NODE;
+	if (s->same_outer >= depth && depth == c->depth && known && t->pairs[c->entry].ctx == ctx)
 		return c->leaf;
-	uint32_t off;
-	if (!find_stack(t, s, map, &off))
+	if (depth > c->path_cap) {
+		size_t cap = c->path_cap;
+		if (!TACHI_RESERVE(c->path, cap, depth))
+			return TACHI_NOMEM_NODE;
+		cap = c->path_cap;
+		if (!TACHI_RESERVE(c->keys, cap, depth))
+			return TACHI_NOMEM_NODE;
+		c->path_cap = cap;
+	}
+	/* The outer frames the reader says are unchanged, then as many more as still agree
+	 * with the previous path (readers that give no hint get the same benefit). */
+	uint32_t old = known ? c->depth : 0;
+	uint32_t keep = s->same_outer < old ? s->same_outer : old;
+	if (keep > depth)
+		keep = depth;
+	if (c->path_valid) {
+		uint32_t lim = old < depth ? old : depth;
+		while (keep < lim) {
+			uint32_t f = s->frames[depth - 1 - keep];
+			if (c->keys[keep] != (map ? map[f] : f))
+				break;
+			keep++;
+		}
+	}
+	uint32_t leaf;
+	if (depth - keep <= WALK_MAX) {
+		if (!c->path_valid && keep)
+			path_rebuild(t, c);
+		leaf = walk(t, c, s, map, keep);
+	} else {
+		leaf = set_lookup(t, c, s, map, keep);
+	}
+	if (leaf == TACHI_NOMEM_NODE)
 		return TACHI_NOMEM_NODE;
-	struct pkey k = { ctx, off };
-	uint64_t h = pair_hash(ctx, off);
+	struct pkey k = { ctx, leaf };
+	uint64_t h = pair_hash(ctx, leaf);
 	uint32_t id;
 	if (!tachi_idset_find(&t->pair_index, h, &k, pair_eq, t, &id)) {
 		if (t->npairs >= UINT32_MAX - 1 || !TACHI_RESERVE(t->pairs, t->pairs_cap, t->npairs + 1))
 			return TACHI_NOMEM_NODE;
 		id = (uint32_t)t->npairs;
-		t->pairs[id] = (struct tachi_pair){ ctx, off, t->sarena[off + 1] };
+		t->pairs[id] = (struct tachi_pair){ ctx, leaf };
 		if (!tachi_idset_insert(&t->pair_index, h, id, pair_rehash, t))
 			return TACHI_NOMEM_NODE;
 		t->npairs++;
 	}
-	c->depth = s->depth;
+	c->depth = depth;
 	c->entry = id;
-	return c->leaf = t->pairs[id].leaf;
+	return c->leaf = leaf;
 }
