@@ -137,22 +137,38 @@ void tachi_idset_free(struct tachi_idset *s)
 	memset(s, 0, sizeof(*s));
 }
 
-bool tachi_parse_u64(const char *s, uint64_t max, uint64_t *out)
+bool tachi_parse_dec(const char *s, size_t n, uint64_t max, uint64_t *out)
 {
-	if (!s || !*s)
+	if (!n)
 		return false;
 	uint64_t v = 0;
-	for (; *s; s++) {
-		if (*s < '0' || *s > '9')
+	for (size_t i = 0; i < n; i++) {
+		if (s[i] < '0' || s[i] > '9')
 			return false;
-		if (v > (UINT64_MAX - (uint64_t)(*s - '0')) / 10)
+		if (v > (UINT64_MAX - (uint64_t)(s[i] - '0')) / 10)
 			return false;
-		v = v * 10 + (uint64_t)(*s - '0');
+		v = v * 10 + (uint64_t)(s[i] - '0');
 	}
 	if (v > max)
 		return false;
 	*out = v;
 	return true;
+}
+
+bool tachi_parse_u64(const char *s, uint64_t max, uint64_t *out)
+{
+	return s && tachi_parse_dec(s, strlen(s), max, out);
+}
+
+int tachi_hexval(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
 }
 
 bool tachi_parse_bool(const char *s, bool *out)

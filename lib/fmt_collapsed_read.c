@@ -177,38 +177,13 @@ static uint64_t scale_count(const struct num *c, const struct num *f, bool *roun
 	return q > UINT64_MAX ? UINT64_MAX : (uint64_t)q;
 }
 
-static bool parse_dec_u64(const char *p, size_t n, uint64_t *v)
-{
-	if (!n || n > 20)
-		return false;
-	uint64_t x = 0;
-	for (size_t i = 0; i < n; i++) {
-		if (!is_digit(p[i]) || x > (UINT64_MAX - (uint64_t)(p[i] - '0')) / 10)
-			return false;
-		x = x * 10 + (uint64_t)(p[i] - '0');
-	}
-	*v = x;
-	return true;
-}
-
-static int hexval(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 static bool parse_hex_u64(const char *p, size_t n, uint64_t *v)
 {
 	if (!n || n > 16)
 		return false;
 	uint64_t x = 0;
 	for (size_t i = 0; i < n; i++) {
-		int h = hexval(p[i]);
+		int h = tachi_hexval(p[i]);
 		if (h < 0)
 			return false;
 		x = x << 4 | (uint64_t)h;
@@ -222,7 +197,7 @@ static bool parse_id(const char *p, size_t n, uint64_t *v)
 {
 	if (n > 2 && p[0] == '0' && (p[1] == 'x' || p[1] == 'X'))
 		return parse_hex_u64(p + 2, n - 2, v);
-	return parse_dec_u64(p, n, v) || parse_hex_u64(p, n, v);
+	return tachi_parse_dec(p, n, UINT64_MAX, v) || parse_hex_u64(p, n, v);
 }
 
 /* ---- line level ---- */
@@ -340,7 +315,7 @@ static void meta_line(struct tach_reader *r, const char *s, size_t n)
 	}
 	uint64_t x;
 	if (kl == 8 && !memcmp(key, "interval", 8)) {
-		if (!st->interval_set && parse_dec_u64(v, vl, &x) && x > 0)
+		if (!st->interval_set && tachi_parse_dec(v, vl, UINT64_MAX, &x) && x > 0)
 			r->meta.interval_us = x;
 	} else if (kl == 6 && !memcmp(key, "python", 6)) {
 		unsigned part[3] = { 0, 0, 0 };
@@ -382,12 +357,12 @@ static bool has_prefix(const char *p, size_t n, const char *pre)
 
 static bool is_tid_frame(const char *p, size_t n, uint64_t *tid)
 {
-	return has_prefix(p, n, "tid:") && parse_dec_u64(p + 4, n - 4, tid);
+	return has_prefix(p, n, "tid:") && tachi_parse_dec(p + 4, n - 4, UINT64_MAX, tid);
 }
 
 static bool is_austin_p(const char *p, size_t n, uint64_t *pid)
 {
-	return n > 1 && p[0] == 'P' && parse_dec_u64(p + 1, n - 1, pid);
+	return n > 1 && p[0] == 'P' && tachi_parse_dec(p + 1, n - 1, UINT64_MAX, pid);
 }
 
 /* T<tid> or T<iid>:<tid> */
@@ -399,7 +374,7 @@ static bool is_austin_t(const char *p, size_t n, uint64_t *tid, uint64_t *iid, b
 	*has_iid = c != NULL;
 	if (!c)
 		return parse_id(p + 1, n - 1, tid);
-	return parse_dec_u64(p + 1, (size_t)(c - p - 1), iid) && *iid <= UINT32_MAX &&
+	return tachi_parse_dec(p + 1, (size_t)(c - p - 1), UINT64_MAX, iid) && *iid <= UINT32_MAX &&
 	       parse_id(c + 1, n - (size_t)(c + 1 - p), tid);
 }
 
@@ -426,7 +401,7 @@ static bool is_pyspy_process(const char *p, const char *end, uint64_t *pid, cons
 	if (!has_prefix(p, n, "process "))
 		return false;
 	const char *c = memchr(p + 8, ':', n - 8);
-	if (!c || c + 1 >= fe || c[1] != '"' || !parse_dec_u64(p + 8, (size_t)(c - p - 8), pid))
+	if (!c || c + 1 >= fe || c[1] != '"' || !tachi_parse_dec(p + 8, (size_t)(c - p - 8), UINT64_MAX, pid))
 		return false;
 	/* the closing quote ends a frame; the command line may have split it */
 	while (!(fe > c + 1 && fe[-1] == '"')) {
@@ -539,7 +514,7 @@ static bool path_like(const char *f, size_t n)
 static bool parse_line_no(const char *p, size_t n, int32_t *line)
 {
 	uint64_t v;
-	if (!parse_dec_u64(p, n, &v) || v > INT32_MAX)
+	if (!tachi_parse_dec(p, n, UINT64_MAX, &v) || v > INT32_MAX)
 		return false;
 	*line = (int32_t)v;
 	return true;

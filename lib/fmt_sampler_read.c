@@ -562,24 +562,6 @@ static bool parse_hex(const uint8_t *s, size_t n, uint64_t *out)
 	return true;
 }
 
-static bool parse_dec(const uint8_t *s, size_t n, uint64_t max, uint64_t *out)
-{
-	if (!n || n > 20)
-		return false;
-	uint64_t v = 0;
-	for (size_t i = 0; i < n; i++) {
-		if (s[i] < '0' || s[i] > '9')
-			return false;
-		if (v > (UINT64_MAX - (uint64_t)(s[i] - '0')) / 10)
-			return false;
-		v = v * 10 + (uint64_t)(s[i] - '0');
-	}
-	if (v > max)
-		return false;
-	*out = v;
-	return true;
-}
-
 /* "tachfmt:tid=N:iid=M", the path our writer gives thread symbols. */
 static bool parse_marker(const uint8_t *s, size_t n, uint64_t *tid, uint32_t *iid)
 {
@@ -595,8 +577,8 @@ static bool parse_marker(const uint8_t *s, size_t n, uint64_t *tid, uint32_t *ii
 	const uint8_t *i = colon + 1;
 	size_t il = n - tl - 1;
 	uint64_t t, v;
-	if (il < 5 || memcmp(i, "iid=", 4) || !parse_dec(s, tl, UINT64_MAX, &t) ||
-	    !parse_dec(i + 4, il - 4, UINT32_MAX, &v))
+	if (il < 5 || memcmp(i, "iid=", 4) || !tachi_parse_dec((const char *)s, tl, UINT64_MAX, &t) ||
+	    !tachi_parse_dec((const char *)i + 4, il - 4, UINT32_MAX, &v))
 		return false;
 	*tid = t;
 	*iid = (uint32_t)v;

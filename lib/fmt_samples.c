@@ -59,33 +59,6 @@ static bool parse_i64(const char *s, size_t n, int64_t *out)
 	return true;
 }
 
-static bool parse_u64n(const char *s, size_t n, uint64_t *out)
-{
-	if (!n || n > 20)
-		return false;
-	uint64_t v = 0;
-	for (size_t i = 0; i < n; i++) {
-		if (s[i] < '0' || s[i] > '9')
-			return false;
-		if (v > (UINT64_MAX - (uint64_t)(s[i] - '0')) / 10)
-			return false;
-		v = v * 10 + (uint64_t)(s[i] - '0');
-	}
-	*out = v;
-	return true;
-}
-
-static int hexval(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 static int intern_escaped(struct tach_reader *r, const char *s, size_t n, uint32_t *id)
 {
 	struct sread *st = r->state;
@@ -102,7 +75,7 @@ static int intern_escaped(struct tach_reader *r, const char *s, size_t n, uint32
 			st->unesc[k++] = s[i];
 			continue;
 		}
-		int a = i + 2 < n ? hexval(s[i + 1]) : -1, b = a >= 0 ? hexval(s[i + 2]) : -1;
+		int a = i + 2 < n ? tachi_hexval(s[i + 1]) : -1, b = a >= 0 ? tachi_hexval(s[i + 2]) : -1;
 		if (a < 0 || b < 0)
 			return line_fail(r, "bad %%XX escape in \"%.*s\"", (int)(n > 80 ? 80 : n), s);
 		st->unesc[k++] = (char)(a << 4 | b);
@@ -185,11 +158,11 @@ static int header_line(struct tach_reader *r, const char *s, size_t n)
 	size_t vl = n - kl - 1;
 	uint64_t x;
 	if (kl == 14 && !memcmp(s, "@start_time_us", 14)) {
-		if (!parse_u64n(v, vl, &x))
+		if (!tachi_parse_dec(v, vl, UINT64_MAX, &x))
 			return line_fail(r, "bad @start_time_us value");
 		r->meta.start_time_us = x;
 	} else if (kl == 12 && !memcmp(s, "@interval_us", 12)) {
-		if (!parse_u64n(v, vl, &x))
+		if (!tachi_parse_dec(v, vl, UINT64_MAX, &x))
 			return line_fail(r, "bad @interval_us value");
 		r->meta.interval_us = x;
 	} else if (kl == 15 && !memcmp(s, "@python_version", 15)) {
@@ -243,7 +216,7 @@ static int sr_next(struct tach_reader *r, const struct tach_sample **out)
 		const char *e = i < 3 ? memchr(p, ' ', (size_t)(tab - p)) : tab;
 		if (!e)
 			return line_fail(r, "expected TID IID TIMESTAMP_US STATUS before the TAB");
-		if (!parse_u64n(p, (size_t)(e - p), &v[i]))
+		if (!tachi_parse_dec(p, (size_t)(e - p), UINT64_MAX, &v[i]))
 			return line_fail(r, "bad number \"%.*s\"", (int)(e - p > 40 ? 40 : e - p), p);
 		p = e + 1;
 	}

@@ -391,6 +391,10 @@ extern const struct tachi_writer_ops tachi_sampler_writer_ops;
 #define WFAIL(w, code, ...) tachi_fail(&(w)->err, (code), TACH_POS_NONE, 0, __VA_ARGS__)
 /* Parses an unsigned decimal option value; false if malformed or > max. */
 bool tachi_parse_u64(const char *s, uint64_t max, uint64_t *out);
+/* The same for n bytes at s (no sign, no space, at least one digit). */
+bool tachi_parse_dec(const char *s, size_t n, uint64_t max, uint64_t *out);
+/* The value of a hexadecimal digit, -1 for any other byte. */
+int tachi_hexval(char c);
 bool tachi_parse_bool(const char *s, bool *out);
 /* Streaming line input: the next line without its LF (a CR before it is kept), or TACH_EOF. */
 int tachi_in_line(struct tach_reader *r, const char **line, size_t *len);
