@@ -76,6 +76,15 @@ bool tachi_reserve(void **p, size_t *cap, size_t need, size_t elem)
 	return true;
 }
 
+bool tachi_idmap_reserve(uint32_t **map, size_t *cap, size_t need)
+{
+	size_t old = *cap;
+	if (!tachi_reserve((void **)map, cap, need, sizeof(**map)))
+		return false;
+	memset(*map + old, 0xff, (*cap - old) * sizeof(**map));
+	return true;
+}
+
 uint64_t tachi_hash(const void *p, size_t n)
 {
 	return XXH3_64bits(p, n);

@@ -400,12 +400,8 @@ static int map_frame(struct tach_writer *w, const struct tach_dict *d, uint32_t 
 	struct gstate *st = w->state;
 	if (fid >= d->frame_count)
 		return WFAIL(w, TACH_E_USAGE, "frame id %u out of range", fid);
-	if (fid >= st->fmap_cap) {
-		size_t old = st->fmap_cap;
-		if (!TACHI_RESERVE(st->fmap, st->fmap_cap, (size_t)fid + 1))
-			return WFAIL(w, TACH_E_NOMEM, "out of memory");
-		memset(st->fmap + old, 0xff, (st->fmap_cap - old) * sizeof(*st->fmap));
-	}
+	if (fid >= st->fmap_cap && !tachi_idmap_reserve(&st->fmap, &st->fmap_cap, (size_t)fid + 1))
+		return WFAIL(w, TACH_E_NOMEM, "out of memory");
 	const struct tach_frame *f = &d->frames[fid];
 	if (f->file >= d->str_count || f->func >= d->str_count)
 		return WFAIL(w, TACH_E_USAGE, "string id out of range in frame %u", fid);

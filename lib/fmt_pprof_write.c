@@ -263,12 +263,8 @@ static int map_frame(struct tach_writer *w, const struct tach_dict *d, uint32_t 
 	const struct tach_frame *f = &d->frames[fid];
 	if (f->file >= d->str_count || f->func >= d->str_count)
 		return WFAIL(w, TACH_E_USAGE, "string id out of range in frame %u", fid);
-	if (fid >= st->fmap_cap) {
-		size_t old = st->fmap_cap;
-		if (!TACHI_RESERVE(st->fmap, st->fmap_cap, (size_t)fid + 1))
-			goto nomem;
-		memset(st->fmap + old, 0xff, (st->fmap_cap - old) * sizeof(*st->fmap));
-	}
+	if (fid >= st->fmap_cap && !tachi_idmap_reserve(&st->fmap, &st->fmap_cap, (size_t)fid + 1))
+		goto nomem;
 	struct fnkey fk;
 	if (!src_str(st, d, f->func, &fk.name) || !src_str(st, d, f->file, &fk.file))
 		goto nomem;

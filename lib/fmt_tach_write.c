@@ -195,12 +195,8 @@ static int map_string(struct tach_writer *w, const struct tach_dict *d, uint32_t
 	struct wstate *st = w->state;
 	if (sid >= d->str_count)
 		return WFAIL(w, TACH_E_USAGE, "string id %u out of range", sid);
-	if (sid >= st->smap_cap) {
-		size_t old = st->smap_cap;
-		if (!TACHI_RESERVE(st->smap, st->smap_cap, (size_t)sid + 1))
-			return WFAIL(w, TACH_E_NOMEM, "out of memory");
-		memset(st->smap + old, 0xff, (st->smap_cap - old) * sizeof(*st->smap));
-	}
+	if (sid >= st->smap_cap && !tachi_idmap_reserve(&st->smap, &st->smap_cap, (size_t)sid + 1))
+		return WFAIL(w, TACH_E_NOMEM, "out of memory");
 	if (st->smap[sid] == NO_ID) {
 		size_t len;
 		const char *s = tachi_str(d, sid, &len);
@@ -220,12 +216,8 @@ static int map_frame(struct tach_writer *w, const struct tach_dict *d, uint32_t 
 	}
 	if (fid >= d->frame_count)
 		return WFAIL(w, TACH_E_USAGE, "frame id %u out of range", fid);
-	if (fid >= st->fmap_cap) {
-		size_t old = st->fmap_cap;
-		if (!TACHI_RESERVE(st->fmap, st->fmap_cap, (size_t)fid + 1))
-			return WFAIL(w, TACH_E_NOMEM, "out of memory");
-		memset(st->fmap + old, 0xff, (st->fmap_cap - old) * sizeof(*st->fmap));
-	}
+	if (fid >= st->fmap_cap && !tachi_idmap_reserve(&st->fmap, &st->fmap_cap, (size_t)fid + 1))
+		return WFAIL(w, TACH_E_NOMEM, "out of memory");
 	struct tach_frame f = d->frames[fid];
 	int rc;
 	if ((rc = map_string(w, d, f.file, &f.file)) || (rc = map_string(w, d, f.func, &f.func)))

@@ -36,6 +36,9 @@ void tachi_warn(const struct tachi_warner *w, int pos_kind, uint64_t pos, const 
  * allocation failure, leaving *p unchanged. */
 bool tachi_reserve(void **p, size_t *cap, size_t need, size_t elem);
 #define TACHI_RESERVE(arr, cap, need) tachi_reserve((void **)&(arr), &(cap), (need), sizeof(*(arr)))
+/* Grows an id map (source id -> our id) to hold index need - 1; new slots read
+ * UINT32_MAX, "not mapped yet". */
+bool tachi_idmap_reserve(uint32_t **map, size_t *cap, size_t need);
 
 static inline bool tachi_add_overflows(size_t a, size_t b, size_t *out)
 {

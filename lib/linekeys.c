@@ -26,19 +26,10 @@ static uint64_t key_rehash(void *ctx, uint32_t id)
 	return key_hash(&lk->keys[id]);
 }
 
-static bool grow_map(uint32_t **map, size_t *cap, size_t need)
-{
-	size_t old = *cap;
-	if (!tachi_reserve((void **)map, cap, need, sizeof(**map)))
-		return false;
-	memset(*map + old, 0xff, (*cap - old) * sizeof(**map));
-	return true;
-}
-
 static int map_string(struct tach_writer *w, struct tachi_linekeys *lk, const struct tach_dict *d,
 		      uint32_t sid, uint32_t *out)
 {
-	if (sid >= lk->smap_cap && !grow_map(&lk->smap, &lk->smap_cap, (size_t)sid + 1))
+	if (sid >= lk->smap_cap && !tachi_idmap_reserve(&lk->smap, &lk->smap_cap, (size_t)sid + 1))
 		return WFAIL(w, TACH_E_NOMEM, "out of memory");
 	if (lk->smap[sid] == NO_ID) {
 		size_t len;
@@ -53,7 +44,7 @@ static int map_string(struct tach_writer *w, struct tachi_linekeys *lk, const st
 static int map_frame(struct tach_writer *w, struct tachi_linekeys *lk, const struct tach_dict *d,
 		     uint32_t fid)
 {
-	if (fid >= lk->fmap_cap && !grow_map(&lk->fmap, &lk->fmap_cap, (size_t)fid + 1))
+	if (fid >= lk->fmap_cap && !tachi_idmap_reserve(&lk->fmap, &lk->fmap_cap, (size_t)fid + 1))
 		return WFAIL(w, TACH_E_NOMEM, "out of memory");
 	const struct tach_frame *f = &d->frames[fid];
 	if (f->file >= d->str_count || f->func >= d->str_count)
