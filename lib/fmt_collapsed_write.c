@@ -198,20 +198,6 @@ struct line {
 	uint64_t n;
 };
 
-struct agg {
-	uint64_t ctx;
-	uint32_t leaf;
-	uint64_t n;
-};
-
-static int agg_cmp(const void *pa, const void *pb)
-{
-	const struct agg *a = pa, *b = pb;
-	if (a->ctx != b->ctx)
-		return a->ctx < b->ctx ? -1 : 1;
-	return a->leaf < b->leaf ? -1 : a->leaf > b->leaf;
-}
-
 static int line_cmp(const void *pa, const void *pb, void *ctx)
 {
 	const struct line *a = pa, *b = pb;
@@ -236,7 +222,6 @@ static int cw_close(struct tach_writer *w)
 	size_t *loff = malloc((nkeys + 1) * sizeof(*loff));
 	struct line *lines = malloc(st->ncounts * sizeof(*lines));
 	struct buf text = { 0 };
-	struct agg *aggs = NULL;
 	uint32_t *path = NULL;
 	size_t path_cap = 0;
 	int rc = TACH_OK;
@@ -248,23 +233,14 @@ static int cw_close(struct tach_writer *w)
 			goto nomem;
 	}
 	loff[nkeys] = labels.len;
-	/* Stacks whose frames differ only where the labels do not look (columns, opcode) share
-	 * a trie leaf: add them up, as CPython's collector keys on (file, line, func). */
-	size_t nagg = 0;
-	aggs = malloc(st->ncounts * sizeof(*aggs));
-	if (!aggs)
-		goto nomem;
+	/* One line per (thread, leaf) pair: stacks whose frames differ only where the labels
+	 * do not look (columns, opcode) already share a leaf, as CPython's collector keys on
+	 * (file, line, func). */
+	size_t nlines = 0;
 	for (size_t i = 0; i < st->ncounts; i++) {
 		const struct tachi_pair *e = &st->trie.pairs[i];
-		if (st->counts[i] && e->leaf != TACHI_ROOT)
-			aggs[nagg++] = (struct agg){ e->ctx, e->leaf, st->counts[i] };
-	}
-	qsort(aggs, nagg, sizeof(*aggs), agg_cmp);
-	size_t nlines = 0;
-	for (size_t i = 0; i < nagg; i++) {
-		struct agg *e = &aggs[i];
-		while (i + 1 < nagg && !agg_cmp(&aggs[i + 1], e))
-			e->n += aggs[++i].n;
+		if (!st->counts[i] || e->leaf == TACHI_ROOT)
+			continue;
 		uint32_t depth = st->trie.depth[e->leaf];
 		if (!TACHI_RESERVE(path, path_cap, depth))
 			goto nomem;
@@ -275,7 +251,7 @@ static int cw_close(struct tach_writer *w)
 		}
 		struct line *ln = &lines[nlines++];
 		ln->off = text.len;
-		ln->n = e->n;
+		ln->n = st->counts[i];
 		if (!st->no_threads) {
 			char t[24];
 			if (!buf_add(&text, "tid:", 4) || !buf_add(&text, t, tachi_fmt_u64(t, e->ctx)))
@@ -308,7 +284,6 @@ out:
 	free(loff);
 	free(lines);
 	free(text.p);
-	free(aggs);
 	free(path);
 	return rc;
 }
