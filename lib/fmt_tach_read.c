@@ -455,7 +455,29 @@ static int read_frames(struct tach_reader *r, const uint8_t **p, uint32_t *dst, 
 	struct tstate *st = r->state;
 	uint32_t nframes = r->meta.frame_count;
 	const uint8_t *ok = st->frame_ok;
-	for (uint32_t i = 0; i < n; i++) {
+	uint32_t i = 0;
+	/* Frame ids of one or two bytes (tables under 16384 frames) with room for the longest
+	 * encoding: no bounds check per byte. Anything else, errors included, goes the careful
+	 * way below from where this stopped. */
+	if (TACHI_LIKELY((size_t)(st->end - *p) >= (size_t)n * 5)) {
+		const uint8_t *q = *p;
+		for (; i < n; i++) {
+			uint32_t idx = q[0];
+			size_t len = 1;
+			if (idx >= 0x80) {
+				if (q[1] >= 0x80)
+					break;
+				idx = (idx & 0x7f) | (uint32_t)q[1] << 7;
+				len = 2;
+			}
+			if (TACHI_UNLIKELY(idx >= nframes || (ok && !ok[idx])))
+				break;
+			dst[i] = idx;
+			q += len;
+		}
+		*p = q;
+	}
+	for (; i < n; i++) {
 		uint32_t idx = 0;
 		int rc = rd_u32varint(r, p, &idx, "sample data (frame index)");
 		if (rc)
