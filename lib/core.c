@@ -90,23 +90,6 @@ uint64_t tachi_hash(const void *p, size_t n)
 	return XXH3_64bits(p, n);
 }
 
-bool tachi_idset_find(const struct tachi_idset *s, uint64_t h, const void *key, tachi_eq_fn eq,
-		      void *ctx, uint32_t *id)
-{
-	if (!s->slots)
-		return false;
-	uint32_t tag = (uint32_t)h;
-	for (size_t i = (size_t)(h >> 32) & s->mask;; i = (i + 1) & s->mask) {
-		uint32_t v = s->slots[i].id;
-		if (!v)
-			return false;
-		if (s->slots[i].tag == tag && eq(ctx, v - 1, key)) {
-			*id = v - 1;
-			return true;
-		}
-	}
-}
-
 static void idset_place(struct tachi_slot *slots, size_t mask, uint64_t h, uint32_t id)
 {
 	size_t i = (size_t)(h >> 32) & mask;

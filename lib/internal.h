@@ -148,9 +148,24 @@ struct tachi_idset {
 };
 typedef bool (*tachi_eq_fn)(void *ctx, uint32_t id, const void *key);
 typedef uint64_t (*tachi_rehash_fn)(void *ctx, uint32_t id);
-/* Looks key up; returns true and *id when found. */
-bool tachi_idset_find(const struct tachi_idset *s, uint64_t h, const void *key, tachi_eq_fn eq,
-		      void *ctx, uint32_t *id);
+/* Looks key up; returns true and *id when found. Inline so that each caller's eq is too:
+ * lookups sit on every writer's per-sample path. */
+static inline bool tachi_idset_find(const struct tachi_idset *s, uint64_t h, const void *key,
+				    tachi_eq_fn eq, void *ctx, uint32_t *id)
+{
+	if (!s->slots)
+		return false;
+	uint32_t tag = (uint32_t)h;
+	for (size_t i = (size_t)(h >> 32) & s->mask;; i = (i + 1) & s->mask) {
+		uint32_t v = s->slots[i].id;
+		if (!v)
+			return false;
+		if (s->slots[i].tag == tag && eq(ctx, v - 1, key)) {
+			*id = v - 1;
+			return true;
+		}
+	}
+}
 /* Inserts id (not already present). rehash gives the hash of stored ids when growing. */
 bool tachi_idset_insert(struct tachi_idset *s, uint64_t h, uint32_t id, tachi_rehash_fn rehash,
 			void *ctx);
@@ -214,6 +229,11 @@ struct tachi_pathcache {
 	uint32_t *path, *keys;
 	size_t path_cap;
 	bool path_valid;
+	/* This thread's leaf -> pair memo, keys inline (one cache line a probe instead of the
+	 * shared pair index's two); valid for pairs of lmemo_ctx only. */
+	struct tachi_lslot { uint32_t leaf, entry1; } *lmemo; /* entry1 0: empty */
+	uint32_t lmemo_mask, lmemo_count;
+	uint64_t lmemo_ctx;
 };
 struct tachi_threads {
 	struct tachi_pathcache *v;

@@ -126,6 +126,7 @@ void tachi_threads_free(struct tachi_threads *t)
 	for (size_t i = 0; i < t->count; i++) {
 		free(t->v[i].path);
 		free(t->v[i].keys);
+		free(t->v[i].lmemo);
 	}
 	free(t->v);
 	tachi_idset_free(&t->index);
@@ -177,6 +178,74 @@ static uint64_t pair_rehash(void *ctx, uint32_t id)
 {
 	const struct tachi_stacktab *t = ctx;
 	return pair_hash(t->pairs[id].ctx, t->pairs[id].leaf);
+}
+
+/* The shared index's answer, created if new. */
+static bool pair_find_add(struct tachi_stacktab *t, uint64_t ctx, uint32_t leaf, uint32_t *id)
+{
+	struct pkey k = { ctx, leaf };
+	uint64_t h = pair_hash(ctx, leaf);
+	if (tachi_idset_find(&t->pair_index, h, &k, pair_eq, t, id))
+		return true;
+	if (t->npairs >= UINT32_MAX - 1 || !TACHI_RESERVE(t->pairs, t->pairs_cap, t->npairs + 1))
+		return false;
+	*id = (uint32_t)t->npairs;
+	t->pairs[*id] = (struct tachi_pair){ ctx, leaf };
+	if (!tachi_idset_insert(&t->pair_index, h, *id, pair_rehash, t))
+		return false;
+	t->npairs++;
+	return true;
+}
+
+static void lmemo_place(struct tachi_lslot *v, uint32_t mask, uint32_t leaf, uint32_t entry)
+{
+	uint32_t i = (uint32_t)(tachi_mix64(leaf) >> 32) & mask;
+	while (v[i].entry1)
+		i = (i + 1) & mask;
+	v[i] = (struct tachi_lslot){ leaf, entry + 1 };
+}
+
+/* The (ctx, leaf) pair's number: from the thread's memo, else from the shared index. */
+static bool pair_get(struct tachi_stacktab *t, struct tachi_pathcache *c, uint64_t ctx,
+		     uint32_t leaf, uint32_t *id)
+{
+	if (TACHI_LIKELY(c->lmemo && c->lmemo_ctx == ctx)) {
+		uint32_t mask = c->lmemo_mask;
+		for (uint32_t i = (uint32_t)(tachi_mix64(leaf) >> 32) & mask;; i = (i + 1) & mask) {
+			const struct tachi_lslot *e = &c->lmemo[i];
+			if (!e->entry1)
+				break;
+			if (e->leaf == leaf) {
+				*id = e->entry1 - 1;
+				return true;
+			}
+		}
+	} else if (c->lmemo) {
+		/* a caller that changes a thread's context: start the memo afresh */
+		memset(c->lmemo, 0, ((size_t)c->lmemo_mask + 1) * sizeof(*c->lmemo));
+		c->lmemo_count = 0;
+	}
+	if (!pair_find_add(t, ctx, leaf, id))
+		return false;
+	/* Load factor at most 1/2. */
+	if (!c->lmemo || ((size_t)c->lmemo_count + 1) * 2 > (size_t)c->lmemo_mask + 1) {
+		size_t n = c->lmemo ? ((size_t)c->lmemo_mask + 1) * 2 : 64;
+		if (n > (size_t)UINT32_MAX)
+			return true; /* the memo stops growing; the shared index still answers */
+		struct tachi_lslot *v = calloc(n, sizeof(*v));
+		if (!v)
+			return false;
+		for (size_t i = 0; c->lmemo && i <= c->lmemo_mask; i++)
+			if (c->lmemo[i].entry1)
+				lmemo_place(v, (uint32_t)(n - 1), c->lmemo[i].leaf, c->lmemo[i].entry1 - 1);
+		free(c->lmemo);
+		c->lmemo = v;
+		c->lmemo_mask = (uint32_t)(n - 1);
+	}
+	c->lmemo_ctx = ctx;
+	lmemo_place(c->lmemo, c->lmemo_mask, leaf, *id);
+	c->lmemo_count++;
+	return true;
 }
 
 /* Makes c->path hold the previous stack's nodes again, from its leaf up. */
@@ -289,18 +358,9 @@ uint32_t tachi_stack_intern_ctx(struct tachi_stacktab *t, struct tachi_pathcache
 	}
 	if (leaf == TACHI_NOMEM_NODE)
 		return TACHI_NOMEM_NODE;
-	struct pkey k = { ctx, leaf };
-	uint64_t h = pair_hash(ctx, leaf);
 	uint32_t id;
-	if (!tachi_idset_find(&t->pair_index, h, &k, pair_eq, t, &id)) {
-		if (t->npairs >= UINT32_MAX - 1 || !TACHI_RESERVE(t->pairs, t->pairs_cap, t->npairs + 1))
-			return TACHI_NOMEM_NODE;
-		id = (uint32_t)t->npairs;
-		t->pairs[id] = (struct tachi_pair){ ctx, leaf };
-		if (!tachi_idset_insert(&t->pair_index, h, id, pair_rehash, t))
-			return TACHI_NOMEM_NODE;
-		t->npairs++;
-	}
+	if (!pair_get(t, c, ctx, leaf, &id))
+		return TACHI_NOMEM_NODE;
 	c->depth = depth;
 	c->entry = id;
 	return c->leaf = leaf;
