@@ -225,10 +225,11 @@ struct tachi_pathcache {
 	uint32_t leaf;   /* its leaf node; TACHI_NOMEM_NODE when none yet */
 	uint32_t entry;  /* its (context, leaf) pair */
 	uint32_t slot;   /* writer's own per-thread data */
-	/* Its trie path and keys, root first, when path_valid (rebuilt from leaf otherwise). */
+	/* Its trie path and keys, root first; entries below path_lo are stale (refilled from
+	 * the leaf up when needed). */
 	uint32_t *path, *keys;
 	size_t path_cap;
-	bool path_valid;
+	uint32_t path_lo;
 	/* This thread's leaf -> pair memo, keys inline (one cache line a probe instead of the
 	 * shared pair index's two); valid for pairs of lmemo_ctx only. */
 	struct tachi_lslot { uint32_t leaf, entry1; } *lmemo; /* entry1 0: empty */

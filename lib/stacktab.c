@@ -248,16 +248,21 @@ static bool pair_get(struct tachi_stacktab *t, struct tachi_pathcache *c, uint64
 	return true;
 }
 
-/* Makes c->path hold the previous stack's nodes again, from its leaf up. */
-static void path_rebuild(const struct tachi_stacktab *t, struct tachi_pathcache *c)
+/* Makes c->path and c->keys hold the previous stack's entries from index from up, climbing
+ * from the lowest valid one: after a whole-stack hit only the frames about to be replaced
+ * cost a step each, not the whole depth. */
+static void path_fill(const struct tachi_stacktab *t, struct tachi_pathcache *c, uint32_t from)
 {
-	uint32_t node = c->leaf;
-	for (uint32_t i = c->depth; i > 0; i--) {
+	uint32_t i = c->path_lo;
+	if (i <= from)
+		return;
+	uint32_t node = i == c->depth ? c->leaf : t->parent[c->path[i]];
+	for (; i > from; i--) {
 		c->path[i - 1] = node;
 		c->keys[i - 1] = t->key[node];
 		node = t->parent[node];
 	}
-	c->path_valid = true;
+	c->path_lo = from;
 }
 
 /* Walks the frames past the first keep (root first) into the trie from c's path. */
@@ -265,6 +270,10 @@ static uint32_t walk(struct tachi_stacktab *t, struct tachi_pathcache *c,
 		     const struct tach_sample *s, const uint32_t *map, uint32_t keep)
 {
 	uint32_t depth = s->depth;
+	if (keep)
+		path_fill(t, c, keep - 1);
+	else
+		c->path_lo = 0;
 	uint32_t parent = keep ? c->path[keep - 1] : TACHI_ROOT;
 	for (uint32_t i = keep; i < depth; i++) {
 		/* frames are innermost first; the path is root first */
@@ -275,7 +284,6 @@ static uint32_t walk(struct tachi_stacktab *t, struct tachi_pathcache *c,
 		c->path[i] = parent;
 		c->keys[i] = key;
 	}
-	c->path_valid = true;
 	return parent;
 }
 
@@ -288,11 +296,9 @@ static uint32_t set_lookup(struct tachi_stacktab *t, struct tachi_pathcache *c,
 	uint64_t h = tachi_hash(s->frames, depth * sizeof(uint32_t));
 	uint32_t off;
 	if (tachi_idset_find(&t->stack_index, h, &k, stack_eq, t, &off)) {
-		c->path_valid = false;
+		c->path_lo = depth; /* none of the new path is known */
 		return t->sarena[off + 1];
 	}
-	if (!c->path_valid && keep)
-		path_rebuild(t, c);
 	uint32_t leaf = walk(t, c, s, map, keep);
 	size_t need;
 	if (leaf == TACHI_NOMEM_NODE ||
@@ -339,7 +345,7 @@ uint32_t tachi_stack_intern_ctx(struct tachi_stacktab *t, struct tachi_pathcache
 	uint32_t keep = s->same_outer < old ? s->same_outer : old;
 	if (keep > depth)
 		keep = depth;
-	if (c->path_valid) {
+	if (c->path_lo <= keep) {
 		uint32_t lim = old < depth ? old : depth;
 		while (keep < lim) {
 			uint32_t f = s->frames[depth - 1 - keep];
@@ -350,8 +356,6 @@ uint32_t tachi_stack_intern_ctx(struct tachi_stacktab *t, struct tachi_pathcache
 	}
 	uint32_t leaf;
 	if (depth - keep <= WALK_MAX) {
-		if (!c->path_valid && keep)
-			path_rebuild(t, c);
 		leaf = walk(t, c, s, map, keep);
 	} else {
 		leaf = set_lookup(t, c, s, map, keep);
