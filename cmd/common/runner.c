@@ -3,6 +3,7 @@
  * report problems as "prog: file: offset N: what is wrong" with exit 1 (data, I/O) or 2
  * (usage). */
 #include "runner.h"
+#include "pipe.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -401,21 +402,48 @@ static int set_opt(struct tc_run *run, struct tach_reader *r, struct tach_writer
 	return 0;
 }
 
+/* The next sample from the reading thread when there is one. */
+static int next_sample(struct tc_run *run, struct tach_reader *r, struct tc_pipe *pipe,
+		       const struct tach_sample **s)
+{
+	return pipe ? tc_pipe_next(pipe, s) : tc_next(run, r, s);
+}
+
+static int input_failed(struct tc_run *run, struct tach_reader *r, struct tc_pipe *pipe)
+{
+	if (pipe && tc_pipe_out_of_memory(pipe)) {
+		fprintf(stderr, "%s: %s: out of memory\n", run->prog->name, run->in_name);
+		return 1;
+	}
+	return tc_reader_failed(run, r);
+}
+
 static int convert(struct tc_run *run, struct tach_reader *r, struct tach_writer *w, int outfd)
 {
+	/* A TACH reader has its whole frame table once open, so the writer may read the dict
+	 * while a second thread decodes. */
+	struct tc_pipe *pipe = NULL;
+	if (!strcmp(run->prog->reader, "tach") && tc_pipe_wanted() &&
+	    tc_pipe_start(&pipe, run, r))
+		pipe = NULL;
 	const struct tach_sample *s;
-	int rc = tc_next(run, r, &s);
+	int status = 0;
+	int rc = next_sample(run, r, pipe, &s);
 	if (rc < 0)
-		return tc_reader_failed(run, r);
+		goto rerr;
 	if (tach_writer_open_fd(w, outfd) || tach_writer_set_meta(w, tach_reader_meta(r)))
 		goto werr;
 	while (rc == TACH_OK) {
 		if (tach_writer_put(w, tach_reader_dict(r), s))
 			goto werr;
-		rc = tc_next(run, r, &s);
+		rc = next_sample(run, r, pipe, &s);
 	}
 	if (rc < 0)
-		return tc_reader_failed(run, r);
+		goto rerr;
+	if (pipe) {
+		tc_pipe_stop(pipe);
+		pipe = NULL;
+	}
 	if (tach_writer_close(w))
 		goto werr;
 	if (run->verbose)
@@ -423,9 +451,17 @@ static int convert(struct tc_run *run, struct tach_reader *r, struct tach_writer
 			run->in_name, (unsigned long long)run->read_samples,
 			(unsigned long long)run->kept_samples);
 	return 0;
+rerr:
+	/* the thread has stopped reading: the reader's error is settled */
+	status = input_failed(run, r, pipe);
+	goto out;
 werr:
 	fprintf(stderr, "%s: %s: %s\n", run->prog->name, run->out_name, tach_writer_error(w));
-	return 1;
+	status = 1;
+out:
+	if (pipe)
+		tc_pipe_stop(pipe);
+	return status;
 }
 
 int tc_main(int argc, char **argv, const struct tc_prog *prog)

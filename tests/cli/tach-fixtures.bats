@@ -314,3 +314,22 @@ region() { # file out
 	done
 	[ "$n" -ge 8 ]
 }
+
+@test "reading on a second thread gives the bytes a single thread gives, errors included" {
+	local n=0 bad=0 f fmt
+	for f in "$T"/cases/*.tach "$T"/layout-a/*.tach "$T"/big-endian/*.tach "$T"/errors/*.tach; do
+		for fmt in samples collapsed; do
+			n=$((n + 1))
+			local s1=0 s2=0
+			TACHFMT_THREADS=1 tach-decode --format $fmt "$f" >"$W/one" 2>"$W/one.err" || s1=$?
+			TACHFMT_THREADS=2 tach-decode --format $fmt "$f" >"$W/two" 2>"$W/two.err" || s2=$?
+			if [ $s1 != $s2 ] || ! cmp -s "$W/one" "$W/two" || ! cmp -s "$W/one.err" "$W/two.err"; then
+				echo "$f ($fmt): exit $s1 vs $s2" >&2
+				diff "$W/one" "$W/two" | head -4 >&2
+				bad=$((bad + 1))
+			fi
+		done
+	done
+	[ "$n" -ge 100 ] || fail_with "only $n runs"
+	[ "$bad" -eq 0 ]
+}

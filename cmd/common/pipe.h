@@ -1,0 +1,23 @@
+/* Reading on a second thread while the main thread writes (see pipe.c). */
+#ifndef TACHFMT_PIPE_H
+#define TACHFMT_PIPE_H
+
+#include <stdbool.h>
+
+#include "runner.h"
+
+struct tc_pipe;
+
+/* TACHFMT_THREADS=1: no; set to anything else: yes; unset: when more than one CPU is ours. */
+bool tc_pipe_wanted(void);
+/* Starts reading r through tc_next on a thread; TACH_E_NOMEM when it cannot. Only for readers
+ * whose dict no longer changes, since the writer reads it meanwhile. */
+int tc_pipe_start(struct tc_pipe **p, struct tc_run *run, struct tach_reader *r);
+/* The next sample, as tc_next would give it; its frames stay valid until the next call. */
+int tc_pipe_next(struct tc_pipe *p, const struct tach_sample **s);
+/* After a failure of tc_pipe_next: whether the pipe, not the reader, ran out of memory. */
+bool tc_pipe_out_of_memory(const struct tc_pipe *p);
+/* Stops the thread (wherever it is) and frees everything. */
+void tc_pipe_stop(struct tc_pipe *p);
+
+#endif
