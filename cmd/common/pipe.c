@@ -15,9 +15,10 @@
 #define BATCH_WORDS (64u << 10)
 /* slot, status, depth, changed frames, interpreter, thread id (2), time (2), weight (2) */
 #define HDR_WORDS 11
-/* A word with this bit: the previous sample of the batch again, its time plus the rest of
- * the word; slots stay below it. */
+/* A word with this bit: the previous sample of the batch again, with the status in the next
+ * 8 bits and the time since it in the low 23; slots stay below it. */
 #define REPEAT 0x80000000u
+#define REPEAT_DT (1u << 23)
 
 /* Each side keeps to its own cache lines: the other thread's stores would otherwise make
  * every sample a cache miss. */
@@ -58,7 +59,10 @@ struct tc_pipe {
 		bool nomem; /* the pipe itself, not the reader, ran out of memory */
 		/* the batch's last full record, for REPEAT words */
 		uint32_t last_slot, last_depth;
-		uint8_t last_status;
+		size_t repeats; /* REPEAT words in the batch */
+		/* the previous sample's thread: runs of one thread skip the map */
+		uint64_t prev_tid;
+		uint32_t prev_iid, prev_slot;
 		uint64_t last_ts;
 	} prod __attribute__((aligned(LINE)));
 	struct {
@@ -66,6 +70,7 @@ struct tc_pipe {
 		size_t nstacks;
 		/* reading b[head] at pos, up to end, while holding */
 		bool holding;
+		bool direct; /* the reader is ours again */
 		size_t pos, end;
 		struct tach_sample out;
 	} cons __attribute__((aligned(LINE)));
@@ -120,22 +125,29 @@ static bool slot_of(struct tc_pipe *p, uint64_t tid, uint32_t iid, uint32_t *slo
 static bool put_sample(struct tc_pipe *p, struct batch *b, const struct tach_sample *s)
 {
 	uint32_t slot;
-	if (!slot_of(p, s->thread_id, s->interp_id, &slot))
-		return false;
+	if (s->thread_id == p->prod.prev_tid && s->interp_id == p->prod.prev_iid &&
+	    p->prod.nslots) {
+		slot = p->prod.prev_slot;
+	} else {
+		if (!slot_of(p, s->thread_id, s->interp_id, &slot))
+			return false;
+		p->prod.prev_tid = s->thread_id;
+		p->prod.prev_iid = s->interp_id;
+		p->prod.prev_slot = slot;
+	}
 	uint32_t keep = s->same_outer < s->depth ? s->same_outer : s->depth;
 	uint32_t n = s->depth - keep;
 	uint64_t dt = s->timestamp_us - p->prod.last_ts;
 	if (!n && slot == p->prod.last_slot && s->depth == p->prod.last_depth &&
-	    s->status == p->prod.last_status &&
-	    s->weight == 1 && s->timestamp_us >= p->prod.last_ts && dt < REPEAT) {
+	    s->weight == 1 && s->timestamp_us >= p->prod.last_ts && dt < REPEAT_DT) {
 		/* the batch's previous sample again, later: one word (RLE input is mostly these) */
-		b->w[b->len++] = REPEAT | (uint32_t)dt;
+		b->w[b->len++] = REPEAT | (uint32_t)s->status << 23 | (uint32_t)dt;
+		p->prod.repeats++;
 		p->prod.last_ts = s->timestamp_us;
 		return true;
 	}
 	p->prod.last_slot = slot;
 	p->prod.last_depth = s->depth;
-	p->prod.last_status = s->status;
 	p->prod.last_ts = s->timestamp_us;
 	if (s->weight != 1)
 		p->prod.last_slot = UINT32_MAX;
@@ -181,6 +193,8 @@ static void *produce(void *arg)
 			return NULL;
 		b->len = 0;
 		p->prod.last_slot = UINT32_MAX;
+		p->prod.repeats = 0;
+		size_t samples = 0;
 		while (b->len + HDR_WORDS <= BATCH_WORDS) {
 			const struct tach_sample *s;
 			rc = tc_next(p->run, p->r, &s);
@@ -191,16 +205,20 @@ static void *produce(void *arg)
 				rc = TACH_E_NOMEM;
 				break;
 			}
+			samples++;
 		}
+		/* Mostly repeats of the previous sample: the reader makes those faster than they
+		 * cross threads, so the main thread takes the reader back. */
+		bool hand_back = !rc && p->prod.repeats * 4 >= samples * 3;
 		pthread_mutex_lock(&p->mu);
 		p->full++;
-		if (rc) {
+		if (rc || hand_back) {
 			p->done = true;
 			p->rc = rc;
 		}
 		pthread_cond_broadcast(&p->cv);
 		pthread_mutex_unlock(&p->mu);
-		if (rc)
+		if (rc || hand_back)
 			return NULL;
 	}
 }
@@ -280,12 +298,15 @@ static struct stack *stack_for(struct tc_pipe *p, uint32_t slot, uint32_t depth)
 
 int tc_pipe_next(struct tc_pipe *p, const struct tach_sample **out)
 {
+	if (p->cons.direct)
+		return tc_next(p->run, p->r, out);
 	for (;;) {
 		const struct batch *b = &p->b[p->head];
 		if (p->cons.holding && p->cons.pos < p->cons.end) {
 			const uint32_t *w = b->w + p->cons.pos;
 			if (w[0] & REPEAT) {
-				p->cons.out.timestamp_us += w[0] & ~REPEAT;
+				p->cons.out.timestamp_us += w[0] & (REPEAT_DT - 1);
+				p->cons.out.status = (uint8_t)(w[0] >> 23);
 				p->cons.out.same_outer = p->cons.out.depth;
 				p->cons.pos++;
 				*out = &p->cons.out;
@@ -331,8 +352,13 @@ int tc_pipe_next(struct tc_pipe *p, const struct tach_sample **out)
 		}
 		bool end = !p->cons.holding;
 		pthread_mutex_unlock(&p->mu);
-		if (end)
-			return p->rc;
+		if (end) {
+			if (p->rc)
+				return p->rc;
+			/* the thread handed the reader back (or stopped): read directly */
+			p->cons.direct = true;
+			return tc_next(p->run, p->r, out);
+		}
 	}
 }
 
