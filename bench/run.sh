@@ -8,7 +8,8 @@
 # Environment: BUILD_ROOT (default ./build), GEN_TACH (default $BUILD_ROOT/bench/gen_tach),
 # BENCH_DIR (where the inputs go; default a temporary directory, removed afterwards),
 # BENCH_ENCODE_SAMPLES (size of the samples-text input for tach-encode, default 500000 or
-# BENCH_SAMPLES if smaller), BENCH_TIMEOUT (seconds per command, default 600).
+# BENCH_SAMPLES if smaller), BENCH_TIMEOUT (seconds per command, default 600), BENCH_RUNS
+# (runs per measurement, the fastest reported; default 3).
 #
 # Shapes (bench/gen_tach.c): "rle" repeats stacks for long runs; "churn" changes the stack on
 # every sample (thousands of distinct stacks, 10-60 frames). Memory of the collapsed output
@@ -29,6 +30,7 @@ fi
 NENC=${BENCH_ENCODE_SAMPLES:-500000}
 [ "$NENC" -le "$N" ] || NENC=$N
 TMO=${BENCH_TIMEOUT:-600}
+RUNS=${BENCH_RUNS:-3}
 
 for p in "$GEN_TACH" "$DECODE" "$ENCODE"; do
 	[ -x "$p" ] || { echo "run.sh: $p not built (ninja -C build)" >&2; exit 1; }
@@ -45,22 +47,33 @@ fi
 
 now_ns() { date +%s%N; }
 
-# measure LABEL SAMPLES BYTES OUT CMD...: runs CMD (stdout to OUT) under /usr/bin/time and
-# prints seconds, samples/s (per wall and per CPU second), MB/s of input and peak RSS.
+# measure LABEL SAMPLES BYTES OUT CMD...: runs CMD (stdout to OUT) BENCH_RUNS times under
+# /usr/bin/time and prints, for the fastest run, seconds, samples/s (per wall and per CPU
+# second), MB/s of input and peak RSS. The best of a few runs, because a shared machine
+# slows single runs at random (the programs use a second thread for TACH input).
 measure() {
 	local label=$1 samples=$2 bytes=$3 out=$4
 	shift 4
-	local t0 t1 rc=0
-	t0=$(now_ns)
-	timeout "$TMO" /usr/bin/time -o "$dir/time.txt" -f '%e %M %U %S' "$@" >"$out" || rc=$?
-	t1=$(now_ns)
-	if [ $rc -ne 0 ]; then
-		printf '%-44s FAILED (exit %d%s)\n' "$label" "$rc" "$([ $rc -eq 124 ] && echo ', timeout')"
-		return 0
-	fi
+	local t0 t1 rc=0 run best=
+	for run in $(seq "$RUNS"); do
+		t0=$(now_ns)
+		timeout "$TMO" /usr/bin/time -o "$dir/time.txt" -f '%e %M %U %S' "$@" >"$out" || rc=$?
+		t1=$(now_ns)
+		if [ $rc -ne 0 ]; then
+			printf '%-44s FAILED (exit %d%s)\n' "$label" "$rc" \
+				"$([ $rc -eq 124 ] && echo ', timeout')"
+			return 0
+		fi
+		if [ -z "$best" ] || [ $((t1 - t0)) -lt "$best" ]; then
+			best=$((t1 - t0))
+			cp "$dir/time.txt" "$dir/best.txt"
+		fi
+	done
+	t0=0
+	t1=$best
 	local rss cpu
-	rss=$(awk 'END { print $2 }' "$dir/time.txt")
-	cpu=$(awk 'END { print $3 + $4 }' "$dir/time.txt")
+	rss=$(awk 'END { print $2 }' "$dir/best.txt")
+	cpu=$(awk 'END { print $3 + $4 }' "$dir/best.txt")
 	# Rates per wall second and per CPU second (user + system): on a busy machine the
 	# second is the steadier figure.
 	awk -v l="$label" -v n="$samples" -v b="$bytes" -v ns=$((t1 - t0)) -v rss="$rss" \
@@ -102,6 +115,8 @@ for shape in rle churn; do
 
 	measure "decode -> collapsed (zstd)" "$N" "$(size "$dir/$shape.tach")" /dev/null \
 		"$DECODE" "$dir/$shape.tach"
+	measure "decode -> collapsed (zstd, one thread)" "$N" "$(size "$dir/$shape.tach")" \
+		/dev/null env TACHFMT_THREADS=1 "$DECODE" "$dir/$shape.tach"
 	measure "decode -> collapsed (none)" "$N" "$(size "$dir/$shape.raw.tach")" /dev/null \
 		"$DECODE" "$dir/$shape.raw.tach"
 	measure "decode -> collapsed (zstd, N/10 samples)" "$small" "$(size "$dir/$shape.small.tach")" \
