@@ -2,8 +2,9 @@
  * it decodes and filters while the calling thread aggregates and writes, so a conversion
  * takes about the longer of the two instead of their sum. Samples cross in batches, each as
  * a fixed header and only the inner frames that changed since the previous sample of its
- * thread, so a repeated stack costs its header alone. Order is kept: the output is the
- * same bytes as without the thread. */
+ * thread, and a repeat of the batch's previous sample as one word. Order is kept: the
+ * output is the same bytes as without the thread. Input that is mostly such repeats decodes
+ * faster than it crosses threads, so after a batch of them the reader is handed back. */
 #include "pipe.h"
 
 #include <pthread.h>
@@ -29,6 +30,8 @@ struct batch {
 	size_t len, cap; /* len: set by the producer before the batch is handed over */
 } __attribute__((aligned(LINE)));
 
+/* Where the consumer rebuilds a thread's samples: frames innermost first, right-aligned so
+ * that the unchanged outer frames stay where they are. */
 struct stack {
 	uint32_t *buf;
 	uint32_t cap;
@@ -50,7 +53,7 @@ struct tc_pipe {
 	 * are ready to read; the producer fills b[(head + full) % NBATCH]. */
 	unsigned head, full;
 	bool done, stop;
-	int rc; /* the reader's final status, valid once done */
+	int rc; /* once done: the reader's final status, or 0 when the reader is handed back */
 	struct batch b[NBATCH];
 	struct {
 		/* (thread id, interpreter id) -> slot */
