@@ -223,7 +223,7 @@ struct tachi_pathcache {
 	uint32_t iid;
 	uint32_t depth;  /* depth of the last stack interned through this entry */
 	uint32_t leaf;   /* its leaf node; TACHI_NOMEM_NODE when none yet */
-	uint32_t entry;  /* its (context, leaf) pair */
+	uint32_t entry;  /* its (context, leaf) pair, through tachi_stack_intern_ctx */
 	uint32_t slot;   /* writer's own per-thread data */
 	/* Its trie path and keys, root first; entries below path_lo are stale (refilled from
 	 * the leaf up when needed). */
@@ -253,7 +253,8 @@ uint32_t tachi_stack_intern(struct tachi_stacktab *t, struct tachi_pathcache *c,
 			    const struct tach_sample *s, const uint32_t *map);
 /* The same, with a caller's context value (a thread, a label set): c->entry is then the
  * index of the (ctx, leaf) pair in t->pairs, numbered densely from 0 in first-seen order,
- * so a writer can keep per-pair data in a plain array. */
+ * so a writer can keep per-pair data in a plain array. Only this one keeps pairs; a writer
+ * uses one or the other for a pathcache. */
 uint32_t tachi_stack_intern_ctx(struct tachi_stacktab *t, struct tachi_pathcache *c,
 				const struct tach_sample *s, const uint32_t *map, uint64_t ctx);
 #define TACHI_NOMEM_NODE (UINT32_MAX - 1)

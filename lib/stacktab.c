@@ -317,19 +317,13 @@ static uint32_t set_lookup(struct tachi_stacktab *t, struct tachi_pathcache *c,
 	return leaf;
 }
 
-uint32_t tachi_stack_intern(struct tachi_stacktab *t, struct tachi_pathcache *c,
+/* Interns s's stack for c's thread and records it as the thread's last one; the caller has
+ * ruled out a repeat of that last stack. */
+static uint32_t intern_leaf(struct tachi_stacktab *t, struct tachi_pathcache *c,
 			    const struct tach_sample *s, const uint32_t *map)
-{
-	return tachi_stack_intern_ctx(t, c, s, map, 0);
-}
-
-uint32_t tachi_stack_intern_ctx(struct tachi_stacktab *t, struct tachi_pathcache *c,
-				const struct tach_sample *s, const uint32_t *map, uint64_t ctx)
 {
 	uint32_t depth = s->depth;
 	bool known = c->leaf != TACHI_NOMEM_NODE;
-	if (s->same_outer >= depth && depth == c->depth && known && t->pairs[c->entry].ctx == ctx)
-		return c->leaf;
 	if (depth > c->path_cap) {
 		size_t cap = c->path_cap;
 		if (!TACHI_RESERVE(c->path, cap, depth))
@@ -355,17 +349,37 @@ uint32_t tachi_stack_intern_ctx(struct tachi_stacktab *t, struct tachi_pathcache
 		}
 	}
 	uint32_t leaf;
-	if (depth - keep <= WALK_MAX) {
+	if (depth - keep <= WALK_MAX)
 		leaf = walk(t, c, s, map, keep);
-	} else {
+	else
 		leaf = set_lookup(t, c, s, map, keep);
-	}
-	if (leaf == TACHI_NOMEM_NODE)
-		return TACHI_NOMEM_NODE;
-	uint32_t id;
-	if (!pair_get(t, c, ctx, leaf, &id))
-		return TACHI_NOMEM_NODE;
 	c->depth = depth;
-	c->entry = id;
+	/* after a failure nothing of the path is trusted */
+	if (leaf == TACHI_NOMEM_NODE)
+		c->path_lo = depth;
 	return c->leaf = leaf;
+}
+
+static bool repeats_last(const struct tachi_pathcache *c, const struct tach_sample *s)
+{
+	return s->same_outer >= s->depth && s->depth == c->depth && c->leaf != TACHI_NOMEM_NODE;
+}
+
+uint32_t tachi_stack_intern(struct tachi_stacktab *t, struct tachi_pathcache *c,
+			    const struct tach_sample *s, const uint32_t *map)
+{
+	if (repeats_last(c, s))
+		return c->leaf;
+	return intern_leaf(t, c, s, map);
+}
+
+uint32_t tachi_stack_intern_ctx(struct tachi_stacktab *t, struct tachi_pathcache *c,
+				const struct tach_sample *s, const uint32_t *map, uint64_t ctx)
+{
+	if (repeats_last(c, s) && t->pairs[c->entry].ctx == ctx)
+		return c->leaf;
+	uint32_t leaf = intern_leaf(t, c, s, map);
+	if (leaf == TACHI_NOMEM_NODE || !pair_get(t, c, ctx, leaf, &c->entry))
+		return c->leaf = TACHI_NOMEM_NODE;
+	return leaf;
 }
