@@ -69,14 +69,12 @@ measure() {
 			cp "$dir/time.txt" "$dir/best.txt"
 		fi
 	done
-	t0=0
-	t1=$best
 	local rss cpu
 	rss=$(awk 'END { print $2 }' "$dir/best.txt")
 	cpu=$(awk 'END { print $3 + $4 }' "$dir/best.txt")
 	# Rates per wall second and per CPU second (user + system): on a busy machine the
 	# second is the steadier figure.
-	awk -v l="$label" -v n="$samples" -v b="$bytes" -v ns=$((t1 - t0)) -v rss="$rss" \
+	awk -v l="$label" -v n="$samples" -v b="$bytes" -v ns="$best" -v rss="$rss" \
 		-v cpu="$cpu" 'BEGIN {
 		s = ns / 1e9; if (s <= 0) s = 1e-9
 		c = cpu; if (c <= 0) c = 0.005
