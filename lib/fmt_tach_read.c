@@ -667,6 +667,7 @@ static const struct tachi_reader_ops reader_ops = {
 	.next = tr_next,
 	.free = tr_free,
 	.whole_input = true,
+	.dict_at_open = true,
 };
 
 extern const struct tachi_writer_ops tachi_tach_writer_ops;

@@ -141,6 +141,11 @@ TACH_API const struct tach_dict *tach_reader_dict(const struct tach_reader *r)
 	return &r->dict;
 }
 
+TACH_API int tach_reader_dict_complete(const struct tach_reader *r)
+{
+	return r->opened && !r->err.code && r->fmt->reader->dict_at_open;
+}
+
 TACH_API const struct tach_meta *tach_reader_meta(const struct tach_reader *r)
 {
 	return &r->meta;

@@ -379,6 +379,7 @@ struct tachi_reader_ops {
 	int (*next)(struct tach_reader *r, const struct tach_sample **s);
 	void (*free)(struct tach_reader *r);
 	bool whole_input;       /* open gets the whole input in r->in.data (mmap or slurp) */
+	bool dict_at_open;      /* open reads every frame the samples can use */
 };
 
 struct tachi_writer_ops {

@@ -164,6 +164,10 @@ TACH_API int tach_reader_open_fd(struct tach_reader *r, int fd);
 TACH_API int tach_reader_open_mem(struct tach_reader *r, const void *data, size_t len);
 TACH_API int tach_reader_next(struct tach_reader *r, const struct tach_sample **sample);
 TACH_API const struct tach_dict *tach_reader_dict(const struct tach_reader *r);
+/* 1 when the open reader's dict already holds every frame its samples can use (TACH reads
+ * its tables at open), so another thread may read the dict while this one reads samples;
+ * 0 when it grows as samples are read, or the reader is not open. */
+TACH_API int tach_reader_dict_complete(const struct tach_reader *r);
 TACH_API const struct tach_meta *tach_reader_meta(const struct tach_reader *r);
 TACH_API const struct tach_stats *tach_reader_stats(const struct tach_reader *r);
 /* The message of the first failure (NULL if none) and where it is. */

@@ -11,7 +11,8 @@ struct tc_pipe;
 /* TACHFMT_THREADS=1: no; set to anything else: yes; unset: when more than one CPU is ours. */
 bool tc_pipe_wanted(void);
 /* Starts reading r through tc_next on a thread; TACH_E_NOMEM when it cannot. Only for readers
- * whose dict no longer changes, since the writer reads it meanwhile. */
+ * whose dict no longer changes (tach_reader_dict_complete), since the writer reads it
+ * meanwhile. */
 int tc_pipe_start(struct tc_pipe **p, struct tc_run *run, struct tach_reader *r);
 /* The next sample, as tc_next would give it; its frames stay valid until the next call. */
 int tc_pipe_next(struct tc_pipe *p, const struct tach_sample **s);

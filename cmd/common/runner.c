@@ -420,10 +420,10 @@ static int input_failed(struct tc_run *run, struct tach_reader *r, struct tc_pip
 
 static int convert(struct tc_run *run, struct tach_reader *r, struct tach_writer *w, int outfd)
 {
-	/* A TACH reader has its whole frame table once open, so the writer may read the dict
-	 * while a second thread decodes. */
+	/* When the dict no longer changes, the writer may read it while a second thread
+	 * decodes. */
 	struct tc_pipe *pipe = NULL;
-	if (!strcmp(run->prog->reader, "tach") && tc_pipe_wanted() &&
+	if (tach_reader_dict_complete(r) && tc_pipe_wanted() &&
 	    tc_pipe_start(&pipe, run, r))
 		pipe = NULL;
 	const struct tach_sample *s;

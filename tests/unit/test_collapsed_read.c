@@ -53,6 +53,8 @@ static struct result *run(const char *input, const char *const *opts)
 		CHECK(tach_reader_set_option(r, k, eq + 1) == TACH_OK);
 	}
 	int rc = tach_reader_open_mem(r, input, strlen(input));
+	/* frames are interned as lines are read */
+	CHECK(!tach_reader_dict_complete(r));
 	const struct tach_sample *s;
 	size_t len = 0;
 	while (rc == TACH_OK && (rc = tach_reader_next(r, &s)) == TACH_OK) {

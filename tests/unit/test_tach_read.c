@@ -51,7 +51,10 @@ static int read_all_opt(const uint8_t *data, size_t len, bool strict, uint64_t *
 	tach_reader_set_warn(r, count_warning, NULL);
 	if (strict)
 		tach_reader_set_option(r, "strict", "yes");
+	CHECK(!tach_reader_dict_complete(r));
 	int rc = tach_reader_open_mem(r, copy, len);
+	/* TACH tables come before the samples: the dict is whole once the file is open */
+	CHECK(tach_reader_dict_complete(r) == (rc == TACH_OK));
 	uint64_t n = 0;
 	if (rc == TACH_OK) {
 		const struct tach_sample *s;
