@@ -108,6 +108,9 @@ struct buf {
 
 static bool buf_add(struct buf *b, const void *p, size_t n)
 {
+	/* An empty label may come with no buffer at all: memcpy must not see NULL. */
+	if (n == 0)
+		return true;
 	if (!TACHI_RESERVE(b->p, b->cap, b->len + n))
 		return false;
 	memcpy(b->p + b->len, p, n);
