@@ -156,7 +156,8 @@ TACH_API int tach_dict_intern_string(struct tach_dict *d, const char *s, size_t 
 
 TACH_API int tach_dict_intern_frame(struct tach_dict *d, const struct tach_frame *f, uint32_t *id)
 {
-	if (!d->indexed)
+	/* Writers trust a frame's string ids: a dict never holds one naming a missing string. */
+	if (!d->indexed || f->file >= d->str_count || f->func >= d->str_count)
 		return TACH_E_USAGE;
 	uint64_t h = frame_hash(f);
 	if (tachi_idset_find(&d->frame_index, h, f, frame_eq, d, id))

@@ -47,13 +47,19 @@ static int map_frame(struct tach_writer *w, struct tachi_linekeys *lk, const str
 	if (fid >= lk->fmap_cap && !tachi_idmap_reserve(&lk->fmap, &lk->fmap_cap, (size_t)fid + 1))
 		return WFAIL(w, TACH_E_NOMEM, "out of memory");
 	const struct tach_frame *f = &d->frames[fid];
-	if (f->file >= d->str_count || f->func >= d->str_count)
-		return WFAIL(w, TACH_E_USAGE, "string id out of range in frame %u", fid);
 	struct tachi_linekey k = { 0, 0, f->line == -1 ? 0 : f->line };
 	int rc;
-	if ((rc = map_string(w, lk, d, f->file, &k.file)) ||
-	    (rc = map_string(w, lk, d, f->func, &k.func)))
+	if (f->file >= d->str_count || f->func >= d->str_count) {
+		/* A TACH table may hold a frame whose names are out of range; its reader fails
+		 * the sample that uses one, so no sample reaches us with it. Frames are mapped
+		 * ahead of use, so such a frame gets an empty key instead of an error here. */
+		if (tach_dict_intern_string(&lk->names, "", 0, &k.file))
+			return WFAIL(w, TACH_E_NOMEM, "out of memory");
+		k.func = k.file;
+	} else if ((rc = map_string(w, lk, d, f->file, &k.file)) ||
+		   (rc = map_string(w, lk, d, f->func, &k.func))) {
 		return rc;
+	}
 	uint64_t h = key_hash(&k);
 	uint32_t id;
 	if (!tachi_idset_find(&lk->index, h, &k, key_eq, lk, &id)) {

@@ -328,3 +328,28 @@ big_profile() {
 	kept=$(grep -vc '^@' two.f.samples)
 	[ "$kept" -gt 1000 ] && [ "$kept" -lt 60000 ]
 }
+
+@test "a frame naming a missing string is the input's fault, whatever the output" {
+	local spec off x p fmt
+	# transitions.tach with one byte of a frame's file or function index changed
+	for spec in 406:202:10:286 413:150:11:306 430:252:10:286; do
+		IFS=: read -r off x frame at <<<"$spec"
+		python3 -c "import sys
+d = bytearray(open(sys.argv[1], 'rb').read()); d[$off] ^= $x
+open('bad.tach', 'wb').write(d)" "$C/transitions.tach"
+		for fmt in collapsed samples info; do
+			run tach-decode -F $fmt bad.tach -o out
+			echo "$fmt: $status: $output"
+			[ "$status" -eq 1 ]
+			[[ $output == "tach-decode: bad.tach: offset $at: Invalid string index in frame $frame "* ]]
+			no_output out
+		done
+		for p in tach2sampler tach2pprof tach2gecko; do
+			run $p bad.tach -o out
+			echo "$p: $status: $output"
+			[ "$status" -eq 1 ]
+			[[ $output == "$p: bad.tach: offset $at: Invalid string index in frame $frame "* ]]
+			no_output out
+		done
+	done
+}

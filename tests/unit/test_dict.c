@@ -84,6 +84,16 @@ static void frames(void)
 {
 	struct tach_dict *d = tach_dict_new();
 	CHECK(tach_dict_frame(d, 0) == NULL);
+	/* a frame must name strings the dict has */
+	uint32_t id = 7;
+	struct tach_frame dangling = fr(0, 1, 10, 10, -1, -1, 255);
+	CHECK_EQ_U64(tach_dict_intern_frame(d, &dangling, &id), (uint64_t)TACH_E_USAGE);
+	CHECK_EQ_U64(id, 7);
+	CHECK_EQ_U64(tach_dict_intern_string(d, "a.py", 4, &id), TACH_OK);
+	dangling = fr(0, 1, 10, 10, -1, -1, 255);
+	CHECK_EQ_U64(tach_dict_intern_frame(d, &dangling, &id), (uint64_t)TACH_E_USAGE);
+	CHECK_EQ_U64(tach_dict_intern_string(d, "f", 1, &id), TACH_OK);
+	CHECK_EQ_U64(tach_dict_frame_count(d), 0);
 	CHECK_EQ_U64(intern_frame(d, fr(0, 1, 10, 10, -1, -1, 255)), 0);
 	CHECK_EQ_U64(intern_frame(d, fr(0, 1, 10, 10, -1, -1, 255)), 0);
 	/* every one of the seven fields is part of the key */
