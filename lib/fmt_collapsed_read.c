@@ -109,7 +109,9 @@ struct cread {
 	uint64_t total; /* samples so far (sum of weights) */
 
 	uint64_t invalid, first_invalid;
+	bool any_stack; /* a line parsed as a stack, whatever its count */
 	char first_why[96];
+	char first_seen[48]; /* the start of the first invalid line, printable */
 	uint64_t negative, first_negative;
 	bool warned_round, warned_empty, warned_meta_late, finished;
 	const char *why;
@@ -898,12 +900,22 @@ static int cr_open(struct tach_reader *r)
 	return TACH_OK;
 }
 
-static void note_invalid(struct cread *st)
+static void note_invalid(struct cread *st, const char *s, size_t n)
 {
-	if (!st->invalid++) {
-		st->first_invalid = st->line;
-		snprintf(st->first_why, sizeof(st->first_why), "%s", st->why);
+	if (st->invalid++)
+		return;
+	st->first_invalid = st->line;
+	snprintf(st->first_why, sizeof(st->first_why), "%s", st->why);
+	/* Enough of the line to tell what the file is (a PNG, JSON), bytes outside
+	 * printable ASCII as '?'. */
+	size_t k = 0, max = sizeof(st->first_seen) - 4;
+	for (size_t i = 0; i < n && k < max; i++) {
+		unsigned char c = (unsigned char)s[i];
+		st->first_seen[k++] = c >= 0x20 && c < 0x7f ? (char)c : '?';
 	}
+	if (n > max)
+		memcpy(st->first_seen + k, "...", 3), k += 3;
+	st->first_seen[k] = 0;
 }
 
 static int finish(struct tach_reader *r)
@@ -912,6 +924,12 @@ static int finish(struct tach_reader *r)
 	if (st->finished)
 		return TACH_EOF;
 	st->finished = true;
+	/* Lenient skipping is for a stray line in a real file; input of which no line is a
+	 * stack (an image, a JSON profile) is not folded stacks at all. */
+	if (st->invalid && !st->any_stack)
+		return RFAIL(r, TACH_E_FORMAT, TACH_POS_LINE, st->first_invalid,
+			     "not folded stacks: no line is a stack and a count (here: %s: \"%s\")",
+			     st->first_why, st->first_seen);
 	if (st->invalid)
 		tachi_warn(&r->warn, TACH_POS_LINE, st->first_invalid,
 			   "%llu line%s with invalid format ignored; the first is here: %s",
@@ -984,12 +1002,16 @@ static int cr_next(struct tach_reader *r, const struct tach_sample **out)
 			tachi_warn(&r->warn, TACH_POS_LINE, st->line,
 				   "fractional count rounded to an integer (use --factor to scale counts)");
 		}
-		if (TACHI_LIKELY(kind == L_DATA))
+		if (TACHI_LIKELY(kind == L_DATA)) {
+			st->any_stack = true;
 			break;
+		}
+		if (kind != L_INVALID)
+			st->any_stack = true;
 		if (kind == L_INVALID) {
 			if (r->lim.strict)
 				return RFAIL(r, TACH_E_FORMAT, TACH_POS_LINE, st->line, "%s", st->why);
-			note_invalid(st);
+			note_invalid(st, s, n);
 		} else if (kind == L_NEGATIVE) {
 			if (!st->negative++)
 				st->first_negative = st->line;

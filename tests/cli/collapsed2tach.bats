@@ -266,3 +266,31 @@ EOF
 		grep -q -- "$o\*" "$SOURCE_ROOT/docs/collapsed2tach.1.scd"
 	done
 }
+
+@test "input in which no line is a stack is an error, not an empty profile" {
+	printf '\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\n' >"$T/x.png"
+	run collapsed2tach "$T/x.png" -o "$T/x.tach"
+	echo "$output"
+	[ "$status" -eq 1 ]
+	[ "$output" = "collapsed2tach: $T/x.png:1: not folded stacks: no line is a stack and a count (here: no count after the stack: \"?PNG\")" ]
+	[ ! -e "$T/x.tach" ]
+	run collapsed2tach -o "$T/y.tach" <<<'{"meta": {"version": 31}, "threads": []}'
+	[ "$status" -eq 1 ]
+	[[ $output == 'collapsed2tach: <stdin>:1: not folded stacks: no line is a stack and a count (here: the count is not a number: "{"meta": '* ]]
+	[ ! -e "$T/y.tach" ]
+	# one stack among junk still converts, with the usual warning
+	run collapsed2tach -o "$T/z.tach" <<<$'junk\na;b 3\n'
+	[ "$status" -eq 0 ]
+	[ "$(tach-decode --no-thread-frames "$T/z.tach")" = "a;b 3" ]
+	# a line with a zero count is a stack too: the file is folded stacks, just empty
+	run collapsed2tach -o "$T/w.tach" <<<$'junk\na;b 0\n'
+	[ "$status" -eq 0 ]
+}
+
+@test "a stack of empty frame names decodes without touching a missing label buffer" {
+	printf ';; 1\n' | collapsed2tach -o "$T/e.tach"
+	run tach-decode --no-thread-frames "$T/e.tach"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ "$output" = "; 1" ]
+}
