@@ -50,6 +50,35 @@ static void on_signal(int sig)
 	raise(sig);
 }
 
+/* A mapped input file that another process shortens faults when its vanished pages are
+ * touched. That is an I/O error like any other: say so, drop the partial output, exit 1.
+ * The message is made before reading starts; the handler only writes it. */
+static char shrink_msg[PATH_MAX + 128];
+static size_t shrink_len;
+
+static void on_sigbus(int sig)
+{
+	(void)sig;
+	if (tmp_live)
+		unlink(tmp_path);
+	ssize_t k = write(STDERR_FILENO, shrink_msg, shrink_len);
+	(void)k;
+	_exit(1);
+}
+
+static void catch_shrinking_input(const struct tc_run *run)
+{
+	int n = snprintf(shrink_msg, sizeof(shrink_msg),
+			 "%s: %s: read error: the file became shorter while it was read\n",
+			 run->prog->name, run->in_name);
+	shrink_len = n < 0 ? 0 : (size_t)n < sizeof(shrink_msg) ? (size_t)n : sizeof(shrink_msg) - 1;
+	struct sigaction sa;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_sigbus;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGBUS, &sa, NULL);
+}
+
 static const struct tc_opt common_opts[] = {
 	{ "output", 'o', "FILE", NULL, NULL, "write to FILE instead of standard output", NULL, false },
 	{ "force", 'f', NULL, NULL, NULL, "write binary output to a terminal", NULL, false },
@@ -586,6 +615,7 @@ int tc_main(int argc, char **argv, const struct tc_prog *prog)
 	} else {
 		run.in_name = "<stdin>";
 	}
+	catch_shrinking_input(&run);
 
 	struct tach_reader *r = tach_reader_new(prog->reader);
 	struct tach_writer *w = run.output->writer ? tach_writer_new(run.output->writer) : NULL;

@@ -353,3 +353,29 @@ open('bad.tach', 'wb').write(d)" "$C/transitions.tach"
 		done
 	done
 }
+
+@test "an input file cut short while it is read is an I/O error, not a signal" {
+	awk 'BEGIN { print "@interval_us 100"; ts = 1000000
+		for (i = 0; i < 200000; i++)
+			printf "%d 0 %d 1\tm.py:f%d:%d;m.py:g:%d\n", i % 3 + 1, ts += 100, i % 50, i % 7, i % 11 }' >big.samples
+	local threads
+	for threads in 1 2; do
+		tach-encode --compression none -o big.tach big.samples
+		mkfifo out.fifo
+		TACHFMT_THREADS=$threads tach-decode -F samples big.tach >out.fifo 2>err &
+		local pid=$!
+		exec 7<out.fifo
+		# a line out means the file is mapped and being read; the writer then blocks on
+		# the full pipe until the file has been cut
+		read -r _ <&7
+		truncate -s 4096 big.tach
+		cat <&7 >/dev/null
+		exec 7<&-
+		local status=0
+		wait $pid || status=$?
+		cat err
+		[ "$status" -eq 1 ]
+		[ "$(cat err)" = "tach-decode: big.tach: read error: the file became shorter while it was read" ]
+		rm -f out.fifo
+	done
+}
