@@ -152,11 +152,29 @@ def main():
             sys.exit(1)
         return r.stdout
 
+    def alive(pid):
+        try:
+            os.kill(pid, 0)
+            return True
+        except ProcessLookupError:
+            return False
+
+    def await_daemon(pid, deadline):
+        """profiler-cli gives its daemon 500 ms to start and then gives up, though the daemon
+        goes on starting (on a busy machine, the sanitizer run, it needs longer). Wait for
+        that daemon to answer, bounded, instead of failing."""
+        while time.monotonic() < deadline and alive(pid):
+            r = subprocess.run(cli + ["status", "--session", sid], env=env,
+                               capture_output=True, text=True, timeout=300)
+            if r.returncode == 0:
+                return True
+            time.sleep(0.2)
+        return False
+
     def load(path):
-        """profiler-cli gives its daemon 500 ms to start; on a busy machine (the sanitizer
-        run) it can miss that. The daemon it names is ours: end it and try again."""
         nonlocal sid
-        for attempt in range(5):
+        deadline = time.monotonic() + 60
+        for attempt in range(3):
             sid = "s%d-%d" % (os.getpid(), attempt)
             r = subprocess.run(cli + ["load", path, "--session", sid], env=env,
                                capture_output=True, text=True, timeout=300)
@@ -165,13 +183,18 @@ def main():
             m = re.search(r"did not become ready.*?running as pid (\d+)", r.stderr + r.stdout, re.S)
             if not m:
                 break
+            if await_daemon(int(m.group(1)), deadline):
+                return
             try:
                 os.kill(int(m.group(1)), signal.SIGTERM)
             except ProcessLookupError:
                 pass
-            time.sleep(1 + attempt)
         sys.stderr.write("profiler-cli load %s failed (%d):\n%s%s" %
                          (path, r.returncode, r.stdout, r.stderr))
+        log = os.path.join(sdir, sid + ".log")
+        if os.path.exists(log):
+            with open(log, errors="replace") as f:
+                sys.stderr.write("daemon log:\n" + f.read()[-2000:])
         sys.exit(1)
 
     errors = []
