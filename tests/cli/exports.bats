@@ -65,3 +65,19 @@ lib_names() {
 	tach-decode -V | grep -qx "libtachfmt $v"
 	[ -e "$BUILD_ROOT/lib/libtachfmt.so.$v" ]
 }
+
+@test "libtachfmt.pc asks a static link for exactly the libraries the shared one links" {
+	local pc=$BUILD_ROOT/meson-private/libtachfmt.pc
+	[ -f "$pc" ]
+	# NEEDED entries of the library, as pkg-config package names
+	local needed want
+	needed=$(readelf -d "$LIB" | sed -n 's/.*Shared library: \[\(lib[^.]*\)\.so.*/\1/p' |
+		grep -vx -e libc -e libm -e libpthread |
+		sed 's/^libz$/zlib/' | sort | tr '\n' ' ')
+	want=$(sed -n 's/^Requires.private: //p' "$pc" | tr -d ' ' | tr ',' '\n' | sort | tr '\n' ' ')
+	echo "NEEDED: $needed"
+	echo "Requires.private: $want"
+	[ -n "$needed" ]
+	[ "$needed" = "$want" ]
+	[[ $want != *xxhash* ]]
+}
