@@ -38,17 +38,14 @@ ensure_pkgs() {
 	"${sudo[@]}" apt-get install -y -q --no-install-recommends "${missing[@]}"
 }
 
-# The reference fixtures live beside the checkout (../shared/fixtures) and are read in place.
-find_fixtures() {
-	local d
-	for d in "${TACHFMT_FIXTURES:-}" ../shared/fixtures /work/shared/fixtures; do
-		if [ -n "$d" ] && [ -d "$d/tach" ]; then
-			(cd "$d" && pwd)
-			return 0
-		fi
-	done
-	echo "build.sh: reference fixtures not found (set TACHFMT_FIXTURES)" >&2
-	return 1
+# The reference fixtures made by the real tools ship in the tree (tests/fixtures);
+# TACHFMT_FIXTURES points the build and the tests at another copy.
+fixtures_dir() {
+	if [ -n "${TACHFMT_FIXTURES:-}" ]; then
+		(cd "$TACHFMT_FIXTURES" && pwd)
+	else
+		echo "$PWD/tests/fixtures"
+	fi
 }
 
 setup() { # dir, extra meson args...
@@ -64,9 +61,7 @@ setup() { # dir, extra meson args...
 
 build_main() {
 	ensure_pkgs "${BUILD_PKGS[@]}"
-	local fx
-	fx=$(find_fixtures) || fx=
-	setup build -Dfixtures="$fx"
+	setup build -Dfixtures="$(fixtures_dir)"
 }
 
 demo() {
@@ -117,7 +112,7 @@ demo() {
 	for f in examples/*.demo.sh; do
 		[ -e "$f" ] || continue
 		log "$f"
-		OUT=$out FIXTURES=$(find_fixtures 2>/dev/null || true) bash "$f"
+		OUT=$out FIXTURES=$(fixtures_dir) bash "$f"
 	done
 }
 
@@ -142,7 +137,7 @@ test_all() {
 		log "npm tools missing: the tach2gecko import check will fail"
 	export TACHFMT_NPM_DIR
 	local fx
-	fx=$(find_fixtures)
+	fx=$(fixtures_dir)
 	setup build -Dfixtures="$fx"
 	local rc=0
 	log "test suite"

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# The other conversions, on the bundled examples (and on the gperftools fixtures when the
-# reference fixtures are beside the checkout). Run by ./build.sh demo with OUT set.
+# The other conversions, on the bundled examples and a real gperftools profile from the
+# reference fixtures (tests/fixtures). Run by ./build.sh demo with OUT and FIXTURES set.
 set -euo pipefail
 cd "$(dirname "$0")"
 size() { stat -c %s "$1"; }
@@ -30,12 +30,7 @@ else
 	echo "    stacks DIFFER after the round trip"
 fi
 
-fx=${FIXTURES:-}
-for d in "$fx" ../../shared/fixtures /work/shared/fixtures; do
-	if [ -n "$d" ] && [ -f "$d/gperf/hotloop/hotloop.prof" ]; then
-		echo "  gperftools CPU profile -> TACH, symbolized with elfutils ($d/gperf/hotloop):"
-		gperf2tach --binary-path "$d/gperf/hotloop" "$d/gperf/hotloop/hotloop.prof" -o "$OUT/hotloop.tach"
-		tach-decode --no-thread-frames "$OUT/hotloop.tach" | head -n 3 | sed 's/^/    /'
-		break
-	fi
-done
+d=${FIXTURES:-../tests/fixtures}
+echo "  gperftools CPU profile -> TACH, symbolized with elfutils ($d/gperf/hotloop):"
+gperf2tach --binary-path "$d/gperf/hotloop" "$d/gperf/hotloop/hotloop.prof" -o "$OUT/hotloop.tach"
+tach-decode --no-thread-frames "$OUT/hotloop.tach" | head -n 3 | sed 's/^/    /'
