@@ -534,25 +534,72 @@ static inline int over_limit(struct tach_reader *r)
 			 (unsigned long long)r->lim.max_samples);
 }
 
+/* After a repeat entry: how many of the entries that follow in the same record are one
+ * interval later with the same status. Those need no sample each: the model's weight N
+ * stands for N samples one interval apart, so aggregating writers pay per run, not per
+ * repeat. Bounded so that the last timestamp stays within 64 bits. */
+static int run_length(struct tach_reader *r, uint8_t status, uint64_t *n)
+{
+	struct tstate *st = r->state;
+	uint64_t iv = r->meta.interval_us, max, k = 0;
+	*n = 0;
+	if (!iv || !st->rle_left)
+		return TACH_OK;
+	max = (UINT64_MAX - st->cur_thread->prev_ts) / iv;
+	uint8_t pat[11];
+	size_t plen = tachi_put_uvarint(pat, iv);
+	pat[plen++] = status;
+	while (k < max && k < st->rle_left) {
+		if (TACHI_UNLIKELY((size_t)(st->end - st->cur) < plen)) {
+			int rc = src_fill(r, plen);
+			if (rc)
+				return rc;
+			if ((size_t)(st->end - st->cur) < plen)
+				break;
+		}
+		if (memcmp(st->cur, pat, plen))
+			break;
+		st->cur += plen;
+		k++;
+	}
+	st->rle_left -= k;
+	*n = k;
+	return TACH_OK;
+}
+
+static int next_repeat(struct tach_reader *r, const struct tach_sample **out)
+{
+	struct tstate *st = r->state;
+	int rc;
+	if (TACHI_UNLIKELY(st->end - st->cur < 11) && (rc = src_fill(r, 11)))
+		return rc;
+	const uint8_t *p = st->cur;
+	uint64_t delta = 0, more;
+	if ((rc = rd_varint(r, &p, &delta, "RLE sample data")))
+		return rc;
+	if (TACHI_UNLIKELY(p >= st->end))
+		return data_fail(r, TACH_E_FORMAT, "Unexpected end of sample data in RLE");
+	st->rle_left--;
+	struct tthread *t = st->cur_thread;
+	uint8_t status = *p++;
+	st->cur = p;
+	emit(r, t, delta, status, t->depth);
+	if ((rc = run_length(r, status, &more)))
+		return rc;
+	r->sample.weight = 1 + more;
+	t->prev_ts += more * r->meta.interval_us;
+	st->decoded += more;
+	*out = &r->sample;
+	return over_limit(r);
+}
+
 static int tr_next(struct tach_reader *r, const struct tach_sample **out)
 {
 	struct tstate *st = r->state;
 	int rc;
-	if (st->rle_left) {
-		if (TACHI_UNLIKELY(st->end - st->cur < 11) && (rc = src_fill(r, 11)))
-			return rc;
-		const uint8_t *p = st->cur;
-		uint64_t delta = 0;
-		if ((rc = rd_varint(r, &p, &delta, "RLE sample data")))
-			return rc;
-		if (TACHI_UNLIKELY(p >= st->end))
-			return data_fail(r, TACH_E_FORMAT, "Unexpected end of sample data in RLE");
-		st->rle_left--;
-		emit(r, st->cur_thread, delta, *p++, st->cur_thread->depth);
-		st->cur = p;
-		*out = &r->sample;
-		return over_limit(r);
-	}
+	if (st->rle_left)
+		return next_repeat(r, out);
+	r->sample.weight = 1;
 	if (st->finished)
 		return TACH_EOF;
 	for (;;) {

@@ -33,6 +33,7 @@ struct tc_run {
 	bool status_idle;
 	bool has_status;
 	uint64_t from_us, to_us;
+	uint64_t interval_us;   /* the reader's, for the time span of a weighted sample */
 	bool filtering;
 	uint64_t read_samples, kept_samples;
 	struct tach_sample copy;
@@ -304,8 +305,35 @@ static bool keep(const struct tc_run *run, const struct tach_sample *s)
 		    !((s->status & run->status_any) || (run->status_idle && idle)))
 			return false;
 	}
-	if (s->timestamp_us < run->from_us || s->timestamp_us >= run->to_us)
+	return true;
+}
+
+/* The part of s (weight N: N samples one interval apart) inside [from_us, to_us), into
+ * run->copy; false when none of it is. */
+static bool clip(struct tc_run *run, const struct tach_sample *s)
+{
+	uint64_t t = s->timestamp_us, w = s->weight, iv = run->interval_us;
+	if (t < run->from_us) {
+		if (!iv)
+			return false;
+		uint64_t skip = (run->from_us - t + iv - 1) / iv;
+		if (skip >= w)
+			return false;
+		t += skip * iv;
+		w -= skip;
+	}
+	if (t >= run->to_us)
 		return false;
+	if (w > 1 && iv) {
+		uint64_t fit = (run->to_us - t - 1) / iv + 1; /* samples at t + k iv < to_us */
+		if (fit < w)
+			w = fit;
+	}
+	run->copy = *s;
+	run->copy.timestamp_us = t;
+	run->copy.weight = w;
+	/* Dropped samples break the same-stack chain the reader describes. */
+	run->copy.same_outer = 0;
 	return true;
 }
 
@@ -322,11 +350,10 @@ int tc_next(struct tc_run *run, struct tach_reader *r, const struct tach_sample 
 			*out = s;
 			return TACH_OK;
 		}
-		if (keep(run, s)) {
-			/* Dropped samples break the same-stack chain the reader describes. */
-			run->copy = *s;
-			run->copy.same_outer = 0;
-			run->kept_samples += s->weight;
+		/* text readers learn the interval as they read */
+		run->interval_us = tach_reader_meta(r)->interval_us;
+		if (keep(run, s) && clip(run, s)) {
+			run->kept_samples += run->copy.weight;
 			*out = &run->copy;
 			return TACH_OK;
 		}

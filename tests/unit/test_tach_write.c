@@ -248,36 +248,39 @@ static void check_readback(const uint8_t *f, size_t len, const struct smp *v, si
 	int rc;
 	size_t got = 0;
 	const struct tach_dict *rd = tach_reader_dict(r);
+	/* A run the reader hands out as one weighted sample is checked sample by sample. */
 	while ((rc = tach_reader_next(r, &s)) == TACH_OK) {
-		got++;
-		/* the first unused expected sample of this thread */
-		size_t j;
-		for (j = 0; j < total; j++)
-			if (!used[j] && v[idx[j]].tid == s->thread_id && v[idx[j]].iid == s->interp_id)
+		for (uint64_t wi = 0; wi < s->weight; wi++) {
+			got++;
+			/* the first unused expected sample of this thread */
+			size_t j;
+			for (j = 0; j < total; j++)
+				if (!used[j] && v[idx[j]].tid == s->thread_id && v[idx[j]].iid == s->interp_id)
+					break;
+			if (j == total) {
+				CHECK(!"a sample that was not written");
 				break;
-		if (j == total) {
-			CHECK(!"a sample that was not written");
-			break;
-		}
-		used[j] = true;
-		const struct smp *e = &v[idx[j]];
-		CHECK_EQ_U64(s->timestamp_us, tss[j]);
-		CHECK_EQ_U64(s->status, e->status);
-		uint32_t ed = e->depth > 256 ? 256 : e->depth;
-		CHECK_EQ_U64(s->depth, ed);
-		for (uint32_t q = 0; q < ed && q < s->depth; q++) {
-			const struct tach_frame *a = tach_dict_frame(rd, s->frames[q]);
-			const struct tach_frame *b = tach_dict_frame(D, e->frames[q]);
-			size_t la, lb, lc, ld;
-			const char *fa = tach_dict_string(rd, a->file, &la);
-			const char *fb = tach_dict_string(D, b->file, &lb);
-			const char *na = tach_dict_string(rd, a->func, &lc);
-			const char *nb = tach_dict_string(D, b->func, &ld);
-			if (a->line != b->line || la != lb || memcmp(fa, fb, la) || lc != ld ||
-			    memcmp(na, nb, lc)) {
-				fprintf(stderr, "sample %zu frame %u differs\n", got, q);
-				check_failures++;
-				break;
+			}
+			used[j] = true;
+			const struct smp *e = &v[idx[j]];
+			CHECK_EQ_U64(s->timestamp_us + wi * interval, tss[j]);
+			CHECK_EQ_U64(s->status, e->status);
+			uint32_t ed = e->depth > 256 ? 256 : e->depth;
+			CHECK_EQ_U64(s->depth, ed);
+			for (uint32_t q = 0; q < ed && q < s->depth; q++) {
+				const struct tach_frame *a = tach_dict_frame(rd, s->frames[q]);
+				const struct tach_frame *b = tach_dict_frame(D, e->frames[q]);
+				size_t la, lb, lc, ld;
+				const char *fa = tach_dict_string(rd, a->file, &la);
+				const char *fb = tach_dict_string(D, b->file, &lb);
+				const char *na = tach_dict_string(rd, a->func, &lc);
+				const char *nb = tach_dict_string(D, b->func, &ld);
+				if (a->line != b->line || la != lb || memcmp(fa, fb, la) || lc != ld ||
+				    memcmp(na, nb, lc)) {
+					fprintf(stderr, "sample %zu frame %u differs\n", got, q);
+					check_failures++;
+					break;
+				}
 			}
 		}
 	}
@@ -473,11 +476,15 @@ static void split(uint64_t step, uint32_t per_record)
 	CHECK_EQ_U64(tach_reader_open_mem(rd, f, len), 0);
 	const struct tach_sample *s;
 	uint64_t got = 0, last = 0;
+	uint64_t nsamples = 0;
 	while (tach_reader_next(rd, &s) == TACH_OK) {
-		got++;
-		last = s->timestamp_us;
+		got += s->weight;
+		nsamples++;
+		last = s->timestamp_us + (s->weight - 1) * step;
 	}
 	CHECK_EQ_U64(got, total + 1);
+	/* each repeat record comes back as one weighted sample: cost follows records */
+	CHECK_EQ_U64(nsamples, k);
 	CHECK_EQ_U64(last, 1000 + (uint64_t)total * step);
 	CHECK_EQ_U64(tach_reader_stats(rd)->repeat_records, k - 1);
 	tach_reader_free(rd);
