@@ -16,8 +16,6 @@ static const struct tc_opt opts[] = {
 	  "multiply every count by F before rounding to whole samples", NULL, false },
 	{ "interval", 0, "US", "r:interval", NULL,
 	  "microseconds between synthesized samples (default 1000, or the file's)", NULL, false },
-	{ "max-samples", 0, "N", "r:max-samples", NULL,
-	  "fail when the counts add up to more than N samples (default 4294967295)", NULL, false },
 	{ 0 },
 };
 

@@ -57,9 +57,14 @@ static const struct tc_opt collapsed_opts[] = {
 	{ 0 },
 };
 
+static const struct tc_opt samples_opts[] = {
+	TC_MAX_SAMPLES_OPT,
+	{ 0 },
+};
+
 static const struct tc_output outputs[] = {
 	{ "collapsed", "collapsed", false, NULL, "folded stacks for flamegraph.pl", collapsed_opts },
-	{ "samples", "samples", false, NULL, "every sample, lossless text", NULL },
+	{ "samples", "samples", false, NULL, "every sample, lossless text", samples_opts },
 	{ "info", NULL, false, info, "header, counts and record statistics", NULL },
 	{ 0 },
 };

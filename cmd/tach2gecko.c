@@ -7,10 +7,16 @@ static const struct tc_opt opts[] = {
 	{ 0 },
 };
 
+/* Every sample is a row of the samples table: a weight N is N rows. */
+static const struct tc_opt gecko_opts[] = {
+	TC_MAX_SAMPLES_OPT,
+	{ 0 },
+};
+
 /* Binary: gzip by default. With --no-gzip the JSON is text, but still one long line that a
  * terminal has no use for, so the same -f rule keeps things simple. */
 static const struct tc_output outputs[] = {
-	{ "gecko", "gecko", true, NULL, "Gecko profile JSON (Firefox Profiler)", NULL },
+	{ "gecko", "gecko", true, NULL, "Gecko profile JSON (Firefox Profiler)", gecko_opts },
 	{ 0 },
 };
 

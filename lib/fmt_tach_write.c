@@ -283,35 +283,54 @@ static struct wthread *thread_for(struct tach_writer *w, uint64_t tid, uint32_t 
 
 static int put_one(struct tach_writer *w, const struct tach_dict *d, const struct tach_sample *s);
 
+/* n more REPEAT entries of one interval and one status: the bytes put_one would append one
+ * by one, record boundaries included, laid down a record's worth at a time. */
+static int put_repeats(struct tach_writer *w, struct wthread *t, uint64_t n, uint8_t status)
+{
+	struct wstate *st = w->state;
+	uint8_t pat[RLE_ENTRY_MAX];
+	size_t plen = tachi_put_uvarint(pat, w->meta.interval_us);
+	pat[plen++] = status;
+	t->prev_ts += n * w->meta.interval_us;
+	st->samples += n;
+	while (n) {
+		int rc;
+		if (t->rle_len + RLE_ENTRY_MAX > RLE_BUF && (rc = flush_rle(w, t)))
+			return rc;
+		/* entries that go in before the buffer would pass its limit */
+		uint64_t fit = (RLE_BUF - RLE_ENTRY_MAX - t->rle_len) / plen + 1;
+		if (fit > n)
+			fit = n;
+		uint8_t *dst = t->rle + t->rle_len;
+		size_t len = (size_t)fit * plen, have = plen;
+		memcpy(dst, pat, plen);
+		while (have < len) {
+			size_t k = have < len - have ? have : len - have;
+			memcpy(dst + have, dst, k);
+			have += k;
+		}
+		t->rle_len += len;
+		t->rle_count += (uint32_t)fit;
+		n -= fit;
+	}
+	return TACH_OK;
+}
+
 static int ww_put(struct tach_writer *w, const struct tach_dict *d, const struct tach_sample *s)
 {
 	if (TACHI_LIKELY(s->weight <= 1))
 		return put_one(w, d, s);
 	/* A weighted sample becomes that many samples one interval apart; after the first,
-	 * each is a REPEAT entry of a few bytes, appended here directly: the thread's stack
-	 * is the one just written, so put_one would take its REPEAT path every time. */
+	 * each is a REPEAT entry: the thread's stack is the one just written. */
 	struct tach_sample one = *s;
 	one.weight = 1;
 	int rc = put_one(w, d, &one);
 	if (rc)
 		return rc;
-	struct wstate *st = w->state;
 	struct wthread *t = thread_for(w, s->thread_id, s->interp_id);
 	if (!t)
 		return w->err.code;
-	uint64_t ts = s->timestamp_us;
-	for (uint64_t k = 1; k < s->weight; k++) {
-		ts += w->meta.interval_us;
-		uint64_t delta = ts - t->prev_ts;
-		t->prev_ts = ts;
-		st->samples++;
-		if (t->rle_len + RLE_ENTRY_MAX > RLE_BUF && (rc = flush_rle(w, t)))
-			return rc;
-		t->rle_len += tachi_put_uvarint(t->rle + t->rle_len, delta);
-		t->rle[t->rle_len++] = s->status;
-		t->rle_count++;
-	}
-	return TACH_OK;
+	return put_repeats(w, t, s->weight - 1, s->status);
 }
 
 static int put_one(struct tach_writer *w, const struct tach_dict *d, const struct tach_sample *s)

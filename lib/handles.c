@@ -7,7 +7,9 @@
 #include "internal.h"
 
 #define DEFAULT_MAX_DEPTH 4096u
-#define DEFAULT_MAX_SAMPLES UINT32_MAX
+/* Aggregating writers pay per record, so the library sets no limit; programs whose
+ * output stores every sample set one. */
+#define DEFAULT_MAX_SAMPLES UINT64_MAX
 #define DEFAULT_MAX_INPUT (64ull << 30)
 #define DEFAULT_MAX_LINE (64u << 20)
 

@@ -102,8 +102,21 @@ static const struct tc_opt tach_writer_opts[] = {
 	{ "compression", 0, "KIND", "w:compression", NULL, "sample compression (default zstd)",
 	  "zstd none", false },
 	{ "level", 0, "N", "w:level", NULL, "zstd compression level, 1-22 (default 5)", NULL, false },
+	TC_MAX_SAMPLES_OPT,
 	{ 0 },
 };
+
+/* Outputs that store every sample (TACH, the samples text, Gecko) carry --max-samples: a
+ * count or a run of N samples costs them N, so they stop at a generous default. Outputs
+ * that aggregate pay per record and have no limit. */
+static void default_max_samples(const struct tc_output *out, struct tach_reader *r)
+{
+	for (const struct tc_opt *o = out->opts; o && o->name; o++)
+		if (!strcmp(o->name, "max-samples")) {
+			tach_reader_set_option(r, "max-samples", TC_DEFAULT_MAX_SAMPLES);
+			return;
+		}
+}
 
 const struct tc_output tc_tach_output[] = {
 	{ "tach", "tach", true, NULL, "TACH binary", tach_writer_opts },
@@ -653,6 +666,7 @@ int tc_main(int argc, char **argv, const struct tc_prog *prog)
 	tach_reader_set_warn(r, on_warn, &run);
 	if (w)
 		tach_writer_set_warn(w, on_writer_warn, &run);
+	default_max_samples(run.output, r);
 	int status = 0;
 	for (size_t i = 0; i < n && !status; i++) {
 		if (values[i] && owner[i] && owner[i] != run.output) {

@@ -33,6 +33,14 @@ struct tc_output {
 	const struct tc_opt *opts; /* options of this output's writer, zero-terminated */
 };
 
+/* --max-samples, for an output that stores every sample (a weight N costs it N): the
+ * runner sets TC_DEFAULT_MAX_SAMPLES unless the user gives a value. */
+#define TC_DEFAULT_MAX_SAMPLES "4294967295"
+#define TC_MAX_SAMPLES_OPT                                                                 \
+	{ "max-samples", 0, "N", "r:max-samples", NULL,                                    \
+	  "fail when the input expands to more than N samples (default " TC_DEFAULT_MAX_SAMPLES ")", \
+	  NULL, false }
+
 /* The TACH output with its writer's options (--compression, --level), for every program
  * that writes TACH: outputs = tc_tach_output. */
 extern const struct tc_output tc_tach_output[];
