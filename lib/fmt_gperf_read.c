@@ -26,6 +26,9 @@
 #include "symbolize.h"
 
 #define RELEASE_STEP ((size_t)4 << 20)
+/* CPUPROFILE_FREQUENCY is a whole number of hertz, so libprofiler's longest period is
+ * 1 s; a minute leaves room for any other writer and refuses words that are not periods. */
+#define MAX_PERIOD_US 60000000u
 
 /* A distinct stack lives in the arena: this header, then the ids (u32) of its PCs (those
  * used: without a duplicated leaf) in the table of distinct PCs, padded to 8 bytes. Parsed
@@ -142,6 +145,12 @@ static int detect(struct tach_reader *r, struct gread *g)
 		for (int k = 0; k < 5; k++)
 			h[k] = slot_at(g, d + k * g->slot);
 		if (h[0] == 0 && h[1] == 3 && h[2] == 0 && h[3] > 0 && h[4] == 0) {
+			if (h[3] > MAX_PERIOD_US)
+				return RFAIL(r, TACH_E_FORMAT, TACH_POS_OFFSET, 3 * g->slot,
+					     "sampling period of %llu us is not real: libprofiler "
+					     "samples at a whole number of hertz (at most 1 s apart), "
+					     "and periods above %u s are refused",
+					     (unsigned long long)h[3], MAX_PERIOD_US / 1000000);
 			g->period = h[3];
 			return TACH_OK;
 		}
@@ -362,6 +371,19 @@ static int read_records(struct tach_reader *r, struct gread *g, size_t *maps_off
 		}
 		uint64_t count = slot_at(g, d + off), depth = slot_at(g, d + off + s);
 		uint64_t slots_left = (left - 2 * s) / s;
+		/* A depth past the limit is checked before the cut: an absurd word near the end
+		 * of the file is corruption, not truncation. The trailer (depth 1) and the limit
+		 * (default 4096; libprofiler records at most 254) leave room. */
+		if (depth > r->lim.max_depth && depth <= slots_left)
+			return RFAIL(r, TACH_E_LIMIT, TACH_POS_OFFSET, off,
+				     "stack of %llu PCs is deeper than the limit of %u frames",
+				     (unsigned long long)depth, r->lim.max_depth);
+		if (depth > r->lim.max_depth)
+			return RFAIL(r, TACH_E_FORMAT, TACH_POS_OFFSET, off + s,
+				     "record %llu claims %llu PCs, more than the file holds and "
+				     "than any real stack (limit %u, --max-depth): the file is corrupt",
+				     (unsigned long long)records + 1, (unsigned long long)depth,
+				     r->lim.max_depth);
 		if (depth > slots_left) {
 			*maps_off = n;
 			return problem(r, off, "the file is cut inside a record of %llu PCs (only "
@@ -378,10 +400,6 @@ static int read_records(struct tach_reader *r, struct gread *g, size_t *maps_off
 					       "addresses are not symbolized");
 			return TACH_OK;
 		}
-		if (depth > r->lim.max_depth)
-			return RFAIL(r, TACH_E_LIMIT, TACH_POS_OFFSET, off,
-				     "stack of %llu PCs is deeper than the limit of %u frames",
-				     (unsigned long long)depth, r->lim.max_depth);
 		records++;
 		if (count == 0) {
 			if ((rc = problem(r, off, "record with a sample count of 0 skipped")))
@@ -395,6 +413,14 @@ static int read_records(struct tach_reader *r, struct gread *g, size_t *maps_off
 				return RFAIL(r, TACH_E_LIMIT, TACH_POS_OFFSET, off,
 					     "more than %llu samples",
 					     (unsigned long long)r->lim.max_samples);
+			/* Timestamps are synthesized at the period: they must not wrap. */
+			uint64_t span;
+			if (__builtin_mul_overflow(total, g->period, &span))
+				return RFAIL(r, TACH_E_FORMAT, TACH_POS_OFFSET, off,
+					     "the counts up to record %llu add up to more than 2^64 "
+					     "microseconds at the period of %llu us",
+					     (unsigned long long)records,
+					     (unsigned long long)g->period);
 			if ((rc = add_record(r, g, pcs, count, (uint32_t)depth)))
 				return rc;
 		}
@@ -608,11 +634,8 @@ static int gr_next(struct tach_reader *r, const struct tach_sample **out)
 	smp->depth = (uint32_t)depth;
 	smp->same_outer = 0;
 	smp->frames = g->frames;
-	/* Saturate: a clock past 2^64 µs cannot come from a real profile. */
-	uint64_t adv;
-	if (__builtin_mul_overflow(s.count, g->period, &adv) ||
-	    __builtin_add_overflow(g->clock, adv, &g->clock))
-		g->clock = UINT64_MAX;
+	/* Cannot wrap: the record loop checked that all counts times the period fit. */
+	g->clock += s.count * g->period;
 	r->stats.full_records++;
 	r->stats.total_samples += s.count;
 	*out = smp;

@@ -292,3 +292,88 @@ compare_case() {
 	[ "$(grep -o -- "--[a-z][a-z-]*" "$c/zsh/_gperf2tach" | sort -u)" = "$want" ]
 	[ "$(grep -o -- '-l [a-z][a-z-]*' "$c/fish/gperf2tach.fish" | sed 's/-l /--/' | sort -u)" = "$want" ]
 }
+
+# Hostile headers and records (base64 of whole files).
+CNT_MAX=AAAAAAAAAAADAAAAAAAAAAAAAAAAAAAA6AMAAAAAAAAAAAAAAAAAAP////8AAAAAAQAAAAAAAAAAEEAAAAAAAAAAAAAAAAAAAQAAAAAAAAAAAAAAAAAAAA==
+PERIOD_MAX=AAAAAAAAAAADAAAAAAAAAAAAAAAAAAAA//////////8AAAAAAAAAAAEAAAAAAAAAAQAAAAAAAAAAEEAAAAAAAAEAAAAAAAAAAQAAAAAAAAAQEEAAAAAAAAEAAAAAAAAAAQAAAAAAAAAgEEAAAAAAAAAAAAAAAAAAAQAAAAAAAAAAAAAAAAAAAA==
+DEPTH_BIG=AAAAAAAAAAADAAAAAAAAAAAAAAAAAAAA6AMAAAAAAAAAAAAAAAAAAAEAAAAAAAAAoIYBAAAAAAAAEEAAAAAAAAAAAAAAAAAAAQAAAAAAAAAAAAAAAAAAAA==
+
+# A gperftools profile (64-bit little-endian, period 1000 us) of one record: count, depth
+# given, then the PCs that fit in the file.
+gprof() { # file count depth [pcs...]
+	python3 - "$@" <<'PY'
+import struct, sys
+path, count, depth = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+pcs = [int(x, 0) for x in sys.argv[4:]]
+body = struct.pack('<5Q', 0, 3, 0, 1000, 0) + struct.pack('<2Q', count, depth)
+body += b''.join(struct.pack('<Q', p) for p in pcs) + struct.pack('<3Q', 0, 1, 0)
+open(path, 'wb').write(body)
+PY
+}
+
+@test "a record of count 2^32-1 is one weighted sample: fast to convert, decode and aggregate" {
+	base64 -d <<<"$CNT_MAX" >"$T/cnt.prof"
+	gperf2tach -q --no-symbolize "$T/cnt.prof" -o "$T/cnt.tach"
+	[ "$(tach-decode --no-thread-frames "$T/cnt.tach")" = "[unknown]:0x401000:0 4294967295" ]
+	tach-decode -F info "$T/cnt.tach" | grep -qx 'samples_selected: 4294967295'
+	tach2pprof --no-gzip "$T/cnt.tach" -o "$T/cnt.pb"
+	# a lower limit stops the outputs that store every sample, with the offset
+	run gperf2tach -q --no-symbolize --max-samples 1000 "$T/cnt.prof" -o "$T/x.tach"
+	[ "$status" -eq 1 ]
+	[ "$output" = "gperf2tach: $T/cnt.prof: offset 40: more than 1000 samples" ]
+	[ ! -e "$T/x.tach" ]
+	run tach-decode -F samples --max-samples 1000 "$T/cnt.tach"
+	[ "$status" -eq 1 ]
+	[[ $output == *"more than 1000 samples (max-samples)"* ]]
+	# aggregating outputs have no limit: --max-samples is not theirs
+	run tach-decode -F collapsed --max-samples 1000 "$T/cnt.tach"
+	[ "$status" -eq 2 ]
+}
+
+@test "a sampling period that cannot be real is refused, so timestamps never wrap" {
+	base64 -d <<<"$PERIOD_MAX" >"$T/period.prof"
+	run gperf2tach --no-symbolize "$T/period.prof" -o "$T/x.tach"
+	echo "$output"
+	[ "$status" -eq 1 ]
+	[[ $output == "gperf2tach: $T/period.prof: offset 24: sampling period of 18446744073709551615 us is not real"* ]]
+	[ ! -e "$T/x.tach" ]
+	# counts whose total times the period passes 2^64 us: an error, not a wrap
+	python3 -c "import struct; open('$T/wrap.prof','wb').write(struct.pack('<5Q',0,3,0,60000000,0) + struct.pack('<3Q',2**62,1,0x401000) + struct.pack('<3Q',0,1,0))"
+	run gperf2tach --no-symbolize --max-samples 18446744073709551615 "$T/wrap.prof" -o "$T/x.tach"
+	echo "$output"
+	[ "$status" -eq 1 ]
+	[[ $output == *"offset 40: the counts up to record 1 add up to more than 2^64 microseconds"* ]]
+	# the longest real period, 1 s, converts
+	python3 -c "import struct; open('$T/slow.prof','wb').write(struct.pack('<5Q',0,3,0,1000000,0) + struct.pack('<3Q',3,1,0x401000) + struct.pack('<3Q',0,1,0))"
+	gperf2tach -q --no-symbolize "$T/slow.prof" -o "$T/slow.tach"
+	[ "$(tach-decode -F samples "$T/slow.tach" | grep -vc '^@')" -eq 3 ]
+}
+
+@test "a record depth no real stack has is corruption (exit 1 with the offset), not truncation" {
+	base64 -d <<<"$DEPTH_BIG" >"$T/depth.prof"
+	run gperf2tach --no-symbolize "$T/depth.prof" -o "$T/x.tach"
+	echo "$output"
+	[ "$status" -eq 1 ]
+	[ "$output" = "gperf2tach: $T/depth.prof: offset 48: record 1 claims 100000 PCs, more than the file holds and than any real stack (limit 4096, --max-depth): the file is corrupt" ]
+	local d
+	for d in 268435456 4294967296 18446744073709551615; do
+		gprof "$T/d.prof" 1 "$d" 0x401000
+		run gperf2tach --no-symbolize "$T/d.prof" -o "$T/x.tach"
+		[ "$status" -eq 1 ]
+		[[ $output == *"offset 48: record 1 claims $d PCs"*"the file is corrupt" ]]
+	done
+	# a depth that fits but passes the limit is the limit's error
+	gprof "$T/d.prof" 1 5000 $(printf '0x401000 %.0s' $(seq 5000))
+	run gperf2tach --no-symbolize "$T/d.prof" -o "$T/x.tach"
+	[ "$status" -eq 1 ]
+	[[ $output == *"offset 40: stack of 5000 PCs is deeper than the limit of 4096 frames" ]]
+	# a record without PCs is an empty stack (as pprof reads it); the words after it are
+	# the next record, and a PC read as a depth is corruption
+	gprof "$T/d.prof" 1 0 0x7f2a00001234 0x7f2a00001234 0x401000
+	run gperf2tach --no-symbolize "$T/d.prof" -o "$T/x.tach"
+	echo "$output"
+	[ "$status" -eq 1 ]
+	[[ $output == *"offset 40: warning: record without PCs (count 1) kept as an empty stack"* ]]
+	[[ $output == *"offset 64: record 2 claims 139818365358644 PCs"* ]]
+	[ ! -e "$T/x.tach" ]
+}
