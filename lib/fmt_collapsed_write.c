@@ -228,7 +228,10 @@ static int cw_close(struct tach_writer *w)
 	uint32_t *path = NULL;
 	size_t path_cap = 0;
 	int rc = TACH_OK;
-	if (!loff || !lines)
+	/* Both buffers exist even when every label is empty: pointer arithmetic on NULL is
+	 * undefined, even by zero. */
+	if (!loff || !lines || !TACHI_RESERVE(labels.p, labels.cap, 1) ||
+	    !TACHI_RESERVE(text.p, text.cap, 1))
 		goto nomem;
 	for (size_t i = 0; i < nkeys; i++) {
 		loff[i] = labels.len;

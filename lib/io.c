@@ -240,6 +240,9 @@ int tachi_out_write(struct tachi_out *o, const void *p, size_t n)
 {
 	if (o->err)
 		return TACH_E_IO;
+	/* an empty piece may come as a NULL pointer, which memcpy must not see */
+	if (!n)
+		return TACH_OK;
 	if (n <= o->cap - o->len) {
 		memcpy(o->buf + o->len, p, n);
 		o->len += n;
