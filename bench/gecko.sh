@@ -8,7 +8,8 @@
 # one stack; a new stack every sample), and "walk" from bench/gen_samples.py through
 # tach-encode (8 threads whose stacks drift a frame at a time and whose GIL/CPU states change,
 # so markers and categories vary; at most 4000000 samples, as its text form is large).
-# Memory is per-thread sample columns (13 bytes a sample) plus the stack tries. Prints;
+# Memory is the stack tries and a 64 KiB chunk of sample records per thread (the rest is
+# spooled to a temporary file), so peak RSS without the input stays flat as samples grow. Prints;
 # never fails on timing.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)

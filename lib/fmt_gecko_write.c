@@ -50,6 +50,7 @@
  * Options: gzip=yes|no (default yes), level=1..9 (gzip level, default 1: on JSON of this
  * kind level 6 gives files about a quarter smaller at a third of the speed; bench/gecko.sh).
  */
+#include <errno.h>
 #include <stdlib.h>
 #include <zlib.h>
 
@@ -88,9 +89,12 @@ struct gframe {
 	uint8_t cat, sub, base_cat;
 };
 
-struct wrun {
-	size_t idx;
+/* A sample record as the input gave it; spooled per thread until close. */
+struct grec {
+	uint64_t t;
 	uint64_t weight;
+	uint32_t node; /* leaf trie node or NONE for an empty stack */
+	uint8_t status;
 };
 
 struct gthread {
@@ -99,13 +103,7 @@ struct gthread {
 	bool main, unsorted;
 	bool placeholder; /* the empty thread of an input without samples */
 	struct tachi_stacktab trie;
-	/* sample records, struct of arrays */
-	uint64_t *t;
-	uint32_t *node; /* leaf trie node or NONE for an empty stack */
-	uint8_t *status;
-	size_t n, cap;
-	struct wrun *runs; /* records of weight > 1 */
-	size_t nruns, runs_cap;
+	struct tachi_stream recs;
 	uint64_t last_end; /* natural time of the last sample of the last record */
 	/* leaf variant cache */
 	uint32_t last_inner, last_leaf;
@@ -127,6 +125,7 @@ struct gstate {
 	struct tachi_threads paths;
 	struct gthread *th;
 	size_t nth, th_cap;
+	struct tachi_spool spool; /* the threads' records past a chunk each */
 	bool recorded; /* some sample has a GIL/CPU state bit */
 	bool warned_utf8, warned_order;
 	bool ctrl_seen;
@@ -515,34 +514,23 @@ static int gw_put(struct tach_writer *w, const struct tach_dict *d, const struct
 			t->last_leaf = leaf;
 		}
 	}
-	size_t cap = t->cap;
-	if (t->n == cap) {
-		if (!TACHI_RESERVE(t->t, cap, t->n + 1))
-			return WFAIL(w, TACH_E_NOMEM, "out of memory");
-		cap = t->cap;
-		if (!TACHI_RESERVE(t->node, cap, t->n + 1))
-			return WFAIL(w, TACH_E_NOMEM, "out of memory");
-		cap = t->cap;
-		if (!TACHI_RESERVE(t->status, cap, t->n + 1))
-			return WFAIL(w, TACH_E_NOMEM, "out of memory");
-		t->cap = cap;
-	}
 	uint64_t weight = s->weight ? s->weight : 1;
-	if (weight > 1) {
-		if (!TACHI_RESERVE(t->runs, t->runs_cap, t->nruns + 1))
-			return WFAIL(w, TACH_E_NOMEM, "out of memory");
-		t->runs[t->nruns++] = (struct wrun){ t->n, weight };
-	}
-	if (t->n && s->timestamp_us < t->last_end)
+	if (t->recs.total && s->timestamp_us < t->last_end)
 		t->unsorted = true;
 	uint64_t span;
 	if (__builtin_mul_overflow(weight - 1, w->meta.interval_us, &span) ||
 	    __builtin_add_overflow(s->timestamp_us, span, &t->last_end))
 		t->last_end = UINT64_MAX;
-	t->t[t->n] = s->timestamp_us;
-	t->node[t->n] = leaf;
-	t->status[t->n] = s->status;
-	t->n++;
+	struct grec rec;
+	memset(&rec, 0, sizeof(rec)); /* padding too: records go to a file */
+	rec.t = s->timestamp_us;
+	rec.weight = weight;
+	rec.node = leaf;
+	rec.status = s->status;
+	int e = tachi_stream_add(&st->spool, &t->recs, &rec);
+	if (e)
+		return WFAIL(w, e == ENOMEM ? TACH_E_NOMEM : TACH_E_IO,
+			     "spooling samples to a temporary file: %s", strerror(e));
 	return TACH_OK;
 }
 
@@ -590,13 +578,10 @@ static void write_meta(struct tach_writer *w)
 	j_str(w, "},\"libs\":[],\"processes\":[],\"pausedRanges\":[],\"threads\":[");
 }
 
-struct marker {
-	uint64_t start, end, count;
-	uint8_t kind;
-};
-
 /* Scratch shared by the threads at close. */
 struct scratch {
+	uint8_t *chunk;    /* a spooled chunk read back */
+	struct grec *all;  /* the records of a thread out of time order, sorted */
 	size_t *perm;
 	uint32_t *newidx;  /* trie node -> output stack index */
 	uint32_t *fidx;    /* gframe -> thread frame index */
@@ -605,21 +590,9 @@ struct scratch {
 	uint32_t *sidx;    /* gfunc -> thread string index */
 	uint32_t *sstamp;
 	uint32_t *slist;   /* gfuncs in thread string order */
-	struct marker *mk;
-	size_t mk_len, mk_cap;
-	uint64_t *wt;      /* weight of each record of the current thread, lazily */
 	char *loc;         /* JSON literals of the location strings */
 	size_t *loc_off;
 };
-
-static int perm_cmp(const void *pa, const void *pb, void *ctx)
-{
-	const uint64_t *t = ctx;
-	size_t a = *(const size_t *)pa, b = *(const size_t *)pb;
-	if (t[a] != t[b])
-		return t[a] < t[b] ? -1 : 1;
-	return a < b ? -1 : a > b;
-}
 
 struct lbuf {
 	char *p;
@@ -721,69 +694,141 @@ static int build_locations(struct tach_writer *w, struct scratch *sc)
 	return TACH_OK;
 }
 
-static bool add_marker(struct scratch *sc, uint8_t kind, uint64_t start, uint64_t end,
-		       uint64_t count)
+/* ---- a thread's records, in time order ---- */
+
+/* Walks a thread's records: straight from its spool, or from a sorted copy when the input
+ * went back in time (then, and only then, the thread's records are all in memory). */
+struct recwalk {
+	const struct tachi_spool *sp;
+	const struct tachi_stream *s;
+	uint8_t *buf;            /* a chunk read back from the file */
+	const struct grec *all;  /* sorted records, or NULL */
+	size_t nall;
+	size_t chunk;            /* next chunk to load */
+	const uint8_t *recs;
+	size_t n, i;
+	int err;                 /* errno of a failed read */
+};
+
+static void walk_start(struct recwalk *wk, const struct gstate *st, const struct gthread *t,
+		       const struct scratch *sc)
 {
-	if (!TACHI_RESERVE(sc->mk, sc->mk_cap, sc->mk_len + 1))
-		return false;
-	sc->mk[sc->mk_len++] = (struct marker){ start, end, count, kind };
+	memset(wk, 0, sizeof(*wk));
+	wk->sp = &st->spool;
+	wk->s = &t->recs;
+	wk->buf = sc->chunk;
+	if (t->unsorted) {
+		wk->all = sc->all;
+		wk->nall = t->recs.total;
+	}
+}
+
+static inline bool walk_next(struct recwalk *wk, struct grec *out)
+{
+	if (wk->all) {
+		if (wk->i == wk->nall)
+			return false;
+		*out = wk->all[wk->i++];
+		return true;
+	}
+	while (wk->i == wk->n) {
+		if (wk->chunk > wk->s->nchunks)
+			return false;
+		wk->err = tachi_stream_chunk(wk->sp, wk->s, wk->chunk++, wk->buf, &wk->recs, &wk->n);
+		wk->i = 0;
+		if (wk->err)
+			return false;
+	}
+	memcpy(out, wk->recs + wk->i++ * sizeof(*out), sizeof(*out));
 	return true;
 }
 
-static int write_thread(struct tach_writer *w, struct scratch *sc, size_t ti, bool is_main)
+static int walk_failed(struct tach_writer *w, const struct recwalk *wk)
+{
+	return WFAIL(w, TACH_E_IO, "reading spooled samples back: %s", strerror(wk->err));
+}
+
+static int perm_cmp(const void *pa, const void *pb, void *ctx)
+{
+	const struct grec *r = ctx;
+	size_t a = *(const size_t *)pa, b = *(const size_t *)pb;
+	if (r[a].t != r[b].t)
+		return r[a].t < r[b].t ? -1 : 1;
+	return a < b ? -1 : a > b;
+}
+
+/* The records of a thread whose input went back in time, sorted by time (ties in input
+ * order), into sc->all. */
+static int sort_records(struct tach_writer *w, struct scratch *sc, const struct gthread *t)
 {
 	struct gstate *st = w->state;
-	struct gthread *t = &st->th[ti];
-	const uint64_t iv = w->meta.interval_us;
-	const uint32_t stamp = (uint32_t)ti + 1;
-
-	/* Record order: input order unless some record went back in time. */
-	size_t *perm = NULL;
-	if (t->unsorted) {
-		free(sc->perm);
-		sc->perm = malloc(t->n * sizeof(*sc->perm));
-		if (!sc->perm)
-			return WFAIL(w, TACH_E_NOMEM, "out of memory");
-		for (size_t i = 0; i < t->n; i++)
-			sc->perm[i] = i;
-		qsort_r(sc->perm, t->n, sizeof(*sc->perm), perm_cmp, t->t);
-		perm = sc->perm;
-		if (!st->warned_order) {
-			st->warned_order = true;
-			tachi_warn(&w->warn, TACH_POS_NONE, 0,
-				   "samples of thread %llu are not in time order: sorted",
-				   (unsigned long long)t->tid);
-		}
+	size_t n = (size_t)t->recs.total, cap = n ? n : 1;
+	struct grec *in = malloc(cap * sizeof(*in));
+	free(sc->all);
+	sc->all = malloc(cap * sizeof(*sc->all));
+	free(sc->perm);
+	sc->perm = malloc(cap * sizeof(*sc->perm));
+	if (!in || !sc->all || !sc->perm) {
+		free(in);
+		return WFAIL(w, TACH_E_NOMEM, "out of memory");
 	}
-	free(sc->wt);
-	sc->wt = NULL;
-	if (t->nruns) {
-		sc->wt = malloc(t->n * sizeof(*sc->wt));
-		if (!sc->wt)
-			return WFAIL(w, TACH_E_NOMEM, "out of memory");
-		for (size_t i = 0; i < t->n; i++)
-			sc->wt[i] = 1;
-		for (size_t i = 0; i < t->nruns; i++)
-			sc->wt[t->runs[i].idx] = t->runs[i].weight;
+	struct recwalk wk;
+	walk_start(&wk, st, t, sc);
+	wk.all = NULL;
+	for (size_t i = 0; i < n && walk_next(&wk, &in[i]); i++)
+		sc->perm[i] = i;
+	if (wk.err) {
+		free(in);
+		return walk_failed(w, &wk);
 	}
+	qsort_r(sc->perm, n, sizeof(*sc->perm), perm_cmp, in);
+	for (size_t i = 0; i < n; i++)
+		sc->all[i] = in[sc->perm[i]];
+	free(in);
+	if (!st->warned_order) {
+		st->warned_order = true;
+		tachi_warn(&w->warn, TACH_POS_NONE, 0,
+			   "samples of thread %llu are not in time order: sorted",
+			   (unsigned long long)t->tid);
+	}
+	return TACH_OK;
+}
 
-	/* Stacks that samples reach, numbered in trie order: parents come first. */
+/* Stacks that samples reach, numbered in trie order (parents come first); returns the
+ * time of the first record through *first. */
+static int number_stacks(struct tach_writer *w, struct scratch *sc, const struct gthread *t,
+			 uint64_t *first)
+{
+	struct gstate *st = w->state;
 	free(sc->newidx);
 	sc->newidx = calloc(t->trie.count ? t->trie.count : 1, sizeof(*sc->newidx));
 	if (!sc->newidx)
 		return WFAIL(w, TACH_E_NOMEM, "out of memory");
-	for (size_t i = 0; i < t->n; i++)
-		if (t->node[i] != NONE)
-			sc->newidx[t->node[i]] = 1;
+	struct recwalk wk;
+	struct grec r;
+	walk_start(&wk, st, t, sc);
+	*first = 0;
+	for (bool any = false; walk_next(&wk, &r); any = true) {
+		if (!any)
+			*first = r.t;
+		if (r.node != NONE)
+			sc->newidx[r.node] = 1;
+	}
+	if (wk.err)
+		return walk_failed(w, &wk);
 	for (size_t i = t->trie.count; i > 0; i--)
 		if (sc->newidx[i - 1] && t->trie.parent[i - 1] != TACHI_ROOT)
 			sc->newidx[t->trie.parent[i - 1]] = 1;
 	uint32_t nstacks = 0;
 	for (size_t i = 0; i < t->trie.count; i++)
 		sc->newidx[i] = sc->newidx[i] ? nstacks++ : NONE;
+	return TACH_OK;
+}
 
-	/* Header. */
-	size_t first = t->n ? (perm ? perm[0] : 0) : 0;
+static void write_thread_head(struct tach_writer *w, const struct gthread *t, size_t ti,
+			      bool is_main, uint64_t first)
+{
+	struct gstate *st = w->state;
 	j_str(w, ti ? ",{\"name\":" : "{\"name\":");
 	char name[96];
 	size_t nl = 0;
@@ -815,102 +860,158 @@ static int write_thread(struct tach_writer *w, struct scratch *sc, size_t ti, bo
 	j_str(w, ",\"tid\":");
 	j_u64(w, t->tid);
 	j_str(w, ",\"registerTime\":");
-	if (t->n)
-		j_rel(w, t->t[first]);
+	if (t->recs.total)
+		j_rel(w, first);
 	else
 		j_str(w, "0");
 	j_str(w, ",\"unregisterTime\":null,\"samples\":{\"schema\":{\"stack\":0,\"time\":1,"
 		 "\"eventDelay\":2");
 	j_str(w, st->recorded ? ",\"threadCPUDelta\":3}" : "}");
 	j_str(w, ",\"data\":[");
+}
 
-	/* Samples, and the state runs they make. */
-	sc->mk_len = 0;
-	bool open[NKINDS] = { false };
-	uint64_t ostart[NKINDS] = { 0 }, ocount[NKINDS] = { 0 };
-	uint64_t prev = 0;
-	bool any = false;
-	for (size_t r = 0; r < t->n; r++) {
-		size_t i = perm ? perm[r] : r;
-		uint64_t wn = sc->wt ? sc->wt[i] : 1;
-		uint32_t node = t->node[i];
-		uint8_t status = t->status[i];
-		char stk[16];
-		size_t stkl = node == NONE ? (memcpy(stk, "null", 4), 4)
-					   : tachi_fmt_u64(stk, sc->newidx[node]);
-		for (uint64_t k = 0; k < wn; k++) {
-			uint64_t tt, span;
-			if (__builtin_mul_overflow(k, iv, &span) ||
-			    __builtin_add_overflow(t->t[i], span, &tt))
-				tt = UINT64_MAX;
-			if (any && tt < prev)
-				tt = prev;
-			uint64_t elapsed = any ? tt - prev : iv;
-			for (size_t m = 0; m < NKINDS; m++) {
-				bool on = status & kinds[m].bit;
-				if (on && !open[m]) {
-					open[m] = true;
-					ostart[m] = tt;
-					ocount[m] = 1;
-				} else if (on) {
-					ocount[m]++;
-				} else if (open[m]) {
-					open[m] = false;
-					if (!add_marker(sc, (uint8_t)m, ostart[m], tt, ocount[m]))
-						return WFAIL(w, TACH_E_NOMEM, "out of memory");
-				}
-			}
-			uint8_t *p = j_room(w, 96);
-			size_t o = 0;
-			if (any)
-				p[o++] = ',';
-			p[o++] = '[';
-			memcpy(p + o, stk, stkl);
-			o += stkl;
-			p[o++] = ',';
-			o += fmt_rel((char *)p + o, tt, w->meta.start_time_us);
-			memcpy(p + o, ",0", 2);
-			o += 2;
-			if (st->recorded) {
-				p[o++] = ',';
-				uint64_t cpu = 0;
-				if (status & TACH_STATUS_ON_CPU)
-					cpu = iv && elapsed > iv ? iv : elapsed;
-				o += tachi_fmt_u64((char *)p + o, cpu);
-			}
-			p[o++] = ']';
-			st->jlen += o;
-			prev = tt;
-			any = true;
+/* Samples one at a time: a record of weight N is N samples one interval apart, and a
+ * sample is moved forward when a weighted record before it overlaps it. */
+struct sampwalk {
+	struct recwalk rw;
+	struct grec rec;
+	uint64_t k, iv, prev;
+	bool any;
+};
+
+static inline bool samp_next(struct sampwalk *sw, uint64_t *tt, uint64_t *elapsed)
+{
+	if (sw->k == 0 || sw->k == sw->rec.weight) {
+		if (!walk_next(&sw->rw, &sw->rec))
+			return false;
+		sw->k = 0;
+	}
+	uint64_t span;
+	if (__builtin_mul_overflow(sw->k, sw->iv, &span) ||
+	    __builtin_add_overflow(sw->rec.t, span, tt))
+		*tt = UINT64_MAX;
+	if (sw->any && *tt < sw->prev)
+		*tt = sw->prev;
+	*elapsed = sw->any ? *tt - sw->prev : sw->iv;
+	sw->prev = *tt;
+	sw->any = true;
+	sw->k++;
+	return true;
+}
+
+static void samp_start(struct sampwalk *sw, const struct gstate *st, const struct gthread *t,
+		       const struct scratch *sc, uint64_t iv)
+{
+	memset(sw, 0, sizeof(*sw));
+	walk_start(&sw->rw, st, t, sc);
+	sw->iv = iv;
+}
+
+static int write_samples(struct tach_writer *w, const struct scratch *sc, const struct gthread *t)
+{
+	struct gstate *st = w->state;
+	const uint64_t iv = w->meta.interval_us;
+	struct sampwalk sw;
+	samp_start(&sw, st, t, sc, iv);
+	uint64_t tt, elapsed;
+	uint32_t node = NONE - 1; /* no node: the first record sets the text */
+	char stk[16];
+	size_t stkl = 0;
+	bool comma = false;
+	while (samp_next(&sw, &tt, &elapsed)) {
+		if (sw.rec.node != node) {
+			node = sw.rec.node;
+			stkl = node == NONE ? (memcpy(stk, "null", 4), 4)
+					    : tachi_fmt_u64(stk, sc->newidx[node]);
 		}
+		uint8_t *p = j_room(w, 96);
+		size_t o = 0;
+		if (comma)
+			p[o++] = ',';
+		comma = true;
+		p[o++] = '[';
+		memcpy(p + o, stk, stkl);
+		o += stkl;
+		p[o++] = ',';
+		o += fmt_rel((char *)p + o, tt, w->meta.start_time_us);
+		memcpy(p + o, ",0", 2);
+		o += 2;
+		if (st->recorded) {
+			p[o++] = ',';
+			uint64_t cpu = 0;
+			if (sw.rec.status & TACH_STATUS_ON_CPU)
+				cpu = iv && elapsed > iv ? iv : elapsed;
+			o += tachi_fmt_u64((char *)p + o, cpu);
+		}
+		p[o++] = ']';
+		st->jlen += o;
 		if (st->err)
 			return st->err;
 	}
-	uint64_t end;
-	if (__builtin_add_overflow(prev, iv, &end))
-		end = UINT64_MAX;
-	for (size_t m = 0; m < NKINDS; m++)
-		if (open[m] && !add_marker(sc, (uint8_t)m, ostart[m], end, ocount[m]))
-			return WFAIL(w, TACH_E_NOMEM, "out of memory");
+	return sw.rw.err ? walk_failed(w, &sw.rw) : st->err;
+}
 
+static void write_marker(struct tach_writer *w, bool comma, size_t kind, uint64_t start,
+			 uint64_t end, uint64_t count)
+{
+	j_str(w, comma ? ",[" : "[");
+	j_u64(w, kind);
+	j_str(w, ",");
+	j_rel(w, start);
+	j_str(w, ",");
+	j_rel(w, end);
+	j_str(w, ",1,");
+	j_u64(w, kinds[kind].cat);
+	j_str(w, ",{\"type\":\"PythonThreadState\",\"samples\":");
+	j_u64(w, count);
+	j_str(w, "}]");
+}
+
+/* Interval markers for the runs of samples in each state, in the order the runs end. */
+static int write_markers(struct tach_writer *w, const struct scratch *sc, const struct gthread *t)
+{
+	struct gstate *st = w->state;
+	const uint64_t iv = w->meta.interval_us;
 	j_str(w, "]},\"markers\":{\"schema\":{\"name\":0,\"startTime\":1,\"endTime\":2,\"phase\":3,"
 		 "\"category\":4,\"data\":5},\"data\":[");
-	for (size_t i = 0; i < sc->mk_len; i++) {
-		const struct marker *mk = &sc->mk[i];
-		j_str(w, i ? ",[" : "[");
-		j_u64(w, mk->kind);
-		j_str(w, ",");
-		j_rel(w, mk->start);
-		j_str(w, ",");
-		j_rel(w, mk->end);
-		j_str(w, ",1,");
-		j_u64(w, kinds[mk->kind].cat);
-		j_str(w, ",{\"type\":\"PythonThreadState\",\"samples\":");
-		j_u64(w, mk->count);
-		j_str(w, "}]");
+	bool open[NKINDS] = { false }, comma = false;
+	uint64_t ostart[NKINDS] = { 0 }, ocount[NKINDS] = { 0 };
+	struct sampwalk sw;
+	samp_start(&sw, st, t, sc, iv);
+	uint64_t tt, elapsed;
+	while (samp_next(&sw, &tt, &elapsed)) {
+		for (size_t m = 0; m < NKINDS; m++) {
+			bool on = sw.rec.status & kinds[m].bit;
+			if (on && !open[m]) {
+				open[m] = true;
+				ostart[m] = tt;
+				ocount[m] = 1;
+			} else if (on) {
+				ocount[m]++;
+			} else if (open[m]) {
+				open[m] = false;
+				write_marker(w, comma, m, ostart[m], tt, ocount[m]);
+				comma = true;
+			}
+		}
 	}
+	if (sw.rw.err)
+		return walk_failed(w, &sw.rw);
+	uint64_t end;
+	if (__builtin_add_overflow(sw.prev, iv, &end))
+		end = UINT64_MAX;
+	for (size_t m = 0; m < NKINDS; m++)
+		if (open[m]) {
+			write_marker(w, comma, m, ostart[m], end, ocount[m]);
+			comma = true;
+		}
+	return st->err;
+}
 
-	/* Stack table; frames get thread indices in first-use order. */
+/* The stack table; frames get thread indices in first-use order. Returns their number. */
+static uint32_t write_stack_table(struct tach_writer *w, struct scratch *sc,
+				  const struct gthread *t, uint32_t stamp)
+{
 	j_str(w, "]},\"stackTable\":{\"schema\":{\"prefix\":0,\"frame\":1},\"data\":[");
 	uint32_t nfr = 0;
 	bool comma = false;
@@ -933,8 +1034,44 @@ static int write_thread(struct tach_writer *w, struct scratch *sc, size_t ti, bo
 		j_u64(w, sc->fidx[g]);
 		j_str(w, "]");
 	}
+	return nfr;
+}
 
-	/* Frame table; location strings after the marker names. */
+static void write_frame_row(struct tach_writer *w, const struct gframe *g, uint32_t sidx,
+			    bool comma)
+{
+	struct gstate *st = w->state;
+	bool plain = func_kind(st, &st->funcs[g->func]) == LOC_PLAIN;
+	j_str(w, comma ? ",[" : "[");
+	j_u64(w, sidx);
+	j_str(w, plain ? ",true,null,null," : ",false,null,null,");
+	if (g->line >= 0)
+		j_i64(w, g->line);
+	else
+		j_str(w, "null");
+	j_str(w, ",");
+	if (g->col >= 0)
+		j_i64(w, g->col);
+	else
+		j_str(w, "null");
+	j_str(w, ",");
+	uint8_t cat = g->cat, sub = g->sub;
+	if (!st->recorded && cat == CAT_IDLE) {
+		cat = g->base_cat;
+		sub = SUB_NONE;
+	}
+	j_u64(w, cat);
+	j_str(w, ",");
+	j_u64(w, sub);
+	j_str(w, "]");
+}
+
+/* The frame table, then the string table: the marker names, then the location strings
+ * in first-use order. */
+static void write_frames_strings(struct tach_writer *w, struct scratch *sc, uint32_t nfr,
+				 uint32_t stamp)
+{
+	struct gstate *st = w->state;
 	j_str(w, "]},\"frameTable\":{\"schema\":{\"location\":0,\"relevantForJS\":1,"
 		 "\"innerWindowID\":2,\"implementation\":3,\"line\":4,\"column\":5,"
 		 "\"category\":6,\"subcategory\":7},\"data\":[");
@@ -942,37 +1079,13 @@ static int write_thread(struct tach_writer *w, struct scratch *sc, size_t ti, bo
 	size_t nslist = 0;
 	for (uint32_t i = 0; i < nfr; i++) {
 		const struct gframe *g = &st->frames[sc->flist[i]];
-		const struct gfunc *fn = &st->funcs[g->func];
 		if (sc->sstamp[g->func] != stamp) {
 			sc->sstamp[g->func] = stamp;
 			sc->sidx[g->func] = nstr++;
 			sc->slist[nslist++] = g->func;
 		}
-		bool plain = func_kind(st, fn) == LOC_PLAIN;
-		j_str(w, i ? ",[" : "[");
-		j_u64(w, sc->sidx[g->func]);
-		j_str(w, plain ? ",true,null,null," : ",false,null,null,");
-		if (g->line >= 0)
-			j_i64(w, g->line);
-		else
-			j_str(w, "null");
-		j_str(w, ",");
-		if (g->col >= 0)
-			j_i64(w, g->col);
-		else
-			j_str(w, "null");
-		j_str(w, ",");
-		uint8_t cat = g->cat, sub = g->sub;
-		if (!st->recorded && cat == CAT_IDLE) {
-			cat = g->base_cat;
-			sub = SUB_NONE;
-		}
-		j_u64(w, cat);
-		j_str(w, ",");
-		j_u64(w, sub);
-		j_str(w, "]");
+		write_frame_row(w, g, sc->sidx[g->func], i > 0);
 	}
-
 	j_str(w, "]},\"stringTable\":[");
 	for (size_t m = 0; m < NKINDS; m++) {
 		j_str(w, m ? ",\"" : "\"");
@@ -985,9 +1098,26 @@ static int write_thread(struct tach_writer *w, struct scratch *sc, size_t ti, bo
 		      sc->loc_off[sc->slist[i] + 1] - sc->loc_off[sc->slist[i]]);
 	}
 	j_str(w, "]}");
-	return st->err;
 }
 
+static int write_thread(struct tach_writer *w, struct scratch *sc, size_t ti, bool is_main)
+{
+	struct gstate *st = w->state;
+	const struct gthread *t = &st->th[ti];
+	const uint32_t stamp = (uint32_t)ti + 1;
+	uint64_t first = 0;
+	int rc;
+	if ((t->unsorted && (rc = sort_records(w, sc, t))) ||
+	    (rc = number_stacks(w, sc, t, &first)))
+		return rc;
+	write_thread_head(w, t, ti, is_main, first);
+	if ((rc = write_samples(w, sc, t)) || (rc = write_markers(w, sc, t)))
+		return rc;
+	uint32_t nfr = write_stack_table(w, sc, t, stamp);
+	write_frames_strings(w, sc, nfr, stamp);
+	return st->err;
+}
+/* WRITE_THREAD_PLACEHOLDER */
 /* Interpreters that already have their main thread. */
 struct iidset {
 	uint32_t *v;
@@ -1054,7 +1184,9 @@ static int gw_close(struct tach_writer *w)
 	sc.sidx = malloc(nu * sizeof(*sc.sidx));
 	sc.sstamp = calloc(nu, sizeof(*sc.sstamp));
 	sc.slist = malloc(nu * sizeof(*sc.slist));
-	if (!sc.fidx || !sc.fstamp || !sc.flist || !sc.sidx || !sc.sstamp || !sc.slist) {
+	sc.chunk = malloc(st->spool.chunk_recs * sizeof(struct grec));
+	if (!sc.fidx || !sc.fstamp || !sc.flist || !sc.sidx || !sc.sstamp || !sc.slist ||
+	    !sc.chunk) {
 		rc = WFAIL(w, TACH_E_NOMEM, "out of memory");
 		goto out;
 	}
@@ -1094,8 +1226,8 @@ out:
 	free(sc.sidx);
 	free(sc.sstamp);
 	free(sc.slist);
-	free(sc.mk);
-	free(sc.wt);
+	free(sc.chunk);
+	free(sc.all);
 	free(sc.loc);
 	free(sc.loc_off);
 	free(mains.v);
@@ -1115,11 +1247,9 @@ static void gw_free(struct tach_writer *w)
 	for (size_t i = 0; i < st->nth; i++) {
 		struct gthread *t = &st->th[i];
 		tachi_stacktab_free(&t->trie);
-		free(t->t);
-		free(t->node);
-		free(t->status);
-		free(t->runs);
+		tachi_stream_free(&t->recs);
 	}
+	tachi_spool_free(&st->spool);
 	free(st->th);
 	free(st->jbuf);
 	free(st->zbuf);
@@ -1127,9 +1257,17 @@ static void gw_free(struct tach_writer *w)
 		deflateEnd(&st->z);
 }
 
+static int gw_begin(struct tach_writer *w)
+{
+	struct gstate *st = w->state;
+	tachi_spool_init(&st->spool, sizeof(struct grec));
+	return TACH_OK;
+}
+
 static const struct tachi_writer_ops writer_ops = {
 	.state_size = sizeof(struct gstate),
 	.option = gw_option,
+	.begin = gw_begin,
 	.put = gw_put,
 	.close = gw_close,
 	.free = gw_free,

@@ -399,6 +399,28 @@ struct tachi_format {
 const struct tachi_format *tachi_format_find(const char *name);
 /* Records a write failure of w->out on w and returns TACH_E_IO. */
 int tachi_writer_io(struct tach_writer *w);
+/* ---- record spools (spool.c): per-stream records kept past a chunk in a temp file ---- */
+struct tachi_spool {
+	int fd;
+	bool open;          /* the file exists (made when a first chunk fills) */
+	uint64_t end;       /* its size */
+	size_t rec_size, chunk_recs;
+};
+struct tachi_stream {
+	uint8_t *buf;       /* the last chunk, in memory */
+	size_t len;         /* records in buf */
+	uint64_t *chunks;   /* file offsets of the full chunks, in order */
+	size_t nchunks, chunks_cap;
+	uint64_t total;     /* records added */
+};
+void tachi_spool_init(struct tachi_spool *sp, size_t rec_size);
+/* Returns 0 or an errno value (ENOMEM, or the file's). */
+int tachi_stream_add(struct tachi_spool *sp, struct tachi_stream *s, const void *rec);
+int tachi_stream_chunk(const struct tachi_spool *sp, const struct tachi_stream *s, size_t k,
+		       uint8_t *buf, const uint8_t **recs, size_t *n);
+void tachi_stream_free(struct tachi_stream *s);
+void tachi_spool_free(struct tachi_spool *sp);
+
 
 /* One row per format; each module defines its own. */
 extern const struct tachi_format tachi_fmt_tach;

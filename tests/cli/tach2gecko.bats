@@ -274,3 +274,42 @@ pcli_load() {
 		grep -q -- "\*$o\*" "$SOURCE_ROOT/docs/tach2gecko.1.scd" || { echo "missing $o"; false; }
 	done
 }
+
+# Threads with more sample records than one spool chunk holds in memory (64 KiB of 24-byte
+# records): their records go through the temporary file and come back in order.
+spilled_profile() {
+	awk 'BEGIN { print "@interval_us 100"; ts = 1000000
+		for (i = 0; i < 30000; i++) {
+			t = i % 3 + 1; d = i % 5 + 1; s = ""
+			for (k = 0; k < d; k++)
+				s = s sprintf("%sm%d.py:f%d:%d", k ? ";" : "", (i + k) % 4, k, k + 1)
+			printf "%d 0 %d %d\t%s\n", t, ts += 100, i % 4, s
+		} }' >"$TMP/spill.samples"
+	tach-encode -o "$TMP/spill.tach" "$TMP/spill.samples"
+}
+
+@test "samples spooled through a temporary file: memory stays flat, the profile is the same" {
+	profiler_cli
+	spilled_profile
+	tach2gecko -q "$TMP/spill.tach" -o "$TMP/p.json.gz"
+	tach-decode -q --format samples "$TMP/spill.tach" >"$TMP/p.txt"
+	python3 "$SOURCE_ROOT/tests/cli/gecko_calltree.py" "$PCLI" "$TMP/p.json.gz" "$TMP/p.txt"
+	# every sample is a row, in time order, per thread
+	run bash -c "gzip -dc '$TMP/p.json.gz' | jq -c '[.threads[] | [(.samples.data | length),
+	  ([.samples.data[][1]] | . == sort)]]'"
+	[ "$output" = "[[10000,true],[10000,true],[10000,true]]" ]
+	# no temporary file is left behind, and one that cannot be made is an I/O error
+	[ -z "$(ls "$TMP" | grep tachfmt-spool)" ]
+	mkdir "$TMP/ro" && chmod 500 "$TMP/ro"
+	if [ "$(id -u)" -ne 0 ]; then
+		run env TMPDIR="$TMP/ro" tach2gecko "$TMP/spill.tach" -o "$TMP/x.json.gz"
+		[ "$status" -eq 1 ]
+		[[ $output == *"spooling samples to a temporary file: Permission denied"* ]]
+		[ ! -e "$TMP/x.json.gz" ]
+	fi
+	run env TMPDIR="$TMP/missing" tach2gecko "$TMP/spill.tach" -o "$TMP/x.json.gz"
+	echo "$output"
+	[ "$status" -eq 1 ]
+	[[ $output == *"spooling samples to a temporary file: No such file or directory"* ]]
+	[ ! -e "$TMP/x.json.gz" ]
+}
