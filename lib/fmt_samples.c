@@ -18,9 +18,18 @@
 
 /* ---- reader ---- */
 
+/* FRAME@K: the K-th extra row with that frame's values (see the writer's swstate). */
+struct dupkey {
+	uint32_t base, k;
+};
+
 struct sread {
 	uint32_t *frames;
 	size_t cap;
+	struct dupkey *dk;  /* per extra row: the frame it repeats, and K */
+	uint32_t *dk_id;    /* its id in the dict */
+	size_t ndk, dk_cap, dk_id_cap;
+	struct tachi_idset dk_index;
 	char *unesc;
 	size_t unesc_cap;
 	uint64_t samples;
@@ -100,6 +109,64 @@ static bool frame_num(const char *s, size_t n, int32_t *out)
 	return true;
 }
 
+static uint64_t dk_hash(uint32_t base, uint32_t k)
+{
+	return tachi_mix64((uint64_t)base << 32 | k);
+}
+
+static bool dk_eq(void *ctx, uint32_t id, const void *key)
+{
+	const struct sread *st = ctx;
+	const struct dupkey *a = &st->dk[id], *b = key;
+	return a->base == b->base && a->k == b->k;
+}
+
+static uint64_t dk_rehash(void *ctx, uint32_t id)
+{
+	const struct sread *st = ctx;
+	return dk_hash(st->dk[id].base, st->dk[id].k);
+}
+
+/* The dict id of row K of frame base: a row of its own, made on first use. */
+static int dup_row(struct tach_reader *r, uint32_t base, uint32_t k, uint32_t *id)
+{
+	struct sread *st = r->state;
+	struct dupkey key = { base, k };
+	uint64_t h = dk_hash(base, k);
+	uint32_t i;
+	if (tachi_idset_find(&st->dk_index, h, &key, dk_eq, st, &i)) {
+		*id = st->dk_id[i];
+		return TACH_OK;
+	}
+	if (!TACHI_RESERVE(st->dk, st->dk_cap, st->ndk + 1) ||
+	    !TACHI_RESERVE(st->dk_id, st->dk_id_cap, st->ndk + 1) ||
+	    tachi_dict_append_frame(&r->dict, &r->dict.frames[base]))
+		return RFAIL(r, TACH_E_NOMEM, TACH_POS_NONE, 0, "out of memory");
+	i = (uint32_t)st->ndk;
+	st->dk[i] = key;
+	st->dk_id[i] = *id = (uint32_t)r->dict.frame_count - 1;
+	if (!tachi_idset_insert(&st->dk_index, h, i, dk_rehash, st))
+		return RFAIL(r, TACH_E_NOMEM, TACH_POS_NONE, 0, "out of memory");
+	st->ndk++;
+	return TACH_OK;
+}
+
+/* Splits "OPCODE@K" into its parts; K is 0 without the mark. */
+static bool split_dup(const char *s, size_t *n, uint32_t *k)
+{
+	const char *at = memchr(s, '@', *n);
+	*k = 0;
+	if (!at)
+		return true;
+	uint64_t v;
+	size_t kl = *n - (size_t)(at + 1 - s);
+	if (!tachi_parse_dec(at + 1, kl, UINT32_MAX - 1, &v) || !v)
+		return false;
+	*k = (uint32_t)v;
+	*n = (size_t)(at - s);
+	return true;
+}
+
 static int parse_frame(struct tach_reader *r, const char *s, size_t n, uint32_t *id)
 {
 	const char *f[7] = { 0 };
@@ -119,6 +186,7 @@ static int parse_frame(struct tach_reader *r, const char *s, size_t n, uint32_t 
 		return line_fail(r, "frame \"%.*s\" needs 3 or 7 fields separated by ':'",
 				 (int)(n > 80 ? 80 : n), s);
 	struct tach_frame fr = { 0, 0, -1, -1, -1, -1, TACH_NO_OPCODE };
+	uint32_t dup = 0;
 	int rc;
 	if ((rc = intern_escaped(r, f[0], len[0], &fr.file)) ||
 	    (rc = intern_escaped(r, f[1], len[1], &fr.func)))
@@ -133,6 +201,9 @@ static int parse_frame(struct tach_reader *r, const char *s, size_t n, uint32_t 
 		    !frame_num(f[5], len[5], &fr.end_col))
 			return line_fail(r, "bad location numbers in frame \"%.*s\"",
 					 (int)(n > 80 ? 80 : n), s);
+		if (!split_dup(f[6], &len[6], &dup))
+			return line_fail(r, "bad row mark in frame \"%.*s\" (FRAME@K, K >= 1)",
+					 (int)(n > 80 ? 80 : n), s);
 		if (!(len[6] == 1 && f[6][0] == '-')) {
 			int64_t op;
 			if (!parse_i64(f[6], len[6], &op))
@@ -141,11 +212,12 @@ static int parse_frame(struct tach_reader *r, const char *s, size_t n, uint32_t 
 			fr.opcode = op >= 0 && op <= 254 ? (uint8_t)op : TACH_NO_OPCODE;
 		}
 	}
+	/* No location; a table row may still hold columns, which the TACH writer keeps. */
 	if (no_loc)
-		fr.line = fr.end_line = fr.col = fr.end_col = -1;
+		fr.line = fr.end_line = -1;
 	if (tach_dict_intern_frame(&r->dict, &fr, id))
 		return RFAIL(r, TACH_E_NOMEM, TACH_POS_NONE, 0, "out of memory");
-	return TACH_OK;
+	return dup ? dup_row(r, *id, dup, id) : TACH_OK;
 }
 
 static int header_line(struct tach_reader *r, const char *s, size_t n)
@@ -178,6 +250,13 @@ static int header_line(struct tach_reader *r, const char *s, size_t n)
 		r->meta.py_major = (uint8_t)a;
 		r->meta.py_minor = (uint8_t)b;
 		r->meta.py_micro = (uint8_t)c;
+	} else if (kl == 6 && !memcmp(s, "@order", 6)) {
+		if (vl == 7 && !memcmp(v, "records", 7))
+			r->meta.record_order = 1;
+		else if (vl == 8 && !memcmp(v, "sampling", 8))
+			r->meta.record_order = 0;
+		else
+			return line_fail(r, "@order must be records or sampling");
 	} else {
 		return line_fail(r, "unknown header line \"%.*s\"", (int)(kl > 40 ? 40 : kl), s);
 	}
@@ -271,6 +350,9 @@ static void sr_free(struct tach_reader *r)
 	struct sread *st = r->state;
 	free(st->frames);
 	free(st->unesc);
+	free(st->dk);
+	free(st->dk_id);
+	tachi_idset_free(&st->dk_index);
 }
 
 static const struct tachi_reader_ops reader_ops = {
@@ -315,12 +397,143 @@ static int sw_begin(struct tach_writer *w)
 	rc |= tachi_out_str(o, "\n@interval_us ");
 	rc |= tachi_out_u64(o, w->meta.interval_us);
 	rc |= tachi_out_byte(o, '\n');
+	if (w->meta.record_order)
+		rc |= tachi_out_str(o, "@order records\n");
 	return rc ? tachi_writer_io(w) : TACH_OK;
 }
 
 static int put_num(struct tachi_out *o, int32_t v)
 {
 	return tachi_out_i64(o, v);
+}
+
+/* A TACH table may hold two rows that print alike (CPython's writer keys frames on what it
+ * was given, then drops an end value a missing line or column makes meaningless). Each
+ * such later row is written FRAME@K (K = 1, 2, ...: the K-th other row that prints alike),
+ * so that reading the text back keeps them apart and a TACH file gets its rows back. */
+struct swstate {
+	const struct tach_dict *d;
+	uint32_t *dup;      /* source frame id -> 1 + K, 0 not yet seen */
+	size_t dup_cap;
+	uint32_t *rep;      /* per printed form: the first source frame printed so */
+	uint32_t *rows;     /* per printed form: how many source frames print so */
+	size_t nrep, rep_cap, rows_cap;
+	struct tachi_idset index;
+};
+
+/* What of a frame the text shows: the end line only with a line. */
+static struct tach_frame shown(const struct tach_frame *f)
+{
+	struct tach_frame k = *f;
+	if (k.line == -1)
+		k.end_line = -1;
+	return k;
+}
+
+static uint64_t shown_hash(const struct tach_dict *d, const struct tach_frame *f)
+{
+	size_t fl, nl;
+	const char *file = tachi_str(d, f->file, &fl), *func = tachi_str(d, f->func, &nl);
+	struct tach_frame k = shown(f);
+	int32_t v[5] = { k.line, k.end_line, k.col, k.end_col, k.opcode };
+	return tachi_hash(file, fl) ^ tachi_mix64(tachi_hash(func, nl) ^ tachi_hash(v, sizeof(v)));
+}
+
+static bool shown_eq(void *ctx, uint32_t id, const void *key)
+{
+	const struct swstate *st = ctx;
+	const struct tach_dict *d = st->d;
+	struct tach_frame a = shown(&d->frames[st->rep[id]]), b = shown(key);
+	size_t al, bl, cl, dl;
+	const char *af = tachi_str(d, a.file, &al), *bf = tachi_str(d, b.file, &bl);
+	const char *an = tachi_str(d, a.func, &cl), *bn = tachi_str(d, b.func, &dl);
+	return a.line == b.line && a.end_line == b.end_line && a.col == b.col &&
+	       a.end_col == b.end_col && a.opcode == b.opcode && al == bl && cl == dl &&
+	       !memcmp(af, bf, al) && !memcmp(an, bn, cl);
+}
+
+static uint64_t shown_rehash(void *ctx, uint32_t id)
+{
+	const struct swstate *st = ctx;
+	return shown_hash(st->d, &st->d->frames[st->rep[id]]);
+}
+
+/* K of source frame fid (0: the first that prints so), or -1 when out of memory. */
+static int64_t dup_index(struct swstate *st, const struct tach_dict *d, uint32_t fid)
+{
+	if (fid < st->dup_cap && st->dup[fid])
+		return st->dup[fid] - 1;
+	st->d = d;
+	if (fid >= st->dup_cap) {
+		size_t old = st->dup_cap;
+		if (!TACHI_RESERVE(st->dup, st->dup_cap, (size_t)fid + 1))
+			return -1;
+		memset(st->dup + old, 0, (st->dup_cap - old) * sizeof(*st->dup));
+	}
+	const struct tach_frame *f = &d->frames[fid];
+	uint64_t h = shown_hash(d, f);
+	uint32_t r;
+	if (tachi_idset_find(&st->index, h, f, shown_eq, st, &r)) {
+		st->dup[fid] = ++st->rows[r];
+		return st->dup[fid] - 1;
+	}
+	if (!TACHI_RESERVE(st->rep, st->rep_cap, st->nrep + 1) ||
+	    !TACHI_RESERVE(st->rows, st->rows_cap, st->nrep + 1))
+		return -1;
+	r = (uint32_t)st->nrep;
+	st->rep[r] = fid;
+	st->rows[r] = 1;
+	if (!tachi_idset_insert(&st->index, h, r, shown_rehash, st))
+		return -1;
+	st->nrep++;
+	st->dup[fid] = 1;
+	return 0;
+}
+
+static int put_frame(struct tach_writer *w, const struct tach_dict *d, uint32_t fid)
+{
+	struct tachi_out *o = &w->out;
+	const struct tach_frame *f = tach_dict_frame(d, fid);
+	if (!f)
+		return WFAIL(w, TACH_E_USAGE, "frame id %u out of range", fid);
+	size_t fl, nl;
+	const char *file = tach_dict_string(d, f->file, &fl);
+	const char *func = tach_dict_string(d, f->func, &nl);
+	if (!file || !func)
+		return WFAIL(w, TACH_E_USAGE, "string id out of range in frame %u", fid);
+	int64_t k = dup_index(w->state, d, fid);
+	if (k < 0)
+		return WFAIL(w, TACH_E_NOMEM, "out of memory");
+	int rc = tachi_out_escaped(o, file, fl);
+	rc |= tachi_out_byte(o, ':');
+	rc |= tachi_out_escaped(o, func, nl);
+	if (f->line == -1) {
+		/* No location; columns only when a table row has them anyway. */
+		rc |= tachi_out_str(o, ":-:-:");
+		rc |= f->col == -1 ? tachi_out_byte(o, '-') : put_num(o, f->col);
+		rc |= tachi_out_byte(o, ':');
+		rc |= f->end_col == -1 ? tachi_out_byte(o, '-') : put_num(o, f->end_col);
+		rc |= tachi_out_byte(o, ':');
+	} else {
+		rc |= tachi_out_byte(o, ':');
+		rc |= put_num(o, f->line);
+		rc |= tachi_out_byte(o, ':');
+		rc |= put_num(o, f->end_line);
+		rc |= tachi_out_byte(o, ':');
+		rc |= put_num(o, f->col);
+		rc |= tachi_out_byte(o, ':');
+		rc |= put_num(o, f->end_col);
+		rc |= tachi_out_byte(o, ':');
+	}
+	if (f->opcode == TACH_NO_OPCODE)
+		rc |= tachi_out_byte(o, '-');
+	else
+		rc |= tachi_out_u64(o, f->opcode);
+	if (k) {
+		rc |= tachi_out_byte(o, '@');
+		rc |= tachi_out_u64(o, (uint64_t)k);
+	}
+	return rc ? tachi_writer_io(w) : TACH_OK;
 }
 
 static int sw_put(struct tach_writer *w, const struct tach_dict *d, const struct tach_sample *s)
@@ -337,37 +550,11 @@ static int sw_put(struct tach_writer *w, const struct tach_dict *d, const struct
 		rc |= tachi_out_u64(o, s->status);
 		rc |= tachi_out_byte(o, '\t');
 		for (uint32_t i = 0; i < s->depth; i++) {
-			const struct tach_frame *f = tach_dict_frame(d, s->frames[i]);
-			if (!f)
-				return WFAIL(w, TACH_E_USAGE, "frame id %u out of range", s->frames[i]);
-			size_t fl, nl;
-			const char *file = tach_dict_string(d, f->file, &fl);
-			const char *func = tach_dict_string(d, f->func, &nl);
-			if (!file || !func)
-				return WFAIL(w, TACH_E_USAGE, "string id out of range in frame %u",
-					     s->frames[i]);
 			if (i)
 				rc |= tachi_out_byte(o, ';');
-			rc |= tachi_out_escaped(o, file, fl);
-			rc |= tachi_out_byte(o, ':');
-			rc |= tachi_out_escaped(o, func, nl);
-			if (f->line == -1) {
-				rc |= tachi_out_str(o, ":-:-:-:-:");
-			} else {
-				rc |= tachi_out_byte(o, ':');
-				rc |= put_num(o, f->line);
-				rc |= tachi_out_byte(o, ':');
-				rc |= put_num(o, f->end_line);
-				rc |= tachi_out_byte(o, ':');
-				rc |= put_num(o, f->col);
-				rc |= tachi_out_byte(o, ':');
-				rc |= put_num(o, f->end_col);
-				rc |= tachi_out_byte(o, ':');
-			}
-			if (f->opcode == TACH_NO_OPCODE)
-				rc |= tachi_out_byte(o, '-');
-			else
-				rc |= tachi_out_u64(o, f->opcode);
+			int frc = put_frame(w, d, s->frames[i]);
+			if (frc)
+				return frc;
 		}
 		rc |= tachi_out_byte(o, '\n');
 		if (rc)
@@ -381,7 +568,18 @@ static int sw_close(struct tach_writer *w)
 	return TACH_OK;
 }
 
+static void sw_free(struct tach_writer *w)
+{
+	struct swstate *st = w->state;
+	free(st->dup);
+	free(st->rep);
+	free(st->rows);
+	tachi_idset_free(&st->index);
+}
+
 static const struct tachi_writer_ops writer_ops = {
+	.state_size = sizeof(struct swstate),
+	.free = sw_free,
 	.begin = sw_begin,
 	.put = sw_put,
 	.close = sw_close,

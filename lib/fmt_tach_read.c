@@ -421,6 +421,7 @@ static int tr_open(struct tach_reader *r)
 		st->end = st->region_end;
 	}
 	r->sample.weight = 1;
+	r->meta.record_order = 1;
 	return TACH_OK;
 }
 

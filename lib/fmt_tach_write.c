@@ -45,6 +45,8 @@ struct wstate {
 	struct wthread **wt;
 	size_t nwt, wt_cap;
 	uint64_t samples;
+	/* Input in record order: the one thread whose run of repeats is being held. */
+	struct wthread *held;
 	uint8_t *stage;
 	size_t stage_len;
 	ZSTD_CCtx *cctx;
@@ -222,8 +224,11 @@ static int map_frame(struct tach_writer *w, const struct tach_dict *d, uint32_t 
 	int rc;
 	if ((rc = map_string(w, d, f.file, &f.file)) || (rc = map_string(w, d, f.func, &f.func)))
 		return rc;
-	if (tach_dict_intern_frame(&st->dict, &f, &st->fmap[fid]))
+	/* A row per source frame, not per value: readers intern by value, so distinct ids
+	 * are distinct given frames (CPython's key), or a TACH table's own distinct rows. */
+	if (tachi_dict_append_frame(&st->dict, &f))
 		return WFAIL(w, TACH_E_NOMEM, "out of memory");
+	st->fmap[fid] = (uint32_t)st->dict.frame_count - 1;
 	*out = st->fmap[fid];
 	return TACH_OK;
 }
@@ -251,6 +256,19 @@ static int flush_rle(struct tach_writer *w, struct wthread *t)
 	t->rle_count = 0;
 	t->rle_len = 0;
 	return rc;
+}
+
+/* Input in record order (meta.record_order) holds a run of repeats only while it lasts: a
+ * sample of another thread ends it, where CPython's writer would hold it until its thread's
+ * stack changes. A file read back in record order so gets its records in the same places. */
+static int end_held_run(struct tach_writer *w, struct wthread *t)
+{
+	struct wstate *st = w->state;
+	if (!w->meta.record_order || !st->held || st->held == t)
+		return TACH_OK;
+	struct wthread *h = st->held;
+	st->held = NULL;
+	return flush_rle(w, h);
 }
 
 static struct wthread *thread_for(struct tach_writer *w, uint64_t tid, uint32_t iid)
@@ -293,6 +311,8 @@ static int put_repeats(struct tach_writer *w, struct wthread *t, uint64_t n, uin
 	pat[plen++] = status;
 	t->prev_ts += n * w->meta.interval_us;
 	st->samples += n;
+	if (n)
+		st->held = t;
 	while (n) {
 		int rc;
 		if (t->rle_len + RLE_ENTRY_MAX > RLE_BUF && (rc = flush_rle(w, t)))
@@ -356,19 +376,19 @@ static int put_one(struct tach_writer *w, const struct tach_dict *d, const struc
 	st->samples++;
 
 	uint32_t pd = t->depth;
+	int rc = end_held_run(w, t);
+	if (rc)
+		return rc;
 	if (depth == pd && !memcmp(cur, t->stack, depth * sizeof(*cur))) {
-		if (t->rle_len + RLE_ENTRY_MAX > RLE_BUF) {
-			int rc = flush_rle(w, t);
-			if (rc)
-				return rc;
-		}
+		if (t->rle_len + RLE_ENTRY_MAX > RLE_BUF && (rc = flush_rle(w, t)))
+			return rc;
+		st->held = t;
 		t->rle_len += tachi_put_uvarint(t->rle + t->rle_len, delta);
 		t->rle[t->rle_len++] = s->status;
 		t->rle_count++;
 		return TACH_OK;
 	}
-	int rc = flush_rle(w, t);
-	if (rc)
+	if ((rc = flush_rle(w, t)))
 		return rc;
 	uint32_t common = 0;
 	while (common < depth && common < pd &&

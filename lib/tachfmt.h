@@ -115,6 +115,12 @@ struct tach_meta {
 	uint8_t has_stats;          /* TACHSTAT block present */
 	double stats_duration_s, stats_sample_rate, stats_error_rate, stats_missed;
 	uint64_t string_table_offset, frame_table_offset, file_size;
+	/* 1: the samples come in the order of a TACH file's records (a held run of repeats
+	 * where it was written, not where it was sampled), as the TACH reader gives them and
+	 * the samples text says with "@order records". A TACH writer given this writes each
+	 * run of repeats where it comes, so that the file's records come back as they were;
+	 * 0: sampling order, where the writer holds repeats back as CPython's does. */
+	uint8_t record_order;
 };
 #define TACH_META_INIT { .size = sizeof(struct tach_meta), .py_major = 3, .py_minor = 15, .layout = 'B' }
 

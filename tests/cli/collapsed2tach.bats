@@ -56,9 +56,9 @@ summed() {
 	grep -qx 'repeat_samples: 1001' "$T/info"
 	[ "$(stat -c %s "$T/x.tach")" -lt 600 ]
 	run tach-decode -F samples "$T/x.tach"
-	[ "${lines[3]}" = "0 0 0 4	a.py:g:2:2:-1:-1:-;a.py:f:1:1:-1:-1:-" ]
-	[ "${lines[1002]}" = "0 0 249750 4	a.py:g:2:2:-1:-1:-;a.py:f:1:1:-1:-1:-" ]
-	[ "${lines[1003]}" = "0 0 250000 4	a.py:f:1:1:-1:-1:-" ]
+	[ "${lines[4]}" = "0 0 0 4	a.py:g:2:2:-1:-1:-;a.py:f:1:1:-1:-1:-" ]
+	[ "${lines[1003]}" = "0 0 249750 4	a.py:g:2:2:-1:-1:-;a.py:f:1:1:-1:-1:-" ]
+	[ "${lines[1004]}" = "0 0 250000 4	a.py:f:1:1:-1:-1:-" ]
 	run tach-decode --from-us 250000 "$T/x.tach"
 	[ "$output" = "tid:0;a.py:f:1 3" ]
 }
@@ -69,7 +69,7 @@ summed() {
 	grep -qx 'sample_interval_us: 100' "$T/info"
 	grep -qx 'python_version: 3.12.1' "$T/info"
 	run tach-decode -F samples --thread 140999 "$T/x.tach"
-	[ "${lines[3]}" = "140999 1 40000 4	/srv/app/sub.py:Worker%3A%3Aloop:5:5:-1:-1:-" ]
+	[ "${lines[4]}" = "140999 1 40000 4	/srv/app/sub.py:Worker%3A%3Aloop:5:5:-1:-1:-" ]
 	collapsed2tach --interval 10 "$D/austin3.txt" -o "$T/y.tach"
 	tach-decode -F info "$T/y.tach" | grep -qx 'sample_interval_us: 10'
 }
@@ -78,7 +78,7 @@ summed() {
 	run collapsed2tach --labels raw "$D/cpython.txt" -o "$T/x.tach"
 	[ "$status" -eq 0 ]
 	run tach-decode -F samples "$T/x.tach"
-	[ "${lines[3]}" = "4242 0 0 4	~:worker.py%3Acrunch%3A27:-:-:-:-:-;~:threading.py%3Arun%3A1009:-:-:-:-:-;~:threading.py%3A_bootstrap%3A1012:-:-:-:-:-" ]
+	[ "${lines[4]}" = "4242 0 0 4	~:worker.py%3Acrunch%3A27:-:-:-:-:-;~:threading.py%3Arun%3A1009:-:-:-:-:-;~:threading.py%3A_bootstrap%3A1012:-:-:-:-:-" ]
 	printf 'foo:bar:12 1\n' | collapsed2tach --labels colon | tach-decode -F samples >"$T/out"
 	grep -qx '0 0 0 4	foo:bar:12:12:-1:-1:-' "$T/out"
 	printf 'P1;T2;/a/x.py:f;L3 1\n' | collapsed2tach --labels austin2 | tach-decode >"$T/out"
