@@ -343,6 +343,58 @@ static int add_record(struct tach_reader *r, struct gread *g, uint64_t off, uint
 }
 
 /* Parses the records; returns the offset where the maps text starts (size if none). */
+/* A record's depth word against the limit and against what the file holds. A depth past
+ * the limit is checked before the cut: an absurd word near the end of the file is
+ * corruption, not truncation. The trailer (depth 1) and the limit (default 4096;
+ * libprofiler records at most 254) leave room. *cut is set when the file ends inside the
+ * record (a warning, or an error with strict). */
+static int check_depth(struct tach_reader *r, size_t off, size_t s, uint64_t depth,
+		       uint64_t slots_left, uint64_t records, bool *cut)
+{
+	*cut = false;
+	if (depth > r->lim.max_depth && depth <= slots_left)
+		return RFAIL(r, TACH_E_LIMIT, TACH_POS_OFFSET, off,
+			     "stack of %llu PCs is deeper than the limit of %u frames",
+			     (unsigned long long)depth, r->lim.max_depth);
+	if (depth > r->lim.max_depth)
+		return RFAIL(r, TACH_E_FORMAT, TACH_POS_OFFSET, off + s,
+			     "record %llu claims %llu PCs, more than the file holds and "
+			     "than any real stack (limit %u, --max-depth): the file is corrupt",
+			     (unsigned long long)records + 1, (unsigned long long)depth,
+			     r->lim.max_depth);
+	if (depth <= slots_left)
+		return TACH_OK;
+	*cut = true;
+	return problem(r, off, "the file is cut inside a record of %llu PCs (only %llu slots "
+		       "follow); keeping the %llu whole records before it",
+		       (unsigned long long)depth, (unsigned long long)slots_left,
+		       (unsigned long long)records);
+}
+
+/* Record number records (count, depth, PCs at pcs) into the distinct stacks. */
+static int take_record(struct tach_reader *r, struct gread *g, size_t off, size_t pcs,
+		       uint64_t count, uint64_t depth, uint64_t records, uint64_t *total)
+{
+	int rc;
+	if (count == 0)
+		return problem(r, off, "record with a sample count of 0 skipped");
+	if (depth == 0 &&
+	    (rc = problem(r, off, "record without PCs (count %llu) kept as an empty stack",
+			  (unsigned long long)count)))
+		return rc;
+	if (__builtin_add_overflow(*total, count, total) || *total > r->lim.max_samples)
+		return RFAIL(r, TACH_E_LIMIT, TACH_POS_OFFSET, off, "more than %llu samples",
+			     (unsigned long long)r->lim.max_samples);
+	/* Timestamps are synthesized at the period: they must not wrap. */
+	uint64_t span;
+	if (__builtin_mul_overflow(*total, g->period, &span))
+		return RFAIL(r, TACH_E_FORMAT, TACH_POS_OFFSET, off,
+			     "the counts up to record %llu add up to more than 2^64 "
+			     "microseconds at the period of %llu us",
+			     (unsigned long long)records, (unsigned long long)g->period);
+	return add_record(r, g, pcs, count, (uint32_t)depth);
+}
+
 static int read_records(struct tach_reader *r, struct gread *g, size_t *maps_off)
 {
 	const uint8_t *d = r->in.data;
@@ -370,26 +422,10 @@ static int read_records(struct tach_reader *r, struct gread *g, size_t *maps_off
 				       left, (unsigned long long)records);
 		}
 		uint64_t count = slot_at(g, d + off), depth = slot_at(g, d + off + s);
-		uint64_t slots_left = (left - 2 * s) / s;
-		/* A depth past the limit is checked before the cut: an absurd word near the end
-		 * of the file is corruption, not truncation. The trailer (depth 1) and the limit
-		 * (default 4096; libprofiler records at most 254) leave room. */
-		if (depth > r->lim.max_depth && depth <= slots_left)
-			return RFAIL(r, TACH_E_LIMIT, TACH_POS_OFFSET, off,
-				     "stack of %llu PCs is deeper than the limit of %u frames",
-				     (unsigned long long)depth, r->lim.max_depth);
-		if (depth > r->lim.max_depth)
-			return RFAIL(r, TACH_E_FORMAT, TACH_POS_OFFSET, off + s,
-				     "record %llu claims %llu PCs, more than the file holds and "
-				     "than any real stack (limit %u, --max-depth): the file is corrupt",
-				     (unsigned long long)records + 1, (unsigned long long)depth,
-				     r->lim.max_depth);
-		if (depth > slots_left) {
+		bool cut;
+		if ((rc = check_depth(r, off, s, depth, (left - 2 * s) / s, records, &cut)) || cut) {
 			*maps_off = n;
-			return problem(r, off, "the file is cut inside a record of %llu PCs (only "
-				       "%llu slots follow); keeping the %llu whole records before it",
-				       (unsigned long long)depth, (unsigned long long)slots_left,
-				       (unsigned long long)records);
+			return rc;
 		}
 		size_t pcs = off + 2 * s;
 		if (count == 0 && depth == 1 && slot_at(g, d + pcs) == 0) {
@@ -401,29 +437,8 @@ static int read_records(struct tach_reader *r, struct gread *g, size_t *maps_off
 			return TACH_OK;
 		}
 		records++;
-		if (count == 0) {
-			if ((rc = problem(r, off, "record with a sample count of 0 skipped")))
-				return rc;
-		} else {
-			if (depth == 0 &&
-			    (rc = problem(r, off, "record without PCs (count %llu) kept as an "
-					  "empty stack", (unsigned long long)count)))
-				return rc;
-			if (__builtin_add_overflow(total, count, &total) || total > r->lim.max_samples)
-				return RFAIL(r, TACH_E_LIMIT, TACH_POS_OFFSET, off,
-					     "more than %llu samples",
-					     (unsigned long long)r->lim.max_samples);
-			/* Timestamps are synthesized at the period: they must not wrap. */
-			uint64_t span;
-			if (__builtin_mul_overflow(total, g->period, &span))
-				return RFAIL(r, TACH_E_FORMAT, TACH_POS_OFFSET, off,
-					     "the counts up to record %llu add up to more than 2^64 "
-					     "microseconds at the period of %llu us",
-					     (unsigned long long)records,
-					     (unsigned long long)g->period);
-			if ((rc = add_record(r, g, pcs, count, (uint32_t)depth)))
-				return rc;
-		}
+		if ((rc = take_record(r, g, off, pcs, count, depth, records, &total)))
+			return rc;
 		off = pcs + (size_t)depth * s;
 		r->stats.total_records = records;
 	}
