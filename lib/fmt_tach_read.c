@@ -290,12 +290,11 @@ static void read_stats_block(struct tach_reader *r, const uint8_t *data, size_t 
 	m->stats_missed = d[3];
 }
 
-static int tr_open(struct tach_reader *r)
+/* Magic, byte order, version, and the header fields of whichever layout holds. */
+static int read_header(struct tach_reader *r, const uint8_t *data, size_t size)
 {
 	struct tstate *st = r->state;
 	struct tach_meta *m = &r->meta;
-	const uint8_t *data = r->in.data;
-	size_t size = r->in.size;
 	if (size < HDR)
 		return RFAIL(r, TACH_E_FORMAT, TACH_POS_OFFSET, size,
 			     "File too small for header (%zu bytes, need 64)", size);
@@ -328,7 +327,6 @@ static int tr_open(struct tach_reader *r)
 	m->start_time_us = tachi_rd64(data + 12, swap);
 	m->interval_us = tachi_rd64(data + 20, swap);
 	m->file_size = size;
-
 	uint64_t b_str = tachi_rd64(data + 40, swap), b_frm = tachi_rd64(data + 48, swap);
 	uint64_t a_str = tachi_rd64(data + 36, swap), a_frm = tachi_rd64(data + 44, swap);
 	bool b_ok = b_str >= HDR && b_str <= b_frm && b_frm <= size;
@@ -350,30 +348,46 @@ static int tr_open(struct tach_reader *r)
 		m->compression = tachi_rd32(data + 52, swap);
 		m->profiling_config = 0;
 	}
+	return TACH_OK;
+}
+
+/* The footer's counts, and the table offsets against the file. */
+static int read_footer(struct tach_reader *r, const uint8_t *data, size_t size)
+{
+	struct tstate *st = r->state;
+	struct tach_meta *m = &r->meta;
 	/* CPython only needs 32 bytes for the footer, which any file past the header check has:
 	 * in a file of 64..95 bytes the footer overlaps the header, and CPython reads such a file
 	 * when the fields agree (a 64-byte empty profile), so it is not refused here either. */
 	const uint8_t *foot = data + size - FOOTER;
-	m->string_count = tachi_rd32(foot, swap);
-	m->frame_count = tachi_rd32(foot + 4, swap);
-	uint64_t foot_size = tachi_rd64(foot + 8, swap);
+	m->string_count = tachi_rd32(foot, st->swap);
+	m->frame_count = tachi_rd32(foot + 4, st->swap);
 	unsigned long long so = m->string_table_offset, fo = m->frame_table_offset;
+	uint64_t at_so = m->layout == 'B' ? 40 : 36, at_fo = m->layout == 'B' ? 48 : 44;
 	if (so > size)
-		return RFAIL(r, TACH_E_FORMAT, TACH_POS_OFFSET, m->layout == 'B' ? 40 : 36,
+		return RFAIL(r, TACH_E_FORMAT, TACH_POS_OFFSET, at_so,
 			     "Invalid string table offset: %llu exceeds file size %zu", so, size);
 	if (fo > size)
-		return RFAIL(r, TACH_E_FORMAT, TACH_POS_OFFSET, m->layout == 'B' ? 48 : 44,
+		return RFAIL(r, TACH_E_FORMAT, TACH_POS_OFFSET, at_fo,
 			     "Invalid frame table offset: %llu exceeds file size %zu", fo, size);
 	if (so < HDR)
-		return RFAIL(r, TACH_E_FORMAT, TACH_POS_OFFSET, m->layout == 'B' ? 40 : 36,
+		return RFAIL(r, TACH_E_FORMAT, TACH_POS_OFFSET, at_so,
 			     "Invalid string table offset: %llu is before data section", so);
 	if (fo < HDR)
-		return RFAIL(r, TACH_E_FORMAT, TACH_POS_OFFSET, m->layout == 'B' ? 48 : 44,
+		return RFAIL(r, TACH_E_FORMAT, TACH_POS_OFFSET, at_fo,
 			     "Invalid frame table offset: %llu is before data section", fo);
 	if (so > fo)
-		return RFAIL(r, TACH_E_FORMAT, TACH_POS_OFFSET, m->layout == 'B' ? 40 : 36,
+		return RFAIL(r, TACH_E_FORMAT, TACH_POS_OFFSET, at_so,
 			     "Invalid table offsets: string table (%llu) is after frame table (%llu)",
 			     so, fo);
+	return TACH_OK;
+}
+
+/* The sample region, and how it is compressed. */
+static int find_region(struct tach_reader *r, const uint8_t *data)
+{
+	struct tstate *st = r->state;
+	struct tach_meta *m = &r->meta;
 	st->region = data + HDR;
 	st->region_end = data + m->string_table_offset;
 	if (m->compression == 1) {
@@ -389,22 +403,30 @@ static int tr_open(struct tach_reader *r)
 			   "unknown compression type %u, reading the samples as uncompressed",
 			   m->compression);
 	}
-	int rc = parse_tables(r, data, size);
-	if (rc)
-		return rc;
-	read_stats_block(r, data, size, swap);
-	/* Checked after the tables: on a damaged file their error says more. */
-	if (foot_size != size) {
-		if (r->lim.strict)
-			return RFAIL(r, TACH_E_FORMAT, TACH_POS_OFFSET, size - FOOTER + 8,
-				     "footer records file size %llu but the file has %zu bytes",
-				     (unsigned long long)foot_size, size);
-		tachi_warn(&r->warn, TACH_POS_OFFSET, size - FOOTER + 8,
-			   "footer records file size %llu but the file has %zu bytes",
-			   (unsigned long long)foot_size, size);
-	}
+	return TACH_OK;
+}
 
+/* The footer's file size: a warning unless strict, as CPython only checks it loosely. */
+static int check_file_size(struct tach_reader *r, const uint8_t *data, size_t size)
+{
+	struct tstate *st = r->state;
+	uint64_t foot_size = tachi_rd64(data + size - FOOTER + 8, st->swap);
+	if (foot_size == size)
+		return TACH_OK;
+	if (r->lim.strict)
+		return RFAIL(r, TACH_E_FORMAT, TACH_POS_OFFSET, size - FOOTER + 8,
+			     "footer records file size %llu but the file has %zu bytes",
+			     (unsigned long long)foot_size, size);
+	tachi_warn(&r->warn, TACH_POS_OFFSET, size - FOOTER + 8,
+		   "footer records file size %llu but the file has %zu bytes",
+		   (unsigned long long)foot_size, size);
+	return TACH_OK;
+}
 
+/* Ready to decode: raw samples read in place, zstd ones through a window. */
+static int start_samples(struct tach_reader *r)
+{
+	struct tstate *st = r->state;
 	st->cap_depth = r->lim.max_depth < TACH_MAX_DEPTH ? r->lim.max_depth : TACH_MAX_DEPTH;
 	if (st->zstd) {
 		st->dctx = ZSTD_createDCtx();
@@ -423,6 +445,21 @@ static int tr_open(struct tach_reader *r)
 	r->sample.weight = 1;
 	r->meta.record_order = 1;
 	return TACH_OK;
+}
+
+static int tr_open(struct tach_reader *r)
+{
+	const uint8_t *data = r->in.data;
+	size_t size = r->in.size;
+	int rc;
+	if ((rc = read_header(r, data, size)) || (rc = read_footer(r, data, size)) ||
+	    (rc = find_region(r, data)) || (rc = parse_tables(r, data, size)))
+		return rc;
+	read_stats_block(r, data, size, ((struct tstate *)r->state)->swap);
+	/* Checked after the tables: on a damaged file their error says more. */
+	if ((rc = check_file_size(r, data, size)))
+		return rc;
+	return start_samples(r);
 }
 
 /* ---- records ---- */
@@ -614,6 +651,73 @@ static int next_repeat(struct tach_reader *r, const struct tach_sample **out)
 	return over_limit(r);
 }
 
+/* The stack of a FULL, SUFFIX or POP_PUSH record into t; *same gets the number of outer
+ * frames kept from the thread's previous stack. */
+static inline int read_stack(struct tach_reader *r, struct tthread *t, uint8_t enc,
+			     const uint8_t **p, uint32_t *same)
+{
+	struct tstate *st = r->state;
+	uint32_t *base = t->stack + TACH_MAX_DEPTH;
+	int rc;
+	if (enc == ENC_FULL) {
+		uint32_t depth = 0;
+		if ((rc = rd_u32varint(r, p, &depth, "sample data (depth)")))
+			return rc;
+		if (depth > st->cap_depth)
+			return data_fail(r, TACH_E_FORMAT, "Stack depth %u exceeds capacity %u",
+					 depth, st->cap_depth);
+		if ((rc = read_frames(r, p, base - depth, depth)))
+			return rc;
+		t->depth = depth;
+		*same = 0;
+		r->stats.full_records++;
+		return TACH_OK;
+	}
+	if (enc != ENC_SUFFIX && enc != ENC_POP_PUSH)
+		return data_fail(r, TACH_E_FORMAT, "Unknown stack encoding: %u", enc);
+	uint32_t a = 0, n = 0, keep;
+	if ((rc = rd_u32varint(r, p, &a, "sample data (frame count)")) ||
+	    (rc = rd_u32varint(r, p, &n, "sample data (frame count)")))
+		return rc;
+	if (enc == ENC_SUFFIX) {
+		if (a > t->depth)
+			return data_fail(r, TACH_E_FORMAT,
+					 "Shared count %u exceeds current stack depth %u", a, t->depth);
+		keep = a;
+		r->stats.suffix_records++;
+	} else {
+		keep = a >= t->depth ? 0 : t->depth - a;
+		r->stats.pop_push_records++;
+	}
+	if ((uint64_t)keep + n > st->cap_depth)
+		return data_fail(r, TACH_E_FORMAT, "Final stack depth %llu exceeds capacity %u",
+				 (unsigned long long)keep + n, st->cap_depth);
+	if ((rc = read_frames(r, p, base - keep - n, n)))
+		return rc;
+	t->depth = keep + n;
+	*same = keep;
+	return TACH_OK;
+}
+
+/* A REPEAT record's count: its samples follow, one entry each. */
+static inline int read_repeat_count(struct tach_reader *r, const uint8_t **p)
+{
+	struct tstate *st = r->state;
+	uint32_t count = 0;
+	int rc;
+	if ((rc = rd_u32varint(r, p, &count, "sample data (RLE count)")))
+		return rc;
+	if (!st->zstd && count > (size_t)(st->end - *p) / 2)
+		return data_fail(r, TACH_E_FORMAT,
+				 "Invalid RLE count %u exceeds maximum possible %zu for remaining data",
+				 count, (size_t)(st->end - *p) / 2);
+	r->stats.repeat_records++;
+	r->stats.repeat_samples += count;
+	st->cur = *p;
+	st->rle_left = count;
+	return TACH_OK;
+}
+
 static int tr_next(struct tach_reader *r, const struct tach_sample **out)
 {
 	struct tstate *st = r->state;
@@ -644,20 +748,10 @@ static int tr_next(struct tach_reader *r, const struct tach_sample **out)
 		if (!t)
 			return r->err.code;
 		if (enc == ENC_REPEAT) {
-			uint32_t count = 0;
-			if ((rc = rd_u32varint(r, &p, &count, "sample data (RLE count)")))
+			if ((rc = read_repeat_count(r, &p)))
 				return rc;
-			if (!st->zstd && count > (size_t)(st->end - p) / 2)
-				return data_fail(r, TACH_E_FORMAT,
-						 "Invalid RLE count %u exceeds maximum possible %zu "
-						 "for remaining data",
-						 count, (size_t)(st->end - p) / 2);
-			r->stats.repeat_records++;
-			r->stats.repeat_samples += count;
-			st->cur = p;
-			st->rle_left = count;
-			if (count)
-				return tr_next(r, out);
+			if (st->rle_left)
+				return next_repeat(r, out);
 			continue;
 		}
 		uint64_t delta = 0;
@@ -666,48 +760,9 @@ static int tr_next(struct tach_reader *r, const struct tach_sample **out)
 		if (p >= st->end)
 			return data_fail(r, TACH_E_FORMAT, "Unexpected end of sample data (status)");
 		uint8_t status = *p++;
-		uint32_t *base = t->stack + TACH_MAX_DEPTH;
 		uint32_t same;
-		if (enc == ENC_FULL) {
-			uint32_t depth = 0;
-			if ((rc = rd_u32varint(r, &p, &depth, "sample data (depth)")))
-				return rc;
-			if (depth > st->cap_depth)
-				return data_fail(r, TACH_E_FORMAT, "Stack depth %u exceeds capacity %u",
-						 depth, st->cap_depth);
-			if ((rc = read_frames(r, &p, base - depth, depth)))
-				return rc;
-			t->depth = depth;
-			same = 0;
-			r->stats.full_records++;
-		} else if (enc == ENC_SUFFIX || enc == ENC_POP_PUSH) {
-			uint32_t a = 0, n = 0;
-			if ((rc = rd_u32varint(r, &p, &a, "sample data (frame count)")) ||
-			    (rc = rd_u32varint(r, &p, &n, "sample data (frame count)")))
-				return rc;
-			uint32_t keep;
-			if (enc == ENC_SUFFIX) {
-				if (a > t->depth)
-					return data_fail(r, TACH_E_FORMAT,
-							 "Shared count %u exceeds current stack depth %u",
-							 a, t->depth);
-				keep = a;
-				r->stats.suffix_records++;
-			} else {
-				keep = a >= t->depth ? 0 : t->depth - a;
-				r->stats.pop_push_records++;
-			}
-			if ((uint64_t)keep + n > st->cap_depth)
-				return data_fail(r, TACH_E_FORMAT,
-						 "Final stack depth %llu exceeds capacity %u",
-						 (unsigned long long)keep + n, st->cap_depth);
-			if ((rc = read_frames(r, &p, base - keep - n, n)))
-				return rc;
-			t->depth = keep + n;
-			same = keep;
-		} else {
-			return data_fail(r, TACH_E_FORMAT, "Unknown stack encoding: %u", enc);
-		}
+		if ((rc = read_stack(r, t, enc, &p, &same)))
+			return rc;
 		st->cur = p;
 		emit(r, t, delta, status, same);
 		*out = &r->sample;
