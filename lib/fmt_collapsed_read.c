@@ -976,59 +976,50 @@ static int next_line(struct tach_reader *r, const char **s, size_t *n)
 	}
 }
 
-static int cr_next(struct tach_reader *r, const struct tach_sample **out)
+/* The next line that is a stack with a count: *s, *n the line, *sl the stack's length.
+ * Invalid lines are counted (or, strict, an error), negative ones noted. */
+static int next_stack_line(struct tach_reader *r, const char **s, size_t *n, size_t *sl,
+			   uint64_t *count)
 {
 	struct cread *st = r->state;
-	st->started = true;
-	const char *s;
-	size_t n, sl;
-	uint64_t count;
-	int rc, kind;
 	for (;;) {
-		rc = next_line(r, &s, &n);
+		int rc = next_line(r, s, n);
 		if (rc == TACH_EOF)
 			return finish(r);
 		if (rc)
 			return rc;
 		if (TACHI_UNLIKELY(!st->decided)) {
-			sniff_line(st, s, n);
+			sniff_line(st, *s, *n);
 			if (st->first_valid)
 				decide_labels(st);
 		}
 		bool rounded = false;
-		kind = split_count(st, s, n, &sl, &count, &rounded);
+		int kind = split_count(st, *s, *n, sl, count, &rounded);
 		if (TACHI_UNLIKELY(rounded) && !st->warned_round) {
 			st->warned_round = true;
 			tachi_warn(&r->warn, TACH_POS_LINE, st->line,
 				   "fractional count rounded to an integer (use --factor to scale counts)");
 		}
-		if (TACHI_LIKELY(kind == L_DATA)) {
-			st->any_stack = true;
-			break;
-		}
 		if (kind != L_INVALID)
 			st->any_stack = true;
+		if (TACHI_LIKELY(kind == L_DATA))
+			return TACH_OK;
 		if (kind == L_INVALID) {
 			if (r->lim.strict)
 				return RFAIL(r, TACH_E_FORMAT, TACH_POS_LINE, st->line, "%s", st->why);
-			note_invalid(st, s, n);
+			note_invalid(st, *s, *n);
 		} else if (kind == L_NEGATIVE) {
 			if (!st->negative++)
 				st->first_negative = st->line;
 		}
 	}
-	const char *end = s + sl;
-	if (end > s && end[-1] == ';')
-		end--;
-	uint64_t tid = 0;
-	uint32_t iid = 0;
-	const char *p = s;
-	if (st->threads != THR_NONE)
-		p = strip_threads(st, s, end, &tid, &iid);
-	/* At the end, a frame is left only when a ';' ends the thread frames ("tid:1;;"). */
-	if (p == end && !(p > s && p[-1] == ';'))
-		p = NULL;
-	uint32_t depth = 0;
+}
+
+/* The frames of the stack [p, end), root first, into st->root; *depth their number. */
+static int parse_stack(struct tach_reader *r, const char *p, const char *end, uint32_t *depth)
+{
+	struct cread *st = r->state;
+	*depth = 0;
 	while (p) {
 		const char *nx;
 		const char *fe = frame_end(p, end, &nx);
@@ -1041,29 +1032,30 @@ static int cr_next(struct tach_reader *r, const struct tach_sample **out)
 			}
 		}
 		const struct label *l = NULL;
-		if ((rc = label_frames(r, p, (size_t)(fe - p), &l)))
+		int rc = label_frames(r, p, (size_t)(fe - p), &l);
+		if (rc)
 			return rc;
 		uint32_t add = l->frame2 == NO_FRAME ? 1 : 2;
-		if (TACHI_UNLIKELY(depth + add > r->lim.max_depth))
+		if (TACHI_UNLIKELY(*depth + add > r->lim.max_depth))
 			return RFAIL(r, TACH_E_LIMIT, TACH_POS_LINE, st->line,
 				     "stack deeper than the limit of %u frames", r->lim.max_depth);
-		if (TACHI_UNLIKELY(depth + add > st->root_cap) &&
-		    !TACHI_RESERVE(st->root, st->root_cap, (size_t)depth + add))
+		if (TACHI_UNLIKELY(*depth + add > st->root_cap) &&
+		    !TACHI_RESERVE(st->root, st->root_cap, (size_t)*depth + add))
 			return nomem(r);
-		st->root[depth++] = l->frame;
+		st->root[(*depth)++] = l->frame;
 		if (add == 2)
-			st->root[depth++] = l->frame2;
+			st->root[(*depth)++] = l->frame2;
 		p = nx;
 	}
-	if (TACHI_UNLIKELY(count > r->lim.max_samples - st->total))
-		return RFAIL(r, TACH_E_LIMIT, TACH_POS_LINE, st->line,
-			     "the counts add up to more than %llu samples (see --max-samples)",
-			     (unsigned long long)r->lim.max_samples);
-	uint64_t span;
-	if (__builtin_mul_overflow(count, r->meta.interval_us, &span) ||
-	    __builtin_add_overflow(st->clock, span, &span))
-		return RFAIL(r, TACH_E_LIMIT, TACH_POS_LINE, st->line,
-			     "synthesized timestamps exceed 64 bits");
+	return TACH_OK;
+}
+
+/* The sample of a parsed stack: innermost first, with how much of its outer part the
+ * previous sample of the thread shares. */
+static int make_sample(struct tach_reader *r, uint64_t tid, uint32_t iid, uint32_t depth,
+		       uint64_t count, uint64_t next_clock)
+{
+	struct cread *st = r->state;
 	if (depth > st->frames_cap && !TACHI_RESERVE(st->frames, st->frames_cap, depth))
 		return nomem(r);
 	for (uint32_t i = 0; i < depth; i++)
@@ -1082,7 +1074,6 @@ static int cr_next(struct tach_reader *r, const struct tach_sample **out)
 	st->prev_tid = tid;
 	st->prev_iid = iid;
 	st->has_prev = true;
-
 	struct tach_sample *smp = &r->sample;
 	smp->thread_id = tid;
 	smp->interp_id = iid;
@@ -1093,12 +1084,50 @@ static int cr_next(struct tach_reader *r, const struct tach_sample **out)
 	smp->depth = depth;
 	smp->same_outer = same;
 	smp->frames = st->frames;
-	st->clock = span;
+	st->clock = next_clock;
 	st->total += count;
 	r->stats.full_records++;
 	r->stats.total_records++;
 	r->stats.total_samples += count;
-	*out = smp;
+	return TACH_OK;
+}
+
+static int cr_next(struct tach_reader *r, const struct tach_sample **out)
+{
+	struct cread *st = r->state;
+	st->started = true;
+	const char *s;
+	size_t n, sl;
+	uint64_t count;
+	int rc;
+	if ((rc = next_stack_line(r, &s, &n, &sl, &count)))
+		return rc;
+	const char *end = s + sl;
+	if (end > s && end[-1] == ';')
+		end--;
+	uint64_t tid = 0;
+	uint32_t iid = 0;
+	const char *p = s;
+	if (st->threads != THR_NONE)
+		p = strip_threads(st, s, end, &tid, &iid);
+	/* At the end, a frame is left only when a ';' ends the thread frames ("tid:1;;"). */
+	if (p == end && !(p > s && p[-1] == ';'))
+		p = NULL;
+	uint32_t depth;
+	if ((rc = parse_stack(r, p, end, &depth)))
+		return rc;
+	if (TACHI_UNLIKELY(count > r->lim.max_samples - st->total))
+		return RFAIL(r, TACH_E_LIMIT, TACH_POS_LINE, st->line,
+			     "the counts add up to more than %llu samples (see --max-samples)",
+			     (unsigned long long)r->lim.max_samples);
+	uint64_t span;
+	if (__builtin_mul_overflow(count, r->meta.interval_us, &span) ||
+	    __builtin_add_overflow(st->clock, span, &span))
+		return RFAIL(r, TACH_E_LIMIT, TACH_POS_LINE, st->line,
+			     "synthesized timestamps exceed 64 bits");
+	if ((rc = make_sample(r, tid, iid, depth, count, span)))
+		return rc;
+	*out = &r->sample;
 	return TACH_OK;
 }
 
