@@ -555,23 +555,14 @@ static bool label(struct pstate *st, struct buf *b, uint32_t key, uint32_t str, 
 	       put_varint(&st->sub, 3, num) && put_bytes(b, 3, st->sub.p, st->sub.len);
 }
 
-static int write_profile(struct tach_writer *w)
+#define NOMEM(w) WFAIL((w), TACH_E_NOMEM, "out of memory")
+
+/* One Sample message per distinct (stack, labels). */
+static int write_samples(struct tach_writer *w, uint64_t period_ns)
 {
 	struct pstate *st = w->state;
 	struct buf *m = &st->msg, *pk = &st->packed;
 	int rc;
-	uint64_t period_ns = 0;
-	if (__builtin_mul_overflow(w->meta.interval_us, 1000, &period_ns) || period_ns > INT64_MAX)
-		return WFAIL(w, TACH_E_LIMIT, "the sample interval does not fit pprof's nanoseconds");
-
-	for (int i = 0; i < 2; i++) {
-		m->len = 0;
-		if (!value_type(m, i ? st->s_time : st->s_samples, i ? st->s_ns : st->s_count))
-			goto nomem;
-		if ((rc = emit_msg(w, P_SAMPLE_TYPE, m)))
-			return rc;
-	}
-
 	for (size_t i = 0; i < st->naggs; i++) {
 		const struct agg *a = &st->aggs[i];
 		m->len = 0;
@@ -579,33 +570,40 @@ static int write_profile(struct tach_writer *w)
 		/* The trie walks from the leaf to the root: pprof's order. */
 		for (uint32_t node = a->leaf; node != TACHI_ROOT; node = st->trie.parent[node])
 			if (!put_raw_varint(pk, (uint64_t)st->trie.key[node] + 1))
-				goto nomem;
+				return NOMEM(w);
 		if (!put_bytes(m, 1, pk->p, pk->len))
-			goto nomem;
+			return NOMEM(w);
 		uint64_t ns;
 		if (__builtin_mul_overflow(a->count, period_ns, &ns) || ns > INT64_MAX)
 			return WFAIL(w, TACH_E_LIMIT, "a sample's time exceeds pprof's 64-bit values");
 		pk->len = 0;
 		if (!put_raw_varint(pk, a->count) || !put_raw_varint(pk, ns) ||
 		    !put_bytes(m, 2, pk->p, pk->len))
-			goto nomem;
+			return NOMEM(w);
 		/* Ids above INT64_MAX show as negative: pprof's values are int64. A zero num
 		 * label is dropped by pprof's decoder, so id 0 is simply absent there. */
 		if (!st->no_labels && (!label(st, m, st->s_tid, 0, a->tid) ||
 				   !label(st, m, st->s_iid, 0, a->iid) ||
 				   !label(st, m, st->s_state, st->state_str[a->status] - 1, 0)))
-			goto nomem;
+			return NOMEM(w);
 		if ((rc = emit_msg(w, P_SAMPLE, m)))
 			return rc;
 	}
+	return TACH_OK;
+}
 
+/* The one mapping, then the locations and functions. */
+static int write_locations(struct tach_writer *w)
+{
+	struct pstate *st = w->state;
+	struct buf *m = &st->msg;
+	int rc;
 	m->len = 0;
 	if (!put_varint(m, 1, 1) || !put_varint(m, 5, st->s_mapfile) || !put_varint(m, 7, 1) ||
 	    !put_varint(m, 8, 1) || !put_varint(m, 9, 1))
-		goto nomem;
+		return NOMEM(w);
 	if ((rc = emit_msg(w, P_MAPPING, m)))
 		return rc;
-
 	for (size_t i = 0; i < st->nlocs; i++) {
 		const struct loc *l = &st->locs[i];
 		m->len = 0;
@@ -616,20 +614,26 @@ static int write_profile(struct tach_writer *w)
 		    !put_varint(&st->sub, 2, (uint64_t)l->line) ||
 		    !put_varint(&st->sub, 3, (uint64_t)l->col) ||
 		    !put_bytes(m, 4, st->sub.p, st->sub.len))
-			goto nomem;
+			return NOMEM(w);
 		if ((rc = emit_msg(w, P_LOCATION, m)))
 			return rc;
 	}
-
 	for (size_t i = 0; i < st->nfns; i++) {
 		m->len = 0;
 		if (!put_varint(m, 1, i + 1) || !put_varint(m, 2, st->fns[i].name) ||
 		    !put_varint(m, 4, st->fns[i].file))
-			goto nomem;
+			return NOMEM(w);
 		if ((rc = emit_msg(w, P_FUNCTION, m)))
 			return rc;
 	}
+	return TACH_OK;
+}
 
+static int write_strings(struct tach_writer *w)
+{
+	struct pstate *st = w->state;
+	struct buf *m = &st->msg;
+	int rc;
 	for (size_t i = 0; i < st->nstrs; i++) {
 		const struct pstr *s = &st->strs[i];
 		const char *p;
@@ -642,11 +646,19 @@ static int write_profile(struct tach_writer *w)
 		}
 		m->len = 0;
 		if (!put_raw_varint(m, (uint64_t)P_STRING_TABLE << 3 | WT_LEN) || !put_raw_varint(m, n))
-			goto nomem;
+			return NOMEM(w);
 		if ((rc = emit(w, m->p, m->len)) || (rc = emit(w, p, n)))
 			return rc;
 	}
+	return TACH_OK;
+}
 
+/* Time, duration, period and the default sample type. */
+static int write_trailer(struct tach_writer *w, uint64_t period_ns)
+{
+	struct pstate *st = w->state;
+	struct buf *m = &st->msg;
+	int rc;
 	uint64_t start = w->meta.start_time_us, t;
 	if (!__builtin_mul_overflow(start, 1000, &t) && t <= INT64_MAX &&
 	    (rc = emit_varint(w, P_TIME_NANOS, t)))
@@ -656,14 +668,33 @@ static int write_profile(struct tach_writer *w)
 		return rc;
 	m->len = 0;
 	if (!value_type(m, st->s_time, st->s_ns))
-		goto nomem;
+		return NOMEM(w);
 	if ((rc = emit_msg(w, P_PERIOD_TYPE, m)) || (rc = emit_varint(w, P_PERIOD, period_ns)) ||
 	    (rc = emit_varint(w, P_COMMENT, st->s_comment)))
 		return rc;
 	/* Without an interval every time value is 0: show counts by default then. */
 	return emit_varint(w, P_DEFAULT_SAMPLE_TYPE, period_ns ? st->s_time : st->s_samples);
-nomem:
-	return WFAIL(w, TACH_E_NOMEM, "out of memory");
+}
+
+static int write_profile(struct tach_writer *w)
+{
+	struct pstate *st = w->state;
+	struct buf *m = &st->msg;
+	int rc;
+	uint64_t period_ns = 0;
+	if (__builtin_mul_overflow(w->meta.interval_us, 1000, &period_ns) || period_ns > INT64_MAX)
+		return WFAIL(w, TACH_E_LIMIT, "the sample interval does not fit pprof's nanoseconds");
+	for (int i = 0; i < 2; i++) {
+		m->len = 0;
+		if (!value_type(m, i ? st->s_time : st->s_samples, i ? st->s_ns : st->s_count))
+			return NOMEM(w);
+		if ((rc = emit_msg(w, P_SAMPLE_TYPE, m)))
+			return rc;
+	}
+	if ((rc = write_samples(w, period_ns)) || (rc = write_locations(w)) ||
+	    (rc = write_strings(w)))
+		return rc;
+	return write_trailer(w, period_ns);
 }
 
 static int pw_close(struct tach_writer *w)
