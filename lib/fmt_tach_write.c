@@ -444,19 +444,14 @@ static int put_varint(struct tach_writer *w, uint64_t v)
 	return TACH_OK;
 }
 
-static int ww_close(struct tach_writer *w)
+/* The 64-byte header (layout B, host byte order), now that the counts are known. */
+static void make_header(struct tach_writer *w, uint8_t hdr[64])
 {
 	struct wstate *st = w->state;
-	int rc;
-	for (size_t i = 0; i < st->nwt; i++)
-		if ((rc = flush_rle(w, st->wt[i])))
-			return rc;
-	if ((rc = stage_flush(w, true)))
-		return rc;
-	uint8_t hdr[64] = { 0 };
-	uint32_t magic = 0x54414348;
+	const struct tach_dict *d = &st->dict;
+	memset(hdr, 0, 64);
+	uint32_t magic = 0x54414348, version = 1;
 	memcpy(hdr, &magic, 4);
-	uint32_t version = 1;
 	memcpy(hdr + 4, &version, 4);
 	hdr[8] = w->meta.py_major;
 	hdr[9] = w->meta.py_minor;
@@ -466,9 +461,7 @@ static int ww_close(struct tach_writer *w)
 	memcpy(hdr + 28, &st->samples, 8);
 	uint32_t nthreads = (uint32_t)st->nwt;
 	memcpy(hdr + 36, &nthreads, 4);
-	const struct tach_dict *d = &st->dict;
-	uint64_t str_off = 64 + st->region_len;
-	uint64_t strings_len = 0;
+	uint64_t str_off = 64 + st->region_len, strings_len = 0;
 	for (size_t i = 0; i < d->str_count; i++) {
 		uint8_t b[10];
 		strings_len += tachi_put_uvarint(b, d->strs[i].len) + d->strs[i].len;
@@ -478,20 +471,30 @@ static int ww_close(struct tach_writer *w)
 	memcpy(hdr + 48, &frame_off, 8);
 	uint32_t comp = st->zstd ? 1 : 0;
 	memcpy(hdr + 56, &comp, 4);
-	if (st->memory) {
-		if (tachi_out_write(&w->out, hdr, 64) ||
-		    (st->mem_len && tachi_out_write(&w->out, st->mem, st->mem_len)))
-			return tachi_writer_io(w);
-	}
+}
+
+static int write_strings(struct tach_writer *w)
+{
+	struct wstate *st = w->state;
+	const struct tach_dict *d = &st->dict;
 	for (size_t i = 0; i < d->str_count; i++) {
 		size_t len;
 		const char *s = tachi_str(d, (uint32_t)i, &len);
-		if ((rc = put_varint(w, len)))
+		int rc = put_varint(w, len);
+		if (rc)
 			return rc;
 		if (tachi_out_write(&w->out, s, len))
 			return tachi_writer_io(w);
 	}
-	uint64_t frames_len = 0;
+	return TACH_OK;
+}
+
+/* The frame table; *len gets its size in bytes. */
+static int write_frames(struct tach_writer *w, uint64_t *len)
+{
+	struct wstate *st = w->state;
+	const struct tach_dict *d = &st->dict;
+	*len = 0;
 	for (size_t i = 0; i < d->frame_count; i++) {
 		const struct tach_frame *f = &d->frames[i];
 		uint8_t b[5 * 6 + 1];
@@ -508,10 +511,32 @@ static int ww_close(struct tach_writer *w)
 				     ? 0 : (int32_t)((uint32_t)f->end_col - (uint32_t)f->col);
 		n += tachi_put_uvarint(b + n, tachi_zigzag32(dc));
 		b[n++] = f->opcode;
-		frames_len += n;
+		*len += n;
 		if (tachi_out_write(&w->out, b, n))
 			return tachi_writer_io(w);
 	}
+	return TACH_OK;
+}
+
+static int ww_close(struct tach_writer *w)
+{
+	struct wstate *st = w->state;
+	const struct tach_dict *d = &st->dict;
+	int rc;
+	for (size_t i = 0; i < st->nwt; i++)
+		if ((rc = flush_rle(w, st->wt[i])))
+			return rc;
+	if ((rc = stage_flush(w, true)))
+		return rc;
+	uint8_t hdr[64];
+	make_header(w, hdr);
+	if (st->memory && (tachi_out_write(&w->out, hdr, 64) ||
+			   (st->mem_len && tachi_out_write(&w->out, st->mem, st->mem_len))))
+		return tachi_writer_io(w);
+	uint64_t frames_len, frame_off;
+	if ((rc = write_strings(w)) || (rc = write_frames(w, &frames_len)))
+		return rc;
+	memcpy(&frame_off, hdr + 48, 8);
 	uint8_t foot[32] = { 0 };
 	uint32_t sc = (uint32_t)d->str_count, fc = (uint32_t)d->frame_count;
 	uint64_t fsize = frame_off + frames_len + 32;
@@ -522,6 +547,7 @@ static int ww_close(struct tach_writer *w)
 		return tachi_writer_io(w);
 	if (st->memory)
 		return TACH_OK;
+	/* Seekable output: the header goes in the room left for it at the start. */
 	if (tachi_out_flush(&w->out))
 		return tachi_writer_io(w);
 	ssize_t k = pwrite(w->out.fd, hdr, 64, st->base);
