@@ -533,183 +533,244 @@ out:
 	return status;
 }
 
+/* The command line: the program's options as getopt sees them, and the values given. */
+struct cli {
+	const struct tc_opt *all[MAX_OPTS];
+	const struct tc_output *owner[MAX_OPTS]; /* the output an option belongs to, or NULL */
+	size_t n;
+	struct option lopts[MAX_OPTS + 2];
+	char shorts[3 * MAX_OPTS];
+	/* Values collected first, applied once the handles exist. */
+	const char *values[MAX_OPTS];
+	char *joined[MAX_OPTS]; /* repeated options' values, joined with ':' */
+};
+
+static void build_getopt(const struct tc_prog *prog, struct cli *c)
+{
+	c->n = gather_opts(prog, c->all, c->owner, MAX_OPTS);
+	c->shorts[0] = 0;
+	for (size_t i = 0; i < c->n; i++) {
+		c->lopts[i] = (struct option){ c->all[i]->name,
+					       c->all[i]->arg ? required_argument : no_argument,
+					       NULL, (int)(256 + i) };
+		if (c->all[i]->short_name) {
+			size_t l = strlen(c->shorts);
+			c->shorts[l] = c->all[i]->short_name;
+			c->shorts[l + 1] = 0;
+			if (c->all[i]->arg)
+				strcat(c->shorts, ":");
+		}
+	}
+	size_t nl = c->n;
+	if (prog->outputs[1].name) {
+		c->lopts[nl++] = (struct option){ "format", required_argument, NULL, 'F' };
+		strcat(c->shorts, "F:");
+	}
+	c->lopts[nl] = (struct option){ 0 };
+}
+
+/* The options the runner handles itself (output, messages, filters); -1 when name is not
+ * one of them, else 0 or a usage error's exit status. */
+static int take_common(struct tc_run *run, const char *name, const char *arg)
+{
+	const struct tc_prog *prog = run->prog;
+	uint64_t v;
+	if (!strcmp(name, "output")) {
+		run->out_name = arg;
+	} else if (!strcmp(name, "force")) {
+		run->force = true;
+	} else if (!strcmp(name, "quiet")) {
+		run->quiet = true;
+	} else if (!strcmp(name, "verbose")) {
+		run->verbose = true;
+	} else if (!strcmp(name, "thread")) {
+		if (!parse_u64(arg, &v))
+			return usage_error(prog, "--thread needs a thread id, not '%s'", arg);
+		if (run->nthreads == MAX_THREADS)
+			return usage_error(prog, "at most %d --thread options", MAX_THREADS);
+		run->threads[run->nthreads++] = v;
+		run->filtering = true;
+	} else if (!strcmp(name, "status")) {
+		if (parse_status(run, arg))
+			return usage_error(prog, "bad --status list '%s'", arg);
+		run->filtering = true;
+	} else if (!strcmp(name, "from-us") || !strcmp(name, "to-us")) {
+		if (!parse_u64(arg, &v))
+			return usage_error(prog, "--%s needs a number, not '%s'", name, arg);
+		*(name[0] == 'f' ? &run->from_us : &run->to_us) = v;
+		run->filtering = true;
+	} else {
+		return -1;
+	}
+	return 0;
+}
+
+/* Keeps the value of option idx; a repeatable one adds to what it had. */
+static int keep_value(struct cli *c, size_t idx, const char *arg)
+{
+	const struct tc_opt *o = c->all[idx];
+	if (!o->repeatable || !c->values[idx]) {
+		c->values[idx] = o->arg ? arg : (o->value ? o->value : "yes");
+		return 0;
+	}
+	size_t l = strlen(c->values[idx]) + strlen(arg) + 2;
+	char *j = malloc(l);
+	if (!j)
+		return 1;
+	snprintf(j, l, "%s:%s", c->values[idx], arg);
+	free(c->joined[idx]);
+	c->joined[idx] = j;
+	c->values[idx] = j;
+	return 0;
+}
+
+/* One option from getopt (its code ch); -1 to go on, else the exit status. */
+static int take_option(struct tc_run *run, struct cli *c, int ch, char **argv)
+{
+	const struct tc_prog *prog = run->prog;
+	if (ch == '?') {
+		if (optopt && optopt < 256)
+			return usage_error(prog, "invalid option -%c", optopt);
+		return usage_error(prog, "invalid option %s", argv[optind - 1]);
+	}
+	if (ch == ':')
+		return usage_error(prog, "option %s needs a value", argv[optind - 1]);
+	if (ch == 'F') {
+		const struct tc_output *o;
+		for (o = prog->outputs; o->name && strcmp(o->name, optarg); o++)
+			;
+		if (!o->name)
+			return usage_error(prog, "unknown --format %s", optarg);
+		run->output = o;
+		return -1;
+	}
+	size_t idx = SIZE_MAX;
+	if (ch >= 256)
+		idx = (size_t)(ch - 256);
+	else
+		for (size_t i = 0; i < c->n; i++)
+			if (c->all[i]->short_name == ch)
+				idx = i;
+	if (idx == SIZE_MAX)
+		return usage_error(prog, "invalid option");
+	const char *name = c->all[idx]->name;
+	if (!strcmp(name, "help")) {
+		help(prog);
+		return fflush(stdout) || ferror(stdout) ? 1 : 0;
+	}
+	if (!strcmp(name, "version")) {
+		printf("%s (tachfmt) %s\nlibtachfmt %s\n", prog->name, TACHFMT_VERSION, tach_version());
+		return fflush(stdout) || ferror(stdout) ? 1 : 0;
+	}
+	int rc = take_common(run, name, optarg);
+	if (rc >= 0)
+		return rc ? rc : -1;
+	return keep_value(c, idx, optarg) ? 1 : -1;
+}
+
+/* The input file or stdin; its name is kept for messages. 0 or the exit status. */
+static int open_input(struct tc_run *run, int argc, char **argv, int *fd)
+{
+	if (argc - optind > 1)
+		return usage_error(run->prog, "one input file at most");
+	run->in_name = optind < argc ? argv[optind] : "-";
+	*fd = STDIN_FILENO;
+	if (!strcmp(run->in_name, "-")) {
+		run->in_name = "<stdin>";
+		return 0;
+	}
+	*fd = open(run->in_name, O_RDONLY | O_CLOEXEC);
+	if (*fd < 0) {
+		fprintf(stderr, "%s: %s: %s\n", run->prog->name, run->in_name, strerror(errno));
+		return 1;
+	}
+	return 0;
+}
+
+/* The option values into the reader and writer, now that the output is known. */
+static int apply_options(struct tc_run *run, struct cli *c, struct tach_reader *r,
+			 struct tach_writer *w)
+{
+	default_max_samples(run->output, r);
+	for (size_t i = 0; i < c->n; i++) {
+		if (!c->values[i])
+			continue;
+		if (c->owner[i] && c->owner[i] != run->output)
+			return usage_error(run->prog, "--%s applies to --format %s only",
+					   c->all[i]->name, c->owner[i]->name);
+		int status = c->all[i]->target ? set_opt(run, r, w, c->all[i]->target, c->values[i]) : 0;
+		if (status)
+			return status;
+	}
+	return 0;
+}
+
+/* An output with its own handler (tach-decode's info) writes through stdio. */
+static int run_handler(struct tc_run *run, struct tach_reader *r, int outfd)
+{
+	const char *prog = run->prog->name;
+	FILE *f = fdopen(dup(outfd), "w");
+	if (!f) {
+		fprintf(stderr, "%s: %s: %s\n", prog, run->out_name, strerror(errno));
+		return 1;
+	}
+	int status = run->output->handler(run, r, f);
+	if ((fflush(f) || ferror(f)) && !status) {
+		fprintf(stderr, "%s: %s: %s\n", prog, run->out_name, strerror(errno));
+		status = 1;
+	}
+	if (fclose(f) && !status) {
+		fprintf(stderr, "%s: %s: %s\n", prog, run->out_name, strerror(errno));
+		status = 1;
+	}
+	return status;
+}
+
+/* Reads the input into the output; the handles are the caller's. */
+static int run_io(struct tc_run *run, struct cli *c, struct tach_reader *r, struct tach_writer *w,
+		  int infd)
+{
+	int status = apply_options(run, c, r, w), outfd = -1;
+	if (status || (status = open_output(run, &outfd)))
+		return status;
+	if (tach_reader_open_fd(r, infd) < 0)
+		status = tc_reader_failed(run, r);
+	else if (run->output->handler)
+		status = run_handler(run, r, outfd);
+	else
+		status = convert(run, r, w, outfd);
+	return finish_output(run, outfd, status);
+}
+
 int tc_main(int argc, char **argv, const struct tc_prog *prog)
 {
 	struct tc_run run = { .prog = prog, .output = &prog->outputs[0], .to_us = UINT64_MAX };
-	const struct tc_opt *all[MAX_OPTS];
-	const struct tc_output *owner[MAX_OPTS];
-	struct option lopts[MAX_OPTS + 2];
-	char shorts[3 * MAX_OPTS] = "";
-	bool has_format = prog->outputs[1].name != NULL;
-	size_t n = gather_opts(prog, all, owner, MAX_OPTS);
-	for (size_t i = 0; i < n; i++) {
-		lopts[i] = (struct option){ all[i]->name, all[i]->arg ? required_argument : no_argument,
-					    NULL, (int)(256 + i) };
-		if (all[i]->short_name) {
-			size_t l = strlen(shorts);
-			shorts[l] = all[i]->short_name;
-			shorts[l + 1] = 0;
-			if (all[i]->arg)
-				strcat(shorts, ":");
-		}
-	}
-	size_t nl = n;
-	if (has_format) {
-		lopts[nl++] = (struct option){ "format", required_argument, NULL, 'F' };
-		strcat(shorts, "F:");
-	}
-	lopts[nl] = (struct option){ 0 };
-
-	/* Values collected first, applied once the handles exist. */
-	const char *values[MAX_OPTS] = { 0 };
-	char *joined[MAX_OPTS] = { 0 };
-	int c;
+	struct cli c;
+	memset(&c, 0, sizeof(c));
+	build_getopt(prog, &c);
+	int ch, status = -1, infd = -1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, shorts, lopts, NULL)) != -1) {
-		size_t idx = SIZE_MAX;
-		if (c == '?') {
-			if (optopt && optopt < 256)
-				return usage_error(prog, "invalid option -%c", optopt);
-			return usage_error(prog, "invalid option %s", argv[optind - 1]);
-		}
-		if (c == ':')
-			return usage_error(prog, "option %s needs a value", argv[optind - 1]);
-		if (c == 'F') {
-			const struct tc_output *o;
-			for (o = prog->outputs; o->name; o++)
-				if (!strcmp(o->name, optarg))
-					break;
-			if (!o->name)
-				return usage_error(prog, "unknown --format %s", optarg);
-			run.output = o;
-			continue;
-		}
-		if (c >= 256)
-			idx = (size_t)(c - 256);
-		else
-			for (size_t i = 0; i < n; i++)
-				if (all[i]->short_name == c)
-					idx = i;
-		if (idx == SIZE_MAX)
-			return usage_error(prog, "invalid option");
-		const struct tc_opt *o = all[idx];
-		const char *name = o->name;
-		if (!strcmp(name, "help")) {
-			help(prog);
-			return fflush(stdout) || ferror(stdout) ? 1 : 0;
-		}
-		if (!strcmp(name, "version")) {
-			printf("%s (tachfmt) %s\nlibtachfmt %s\n", prog->name, TACHFMT_VERSION,
-			       tach_version());
-			return fflush(stdout) || ferror(stdout) ? 1 : 0;
-		}
-		if (!strcmp(name, "output")) {
-			run.out_name = optarg;
-		} else if (!strcmp(name, "force")) {
-			run.force = true;
-		} else if (!strcmp(name, "quiet")) {
-			run.quiet = true;
-		} else if (!strcmp(name, "verbose")) {
-			run.verbose = true;
-		} else if (!strcmp(name, "thread")) {
-			uint64_t v;
-			if (!parse_u64(optarg, &v))
-				return usage_error(prog, "--thread needs a thread id, not '%s'", optarg);
-			if (run.nthreads == MAX_THREADS)
-				return usage_error(prog, "at most %d --thread options", MAX_THREADS);
-			run.threads[run.nthreads++] = v;
-			run.filtering = true;
-		} else if (!strcmp(name, "status")) {
-			if (parse_status(&run, optarg))
-				return usage_error(prog, "bad --status list '%s'", optarg);
-			run.filtering = true;
-		} else if (!strcmp(name, "from-us") || !strcmp(name, "to-us")) {
-			uint64_t v;
-			if (!parse_u64(optarg, &v))
-				return usage_error(prog, "--%s needs a number, not '%s'", name, optarg);
-			*(name[0] == 'f' ? &run.from_us : &run.to_us) = v;
-			run.filtering = true;
-		} else if (o->repeatable && values[idx]) {
-			size_t l = strlen(values[idx]) + strlen(optarg) + 2;
-			char *j = malloc(l);
-			if (!j)
-				return 1;
-			snprintf(j, l, "%s:%s", values[idx], optarg);
-			free(joined[idx]);
-			joined[idx] = j;
-			values[idx] = j;
-		} else {
-			values[idx] = o->arg ? optarg : (o->value ? o->value : "yes");
-		}
-	}
-	if (argc - optind > 1)
-		return usage_error(prog, "one input file at most");
-	run.in_name = optind < argc ? argv[optind] : "-";
-	int infd = STDIN_FILENO;
-	if (strcmp(run.in_name, "-")) {
-		infd = open(run.in_name, O_RDONLY | O_CLOEXEC);
-		if (infd < 0) {
-			fprintf(stderr, "%s: %s: %s\n", prog->name, run.in_name, strerror(errno));
-			return 1;
-		}
-	} else {
-		run.in_name = "<stdin>";
-	}
-	catch_shrinking_input(&run);
-
-	struct tach_reader *r = tach_reader_new(prog->reader);
-	struct tach_writer *w = run.output->writer ? tach_writer_new(run.output->writer) : NULL;
-	if (!r || (run.output->writer && !w)) {
-		fprintf(stderr, "%s: out of memory\n", prog->name);
-		return 1;
-	}
-	tach_reader_set_warn(r, on_warn, &run);
-	if (w)
-		tach_writer_set_warn(w, on_writer_warn, &run);
-	default_max_samples(run.output, r);
-	int status = 0;
-	for (size_t i = 0; i < n && !status; i++) {
-		if (values[i] && owner[i] && owner[i] != run.output) {
-			status = usage_error(prog, "--%s applies to --format %s only", all[i]->name,
-					     owner[i]->name);
-			break;
-		}
-		if (values[i] && all[i]->target)
-			status = set_opt(&run, r, w, all[i]->target, values[i]);
-	}
-	for (size_t i = 0; i < n; i++)
-		free(joined[i]);
-	if (status)
-		goto out;
-	int outfd = -1;
-	if ((status = open_output(&run, &outfd)))
-		goto out;
-	if (tach_reader_open_fd(r, infd) < 0) {
-		status = tc_reader_failed(&run, r);
-	} else if (run.output->handler) {
-		FILE *f = fdopen(dup(outfd), "w");
-		if (!f) {
-			fprintf(stderr, "%s: %s: %s\n", prog->name, run.out_name, strerror(errno));
+	while (status < 0 && (ch = getopt_long(argc, argv, c.shorts, c.lopts, NULL)) != -1)
+		status = take_option(&run, &c, ch, argv);
+	if (status < 0 && !(status = open_input(&run, argc, argv, &infd))) {
+		catch_shrinking_input(&run);
+		struct tach_reader *r = tach_reader_new(prog->reader);
+		struct tach_writer *w = run.output->writer ? tach_writer_new(run.output->writer) : NULL;
+		if (!r || (run.output->writer && !w)) {
+			fprintf(stderr, "%s: out of memory\n", prog->name);
 			status = 1;
 		} else {
-			status = run.output->handler(&run, r, f);
-			if ((fflush(f) || ferror(f)) && !status) {
-				fprintf(stderr, "%s: %s: %s\n", prog->name, run.out_name, strerror(errno));
-				status = 1;
-			}
-			if (fclose(f) && !status) {
-				fprintf(stderr, "%s: %s: %s\n", prog->name, run.out_name, strerror(errno));
-				status = 1;
-			}
+			tach_reader_set_warn(r, on_warn, &run);
+			if (w)
+				tach_writer_set_warn(w, on_writer_warn, &run);
+			status = run_io(&run, &c, r, w, infd);
 		}
-	} else {
-		status = convert(&run, r, w, outfd);
+		tach_reader_free(r);
+		tach_writer_free(w);
 	}
-	status = finish_output(&run, outfd, status);
-out:
-	tach_reader_free(r);
-	tach_writer_free(w);
-	if (infd != STDIN_FILENO)
+	for (size_t i = 0; i < c.n; i++)
+		free(c.joined[i]);
+	if (infd > STDIN_FILENO)
 		close(infd);
 	return status;
 }
