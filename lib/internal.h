@@ -10,19 +10,8 @@
 
 #include "tachfmt.h"
 
-#define TACHI_PRINTF(a, b) __attribute__((format(printf, a, b)))
-#define TACHI_LIKELY(x) __builtin_expect(!!(x), 1)
-#define TACHI_UNLIKELY(x) __builtin_expect(!!(x), 0)
-
-/* ---- errors ---- */
-struct tachi_err {
-	int code;
-	int pos_kind;
-	uint64_t pos;
-	char msg[512];
-};
-int tachi_fail(struct tachi_err *e, int code, int pos_kind, uint64_t pos, const char *fmt, ...)
-	TACHI_PRINTF(5, 6);
+#include "base.h"
+#include "io.h"
 
 struct tachi_warner {
 	tach_warn_fn fn;
@@ -32,10 +21,6 @@ void tachi_warn(const struct tachi_warner *w, int pos_kind, uint64_t pos, const 
 	TACHI_PRINTF(4, 5);
 
 /* ---- memory ---- */
-/* Grows *p (elements of size elem) so that at least need fit; returns false on overflow or
- * allocation failure, leaving *p unchanged. */
-bool tachi_reserve(void **p, size_t *cap, size_t need, size_t elem);
-#define TACHI_RESERVE(arr, cap, need) tachi_reserve((void **)&(arr), &(cap), (need), sizeof(*(arr)))
 /* Grows an id map (source id -> our id) to hold index need - 1; new slots read
  * UINT32_MAX, "not mapped yet". */
 bool tachi_idmap_reserve(uint32_t **map, size_t *cap, size_t need);
@@ -278,63 +263,6 @@ struct tachi_linekeys {
 int tachi_linekeys_update(struct tach_writer *w, struct tachi_linekeys *lk, const struct tach_dict *d);
 void tachi_linekeys_free(struct tachi_linekeys *lk);
 
-/* ---- input ---- */
-struct tachi_in {
-	int fd;                 /* -1 for memory input */
-	const uint8_t *data;    /* whole-input mode: the bytes */
-	size_t size;
-	void *map;              /* mmap to unmap */
-	size_t map_len;
-	uint8_t *own;           /* malloc'd copy of a pipe's contents */
-	/* streaming mode */
-	uint8_t *buf;
-	size_t cap, pos, end;
-	uint64_t base;          /* input offset of buf[0] */
-	bool eof;
-	bool whole;             /* data/size hold everything */
-	uint64_t line;          /* lines handed out so far */
-	uint64_t last_line_off;
-	size_t max_line;
-};
-int tachi_in_load_whole(struct tach_reader *r);
-/* Whole-input mode: the reader will not read data[0, upto) again for a while, so a file
- * mapping's pages there can leave the process's resident memory (the bytes stay readable).
- * Does nothing for other inputs. */
-void tachi_in_release(struct tachi_in *in, size_t upto);
-void tachi_in_free(struct tachi_in *in);
-
-/* ---- output ---- */
-struct tachi_out {
-	int fd;
-	uint8_t *buf;
-	size_t len, cap;
-	uint64_t written;       /* bytes passed to write(2) so far */
-	bool seekable;
-	int err;                /* errno of the first failure */
-};
-int tachi_out_init(struct tachi_out *o, int fd);
-int tachi_out_write(struct tachi_out *o, const void *p, size_t n);
-int tachi_out_flush(struct tachi_out *o);
-void tachi_out_free(struct tachi_out *o);
-static inline int tachi_out_byte(struct tachi_out *o, uint8_t c)
-{
-	if (TACHI_LIKELY(o->len < o->cap)) {
-		o->buf[o->len++] = c;
-		return 0;
-	}
-	return tachi_out_write(o, &c, 1);
-}
-static inline int tachi_out_str(struct tachi_out *o, const char *s)
-{
-	return tachi_out_write(o, s, strlen(s));
-}
-int tachi_out_u64(struct tachi_out *o, uint64_t v);
-/* Writes s with %, :, ; and control bytes as %XX (the samples text form). */
-int tachi_out_escaped(struct tachi_out *o, const char *s, size_t n);
-int tachi_out_i64(struct tachi_out *o, int64_t v);
-/* Locale-free decimal; returns the length written (<= 20 digits + sign). */
-size_t tachi_fmt_u64(char *buf, uint64_t v);
-size_t tachi_fmt_i64(char *buf, int64_t v);
 
 /* ---- handles ---- */
 struct tachi_format;
@@ -444,10 +372,21 @@ bool tachi_parse_dec(const char *s, size_t n, uint64_t max, uint64_t *out);
 /* The value of a hexadecimal digit, -1 for any other byte. */
 int tachi_hexval(char c);
 bool tachi_parse_bool(const char *s, bool *out);
+/* A reader's input (io.h), failures on the reader. */
+static inline int tachi_in_load_whole(struct tach_reader *r)
+{
+	return tachi_in_load(&r->in, r->lim.max_input, &r->err);
+}
 /* Streaming line input: the next line without its LF (a CR before it is kept), or TACH_EOF. */
-int tachi_in_line(struct tach_reader *r, const char **line, size_t *len);
+static inline int tachi_in_line(struct tach_reader *r, const char **line, size_t *len)
+{
+	return tachi_in_next_line(&r->in, &r->err, line, len);
+}
 /* Byte offset of the start of the last line returned. */
-uint64_t tachi_in_line_offset(const struct tach_reader *r);
+static inline uint64_t tachi_in_line_offset(const struct tach_reader *r)
+{
+	return tachi_in_offset(&r->in);
+}
 /* Valid UTF-8 check; repairs into out with U+FFFD when asked. */
 bool tachi_utf8_valid(const uint8_t *p, size_t n);
 

@@ -6,38 +6,36 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "internal.h"
+#include "io.h"
 
 #define IN_CHUNK (1u << 20)
 
-static int read_some(struct tach_reader *r, uint8_t *p, size_t n, size_t *got)
+static int read_some(struct tachi_in *in, struct tachi_err *e, uint8_t *p, size_t n, size_t *got)
 {
 	for (;;) {
-		ssize_t k = read(r->in.fd, p, n);
+		ssize_t k = read(in->fd, p, n);
 		if (k >= 0) {
 			*got = (size_t)k;
 			return TACH_OK;
 		}
 		if (errno != EINTR)
-			return RFAIL(r, TACH_E_IO, TACH_POS_NONE, 0, "read error: %s", strerror(errno));
+			return tachi_fail(e, TACH_E_IO, TACH_POS_NONE, 0, "read error: %s", strerror(errno));
 	}
 }
 
-/* Makes the whole input available in r->in.data. */
-int tachi_in_load_whole(struct tach_reader *r)
+int tachi_in_load(struct tachi_in *in, uint64_t max_input, struct tachi_err *e)
 {
-	struct tachi_in *in = &r->in;
 	if (in->whole)
 		return TACH_OK;
 	struct stat st;
 	if (fstat(in->fd, &st) == 0 && S_ISREG(st.st_mode)) {
 		off_t here = lseek(in->fd, 0, SEEK_CUR);
 		if (here == 0 && (uint64_t)st.st_size > 0) {
-			if ((uint64_t)st.st_size > r->lim.max_input)
-				return RFAIL(r, TACH_E_LIMIT, TACH_POS_NONE, 0,
+			if ((uint64_t)st.st_size > max_input)
+				return tachi_fail(e, TACH_E_LIMIT, TACH_POS_NONE, 0,
 					     "input of %llu bytes exceeds the limit of %llu bytes",
 					     (unsigned long long)st.st_size,
-					     (unsigned long long)r->lim.max_input);
+					     (unsigned long long)max_input);
 			void *m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, in->fd, 0);
 			if (m != MAP_FAILED) {
 				in->map = m;
@@ -53,18 +51,18 @@ int tachi_in_load_whole(struct tach_reader *r)
 	size_t cap = 0, len = 0;
 	uint8_t *buf = NULL;
 	for (;;) {
-		if (len + IN_CHUNK > r->lim.max_input + 1 && len > r->lim.max_input) {
+		if (len + IN_CHUNK > max_input + 1 && len > max_input) {
 			free(buf);
-			return RFAIL(r, TACH_E_LIMIT, TACH_POS_NONE, 0,
+			return tachi_fail(e, TACH_E_LIMIT, TACH_POS_NONE, 0,
 				     "input exceeds the limit of %llu bytes",
-				     (unsigned long long)r->lim.max_input);
+				     (unsigned long long)max_input);
 		}
 		if (!TACHI_RESERVE(buf, cap, len + IN_CHUNK)) {
 			free(buf);
-			return RFAIL(r, TACH_E_NOMEM, TACH_POS_NONE, 0, "out of memory reading input");
+			return tachi_fail(e, TACH_E_NOMEM, TACH_POS_NONE, 0, "out of memory reading input");
 		}
 		size_t got = 0;
-		int rc = read_some(r, buf + len, cap - len, &got);
+		int rc = read_some(in, e, buf + len, cap - len, &got);
 		if (rc) {
 			free(buf);
 			return rc;
@@ -81,9 +79,8 @@ int tachi_in_load_whole(struct tach_reader *r)
 }
 
 /* Streaming: make at least one more byte available; false at end of input. */
-static int in_refill(struct tach_reader *r)
+static int in_refill(struct tachi_in *in, struct tachi_err *e)
 {
-	struct tachi_in *in = &r->in;
 	if (in->eof)
 		return TACH_EOF;
 	if (in->pos > 0 && in->pos == in->end) {
@@ -98,10 +95,10 @@ static int in_refill(struct tach_reader *r)
 			in->pos = 0;
 		}
 		if (in->end == in->cap && !TACHI_RESERVE(in->buf, in->cap, in->cap + IN_CHUNK))
-			return RFAIL(r, TACH_E_NOMEM, TACH_POS_NONE, 0, "out of memory reading input");
+			return tachi_fail(e, TACH_E_NOMEM, TACH_POS_NONE, 0, "out of memory reading input");
 	}
 	size_t got = 0;
-	int rc = read_some(r, in->buf + in->end, in->cap - in->end, &got);
+	int rc = read_some(in, e, in->buf + in->end, in->cap - in->end, &got);
 	if (rc)
 		return rc;
 	if (!got) {
@@ -112,9 +109,8 @@ static int in_refill(struct tach_reader *r)
 	return TACH_OK;
 }
 
-int tachi_in_line(struct tach_reader *r, const char **line, size_t *len)
+int tachi_in_next_line(struct tachi_in *in, struct tachi_err *e, const char **line, size_t *len)
 {
-	struct tachi_in *in = &r->in;
 	if (in->whole) {
 		if (in->pos >= in->size)
 			return TACH_EOF;
@@ -144,10 +140,10 @@ int tachi_in_line(struct tach_reader *r, const char **line, size_t *len)
 			return TACH_OK;
 		}
 		if (in->end - in->pos > in->max_line)
-			return RFAIL(r, TACH_E_LIMIT, TACH_POS_LINE, in->line + 1,
+			return tachi_fail(e, TACH_E_LIMIT, TACH_POS_LINE, in->line + 1,
 				     "line longer than %zu bytes", in->max_line);
 		size_t keep = in->end - in->pos;
-		int rc = in_refill(r);
+		int rc = in_refill(in, e);
 		if (rc < 0)
 			return rc;
 		/* refill may have moved the unread part to the front of the buffer */
@@ -166,9 +162,9 @@ int tachi_in_line(struct tach_reader *r, const char **line, size_t *len)
 	}
 }
 
-uint64_t tachi_in_line_offset(const struct tach_reader *r)
+uint64_t tachi_in_offset(const struct tachi_in *in)
 {
-	return r->in.whole ? r->in.base : r->in.last_line_off;
+	return in->whole ? in->base : in->last_line_off;
 }
 
 void tachi_in_release(struct tachi_in *in, size_t upto)

@@ -44,7 +44,8 @@ struct pkey {
 };
 
 struct tc_pipe {
-	struct tc_run *run;
+	tc_source_fn next; /* where samples come from */
+	void *ctx;
 	struct tach_reader *r;
 	pthread_t thread;
 	pthread_mutex_t mu;
@@ -200,7 +201,7 @@ static void *produce(void *arg)
 		size_t samples = 0;
 		while (b->len + HDR_WORDS <= BATCH_WORDS) {
 			const struct tach_sample *s;
-			rc = tc_next(p->run, p->r, &s);
+			rc = p->next(p->ctx, p->r, &s);
 			if (rc)
 				break;
 			if (!put_sample(p, b, s)) {
@@ -235,12 +236,13 @@ bool tc_pipe_wanted(void)
 	return !sched_getaffinity(0, sizeof(set), &set) && CPU_COUNT(&set) > 1;
 }
 
-int tc_pipe_start(struct tc_pipe **pp, struct tc_run *run, struct tach_reader *r)
+int tc_pipe_start(struct tc_pipe **pp, tc_source_fn next, void *ctx, struct tach_reader *r)
 {
 	struct tc_pipe *p = calloc(1, sizeof(*p));
 	if (!p)
 		return TACH_E_NOMEM;
-	p->run = run;
+	p->next = next;
+	p->ctx = ctx;
 	p->r = r;
 	p->prod.map_mask = 15;
 	p->prod.map = calloc(p->prod.map_mask + 1, sizeof(*p->prod.map));
@@ -302,7 +304,7 @@ static struct stack *stack_for(struct tc_pipe *p, uint32_t slot, uint32_t depth)
 int tc_pipe_next(struct tc_pipe *p, const struct tach_sample **out)
 {
 	if (p->cons.direct)
-		return tc_next(p->run, p->r, out);
+		return p->next(p->ctx, p->r, out);
 	for (;;) {
 		const struct batch *b = &p->b[p->head];
 		if (p->cons.holding && p->cons.pos < p->cons.end) {
@@ -360,7 +362,7 @@ int tc_pipe_next(struct tc_pipe *p, const struct tach_sample **out)
 				return p->rc;
 			/* the thread handed the reader back (or stopped): read directly */
 			p->cons.direct = true;
-			return tc_next(p->run, p->r, out);
+			return p->next(p->ctx, p->r, out);
 		}
 	}
 }

@@ -373,6 +373,12 @@ int tc_next(struct tc_run *run, struct tach_reader *r, const struct tach_sample 
 	}
 }
 
+/* tc_next as the reading thread's source. */
+static int next_kept(void *ctx, struct tach_reader *r, const struct tach_sample **out)
+{
+	return tc_next(ctx, r, out);
+}
+
 /* Opens the output: stdout, or a temporary file beside -o FILE. */
 static int open_output(struct tc_run *run, int *fd)
 {
@@ -493,7 +499,7 @@ static int convert(struct tc_run *run, struct tach_reader *r, struct tach_writer
 	 * decodes. */
 	struct tc_pipe *pipe = NULL;
 	if (tach_reader_dict_complete(r) && tc_pipe_wanted() &&
-	    tc_pipe_start(&pipe, run, r))
+	    tc_pipe_start(&pipe, next_kept, run, r))
 		pipe = NULL;
 	const struct tach_sample *s;
 	int status = 0;
