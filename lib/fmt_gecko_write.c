@@ -575,6 +575,11 @@ static void write_meta(struct tach_writer *w)
 	if (st->recorded)
 		j_str(w, ",\"sampleUnits\":{\"time\":\"ms\",\"eventDelay\":\"ms\","
 			 "\"threadCPUDelta\":\"\xC2\xB5s\"}");
+	/* Without samples the profiler finds no time range (it shows "-inf"): one interval. */
+	if (st->nth == 1 && st->th[0].placeholder) {
+		j_str(w, ",\"profilingStartTime\":0,\"profilingEndTime\":");
+		j_put(w, b, tachi_fmt_ms(b, false, m->interval_us ? m->interval_us : 1000));
+	}
 	j_str(w, "},\"libs\":[],\"processes\":[],\"pausedRanges\":[],\"threads\":[");
 }
 
@@ -643,11 +648,13 @@ static int func_kind(const struct gstate *st, const struct gfunc *f)
 {
 	size_t fl;
 	const char *file = tachi_str(st->src, f->file, &fl);
-	if (!fl)
+	/* CPython's "~" file marks a frame with no source (<GC>, native): no file shown, as
+	 * in collapsed output, whatever its line. */
+	if (!fl || (fl == 1 && file[0] == '~'))
 		return LOC_PLAIN;
 	if (f->min_line >= 0)
 		return LOC_JS;
-	if ((fl == 1 && file[0] == '~') || memchr(file, ')', fl))
+	if (memchr(file, ')', fl))
 		return LOC_PLAIN;
 	return LOC_LIB;
 }
@@ -839,14 +846,19 @@ static void write_thread_head(struct tach_writer *w, const struct gthread *t, si
 		memcpy(name, "No samples", 10);
 		nl = 10;
 	} else {
+		/* The track list cuts long names: the ordinal first makes them differ there,
+		 * the exact id follows. */
 		memcpy(name, "Thread ", 7);
-		nl = 7 + tachi_fmt_u64(name + 7, t->tid);
+		nl = 7 + tachi_fmt_u64(name + 7, ti + 1);
+		memcpy(name + nl, " (tid ", 6);
+		nl += 6;
+		nl += tachi_fmt_u64(name + nl, t->tid);
 		if (t->iid) {
-			memcpy(name + nl, " (interpreter ", 14);
+			memcpy(name + nl, ", interpreter ", 14);
 			nl += 14;
 			nl += tachi_fmt_u64(name + nl, t->iid);
-			name[nl++] = ')';
 		}
+		name[nl++] = ')';
 	}
 	j_put(w, "\"", 1);
 	j_put(w, name, nl);
@@ -857,8 +869,14 @@ static void write_thread_head(struct tach_writer *w, const struct gthread *t, si
 	}
 	j_str(w, "\",\"pid\":");
 	j_u64(w, t->iid);
+	/* JSON numbers past 2^53 are rounded by the importer; such ids go as strings, which
+	 * the profiler takes for a tid too. */
 	j_str(w, ",\"tid\":");
+	if (t->tid > (UINT64_C(1) << 53))
+		j_str(w, "\"");
 	j_u64(w, t->tid);
+	if (t->tid > (UINT64_C(1) << 53))
+		j_str(w, "\"");
 	j_str(w, ",\"registerTime\":");
 	if (t->recs.total)
 		j_rel(w, first);

@@ -5,7 +5,8 @@ that every thread's call tree is what the samples say.
 usage: gecko_calltree.py PROFILER_CLI_CMD PROFILE [SAMPLES_TXT]
 
 PROFILER_CLI_CMD is the command as one string (e.g. "/x/node /x/profiler-cli.js"),
-SAMPLES_TXT is `tach-decode --format samples` of the same input. Threads must appear in
+SAMPLES_TXT is `tach-decode --format samples` of the same input, or --info to print what
+`thread info` says of the first thread. Threads must appear in
 first-seen order of (thread id, interpreter id); for each, the top-down tree (idle samples
 included) must equal the input's stacks counted by (file, function): every node's total and
 self count, and what profiler-cli leaves out of long lists and deep trees by count and
@@ -131,6 +132,9 @@ def compare(got, exp, path, errors):
 def main():
     cli, profile = shlex.split(sys.argv[1]), sys.argv[2]
     samples = sys.argv[3] if len(sys.argv) > 3 else None
+    info = samples == "--info"
+    if info:
+        samples = None
     threads, has_line = parse_samples(samples) if samples else ({}, {})
     expected = []
     for key, stacks in threads.items():
@@ -200,6 +204,9 @@ def main():
     errors = []
     try:
         load(profile)
+        if info:
+            sys.stdout.write(run("thread", "info"))
+            return 0
         if not samples:
             return 0
         listing = json.loads(run("thread", "list", "--json", "--limit", "100000"))

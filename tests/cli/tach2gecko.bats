@@ -142,7 +142,7 @@ pcli_load() {
 	# Thread names and processes: one per (tid, interpreter); main threads are GeckoMain.
 	run jq -r '.threads[] | "\(.name)|\(.processName)|\(.pid)|\(.tid)"' "$TMP/s.json"
 	[ "${lines[0]}" = "GeckoMain|Python|0|10" ]
-	[ "${lines[1]}" = "Thread 11|Python|0|11" ]
+	[ "${lines[1]}" = "Thread 2 (tid 11)|Python|0|11" ]
 	[ "${lines[2]}" = "GeckoMain|Python interpreter 1|1|10" ]
 	# The category and subcategory of each sample's leaf frame, and its CPU delta.
 	run jq -r '.threads[0] as $t | .meta.categories as $c | $t.samples.data[] |
@@ -312,4 +312,24 @@ spilled_profile() {
 	[ "$status" -eq 1 ]
 	[[ $output == *"spooling samples to a temporary file: No such file or directory"* ]]
 	[ ! -e "$TMP/x.json.gz" ]
+}
+
+@test "what the viewers show: exact thread ids, names that differ early, no ~ file, an empty range" {
+	profiler_cli
+	# thread ids past 2^53 are strings (JSON numbers would be rounded), the rest numbers
+	json "$CASES/edge_ids_timestamps.tach" >"$TMP/e.json"
+	run jq -c '[.threads[] | [.name, .tid]]' "$TMP/e.json"
+	[ "$output" = '[["Thread 1 (tid 18446744073709551615, interpreter 4294967295)","18446744073709551615"],["GeckoMain",0]]' ]
+	pcli_load "$TMP/e.json"
+	# frames of CPython's "~" file (line 0) show no file
+	json "$CASES/synthetic_frames.tach" >"$TMP/g.json"
+	jq -e '.threads[0].stringTable | index("<GC>") != null' "$TMP/g.json"
+	! jq -e '.threads[0].stringTable[] | select(startswith("<GC> ("))' "$TMP/g.json"
+	# an input without samples still has a time range, so the profiler can show it
+	json "$CASES/empty.tach" >"$TMP/n.json"
+	[ "$(jq -c '[.meta.profilingStartTime, .meta.profilingEndTime]' "$TMP/n.json")" = "[0,1]" ]
+	run python3 "$SOURCE_ROOT/tests/cli/gecko_calltree.py" "$PCLI" "$TMP/n.json" --info
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ $output == *"Full: 1ms"* ]]
 }
