@@ -556,6 +556,9 @@ static int gr_open(struct tach_reader *r)
 	if (rc)
 		return rc;
 	r->meta.interval_us = g->period;
+	/* A CPU profiler's samples: TACH's profiling mode "cpu" (mode 1, stored plus one), so
+	 * that pprof output calls its time cpu. */
+	r->meta.profiling_config = 2;
 	r->meta.big_endian = g->big;
 	g->sym = tachi_sym_new(&r->warn, g->binary_path, !g->no_symbolize);
 	if (!g->sym)

@@ -91,6 +91,8 @@ struct pstate {
 	uint32_t *smap;      /* dict string id -> pprof index + 1 (0: not yet) */
 	size_t smap_cap;
 	uint32_t state_str[256];
+	uint64_t big_tid;      /* the last thread id past INT64_MAX given a string */
+	uint32_t big_tid_idx;  /* its string id; 0: none yet */
 	uint32_t s_samples, s_count, s_time, s_ns, s_tid, s_iid, s_state, s_comment, s_mapfile;
 	/* frames */
 	uint32_t *fmap;      /* dict frame id -> location index */
@@ -555,6 +557,24 @@ static bool label(struct pstate *st, struct buf *b, uint32_t key, uint32_t str, 
 	       put_varint(&st->sub, 3, num) && put_bytes(b, 3, st->sub.p, st->sub.len);
 }
 
+/* pprof's numbers are signed: a thread id past 2^63-1 would show negative, so it goes
+ * as a string label of the same key, in decimal. */
+static bool tid_label(struct pstate *st, struct buf *b, uint64_t tid)
+{
+	if (tid <= INT64_MAX)
+		return label(st, b, st->s_tid, 0, tid);
+	/* Samples of one thread mostly come together: the last id's string is reused. */
+	if (!st->big_tid_idx || st->big_tid != tid) {
+		char t[24];
+		uint32_t idx;
+		if (!own_str(st, t, tachi_fmt_u64(t, tid), &idx))
+			return false;
+		st->big_tid = tid;
+		st->big_tid_idx = idx;
+	}
+	return label(st, b, st->s_tid, st->big_tid_idx, 0);
+}
+
 #define NOMEM(w) WFAIL((w), TACH_E_NOMEM, "out of memory")
 
 /* One Sample message per distinct (stack, labels). */
@@ -582,7 +602,7 @@ static int write_samples(struct tach_writer *w, uint64_t period_ns)
 			return NOMEM(w);
 		/* Ids above INT64_MAX show as negative: pprof's values are int64. A zero num
 		 * label is dropped by pprof's decoder, so id 0 is simply absent there. */
-		if (!st->no_labels && (!label(st, m, st->s_tid, 0, a->tid) ||
+		if (!st->no_labels && (!tid_label(st, m, a->tid) ||
 				   !label(st, m, st->s_iid, 0, a->iid) ||
 				   !label(st, m, st->s_state, st->state_str[a->status] - 1, 0)))
 			return NOMEM(w);

@@ -250,6 +250,10 @@ static int header_line(struct tach_reader *r, const char *s, size_t n)
 		r->meta.py_major = (uint8_t)a;
 		r->meta.py_minor = (uint8_t)b;
 		r->meta.py_micro = (uint8_t)c;
+	} else if (kl == 17 && !memcmp(s, "@profiling_config", 17)) {
+		if (!tachi_parse_dec(v, vl, UINT32_MAX, &x))
+			return line_fail(r, "bad @profiling_config value");
+		r->meta.profiling_config = (uint32_t)x;
 	} else if (kl == 6 && !memcmp(s, "@order", 6)) {
 		if (vl == 7 && !memcmp(v, "records", 7))
 			r->meta.record_order = 1;
@@ -397,6 +401,11 @@ static int sw_begin(struct tach_writer *w)
 	rc |= tachi_out_str(o, "\n@interval_us ");
 	rc |= tachi_out_u64(o, w->meta.interval_us);
 	rc |= tachi_out_byte(o, '\n');
+	if (w->meta.profiling_config) {
+		rc |= tachi_out_str(o, "@profiling_config ");
+		rc |= tachi_out_u64(o, w->meta.profiling_config);
+		rc |= tachi_out_byte(o, '\n');
+	}
 	if (w->meta.record_order)
 		rc |= tachi_out_str(o, "@order records\n");
 	return rc ? tachi_writer_io(w) : TACH_OK;

@@ -471,6 +471,9 @@ static void make_header(struct tach_writer *w, uint8_t hdr[64])
 	memcpy(hdr + 48, &frame_off, 8);
 	uint32_t comp = st->zstd ? 1 : 0;
 	memcpy(hdr + 56, &comp, 4);
+	/* 0 (unknown) from CPython 3.15.0's writer, which reserves the word; the profiling
+	 * mode plus one from newer ones, kept. */
+	memcpy(hdr + 60, &w->meta.profiling_config, 4);
 }
 
 static int write_strings(struct tach_writer *w)

@@ -369,3 +369,24 @@ same_as_decode() {
 	sed -n 's/^\*\(-[a-zA-Z], \)\{0,1\}\(--[a-z-]*\)\*.*/\2/p' "$SOURCE_ROOT/docs/tach2pprof.1.scd" |
 		sort -u | diff -u "$T/help.txt" -
 }
+
+@test "thread ids past 2^63-1 stay exact (a string label), and a CPU profiler's profile is cpu time" {
+	tach2pprof --no-gzip "$FIXTURES/tach/cases/edge_ids_timestamps.tach" -o "$T/e.pb"
+	run go tool pprof -raw "$T/e.pb"
+	[ "$status" -eq 0 ]
+	[[ $output == *"thread id:[18446744073709551615]"* ]]
+	[[ $output != *"thread id:-"* ]]
+	# smaller ids stay numeric labels
+	run go tool pprof -tags "$T/e.pb"
+	[[ $output == *"thread id"* ]]
+	# gperftools profiles are marked as CPU profiles (TACH profiling mode cpu), so the
+	# time sample type is cpu without --cpu
+	gperf2tach -q --no-symbolize "$FIXTURES/gperf/hotloop/hotloop.prof" -o "$T/h.tach"
+	tach-decode -F info "$T/h.tach" | grep -qx 'profiling_config: 2'
+	tach2pprof --no-gzip "$T/h.tach" -o "$T/h.pb"
+	run go tool pprof -raw "$T/h.pb"
+	[[ $output == *"PeriodType: cpu nanoseconds"* ]]
+	# and the samples text keeps the profiling mode
+	tach-decode -F samples "$T/h.tach" | tach-encode -o "$T/h2.tach"
+	tach-decode -F info "$T/h2.tach" | grep -qx 'profiling_config: 2'
+}
