@@ -9,8 +9,8 @@ cd "$(dirname "$0")"
 # Debian bookworm packages. Build: compiler, meson, the libraries. Test: bats, clang (fuzz
 # targets), and the independent tools the tests compare against.
 BUILD_PKGS=(gcc meson ninja-build pkg-config libzstd-dev libxxhash-dev zlib1g-dev libdw-dev
-	libelf-dev scdoc)
-TEST_PKGS=(bats clang jq python3 zstd file)
+	libelf-dev libiberty-dev scdoc)
+TEST_PKGS=(bats clang jq python3 zstd file g++ binutils)
 # Extra test tools, one line per check that needs them (read by need_extra below).
 EXTRA_TEST_PKGS=()
 # tach2pprof.bats: go tool pprof reads every output; protoc --decode_raw checks the wire format.

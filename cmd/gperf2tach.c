@@ -9,6 +9,9 @@ static const struct tc_opt opts[] = {
 	  "also look for binaries in DIR (repeatable; TACHFMT_BINARY_PATH adds more)", NULL, true },
 	{ "no-symbolize", 0, NULL, "r:symbolize", "no", "keep addresses; do not read binaries",
 	  NULL, false },
+	{ "names", 0, "STYLE", "r:names", NULL,
+	  "function names: full (demangled, with scope, templates and parameters; default), "
+	  "short (DWARF's short name) or mangled", "full short mangled", false },
 	{ 0 },
 };
 

@@ -53,6 +53,7 @@ struct gread {
 	/* options */
 	char *binary_path;
 	bool no_symbolize;
+	int names;              /* TACHI_NAMES_*: how functions are named */
 	/* layout */
 	unsigned slot;   /* 4 or 8 */
 	bool big;
@@ -124,6 +125,16 @@ static int gr_option(struct tach_reader *r, const char *key, const char *value)
 		free(g->binary_path);
 		g->binary_path = c;
 		return TACH_OK;
+	}
+	if (!strcmp(key, "names")) {
+		static const char *const modes[] = { "full", "short", "mangled" };
+		for (int i = 0; i < 3; i++)
+			if (!strcmp(value, modes[i])) {
+				g->names = i; /* TACHI_NAMES_* order */
+				return TACH_OK;
+			}
+		return RFAIL(r, TACH_E_USAGE, TACH_POS_NONE, 0,
+			     "names must be full, short or mangled, not %s", value);
 	}
 	return RFAIL(r, TACH_E_USAGE, TACH_POS_NONE, 0, "gperf reader has no option %s", key);
 }
@@ -561,6 +572,8 @@ static int gr_open(struct tach_reader *r)
 	r->meta.profiling_config = 2;
 	r->meta.big_endian = g->big;
 	g->sym = tachi_sym_new(&r->warn, g->binary_path, !g->no_symbolize);
+	if (g->sym)
+		tachi_sym_set_names(g->sym, g->names);
 	if (!g->sym)
 		return RFAIL(r, TACH_E_NOMEM, TACH_POS_NONE, 0, "out of memory");
 	size_t maps_off = r->in.size;

@@ -23,6 +23,8 @@
 
 #include "symbolize.h"
 
+#include <libiberty/demangle.h>
+
 struct symbol {
 	uint64_t addr, size;
 	const char *name;
@@ -66,6 +68,9 @@ struct tachi_sym {
 	Dwarf_Die *chain;          /* scratch: the DIEs of one inline chain */
 	size_t chain_cap;
 	char name[64];
+	int names;                 /* TACHI_NAMES_* */
+	char **made;               /* names demangled for the current lookup */
+	size_t nmade, made_cap;
 };
 
 struct tachi_sym *tachi_sym_new(const struct tachi_warner *warn, const char *search_path,
@@ -132,6 +137,51 @@ static void module_free(struct module *m)
 	free(m);
 }
 
+/* ---- names ----
+ * libiberty's cplus_demangle, as binutils (c++filt, nm -C, addr2line -C) uses it: one
+ * well-kept demangler for C++ (Itanium), Rust (legacy and v0) and other styles, callable
+ * from C, linked in statically (it ships no shared library), where the C++ runtime's
+ * __cxa_demangle would bring libstdc++ into a C library and knows no Rust. */
+
+static void forget_names(struct tachi_sym *s)
+{
+	for (size_t i = 0; i < s->nmade; i++)
+		free(s->made[i]);
+	s->nmade = 0;
+}
+
+/* name demangled (with parameters unless short), or name itself when it is not a
+ * mangled name or memory runs out; valid until the next lookup. */
+static const char *demangled(struct tachi_sym *s, const char *name, bool params)
+{
+	/* Mangled names (Itanium _Z, Rust _R) start with '_': others are left alone. */
+	if (!name || name[0] != '_')
+		return name;
+	int opts = DMGL_ANSI | DMGL_AUTO | (params ? DMGL_PARAMS : 0);
+	char *d = cplus_demangle(name, opts);
+	if (!d)
+		return name;
+	if (!TACHI_RESERVE(s->made, s->made_cap, s->nmade + 1)) {
+		free(d);
+		return name;
+	}
+	s->made[s->nmade++] = d;
+	return d;
+}
+
+void tachi_sym_set_names(struct tachi_sym *s, int names)
+{
+	s->names = names;
+}
+
+/* A symbol table name as the naming mode wants it. */
+static const char *symbol_name(struct tachi_sym *s, const char *name)
+{
+	if (s->names == TACHI_NAMES_MANGLED)
+		return name;
+	return demangled(s, name, s->names == TACHI_NAMES_FULL);
+}
+
 void tachi_sym_free(struct tachi_sym *s)
 {
 	if (!s)
@@ -146,6 +196,8 @@ void tachi_sym_free(struct tachi_sym *s)
 	free(s->dirs);
 	free(s->debuginfo_path);
 	free(s->chain);
+	forget_names(s);
+	free(s->made);
 	free(s);
 }
 
@@ -434,16 +486,82 @@ static const char *symbol_at(struct module *m, uint64_t addr)
 
 /* ---- DWARF ---- */
 
-static const char *die_name(Dwarf_Die *die)
+/* The DIE that declares die: its abstract origin's or specification's, where the
+ * enclosing scopes are. */
+static void declaring_die(Dwarf_Die *die, Dwarf_Die *out)
+{
+	*out = *die;
+	for (int hops = 0; hops < 8; hops++) {
+		Dwarf_Attribute a;
+		Dwarf_Die next;
+		if (!(dwarf_attr(out, DW_AT_abstract_origin, &a) ||
+		      dwarf_attr(out, DW_AT_specification, &a)) ||
+		    !dwarf_formref_die(&a, &next))
+			return;
+		*out = next;
+	}
+}
+
+/* A function without a linkage name (a lambda's operator(), a member of a class template
+ * instance) named with its enclosing namespaces, classes and functions, so that two such
+ * functions do not share a name: "main::<lambda(int)>::operator()". */
+static const char *qualified(struct tachi_sym *s, Dwarf_Die *die, const char *name)
+{
+	Dwarf_Die decl, *scopes = NULL;
+	declaring_die(die, &decl);
+	int n = dwarf_getscopes_die(&decl, &scopes);
+	size_t len = strlen(name) + 1, used = 0;
+	const char *part[32];
+	uint32_t pline[32];
+	for (int i = 1; i < n && used < 32; i++) {
+		int tag = dwarf_tag(&scopes[i]);
+		if (tag != DW_TAG_namespace && tag != DW_TAG_class_type &&
+		    tag != DW_TAG_structure_type && tag != DW_TAG_union_type &&
+		    tag != DW_TAG_subprogram)
+			continue;
+		const char *p = dwarf_diename(&scopes[i]);
+		Dwarf_Word line = 0;
+		Dwarf_Attribute a;
+		if (!p && tag != DW_TAG_namespace && dwarf_attr(&scopes[i], DW_AT_decl_line, &a))
+			dwarf_formudata(&a, &line);
+		/* An unnamed class (a lambda's) by the line it is declared on. */
+		part[used] = p ? p : tag == DW_TAG_namespace ? "(anonymous namespace)" : NULL;
+		pline[used++] = (uint32_t)line;
+		len += (p ? strlen(p) : 32) + 2;
+	}
+	free(scopes);
+	if (!used || !TACHI_RESERVE(s->made, s->made_cap, s->nmade + 1))
+		return name;
+	char *q = malloc(len), *w = q;
+	if (!q)
+		return name;
+	for (size_t i = used; i-- > 0;)
+		w += part[i] ? sprintf(w, "%s::", part[i]) : sprintf(w, "{unnamed:%u}::", pline[i]);
+	strcpy(w, name);
+	s->made[s->nmade++] = q;
+	return q;
+}
+
+/* A function's name: by default its linkage name demangled, with scope, template
+ * arguments and parameters, as pprof and c++filt show it (inlined instances reach it
+ * through their abstract origin); the DWARF short name (short), or the linkage name as is
+ * (mangled). A function without a linkage name (C) has its plain name in every mode. */
+static const char *die_name(struct tachi_sym *s, Dwarf_Die *die)
 {
 	Dwarf_Attribute a;
-	const char *n = NULL;
+	const char *n = NULL, *link = NULL;
+	if (dwarf_attr_integrate(die, DW_AT_linkage_name, &a) ||
+	    dwarf_attr_integrate(die, DW_AT_MIPS_linkage_name, &a))
+		link = dwarf_formstring(&a);
+	if (link && s->names == TACHI_NAMES_MANGLED)
+		return link;
+	if (link && s->names == TACHI_NAMES_FULL)
+		return demangled(s, link, true);
 	if (dwarf_attr_integrate(die, DW_AT_name, &a))
 		n = dwarf_formstring(&a);
-	if (!n && (dwarf_attr_integrate(die, DW_AT_linkage_name, &a) ||
-		   dwarf_attr_integrate(die, DW_AT_MIPS_linkage_name, &a)))
-		n = dwarf_formstring(&a);
-	return n;
+	if (n && s->names == TACHI_NAMES_FULL)
+		return qualified(s, die, n);
+	return n ? n : link;
 }
 
 static int32_t clamp_num(Dwarf_Word v)
@@ -459,7 +577,8 @@ struct loc {
 /* The frames of chain (innermost first; DIEs other than subprograms and inlined subroutines
  * are skipped) up to the first subprogram: the innermost at cur, each caller at the call
  * site its inlined callee records. */
-static void emit_chain(Dwarf_Die *cu, Dwarf_Die *chain, size_t nc, struct loc cur,
+static void emit_chain(struct tachi_sym *s, Dwarf_Die *cu, Dwarf_Die *chain, size_t nc,
+		       struct loc cur,
 		       const char *fallback_file, tachi_sym_emit_fn emit, void *ctx, int *rc)
 {
 	Dwarf_Files *files = NULL;
@@ -470,7 +589,7 @@ static void emit_chain(Dwarf_Die *cu, Dwarf_Die *chain, size_t nc, struct loc cu
 		int tag = dwarf_tag(&chain[i]);
 		if (tag != DW_TAG_subprogram && tag != DW_TAG_inlined_subroutine)
 			continue;
-		const char *name = die_name(&chain[i]);
+		const char *name = die_name(s, &chain[i]);
 		if (!name)
 			name = "??";
 		*rc = emit(ctx, cur.file, name, cur.line, cur.col);
@@ -516,8 +635,9 @@ static struct loc line_at(struct module *m, uint64_t addr, const char *fallback_
 /* The inline chain through libdw's own scope walks, which start from the unit's root on
  * every call: the reference the cached walk below reproduces, and what units it cannot
  * reproduce use. False when DWARF does not know addr. */
-static bool frames_libdw(struct module *m, Dwarf_Die *cu, uint64_t pc, uint64_t addr,
-			 const char *fallback_file, tachi_sym_emit_fn emit, void *ctx, int *rc)
+static bool frames_libdw(struct tachi_sym *s, struct module *m, Dwarf_Die *cu, uint64_t pc,
+			 uint64_t addr, const char *fallback_file, tachi_sym_emit_fn emit, void *ctx,
+			 int *rc)
 {
 	Dwarf_Die *scopes = NULL;
 	int n = dwarf_getscopes(cu, pc, &scopes);
@@ -540,7 +660,7 @@ static bool frames_libdw(struct module *m, Dwarf_Die *cu, uint64_t pc, uint64_t 
 	int nc = dwarf_getscopes_die(&scopes[fn], &chain);
 	*rc = TACH_OK;
 	if (nc > 0)
-		emit_chain(cu, chain, (size_t)nc, cur, fallback_file, emit, ctx, rc);
+		emit_chain(s, cu, chain, (size_t)nc, cur, fallback_file, emit, ctx, rc);
 	free(chain);
 	free(scopes);
 	return nc > 0;
@@ -896,7 +1016,7 @@ static bool dwarf_frames(struct tachi_sym *s, struct module *m, uint64_t addr,
 	uint64_t pc = addr - cubias;
 	struct unit *u = unit_get(m, cu);
 	if (!u || u->slow)
-		return frames_libdw(m, cu, pc, addr, fallback_file, emit, ctx, rc);
+		return frames_libdw(s, m, cu, pc, addr, fallback_file, emit, ctx, rc);
 	uint32_t in = unit_find(u, pc);
 	if (!in)
 		return false;
@@ -909,7 +1029,7 @@ static bool dwarf_frames(struct tachi_sym *s, struct module *m, uint64_t addr,
 		if (st == ORIGIN_MISSED)
 			return false;
 		if (st == ORIGIN_SLOW)
-			return frames_libdw(m, cu, pc, addr, fallback_file, emit, ctx, rc);
+			return frames_libdw(s, m, cu, pc, addr, fallback_file, emit, ctx, rc);
 		break;
 	}
 	/* unit_get may have grown m->units, never u->nodes. */
@@ -919,14 +1039,15 @@ static bool dwarf_frames(struct tachi_sym *s, struct module *m, uint64_t addr,
 		if (tag != DW_TAG_subprogram && tag != DW_TAG_inlined_subroutine)
 			continue;
 		if (!TACHI_RESERVE(s->chain, s->chain_cap, nc + 1))
-			return frames_libdw(m, cu, pc, addr, fallback_file, emit, ctx, rc);
+			return frames_libdw(s, m, cu, pc, addr, fallback_file, emit, ctx, rc);
 		s->chain[nc++] = u->nodes[k].die;
 		if (tag == DW_TAG_subprogram)
 			break;
 	}
 	if (!nc)
 		return false;
-	emit_chain(cu, s->chain, nc, line_at(m, addr, fallback_file), fallback_file, emit, ctx, rc);
+	emit_chain(s, cu, s->chain, nc, line_at(m, addr, fallback_file), fallback_file, emit, ctx,
+		   rc);
 	return true;
 }
 
@@ -935,6 +1056,7 @@ int tachi_sym_lookup(struct tachi_sym *s, uint64_t pc, bool leaf, tachi_sym_emit
 {
 	/* Callers' PCs are return addresses: pc - 1 lies inside the call instruction. */
 	uint64_t addr = leaf || pc == 0 ? pc : pc - 1;
+	forget_names(s);
 	snprintf(s->name, sizeof(s->name), "0x%llx", (unsigned long long)pc);
 	struct mapping *m = s->nmaps ? find_map(s, addr) : NULL;
 	const char *file = m && m->path[0] ? m->path : "[unknown]";
@@ -951,5 +1073,5 @@ int tachi_sym_lookup(struct tachi_sym *s, uint64_t pc, bool leaf, tachi_sym_emit
 	if (dwarf_frames(s, m->m, obj, file, emit, ctx, &rc))
 		return rc;
 	const char *sym = symbol_at(m->m, obj);
-	return emit(ctx, file, sym ? sym : s->name, -1, -1);
+	return emit(ctx, file, sym ? symbol_name(s, sym) : s->name, -1, -1);
 }

@@ -20,6 +20,12 @@ struct tachi_sym *tachi_sym_new(const struct tachi_warner *warn, const char *sea
 				bool symbolize);
 void tachi_sym_free(struct tachi_sym *s);
 
+/* How functions are named: demangled with scope, template arguments and parameters (the
+ * default), the DWARF short name (symbol names demangled without parameters), or the
+ * linkage or symbol name as recorded. */
+enum { TACHI_NAMES_FULL, TACHI_NAMES_SHORT, TACHI_NAMES_MANGLED };
+void tachi_sym_set_names(struct tachi_sym *s, int names);
+
 /* Adds an executable mapping [start, limit) of the file path (len bytes, may be empty for an
  * anonymous mapping) at file offset offset. Returns TACH_OK or TACH_E_NOMEM. */
 int tachi_sym_add_map(struct tachi_sym *s, uint64_t start, uint64_t limit, uint64_t offset,

@@ -1,6 +1,7 @@
 # fish completion for gperf2tach
 complete -c gperf2tach -l binary-path -r -a '(__fish_complete_directories)' -d 'Also look for binaries in DIR'
 complete -c gperf2tach -l no-symbolize -d 'Keep addresses; do not read binaries'
+complete -c gperf2tach -l names -x -a 'full short mangled' -d 'Function names: demangled, DWARF short, or mangled'
 complete -c gperf2tach -l compression -x -a 'zstd none' -d 'Sample compression'
 complete -c gperf2tach -l level -x -d 'zstd compression level, 1-22'
 complete -c gperf2tach -s o -l output -r -d 'Write to FILE'

@@ -377,3 +377,73 @@ PY
 	[[ $output == *"offset 64: record 2 claims 139818365358644 PCs"* ]]
 	[ ! -e "$T/x.tach" ]
 }
+
+# A gperftools profile of one record per PC (depth 1) for the non-PIE binary $1, its
+# executable segment mapped where it was linked.
+pc_profile() { # binary out pc...
+	python3 - "$@" <<'PY'
+import struct, subprocess, sys
+binary, out, pcs = sys.argv[1], sys.argv[2], [int(p, 16) for p in sys.argv[3:]]
+seg = None
+for line in subprocess.run(["readelf", "-lW", binary], capture_output=True, text=True).stdout.splitlines():
+    f = line.split()
+    if f and f[0] == "LOAD" and "E" in f[-2]:
+        seg = (int(f[1], 16), int(f[2], 16), int(f[5], 16))  # offset, vaddr, memsz
+off, vaddr, size = seg
+body = struct.pack("<5Q", 0, 3, 0, 1000, 0)
+for pc in pcs:
+    body += struct.pack("<3Q", 1, 1, pc)
+body += struct.pack("<3Q", 0, 1, 0)
+body += ("%x-%x r-xp %08x 00:00 0 %s\n" % (vaddr, vaddr + size, off, binary)).encode()
+open(out, "wb").write(body)
+PY
+}
+
+@test "C++ names: demangled with scope, templates and parameters, as c++filt; --names short and mangled" {
+	command -v g++ >/dev/null || skip "no C++ compiler (Debian package g++)"
+	g++ -g -O1 -fno-pie -no-pie -o "$T/names" "$SOURCE_ROOT/tests/data/cxx/names.cc"
+	local syms="_ZN5outer5inner3hotEi _ZN5outer5inner3hotEd _ZN5outer5inner5AccumIdE3addEd _ZN5outer5inner5AccumIlE3addEl _ZN5outer5inner6callerEi"
+	local pcs=() s want=()
+	for s in $syms; do
+		pcs+=("$(nm "$T/names" | awk -v s="$s" '$3 == s { print $1 }')")
+		want+=("$(echo "$s" | c++filt)")
+	done
+	# the lambda's call operator and the inlined function: their linkage names from DWARF
+	local lam inl
+	lam=$(nm "$T/names" | awk '$3 ~ /_M_invoke/ { print $1 }' | head -1)
+	inl=$(readelf -wi "$T/names" | grep -o '_ZN5outer5inner15hot_inline_userEi' | head -1)
+	[ -n "$inl" ]
+	pc_profile "$T/names" "$T/names.prof" "${pcs[@]}" "$lam"
+	gperf2tach -q "$T/names.prof" -o "$T/n.tach"
+	tach-decode --no-thread-frames "$T/n.tach" | sed 's/ [0-9]*$//' >"$T/got"
+	cat "$T/got"
+	local i
+	for i in "${!want[@]}"; do
+		grep -qF ":${want[$i]}:" "$T/got" || { echo "missing ${want[$i]}"; false; }
+	done
+	# distinct functions stay distinct: two overloads, two instantiations
+	[ "$(cut -d: -f2- "$T/got" | sort -u | wc -l)" -eq 6 ]
+	# functions without a linkage name keep their scope: a lambda's operator() is its
+	# function's unnamed class's, by the line of the class
+	grep -qF 'std::_Function_handler<int(int), main(int, char**)::<lambda(int)> >::_M_invoke' "$T/got"
+	grep -qE ':main::\{unnamed:[0-9]+\}::operator\(\):' "$T/got"
+	# the caller's PC sits in the inlined call: both frames named, the inlined one from DWARF
+	local want_inl
+	want_inl=$(echo "$inl" | c++filt)
+	grep -F ":$want_inl:" "$T/got" | grep -qF ':outer::inner::caller(int):'
+	# --names short: DWARF's short names, as before; --names mangled: linkage names
+	gperf2tach -q --names short "$T/names.prof" -o "$T/s.tach"
+	tach-decode --no-thread-frames "$T/s.tach" | grep -q ':add:'
+	gperf2tach -q --names mangled "$T/names.prof" -o "$T/m.tach"
+	tach-decode --no-thread-frames "$T/m.tach" | grep -q ':_ZN5outer5inner5AccumIdE3addEd:'
+	run gperf2tach --names pretty "$T/names.prof"
+	[ "$status" -eq 2 ]
+	# without DWARF, the symbol table's names are demangled the same way
+	objcopy --strip-debug "$T/names" "$T/stripped"
+	pc_profile "$T/stripped" "$T/st.prof" "${pcs[@]}"
+	gperf2tach -q "$T/st.prof" -o "$T/st.tach"
+	tach-decode --no-thread-frames "$T/st.tach" >"$T/st.got"
+	for i in "${!want[@]}"; do
+		grep -qF ":${want[$i]}:" "$T/st.got" || { echo "stripped: missing ${want[$i]}"; false; }
+	done
+}
