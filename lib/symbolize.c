@@ -69,6 +69,7 @@ struct tachi_sym {
 	size_t chain_cap;
 	char name[64];
 	int names;                 /* TACHI_NAMES_* */
+	const char *alias;         /* the global symbol at the address looked up, or NULL */
 	char **made;               /* names demangled for the current lookup */
 	size_t nmade, made_cap;
 };
@@ -174,12 +175,26 @@ void tachi_sym_set_names(struct tachi_sym *s, int names)
 	s->names = names;
 }
 
+/* name without an ELF symbol version ("__libc_start_main@@GLIBC_2.34"), as nm -D lists
+ * the symbol and pprof shows it. */
+static const char *unversioned(struct tachi_sym *s, const char *name)
+{
+	const char *at = name ? strchr(name, '@') : NULL;
+	if (!at || at == name || !TACHI_RESERVE(s->made, s->made_cap, s->nmade + 1))
+		return name;
+	char *c = strndup(name, (size_t)(at - name));
+	if (!c)
+		return name;
+	s->made[s->nmade++] = c;
+	return c;
+}
+
 /* A symbol table name as the naming mode wants it. */
 static const char *symbol_name(struct tachi_sym *s, const char *name)
 {
 	if (s->names == TACHI_NAMES_MANGLED)
 		return name;
-	return demangled(s, name, s->names == TACHI_NAMES_FULL);
+	return demangled(s, unversioned(s, name), s->names == TACHI_NAMES_FULL);
 }
 
 void tachi_sym_free(struct tachi_sym *s)
@@ -464,7 +479,22 @@ static void load_symbols(struct module *m)
 	m->nsyms = w;
 }
 
+static const struct symbol *symbol_entry(struct module *m, uint64_t addr);
+
 static const char *symbol_at(struct module *m, uint64_t addr)
+{
+	const struct symbol *y = symbol_entry(m, addr);
+	return y ? y->name : NULL;
+}
+
+/* The symbol at addr when it is global and typed (rank 5): an exported name. */
+static const char *global_symbol_at(struct module *m, uint64_t addr)
+{
+	const struct symbol *y = symbol_entry(m, addr);
+	return y && y->rank == 5 ? y->name : NULL;
+}
+
+static const struct symbol *symbol_entry(struct module *m, uint64_t addr)
 {
 	if (!m->syms_loaded)
 		load_symbols(m);
@@ -481,7 +511,7 @@ static const char *symbol_at(struct module *m, uint64_t addr)
 	const struct symbol *y = &m->syms[lo - 1];
 	if (y->size && addr - y->addr >= y->size)
 		return NULL;
-	return y->name;
+	return y;
 }
 
 /* ---- DWARF ---- */
@@ -546,7 +576,7 @@ static const char *qualified(struct tachi_sym *s, Dwarf_Die *die, const char *na
  * arguments and parameters, as pprof and c++filt show it (inlined instances reach it
  * through their abstract origin); the DWARF short name (short), or the linkage name as is
  * (mangled). A function without a linkage name (C) has its plain name in every mode. */
-static const char *die_name(struct tachi_sym *s, Dwarf_Die *die)
+static const char *die_name(struct tachi_sym *s, Dwarf_Die *die, bool outer)
 {
 	Dwarf_Attribute a;
 	const char *n = NULL, *link = NULL;
@@ -557,6 +587,10 @@ static const char *die_name(struct tachi_sym *s, Dwarf_Die *die)
 		return link;
 	if (link && s->names == TACHI_NAMES_FULL)
 		return demangled(s, link, true);
+	/* A C function known under an exported alias (glibc's __libc_start_main_impl is
+	 * __libc_start_main) goes by the alias, as nm and pprof show it. */
+	if (!link && outer && s->alias && s->names == TACHI_NAMES_FULL)
+		return s->alias;
 	if (dwarf_attr_integrate(die, DW_AT_name, &a))
 		n = dwarf_formstring(&a);
 	if (n && s->names == TACHI_NAMES_FULL)
@@ -589,7 +623,7 @@ static void emit_chain(struct tachi_sym *s, Dwarf_Die *cu, Dwarf_Die *chain, siz
 		int tag = dwarf_tag(&chain[i]);
 		if (tag != DW_TAG_subprogram && tag != DW_TAG_inlined_subroutine)
 			continue;
-		const char *name = die_name(s, &chain[i]);
+		const char *name = die_name(s, &chain[i], tag == DW_TAG_subprogram);
 		if (!name)
 			name = "??";
 		*rc = emit(ctx, cur.file, name, cur.line, cur.col);
@@ -1070,6 +1104,7 @@ int tachi_sym_lookup(struct tachi_sym *s, uint64_t pc, bool leaf, tachi_sym_emit
 		return emit(ctx, file, s->name, -1, -1);
 	uint64_t obj = addr - m->m->base;
 	int rc = TACH_OK;
+	s->alias = unversioned(s, global_symbol_at(m->m, obj));
 	if (dwarf_frames(s, m->m, obj, file, emit, ctx, &rc))
 		return rc;
 	const char *sym = symbol_at(m->m, obj);

@@ -413,7 +413,9 @@ PY
 	lam=$(nm "$T/names" | awk '$3 ~ /_M_invoke/ { print $1 }' | head -1)
 	inl=$(readelf -wi "$T/names" | grep -o '_ZN5outer5inner15hot_inline_userEi' | head -1)
 	[ -n "$inl" ]
-	pc_profile "$T/names" "$T/names.prof" "${pcs[@]}" "$lam"
+	local pub
+	pub=$(nm "$T/names" | awk '$3 == "pub_fn" { print $1 }')
+	pc_profile "$T/names" "$T/names.prof" "${pcs[@]}" "$lam" "$pub"
 	gperf2tach -q "$T/names.prof" -o "$T/n.tach"
 	tach-decode --no-thread-frames "$T/n.tach" | sed 's/ [0-9]*$//' >"$T/got"
 	cat "$T/got"
@@ -422,7 +424,9 @@ PY
 		grep -qF ":${want[$i]}:" "$T/got" || { echo "missing ${want[$i]}"; false; }
 	done
 	# distinct functions stay distinct: two overloads, two instantiations
-	[ "$(cut -d: -f2- "$T/got" | sort -u | wc -l)" -eq 6 ]
+	[ "$(cut -d: -f2- "$T/got" | sort -u | wc -l)" -eq 7 ]
+	# the exported alias, not the static function DWARF names, as nm and pprof show it
+	grep -qx 'names.cc:pub_fn:[0-9]*' "$T/got"
 	# functions without a linkage name keep their scope: a lambda's operator() is its
 	# function's unnamed class's, by the line of the class
 	grep -qF 'std::_Function_handler<int(int), main(int, char**)::<lambda(int)> >::_M_invoke' "$T/got"
@@ -434,6 +438,7 @@ PY
 	# --names short: DWARF's short names, as before; --names mangled: linkage names
 	gperf2tach -q --names short "$T/names.prof" -o "$T/s.tach"
 	tach-decode --no-thread-frames "$T/s.tach" | grep -q ':add:'
+	tach-decode --no-thread-frames "$T/s.tach" | grep -q ':impl_fn:'
 	gperf2tach -q --names mangled "$T/names.prof" -o "$T/m.tach"
 	tach-decode --no-thread-frames "$T/m.tach" | grep -q ':_ZN5outer5inner5AccumIdE3addEd:'
 	run gperf2tach --names pretty "$T/names.prof"
