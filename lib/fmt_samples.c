@@ -138,9 +138,11 @@ static int dup_row(struct tach_reader *r, uint32_t base, uint32_t k, uint32_t *i
 		*id = st->dk_id[i];
 		return TACH_OK;
 	}
+	/* A copy: appending may move the frames array the base frame is in. */
+	struct tach_frame f = r->dict.frames[base];
 	if (!TACHI_RESERVE(st->dk, st->dk_cap, st->ndk + 1) ||
 	    !TACHI_RESERVE(st->dk_id, st->dk_id_cap, st->ndk + 1) ||
-	    tachi_dict_append_frame(&r->dict, &r->dict.frames[base]))
+	    tachi_dict_append_frame(&r->dict, &f))
 		return RFAIL(r, TACH_E_NOMEM, TACH_POS_NONE, 0, "out of memory");
 	i = (uint32_t)st->ndk;
 	st->dk[i] = key;
