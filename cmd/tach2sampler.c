@@ -1,9 +1,15 @@
 /* tach2sampler: a TACH profile to an Apple Sampler trace. */
 #include "common/runner.h"
 
+/* A record per sample: a run of N repeats is N records. */
+static const struct tc_opt sampler_opts[] = {
+	TC_MAX_SAMPLES_OPT,
+	{ 0 },
+};
+
 static const struct tc_output outputs[] = {
 	/* Ids are raw bytes: binary as far as a terminal is concerned. */
-	{ "sampler", "sampler", true, NULL, "Apple Sampler trace", NULL },
+	{ "sampler", "sampler", true, NULL, "Apple Sampler trace", sampler_opts },
 	{ 0 },
 };
 

@@ -175,3 +175,15 @@ for t in range(int(sys.argv[1])):
 		grep -q -- "$o\*" "$SOURCE_ROOT/docs/tach2sampler.1.scd" || { echo "missing $o"; false; }
 	done
 }
+
+@test "--max-samples stops a run that would be too many records, saying where" {
+	printf '@interval_us 1000\n1 0 1000 1\ta.py:f:1\n' >one.txt
+	for i in $(seq 2 50); do printf '1 0 %d 1\ta.py:f:1\n' $((i * 1000)); done >>one.txt
+	tach-encode one.txt -o one.tach
+	run tach2sampler --max-samples 10 one.tach -o out.trace
+	echo "$output"
+	[ "$status" -eq 1 ]
+	[[ $output == "tach2sampler: one.tach: "*"more than 10 samples (max-samples)"* ]]
+	[ ! -e out.trace ]
+	tach2sampler --max-samples 50 one.tach -o out.trace
+}
