@@ -177,6 +177,7 @@ for t in range(int(sys.argv[1])):
 }
 
 @test "--max-samples stops a run that would be too many records, saying where" {
+	cd "$T"
 	printf '@interval_us 1000\n1 0 1000 1\ta.py:f:1\n' >one.txt
 	for i in $(seq 2 50); do printf '1 0 %d 1\ta.py:f:1\n' $((i * 1000)); done >>one.txt
 	tach-encode one.txt -o one.tach
