@@ -9,6 +9,13 @@
  * 10 to 60 frames deep, all under the same server loop and request dispatch, in families
  * that share their outer half; a thread mostly moves within a family, so records are mostly
  * POP_PUSH and SUFFIX with some FULL.
+ * SHAPE "deep": two threads in a recursion 100 to 250 frames deep over a dozen distinct
+ * frames; each sample pops 0 to 4 frames and pushes 0 to 4 (a random walk), so nearly every
+ * sample is a distinct stack that shares all but its innermost few frames with the last one.
+ * SHAPE "wide": high cardinality, shallow: eight threads, each sample one of 300000 distinct
+ * stacks 8 to 20 frames deep drawn at random.
+ * SHAPE "widedeep": the same with stacks 80 to 200 frames deep (a deep common outer part
+ * and a distinct inner tail).
  *
  * The same arguments always give the same file (a fixed-seed generator, no clock).
  */
@@ -20,7 +27,7 @@
 
 #include "tachfmt.h"
 
-#define MAX_DEPTH 64
+#define MAX_DEPTH 256
 
 static uint64_t rng_state = 0x9E3779B97F4A7C15ull;
 
@@ -69,11 +76,16 @@ static uint32_t frame(const char *file, const char *func, int32_t line)
 
 static uint32_t code_frame(uint32_t mod, uint32_t func, uint32_t site)
 {
+	/* Memoized: the wide shapes ask for the same frames millions of times. */
+	static uint32_t memo[NMOD][NFUNC][3];
+	if (memo[mod][func][site])
+		return memo[mod][func][site] - 1;
 	char file[96], name[64];
 	snprintf(file, sizeof(file), "/srv/app/lib/python3.15/site-packages/pkg%02u/mod%02u.py",
 		 mod % 8, mod);
 	snprintf(name, sizeof(name), "func_%02u_%02u", mod, func);
-	return frame(file, name, (int32_t)(10 + func * 40 + site * 3));
+	memo[mod][func][site] = frame(file, name, (int32_t)(10 + func * 40 + site * 3)) + 1;
+	return memo[mod][func][site] - 1;
 }
 
 /* Builds a stack outermost first into tmp, then stores it innermost first. */
@@ -110,17 +122,117 @@ static void derive_stack(struct stack *s, const struct stack *base, uint32_t kee
 		s->frames[i] = tmp[depth - 1 - i];
 }
 
+
+/* deep: a recursion over a few frames; the walk stays within [DEEP_MIN, DEEP_MAX]. */
+#define DEEP_MIN 100
+#define DEEP_MAX 250
+
+static void deep_step(struct stack *s, const uint32_t *rec, uint32_t nrec)
+{
+	/* frames[] here is outermost first; the caller reverses a copy for the writer. */
+	uint32_t pop = below(5), push = below(5);
+	if (s->depth - pop < DEEP_MIN)
+		pop = s->depth - DEEP_MIN;
+	s->depth -= pop;
+	while (push-- && s->depth < DEEP_MAX)
+		s->frames[s->depth++] = rec[below(nrec)];
+}
+
+/* wide and widedeep: stack number k, built from k alone (its own generator state), outermost
+ * first into tmp; returns the depth. */
+static uint32_t wide_stack(uint32_t k, int deep, const uint32_t *outer, uint32_t *tmp)
+{
+	uint64_t save = rng_state;
+	rng_state = 0x1234567ull + k * 0x9E3779B97F4A7C15ull;
+	uint32_t depth = deep ? 80 + below(121) : 8 + below(13), n = 0;
+	for (uint32_t i = 0; i < 6; i++)
+		tmp[n++] = outer[i];
+	/* The deep variant shares a long outer part (one of 16 frameworks) before the tail. */
+	uint32_t fw = below(16);
+	while (deep && n < depth - 12)
+		tmp[n] = code_frame(fw, n % NFUNC, 0), n++;
+	uint32_t mod = below(NMOD);
+	while (n < depth) {
+		if (below(4) == 0)
+			mod = below(NMOD);
+		tmp[n++] = code_frame(mod, below(NFUNC), below(3));
+	}
+	rng_state = save;
+	return depth;
+}
+
+static void put(struct tach_writer *w, uint32_t t, uint64_t ts, uint32_t depth,
+		const uint32_t *frames)
+{
+	uint32_t r = below(100);
+	uint8_t status = r < 80 ? TACH_STATUS_HAS_GIL | TACH_STATUS_ON_CPU
+			 : r < 90 ? TACH_STATUS_GIL_REQUESTED
+				  : 0;
+	if (t == 0)
+		status |= TACH_STATUS_MAIN_THREAD;
+	struct tach_sample smp = {
+		.thread_id = 0x7f0000001000ull + t * 0x100000ull,
+		.timestamp_us = ts,
+		.weight = 1,
+		.status = status,
+		.depth = depth,
+		.frames = frames,
+	};
+	if (tach_writer_put(w, dict, &smp))
+		die(tach_writer_error(w));
+}
+
+/* The deep, wide and widedeep shapes (see the top of the file). */
+static void gen_more(struct tach_writer *w, const char *shape, unsigned long long total,
+		     const uint32_t *outer, uint64_t ts, uint64_t interval)
+{
+	int deep = !strcmp(shape, "deep"), wdeep = !strcmp(shape, "widedeep");
+	uint32_t nthreads = deep ? 2 : 8, rec[12], inner[MAX_DEPTH], tmp[MAX_DEPTH];
+	static const char *names[12] = { "parse_expr", "parse_term", "parse_factor",
+		"parse_atom", "parse_call", "parse_args", "visit", "visit_children", "walk",
+		"eval", "apply", "lookup" };
+	for (uint32_t i = 0; i < 12; i++)
+		rec[i] = frame("/srv/app/interp.py", names[i], (int32_t)(20 + i * 30));
+	struct stack walk[2];
+	for (uint32_t t = 0; t < 2; t++) {
+		walk[t].depth = 0;
+		for (uint32_t i = 0; i < 6; i++)
+			walk[t].frames[walk[t].depth++] = outer[i];
+		while (walk[t].depth < DEEP_MIN)
+			walk[t].frames[walk[t].depth++] = rec[below(12)];
+	}
+	for (unsigned long long n = 0; n < total; n++) {
+		uint32_t t = (uint32_t)(n % nthreads), d;
+		if (t == 0)
+			ts += interval;
+		if (deep) {
+			deep_step(&walk[t], rec, 12);
+			d = walk[t].depth;
+			memcpy(tmp, walk[t].frames, d * sizeof(*tmp));
+		} else {
+			d = wide_stack(below(300000), wdeep, outer, tmp);
+		}
+		for (uint32_t i = 0; i < d; i++)
+			inner[i] = tmp[d - 1 - i];
+		put(w, t, ts, d, inner);
+	}
+}
+
 int main(int argc, char **argv)
 {
 	if (argc < 4 || argc > 5) {
-		fprintf(stderr, "usage: gen_tach rle|churn SAMPLES OUTPUT [zstd|none]\n");
+		fprintf(stderr, "usage: gen_tach rle|churn|deep|wide|widedeep SAMPLES OUTPUT "
+				"[zstd|none]\n");
 		return 2;
 	}
 	int churn = !strcmp(argv[1], "churn");
+	int more = !strcmp(argv[1], "deep") || !strcmp(argv[1], "wide") ||
+		   !strcmp(argv[1], "widedeep");
 	char *end;
 	unsigned long long total = strtoull(argv[2], &end, 10);
-	if ((!churn && strcmp(argv[1], "rle")) || *end || !total) {
-		fprintf(stderr, "gen_tach: SHAPE is rle or churn, SAMPLES a positive number\n");
+	if ((!churn && !more && strcmp(argv[1], "rle")) || *end || !total) {
+		fprintf(stderr, "gen_tach: SHAPE is rle, churn, deep, wide or widedeep, SAMPLES a "
+				"positive number\n");
 		return 2;
 	}
 	dict = tach_dict_new();
@@ -143,6 +255,15 @@ int main(int argc, char **argv)
 		frame("/srv/app/server.py", "handle_request", 120),
 		frame("/srv/app/dispatch.py", "dispatch", 57),
 	};
+	struct tach_meta m = TACH_META_INIT;
+	m.start_time_us = 1000000000;
+	m.interval_us = 100;
+	if (tach_writer_open_fd(w, fd) || tach_writer_set_meta(w, &m))
+		die(tach_writer_error(w));
+	if (more) {
+		gen_more(w, argv[1], total, outer, m.start_time_us, m.interval_us);
+		goto close;
+	}
 	/* churn: 200 families of 20 stacks; the stacks of a family share their outer frames
 	 * (at least half of each stack) and differ in the 2 to 15 innermost ones. */
 	uint32_t nfam = 200, famsize = 20;
@@ -163,11 +284,6 @@ int main(int argc, char **argv)
 	}
 
 	uint32_t nthreads = churn ? 8 : 4;
-	struct tach_meta m = TACH_META_INIT;
-	m.start_time_us = 1000000000;
-	m.interval_us = 100;
-	if (tach_writer_open_fd(w, fd) || tach_writer_set_meta(w, &m))
-		die(tach_writer_error(w));
 
 	uint32_t cur[16];
 	uint64_t left[16] = { 0 };
@@ -218,6 +334,8 @@ int main(int argc, char **argv)
 		if (tach_writer_put(w, dict, &smp))
 			die(tach_writer_error(w));
 	}
+	free(pool);
+close:
 	if (tach_writer_close(w))
 		die(tach_writer_error(w));
 	if (close(fd)) {
@@ -226,6 +344,5 @@ int main(int argc, char **argv)
 	}
 	tach_writer_free(w);
 	tach_dict_free(dict);
-	free(pool);
 	return 0;
 }

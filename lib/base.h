@@ -26,7 +26,9 @@ int tachi_fail(struct tachi_err *e, int code, int pos_kind, uint64_t pos, const 
 /* Grows *p (elements of size elem) so that at least need fit; returns false on overflow or
  * allocation failure, leaving *p unchanged. */
 bool tachi_reserve(void **p, size_t *cap, size_t need, size_t elem);
-#define TACHI_RESERVE(arr, cap, need) tachi_reserve((void **)&(arr), &(cap), (need), sizeof(*(arr)))
+/* The common case (room already there) stays inline: per-frame and per-node paths call it. */
+#define TACHI_RESERVE(arr, cap, need)                                                        \
+	((size_t)(need) <= (cap) || tachi_reserve((void **)&(arr), &(cap), (need), sizeof(*(arr))))
 
 /* Locale-free decimal; returns the length written (<= 20 digits + sign). */
 size_t tachi_fmt_u64(char *buf, uint64_t v);

@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# CPU time and peak RSS of the aggregating outputs on stack-heavy inputs: deep distinct
+# stacks (gen_tach "deep", and a real gperftools profile repeated to a million samples by
+# bench/gperf_deep.sh), high cardinality (gen_tach "wide" and "widedeep") and churn.
+#
+#   bench/stacks.sh [SHAPE...]        default: deep gdeep wide widedeep churn rle
+#
+# For each shape and each of tach-decode (collapsed, --format samples, --format info),
+# tach2pprof and tach2gecko (--no-gzip), with two threads and with TACHFMT_THREADS=1:
+# the best of BENCH_RUNS (3) runs by CPU seconds (user + system), and that run's peak RSS.
+# CPU seconds, not wall time: the machine may be shared. Reports; never fails on timing.
+# Environment: BUILD_ROOT (./build), BENCH_DIR (inputs, kept for reuse; default
+# /tmp/tachfmt-stacks), BENCH_SHARED (where gperf_deep_recursive.tach is; default
+# ../shared/bench beside the source tree), BENCH_SAMPLES (churn/rle size, 10000000).
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+build=${BUILD_ROOT:-$here/../build}
+dir=${BENCH_DIR:-/tmp/tachfmt-stacks}
+runs=${BENCH_RUNS:-3}
+big=${BENCH_SAMPLES:-10000000}
+mkdir -p "$dir"
+shapes=("$@")
+[ ${#shapes[@]} -gt 0 ] || shapes=(deep gdeep wide widedeep churn rle)
+
+input() { # shape -> path, made once
+	local f=$dir/$1.tach
+	if [ ! -s "$f" ]; then
+		case $1 in
+		deep) "$build/bench/gen_tach" deep 1000000 "$f" ;;
+		wide) "$build/bench/gen_tach" wide 3000000 "$f" ;;
+		widedeep) "$build/bench/gen_tach" widedeep 2000000 "$f" ;;
+		churn | rle) "$build/bench/gen_tach" "$1" "$big" "$f" ;;
+		gdeep) BUILD_ROOT=$build "$here/gperf_deep.sh" "$f" >/dev/null ;;
+		*) echo "stacks.sh: unknown shape $1" >&2; exit 2 ;;
+		esac
+	fi
+	echo "$f"
+}
+
+measure() { # label, command...
+	local label=$1 best= rss= i
+	shift
+	for i in $(seq "$runs"); do
+		timeout 900 /usr/bin/time -o "$dir/time.txt" -f '%U %S %M' "$@" >/dev/null
+		read -r u s m <"$dir/time.txt"
+		local c
+		c=$(awk -v u="$u" -v s="$s" 'BEGIN { printf "%.2f", u + s }')
+		if [ -z "$best" ] || awk -v a="$c" -v b="$best" 'BEGIN { exit !(a < b) }'; then
+			best=$c rss=$m
+		fi
+	done
+	printf '  %-28s %7.2f s CPU %8.1f MiB RSS\n' "$label" "$best" "$(awk -v m="$rss" 'BEGIN { print m / 1024 }')"
+}
+
+for shape in "${shapes[@]}"; do
+	f=$(input "$shape")
+	n=$("$build/cmd/tach-decode" -F info "$f" | awk -F': ' '$1 == "sample_count" { print $2 }')
+	d=$("$build/cmd/tach-decode" "$f" | wc -l)
+	echo "== $shape: $n samples, $d distinct (thread, stack) lines, $(stat -c %s "$f") bytes"
+	for th in 2 1; do
+		e=(env TACHFMT_THREADS=$th)
+		[ "$th" = 2 ] && e=(env)
+		measure "collapsed ($th thr)" "${e[@]}" "$build/cmd/tach-decode" "$f"
+		measure "samples ($th thr)" "${e[@]}" "$build/cmd/tach-decode" -F samples "$f"
+		measure "info ($th thr)" "${e[@]}" "$build/cmd/tach-decode" -F info "$f"
+		measure "tach2pprof ($th thr)" "${e[@]}" "$build/cmd/tach2pprof" --no-gzip "$f"
+		measure "tach2gecko ($th thr)" "${e[@]}" "$build/cmd/tach2gecko" --no-gzip "$f"
+	done
+done
