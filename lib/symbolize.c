@@ -444,6 +444,18 @@ static int sym_cmp(const void *a, const void *b)
 	return strcmp(x->name, y->name);
 }
 
+/* Among aliases of one address, the name nm and pprof users know: an exported (global,
+ * default visibility) name over a weak one, over a hidden one (glibc's internal __GI_
+ * aliases), over a local one (__libc_start_main_impl); a function over an untyped label. */
+static uint8_t sym_rank(const GElf_Sym *sym, const char *name)
+{
+	int bind = GELF_ST_BIND(sym->st_info);
+	bool hidden = GELF_ST_VISIBILITY(sym->st_other) != STV_DEFAULT ||
+		      !strncmp(name, "__GI_", 5);
+	int r = bind == STB_LOCAL ? 0 : hidden ? 2 : bind == STB_GLOBAL ? 6 : 4;
+	return (uint8_t)(r + (GELF_ST_TYPE(sym->st_info) != STT_NOTYPE));
+}
+
 static void load_symbols(struct module *m)
 {
 	m->syms_loaded = true;
@@ -459,16 +471,14 @@ static void load_symbols(struct module *m)
 		GElf_Addr addr;
 		GElf_Word shndx;
 		const char *name = dwfl_module_getsym_info(m->mod, i, &sym, &addr, &shndx, NULL, NULL);
-		int type = GELF_ST_TYPE(sym.st_info), bind = GELF_ST_BIND(sym.st_info);
+		int type = GELF_ST_TYPE(sym.st_info);
 		if (!name || !name[0] || sym.st_shndx == SHN_UNDEF)
 			continue;
 		if (type != STT_FUNC && type != STT_GNU_IFUNC && type != STT_NOTYPE)
 			continue;
 		if (type == STT_NOTYPE && sym.st_shndx == SHN_ABS)
 			continue;
-		uint8_t rank = (uint8_t)((bind == STB_GLOBAL ? 4 : bind == STB_WEAK ? 2 : 0) +
-					 (type != STT_NOTYPE));
-		m->syms[k++] = (struct symbol){ addr, sym.st_size, name, rank };
+		m->syms[k++] = (struct symbol){ addr, sym.st_size, name, sym_rank(&sym, name) };
 	}
 	qsort(m->syms, k, sizeof(*m->syms), sym_cmp);
 	/* Keep the preferred symbol of each address. */
@@ -487,11 +497,11 @@ static const char *symbol_at(struct module *m, uint64_t addr)
 	return y ? y->name : NULL;
 }
 
-/* The symbol at addr when it is global and typed (rank 5): an exported name. */
+/* The symbol at addr when it is global, of default visibility and typed: an exported name. */
 static const char *global_symbol_at(struct module *m, uint64_t addr)
 {
 	const struct symbol *y = symbol_entry(m, addr);
-	return y && y->rank == 5 ? y->name : NULL;
+	return y && y->rank == 7 ? y->name : NULL;
 }
 
 static const struct symbol *symbol_entry(struct module *m, uint64_t addr)

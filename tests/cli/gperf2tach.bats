@@ -452,3 +452,24 @@ PY
 		grep -qF ":${want[$i]}:" "$T/st.got" || { echo "stripped: missing ${want[$i]}"; false; }
 	done
 }
+
+@test "symbol-table names: Rust legacy and v0 demangled, aliases named by their exported name" {
+	gcc -O1 -fno-pie -no-pie -o "$T/syms" "$SOURCE_ROOT/tests/data/cxx/symnames.c"
+	local s pcs=()
+	for s in _ZN4core3fmt5write17h0123456789abcdefE _RNvNtCs1234_7mycrate3foo3bar start_main; do
+		pcs+=("$(nm "$T/syms" | awk -v s="$s" '$3 == s { print $1 }')")
+	done
+	pc_profile "$T/syms" "$T/syms.prof" "${pcs[@]}"
+	gperf2tach -q "$T/syms.prof" -o "$T/s.tach"
+	tach-decode --no-thread-frames "$T/s.tach" >"$T/got"
+	cat "$T/got"
+	# as rustfilt and pprof show them: without the legacy hash or v0's crate disambiguator
+	grep -qF ':core::fmt::write:' "$T/got"
+	grep -qF ':mycrate::foo::bar:' "$T/got"
+	# start_main over the local start_main_impl and the hidden __GI_start_main
+	grep -qF ':start_main:' "$T/got"
+	gperf2tach -q --names mangled "$T/syms.prof" -o "$T/m.tach"
+	tach-decode --no-thread-frames "$T/m.tach" >"$T/m.got"
+	grep -qF ':_ZN4core3fmt5write17h0123456789abcdefE:' "$T/m.got"
+	grep -qF ':_RNvNtCs1234_7mycrate3foo3bar:' "$T/m.got"
+}
