@@ -55,6 +55,13 @@ struct mapping {
 	bool tried;
 };
 
+struct named {
+	const Dwarf *dbg;  /* NULL: an empty slot */
+	Dwarf_Off off;
+	char *name;
+	bool link;         /* the function has a linkage name */
+};
+
 struct tachi_sym {
 	const struct tachi_warner *warn;
 	char **dirs;
@@ -72,6 +79,8 @@ struct tachi_sym {
 	const char *alias;         /* the global symbol at the address looked up, or NULL */
 	char **made;               /* names demangled for the current lookup */
 	size_t nmade, made_cap;
+	struct named *named;       /* function names by DIE: demangled once per function */
+	size_t named_cap, nnamed;  /* slots (a power of two or 0), used */
 };
 
 struct tachi_sym *tachi_sym_new(const struct tachi_warner *warn, const char *search_path,
@@ -213,6 +222,9 @@ void tachi_sym_free(struct tachi_sym *s)
 	free(s->chain);
 	forget_names(s);
 	free(s->made);
+	for (size_t i = 0; i < s->named_cap; i++)
+		free(s->named[i].name);
+	free(s->named);
 	free(s);
 }
 
@@ -608,6 +620,57 @@ static const char *die_name(struct tachi_sym *s, Dwarf_Die *die, bool outer)
 	return n ? n : link;
 }
 
+static size_t named_slot(const struct named *t, size_t cap, const Dwarf *dbg, Dwarf_Off off)
+{
+	uint64_t h = ((uint64_t)(uintptr_t)dbg ^ off) * 0x9e3779b97f4a7c15u;
+	size_t i = (size_t)(h >> 32) & (cap - 1);
+	while (t[i].dbg && (t[i].dbg != dbg || t[i].off != off))
+		i = (i + 1) & (cap - 1);
+	return i;
+}
+
+static bool named_grow(struct tachi_sym *s)
+{
+	size_t cap = s->named_cap ? s->named_cap * 2 : 256;
+	struct named *t = calloc(cap, sizeof(*t));
+	if (!t)
+		return false;
+	for (size_t i = 0; i < s->named_cap; i++)
+		if (s->named[i].dbg)
+			t[named_slot(t, cap, s->named[i].dbg, s->named[i].off)] = s->named[i];
+	free(s->named);
+	s->named = t;
+	s->named_cap = cap;
+	return true;
+}
+
+/* die_name, worked out once per function DIE: demangling and the scope walk cost far
+ * more than a lookup, and every PC in a function asks again. Only the exported alias
+ * depends on the PC looked up: applied here, after the cache. */
+static const char *die_name_cached(struct tachi_sym *s, Dwarf_Die *die, bool outer)
+{
+	const Dwarf *dbg = dwarf_cu_getdwarf(die->cu);
+	Dwarf_Off off = dwarf_dieoffset(die);
+	if (!dbg || off == (Dwarf_Off)-1 ||
+	    (s->nnamed * 2 >= s->named_cap && !named_grow(s)))
+		return die_name(s, die, outer);
+	size_t i = named_slot(s->named, s->named_cap, dbg, off);
+	if (!s->named[i].dbg) {
+		Dwarf_Attribute a;
+		const char *name = die_name(s, die, false);
+		char *copy = name ? strdup(name) : NULL;
+		if (!copy)
+			return die_name(s, die, outer);
+		bool link = dwarf_attr_integrate(die, DW_AT_linkage_name, &a) ||
+			    dwarf_attr_integrate(die, DW_AT_MIPS_linkage_name, &a);
+		s->named[i] = (struct named){ dbg, off, copy, link };
+		s->nnamed++;
+	}
+	if (!s->named[i].link && outer && s->alias && s->names == TACHI_NAMES_FULL)
+		return s->alias;
+	return s->named[i].name;
+}
+
 static int32_t clamp_num(Dwarf_Word v)
 {
 	return v == 0 || v > INT32_MAX ? -1 : (int32_t)v;
@@ -633,7 +696,7 @@ static void emit_chain(struct tachi_sym *s, Dwarf_Die *cu, Dwarf_Die *chain, siz
 		int tag = dwarf_tag(&chain[i]);
 		if (tag != DW_TAG_subprogram && tag != DW_TAG_inlined_subroutine)
 			continue;
-		const char *name = die_name(s, &chain[i], tag == DW_TAG_subprogram);
+		const char *name = die_name_cached(s, &chain[i], tag == DW_TAG_subprogram);
 		if (!name)
 			name = "??";
 		*rc = emit(ctx, cur.file, name, cur.line, cur.col);
