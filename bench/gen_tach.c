@@ -161,6 +161,8 @@ static uint32_t wide_stack(uint32_t k, int deep, const uint32_t *outer, uint32_t
 	return depth;
 }
 
+/* One sample of thread t: mostly running with the GIL; now and then waiting for it, or off
+ * CPU. */
 static void put(struct tach_writer *w, uint32_t t, uint64_t ts, uint32_t depth,
 		const uint32_t *frames)
 {
@@ -315,24 +317,7 @@ int main(int argc, char **argv)
 		if (left[t])
 			left[t]--;
 		const struct stack *s = &pool[cur[t]];
-		/* Mostly running with the GIL; now and then waiting for it, or off CPU. */
-		uint32_t r = below(100);
-		uint8_t status = r < 80 ? TACH_STATUS_HAS_GIL | TACH_STATUS_ON_CPU
-				 : r < 90 ? TACH_STATUS_GIL_REQUESTED
-					  : 0;
-		if (t == 0)
-			status |= TACH_STATUS_MAIN_THREAD;
-		struct tach_sample smp = {
-			.thread_id = 0x7f0000001000ull + t * 0x100000ull,
-			.timestamp_us = ts,
-			.weight = 1,
-			.interp_id = 0,
-			.status = status,
-			.depth = s->depth,
-			.frames = s->frames,
-		};
-		if (tach_writer_put(w, dict, &smp))
-			die(tach_writer_error(w));
+		put(w, t, ts, s->depth, s->frames);
 	}
 	free(pool);
 close:
