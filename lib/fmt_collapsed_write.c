@@ -196,42 +196,187 @@ static bool add_label(struct tach_writer *w, struct buf *b, const struct tachi_l
 	       add_label_text(w, b, func, nl) && buf_add(b, ":", 1) && add_num(b, k->line);
 }
 
+/* A line to print: its count, then its text's place as two ranks (its thread's "tid:N;"
+ * among the threads', its stack's among the stacks'), so sorting never compares text. */
 struct line {
-	size_t off, len;
 	uint64_t n;
+	uint32_t trank, ord;
+	uint32_t pair;
 };
 
-static int line_cmp(const void *pa, const void *pb, void *ctx)
+static int line_cmp(const void *pa, const void *pb)
 {
 	const struct line *a = pa, *b = pb;
-	const char *sort_base = ctx;
 	if (a->n != b->n)
 		return a->n > b->n ? -1 : 1;
-	size_t m = a->len < b->len ? a->len : b->len;
-	int c = memcmp(sort_base + a->off, sort_base + b->off, m);
-	if (c)
-		return c;
-	return a->len < b->len ? -1 : a->len > b->len;
+	if (a->trank != b->trank)
+		return a->trank < b->trank ? -1 : 1;
+	if (a->ord != b->ord)
+		return a->ord < b->ord ? -1 : 1;
+	/* lines that print alike (two files of one basename): CPython prints both */
+	return (a->pair > b->pair) - (a->pair < b->pair);
 }
 
+struct tid_rank {
+	uint64_t tid;
+	uint32_t rank;
+};
+
+static int tid_text_cmp(const void *pa, const void *pb)
+{
+	const struct tid_rank *a = pa, *b = pb;
+	char x[24], y[24];
+	size_t lx = tachi_fmt_u64(x, a->tid), ly = tachi_fmt_u64(y, b->tid);
+	/* "tid:N;": at the first difference, or where one number ends and its ';' meets a
+	 * digit of the other */
+	x[lx] = ';';
+	y[ly] = ';';
+	size_t m = (lx < ly ? lx : ly) + 1;
+	return memcmp(x, y, m);
+}
+
+static int tid_cmp(const void *pa, const void *pb)
+{
+	const struct tid_rank *a = pa, *b = pb;
+	return (a->tid > b->tid) - (a->tid < b->tid);
+}
+
+/* The threads' ranks in text order, sorted by id for lookup. */
+static struct tid_rank *thread_ranks(const struct cstate *st, size_t *n)
+{
+	struct tid_rank *v = malloc((st->threads.count + 1) * sizeof(*v));
+	if (!v)
+		return NULL;
+	for (size_t i = 0; i < st->threads.count; i++)
+		v[i] = (struct tid_rank){ st->no_threads ? 0 : st->threads.v[i].tid, 0 };
+	qsort(v, st->threads.count, sizeof(*v), tid_text_cmp);
+	size_t k = 0;
+	for (size_t i = 0; i < st->threads.count; i++)
+		if (!k || v[k - 1].tid != v[i].tid) {
+			v[k] = (struct tid_rank){ v[i].tid, (uint32_t)k };
+			k++;
+		}
+	qsort(v, k, sizeof(*v), tid_cmp);
+	*n = k;
+	return v;
+}
+
+static uint32_t thread_rank(const struct tid_rank *v, size_t n, uint64_t tid)
+{
+	struct tid_rank key = { tid, 0 };
+	const struct tid_rank *e = bsearch(&key, v, n, sizeof(*v), tid_cmp);
+	return e ? e->rank : 0;
+}
+
+/* The lines with a count, ranked. */
+static struct line *rank_lines(struct cstate *st, const uint32_t *ord, size_t *nlines)
+{
+	size_t nt;
+	struct tid_rank *tr = thread_ranks(st, &nt);
+	struct line *lines = malloc((st->ncounts + 1) * sizeof(*lines));
+	if (!tr || !lines) {
+		free(tr);
+		free(lines);
+		return NULL;
+	}
+	size_t k = 0;
+	for (size_t i = 0; i < st->ncounts; i++) {
+		const struct tachi_pair *e = &st->trie.pairs[i];
+		if (!st->counts[i] || e->leaf == TACHI_ROOT)
+			continue;
+		lines[k++] = (struct line){ st->counts[i], thread_rank(tr, nt, e->ctx), ord[e->leaf],
+					    (uint32_t)i };
+	}
+	free(tr);
+	qsort(lines, k, sizeof(*lines), line_cmp);
+	*nlines = k;
+	return lines;
+}
+
+/* The line being written: its text, and for each depth the node there and where its
+ * label ends. Lines in text order share long prefixes (deep recursions above all), so the
+ * next line keeps what it shares with this one and climbs the trie only to there. */
+struct linebuf {
+	struct buf text;
+	uint32_t *node;
+	size_t *end;
+	size_t cap;
+	uint32_t depth;
+	uint64_t ctx;
+	bool started;
+};
+
+static bool linebuf_set(struct tach_writer *w, struct linebuf *lb, const struct buf *labels,
+			const size_t *loff, const struct tachi_pair *e)
+{
+	struct cstate *st = w->state;
+	const struct tachi_stacktab *t = &st->trie;
+	uint32_t depth = t->nodes[e->leaf].depth, keep = 0;
+	if (depth > lb->cap) {
+		size_t cap = lb->cap;
+		if (!TACHI_RESERVE(lb->node, cap, depth))
+			return false;
+		cap = lb->cap;
+		if (!TACHI_RESERVE(lb->end, cap, depth))
+			return false;
+		lb->cap = cap;
+	}
+	/* climb from the leaf to the deepest node this line shares with the last one */
+	uint32_t n = e->leaf, d = depth;
+	bool same_root = lb->started && lb->ctx == e->ctx;
+	for (; d > 0; d--, n = t->nodes[n].parent) {
+		if (same_root && d <= lb->depth && lb->node[d - 1] == n)
+			break;
+		lb->node[d - 1] = n;
+	}
+	keep = d;
+	lb->text.len = keep ? lb->end[keep - 1] : 0;
+	if (!keep && !st->no_threads) {
+		char b[24];
+		if (!buf_add(&lb->text, "tid:", 4) || !buf_add(&lb->text, b, tachi_fmt_u64(b, e->ctx)))
+			return false;
+	}
+	for (uint32_t k = keep; k < depth; k++) {
+		uint32_t key = t->nodes[lb->node[k]].key;
+		if ((k || !st->no_threads) && !buf_add(&lb->text, ";", 1))
+			return false;
+		if (!buf_add(&lb->text, labels->p + loff[key], loff[key + 1] - loff[key]))
+			return false;
+		lb->end[k] = lb->text.len;
+	}
+	lb->depth = depth;
+	lb->ctx = e->ctx;
+	lb->started = true;
+	return true;
+}
+
+static int put_line(struct tach_writer *w, const struct linebuf *lb, uint64_t n)
+{
+	struct tachi_out *o = &w->out;
+	if (tachi_out_write(o, lb->text.p, lb->text.len) || tachi_out_byte(o, ' ') ||
+	    tachi_out_u64(o, n) || tachi_out_byte(o, '\n'))
+		return tachi_writer_io(w);
+	return TACH_OK;
+}
+
+/* Labels once per key; lines ordered by count, then by text through the trie's order of
+ * texts; each line's text made only as it is written. One line per (thread, leaf): stacks
+ * whose frames differ only where the labels do not look (columns, opcode) already share a
+ * leaf, as CPython's collector keys on (file, line, func). */
 static int cw_close(struct tach_writer *w)
 {
 	struct cstate *st = w->state;
 	if (!st->ncounts)
 		return TACH_OK;
-	/* Labels once per key, then each line built root first from its trie path. */
 	struct buf labels = { 0 };
-	size_t nkeys = st->lk.nkeys;
+	size_t nkeys = st->lk.nkeys, nlines = 0;
 	size_t *loff = malloc((nkeys + 1) * sizeof(*loff));
-	struct line *lines = malloc(st->ncounts * sizeof(*lines));
-	struct buf text = { 0 };
-	uint32_t *path = NULL;
-	size_t path_cap = 0;
+	uint32_t *ord = NULL;
+	struct line *lines = NULL;
+	struct linebuf lb = { 0 };
 	int rc = TACH_OK;
-	/* Both buffers exist even when every label is empty: pointer arithmetic on NULL is
-	 * undefined, even by zero. */
-	if (!loff || !lines || !TACHI_RESERVE(labels.p, labels.cap, 1) ||
-	    !TACHI_RESERVE(text.p, text.cap, 1))
+	/* the labels buffer exists even when every label is empty: no arithmetic on NULL */
+	if (!loff || !TACHI_RESERVE(labels.p, labels.cap, 1))
 		goto nomem;
 	for (size_t i = 0; i < nkeys; i++) {
 		loff[i] = labels.len;
@@ -239,48 +384,15 @@ static int cw_close(struct tach_writer *w)
 			goto nomem;
 	}
 	loff[nkeys] = labels.len;
-	/* One line per (thread, leaf) pair: stacks whose frames differ only where the labels
-	 * do not look (columns, opcode) already share a leaf, as CPython's collector keys on
-	 * (file, line, func). */
-	size_t nlines = 0;
-	for (size_t i = 0; i < st->ncounts; i++) {
-		const struct tachi_pair *e = &st->trie.pairs[i];
-		if (!st->counts[i] || e->leaf == TACHI_ROOT)
-			continue;
-		uint32_t depth = st->trie.depth[e->leaf];
-		if (!TACHI_RESERVE(path, path_cap, depth))
+	if (!tachi_stack_order(&st->trie, labels.p, loff, nkeys, ';', &ord) ||
+	    !(lines = rank_lines(st, ord, &nlines)))
+		goto nomem;
+	free(ord);
+	ord = NULL;
+	for (size_t i = 0; i < nlines && !rc; i++) {
+		if (!linebuf_set(w, &lb, &labels, loff, &st->trie.pairs[lines[i].pair]))
 			goto nomem;
-		uint32_t node = e->leaf;
-		for (uint32_t k = depth; k > 0; k--) {
-			path[k - 1] = st->trie.key[node];
-			node = st->trie.parent[node];
-		}
-		struct line *ln = &lines[nlines++];
-		ln->off = text.len;
-		ln->n = st->counts[i];
-		if (!st->no_threads) {
-			char t[24];
-			if (!buf_add(&text, "tid:", 4) || !buf_add(&text, t, tachi_fmt_u64(t, e->ctx)))
-				goto nomem;
-		}
-		for (uint32_t k = 0; k < depth; k++) {
-			if ((k || !st->no_threads) && !buf_add(&text, ";", 1))
-				goto nomem;
-			if (!buf_add(&text, labels.p + loff[path[k]], loff[path[k] + 1] - loff[path[k]]))
-				goto nomem;
-		}
-		ln->len = text.len - ln->off;
-	}
-	/* Two lines can still print alike (two files with one basename): CPython prints both
-	 * too. */
-	qsort_r(lines, nlines, sizeof(*lines), line_cmp, text.p);
-	for (size_t i = 0; i < nlines; i++) {
-		if (tachi_out_write(&w->out, text.p + lines[i].off, lines[i].len) ||
-		    tachi_out_byte(&w->out, ' ') || tachi_out_u64(&w->out, lines[i].n) ||
-		    tachi_out_byte(&w->out, '\n')) {
-			rc = tachi_writer_io(w);
-			break;
-		}
+		rc = put_line(w, &lb, lines[i].n);
 	}
 	goto out;
 nomem:
@@ -288,9 +400,11 @@ nomem:
 out:
 	free(labels.p);
 	free(loff);
+	free(ord);
 	free(lines);
-	free(text.p);
-	free(path);
+	free(lb.text.p);
+	free(lb.node);
+	free(lb.end);
 	return rc;
 }
 

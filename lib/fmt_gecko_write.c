@@ -499,15 +499,15 @@ static int gw_put(struct tach_writer *w, const struct tach_dict *d, const struct
 		} else {
 			/* The leaf's frame in the state's category: a second row for the same
 			 * frame, so that the stack's category is the sample's state. */
-			struct gframe g = st->frames[t->trie.key[inner]];
+			struct gframe g = st->frames[t->trie.nodes[inner].key];
 			g.cat = state >> 1;
 			g.sub = state & 1;
 			uint32_t v = intern_frame(st, &g);
 			if (v == NONE)
 				return WFAIL(w, TACH_E_NOMEM, "out of memory");
-			if (v == t->trie.key[inner])
+			if (v == t->trie.nodes[inner].key)
 				leaf = inner;
-			else if (!tachi_stacktab_child(&t->trie, t->trie.parent[inner], v, &leaf))
+			else if (!tachi_stacktab_child(&t->trie, t->trie.nodes[inner].parent, v, &leaf))
 				return WFAIL(w, TACH_E_NOMEM, "out of memory");
 			t->last_inner = inner;
 			t->last_state = state;
@@ -824,8 +824,8 @@ static int number_stacks(struct tach_writer *w, struct scratch *sc, const struct
 	if (wk.err)
 		return walk_failed(w, &wk);
 	for (size_t i = t->trie.count; i > 0; i--)
-		if (sc->newidx[i - 1] && t->trie.parent[i - 1] != TACHI_ROOT)
-			sc->newidx[t->trie.parent[i - 1]] = 1;
+		if (sc->newidx[i - 1] && t->trie.nodes[i - 1].parent != TACHI_ROOT)
+			sc->newidx[t->trie.nodes[i - 1].parent] = 1;
 	uint32_t nstacks = 0;
 	for (size_t i = 0; i < t->trie.count; i++)
 		sc->newidx[i] = sc->newidx[i] ? nstacks++ : NONE;
@@ -1036,7 +1036,7 @@ static uint32_t write_stack_table(struct tach_writer *w, struct scratch *sc,
 	for (size_t i = 0; i < t->trie.count; i++) {
 		if (sc->newidx[i] == NONE)
 			continue;
-		uint32_t g = t->trie.key[i];
+		uint32_t g = t->trie.nodes[i].key;
 		if (sc->fstamp[g] != stamp) {
 			sc->fstamp[g] = stamp;
 			sc->fidx[g] = nfr;
@@ -1044,10 +1044,10 @@ static uint32_t write_stack_table(struct tach_writer *w, struct scratch *sc,
 		}
 		j_str(w, comma ? ",[" : "[");
 		comma = true;
-		if (t->trie.parent[i] == TACHI_ROOT)
+		if (t->trie.nodes[i].parent == TACHI_ROOT)
 			j_str(w, "null");
 		else
-			j_u64(w, sc->newidx[t->trie.parent[i]]);
+			j_u64(w, sc->newidx[t->trie.nodes[i].parent]);
 		j_str(w, ",");
 		j_u64(w, sc->fidx[g]);
 		j_str(w, "]");

@@ -588,8 +588,8 @@ static int write_samples(struct tach_writer *w, uint64_t period_ns)
 		m->len = 0;
 		pk->len = 0;
 		/* The trie walks from the leaf to the root: pprof's order. */
-		for (uint32_t node = a->leaf; node != TACHI_ROOT; node = st->trie.parent[node])
-			if (!put_raw_varint(pk, (uint64_t)st->trie.key[node] + 1))
+		for (uint32_t node = a->leaf; node != TACHI_ROOT; node = st->trie.nodes[node].parent)
+			if (!put_raw_varint(pk, (uint64_t)st->trie.nodes[node].key + 1))
 				return NOMEM(w);
 		if (!put_bytes(m, 1, pk->p, pk->len))
 			return NOMEM(w);

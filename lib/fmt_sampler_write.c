@@ -222,7 +222,7 @@ static int write_threads(struct tach_writer *w, const uint32_t *tsym, const uint
 		rc |= tachi_out_str(o, hdr);
 		for (uint32_t c = st->head[t]; c != NONE && !rc; c = st->counts[c].next) {
 			uint32_t node = st->trie.pairs[c].leaf;
-			uint32_t depth = st->trie.depth[node];
+			uint32_t depth = st->trie.nodes[node].depth;
 			size_t len = 18 + 4 * (size_t)depth;
 			if (!TACHI_RESERVE(rec, rec_cap, len)) {
 				free(rec);
@@ -235,8 +235,8 @@ static int write_threads(struct tach_writer *w, const uint32_t *tsym, const uint
 			tachi_wr32be(rec + 13, depth);
 			/* From the leaf up the trie is leaf first, Sampler's order. */
 			for (uint32_t i = 0; i < depth; i++) {
-				tachi_wr32be(rec + 17 + 4 * (size_t)i, ksym[st->trie.key[node]]);
-				node = st->trie.parent[node];
+				tachi_wr32be(rec + 17 + 4 * (size_t)i, ksym[st->trie.nodes[node].key]);
+				node = st->trie.nodes[node].parent;
 			}
 			rec[len - 1] = '\n';
 			for (uint64_t k = 0; k < st->counts[c].n && !rc; k++)
@@ -279,7 +279,7 @@ static int sw_close(struct tach_writer *w)
 	for (size_t k = 0; k < st->lk.nkeys; k++)
 		ksym[k] = NONE;
 	for (size_t n = 0; n < st->trie.count; n++)
-		ksym[st->trie.key[n]] = 0;
+		ksym[st->trie.nodes[n].key] = 0;
 	for (size_t k = 0; k < st->lk.nkeys; k++) {
 		if (ksym[k] == NONE)
 			continue;

@@ -181,9 +181,9 @@ static inline const char *tachi_str(const struct tach_dict *d, uint32_t id, size
 /* ---- stack trie: (parent node, key) -> node, root-first paths ---- */
 #define TACHI_ROOT UINT32_MAX
 struct tachi_stacktab {
-	uint32_t *parent;
-	uint32_t *key;
-	uint32_t *depth;
+	/* One struct a node: a probe's key check, a climb to the root and a line's walk each
+	 * touch one cache line per node, not three. */
+	struct tachi_node { uint32_t parent, key, depth; } *nodes;
 	size_t count, cap;
 	struct tachi_idset index;
 	/* Whole stacks already seen whose inner part changed a lot since the thread's previous
@@ -243,6 +243,12 @@ uint32_t tachi_stack_intern(struct tachi_stacktab *t, struct tachi_pathcache *c,
 uint32_t tachi_stack_intern_ctx(struct tachi_stacktab *t, struct tachi_pathcache *c,
 				const struct tach_sample *s, const uint32_t *map, uint64_t ctx);
 #define TACHI_NOMEM_NODE (UINT32_MAX - 1)
+/* *ord gets, for every node, the rank of its root path's text "L1;L2;...;Lk" among all
+ * nodes' texts in byte order (equal texts, equal ranks), where the label of key K is
+ * text[off[K], off[K + 1]); labels must not contain sep. Costs a sort of the labels and a
+ * walk of the trie, never a comparison of whole texts. False when out of memory. */
+bool tachi_stack_order(const struct tachi_stacktab *t, const char *text, const size_t *off,
+		       size_t nkeys, char sep, uint32_t **ord);
 
 /* ---- frames as (file, function, line) keys, for writers that can show no more ---- */
 struct tachi_linekey {

@@ -21,13 +21,13 @@ static bool node_eq(void *ctx, uint32_t id, const void *k)
 {
 	const struct tachi_stacktab *t = ctx;
 	const struct nkey *n = k;
-	return t->parent[id] == n->parent && t->key[id] == n->key;
+	return t->nodes[id].parent == n->parent && t->nodes[id].key == n->key;
 }
 
 static uint64_t node_rehash(void *ctx, uint32_t id)
 {
 	const struct tachi_stacktab *t = ctx;
-	return node_hash(t->parent[id], t->key[id]);
+	return node_hash(t->nodes[id].parent, t->nodes[id].key);
 }
 
 bool tachi_stacktab_child(struct tachi_stacktab *t, uint32_t parent, uint32_t key, uint32_t *node)
@@ -36,22 +36,11 @@ bool tachi_stacktab_child(struct tachi_stacktab *t, uint32_t parent, uint32_t ke
 	uint64_t h = node_hash(parent, key);
 	if (tachi_idset_find(&t->index, h, &k, node_eq, t, node))
 		return true;
-	if (t->count >= TACHI_NOMEM_NODE - 1)
+	if (t->count >= TACHI_NOMEM_NODE - 1 || !TACHI_RESERVE(t->nodes, t->cap, t->count + 1))
 		return false;
-	size_t cap = t->cap;
-	if (!TACHI_RESERVE(t->parent, cap, t->count + 1))
-		return false;
-	cap = t->cap;
-	if (!TACHI_RESERVE(t->key, cap, t->count + 1))
-		return false;
-	cap = t->cap;
-	if (!TACHI_RESERVE(t->depth, cap, t->count + 1))
-		return false;
-	t->cap = cap;
 	uint32_t id = (uint32_t)t->count;
-	t->parent[id] = parent;
-	t->key[id] = key;
-	t->depth[id] = parent == TACHI_ROOT ? 1 : t->depth[parent] + 1;
+	t->nodes[id] = (struct tachi_node){ parent, key,
+					   parent == TACHI_ROOT ? 1 : t->nodes[parent].depth + 1 };
 	if (!tachi_idset_insert(&t->index, h, id, node_rehash, t))
 		return false;
 	t->count++;
@@ -61,9 +50,7 @@ bool tachi_stacktab_child(struct tachi_stacktab *t, uint32_t parent, uint32_t ke
 
 void tachi_stacktab_free(struct tachi_stacktab *t)
 {
-	free(t->parent);
-	free(t->key);
-	free(t->depth);
+	free(t->nodes);
 	tachi_idset_free(&t->index);
 	free(t->sarena);
 	tachi_idset_free(&t->stack_index);
@@ -256,11 +243,11 @@ static void path_fill(const struct tachi_stacktab *t, struct tachi_pathcache *c,
 	uint32_t i = c->path_lo;
 	if (i <= from)
 		return;
-	uint32_t node = i == c->depth ? c->leaf : t->parent[c->path[i]];
+	uint32_t node = i == c->depth ? c->leaf : t->nodes[c->path[i]].parent;
 	for (; i > from; i--) {
 		c->path[i - 1] = node;
-		c->keys[i - 1] = t->key[node];
-		node = t->parent[node];
+		c->keys[i - 1] = t->nodes[node].key;
+		node = t->nodes[node].parent;
 	}
 	c->path_lo = from;
 }
@@ -287,6 +274,18 @@ static uint32_t walk(struct tachi_stacktab *t, struct tachi_pathcache *c,
 	return parent;
 }
 
+/* The set keeps whole copies, where the trie shares prefixes: a deep recursion whose
+ * stacks rarely come again would fill it with copies that are never asked for (on a walk
+ * 100-250 frames deep, 15 times the trie's memory). So it takes new stacks only while it
+ * holds at most SET_PER_NODE words per trie node, plus SET_SLACK words. */
+#define SET_PER_NODE 4
+#define SET_SLACK (1u << 20)
+
+static bool set_full(const struct tachi_stacktab *t, uint32_t depth)
+{
+	return t->sarena_len + depth + 2 > SET_PER_NODE * t->count + SET_SLACK;
+}
+
 /* The stack's leaf through the whole-stack set, walking and recording it when new. */
 static uint32_t set_lookup(struct tachi_stacktab *t, struct tachi_pathcache *c,
 			   const struct tach_sample *s, const uint32_t *map, uint32_t keep)
@@ -300,6 +299,8 @@ static uint32_t set_lookup(struct tachi_stacktab *t, struct tachi_pathcache *c,
 		return t->sarena[off + 1];
 	}
 	uint32_t leaf = walk(t, c, s, map, keep);
+	if (leaf != TACHI_NOMEM_NODE && set_full(t, depth))
+		return leaf;
 	size_t need;
 	if (leaf == TACHI_NOMEM_NODE ||
 	    tachi_add_overflows(t->sarena_len, (size_t)depth + 2, &need) || need > UINT32_MAX - 1 ||

@@ -172,16 +172,16 @@ static void trie(void)
 	CHECK(tachi_stacktab_child(&t, TACHI_ROOT, 7, &a2));
 	CHECK_EQ_U64(a, a2);
 	CHECK(a != b && b != c && a != c);
-	CHECK_EQ_U64(t.depth[a], 1);
-	CHECK_EQ_U64(t.depth[b], 2);
-	CHECK_EQ_U64(t.parent[b], a);
-	CHECK_EQ_U64(t.key[b], 8);
+	CHECK_EQ_U64(t.nodes[a].depth, 1);
+	CHECK_EQ_U64(t.nodes[b].depth, 2);
+	CHECK_EQ_U64(t.nodes[b].parent, a);
+	CHECK_EQ_U64(t.nodes[b].key, 8);
 	CHECK_EQ_U64(t.count, 3);
 	/* growth keeps every node */
 	uint32_t node = TACHI_ROOT;
 	for (uint32_t i = 0; i < 100000; i++)
 		CHECK(tachi_stacktab_child(&t, node, i, &node));
-	CHECK_EQ_U64(t.depth[node], 100000);
+	CHECK_EQ_U64(t.nodes[node].depth, 100000);
 	uint32_t again = TACHI_ROOT;
 	for (uint32_t i = 0; i < 100000; i++)
 		tachi_stacktab_child(&t, again, i, &again);
@@ -237,12 +237,12 @@ static void pathcache(void)
 		s0.same_outer = 0;
 		uint32_t leaf0 = tachi_stack_intern(&t, &th.v[1], &s0, NULL);
 		CHECK_EQ_U64(leaf, leaf0);
-		CHECK_EQ_U64(t.depth[leaf], depths[i]);
+		CHECK_EQ_U64(t.nodes[leaf].depth, depths[i]);
 		/* the path back from the leaf spells the stack */
 		uint32_t n = leaf;
 		for (uint32_t k = 0; k < depths[i]; k++) {
-			CHECK_EQ_U64(t.key[n], stacks[i][k]);
-			n = t.parent[n];
+			CHECK_EQ_U64(t.nodes[n].key, stacks[i][k]);
+			n = t.nodes[n].parent;
 		}
 		CHECK_EQ_U64(n, TACHI_ROOT);
 		CHECK_EQ_U64(c->depth, depths[i]);
@@ -281,6 +281,70 @@ static void pathcache(void)
 	tachi_threads_free(&th);
 }
 
+/* tachi_stack_order against the plain way: every node's root path joined with ';' and the
+ * texts sorted bytewise. The labels are made to trip a walk that ignores the separator
+ * ("a" < "a:" < "a;..." puts a sibling between a node's own line and its children's) or
+ * that trusts keys to print differently (keys 7 and 8 share a label). */
+struct otext {
+	char s[256];
+	uint32_t node;
+};
+
+static int otext_cmp(const void *a, const void *b)
+{
+	return strcmp(((const struct otext *)a)->s, ((const struct otext *)b)->s);
+}
+
+static void stack_order(void)
+{
+	static const char *const labels[] = { "a", "a:", "a-b", "ab", "", "b", "a!", "x", "x",
+					      "\xc3\xa9", "A", "a:1" };
+	size_t nk = sizeof(labels) / sizeof(labels[0]), off[16], len = 0;
+	char text[64];
+	for (size_t i = 0; i < nk; i++) {
+		off[i] = len;
+		memcpy(text + len, labels[i], strlen(labels[i]));
+		len += strlen(labels[i]);
+	}
+	off[nk] = len;
+	for (uint32_t seed = 1; seed <= 40; seed++) {
+		struct tachi_stacktab t = { 0 };
+		uint32_t x = seed * 2654435761u;
+		for (int k = 0; k < 60; k++) {
+			uint32_t node = TACHI_ROOT, depth = 1 + (x >> 7) % 6;
+			for (uint32_t d = 0; d < depth; d++) {
+				x = x * 1103515245u + 12345u;
+				CHECK(tachi_stacktab_child(&t, node, (x >> 9) % nk, &node));
+			}
+		}
+		uint32_t *ord;
+		CHECK(tachi_stack_order(&t, text, off, nk, ';', &ord));
+		struct otext *v = calloc(t.count, sizeof(*v));
+		for (uint32_t n = 0; n < t.count; n++) {
+			char tmp[256] = "";
+			for (uint32_t m = n; m != TACHI_ROOT; m = t.nodes[m].parent) {
+				char piece[256];
+				snprintf(piece, sizeof(piece), "%s%s%s", labels[t.nodes[m].key],
+					 tmp[0] || m != n ? ";" : "", tmp);
+				snprintf(tmp, sizeof(tmp), "%s", piece);
+			}
+			snprintf(v[n].s, sizeof(v[n].s), "%s", tmp);
+			v[n].node = n;
+		}
+		qsort(v, t.count, sizeof(*v), otext_cmp);
+		for (uint32_t i = 1; i < t.count; i++) {
+			int c = strcmp(v[i - 1].s, v[i].s);
+			if (c == 0)
+				CHECK_EQ_U64(ord[v[i - 1].node], ord[v[i].node]);
+			else
+				CHECK(ord[v[i - 1].node] < ord[v[i].node]);
+		}
+		free(v);
+		free(ord);
+		tachi_stacktab_free(&t);
+	}
+}
+
 int main(void)
 {
 	strings();
@@ -288,5 +352,6 @@ int main(void)
 	append_vs_intern();
 	trie();
 	pathcache();
+	stack_order();
 	return CHECK_DONE();
 }

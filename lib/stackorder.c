@@ -1,0 +1,270 @@
+/* The byte order of stack texts, from the trie alone. Writers that print one line per
+ * stack, "L1;L2;...;Lk" root first, and sort the lines by their text (collapsed stacks, as
+ * CPython's collector sorts them) would otherwise hold every line's text and compare long
+ * shared prefixes again and again: on deep recursive profiles that is gigabytes of text and
+ * most of the run. Here each node gets the rank its text has among all nodes' texts, from
+ * one walk of the trie with each node's children in the order of their labels, so a line's
+ * text compares as one integer and is written only when it is output.
+ *
+ * The one subtlety: a child's own line "P;L" and the lines below it "P;L;..." are not
+ * adjacent in byte order when a sibling's label extends L with a byte below the separator
+ * ("P;L:x" sorts between them). So each child takes two places among its siblings, "L" and
+ * "L" + separator, both ranked among all labels once. Labels must not contain the separator. */
+#include <stdlib.h>
+
+#include "internal.h"
+
+struct variant {
+	uint32_t key;
+	bool cont; /* the label followed by the separator, else by the end of the text */
+};
+
+struct vctx {
+	const char *text;
+	const size_t *off;
+	char sep;
+};
+
+/* The byte after the label's own bytes: the separator, or -1 for the end (below any byte). */
+static int after(const struct vctx *c, const struct variant *v)
+{
+	return v->cont ? (unsigned char)c->sep : -1;
+}
+
+static int variant_cmp(const void *pa, const void *pb, void *ctx)
+{
+	const struct vctx *c = ctx;
+	const struct variant *a = pa, *b = pb;
+	size_t la = c->off[a->key + 1] - c->off[a->key], lb = c->off[b->key + 1] - c->off[b->key];
+	size_t m = la < lb ? la : lb;
+	int r = m ? memcmp(c->text + c->off[a->key], c->text + c->off[b->key], m) : 0;
+	if (r)
+		return r;
+	int xa = la > m ? (unsigned char)c->text[c->off[a->key] + m] : after(c, a);
+	int xb = lb > m ? (unsigned char)c->text[c->off[b->key] + m] : after(c, b);
+	if (xa != xb)
+		return xa < xb ? -1 : 1;
+	/* One text goes on past the other's separator: only a label holding the separator
+	 * does that, which callers rule out; keep the order total all the same. */
+	if (la != lb)
+		return la < lb ? -1 : 1;
+	return a->cont - b->cont;
+}
+
+/* rank[2 * key + cont]: the place of the key's label variant among all of them; labels of
+ * equal text get equal ranks. *dup tells whether two keys share a label. */
+static uint32_t *rank_labels(const char *text, const size_t *off, size_t nkeys, char sep,
+			     bool *dup)
+{
+	struct variant *v = malloc((2 * nkeys + 1) * sizeof(*v));
+	uint32_t *rank = malloc((2 * nkeys + 1) * sizeof(*rank));
+	if (!v || !rank) {
+		free(v);
+		free(rank);
+		return NULL;
+	}
+	for (size_t i = 0; i < 2 * nkeys; i++)
+		v[i] = (struct variant){ (uint32_t)(i / 2), i % 2 };
+	struct vctx c = { text, off, sep };
+	qsort_r(v, 2 * nkeys, sizeof(*v), variant_cmp, &c);
+	uint32_t r = 0;
+	*dup = false;
+	for (size_t i = 0; i < 2 * nkeys; i++) {
+		if (i && variant_cmp(&v[i - 1], &v[i], &c))
+			r++;
+		else if (i)
+			*dup = true;
+		rank[2 * (size_t)v[i].key + v[i].cont] = r;
+	}
+	free(v);
+	return rank;
+}
+
+struct canon_key {
+	uint32_t parent, rank;
+};
+
+struct canon_ctx {
+	const uint32_t *cparent, *crank;
+};
+
+static bool canon_eq(void *ctx, uint32_t id, const void *k)
+{
+	const struct canon_ctx *c = ctx;
+	const struct canon_key *key = k;
+	return c->cparent[id] == key->parent && c->crank[id] == key->rank;
+}
+
+static uint64_t canon_hash(uint32_t parent, uint32_t rank)
+{
+	return tachi_mix64((uint64_t)parent << 32 | rank);
+}
+
+static uint64_t canon_rehash(void *ctx, uint32_t id)
+{
+	const struct canon_ctx *c = ctx;
+	return canon_hash(c->cparent[id], c->crank[id]);
+}
+
+/* canon[n]: the first node whose root path prints like n's, so that nodes whose keys differ
+ * but whose labels do not sort as one. Nodes come after their parents (the trie numbers them
+ * as it makes them), so one pass in node order does it. */
+static bool canonicalize(const struct tachi_stacktab *t, const uint32_t *rank, uint32_t *canon)
+{
+	struct tachi_idset set = { 0 };
+	uint32_t *cparent = malloc((t->count + 1) * sizeof(*cparent));
+	uint32_t *crank = malloc((t->count + 1) * sizeof(*crank));
+	struct canon_ctx cc = { cparent, crank };
+	bool ok = cparent && crank;
+	for (size_t n = 0; ok && n < t->count; n++) {
+		uint32_t p = t->nodes[n].parent == TACHI_ROOT ? TACHI_ROOT : canon[t->nodes[n].parent];
+		struct canon_key k = { p, rank[2 * (size_t)t->nodes[n].key] };
+		uint64_t h = canon_hash(k.parent, k.rank);
+		uint32_t id;
+		if (tachi_idset_find(&set, h, &k, canon_eq, &cc, &id)) {
+			canon[n] = id;
+			continue;
+		}
+		cparent[n] = k.parent;
+		crank[n] = k.rank;
+		canon[n] = (uint32_t)n;
+		ok = tachi_idset_insert(&set, h, (uint32_t)n, canon_rehash, &cc);
+	}
+	tachi_idset_free(&set);
+	free(cparent);
+	free(crank);
+	return ok;
+}
+
+/* Children lists of the canonical nodes (the root's at index count), as one array:
+ * list[start[p], start[p + 1]). */
+struct kids {
+	uint32_t *start;
+	uint32_t *list;
+};
+
+static size_t canon_parent(const struct tachi_stacktab *t, const uint32_t *canon, size_t c)
+{
+	return t->nodes[c].parent == TACHI_ROOT ? t->count : canon[t->nodes[c].parent];
+}
+
+static bool kids_build(const struct tachi_stacktab *t, const uint32_t *canon, struct kids *k)
+{
+	size_t n = t->count;
+	k->start = calloc(n + 2, sizeof(*k->start));
+	k->list = malloc((n + 1) * sizeof(*k->list));
+	if (!k->start || !k->list)
+		return false;
+	for (size_t c = 0; c < n; c++)
+		if (canon[c] == c)
+			k->start[canon_parent(t, canon, c) + 1]++;
+	for (size_t i = 0; i <= n; i++)
+		k->start[i + 1] += k->start[i];
+	/* start[p] serves as p's fill cursor, ending where p + 1's list starts; then every
+	 * entry moves up one place to be a start again. */
+	for (size_t c = 0; c < n; c++)
+		if (canon[c] == c)
+			k->list[k->start[canon_parent(t, canon, c)]++] = (uint32_t)c;
+	for (size_t i = n + 1; i > 0; i--)
+		k->start[i] = k->start[i - 1];
+	k->start[0] = 0;
+	return true;
+}
+
+static int item_cmp(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+/* Pushes node's children as items (rank << 33 | child << 1 | cont), sorted: a stack of
+ * item ranges, one per level of the walk. */
+struct walk {
+	uint64_t *items;
+	size_t len, cap;
+	struct level { size_t base, pos, end; } *lv;
+	size_t depth, lv_cap;
+};
+
+static bool walk_push(struct walk *wk, const struct tachi_stacktab *t, const uint32_t *rank,
+		      const struct kids *k, size_t node)
+{
+	size_t b = k->start[node], nk = k->start[node + 1] - b;
+	if (!TACHI_RESERVE(wk->items, wk->cap, wk->len + 2 * nk) ||
+	    !TACHI_RESERVE(wk->lv, wk->lv_cap, wk->depth + 1))
+		return false;
+	uint64_t *it = wk->items + wk->len;
+	for (size_t i = 0; i < nk; i++) {
+		uint32_t c = k->list[b + i];
+		size_t key = t->nodes[c].key;
+		it[2 * i] = (uint64_t)rank[2 * key] << 33 | (uint64_t)c << 1;
+		it[2 * i + 1] = (uint64_t)rank[2 * key + 1] << 33 | (uint64_t)c << 1 | 1;
+	}
+	/* a single child: its own line comes before the ones below it */
+	if (nk > 1)
+		qsort(it, 2 * nk, sizeof(*it), item_cmp);
+	wk->lv[wk->depth++] = (struct level){ wk->len, wk->len, wk->len + 2 * nk };
+	wk->len += 2 * nk;
+	return true;
+}
+
+/* Depth first, each level's items in order: a plain item numbers the child's own text,
+ * a separator item goes down into the child's children. */
+static bool walk_order(const struct tachi_stacktab *t, const uint32_t *rank,
+		       const struct kids *k, uint32_t *ord)
+{
+	struct walk wk = { 0 };
+	uint32_t next = 0;
+	bool ok = walk_push(&wk, t, rank, k, t->count);
+	while (ok && wk.depth) {
+		struct level *l = &wk.lv[wk.depth - 1];
+		if (l->pos == l->end) {
+			wk.len = l->base;
+			wk.depth--;
+			continue;
+		}
+		uint64_t it = wk.items[l->pos++];
+		uint32_t c = (uint32_t)(it >> 1);
+		if (!(it & 1))
+			ord[c] = next++;
+		else if (k->start[c + 1] > k->start[c])
+			ok = walk_push(&wk, t, rank, k, c);
+	}
+	free(wk.items);
+	free(wk.lv);
+	return ok;
+}
+
+bool tachi_stack_order(const struct tachi_stacktab *t, const char *text, const size_t *off,
+		       size_t nkeys, char sep, uint32_t **ord_out)
+{
+	*ord_out = NULL;
+	if (nkeys >= (1u << 30))
+		return false;
+	bool dup;
+	uint32_t *rank = rank_labels(text, off, nkeys, sep, &dup);
+	uint32_t *canon = malloc((t->count + 1) * sizeof(*canon));
+	uint32_t *ord = malloc((t->count + 1) * sizeof(*ord));
+	struct kids k = { 0 };
+	bool ok = rank && canon && ord;
+	if (ok) {
+		for (size_t i = 0; i < t->count; i++)
+			canon[i] = (uint32_t)i;
+		if (dup)
+			ok = canonicalize(t, rank, canon);
+	}
+	ok = ok && kids_build(t, canon, &k) && walk_order(t, rank, &k, ord);
+	/* nodes that print like an earlier one share its rank */
+	for (size_t i = 0; ok && dup && i < t->count; i++)
+		ord[i] = ord[canon[i]];
+	free(rank);
+	free(canon);
+	free(k.start);
+	free(k.list);
+	if (!ok) {
+		free(ord);
+		return false;
+	}
+	*ord_out = ord;
+	return true;
+}
