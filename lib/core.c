@@ -90,18 +90,23 @@ uint64_t tachi_hash(const void *p, size_t n)
 	return XXH3_64bits(p, n);
 }
 
-static void idset_place(struct tachi_slot *slots, size_t mask, uint64_t h, uint32_t id)
+/* The tag is the hash's high half and a slot's place comes from it, so growing moves
+ * slots by their tags alone, never reading the entries they name (a random read each:
+ * a third of the time of building a large stack trie). */
+static void idset_place(struct tachi_slot *slots, size_t mask, uint32_t tag, uint32_t id)
 {
-	size_t i = (size_t)(h >> 32) & mask;
+	size_t i = tag & mask;
 	while (slots[i].id)
 		i = (i + 1) & mask;
 	slots[i].id = id + 1;
-	slots[i].tag = (uint32_t)h;
+	slots[i].tag = tag;
 }
 
 bool tachi_idset_insert(struct tachi_idset *s, uint64_t h, uint32_t id, tachi_rehash_fn rehash,
 			void *ctx)
 {
+	(void)rehash;
+	(void)ctx;
 	/* Load factor at most 1/2 keeps probe chains short. */
 	if (!s->slots || (s->count + 1) * 2 > s->mask + 1) {
 		size_t n = s->slots ? (s->mask + 1) * 2 : 64;
@@ -111,14 +116,13 @@ bool tachi_idset_insert(struct tachi_idset *s, uint64_t h, uint32_t id, tachi_re
 		if (s->slots) {
 			for (size_t i = 0; i <= s->mask; i++)
 				if (s->slots[i].id)
-					idset_place(slots, n - 1, rehash(ctx, s->slots[i].id - 1),
-						    s->slots[i].id - 1);
+					idset_place(slots, n - 1, s->slots[i].tag, s->slots[i].id - 1);
 			free(s->slots);
 		}
 		s->slots = slots;
 		s->mask = n - 1;
 	}
-	idset_place(s->slots, s->mask, h, id);
+	idset_place(s->slots, s->mask, (uint32_t)(h >> 32), id);
 	s->count++;
 	return true;
 }

@@ -126,7 +126,8 @@ static inline uint64_t tachi_mix64(uint64_t x)
 /* An open-addressing set of u32 ids; the caller keeps the hash of each id and decides
  * equality. Deterministic: iteration is never done over it. */
 struct tachi_idset {
-	/* id + 1 (0 = empty) beside the low 32 bits of its hash: one cache line per probe */
+	/* id + 1 (0 = empty) beside the high 32 bits of its hash, which also place it: one
+	 * cache line per probe */
 	struct tachi_slot { uint32_t id, tag; } *slots;
 	size_t mask;
 	size_t count;
@@ -140,8 +141,8 @@ static inline bool tachi_idset_find(const struct tachi_idset *s, uint64_t h, con
 {
 	if (!s->slots)
 		return false;
-	uint32_t tag = (uint32_t)h;
-	for (size_t i = (size_t)(h >> 32) & s->mask;; i = (i + 1) & s->mask) {
+	uint32_t tag = (uint32_t)(h >> 32);
+	for (size_t i = tag & s->mask;; i = (i + 1) & s->mask) {
 		uint32_t v = s->slots[i].id;
 		if (!v)
 			return false;
