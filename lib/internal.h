@@ -226,7 +226,9 @@ struct tachi_threads {
 	struct tachi_pathcache *v;
 	size_t count, cap;
 	struct tachi_idset index;
-	uint32_t last;
+	/* Direct-mapped memo of recent (tid, iid) -> entry + 1: samplers take every thread in
+	 * turn, so the previous sample's thread is rarely the next one's. */
+	struct tachi_tmemo { uint64_t tid; uint32_t iid, id1; } memo[64];
 };
 /* The cache entry for (tid, iid), created in first-seen order; *created tells. */
 struct tachi_pathcache *tachi_threads_get(struct tachi_threads *t, uint64_t tid, uint32_t iid,

@@ -82,12 +82,20 @@ static uint64_t thread_rehash(void *ctx, uint32_t id)
 	return thread_hash(t->v[id].tid, t->v[id].iid);
 }
 
+static struct tachi_tmemo *thread_memo(struct tachi_threads *t, uint64_t tid, uint32_t iid)
+{
+	/* thread ids are often addresses: their low bits say little, so multiply and take
+	 * the top */
+	return &t->memo[((tid + iid) * 0x9e3779b97f4a7c15ULL) >> 58];
+}
+
 struct tachi_pathcache *tachi_threads_get(struct tachi_threads *t, uint64_t tid, uint32_t iid,
 					  bool *created)
 {
 	*created = false;
-	if (t->count && t->v[t->last].tid == tid && t->v[t->last].iid == iid)
-		return &t->v[t->last];
+	struct tachi_tmemo *m = thread_memo(t, tid, iid);
+	if (TACHI_LIKELY(m->id1 && m->tid == tid && m->iid == iid))
+		return &t->v[m->id1 - 1];
 	struct tkey k = { tid, iid };
 	uint64_t h = thread_hash(tid, iid);
 	uint32_t id;
@@ -104,7 +112,7 @@ struct tachi_pathcache *tachi_threads_get(struct tachi_threads *t, uint64_t tid,
 		t->count++;
 		*created = true;
 	}
-	t->last = id;
+	*m = (struct tachi_tmemo){ tid, iid, id + 1 };
 	return &t->v[id];
 }
 
