@@ -201,20 +201,51 @@ static bool add_label(struct tach_writer *w, struct buf *b, const struct tachi_l
 struct line {
 	uint64_t n;
 	uint32_t trank, ord;
-	uint32_t pair;
+	uint32_t pair; /* lines that print alike stay in pair order: the sort is stable */
 };
 
-static int line_cmp(const void *pa, const void *pb)
+/* The digit of pass k (16 bits): text rank, then thread rank, then the count descending,
+ * least significant first, so that stable passes leave (count desc, thread, text). */
+static uint32_t line_digit(const struct line *l, unsigned k)
 {
-	const struct line *a = pa, *b = pb;
-	if (a->n != b->n)
-		return a->n > b->n ? -1 : 1;
-	if (a->trank != b->trank)
-		return a->trank < b->trank ? -1 : 1;
-	if (a->ord != b->ord)
-		return a->ord < b->ord ? -1 : 1;
-	/* lines that print alike (two files of one basename): CPython prints both */
-	return (a->pair > b->pair) - (a->pair < b->pair);
+	if (k < 2)
+		return l->ord >> (16 * k) & 0xffff;
+	if (k < 4)
+		return l->trank >> (16 * (k - 2)) & 0xffff;
+	return (uint32_t)(~l->n >> (16 * (k - 4))) & 0xffff;
+}
+
+/* An LSD radix sort: a comparison sort of a million lines was most of the output stage.
+ * Passes whose digit is the same for every line (high bits of small counts, few threads)
+ * cost one counting loop and move nothing. */
+static bool sort_lines(struct line *v, size_t n)
+{
+	struct line *tmp = malloc((n + 1) * sizeof(*tmp));
+	uint32_t *count = malloc(65536 * sizeof(*count));
+	if (!tmp || !count) {
+		free(tmp);
+		free(count);
+		return false;
+	}
+	for (unsigned k = 0; k < 8; k++) {
+		memset(count, 0, 65536 * sizeof(*count));
+		for (size_t i = 0; i < n; i++)
+			count[line_digit(&v[i], k)]++;
+		if (n && count[line_digit(&v[0], k)] == n)
+			continue;
+		uint32_t sum = 0;
+		for (size_t d = 0; d < 65536; d++) {
+			uint32_t c = count[d];
+			count[d] = sum;
+			sum += c;
+		}
+		for (size_t i = 0; i < n; i++)
+			tmp[count[line_digit(&v[i], k)]++] = v[i];
+		memcpy(v, tmp, n * sizeof(*v));
+	}
+	free(tmp);
+	free(count);
+	return true;
 }
 
 struct tid_rank {
@@ -288,7 +319,10 @@ static struct line *rank_lines(struct cstate *st, const uint32_t *ord, size_t *n
 					    (uint32_t)i };
 	}
 	free(tr);
-	qsort(lines, k, sizeof(*lines), line_cmp);
+	if (k > UINT32_MAX || !sort_lines(lines, k)) {
+		free(lines);
+		return NULL;
+	}
 	*nlines = k;
 	return lines;
 }

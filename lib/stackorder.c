@@ -200,9 +200,17 @@ static bool walk_push(struct walk *wk, const struct tachi_stacktab *t, const uin
 		it[2 * i] = (uint64_t)rank[2 * key] << 33 | (uint64_t)c << 1;
 		it[2 * i + 1] = (uint64_t)rank[2 * key + 1] << 33 | (uint64_t)c << 1 | 1;
 	}
-	/* a single child: its own line comes before the ones below it */
-	if (nk > 1)
+	/* a single child: its own line comes before the ones below it; a few: insertion */
+	if (nk > 8) {
 		qsort(it, 2 * nk, sizeof(*it), item_cmp);
+	} else {
+		for (size_t i = 1; i < 2 * nk; i++)
+			for (size_t j = i; j > 0 && it[j - 1] > it[j]; j--) {
+				uint64_t x = it[j];
+				it[j] = it[j - 1];
+				it[j - 1] = x;
+			}
+	}
 	wk->lv[wk->depth++] = (struct level){ wk->len, wk->len, wk->len + 2 * nk };
 	wk->len += 2 * nk;
 	return true;
