@@ -78,6 +78,7 @@ struct gread {
 	size_t chain_len, chain_cap;
 	uint32_t *frames;
 	size_t frames_cap;
+	char *program;       /* the first executable mapping's path: pprof's main binary */
 	const struct tach_reader *r;
 };
 
@@ -553,6 +554,8 @@ static int read_maps(struct tach_reader *r, struct gread *g, size_t from)
 			plen -= 10;
 		if (tachi_sym_add_map(g->sym, start, limit, offset, q, plen))
 			return RFAIL(r, TACH_E_NOMEM, TACH_POS_NONE, 0, "out of memory");
+		if (!g->program && plen && !(g->program = strndup(q, plen)))
+			return RFAIL(r, TACH_E_NOMEM, TACH_POS_NONE, 0, "out of memory");
 	}
 	return TACH_OK;
 }
@@ -581,6 +584,7 @@ static int gr_open(struct tach_reader *r)
 		return rc;
 	if ((rc = read_maps(r, g, maps_off)))
 		return rc;
+	r->meta.program = g->program;
 	if (maps_off < r->in.size && !tachi_sym_map_count(g->sym) && g->st_count &&
 	    (rc = problem(r, maps_off, "the maps section lists no executable mapping; "
 			  "addresses are not symbolized")))
@@ -676,6 +680,7 @@ static int gr_next(struct tach_reader *r, const struct tach_sample **out)
 static void gr_free(struct tach_reader *r)
 {
 	struct gread *g = r->state;
+	free(g->program);
 	free(g->binary_path);
 	free(g->st);
 	tachi_idset_free(&g->st_index);

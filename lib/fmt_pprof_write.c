@@ -347,12 +347,17 @@ static int pw_begin(struct tach_writer *w)
 	int n = snprintf(t, sizeof(t), "converted by tachfmt from %.60s", from);
 	if (!own_str(st, t, (size_t)n, &st->s_comment))
 		return WFAIL(w, TACH_E_NOMEM, "out of memory");
-	/* pprof prints the main mapping's file as "File:"; for Python the interpreter. */
-	if (w->meta.py_major)
-		n = snprintf(t, sizeof(t), "python%u.%u", w->meta.py_major, w->meta.py_minor);
-	else
-		n = snprintf(t, sizeof(t), "[%.60s]", from);
-	if (!own_str(st, t, (size_t)n, &st->s_mapfile))
+	/* pprof prints the main mapping's file as "File:": the profiled program where the
+	 * input names it, else for Python the interpreter. */
+	const char *file = w->meta.program;
+	if (!file || !*file) {
+		if (w->meta.py_major)
+			n = snprintf(t, sizeof(t), "python%u.%u", w->meta.py_major, w->meta.py_minor);
+		else
+			n = snprintf(t, sizeof(t), "[%.60s]", from);
+		file = t;
+	}
+	if (!own_str(st, file, strlen(file), &st->s_mapfile))
 		return WFAIL(w, TACH_E_NOMEM, "out of memory");
 	if (!w->meta.interval_us)
 		tachi_warn(&w->warn, TACH_POS_NONE, 0,

@@ -198,6 +198,7 @@ TACH_API void tach_writer_free(struct tach_writer *w)
 	if (w->fmt->writer->free)
 		w->fmt->writer->free(w);
 	free(w->state);
+	free(w->program);
 	tachi_out_free(&w->out);
 	free(w);
 }
@@ -238,6 +239,14 @@ TACH_API int tach_writer_set_meta(struct tach_writer *w, const struct tach_meta 
 	size_t n = m->size < sizeof(w->meta) ? m->size : sizeof(w->meta);
 	memcpy(&w->meta, m, n);
 	w->meta.size = sizeof(w->meta);
+	/* borrowed for the call only: keep a copy */
+	if (n >= offsetof(struct tach_meta, program) + sizeof(m->program) && m->program) {
+		if (!(w->program = strdup(m->program)))
+			return WFAIL(w, TACH_E_NOMEM, "out of memory");
+		w->meta.program = w->program;
+	} else {
+		w->meta.program = NULL;
+	}
 	w->has_meta = true;
 	return w->fmt->writer->begin ? w->fmt->writer->begin(w) : TACH_OK;
 }

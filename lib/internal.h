@@ -303,6 +303,7 @@ struct tach_writer {
 	struct tachi_warner warn;
 	struct tachi_out out;
 	struct tach_meta meta;
+	char *program;          /* meta.program's own copy */
 	void *state;
 	bool opened, has_meta, closed;
 };

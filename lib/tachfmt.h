@@ -121,6 +121,9 @@ struct tach_meta {
 	 * run of repeats where it comes, so that the file's records come back as they were;
 	 * 0: sampling order, where the writer holds repeats back as CPython's does. */
 	uint8_t record_order;
+	/* The profiled program's path, as its profile names it (gperftools: the first
+	 * executable mapping); NULL when unknown. A writer copies it at set_meta. */
+	const char *program;
 };
 #define TACH_META_INIT { .size = sizeof(struct tach_meta), .py_major = 3, .py_minor = 15, .layout = 'B' }
 

@@ -189,6 +189,17 @@ int main(void)
 	free(gz.p);
 	free(gz2.p);
 
+	/* The mapping's file: the program where the input names it (a gperftools profile), a
+	 * copy taken at set_meta; else the interpreter. */
+	CHECK(contains(&o, "\x32\x0a" "python3.15"));
+	char prog[] = "/opt/app/bin/server";
+	struct tach_meta mp = m;
+	mp.program = prog;
+	struct outbuf op = run(&fx, &mp, ss, 3, raw, &rc);
+	CHECK_EQ_U64(rc, 0);
+	CHECK(contains(&op, "\x32\x13" "/opt/app/bin/server") && !contains(&op, "python3.15"));
+	free(op.p);
+
 	/* cpu=yes names the time type cpu; so does a TACH header in CPU mode (mode 1 + 1). */
 	static const char *const cpu[] = { "gzip", "no", "cpu", "yes", NULL };
 	struct outbuf c = run(&fx, &m, ss, 3, cpu, &rc);
