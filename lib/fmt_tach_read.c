@@ -60,6 +60,7 @@ struct tstate {
 	struct tthread **threads;
 	size_t nthreads, cap_threads;
 	struct tachi_idset tindex;
+	struct tachi_tmemo tmemo[TACHI_TMEMO_SIZE];
 	struct tthread *cur_thread;
 	uint64_t rle_left;
 	uint64_t records;          /* records started */
@@ -154,13 +155,16 @@ static uint64_t tkey_rehash(void *ctx, uint32_t id)
 static struct tthread *thread_get(struct tach_reader *r, uint64_t tid, uint32_t iid)
 {
 	struct tstate *st = r->state;
-	if (st->cur_thread && st->cur_thread->tid == tid && st->cur_thread->iid == iid)
-		return st->cur_thread;
+	struct tachi_tmemo *m = tachi_tmemo_slot(st->tmemo, tid, iid);
+	if (TACHI_LIKELY(m->id1 && m->tid == tid && m->iid == iid))
+		return st->cur_thread = st->threads[m->id1 - 1];
 	struct tkey k = { tid, iid };
 	uint64_t h = tkey_hash(tid, iid);
 	uint32_t id;
-	if (tachi_idset_find(&st->tindex, h, &k, tkey_eq, st, &id))
+	if (tachi_idset_find(&st->tindex, h, &k, tkey_eq, st, &id)) {
+		*m = (struct tachi_tmemo){ tid, iid, id + 1 };
 		return st->cur_thread = st->threads[id];
+	}
 	/* The header bounds the number of threads, so this cannot grow without limit. */
 	if (st->nthreads >= r->meta.thread_count) {
 		data_fail(r, TACH_E_FORMAT,
@@ -185,6 +189,7 @@ static struct tthread *thread_get(struct tach_reader *r, uint64_t tid, uint32_t 
 		RFAIL(r, TACH_E_NOMEM, TACH_POS_NONE, 0, "out of memory");
 		return NULL;
 	}
+	*m = (struct tachi_tmemo){ tid, iid, (uint32_t)st->nthreads + 1 };
 	st->nthreads++;
 	return st->cur_thread = t;
 }

@@ -222,13 +222,25 @@ struct tachi_pathcache {
 	uint32_t lmemo_mask, lmemo_count;
 	uint64_t lmemo_ctx;
 };
+/* A direct-mapped memo of recent (thread id, interpreter id) -> index + 1 (0: empty), in
+ * front of a thread table's hash index: samplers take every thread in turn, so the previous
+ * sample's thread is rarely the next one's. */
+struct tachi_tmemo {
+	uint64_t tid;
+	uint32_t iid, id1;
+};
+#define TACHI_TMEMO_SIZE 64
+static inline struct tachi_tmemo *tachi_tmemo_slot(struct tachi_tmemo *memo, uint64_t tid,
+						   uint32_t iid)
+{
+	/* thread ids are often addresses, their low bits alike: multiply, take the top */
+	return &memo[((tid + iid) * 0x9e3779b97f4a7c15ULL) >> 58];
+}
 struct tachi_threads {
 	struct tachi_pathcache *v;
 	size_t count, cap;
 	struct tachi_idset index;
-	/* Direct-mapped memo of recent (tid, iid) -> entry + 1: samplers take every thread in
-	 * turn, so the previous sample's thread is rarely the next one's. */
-	struct tachi_tmemo { uint64_t tid; uint32_t iid, id1; } memo[64];
+	struct tachi_tmemo memo[TACHI_TMEMO_SIZE];
 };
 /* The cache entry for (tid, iid), created in first-seen order; *created tells. */
 struct tachi_pathcache *tachi_threads_get(struct tachi_threads *t, uint64_t tid, uint32_t iid,

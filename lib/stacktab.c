@@ -82,18 +82,11 @@ static uint64_t thread_rehash(void *ctx, uint32_t id)
 	return thread_hash(t->v[id].tid, t->v[id].iid);
 }
 
-static struct tachi_tmemo *thread_memo(struct tachi_threads *t, uint64_t tid, uint32_t iid)
-{
-	/* thread ids are often addresses: their low bits say little, so multiply and take
-	 * the top */
-	return &t->memo[((tid + iid) * 0x9e3779b97f4a7c15ULL) >> 58];
-}
-
 struct tachi_pathcache *tachi_threads_get(struct tachi_threads *t, uint64_t tid, uint32_t iid,
 					  bool *created)
 {
 	*created = false;
-	struct tachi_tmemo *m = thread_memo(t, tid, iid);
+	struct tachi_tmemo *m = tachi_tmemo_slot(t->memo, tid, iid);
 	if (TACHI_LIKELY(m->id1 && m->tid == tid && m->iid == iid))
 		return &t->v[m->id1 - 1];
 	struct tkey k = { tid, iid };
