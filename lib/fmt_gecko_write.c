@@ -482,7 +482,7 @@ static int gw_put(struct tach_writer *w, const struct tach_dict *d, const struct
 		t->main = true;
 	uint32_t leaf = NONE;
 	if (s->depth) {
-		for (uint32_t i = 0; i < s->depth; i++) {
+		for (uint32_t i = 0, n = tachi_new_inner(c, s); i < n; i++) {
 			uint32_t f = s->frames[i];
 			if (TACHI_UNLIKELY(f >= st->fmap_cap || st->fmap[f] == NONE)) {
 				int rc = map_frame(w, d, f);

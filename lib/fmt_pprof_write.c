@@ -399,13 +399,7 @@ static int pw_put(struct tach_writer *w, const struct tach_dict *d, const struct
 		a = &st->aggs[c->slot];
 		goto count;
 	}
-	/* The outer frames the thread's previous stack shares were mapped with it. */
-	uint32_t outer = c->leaf == TACHI_NOMEM_NODE ? 0 : s->same_outer;
-	if (outer > c->depth)
-		outer = c->depth;
-	if (outer > s->depth)
-		outer = s->depth;
-	for (uint32_t i = 0; i < s->depth - outer; i++) {
+	for (uint32_t i = 0, n = tachi_new_inner(c, s); i < n; i++) {
 		uint32_t f = s->frames[i];
 		if (TACHI_UNLIKELY(f >= st->fmap_cap || st->fmap[f] == NO_ID)) {
 			int rc = map_frame(w, d, f);

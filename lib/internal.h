@@ -258,6 +258,15 @@ uint32_t tachi_stack_intern(struct tachi_stacktab *t, struct tachi_pathcache *c,
 uint32_t tachi_stack_intern_ctx(struct tachi_stacktab *t, struct tachi_pathcache *c,
 				const struct tach_sample *s, const uint32_t *map, uint64_t ctx);
 #define TACHI_NOMEM_NODE (UINT32_MAX - 1)
+/* How many of s's frames, innermost first, are new to c's thread: the outer ones its
+ * previous stack shares were seen (and mapped by a writer) with that stack. */
+static inline uint32_t tachi_new_inner(const struct tachi_pathcache *c, const struct tach_sample *s)
+{
+	uint32_t outer = c->leaf == TACHI_NOMEM_NODE ? 0 : s->same_outer;
+	if (outer > c->depth)
+		outer = c->depth;
+	return outer > s->depth ? 0 : s->depth - outer;
+}
 /* *ord gets, for every node, the rank of its root path's text "L1;L2;...;Lk" among all
  * nodes' texts in byte order (equal texts, equal ranks), where the label of key K is
  * text[off[K], off[K + 1]); labels must not contain sep. Costs a sort of the labels and a

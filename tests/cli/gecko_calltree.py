@@ -166,18 +166,22 @@ def main():
     def await_daemon(pid, deadline):
         """profiler-cli gives its daemon 500 ms to start and then gives up, though the daemon
         goes on starting (on a busy machine, the sanitizer run, it needs longer). Wait for
-        that daemon to answer, bounded, instead of failing."""
-        while time.monotonic() < deadline and alive(pid):
+        that daemon, bounded: "ready" when it answers, "dead" when it exited (a profile it
+        refused: its log says why), "slow" when the deadline passed first."""
+        while time.monotonic() < deadline:
+            if not alive(pid):
+                return "dead"
             r = subprocess.run(cli + ["status", "--session", sid], env=env,
                                capture_output=True, text=True, timeout=300)
             if r.returncode == 0:
-                return True
+                return "ready"
             time.sleep(0.2)
-        return False
+        return "slow"
 
     def load(path):
         nonlocal sid
-        deadline = time.monotonic() + 60
+        # generous: a loaded CI machine can take minutes to start node and parse
+        deadline = time.monotonic() + 240
         for attempt in range(3):
             sid = "s%d-%d" % (os.getpid(), attempt)
             r = subprocess.run(cli + ["load", path, "--session", sid], env=env,
@@ -187,8 +191,11 @@ def main():
             m = re.search(r"did not become ready.*?running as pid (\d+)", r.stderr + r.stdout, re.S)
             if not m:
                 break
-            if await_daemon(int(m.group(1)), deadline):
+            state = await_daemon(int(m.group(1)), deadline)
+            if state == "ready":
                 return
+            if state == "dead":
+                break
             try:
                 os.kill(int(m.group(1)), signal.SIGTERM)
             except ProcessLookupError:

@@ -74,5 +74,17 @@ int main(void)
 	CHECK_EQ_U64(tachi_fmt_i64(num, INT64_MIN), 20);
 	num[20] = 0;
 	CHECK_EQ_STR(num, "-9223372036854775808");
+	/* decimal two digits a step: every length, both ends of each, against printf */
+	for (uint64_t p = 1, k = 0; k < 20; k++, p *= 10) {
+		uint64_t around[] = { p - 1, p, p + 1, p * 9 + (p - 1) };
+		for (size_t i = 0; i < 4; i++) {
+			char want[24];
+			snprintf(want, sizeof(want), "%" PRIu64, around[i]);
+			num[tachi_fmt_u64(num, around[i])] = 0;
+			CHECK_EQ_STR(num, want);
+		}
+	}
+	num[tachi_fmt_u64(num, UINT64_MAX)] = 0;
+	CHECK_EQ_STR(num, "18446744073709551615");
 	return CHECK_DONE();
 }
