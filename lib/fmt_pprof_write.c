@@ -592,10 +592,15 @@ static int write_samples(struct tach_writer *w, uint64_t period_ns)
 		const struct agg *a = &st->aggs[i];
 		m->len = 0;
 		pk->len = 0;
-		/* The trie walks from the leaf to the root: pprof's order. */
-		for (uint32_t node = a->leaf; node != TACHI_ROOT; node = st->trie.nodes[node].parent)
-			if (!put_raw_varint(pk, (uint64_t)st->trie.nodes[node].key + 1))
-				return NOMEM(w);
+		/* The trie walks from the leaf to the root: pprof's order. Room for the longest
+		 * ids once, then a tight loop: a deep stack is most of a profile's bytes. */
+		const struct tachi_node *nodes = st->trie.nodes;
+		if (!buf_reserve(pk, (size_t)nodes[a->leaf].depth * 5))
+			return NOMEM(w);
+		uint8_t *q = pk->p + pk->len;
+		for (uint32_t node = a->leaf; node != TACHI_ROOT; node = nodes[node].parent)
+			q += tachi_put_uvarint(q, (uint64_t)nodes[node].key + 1);
+		pk->len = (size_t)(q - pk->p);
 		if (!put_bytes(m, 1, pk->p, pk->len))
 			return NOMEM(w);
 		uint64_t ns;
