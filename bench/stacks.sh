@@ -7,8 +7,9 @@
 #
 # For each shape and each of tach-decode (collapsed, --format samples, --format info),
 # tach2pprof and tach2gecko (--no-gzip), with two threads and with TACHFMT_THREADS=1:
-# the best of BENCH_RUNS (3) runs by CPU seconds (user + system), and that run's peak RSS.
-# CPU seconds, not wall time: the machine may be shared. Reports; never fails on timing.
+# the best of BENCH_RUNS (3) runs by CPU seconds (user + system), and that run's wall time,
+# samples per wall second and peak RSS. CPU seconds are the figure to compare when the
+# machine is shared; the rate needs it idle. Reports; never fails on timing.
 # Environment: BUILD_ROOT (./build), BENCH_DIR (inputs, kept for reuse; default
 # /tmp/tachfmt-stacks), BENCH_SHARED (where gperf_deep_recursive.tach is; default
 # ../shared/bench beside the source tree), BENCH_SAMPLES (churn/rle size, 10000000).
@@ -37,19 +38,21 @@ input() { # shape -> path, made once
 	echo "$f"
 }
 
-measure() { # label, command...
-	local label=$1 best= rss= i
+measure() { # label, command...: the best run by CPU seconds, its wall time and rate
+	local label=$1 best= rss= wall= i u s m el
 	shift
 	for i in $(seq "$runs"); do
-		timeout 900 /usr/bin/time -o "$dir/time.txt" -f '%U %S %M' "$@" >/dev/null
-		read -r u s m <"$dir/time.txt"
+		timeout 900 /usr/bin/time -o "$dir/time.txt" -f '%U %S %M %e' "$@" >/dev/null
+		read -r u s m el <"$dir/time.txt"
 		local c
 		c=$(awk -v u="$u" -v s="$s" 'BEGIN { printf "%.2f", u + s }')
 		if [ -z "$best" ] || awk -v a="$c" -v b="$best" 'BEGIN { exit !(a < b) }'; then
-			best=$c rss=$m
+			best=$c rss=$m wall=$el
 		fi
 	done
-	printf '  %-28s %7.2f s CPU %8.1f MiB RSS\n' "$label" "$best" "$(awk -v m="$rss" 'BEGIN { print m / 1024 }')"
+	printf '  %-24s %7.2f s CPU %7.2f s wall %7.1f M samples/s %8.1f MiB RSS\n' "$label" \
+		"$best" "$wall" "$(awk -v n="$n" -v w="$wall" 'BEGIN { print (w > 0 ? n / w / 1e6 : 0) }')" \
+		"$(awk -v m="$rss" 'BEGIN { print m / 1024 }')"
 }
 
 for shape in "${shapes[@]}"; do
