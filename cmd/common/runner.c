@@ -192,7 +192,7 @@ static void help(const struct tc_prog *p)
 	if (p->description)
 		printf("%s\n\n", p->description);
 	if (p->many)
-		printf("Reads each FILE in turn; - is standard input (once at most).\n\nOptions:\n");
+		printf("Reads every FILE; - is standard input (once at most).\n\nOptions:\n");
 	else
 		printf("Reads FILE, or standard input when FILE is - or absent.\n\nOptions:\n");
 	if (p->outputs[1].name) {
@@ -872,24 +872,23 @@ const char *tc_opt_value(const struct tc_run *run, const char *name)
 	return NULL;
 }
 
+int tc_output_failed(struct tc_run *run)
+{
+	fprintf(stderr, "%s: %s: %s\n", run->prog->name, run->out_name, strerror(errno));
+	return 1;
+}
+
 /* An output with its own handler (tach-decode's info) writes through stdio. */
 static int run_handler(struct tc_run *run, struct tach_reader *r, int outfd)
 {
-	const char *prog = run->prog->name;
 	FILE *f = fdopen(dup(outfd), "w");
-	if (!f) {
-		fprintf(stderr, "%s: %s: %s\n", prog, run->out_name, strerror(errno));
-		return 1;
-	}
+	if (!f)
+		return tc_output_failed(run);
 	int status = run->output->handler(run, r, f);
-	if ((fflush(f) || ferror(f)) && !status) {
-		fprintf(stderr, "%s: %s: %s\n", prog, run->out_name, strerror(errno));
-		status = 1;
-	}
-	if (fclose(f) && !status) {
-		fprintf(stderr, "%s: %s: %s\n", prog, run->out_name, strerror(errno));
-		status = 1;
-	}
+	if ((fflush(f) || ferror(f)) && !status)
+		status = tc_output_failed(run);
+	if (fclose(f) && !status)
+		status = tc_output_failed(run);
 	return status;
 }
 

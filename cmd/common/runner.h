@@ -96,6 +96,8 @@ const char *tc_opt_value(const struct tc_run *run, const char *name);
 struct tach_writer *tc_writer_new(struct tc_run *run, int *status);
 /* Reports a writer failure the standard way; returns the exit status. */
 int tc_writer_failed(struct tc_run *run, struct tach_writer *w);
+/* Reports a failure to write the output (errno says what); returns the exit status. */
+int tc_output_failed(struct tc_run *run);
 /* A warning about the run itself ("prog: warning: ..."), unless -q. */
 void tc_warn(struct tc_run *run, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* With -v: how many samples were read and written. */
