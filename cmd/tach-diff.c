@@ -123,8 +123,10 @@ static int parse(struct diff *d, int k)
 		char *sp = nl ? nl : end;
 		while (sp > p && sp[-1] != ' ')
 			sp--;
-		if (sp == p) /* our writer's lines always have a count */
-			return oom();
+		if (sp == p) { /* the collapsed writer ends every line with a count */
+			fprintf(stderr, "tach-diff: internal error: a folded line without a count\n");
+			return 1;
+		}
 		uint64_t n = strtoull(sp, NULL, 10);
 		if (d->ne == d->cap) {
 			size_t cap = d->cap ? 2 * d->cap : 256;
