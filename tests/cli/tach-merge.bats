@@ -48,6 +48,17 @@ summed() {
 	[[ "$output" == *"libtachfmt"* ]]
 }
 
+@test "--from offers and takes every format the library reads" {
+	local f want got
+	want=$("$BUILD_ROOT/tests/list_formats" read | tr ' ' '\n' | sort | xargs)
+	got=$(tach-merge --help | sed -n 's/.*--from FORMAT .*(\(.*\))$/\1/p' | tr ' ' '\n' | sort | xargs)
+	[ -n "$want" ] && [ "$want" = "$got" ]
+	for f in $want; do
+		run tach-merge --from "$f" -o "$TMP/o" /dev/null
+		[ "$status" -ne 2 ] || { echo "--from $f: $output"; false; }
+	done
+}
+
 @test "usage errors exit 2" {
 	run tach-merge
 	[ "$status" -eq 2 ]
