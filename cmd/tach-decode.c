@@ -47,23 +47,13 @@ static int info(struct tc_run *run, struct tach_reader *r, FILE *out)
 	return 0;
 }
 
-static const struct tc_opt collapsed_opts[] = {
-	{ "labels", 0, "STYLE", "w:labels", NULL,
-	  "collapsed frame labels: cpython (file:func:line) or pyspy (func (file:line))",
-	  "cpython pyspy", false },
-	{ "full-paths", 0, NULL, "w:full-paths", "yes", "collapsed: keep full file paths", NULL, false },
-	{ "no-thread-frames", 0, NULL, "w:thread-frames", "no",
-	  "collapsed: no tid:N root frame; merge threads", NULL, false },
-	{ 0 },
-};
-
 static const struct tc_opt samples_opts[] = {
 	TC_MAX_SAMPLES_OPT,
 	{ 0 },
 };
 
 static const struct tc_output outputs[] = {
-	{ "collapsed", "collapsed", false, NULL, "folded stacks for flamegraph.pl", collapsed_opts },
+	{ "collapsed", "collapsed", false, NULL, "folded stacks for flamegraph.pl", tc_collapsed_opts },
 	{ "samples", "samples", false, NULL, "every sample, lossless text", samples_opts },
 	{ "info", NULL, false, info, "header, counts and record statistics", NULL },
 	{ 0 },

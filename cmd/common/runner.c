@@ -19,10 +19,16 @@
 #define MAX_OPTS 64
 #define MAX_THREADS 64
 
+struct cli;
+
 struct tc_run {
 	const struct tc_prog *prog;
 	const struct tc_output *output;
-	const char *in_name;
+	struct cli *cli;
+	struct tc_input *inputs; /* in command-line order */
+	size_t ninputs;
+	const char *from;       /* --from: the input format, or NULL for the program's */
+	const char *in_name;    /* the input's name, or what names them all in a message */
 	const char *out_name;
 	bool quiet, verbose, force;
 	bool in_place;          /* -o names a device or FIFO: no temporary file */
@@ -69,9 +75,13 @@ static void on_sigbus(int sig)
 
 static void catch_shrinking_input(const struct tc_run *run)
 {
-	int n = snprintf(shrink_msg, sizeof(shrink_msg),
-			 "%s: %s: read error: the file became shorter while it was read\n",
-			 run->prog->name, run->in_name);
+	int n = run->ninputs == 1
+		? snprintf(shrink_msg, sizeof(shrink_msg),
+			   "%s: %s: read error: the file became shorter while it was read\n",
+			   run->prog->name, run->in_name)
+		: snprintf(shrink_msg, sizeof(shrink_msg),
+			   "%s: read error: an input file became shorter while it was read\n",
+			   run->prog->name);
 	shrink_len = n < 0 ? 0 : (size_t)n < sizeof(shrink_msg) ? (size_t)n : sizeof(shrink_msg) - 1;
 	struct sigaction sa;
 	memset(&sa, 0, sizeof(sa));
@@ -118,6 +128,16 @@ static void default_max_samples(const struct tc_output *out, struct tach_reader 
 		}
 }
 
+const struct tc_opt tc_collapsed_opts[] = {
+	{ "labels", 0, "STYLE", "w:labels", NULL,
+	  "collapsed frame labels: cpython (file:func:line) or pyspy (func (file:line))",
+	  "cpython pyspy", false },
+	{ "full-paths", 0, NULL, "w:full-paths", "yes", "collapsed: keep full file paths", NULL, false },
+	{ "no-thread-frames", 0, NULL, "w:thread-frames", "no",
+	  "collapsed: no tid:N root frame; merge threads", NULL, false },
+	{ 0 },
+};
+
 const struct tc_output tc_tach_output[] = {
 	{ "tach", "tach", true, NULL, "TACH binary", tach_writer_opts },
 	{ 0 },
@@ -147,7 +167,7 @@ static size_t gather_opts(const struct tc_prog *p, const struct tc_opt **all,
 
 static void usage_line(FILE *f, const struct tc_prog *p)
 {
-	fprintf(f, "Usage: %s [OPTION]... [FILE|-]\n", p->name);
+	fprintf(f, "Usage: %s [OPTION]... %s\n", p->name, p->many ? p->many->args : "[FILE|-]");
 }
 
 static void print_opt(FILE *f, const struct tc_opt *o)
@@ -171,7 +191,10 @@ static void help(const struct tc_prog *p)
 	printf("%s\n\n", p->summary);
 	if (p->description)
 		printf("%s\n\n", p->description);
-	printf("Reads FILE, or standard input when FILE is - or absent.\n\nOptions:\n");
+	if (p->many)
+		printf("Reads every FILE; - is standard input (once at most).\n\nOptions:\n");
+	else
+		printf("Reads FILE, or standard input when FILE is - or absent.\n\nOptions:\n");
 	if (p->outputs[1].name) {
 		char choices[256] = "";
 		for (const struct tc_output *o = p->outputs; o->name; o++) {
@@ -225,11 +248,11 @@ static void print_pos(FILE *f, const char *name, int kind, uint64_t pos)
 
 static void on_warn(void *ctx, const char *msg, int kind, uint64_t pos)
 {
-	struct tc_run *run = ctx;
-	if (run->quiet)
+	const struct tc_input *in = ctx;
+	if (in->run->quiet)
 		return;
-	fprintf(stderr, "%s: ", run->prog->name);
-	print_pos(stderr, run->in_name, kind, pos);
+	fprintf(stderr, "%s: ", in->run->prog->name);
+	print_pos(stderr, in->name, kind, pos);
 	fprintf(stderr, "warning: %s\n", msg);
 }
 
@@ -241,13 +264,29 @@ static void on_writer_warn(void *ctx, const char *msg, int kind, uint64_t pos)
 	fprintf(stderr, "%s: %s: warning: %s\n", run->prog->name, run->out_name, msg);
 }
 
+void tc_warn(struct tc_run *run, const char *fmt, ...)
+{
+	if (run->quiet)
+		return;
+	va_list ap;
+	fprintf(stderr, "%s: warning: ", run->prog->name);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
 int tc_reader_failed(struct tc_run *run, struct tach_reader *r)
 {
 	int kind;
 	uint64_t pos;
 	const char *msg = tach_reader_error(r, &kind, &pos);
+	const char *name = run->in_name;
+	for (size_t i = 0; i < run->ninputs; i++)
+		if (run->inputs[i].r == r)
+			name = run->inputs[i].name;
 	fprintf(stderr, "%s: ", run->prog->name);
-	print_pos(stderr, run->in_name, kind, pos);
+	print_pos(stderr, name, kind, pos);
 	fprintf(stderr, "%s\n", msg ? msg : "unknown error");
 	return 1;
 }
@@ -477,6 +516,26 @@ static int set_opt(struct tc_run *run, struct tach_reader *r, struct tach_writer
 	return 0;
 }
 
+int tc_writer_failed(struct tc_run *run, struct tach_writer *w)
+{
+	const char *msg = tach_writer_error(w);
+	fprintf(stderr, "%s: %s: %s\n", run->prog->name, run->out_name, msg ? msg : "unknown error");
+	return 1;
+}
+
+void tc_report_counts(const struct tc_run *run)
+{
+	if (!run->verbose)
+		return;
+	fprintf(stderr, "%s: ", run->prog->name);
+	if (run->ninputs == 1)
+		fprintf(stderr, "%s: ", run->in_name);
+	else
+		fprintf(stderr, "%zu inputs: ", run->ninputs);
+	fprintf(stderr, "%llu samples read, %llu written\n", (unsigned long long)run->read_samples,
+		(unsigned long long)run->kept_samples);
+}
+
 /* The next sample from the reading thread when there is one. */
 static int next_sample(struct tc_run *run, struct tach_reader *r, struct tc_pipe *pipe,
 		       const struct tach_sample **s)
@@ -521,18 +580,14 @@ static int convert(struct tc_run *run, struct tach_reader *r, struct tach_writer
 	}
 	if (tach_writer_close(w))
 		goto werr;
-	if (run->verbose)
-		fprintf(stderr, "%s: %s: %llu samples read, %llu written\n", run->prog->name,
-			run->in_name, (unsigned long long)run->read_samples,
-			(unsigned long long)run->kept_samples);
+	tc_report_counts(run);
 	return 0;
 rerr:
 	/* the thread has stopped reading: the reader's error is settled */
 	status = input_failed(run, r, pipe);
 	goto out;
 werr:
-	fprintf(stderr, "%s: %s: %s\n", run->prog->name, run->out_name, tach_writer_error(w));
-	status = 1;
+	status = tc_writer_failed(run, w);
 out:
 	if (pipe)
 		tc_pipe_stop(pipe);
@@ -575,6 +630,16 @@ static void build_getopt(const struct tc_prog *prog, struct cli *c)
 	c->lopts[nl] = (struct option){ 0 };
 }
 
+static bool readable_format(const char *name)
+{
+	int can_read;
+	const char *f;
+	for (size_t i = 0; (f = tach_format_name(i, &can_read, NULL)); i++)
+		if (can_read && !strcmp(f, name))
+			return true;
+	return false;
+}
+
 /* The options the runner handles itself (output, messages, filters); -1 when name is not
  * one of them, else 0 or a usage error's exit status. */
 static int take_common(struct tc_run *run, const char *name, const char *arg)
@@ -600,6 +665,10 @@ static int take_common(struct tc_run *run, const char *name, const char *arg)
 		if (parse_status(run, arg))
 			return usage_error(prog, "bad --status list '%s'", arg);
 		run->filtering = true;
+	} else if (!strcmp(name, "from")) {
+		if (!readable_format(arg))
+			return usage_error(prog, "--from: no reader for format '%s'", arg);
+		run->from = arg;
 	} else if (!strcmp(name, "from-us") || !strcmp(name, "to-us")) {
 		if (!parse_u64(arg, &v))
 			return usage_error(prog, "--%s needs a number, not '%s'", name, arg);
@@ -674,78 +743,181 @@ static int take_option(struct tc_run *run, struct cli *c, int ch, char **argv)
 	return keep_value(c, idx, optarg) ? 1 : -1;
 }
 
-/* The input file or stdin; its name is kept for messages. 0 or the exit status. */
-static int open_input(struct tc_run *run, int argc, char **argv, int *fd)
+/* One input: a path, or stdin for "-"; its name is kept for messages. 0 or the exit status. */
+static int open_one_input(struct tc_run *run, struct tc_input *in, const char *path,
+			  bool *stdin_taken)
 {
-	if (argc - optind > 1)
-		return usage_error(run->prog, "one input file at most");
-	run->in_name = optind < argc ? argv[optind] : "-";
-	*fd = STDIN_FILENO;
-	if (!strcmp(run->in_name, "-")) {
-		run->in_name = "<stdin>";
+	in->run = run;
+	if (!strcmp(path, "-")) {
+		if (*stdin_taken)
+			return usage_error(run->prog, "standard input (-) given more than once");
+		*stdin_taken = true;
+		in->name = "<stdin>";
+		in->fd = STDIN_FILENO;
 		return 0;
 	}
-	*fd = open(run->in_name, O_RDONLY | O_CLOEXEC);
-	if (*fd < 0) {
-		fprintf(stderr, "%s: %s: %s\n", run->prog->name, run->in_name, strerror(errno));
+	in->name = path;
+	in->fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (in->fd < 0) {
+		fprintf(stderr, "%s: %s: %s\n", run->prog->name, path, strerror(errno));
 		return 1;
 	}
 	return 0;
 }
 
-/* The option values into the reader and writer, now that the output is known. */
-static int apply_options(struct tc_run *run, struct cli *c, struct tach_reader *r,
+/* The input files named on the command line (standard input when a one-input program is
+ * given none), all opened before any output exists. 0 or the exit status. */
+static int open_inputs(struct tc_run *run, int nargs, char **args)
+{
+	const struct tc_prog *p = run->prog;
+	size_t n = (size_t)nargs, min = p->many ? p->many->min : 0, max = p->many ? p->many->max : 1;
+	if (max == 1 && n > 1)
+		return usage_error(p, "one input file at most");
+	if (n < min || (max && n > max)) {
+		if (min == max)
+			return usage_error(p, "%zu input files needed, not %zu", min, n);
+		if (!max)
+			return usage_error(p, "%zu or more input files needed, not %zu", min, n);
+		return usage_error(p, "%zu to %zu input files needed, not %zu", min, max, n);
+	}
+	size_t count = n ? n : 1;
+	run->inputs = calloc(count, sizeof(*run->inputs));
+	if (!run->inputs) {
+		fprintf(stderr, "%s: out of memory\n", p->name);
+		return 1;
+	}
+	bool stdin_taken = false;
+	for (size_t i = 0; i < count; i++) {
+		run->inputs[i].fd = -1;
+		run->ninputs = i + 1;
+		int status = open_one_input(run, &run->inputs[i], n ? args[i] : "-", &stdin_taken);
+		if (status)
+			return status;
+	}
+	run->in_name = run->inputs[0].name;
+	return 0;
+}
+
+static void close_inputs(struct tc_run *run)
+{
+	for (size_t i = 0; i < run->ninputs; i++) {
+		tach_reader_free(run->inputs[i].r);
+		if (run->inputs[i].fd > STDIN_FILENO)
+			close(run->inputs[i].fd);
+	}
+	free(run->inputs);
+	run->inputs = NULL;
+	run->ninputs = 0;
+}
+
+/* The values of options whose target starts with kind ('r' reader, 'w' writer) into r or w. */
+static int apply_targets(struct tc_run *run, struct cli *c, char kind, struct tach_reader *r,
 			 struct tach_writer *w)
 {
-	default_max_samples(run->output, r);
 	for (size_t i = 0; i < c->n; i++) {
-		if (!c->values[i])
+		const char *t = c->all[i]->target;
+		if (!c->values[i] || !t || t[0] != kind)
 			continue;
 		if (c->owner[i] && c->owner[i] != run->output)
 			return usage_error(run->prog, "--%s applies to --format %s only",
 					   c->all[i]->name, c->owner[i]->name);
-		int status = c->all[i]->target ? set_opt(run, r, w, c->all[i]->target, c->values[i]) : 0;
+		int status = set_opt(run, r, w, t, c->values[i]);
 		if (status)
 			return status;
 	}
 	return 0;
 }
 
+/* Every input's reader, of the --from format, with the reader options set. */
+static int make_readers(struct tc_run *run)
+{
+	const char *format = run->from ? run->from : run->prog->reader;
+	for (size_t i = 0; i < run->ninputs; i++) {
+		struct tc_input *in = &run->inputs[i];
+		in->r = tach_reader_new(format);
+		if (!in->r) {
+			fprintf(stderr, "%s: out of memory\n", run->prog->name);
+			return 1;
+		}
+		tach_reader_set_warn(in->r, on_warn, in);
+		default_max_samples(run->output, in->r);
+		int status = apply_targets(run, run->cli, 'r', in->r, NULL);
+		if (status)
+			return status;
+	}
+	return 0;
+}
+
+struct tach_writer *tc_writer_new(struct tc_run *run, int *status)
+{
+	struct tach_writer *w = tach_writer_new(run->output->writer);
+	if (!w) {
+		fprintf(stderr, "%s: out of memory\n", run->prog->name);
+		*status = 1;
+		return NULL;
+	}
+	tach_writer_set_warn(w, on_writer_warn, run);
+	if ((*status = apply_targets(run, run->cli, 'w', NULL, w))) {
+		tach_writer_free(w);
+		return NULL;
+	}
+	return w;
+}
+
+const char *tc_opt_value(const struct tc_run *run, const char *name)
+{
+	for (size_t i = 0; i < run->cli->n; i++)
+		if (!strcmp(run->cli->all[i]->name, name))
+			return run->cli->values[i];
+	return NULL;
+}
+
+int tc_output_failed(struct tc_run *run)
+{
+	fprintf(stderr, "%s: %s: %s\n", run->prog->name, run->out_name, strerror(errno));
+	return 1;
+}
+
 /* An output with its own handler (tach-decode's info) writes through stdio. */
 static int run_handler(struct tc_run *run, struct tach_reader *r, int outfd)
 {
-	const char *prog = run->prog->name;
 	FILE *f = fdopen(dup(outfd), "w");
-	if (!f) {
-		fprintf(stderr, "%s: %s: %s\n", prog, run->out_name, strerror(errno));
-		return 1;
-	}
+	if (!f)
+		return tc_output_failed(run);
 	int status = run->output->handler(run, r, f);
-	if ((fflush(f) || ferror(f)) && !status) {
-		fprintf(stderr, "%s: %s: %s\n", prog, run->out_name, strerror(errno));
-		status = 1;
-	}
-	if (fclose(f) && !status) {
-		fprintf(stderr, "%s: %s: %s\n", prog, run->out_name, strerror(errno));
-		status = 1;
-	}
+	if ((fflush(f) || ferror(f)) && !status)
+		status = tc_output_failed(run);
+	if (fclose(f) && !status)
+		status = tc_output_failed(run);
 	return status;
 }
 
-/* Reads the input into the output; the handles are the caller's. */
-static int run_io(struct tc_run *run, struct cli *c, struct tach_reader *r, struct tach_writer *w,
-		  int infd)
+/* Opens every reader on its input, then reads them into the output. */
+static int read_inputs(struct tc_run *run, struct tach_writer *w, int outfd)
 {
-	int status = apply_options(run, c, r, w), outfd = -1;
-	if (status || (status = open_output(run, &outfd)))
-		return status;
-	if (tach_reader_open_fd(r, infd) < 0)
-		status = tc_reader_failed(run, r);
-	else if (run->output->handler)
-		status = run_handler(run, r, outfd);
-	else
-		status = convert(run, r, w, outfd);
-	return finish_output(run, outfd, status);
+	for (size_t i = 0; i < run->ninputs; i++)
+		if (tach_reader_open_fd(run->inputs[i].r, run->inputs[i].fd) < 0)
+			return tc_reader_failed(run, run->inputs[i].r);
+	if (run->prog->many)
+		return run->prog->many->run(run, run->inputs, run->ninputs, w, outfd);
+	if (run->output->handler)
+		return run_handler(run, run->inputs[0].r, outfd);
+	return convert(run, run->inputs[0].r, w, outfd);
+}
+
+/* The open inputs into the output; usage errors come before any output exists. */
+static int run_io(struct tc_run *run)
+{
+	struct tach_writer *w = NULL;
+	int status = make_readers(run), outfd = -1;
+	if (!status && run->output->writer)
+		w = tc_writer_new(run, &status);
+	else if (!status)
+		status = apply_targets(run, run->cli, 'w', NULL, NULL);
+	if (!status && !(status = open_output(run, &outfd)))
+		status = finish_output(run, outfd, read_inputs(run, w, outfd));
+	tach_writer_free(w);
+	return status;
 }
 
 int tc_main(int argc, char **argv, const struct tc_prog *prog)
@@ -753,30 +925,18 @@ int tc_main(int argc, char **argv, const struct tc_prog *prog)
 	struct tc_run run = { .prog = prog, .output = &prog->outputs[0], .to_us = UINT64_MAX };
 	struct cli c;
 	memset(&c, 0, sizeof(c));
+	run.cli = &c;
 	build_getopt(prog, &c);
-	int ch, status = -1, infd = -1;
+	int ch, status = -1;
 	opterr = 0;
 	while (status < 0 && (ch = getopt_long(argc, argv, c.shorts, c.lopts, NULL)) != -1)
 		status = take_option(&run, &c, ch, argv);
-	if (status < 0 && !(status = open_input(&run, argc, argv, &infd))) {
+	if (status < 0 && !(status = open_inputs(&run, argc - optind, argv + optind))) {
 		catch_shrinking_input(&run);
-		struct tach_reader *r = tach_reader_new(prog->reader);
-		struct tach_writer *w = run.output->writer ? tach_writer_new(run.output->writer) : NULL;
-		if (!r || (run.output->writer && !w)) {
-			fprintf(stderr, "%s: out of memory\n", prog->name);
-			status = 1;
-		} else {
-			tach_reader_set_warn(r, on_warn, &run);
-			if (w)
-				tach_writer_set_warn(w, on_writer_warn, &run);
-			status = run_io(&run, &c, r, w, infd);
-		}
-		tach_reader_free(r);
-		tach_writer_free(w);
+		status = run_io(&run);
 	}
+	close_inputs(&run);
 	for (size_t i = 0; i < c.n; i++)
 		free(c.joined[i]);
-	if (infd > STDIN_FILENO)
-		close(infd);
 	return status;
 }

@@ -23,6 +23,14 @@ struct tc_opt {
 
 struct tc_run;
 
+/* One input as the runner opened it: the reader of the --from format on the file or stdin. */
+struct tc_input {
+	const char *name;        /* for messages: the path as given, or <stdin> */
+	int fd;
+	struct tach_reader *r;
+	struct tc_run *run;
+};
+
 /* An output choice of --format: a writer format, or a custom handler. */
 struct tc_output {
 	const char *name;
@@ -45,6 +53,24 @@ struct tc_output {
  * that writes TACH: outputs = tc_tach_output. */
 extern const struct tc_output tc_tach_output[];
 
+/* A program that reads several inputs (tach-merge, tach-diff). The runner opens them all,
+ * with the reader options applied to each, and the output, then hands over; w is the output's
+ * writer with its options set (NULL for a handler output). Returns the exit status. */
+struct tc_many {
+	size_t min, max;       /* how many inputs; max 0: no limit */
+	const char *args;      /* the operands for --help, e.g. "FILE..." */
+	int (*run)(struct tc_run *run, struct tc_input *in, size_t n, struct tach_writer *w,
+		   int outfd);
+};
+
+/* --from FORMAT: the format every input is read as (a readable name of tach_format_name). */
+#define TC_FROM_OPT                                                                        \
+	{ "from", 0, "FORMAT", NULL, NULL, "read the inputs as FORMAT (default tach)",     \
+	  "tach samples collapsed gperf sampler", false }
+
+/* The collapsed writer's options, as tach-decode and tach-diff offer them. */
+extern const struct tc_opt tc_collapsed_opts[];
+
 struct tc_prog {
 	const char *name;
 	const char *summary;   /* one line */
@@ -52,6 +78,7 @@ struct tc_prog {
 	const struct tc_output *outputs; /* first is the default; more means --format */
 	const struct tc_opt *opts;       /* terminated by a zero entry */
 	const char *description;         /* paragraph for --help */
+	const struct tc_many *many;      /* NULL: one input, FILE or standard input */
 };
 
 int tc_main(int argc, char **argv, const struct tc_prog *prog);
@@ -60,5 +87,20 @@ int tc_main(int argc, char **argv, const struct tc_prog *prog);
 int tc_reader_failed(struct tc_run *run, struct tach_reader *r);
 /* For handlers: the next sample after filters, as tc_main's loop sees it. */
 int tc_next(struct tc_run *run, struct tach_reader *r, const struct tach_sample **s);
+
+
+/* The value given for the program's own option NAME (one without a target), or NULL. */
+const char *tc_opt_value(const struct tc_run *run, const char *name);
+/* A writer for the chosen output with its options set and warnings reported; NULL after a
+ * message, with *status the exit status. */
+struct tach_writer *tc_writer_new(struct tc_run *run, int *status);
+/* Reports a writer failure the standard way; returns the exit status. */
+int tc_writer_failed(struct tc_run *run, struct tach_writer *w);
+/* Reports a failure to write the output (errno says what); returns the exit status. */
+int tc_output_failed(struct tc_run *run);
+/* A warning about the run itself ("prog: warning: ..."), unless -q. */
+void tc_warn(struct tc_run *run, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* With -v: how many samples were read and written. */
+void tc_report_counts(const struct tc_run *run);
 
 #endif

@@ -1,0 +1,328 @@
+/* tach-merge: several profiles into one TACH profile.
+ *
+ * Samples are interleaved by timestamp, a k-way merge over a heap that holds one pending
+ * sample per input (ties go to the input named first, so the output is the same bytes every
+ * time), or with --concat written input after input. Every input is read once, front to
+ * back. Each input's frames live in its reader's dict; they are mapped into one output dict
+ * as they first appear, so memory follows distinct frames and stacks (the TACH writer's),
+ * plus one pending sample per input, never the number of samples. */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/runner.h"
+
+/* An input's string or frame ids in the output dict: 0 not mapped yet, else id + 1. */
+struct idmap {
+	uint32_t *ids;
+	size_t cap;
+};
+
+struct src {
+	struct tc_input *in;
+	struct tach_sample s;   /* the pending sample; its frames belong to the reader */
+	bool live;              /* s is pending */
+	struct idmap strings, frames;
+	uint32_t tag;           /* --tag-inputs: the output id of the input's root frame */
+};
+
+struct merge {
+	struct tc_run *run;
+	struct tach_writer *w;
+	struct tach_dict *dict; /* the output's */
+	struct src *src;
+	size_t n;
+	size_t *heap;           /* inputs with a pending sample, earliest first */
+	size_t nheap;
+	uint32_t *frames;       /* the sample being written, in output ids */
+	size_t frames_cap;
+	bool tag;
+};
+
+/* Room for index id; the map grows with the ids an input's samples use. */
+static bool idmap_reserve(struct idmap *m, uint32_t id)
+{
+	if (id < m->cap)
+		return true;
+	size_t cap = m->cap ? m->cap : 64;
+	while (cap <= id)
+		cap *= 2;
+	uint32_t *p = realloc(m->ids, cap * sizeof(*p));
+	if (!p)
+		return false;
+	memset(p + m->cap, 0, (cap - m->cap) * sizeof(*p));
+	m->ids = p;
+	m->cap = cap;
+	return true;
+}
+
+static int map_string(struct merge *m, struct src *sr, uint32_t id, uint32_t *out)
+{
+	if (id < sr->strings.cap && sr->strings.ids[id]) {
+		*out = sr->strings.ids[id] - 1;
+		return TACH_OK;
+	}
+	size_t len;
+	const char *s = tach_dict_string(tach_reader_dict(sr->in->r), id, &len);
+	if (!s)
+		return TACH_E_USAGE;
+	if (!idmap_reserve(&sr->strings, id))
+		return TACH_E_NOMEM;
+	int rc = tach_dict_intern_string(m->dict, s, len, out);
+	if (rc == TACH_OK)
+		sr->strings.ids[id] = *out + 1;
+	return rc;
+}
+
+static int map_frame(struct merge *m, struct src *sr, uint32_t id, uint32_t *out)
+{
+	if (id < sr->frames.cap && sr->frames.ids[id]) {
+		*out = sr->frames.ids[id] - 1;
+		return TACH_OK;
+	}
+	const struct tach_frame *f = tach_dict_frame(tach_reader_dict(sr->in->r), id);
+	if (!f)
+		return TACH_E_USAGE;
+	struct tach_frame g = *f;
+	int rc;
+	if ((rc = map_string(m, sr, f->file, &g.file)) || (rc = map_string(m, sr, f->func, &g.func)))
+		return rc;
+	if (!idmap_reserve(&sr->frames, id))
+		return TACH_E_NOMEM;
+	if ((rc = tach_dict_intern_frame(m->dict, &g, out)) == TACH_OK)
+		sr->frames.ids[id] = *out + 1;
+	return rc;
+}
+
+/* --tag-inputs: a bare-name frame (file "~", no line, as collapsed inputs name frames)
+ * carrying the input's name. */
+static int make_tag(struct merge *m, struct src *sr)
+{
+	struct tach_frame f = { 0, 0, TACH_NO_LINE, TACH_NO_LINE, -1, -1, TACH_NO_OPCODE };
+	int rc = tach_dict_intern_string(m->dict, "~", 1, &f.file);
+	if (!rc)
+		rc = tach_dict_intern_string(m->dict, sr->in->name, strlen(sr->in->name), &f.func);
+	return rc ? rc : tach_dict_intern_frame(m->dict, &f, &sr->tag);
+}
+
+/* Writes input i's pending sample with its frames in output ids. */
+static int put_pending(struct merge *m, size_t i)
+{
+	struct src *sr = &m->src[i];
+	struct tach_sample s = sr->s;
+	size_t depth = (size_t)s.depth + m->tag;
+	if (depth > m->frames_cap) {
+		uint32_t *p = realloc(m->frames, depth * sizeof(*p));
+		if (!p)
+			return TACH_E_NOMEM;
+		m->frames = p;
+		m->frames_cap = depth;
+	}
+	for (uint32_t k = 0; k < s.depth; k++) {
+		int rc = map_frame(m, sr, s.frames[k], &m->frames[k]);
+		if (rc)
+			return rc;
+	}
+	if (m->tag)
+		m->frames[s.depth] = sr->tag;
+	s.frames = m->frames;
+	s.depth = (uint32_t)depth;
+	/* The hint speaks of the previous sample of the thread in this input; in the output
+	 * that may be another input's. */
+	if (m->n > 1)
+		s.same_outer = 0;
+	return tach_writer_put(m->w, m->dict, &s);
+}
+
+/* The next sample of input i into its pending slot; 0 or the exit status. */
+static int pull(struct merge *m, size_t i)
+{
+	const struct tach_sample *s;
+	int rc = tc_next(m->run, m->src[i].in->r, &s);
+	m->src[i].live = rc == TACH_OK;
+	if (rc == TACH_OK)
+		m->src[i].s = *s; /* tc_next's filtered copy is one for all inputs */
+	return rc < 0 ? tc_reader_failed(m->run, m->src[i].in->r) : 0;
+}
+
+static bool earlier(const struct merge *m, size_t a, size_t b)
+{
+	uint64_t ta = m->src[a].s.timestamp_us, tb = m->src[b].s.timestamp_us;
+	return ta != tb ? ta < tb : a < b;
+}
+
+static void sift_down(struct merge *m, size_t k)
+{
+	for (;;) {
+		size_t c = 2 * k + 1;
+		if (c >= m->nheap)
+			return;
+		if (c + 1 < m->nheap && earlier(m, m->heap[c + 1], m->heap[c]))
+			c++;
+		if (!earlier(m, m->heap[c], m->heap[k]))
+			return;
+		size_t t = m->heap[c];
+		m->heap[c] = m->heap[k];
+		m->heap[k] = t;
+		k = c;
+	}
+}
+
+/* The output header: the earliest start, the inputs' interval when they agree (else the
+ * smallest, with a warning), the rest from the first input. */
+static struct tach_meta merged_meta(struct merge *m)
+{
+	struct tach_meta out = *tach_reader_meta(m->src[0].in->r);
+	out.size = sizeof(out);
+	uint64_t iv = 0;
+	bool differ = false;
+	for (size_t i = 0; i < m->n; i++) {
+		const struct tach_meta *im = tach_reader_meta(m->src[i].in->r);
+		if (im->start_time_us < out.start_time_us)
+			out.start_time_us = im->start_time_us;
+		if (im->profiling_config != out.profiling_config)
+			out.profiling_config = 0;
+		if (!im->interval_us)
+			continue;
+		if (iv && im->interval_us != iv)
+			differ = true;
+		if (!iv || im->interval_us < iv)
+			iv = im->interval_us;
+	}
+	if (differ)
+		tc_warn(m->run, "the inputs' sample intervals differ: the output's is the smallest, "
+			"%" PRIu64 " us", iv);
+	out.interval_us = iv;
+	/* What describes one input's file or records does not describe the merge. */
+	out.has_stats = 0;
+	out.record_order = 0;
+	return out;
+}
+
+/* An exit status for a failed put: the writer's message, or the mapping's. */
+static int put_failed(struct merge *m, int rc)
+{
+	if (tach_writer_error(m->w))
+		return tc_writer_failed(m->run, m->w);
+	fprintf(stderr, "tach-merge: %s\n", tach_strerror(rc));
+	return 1;
+}
+
+/* --concat: each input's samples in turn, in their own order. */
+static int write_concat(struct merge *m)
+{
+	for (size_t i = 0; i < m->n; i++)
+		while (m->src[i].live) {
+			int rc = put_pending(m, i), status;
+			if (rc)
+				return put_failed(m, rc);
+			if ((status = pull(m, i)))
+				return status;
+		}
+	return 0;
+}
+
+/* Always the earliest pending sample; an input whose next sample goes back in time (its
+ * threads interleave) simply waits for its turn again. */
+static int write_merged(struct merge *m)
+{
+	for (size_t i = 0; i < m->n; i++)
+		if (m->src[i].live)
+			m->heap[m->nheap++] = i;
+	for (size_t k = m->nheap / 2; k-- > 0;)
+		sift_down(m, k);
+	while (m->nheap) {
+		size_t i = m->heap[0];
+		int rc = put_pending(m, i), status;
+		if (rc)
+			return put_failed(m, rc);
+		if ((status = pull(m, i)))
+			return status;
+		if (!m->src[i].live)
+			m->heap[0] = m->heap[--m->nheap];
+		sift_down(m, 0);
+	}
+	return 0;
+}
+
+/* Every input's first sample pending (text readers learn their header from it), and the
+ * --tag-inputs frames in input order. */
+static int prime(struct merge *m, struct tc_input *in)
+{
+	for (size_t i = 0; i < m->n; i++) {
+		m->src[i].in = &in[i];
+		int status = pull(m, i);
+		if (status)
+			return status;
+		if (m->tag && make_tag(m, &m->src[i])) {
+			fprintf(stderr, "tach-merge: out of memory\n");
+			return 1;
+		}
+	}
+	return 0;
+}
+
+static void free_merge(struct merge *m)
+{
+	for (size_t i = 0; m->src && i < m->n; i++) {
+		free(m->src[i].strings.ids);
+		free(m->src[i].frames.ids);
+	}
+	free(m->src);
+	free(m->heap);
+	free(m->frames);
+	tach_dict_free(m->dict);
+}
+
+static int merge(struct tc_run *run, struct tc_input *in, size_t n, struct tach_writer *w,
+		 int outfd)
+{
+	struct merge m = { .run = run, .w = w, .n = n, .tag = tc_opt_value(run, "tag-inputs") };
+	m.dict = tach_dict_new();
+	m.src = calloc(n, sizeof(*m.src));
+	m.heap = calloc(n, sizeof(*m.heap));
+	int status = 1;
+	if (!m.dict || !m.src || !m.heap) {
+		fprintf(stderr, "tach-merge: out of memory\n");
+		goto out;
+	}
+	if ((status = prime(&m, in)))
+		goto out;
+	struct tach_meta meta = merged_meta(&m);
+	if (tach_writer_open_fd(w, outfd) || tach_writer_set_meta(w, &meta)) {
+		status = tc_writer_failed(run, w);
+		goto out;
+	}
+	status = tc_opt_value(run, "concat") ? write_concat(&m) : write_merged(&m);
+	if (!status && tach_writer_close(w))
+		status = tc_writer_failed(run, w);
+	if (!status)
+		tc_report_counts(run);
+out:
+	free_merge(&m);
+	return status;
+}
+
+int main(int argc, char **argv)
+{
+	static const struct tc_opt opts[] = {
+		TC_FROM_OPT,
+		{ "concat", 0, NULL, NULL, NULL,
+		  "write the inputs one after another, not interleaved by timestamp", NULL, false },
+		{ "tag-inputs", 0, NULL, NULL, NULL,
+		  "give each input's samples an outermost frame named after the input", NULL, false },
+		{ 0 },
+	};
+	static const struct tc_many many = { 1, 0, "FILE...", merge };
+	static const struct tc_prog prog = {
+		.name = "tach-merge",
+		.summary = "Merge profiles of any readable format into one TACH profile.",
+		.reader = "tach",
+		.outputs = tc_tach_output,
+		.opts = opts,
+		.description = "Samples are interleaved by timestamp (ties in input order), or "
+			       "written input after input with --concat. Thread ids are kept.",
+		.many = &many,
+	};
+	return tc_main(argc, argv, &prog);
+}

@@ -1,0 +1,163 @@
+#!/usr/bin/env bats
+# tach-diff as a user runs it: against difffolded.pl's own output on the flame-graph fixtures
+# (tests/fixtures/flamegraph/inputs/diff.folded), against its rules written again in Python
+# (tests/cli/difffolded_rules.py) for -n and -s, against tach-decode's collapsed stacks of
+# each input, and every option and error path.
+
+setup() {
+	TMP=$(mktemp -d)
+	C=$FIXTURES/tach/cases
+	FG=$FIXTURES/flamegraph/inputs
+	RULES="python3 $SOURCE_ROOT/tests/cli/difffolded_rules.py"
+}
+
+teardown() {
+	rm -rf "$TMP"
+}
+
+# joined OPTS... -- BASE NEW: tach-decode's collapsed stacks of both, joined on the stack
+# text by awk, sorted: what tach-diff must print.
+joined() {
+	local opts=()
+	while [ "$1" != -- ]; do opts+=("$1"); shift; done
+	tach-decode "${opts[@]}" "$2" >"$TMP/b.folded"
+	tach-decode "${opts[@]}" "$3" >"$TMP/n.folded"
+	awk 'FNR == 1 { side++ } { n = $NF; $NF = ""; sub(/ $/, ""); seen[$0] = 1
+		if (side == 1) b[$0] += n; else w[$0] += n }
+		END { for (k in seen) printf "%s %d %d\n", k, b[k], w[k] }' \
+		"$TMP/b.folded" "$TMP/n.folded" | LC_ALL=C sort
+}
+
+@test "help lists the options; version names the library" {
+	run tach-diff --help
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"Usage: tach-diff [OPTION]... BASE NEW"* ]]
+	[[ "$output" == *"-n, --normalize"* && "$output" == *"-s, --strip-hex"* ]]
+	run tach-diff --version
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"libtachfmt"* ]]
+}
+
+@test "the same lines as difffolded.pl on the flame-graph fixtures" {
+	tach-diff --from collapsed --no-thread-frames "$FG/perf.folded" "$FG/perf2.folded" >"$TMP/got"
+	LC_ALL=C sort "$FG/diff.folded" | diff -u - "$TMP/got"
+	# sorted by stack bytes, the same every time
+	LC_ALL=C sort -c "$TMP/got"
+	tach-diff --from collapsed --no-thread-frames "$FG/perf.folded" "$FG/perf2.folded" | cmp - "$TMP/got"
+	# the Python rules agree with difffolded.pl itself here, so they can stand in for it below
+	$RULES "$FG/perf.folded" "$FG/perf2.folded" | diff -u "$TMP/got" -
+}
+
+@test "-n and -s as difffolded.pl's rules compute them" {
+	local o a b
+	for o in "-n" "-s" "-n -s" "-ns"; do
+		for pair in "$FG/perf.folded $FG/perf2.folded" "$FG/perf2.folded $FG/perf.folded" \
+			"$TESTDATA/diff_hex_base.folded $TESTDATA/diff_hex_new.folded"; do
+			read -r a b <<<"$pair"
+			# shellcheck disable=SC2086
+			tach-diff --from collapsed --no-thread-frames $o "$a" "$b" >"$TMP/got"
+			# shellcheck disable=SC2086
+			$RULES ${o/-ns/-n -s} "$a" "$b" | diff -u - "$TMP/got" || { echo "$o $pair"; false; }
+		done
+	done
+	# the long names, and what the hex case must show
+	tach-diff --from collapsed --no-thread-frames --normalize --strip-hex \
+		"$TESTDATA/diff_hex_base.folded" "$TESTDATA/diff_hex_new.folded" >"$TMP/got"
+	grep -qx 'prog;main;0x...;work 11 11' "$TMP/got"
+	grep -qx 'prog;main;handler0x...;0x... 1 0' "$TMP/got"
+	# -n scales BASE to NEW's total, each count truncated: short of it by less than a count a line
+	tach-diff --from collapsed --no-thread-frames -n "$FG/perf.folded" "$FG/perf2.folded" |
+		awk '{ b += $(NF - 1); n += $NF } END { exit !(b <= n && b > n - NR && n == 1619) }'
+}
+
+@test "TACH inputs: each column is tach-decode's collapsed stacks, with its label options" {
+	local o pairs=("$C/threads_interleaved.tach $C/threads_interleaved.zstd.tach"
+		"$C/recursion.tach $C/deep_stack_300.tach" "$C/non_ascii.tach $C/many_frames.tach"
+		"$C/rle_runs.tach $C/empty.tach" "$C/paths.tach $C/opcodes_columns.tach")
+	for o in "" "--no-thread-frames" "--labels pyspy" "--full-paths" "--labels cpython --full-paths --no-thread-frames"; do
+		for pair in "${pairs[@]}"; do
+			read -r a b <<<"$pair"
+			[ -e "$a" ] || continue
+			# shellcheck disable=SC2086
+			joined $o -- "$a" "$b" >"$TMP/want"
+			# shellcheck disable=SC2086
+			tach-diff $o "$a" "$b" | diff -u "$TMP/want" - || { echo "$o $pair"; false; }
+		done
+	done
+	# a profile against itself: both columns equal
+	tach-diff "$C/threads_interleaved.tach" "$C/threads_interleaved.zstd.tach" |
+		awk '$(NF - 1) != $NF { bad = 1 } END { exit bad }'
+}
+
+@test "--from samples, filters, and stdin as one input" {
+	tach-diff --from samples "$TESTDATA/mixed.samples" "$SOURCE_ROOT/examples/batch.samples" >"$TMP/got"
+	tach-encode "$TESTDATA/mixed.samples" -o "$TMP/a.tach"
+	tach-encode "$SOURCE_ROOT/examples/batch.samples" -o "$TMP/b.tach"
+	joined -- "$TMP/a.tach" "$TMP/b.tach" | diff -u - "$TMP/got"
+	tach-diff --thread 7 --status cpu "$TMP/a.tach" - <"$TMP/b.tach" >"$TMP/got"
+	joined --thread 7 --status cpu -- "$TMP/a.tach" "$TMP/b.tach" | diff -u - "$TMP/got"
+	[ -s "$TMP/got" ]
+}
+
+@test "usage errors exit 2" {
+	run tach-diff "$C/recursion.tach"
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"tach-diff: 2 input files needed, not 1"* ]]
+	run tach-diff "$C/recursion.tach" "$C/recursion.tach" "$C/recursion.tach"
+	[ "$status" -eq 2 ]
+	run tach-diff - - </dev/null
+	[ "$status" -eq 2 ]
+	run tach-diff --labels nope "$C/recursion.tach" "$C/recursion.tach"
+	[ "$status" -eq 2 ]
+	run tach-diff --from gecko "$C/recursion.tach" "$C/recursion.tach"
+	[ "$status" -eq 2 ]
+	run tach-diff -x "$C/recursion.tach" "$C/recursion.tach"
+	[ "$status" -eq 2 ]
+	[ -z "$(ls "$TMP")" ]
+}
+
+@test "a missing file, a bad BASE or NEW: exit 1 naming it, no -o file" {
+	local bad=$FIXTURES/tach/errors/err_bad_magic.tach
+	run tach-diff "$C/recursion.tach" "$TMP/missing.tach" -o "$TMP/d.txt"
+	[ "$status" -eq 1 ]
+	[ "$output" = "tach-diff: $TMP/missing.tach: No such file or directory" ]
+	run tach-diff "$bad" "$C/recursion.tach" -o "$TMP/d.txt"
+	[ "$status" -eq 1 ]
+	[[ "$output" == "tach-diff: $bad: offset "[0-9]*": "* ]]
+	run tach-diff "$C/recursion.tach" "$bad" -o "$TMP/d.txt"
+	[ "$status" -eq 1 ]
+	[[ "$output" == "tach-diff: $bad: offset "[0-9]*": "* ]]
+	printf '@interval_us 100\n1 0 100 1\tf.py:a:1\n1 0 200 1\tf.py:a:x\n' >"$TMP/bad.samples"
+	run tach-diff --from samples "$TESTDATA/mixed.samples" "$TMP/bad.samples" -o "$TMP/d.txt"
+	[ "$status" -eq 1 ]
+	[[ "$output" == "tach-diff: $TMP/bad.samples:3: "* ]]
+	[ "$(ls "$TMP")" = bad.samples ]
+}
+
+@test "-o, -v, -q, a write error" {
+	tach-diff "$C/recursion.tach" "$C/rle_runs.tach" -o "$TMP/d.txt"
+	tach-diff "$C/recursion.tach" "$C/rle_runs.tach" | cmp - "$TMP/d.txt"
+	run tach-diff -v "$C/recursion.tach" "$C/rle_runs.tach" -o "$TMP/d.txt"
+	[ "$status" -eq 0 ]
+	[ "$output" = "tach-diff: 2 inputs: 51 samples read, 51 written" ]
+	run tach-diff -q -f "$C/recursion.tach" "$C/rle_runs.tach" -o "$TMP/d.txt"
+	[ "$status" -eq 0 ] && [ -z "$output" ]
+	run bash -c 'tach-diff "$0" "$0" >/dev/full' "$C/threads_interleaved.tach"
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"tach-diff: <stdout>: No space left on device"* ]]
+}
+
+@test "completions offer exactly the long options of --help" {
+	local want
+	want=$(tach-diff --help | grep -oE -- '--[a-z][a-z-]*' | sort -u)
+	[ "$(grep -oE -- '--[a-z][a-z-]*' "$SOURCE_ROOT/completions/bash/tach-diff" | sort -u)" = "$want" ]
+	[ "$(grep -oE -- '--[a-z][a-z-]*' "$SOURCE_ROOT/completions/zsh/_tach-diff" | sort -u)" = "$want" ]
+	[ "$(grep -oE -- '-l [a-z][a-z-]*' "$SOURCE_ROOT/completions/fish/tach-diff.fish" | sed 's/^-l /--/' | sort -u)" = "$want" ]
+}
+
+@test "the man page documents every option" {
+	local o
+	for o in $(tach-diff --help | grep -oE -- '--[a-z][a-z-]*' | sort -u); do
+		grep -qE -- "\*(-[a-zA-Z], )?$o\*" "$SOURCE_ROOT/docs/tach-diff.1.scd" || { echo "missing $o"; false; }
+	done
+}

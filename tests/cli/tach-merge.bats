@@ -1,0 +1,298 @@
+#!/usr/bin/env bats
+# tach-merge as a user runs it: merges checked against the inputs sample by sample
+# (tests/cli/merge_check.py, with Python's heapq.merge as the reference k-way merge), totals
+# against the sum of the inputs' and against `go tool pprof` merging the same inputs,
+# associativity, every option and every error path.
+
+setup() {
+	TMP=$(mktemp -d)
+	C=$FIXTURES/tach/cases
+	FG=$FIXTURES/flamegraph/inputs
+	CHECK="python3 $SOURCE_ROOT/tests/cli/merge_check.py"
+	STACKS="python3 $SOURCE_ROOT/tests/pprof_stacks.py"
+	export HOME=$TMP PPROF_TMPDIR=$TMP
+}
+
+teardown() {
+	rm -rf "$TMP"
+}
+
+samples() { # TACH -> samples text in $TMP/NAME.s
+	tach-decode --format samples "$1" >"$TMP/$(basename "$1").s"
+}
+
+# merged_like INPUTS...: tach-merge's output ($TMP/m.tach) is the k-way merge of INPUTS.
+merged_like() {
+	local f args=()
+	samples "$TMP/m.tach"
+	for f in "$@"; do
+		samples "$f"
+		args+=("$TMP/$(basename "$f").s")
+	done
+	$CHECK $MODE "$TMP/m.tach.s" "${args[@]}"
+}
+
+# Collapsed stacks summed per stack, sorted: the independent total of several inputs.
+summed() {
+	awk '{ n = $NF; $NF = ""; sub(/ $/, ""); s[$0] += n } END { for (k in s) print k, s[k] }' |
+		LC_ALL=C sort
+}
+
+@test "help lists the options; version names the library" {
+	run tach-merge --help
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"Usage: tach-merge [OPTION]... FILE..."* ]]
+	[[ "$output" == *"--concat"* && "$output" == *"--tag-inputs"* && "$output" == *"--from FORMAT"* ]]
+	run tach-merge --version
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"libtachfmt"* ]]
+}
+
+@test "--from offers and takes every format the library reads" {
+	local f want got
+	want=$("$BUILD_ROOT/tests/list_formats" read | tr ' ' '\n' | sort | xargs)
+	got=$(tach-merge --help | sed -n 's/.*--from FORMAT .*(\(.*\))$/\1/p' | tr ' ' '\n' | sort | xargs)
+	[ -n "$want" ] && [ "$want" = "$got" ]
+	for f in $want; do
+		run tach-merge --from "$f" -o "$TMP/o" /dev/null
+		[ "$status" -ne 2 ] || { echo "--from $f: $output"; false; }
+	done
+}
+
+@test "usage errors exit 2" {
+	run tach-merge
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"tach-merge: 1 or more input files needed, not 0"* ]]
+	run tach-merge - - </dev/null
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"tach-merge: standard input (-) given more than once"* ]]
+	run tach-merge --from pprof "$C/recursion.tach"
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"tach-merge: --from: no reader for format 'pprof'"* ]]
+	run tach-merge --bogus "$C/recursion.tach"
+	[ "$status" -eq 2 ]
+	run tach-merge --compression lz4 "$C/recursion.tach" "$C/rle_runs.tach"
+	[ "$status" -eq 2 ]
+	run tach-merge --max-depth 0 "$C/recursion.tach" "$C/rle_runs.tach"
+	[ "$status" -eq 2 ]
+	[ -z "$(ls "$TMP")" ]
+}
+
+@test "samples interleave by timestamp, ties in input order, each thread in order" {
+	tach-merge "$C/threads_interleaved.tach" "$C/recursion.tach" "$C/rle_runs.tach" \
+		"$C/transitions.tach" "$C/edge_ids_timestamps.tach" -o "$TMP/m.tach"
+	merged_like "$C/threads_interleaved.tach" "$C/recursion.tach" "$C/rle_runs.tach" \
+		"$C/transitions.tach" "$C/edge_ids_timestamps.tach"
+	# one input twice: every sample ties with its copy
+	tach-merge "$C/transitions.tach" "$C/transitions.zstd.tach" -o "$TMP/m.tach"
+	merged_like "$C/transitions.tach" "$C/transitions.zstd.tach"
+	# the checker can fail: the order reversed is another merge
+	tach-merge "$C/rle_runs.tach" "$C/recursion.tach" -o "$TMP/m.tach"
+	run merged_like "$C/threads_interleaved.tach" "$C/recursion.tach"
+	[ "$status" -ne 0 ]
+}
+
+@test "--concat writes input after input" {
+	# the same threads in two inputs: their samples come input after input
+	tach-merge --concat "$C/transitions.tach" "$C/recursion.tach" "$C/transitions.zstd.tach" \
+		-o "$TMP/m.tach"
+	MODE=--concat merged_like "$C/transitions.tach" "$C/recursion.tach" "$C/transitions.zstd.tach"
+	run merged_like "$C/transitions.tach" "$C/recursion.tach" "$C/transitions.zstd.tach"
+	[ "$status" -ne 0 ]
+}
+
+@test "collapsed totals of a merge are the sum of the inputs'" {
+	local f ins=("$C/threads_interleaved.tach" "$C/recursion.tach" "$C/deep_stack_300.tach"
+		"$C/non_ascii.tach" "$C/rle_long_10000.zstd.tach" "$C/many_frames.tach")
+	tach-merge "${ins[@]}" -o "$TMP/m.tach"
+	for f in "${ins[@]}"; do tach-decode "$f"; done | summed >"$TMP/want"
+	tach-decode "$TMP/m.tach" | summed >"$TMP/got"
+	diff -u "$TMP/want" "$TMP/got"
+	[ "$(wc -l <"$TMP/got")" -gt 20 ]
+	# the same through --no-thread-frames and the pyspy labels
+	for f in "${ins[@]}"; do tach-decode --no-thread-frames --labels pyspy "$f"; done | summed >"$TMP/want"
+	tach-decode --no-thread-frames --labels pyspy "$TMP/m.tach" | summed >"$TMP/got"
+	diff -u "$TMP/want" "$TMP/got"
+}
+
+@test "associative: merging merges equals merging the originals" {
+	local a=$C/threads_interleaved.tach b=$C/recursion.tach c=$C/transitions.tach d=$C/rle_runs.tach
+	tach-merge "$a" "$b" "$c" "$d" -o "$TMP/flat.tach"
+	tach-merge "$a" "$b" -o "$TMP/ab.tach"
+	tach-merge "$c" "$d" -o "$TMP/cd.tach"
+	tach-merge "$TMP/ab.tach" "$TMP/cd.tach" -o "$TMP/tree.tach"
+	tach-merge "$b" "$c" -o "$TMP/bc.tach"
+	tach-merge "$a" "$TMP/bc.tach" "$d" -o "$TMP/mid.tach"
+	tach-merge "$TMP/ab.tach" "$c" "$d" -o "$TMP/left.tach"
+	tach-decode --format samples "$TMP/flat.tach" >"$TMP/flat.s"
+	[ "$(grep -vc '^@' "$TMP/flat.s")" -gt 300 ]
+	for t in tree mid left; do
+		tach-decode --format samples "$TMP/$t.tach" | diff -u "$TMP/flat.s" - || { echo "$t"; false; }
+	done
+}
+
+@test "a fleet reduced in a tree with xargs -P, as the README shows it" {
+	mkdir "$TMP/fleet" && cd "$TMP/fleet"
+	local f n=0
+	for f in threads_interleaved recursion transitions rle_runs many_frames non_ascii \
+		deep_stack_300 opcodes_columns; do
+		cp "$C/$f.tach" "host$((n++)).tach"
+	done
+	ls host*.tach | xargs -n 3 -P 2 sh -c 'tach-merge -o "part-$$.tach" "$@"' sh
+	[ "$(ls part-*.tach | wc -l)" -eq 3 ]
+	tach-merge part-*.tach -o fleet.tach
+	tach-merge host*.tach -o flat.tach
+	diff <(tach-decode flat.tach | summed) <(tach-decode fleet.tach | summed)
+	[ "$(tach-decode --format info fleet.tach | grep samples_decoded)" = \
+	  "$(tach-decode --format info flat.tach | grep samples_decoded)" ]
+}
+
+@test "go tool pprof merging the inputs' pprof profiles shows the merge's stacks and totals" {
+	command -v go >/dev/null || skip "go not installed (Debian package golang-go)"
+	local ins=("$C/threads_interleaved.tach" "$C/recursion.tach" "$C/non_ascii.tach" "$C/deep_stack_300.tach")
+	local f k=0 profs=()
+	for f in "${ins[@]}"; do
+		tach2pprof "$f" -o "$TMP/in$k.pb.gz"
+		profs+=("$TMP/in$k.pb.gz")
+		k=$((k + 1))
+	done
+	go tool pprof -proto "${profs[@]}" >"$TMP/go.pb.gz" 2>"$TMP/err" || { cat "$TMP/err"; false; }
+	go tool pprof -raw "$TMP/go.pb.gz" 2>/dev/null | $STACKS raw >"$TMP/want"
+	tach-merge "${ins[@]}" | tach2pprof -o "$TMP/m.pb.gz"
+	go tool pprof -raw "$TMP/m.pb.gz" 2>/dev/null | $STACKS raw >"$TMP/got"
+	diff -u "$TMP/want" "$TMP/got"
+	[ "$(wc -l <"$TMP/got")" -gt 10 ]
+	# and -traces, the totals line by line
+	go tool pprof -top -sample_index=samples "$TMP/go.pb.gz" 2>/dev/null | grep ' total$' >"$TMP/want"
+	go tool pprof -top -sample_index=samples "$TMP/m.pb.gz" 2>/dev/null | grep ' total$' >"$TMP/got"
+	diff "$TMP/want" "$TMP/got"
+	go tool pprof -traces "$TMP/m.pb.gz" >/dev/null 2>&1
+}
+
+@test "--from samples and --from collapsed: any readable inputs, weights kept" {
+	tach-merge --from samples "$TESTDATA/mixed.samples" "$SOURCE_ROOT/examples/batch.samples" \
+		-o "$TMP/m.tach" 2>"$TMP/err"
+	for f in "$TESTDATA/mixed.samples" "$SOURCE_ROOT/examples/batch.samples"; do
+		tach-encode "$f" | tach-decode
+	done | summed >"$TMP/want"
+	tach-decode "$TMP/m.tach" | summed | diff -u "$TMP/want" -
+	# collapsed: a weight N stays one weighted sample, so totals add up at once
+	tach-merge --from collapsed "$FG/perf.folded" "$FG/perf2.folded" -o "$TMP/c.tach"
+	cat "$FG/perf.folded" "$FG/perf2.folded" | summed >"$TMP/want"
+	tach-decode --no-thread-frames "$TMP/c.tach" | summed | diff -u "$TMP/want" -
+	# a format that is not the input's is an error naming the input
+	run tach-merge --from collapsed "$C/recursion.tach"
+	[ "$status" -eq 1 ]
+	[[ "$output" == "tach-merge: $C/recursion.tach:"* ]]
+}
+
+@test "the header: earliest start, the common interval, else the smallest with a warning" {
+	printf '@start_time_us 5000\n@interval_us 100\n1 0 5000 1\tf.py:a:1\n' >"$TMP/a.samples"
+	printf '@start_time_us 3000\n@interval_us 100\n2 0 3000 1\tf.py:b:1\n' >"$TMP/b.samples"
+	printf '@start_time_us 9000\n@interval_us 50\n3 0 9000 1\tf.py:c:1\n' >"$TMP/c.samples"
+	run tach-merge --from samples "$TMP/a.samples" "$TMP/b.samples" -o "$TMP/m.tach"
+	[ "$status" -eq 0 ] && [ -z "$output" ]
+	tach-decode --format info "$TMP/m.tach" >"$TMP/info"
+	grep -qx 'start_time_us: 3000' "$TMP/info"
+	grep -qx 'sample_interval_us: 100' "$TMP/info"
+	run tach-merge --from samples "$TMP/a.samples" "$TMP/c.samples" "$TMP/b.samples" -o "$TMP/m.tach"
+	[ "$status" -eq 0 ]
+	[ "$output" = "tach-merge: warning: the inputs' sample intervals differ: the output's is the smallest, 50 us" ]
+	grep -qx 'sample_interval_us: 50' <(tach-decode --format info "$TMP/m.tach")
+	run tach-merge -q --from samples "$TMP/a.samples" "$TMP/c.samples" -o "$TMP/m.tach"
+	[ "$status" -eq 0 ] && [ -z "$output" ]
+}
+
+@test "--tag-inputs: each input's samples under a frame named after it" {
+	tach-merge --tag-inputs "$C/threads_interleaved.tach" "$C/threads_interleaved.zstd.tach" \
+		-o "$TMP/m.tach"
+	tach-decode "$C/threads_interleaved.tach" | summed >"$TMP/one"
+	# the thread ids collide; the tag frame keeps the inputs apart
+	for f in "$C/threads_interleaved.tach" "$C/threads_interleaved.zstd.tach"; do
+		tach-decode "$TMP/m.tach" | grep -F ";$f;" | sed "s|;$f;|;|" | summed | diff -u "$TMP/one" -
+	done
+	[ "$(tach-decode "$TMP/m.tach" | grep -vcF -e ";$C/threads_interleaved.tach;" \
+		-e ";$C/threads_interleaved.zstd.tach;")" -eq 0 ]
+	tach-merge --tag-inputs - <"$C/recursion.tach" | tach-decode | grep -q '^tid:[0-9]*;<stdin>;'
+	# without it, one thread of both
+	tach-merge "$C/threads_interleaved.tach" "$C/threads_interleaved.zstd.tach" | tach-decode |
+		awk '{ s += $NF } END { print s }' | grep -qx 640
+}
+
+@test "filters and --max-samples apply to every input" {
+	tach-merge --thread 7 "$C/recursion.tach" "$C/rle_runs.tach" | tach-decode --format samples |
+		grep -v '^@' | awk '{ print $1 }' | sort -u >"$TMP/t"
+	[ "$(cat "$TMP/t")" = 7 ]
+	tach-merge --from-us 1000001000 --to-us 1000001010 "$C/threads_interleaved.tach" "$C/recursion.tach" |
+		tach-decode --format samples | grep -v '^@' |
+		awk '$3 < 1000001000 || $3 >= 1000001010 { bad = 1 } END { exit bad }'
+	run tach-merge --max-samples 20 "$C/recursion.tach" "$C/rle_runs.tach" -o "$TMP/m.tach"
+	[ "$status" -eq 1 ]
+	[[ "$output" == "tach-merge: $C/rle_runs.tach: "* ]]
+	[ ! -e "$TMP/m.tach" ]
+}
+
+@test "a missing file, a bad input in the middle: exit 1 naming it, no -o file" {
+	run tach-merge "$C/recursion.tach" "$TMP/missing.tach" -o "$TMP/m.tach"
+	[ "$status" -eq 1 ]
+	[ "$output" = "tach-merge: $TMP/missing.tach: No such file or directory" ]
+	[ ! -e "$TMP/m.tach" ]
+	local bad=$FIXTURES/tach/errors/err_bad_magic.tach
+	run tach-merge "$C/recursion.tach" "$bad" "$C/rle_runs.tach" -o "$TMP/m.tach"
+	[ "$status" -eq 1 ]
+	[[ "$output" == "tach-merge: $bad: offset "[0-9]*": "* ]]
+	[ -z "$(ls "$TMP")" ]
+	# a failure in the samples, after output has begun
+	printf '@interval_us 100\n1 0 100 1\tf.py:a:1\n1 0 200 1\tf.py:a:x\n' >"$TMP/bad.samples"
+	run tach-merge --from samples "$TESTDATA/mixed.samples" "$TMP/bad.samples" -o "$TMP/m.tach"
+	[ "$status" -eq 1 ]
+	[[ "$output" == "tach-merge: $TMP/bad.samples:3: "* ]]
+	[ ! -e "$TMP/m.tach" ]
+	# an existing -o file stays as it was
+	echo keep >"$TMP/m.tach"
+	run tach-merge "$C/recursion.tach" "$bad" -o "$TMP/m.tach"
+	[ "$status" -eq 1 ]
+	[ "$(cat "$TMP/m.tach")" = keep ]
+	[ "$(ls "$TMP" | wc -l)" -eq 2 ]
+}
+
+@test "stdin once, -o, -v, -f, a write error" {
+	tach-merge "$C/recursion.tach" - <"$C/rle_runs.tach" >"$TMP/a.tach"
+	tach-merge "$C/recursion.tach" "$C/rle_runs.tach" -o "$TMP/b.tach"
+	cmp "$TMP/a.tach" "$TMP/b.tach"
+	run tach-merge -v "$C/recursion.tach" "$C/rle_runs.tach" -o "$TMP/b.tach"
+	[ "$status" -eq 0 ]
+	[ "$output" = "tach-merge: 2 inputs: 51 samples read, 51 written" ]
+	run script -qec "tach-merge '$C/recursion.tach'" /dev/null
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"tach-merge: refusing to write binary output to a terminal"* ]]
+	run script -qec "tach-merge -f --compression none '$C/single_sample.tach' | head -c 4" /dev/null
+	[ "$status" -eq 0 ]
+	run bash -c 'tach-merge "$0" >/dev/full' "$C/threads_interleaved.tach"
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"tach-merge: <stdout>: write error: No space left on device"* ]]
+	# --compression none and --level change the bytes, not the samples
+	tach-merge --compression none "$C/recursion.tach" "$C/rle_runs.tach" -o "$TMP/c.tach"
+	tach-merge --level 19 "$C/recursion.tach" "$C/rle_runs.tach" -o "$TMP/d.tach"
+	grep -qx 'compression: none' <(tach-decode --format info "$TMP/c.tach")
+	for f in c d; do
+		diff <(tach-decode --format samples "$TMP/b.tach") <(tach-decode --format samples "$TMP/$f.tach")
+	done
+	# the same bytes every time
+	tach-merge "$C/recursion.tach" "$C/rle_runs.tach" | cmp - "$TMP/b.tach"
+}
+
+@test "completions offer exactly the long options of --help" {
+	local want
+	want=$(tach-merge --help | grep -oE -- '--[a-z][a-z-]*' | sort -u)
+	[ "$(grep -oE -- '--[a-z][a-z-]*' "$SOURCE_ROOT/completions/bash/tach-merge" | sort -u)" = "$want" ]
+	[ "$(grep -oE -- '--[a-z][a-z-]*' "$SOURCE_ROOT/completions/zsh/_tach-merge" | sort -u)" = "$want" ]
+	[ "$(grep -oE -- '-l [a-z][a-z-]*' "$SOURCE_ROOT/completions/fish/tach-merge.fish" | sed 's/^-l /--/' | sort -u)" = "$want" ]
+}
+
+@test "the man page documents every option" {
+	local o
+	for o in $(tach-merge --help | grep -oE -- '--[a-z][a-z-]*' | sort -u); do
+		grep -qE -- "\*(-[a-zA-Z], )?$o\*" "$SOURCE_ROOT/docs/tach-merge.1.scd" || { echo "missing $o"; false; }
+	done
+}
