@@ -635,8 +635,10 @@ static int render(struct render *R, struct ltree *lt)
 	R->total = total_count(st, &over);
 	if (over)
 		return WFAIL(R->w, TACH_E_LIMIT, "the sample counts add up to more than 2^64");
-	if (st->o.flamechart)
-		qsort_r(st->runs, st->nruns, sizeof(*st->runs), run_cmp, &st->agg.trie);
+	if (st->o.flamechart) {
+		if (st->nruns)
+			qsort_r(st->runs, st->nruns, sizeof(*st->runs), run_cmp, &st->agg.trie);
+	}
 	else if (!ltree_fill(R, lt) || !ltree_items(lt))
 		return WFAIL(R->w, TACH_E_NOMEM, "out of memory");
 	if (!R->total && !(st->differential && (st->nruns || lt->t.count)))
