@@ -107,7 +107,9 @@ demo() {
 			if (k > 2) s = f[k - 2] ";" s
 			if (k > 3) s = "...;" s
 			printf "    %5d  %s\n", c, s }' | head -n 6
-		echo "  flame graph: tach-decode $n.tach | flamegraph.pl > $n.svg"
+		tach2flamegraph "$out/$n.tach" -o "$out/$n.svg"
+		printf '  flame graph: tach2flamegraph %s.tach > %s.svg: %s bytes, %s frames\n' "$n" "$n" \
+			"$(stat -c %s "$out/$n.svg")" "$(grep -c '<title>' "$out/$n.svg")"
 	done
 	for f in examples/*.demo.sh; do
 		[ -e "$f" ] || continue

@@ -228,3 +228,17 @@ titles() {
 		grep -q -- "\*$o\*" "$SOURCE_ROOT/docs/tach2flamegraph.1.scd" || { echo "missing $o"; false; }
 	done
 }
+
+@test "common options: -v, -f, --strict, --max-depth, --from-us, --to-us" {
+	local f=$CASES/threads_interleaved.tach
+	run tach2flamegraph -v "$f" -o "$TMP/v.svg"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"samples read,"*"written"* ]]
+	tach2flamegraph -f --strict "$f" | cmp - "$TMP/v.svg"
+	run tach2flamegraph --max-depth 1 "$CASES/deep_stack_300.tach"
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"tach2flamegraph: $CASES/deep_stack_300.tach: "* ]]
+	encode mixed
+	tach2flamegraph --from-us 5700 --to-us 5900 "$TMP/mixed.tach" -o "$TMP/t.svg"
+	grep -q '<title>all (2 samples, 100%)</title>' "$TMP/t.svg"
+}
