@@ -1126,16 +1126,18 @@ static int write_title(struct render *R, const struct frame *f, const char *s, s
 /* The label text shown in the frame: as many characters as fit, ".." when cut. */
 static int write_text(struct render *R, const char *s, size_t n, double w)
 {
-	int chars = (int)(w / (R->st->o.fontsize * FONTWIDTH));
-	if (chars < 3 || !n)
+	double fit = w / (R->st->o.fontsize * FONTWIDTH);
+	if (!(fit >= 3) || !n)
 		return 0;
+	/* a tiny font: every name fits (and the count stays an integer) */
+	size_t chars = fit > (double)n ? n + 1 : (size_t)fit;
 	size_t k = 0, cut = 0, keep2 = 0;
 	for (size_t i = 0; i < n; i++) {
 		if (((unsigned char)s[i] & 0xC0) == 0x80)
 			continue;
-		if ((int)k == chars - 2)
+		if (k == chars - 2)
 			keep2 = i;
-		if ((int)k == chars) {
+		if (k == chars) {
 			cut = i;
 			break;
 		}

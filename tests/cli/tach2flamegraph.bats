@@ -121,6 +121,8 @@ titles() {
 	[ "$hc" -eq $((hb + 24)) ]
 	tach2flamegraph --fontsize 10 "$f" -o "$TMP/d.svg"
 	grep -q 'font-size:10px' "$TMP/d.svg"
+	# a tiny font: every name fits whole
+	tach2flamegraph --fontsize 0.0001 "$f" | grep -q '<text [^>]*>tid:[0-9]*</text>'
 	[ "$(titles "$TMP/b.svg" | wc -l)" -gt "$(tach2flamegraph --minwidth 30% "$f" | grep -c '<title>')" ]
 	[ "$(tach2flamegraph --minwidth 300 "$f" | grep -c '<title>')" -lt "$(titles "$TMP/b.svg" | wc -l)" ]
 	[ "$(tach2flamegraph --minwidth 0 "$f" | grep -c '<title>')" -eq "$(titles "$TMP/b.svg" | wc -l)" ]
