@@ -10,7 +10,7 @@ cd "$(dirname "$0")"
 # targets), and the independent tools the tests compare against.
 BUILD_PKGS=(gcc meson ninja-build pkg-config libzstd-dev libxxhash-dev zlib1g-dev libdw-dev
 	libelf-dev libiberty-dev scdoc)
-TEST_PKGS=(bats clang jq python3 zstd file g++ binutils)
+TEST_PKGS=(bats clang jq python3 zstd file g++ binutils libxml2-utils)
 # Extra test tools, one line per check that needs them (read by need_extra below).
 EXTRA_TEST_PKGS=()
 # tach2pprof.bats: go tool pprof reads every output; protoc --decode_raw checks the wire format.
@@ -107,7 +107,9 @@ demo() {
 			if (k > 2) s = f[k - 2] ";" s
 			if (k > 3) s = "...;" s
 			printf "    %5d  %s\n", c, s }' | head -n 6
-		echo "  flame graph: tach-decode $n.tach | flamegraph.pl > $n.svg"
+		tach2flamegraph "$out/$n.tach" -o "$out/$n.svg"
+		printf '  flame graph: tach2flamegraph %s.tach > %s.svg: %s bytes, %s frames\n' "$n" "$n" \
+			"$(stat -c %s "$out/$n.svg")" "$(grep -c '<title>' "$out/$n.svg")"
 	done
 	for f in examples/*.demo.sh; do
 		[ -e "$f" ] || continue

@@ -6,8 +6,9 @@ static const struct tc_opt opts[] = {
 	  "frame label style, decided once per file (default auto)",
 	  "auto pyspy colon austin2 raw", false },
 	{ "diff", 0, "WHICH", "r:diff", NULL,
-	  "differential files (two counts per line): keep which count (default second)",
-	  "first second none", false },
+	  "differential files (two counts per line): keep which count (default second; both: "
+	  "the first as baseline samples, for tach2flamegraph)",
+	  "first second both none", false },
 	{ "keep-thread-frames", 0, NULL, "r:keep-thread-frames", "yes",
 	  "keep thread/process root frames as frames instead of thread ids", NULL, false },
 	{ "metric", 0, "N", "r:metric", NULL,

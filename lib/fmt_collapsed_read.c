@@ -6,7 +6,8 @@
  * timestamps are synthesized in input order, one interval per sample. Accepted: LF or CRLF,
  * blank lines, '#' comments (austin's "# interval:" and "# python:" go into the metadata),
  * space or TAB before the count, white space around the line, fractional counts (rounded, or
- * scaled by the factor option), differential lines "stack A B" (one column kept; whether a file
+ * scaled by the factor option), differential lines "stack A B" (one column kept, or with
+ * diff=both both: B as a sample, A as a sample marked TACH_STATUS_BASELINE; whether a file
  * is differential is decided once, from its first valid line), austin full mode "a,b,c" (the
  * metric option picks one), zero counts (skipped) and negative counts (skipped, one warning).
  *
@@ -37,7 +38,7 @@
 
 enum { LAB_AUTO, LAB_PYSPY, LAB_COLON, LAB_AUSTIN2, LAB_RAW };
 enum { THR_NONE, THR_CPYTHON, THR_AUSTIN, THR_PYSPY, THR_AUSTIN1 };
-enum { DIFF_SECOND, DIFF_FIRST, DIFF_NONE };
+enum { DIFF_SECOND, DIFF_FIRST, DIFF_NONE, DIFF_BOTH };
 enum { L_DATA, L_INVALID, L_NEGATIVE, L_ZERO };
 
 /* A decimal number as text gives it: mant / 10^scale. */
@@ -115,6 +116,10 @@ struct cread {
 	uint64_t negative, first_negative;
 	bool warned_round, warned_empty, warned_meta_late, finished;
 	const char *why;
+	/* diff=both: the first count of the line being read, then the baseline sample still
+	 * to hand out for the stack of the last one */
+	uint64_t base;
+	uint64_t pending;
 };
 
 static inline bool is_ws(char c)
@@ -204,6 +209,26 @@ static bool parse_id(const char *p, size_t n, uint64_t *v)
 
 /* ---- line level ---- */
 
+/* diff=both: the second count a in *count, the first b in st->base; the line counts when
+ * either is positive. */
+static int both_counts(struct cread *st, const char *s, size_t t2, const struct num *a,
+		       const struct num *b, size_t *stack_len, uint64_t *count, bool *rounded)
+{
+	size_t e = t2;
+	while (e > 0 && is_ws(s[e - 1]))
+		e--;
+	if (e == 0) {
+		st->why = "no stack before the count";
+		return L_INVALID;
+	}
+	*stack_len = e;
+	*count = scale_count(a, &st->factor, rounded);
+	st->base = scale_count(b, &st->factor, rounded);
+	if (a->neg || b->neg)
+		return (*count || st->base) ? L_NEGATIVE : L_ZERO;
+	return (*count || st->base) ? L_DATA : L_ZERO;
+}
+
 /* Takes the count(s) off the end of a trimmed, non-empty data line; *stack_len is what is
  * left of the stack. Sets st->why for invalid lines. */
 static int split_count(struct cread *st, const char *s, size_t n, size_t *stack_len,
@@ -252,6 +277,8 @@ static int split_count(struct cread *st, const char *s, size_t n, size_t *stack_
 		}
 		if (st->diff_opt == DIFF_FIRST)
 			a = b;
+		if (st->diff_opt == DIFF_BOTH)
+			return both_counts(st, s, t2, &a, &b, stack_len, count, rounded);
 		e = t2;
 		while (e > 0 && is_ws(s[e - 1]))
 			e--;
@@ -779,9 +806,11 @@ static int cr_option(struct tach_reader *r, const char *key, const char *value)
 			st->diff_opt = DIFF_FIRST;
 		else if (!strcmp(value, "none"))
 			st->diff_opt = DIFF_NONE;
+		else if (!strcmp(value, "both"))
+			st->diff_opt = DIFF_BOTH;
 		else
 			return RFAIL(r, TACH_E_USAGE, TACH_POS_NONE, 0,
-				     "diff must be first, second or none, not %s", value);
+				     "diff must be first, second, both or none, not %s", value);
 		return TACH_OK;
 	}
 	if (!strcmp(key, "keep-thread-frames")) {
@@ -1092,6 +1121,32 @@ static int make_sample(struct tach_reader *r, uint64_t tid, uint32_t iid, uint32
 	return TACH_OK;
 }
 
+/* diff=both: the baseline count of the last line, on its stack, marked; same: the sample
+ * before was that line's own. */
+static int baseline_sample(struct tach_reader *r, uint64_t count, bool same)
+{
+	struct cread *st = r->state;
+	struct tach_sample *smp = &r->sample;
+	uint64_t span;
+	if (TACHI_UNLIKELY(count > r->lim.max_samples - st->total))
+		return RFAIL(r, TACH_E_LIMIT, TACH_POS_LINE, st->line,
+			     "the counts add up to more than %llu samples (see --max-samples)",
+			     (unsigned long long)r->lim.max_samples);
+	if (__builtin_mul_overflow(count, r->meta.interval_us, &span) ||
+	    __builtin_add_overflow(st->clock, span, &span))
+		return RFAIL(r, TACH_E_LIMIT, TACH_POS_LINE, st->line,
+			     "synthesized timestamps exceed 64 bits");
+	smp->timestamp_us = st->clock;
+	smp->status = TACH_STATUS_UNKNOWN | TACH_STATUS_BASELINE;
+	smp->weight = count;
+	if (same)
+		smp->same_outer = smp->depth;
+	st->clock = span;
+	st->total += count;
+	r->stats.total_samples += count;
+	return TACH_OK;
+}
+
 static int cr_next(struct tach_reader *r, const struct tach_sample **out)
 {
 	struct cread *st = r->state;
@@ -1100,6 +1155,15 @@ static int cr_next(struct tach_reader *r, const struct tach_sample **out)
 	size_t n, sl;
 	uint64_t count;
 	int rc;
+	if (st->pending) {
+		uint64_t b = st->pending;
+		st->pending = 0;
+		if ((rc = baseline_sample(r, b, true)))
+			return rc;
+		*out = &r->sample;
+		return TACH_OK;
+	}
+	st->base = 0;
 	if ((rc = next_stack_line(r, &s, &n, &sl, &count)))
 		return rc;
 	const char *end = s + sl;
@@ -1116,6 +1180,16 @@ static int cr_next(struct tach_reader *r, const struct tach_sample **out)
 	uint32_t depth;
 	if ((rc = parse_stack(r, p, end, &depth)))
 		return rc;
+	if (!count) { /* diff=both, a stack only the baseline has */
+		if ((rc = make_sample(r, tid, iid, depth, 1, st->clock)) ||
+		    (rc = baseline_sample(r, st->base, false)))
+			return rc;
+		st->total--;
+		r->stats.total_samples--;
+		*out = &r->sample;
+		return TACH_OK;
+	}
+	st->pending = st->base;
 	if (TACHI_UNLIKELY(count > r->lim.max_samples - st->total))
 		return RFAIL(r, TACH_E_LIMIT, TACH_POS_LINE, st->line,
 			     "the counts add up to more than %llu samples (see --max-samples)",

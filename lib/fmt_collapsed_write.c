@@ -16,19 +16,12 @@
 #include "internal.h"
 
 
-enum { LABEL_CPYTHON, LABEL_PYSPY };
 
 struct cstate {
-	int labels;
-	bool full_paths;
-	bool no_threads;
-	const struct tach_dict *src;
-	struct tachi_linekeys lk;
-	struct tachi_stacktab trie;
-	struct tachi_threads threads;
+	struct tachi_labeler lab;
+	struct tachi_collapse agg;
 	uint64_t *counts;        /* per (thread, stack) entry of the trie's stack set */
 	size_t ncounts, counts_cap;
-	bool warned_semi, warned_ctrl;
 };
 
 static int cw_option(struct tach_writer *w, const char *key, const char *value)
@@ -37,25 +30,79 @@ static int cw_option(struct tach_writer *w, const char *key, const char *value)
 	bool b;
 	if (!strcmp(key, "labels")) {
 		if (!strcmp(value, "cpython"))
-			st->labels = LABEL_CPYTHON;
+			st->lab.pyspy = false;
 		else if (!strcmp(value, "pyspy"))
-			st->labels = LABEL_PYSPY;
+			st->lab.pyspy = true;
 		else
 			return WFAIL(w, TACH_E_USAGE, "labels must be cpython or pyspy, not %s", value);
 		return TACH_OK;
 	}
 	if (!strcmp(key, "full-paths")) {
-		if (!tachi_parse_bool(value, &st->full_paths))
+		if (!tachi_parse_bool(value, &st->lab.full_paths))
 			return WFAIL(w, TACH_E_USAGE, "bad full-paths value %s", value);
 		return TACH_OK;
 	}
 	if (!strcmp(key, "thread-frames")) {
 		if (!tachi_parse_bool(value, &b))
 			return WFAIL(w, TACH_E_USAGE, "bad thread-frames value %s", value);
-		st->no_threads = !b;
+		st->agg.no_threads = !b;
 		return TACH_OK;
 	}
 	return WFAIL(w, TACH_E_USAGE, "collapsed writer has no option %s", key);
+}
+
+/* The (thread, stack) entry of s among a's pairs. The collapsed and flame graph writers
+ * share it: both aggregate per thread and stack, labels merged on (file, func, line). */
+int tachi_collapse_entry(struct tach_writer *w, struct tachi_collapse *a,
+			 const struct tach_dict *d, const struct tach_sample *s, uint32_t *entry)
+{
+	if (TACHI_UNLIKELY(a->src != d)) {
+		if (a->src)
+			return WFAIL(w, TACH_E_USAGE, "samples from more than one dict");
+		a->src = d;
+	}
+	bool created;
+	struct tachi_pathcache *c = tachi_threads_get(&a->threads, s->thread_id, s->interp_id,
+						      &created);
+	if (!c)
+		return WFAIL(w, TACH_E_NOMEM, "out of memory");
+	/* The same stack as this thread's previous sample: nothing to look up. */
+	if (s->same_outer >= s->depth && s->depth == c->depth && c->leaf != TACHI_NOMEM_NODE) {
+		*entry = c->entry;
+		return TACH_OK;
+	}
+	if (TACHI_UNLIKELY(a->lk.nmapped < d->frame_count)) {
+		int rc = tachi_linekeys_update(w, &a->lk, d);
+		if (rc)
+			return rc;
+	}
+	/* Keyed by thread id as CPython's collector is (interpreters share a line). */
+	uint32_t leaf = tachi_stack_intern_ctx(&a->trie, c, s, a->lk.fmap,
+					       a->no_threads ? 0 : s->thread_id);
+	if (leaf == TACHI_NOMEM_NODE)
+		return WFAIL(w, TACH_E_NOMEM, "out of memory");
+	*entry = c->entry;
+	return TACH_OK;
+}
+
+void tachi_collapse_free(struct tachi_collapse *a)
+{
+	tachi_linekeys_free(&a->lk);
+	tachi_stacktab_free(&a->trie);
+	tachi_threads_free(&a->threads);
+}
+
+/* Grows a zeroed per-entry array to hold index entry. */
+bool tachi_counts_reserve(uint64_t **v, size_t *cap, size_t *n, uint32_t entry)
+{
+	if (entry < *n)
+		return true;
+	size_t old = *cap;
+	if (!TACHI_RESERVE(*v, *cap, (size_t)entry + 1))
+		return false;
+	memset(*v + old, 0, (*cap - old) * sizeof(**v));
+	*n = (size_t)entry + 1;
+	return true;
 }
 
 static int cw_put(struct tach_writer *w, const struct tach_dict *d, const struct tach_sample *s)
@@ -63,50 +110,20 @@ static int cw_put(struct tach_writer *w, const struct tach_dict *d, const struct
 	struct cstate *st = w->state;
 	if (TACHI_UNLIKELY(!s->depth))
 		return TACH_OK;
-	if (TACHI_UNLIKELY(st->src != d)) {
-		if (st->src)
-			return WFAIL(w, TACH_E_USAGE, "samples from more than one dict");
-		st->src = d;
-	}
-	bool created;
-	struct tachi_pathcache *c = tachi_threads_get(&st->threads, s->thread_id, s->interp_id,
-						      &created);
-	if (!c)
+	uint32_t e = 0;
+	int rc = tachi_collapse_entry(w, &st->agg, d, s, &e);
+	if (rc)
+		return rc;
+	if (TACHI_UNLIKELY(e >= st->ncounts) &&
+	    !tachi_counts_reserve(&st->counts, &st->counts_cap, &st->ncounts, e))
 		return WFAIL(w, TACH_E_NOMEM, "out of memory");
-	/* The same stack as this thread's previous sample: only a counter moves. */
-	if (s->same_outer >= s->depth && s->depth == c->depth && c->leaf != TACHI_NOMEM_NODE) {
-		st->counts[c->entry] += s->weight;
-		return TACH_OK;
-	}
-	if (TACHI_UNLIKELY(st->lk.nmapped < d->frame_count)) {
-		int rc = tachi_linekeys_update(w, &st->lk, d);
-		if (rc)
-			return rc;
-	}
-	/* Keyed by thread id as CPython's collector is (interpreters share a line). */
-	uint32_t leaf = tachi_stack_intern_ctx(&st->trie, c, s, st->lk.fmap,
-					       st->no_threads ? 0 : s->thread_id);
-	if (leaf == TACHI_NOMEM_NODE)
-		return WFAIL(w, TACH_E_NOMEM, "out of memory");
-	if (c->entry >= st->ncounts) {
-		size_t old = st->counts_cap;
-		if (!TACHI_RESERVE(st->counts, st->counts_cap, (size_t)c->entry + 1))
-			return WFAIL(w, TACH_E_NOMEM, "out of memory");
-		memset(st->counts + old, 0, (st->counts_cap - old) * sizeof(*st->counts));
-		st->ncounts = (size_t)c->entry + 1;
-	}
-	st->counts[c->entry] += s->weight;
+	st->counts[e] += s->weight;
 	return TACH_OK;
 }
 
 /* ---- output ---- */
 
-struct buf {
-	char *p;
-	size_t len, cap;
-};
-
-static bool buf_add(struct buf *b, const void *p, size_t n)
+bool tachi_buf_add(struct tachi_buf *b, const void *p, size_t n)
 {
 	/* An empty label may come with no buffer at all: memcpy must not see NULL. */
 	if (n == 0)
@@ -120,9 +137,9 @@ static bool buf_add(struct buf *b, const void *p, size_t n)
 
 /* Appends s as valid UTF-8 (invalid bytes become U+FFFD, as CPython's reader decodes
  * them) with the bytes that would break a folded line replaced. */
-static bool add_label_text(struct tach_writer *w, struct buf *b, const char *s, size_t n)
+static bool add_label_text(struct tach_writer *w, struct tachi_labeler *st, struct tachi_buf *b,
+			   const char *s, size_t n)
 {
-	struct cstate *st = w->state;
 	size_t i = 0;
 	while (i < n) {
 		unsigned char c = (unsigned char)s[i];
@@ -143,39 +160,40 @@ static bool add_label_text(struct tach_writer *w, struct buf *b, const char *s, 
 						   "a frame name contains control characters: written as '?'");
 				}
 			}
-			if (!buf_add(b, &out, 1))
+			if (!tachi_buf_add(b, &out, 1))
 				return false;
 			i++;
 			continue;
 		}
 		size_t len = c >= 0xF0 ? 4 : c >= 0xE0 ? 3 : c >= 0xC0 ? 2 : 1;
 		if (len > 1 && i + len <= n && tachi_utf8_valid((const uint8_t *)s + i, len)) {
-			if (!buf_add(b, s + i, len))
+			if (!tachi_buf_add(b, s + i, len))
 				return false;
 			i += len;
 			continue;
 		}
-		if (!buf_add(b, "\xEF\xBF\xBD", 3))
+		if (!tachi_buf_add(b, "\xEF\xBF\xBD", 3))
 			return false;
 		i++;
 	}
 	return true;
 }
 
-static bool add_num(struct buf *b, int64_t v)
+static bool add_num(struct tachi_buf *b, int64_t v)
 {
 	char t[24];
-	return buf_add(b, t, tachi_fmt_i64(t, v));
+	return tachi_buf_add(b, t, tachi_fmt_i64(t, v));
 }
 
-static bool add_label(struct tach_writer *w, struct buf *b, const struct tachi_linekey *k)
+/* k's label as the collapsed writer prints it, appended to b. */
+bool tachi_collapsed_label(struct tach_writer *w, struct tachi_labeler *st, struct tachi_buf *b,
+			   const struct tachi_linekeys *lk, const struct tachi_linekey *k)
 {
-	struct cstate *st = w->state;
 	size_t fl, nl;
-	const char *file = tachi_str(&st->lk.names, k->file, &fl);
-	const char *func = tachi_str(&st->lk.names, k->func, &nl);
+	const char *file = tachi_str(&lk->names, k->file, &fl);
+	const char *func = tachi_str(&lk->names, k->func, &nl);
 	if (fl == 1 && file[0] == '~' && k->line == 0)
-		return add_label_text(w, b, func, nl);
+		return add_label_text(w, st, b, func, nl);
 	if (!st->full_paths) {
 		const char *slash = NULL;
 		for (size_t i = fl; i > 0; i--)
@@ -188,12 +206,12 @@ static bool add_label(struct tach_writer *w, struct buf *b, const struct tachi_l
 			file = slash + 1;
 		}
 	}
-	if (st->labels == LABEL_PYSPY)
-		return add_label_text(w, b, func, nl) && buf_add(b, " (", 2) &&
-		       add_label_text(w, b, file, fl) && buf_add(b, ":", 1) &&
-		       add_num(b, k->line) && buf_add(b, ")", 1);
-	return add_label_text(w, b, file, fl) && buf_add(b, ":", 1) &&
-	       add_label_text(w, b, func, nl) && buf_add(b, ":", 1) && add_num(b, k->line);
+	if (st->pyspy)
+		return add_label_text(w, st, b, func, nl) && tachi_buf_add(b, " (", 2) &&
+		       add_label_text(w, st, b, file, fl) && tachi_buf_add(b, ":", 1) &&
+		       add_num(b, k->line) && tachi_buf_add(b, ")", 1);
+	return add_label_text(w, st, b, file, fl) && tachi_buf_add(b, ":", 1) &&
+	       add_label_text(w, st, b, func, nl) && tachi_buf_add(b, ":", 1) && add_num(b, k->line);
 }
 
 /* A line to print: its count, then its text's place as two ranks (its thread's "tid:N;"
@@ -275,14 +293,14 @@ static int tid_cmp(const void *pa, const void *pb)
 /* The threads' ranks in text order, sorted by id for lookup. */
 static struct tid_rank *thread_ranks(const struct cstate *st, size_t *n)
 {
-	struct tid_rank *v = malloc((st->threads.count + 1) * sizeof(*v));
+	struct tid_rank *v = malloc((st->agg.threads.count + 1) * sizeof(*v));
 	if (!v)
 		return NULL;
-	for (size_t i = 0; i < st->threads.count; i++)
-		v[i] = (struct tid_rank){ st->no_threads ? 0 : st->threads.v[i].tid, 0 };
-	qsort(v, st->threads.count, sizeof(*v), tid_text_cmp);
+	for (size_t i = 0; i < st->agg.threads.count; i++)
+		v[i] = (struct tid_rank){ st->agg.no_threads ? 0 : st->agg.threads.v[i].tid, 0 };
+	qsort(v, st->agg.threads.count, sizeof(*v), tid_text_cmp);
 	size_t k = 0;
-	for (size_t i = 0; i < st->threads.count; i++)
+	for (size_t i = 0; i < st->agg.threads.count; i++)
 		if (!k || v[k - 1].tid != v[i].tid) {
 			v[k] = (struct tid_rank){ v[i].tid, (uint32_t)k };
 			k++;
@@ -312,7 +330,7 @@ static struct line *rank_lines(struct cstate *st, const uint32_t *ord, size_t *n
 	}
 	size_t k = 0;
 	for (size_t i = 0; i < st->ncounts; i++) {
-		const struct tachi_pair *e = &st->trie.pairs[i];
+		const struct tachi_pair *e = &st->agg.trie.pairs[i];
 		if (!st->counts[i] || e->leaf == TACHI_ROOT)
 			continue;
 		lines[k++] = (struct line){ st->counts[i], thread_rank(tr, nt, e->ctx), ord[e->leaf],
@@ -331,7 +349,7 @@ static struct line *rank_lines(struct cstate *st, const uint32_t *ord, size_t *n
  * label ends. Lines in text order share long prefixes (deep recursions above all), so the
  * next line keeps what it shares with this one and climbs the trie only to there. */
 struct linebuf {
-	struct buf text;
+	struct tachi_buf text;
 	uint32_t *node;
 	size_t *end;
 	size_t cap;
@@ -340,11 +358,11 @@ struct linebuf {
 	bool started;
 };
 
-static bool linebuf_set(struct tach_writer *w, struct linebuf *lb, const struct buf *labels,
+static bool linebuf_set(struct tach_writer *w, struct linebuf *lb, const struct tachi_buf *labels,
 			const size_t *loff, const struct tachi_pair *e)
 {
 	struct cstate *st = w->state;
-	const struct tachi_stacktab *t = &st->trie;
+	const struct tachi_stacktab *t = &st->agg.trie;
 	uint32_t depth = t->nodes[e->leaf].depth, keep = 0;
 	if (depth > lb->cap) {
 		size_t cap = lb->cap;
@@ -365,16 +383,16 @@ static bool linebuf_set(struct tach_writer *w, struct linebuf *lb, const struct 
 	}
 	keep = d;
 	lb->text.len = keep ? lb->end[keep - 1] : 0;
-	if (!keep && !st->no_threads) {
+	if (!keep && !st->agg.no_threads) {
 		char b[24];
-		if (!buf_add(&lb->text, "tid:", 4) || !buf_add(&lb->text, b, tachi_fmt_u64(b, e->ctx)))
+		if (!tachi_buf_add(&lb->text, "tid:", 4) || !tachi_buf_add(&lb->text, b, tachi_fmt_u64(b, e->ctx)))
 			return false;
 	}
 	for (uint32_t k = keep; k < depth; k++) {
 		uint32_t key = t->nodes[lb->node[k]].key;
-		if ((k || !st->no_threads) && !buf_add(&lb->text, ";", 1))
+		if ((k || !st->agg.no_threads) && !tachi_buf_add(&lb->text, ";", 1))
 			return false;
-		if (!buf_add(&lb->text, labels->p + loff[key], loff[key + 1] - loff[key]))
+		if (!tachi_buf_add(&lb->text, labels->p + loff[key], loff[key + 1] - loff[key]))
 			return false;
 		lb->end[k] = lb->text.len;
 	}
@@ -402,8 +420,8 @@ static int cw_close(struct tach_writer *w)
 	struct cstate *st = w->state;
 	if (!st->ncounts)
 		return TACH_OK;
-	struct buf labels = { 0 };
-	size_t nkeys = st->lk.nkeys, nlines = 0;
+	struct tachi_buf labels = { 0 };
+	size_t nkeys = st->agg.lk.nkeys, nlines = 0;
 	size_t *loff = malloc((nkeys + 1) * sizeof(*loff));
 	uint32_t *ord = NULL;
 	struct line *lines = NULL;
@@ -414,17 +432,17 @@ static int cw_close(struct tach_writer *w)
 		goto nomem;
 	for (size_t i = 0; i < nkeys; i++) {
 		loff[i] = labels.len;
-		if (!add_label(w, &labels, &st->lk.keys[i]))
+		if (!tachi_collapsed_label(w, &st->lab, &labels, &st->agg.lk, &st->agg.lk.keys[i]))
 			goto nomem;
 	}
 	loff[nkeys] = labels.len;
-	if (!tachi_stack_order(&st->trie, labels.p, loff, nkeys, ';', &ord) ||
+	if (!tachi_stack_order(&st->agg.trie, labels.p, loff, nkeys, ';', &ord) ||
 	    !(lines = rank_lines(st, ord, &nlines)))
 		goto nomem;
 	free(ord);
 	ord = NULL;
 	for (size_t i = 0; i < nlines && !rc; i++) {
-		if (!linebuf_set(w, &lb, &labels, loff, &st->trie.pairs[lines[i].pair]))
+		if (!linebuf_set(w, &lb, &labels, loff, &st->agg.trie.pairs[lines[i].pair]))
 			goto nomem;
 		rc = put_line(w, &lb, lines[i].n);
 	}
@@ -445,9 +463,7 @@ out:
 static void cw_free(struct tach_writer *w)
 {
 	struct cstate *st = w->state;
-	tachi_linekeys_free(&st->lk);
-	tachi_stacktab_free(&st->trie);
-	tachi_threads_free(&st->threads);
+	tachi_collapse_free(&st->agg);
 	free(st->counts);
 }
 

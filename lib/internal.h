@@ -293,6 +293,38 @@ struct tachi_linekeys {
 int tachi_linekeys_update(struct tach_writer *w, struct tachi_linekeys *lk, const struct tach_dict *d);
 void tachi_linekeys_free(struct tachi_linekeys *lk);
 
+/* ---- collapsing stacks (fmt_collapsed_write.c): what the collapsed and flame graph
+ * writers share ---- */
+struct tachi_buf {
+	char *p;
+	size_t len, cap;
+};
+bool tachi_buf_add(struct tachi_buf *b, const void *p, size_t n);
+/* Per (thread, stack) aggregation over (file, func, line) keys. */
+struct tachi_collapse {
+	const struct tach_dict *src;
+	struct tachi_linekeys lk;
+	struct tachi_stacktab trie;
+	struct tachi_threads threads;
+	bool no_threads;  /* one context for every thread */
+};
+struct tach_writer;
+/* s's entry (an index into a->trie.pairs, dense from 0) into *entry; s has frames.
+ * Failures are recorded on w. */
+int tachi_collapse_entry(struct tach_writer *w, struct tachi_collapse *a,
+			 const struct tach_dict *d, const struct tach_sample *s, uint32_t *entry);
+void tachi_collapse_free(struct tachi_collapse *a);
+/* Grows a zeroed per-entry array *v of *n used elements to hold index entry. */
+bool tachi_counts_reserve(uint64_t **v, size_t *cap, size_t *n, uint32_t entry);
+/* Frame labels as the collapsed writer prints them: valid UTF-8, ';' as ':' and control
+ * bytes as '?' (one warning each). */
+struct tachi_labeler {
+	bool pyspy;       /* "func (file:line)" instead of "file:func:line" */
+	bool full_paths;
+	bool warned_semi, warned_ctrl;
+};
+bool tachi_collapsed_label(struct tach_writer *w, struct tachi_labeler *lb, struct tachi_buf *b,
+			   const struct tachi_linekeys *lk, const struct tachi_linekey *k);
 
 /* ---- handles ---- */
 struct tachi_format;
@@ -390,6 +422,7 @@ extern const struct tachi_format tachi_fmt_gperf;
 extern const struct tachi_reader_ops tachi_collapsed_reader_ops;
 extern const struct tachi_format tachi_fmt_pprof;
 extern const struct tachi_format tachi_fmt_sampler;
+extern const struct tachi_format tachi_fmt_flamegraph;
 /* The sampler format's two files: the writer's ops, for the reader file's table row. */
 extern const struct tachi_writer_ops tachi_sampler_writer_ops;
 

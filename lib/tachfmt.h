@@ -61,6 +61,9 @@ enum {
 	TACH_STATUS_GIL_REQUESTED = 8,
 	TACH_STATUS_HAS_EXCEPTION = 16,
 	TACH_STATUS_MAIN_THREAD = 32,
+	/* Not a thread state: the sample belongs to the baseline ("before") side of a
+	 * differential profile (the collapsed reader's diff=both), not to the profile. */
+	TACH_STATUS_BASELINE = 64,
 };
 
 #define TACH_NO_LINE (-1)

@@ -92,6 +92,15 @@ summed() {
 	printf '%s\n' 'tid:0;main;parse;lex 10' 'tid:0;main;parse 5' 'tid:0;main;old 4' | diff - "$T/out"
 	collapsed2tach --diff none "$D/diff.txt" | tach-decode >"$T/out"
 	grep -qx 'tid:0;main;parse;lex 10 14' "$T/out"
+	# both: the second count as samples, then the first as samples marked baseline (64)
+	collapsed2tach --diff both "$D/diff.txt" | tach-decode --format samples | grep -v '^@' |
+		awk -F'\t' '{ split($1, h, " "); n[h[4] "\t" $2]++ } END { for (k in n) print n[k] "\t" k }' |
+		sort >"$T/out"
+	printf '%s\n' $'14\t4\t~:lex:-:-:-:-:-;~:parse:-:-:-:-:-;~:main:-:-:-:-:-' \
+		$'10\t68\t~:lex:-:-:-:-:-;~:parse:-:-:-:-:-;~:main:-:-:-:-:-' \
+		$'5\t4\t~:parse:-:-:-:-:-;~:main:-:-:-:-:-' $'5\t68\t~:parse:-:-:-:-:-;~:main:-:-:-:-:-' \
+		$'3\t4\t~:emit:-:-:-:-:-;~:main:-:-:-:-:-' $'4\t68\t~:old:-:-:-:-:-;~:main:-:-:-:-:-' |
+		sort | diff - "$T/out"
 	collapsed2tach --metric 3 "$D/austin-full.txt" 2>"$T/err" | tach-decode --full-paths >"$T/out"
 	[ "$(cat "$T/out")" = "tid:1;/srv/a.py:f:1;/srv/a.py:g:2 1024" ]
 	grep -q 'austin-full.txt:5: warning: 1 line with a negative count skipped' "$T/err"

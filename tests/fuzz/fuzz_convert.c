@@ -29,6 +29,7 @@ static const char *const readers[][2] = {
 	{ "tach", NULL },
 	{ "samples", NULL },
 	{ "collapsed", NULL },
+	{ "collapsed", "diff=both" },
 	{ "gperf", "symbolize=no" },
 	{ "sampler", NULL },
 };
@@ -41,6 +42,10 @@ static const struct wcfg writers[] = {
 	{ "pprof", { { "gzip", "no", "yes" }, { "labels", "yes", "no" }, { "cpu", "auto", "yes" } } },
 	{ "gecko", { { "gzip", "no", "yes" }, { "level", "1", "2" } } },
 	{ "sampler", { { 0 } } },
+	{ "flamegraph", { { "flamechart", "no", "yes" }, { "reverse", "no", "yes" },
+			  { "hash", "no", "yes" } } },
+	{ "flamegraph", { { "thread-frames", "yes", "no" }, { "minwidth", "0", "1%" },
+			  { "colors", "java", "chain" } } },
 };
 
 static struct tach_reader *open_reader(size_t ri, const uint8_t *data, size_t size)
