@@ -12,6 +12,12 @@ static int fail(struct tachi_json *j, size_t off, const char *what)
 	return tachi_fail(j->err, TACH_E_FORMAT, TACH_POS_OFFSET, off, "JSON: %s", what);
 }
 
+/* A punctuation mark was expected at j->pos: a cut-short input says so. */
+static int fail_here(struct tachi_json *j, const char *what)
+{
+	return fail(j, j->pos, j->pos >= j->n ? "unexpected end of input" : what);
+}
+
 static void skip_ws(struct tachi_json *j)
 {
 	const uint8_t *p = j->p;
@@ -272,18 +278,18 @@ int tachi_json_key(struct tachi_json *j, struct tachi_jtok *key, bool *more)
 	}
 	if (!first) {
 		if (j->pos >= j->n || j->p[j->pos] != ',')
-			return fail(j, j->pos, "expected ',' or '}' in an object");
+			return fail_here(j, "expected ',' or '}' in an object");
 		j->pos++;
 		skip_ws(j);
 	}
 	if (j->pos >= j->n || j->p[j->pos] != '"')
-		return fail(j, j->pos, "expected a string key in an object");
+		return fail_here(j, "expected a string key in an object");
 	int rc = scan_string(j, key);
 	if (rc)
 		return rc;
 	skip_ws(j);
 	if (j->pos >= j->n || j->p[j->pos] != ':')
-		return fail(j, j->pos, "expected ':' after an object key");
+		return fail_here(j, "expected ':' after an object key");
 	j->pos++;
 	*more = true;
 	return TACH_OK;
@@ -302,7 +308,7 @@ int tachi_json_elem(struct tachi_json *j, bool *more)
 	}
 	if (!first) {
 		if (j->pos >= j->n || j->p[j->pos] != ',')
-			return fail(j, j->pos, "expected ',' or ']' in an array");
+			return fail_here(j, "expected ',' or ']' in an array");
 		j->pos++;
 		skip_ws(j);
 		if (j->pos < j->n && j->p[j->pos] == ']')
