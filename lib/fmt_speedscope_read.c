@@ -82,6 +82,7 @@ struct sstate {
 	bool pend_open;
 	uint32_t pend_frame;
 	uint64_t pend_off;
+	uint64_t total;               /* the weights handed out, against max-samples */
 	uint32_t *out;
 	size_t out_cap;
 	char *sbuf;
@@ -727,11 +728,11 @@ static int timestamp(struct tach_reader *r, const struct sprof *p, uint64_t *ts)
 }
 
 /* Every selected profile once through, before any sample is handed out: the whole file
- * is checked, the interval found and the sample count bounded. */
+ * is checked and the interval found. */
 static int prepass(struct tach_reader *r)
 {
 	struct sstate *st = r->state;
-	uint64_t g = 0, n = 0;
+	uint64_t g = 0;
 	int64_t count_max = 0;
 	size_t count_prof = 0;
 	for (size_t k = 0; k < st->nprofs; k++) {
@@ -744,10 +745,6 @@ static int prepass(struct tach_reader *r)
 				continue;
 			if (st->at < 0)
 				return bad(r, st->off, "negative time");
-			if (++n > r->lim.max_samples)
-				return RFAIL(r, TACH_E_LIMIT, TACH_POS_OFFSET, st->off,
-					     "more than %llu samples",
-					     (unsigned long long)r->lim.max_samples);
 			if (is_time(p))
 				g = gcd(g, weight_us(st->w));
 			else if (st->at >= count_max)
@@ -830,6 +827,13 @@ static int emit(struct tach_reader *r, const struct sprof *p, const struct tach_
 		return rc;
 	uint64_t w = is_time(p) ? (weight_us(st->w) + st->interval / 2) / st->interval
 				: ((uint64_t)st->w + 500) / 1000;
+	if (!w)
+		w = 1;
+	if (w > r->lim.max_samples - st->total)
+		return RFAIL(r, TACH_E_LIMIT, TACH_POS_OFFSET, st->off,
+			     "the weights add up to more than %llu samples (see --max-samples)",
+			     (unsigned long long)r->lim.max_samples);
+	st->total += w;
 	if (st->depth && !TACHI_RESERVE(st->out, st->out_cap, st->depth))
 		return nomem(r);
 	for (uint32_t i = 0; i < st->depth; i++)
@@ -837,7 +841,7 @@ static int emit(struct tach_reader *r, const struct sprof *p, const struct tach_
 			return rc;
 	s->thread_id = p->tid;
 	s->interp_id = p->iid;
-	s->weight = w ? w : 1;
+	s->weight = w;
 	s->status = TACH_STATUS_UNKNOWN;
 	s->depth = st->depth;
 	s->same_outer = 0;

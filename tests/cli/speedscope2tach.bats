@@ -167,8 +167,13 @@ timeline_of() { # TACH -> sorted timeline
 	speedscope2tach --max-depth 4 "$D/pyspy.json" -o "$T/d.tach"
 	run speedscope2tach --max-samples 9 "$D/pyspy.json"
 	[ "$status" -eq 1 ]
-	[[ "$output" == *"more than 9 samples" ]]
+	[[ "$output" == *"offset 422: the weights add up to more than 9 samples (see --max-samples)" ]]
 	speedscope2tach --max-samples 10 "$D/pyspy.json" -o "$T/s.tach"
+	# weights count as that many samples: austin's microseconds at --interval 1
+	run speedscope2tach --interval 1 --max-samples 5222 "$D/austin-wall.json"
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"the weights add up to more than 5222 samples"* ]]
+	speedscope2tach --interval 1 --max-samples 8244 "$D/austin-wall.json" -o "$T/a.tach"
 }
 
 @test "--compression and --level reach the TACH writer" {
