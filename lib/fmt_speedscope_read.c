@@ -224,13 +224,12 @@ static int opt_int(struct tach_reader *r, uint64_t off, const char *what, int32_
 		     "frame %s must be an integer 0..%d or null", what, INT32_MAX);
 }
 
-static int frame_obj(struct tach_reader *r, struct tachi_json *j, struct sframe *f)
+static int frame_obj(struct tach_reader *r, struct tachi_json *j, uint64_t at, struct sframe *f)
 {
 	static const char *const want[] = { "name", "file", "line", "col" };
 	uint64_t o[4];
 	struct tachi_json c;
 	struct tachi_jtok t;
-	uint64_t at = j->pos;
 	int rc = keys(j, want, o, 4);
 	if (rc)
 		return rc;
@@ -276,7 +275,7 @@ static int parse_frames(struct tach_reader *r, uint64_t off)
 			return bad(r, t.off, "more than 2^32 - 2 frames");
 		if (!TACHI_RESERVE(st->frames, st->frames_cap, st->nframes + 1))
 			return nomem(r);
-		if ((rc = frame_obj(r, &j, &st->frames[st->nframes])))
+		if ((rc = frame_obj(r, &j, t.off, &st->frames[st->nframes])))
 			return rc;
 		st->nframes++;
 	}
@@ -469,13 +468,19 @@ static int parse_profiles(struct tach_reader *r, uint64_t off)
 	return rc;
 }
 
+static bool has_bom(const struct tach_reader *r)
+{
+	return r->in.size >= 3 && !memcmp(r->in.data, "\xef\xbb\xbf", 3);
+}
+
 static int parse_top(struct tach_reader *r)
 {
 	static const char *const want[] = { "$schema", "shared", "profiles" };
 	struct tachi_json j;
 	struct tachi_jtok t;
 	uint64_t o[3];
-	int rc = value_at(r, &j, 0, &t);
+	/* RFC 8259 lets a parser ignore a byte order mark; a browser's speedscope does */
+	int rc = value_at(r, &j, has_bom(r) ? 3 : 0, &t);
 	if (rc)
 		return rc;
 	if (t.type != TJ_OBJECT)
@@ -489,7 +494,7 @@ static int parse_top(struct tach_reader *r)
 			return bad(r, t.off, "$schema does not name speedscope's file-format-schema");
 	}
 	if (o[1] == NONE || o[2] == NONE)
-		return bad(r, 0, "not a speedscope file: no \"shared\" and \"profiles\"");
+		return bad(r, t.off, "not a speedscope file: no \"shared\" and \"profiles\"");
 	if ((rc = parse_shared(r, o[1])))
 		return rc;
 	return parse_profiles(r, o[2]);

@@ -142,10 +142,14 @@ timeline_of() { # TACH -> sorted timeline
 	check "{$f,\"profiles\":[{\"type\":\"flat\",\"unit\":\"none\"}]}" 56 'profile type must be "sampled" or "evented"'
 	check "{\"\$schema\":\"https://example.com/schema.json\",$f,\"profiles\":[]}" 11 '$schema does not name speedscope'"'"'s file-format-schema'
 	check "{$f,\"profiles\":[]}x" 50 'JSON: unexpected bytes after the value'
+	# a byte order mark is skipped, as RFC 8259 allows and browsers do
 	printf '\xef\xbb\xbf{}' > "$T/bom.json"
 	run speedscope2tach "$T/bom.json"
 	[ "$status" -eq 1 ]
-	[[ "$output" == *"offset 0: JSON: byte order mark (RFC 8259 JSON has none)" ]]
+	[[ "$output" == *"offset 3: not a speedscope file: no \"shared\" and \"profiles\"" ]]
+	{ printf '\xef\xbb\xbf'; cat "$D/pyspy.json"; } > "$T/bom.json"
+	speedscope2tach "$T/bom.json" | tach-decode > "$T/got"
+	diff -u <($EXPECT collapsed "$D/pyspy.json") "$T/got"
 	run speedscope2tach "$FIXTURES/tach/cases/single_sample.tach"
 	[ "$status" -eq 1 ]
 	[[ "$output" == *"offset 0: JSON: "* ]]
