@@ -82,27 +82,30 @@ timeline_of() { # TACH -> sorted timeline
 }
 
 @test "through every writer: samples, collapsed, sampler, pprof" {
-	speedscope2tach "$D/pyspy.json" -o "$T/p.tach"
-	$EXPECT collapsed "$D/pyspy.json" > "$T/want"
-	# the samples text and back
-	tach-decode --format samples "$T/p.tach" | tach-encode -o "$T/s.tach"
-	diff -u "$T/want" <(tach-decode "$T/s.tach")
+	for f in "$D"/*.json; do
+		speedscope2tach "$f" -o "$T/p.tach"
+		$EXPECT collapsed "$f" > "$T/want"
+		# the samples text and back
+		tach-decode --format samples "$T/p.tach" | tach-encode -o "$T/s.tach"
+		diff -u "$T/want" <(tach-decode "$T/s.tach" 2>/dev/null)
+		# an Apple Sampler trace and back: threads, files, lines and counts survive
+		tach2sampler -q "$T/p.tach" | sampler2tach -o "$T/a.tach"
+		diff -u "$T/want" <(tach-decode "$T/a.tach" 2>/dev/null)
+		# pprof: the stacks and counts go tool pprof reads, as tach-decode reads them
+		tach2pprof -q --no-gzip "$T/p.tach" -o "$T/p.pb"
+		[ -s "$T/p.pb" ]
+		if command -v go >/dev/null; then
+			HOME=$T PPROF_TMPDIR=$T go tool pprof -raw "$T/p.pb" 2>/dev/null |
+				python3 "$SOURCE_ROOT/tests/pprof_stacks.py" raw > "$T/pgot"
+			tach-decode --format samples "$T/p.tach" |
+				python3 "$SOURCE_ROOT/tests/pprof_stacks.py" samples > "$T/pwant"
+			diff -u "$T/pwant" "$T/pgot"
+		fi
+	done
 	# collapsed in py-spy's labels, read back by collapsed2tach
+	speedscope2tach "$D/pyspy.json" -o "$T/p.tach"
 	tach-decode --labels pyspy "$T/p.tach" | collapsed2tach -o "$T/c.tach"
-	diff -u "$T/want" <(tach-decode "$T/c.tach")
-	# an Apple Sampler trace and back: threads, files, lines and counts survive
-	tach2sampler "$T/p.tach" | sampler2tach -o "$T/a.tach"
-	diff -u "$T/want" <(tach-decode "$T/a.tach")
-	# pprof: the stacks and counts go tool pprof reads, as tach-decode reads them
-	tach2pprof --no-gzip "$T/p.tach" -o "$T/p.pb"
-	[ -s "$T/p.pb" ]
-	if command -v go >/dev/null; then
-		HOME=$T PPROF_TMPDIR=$T go tool pprof -raw "$T/p.pb" 2>/dev/null |
-			python3 "$SOURCE_ROOT/tests/pprof_stacks.py" raw > "$T/pgot"
-		tach-decode --format samples "$T/p.tach" |
-			python3 "$SOURCE_ROOT/tests/pprof_stacks.py" samples > "$T/pwant"
-		diff -u "$T/pwant" "$T/pgot"
-	fi
+	diff -u <($EXPECT collapsed "$D/pyspy.json") <(tach-decode "$T/c.tach")
 }
 
 @test "through the Gecko writer: the Firefox Profiler's importer sees the same call trees" {
