@@ -436,22 +436,24 @@ static int profile_kind(struct tach_reader *r, const uint64_t *o, struct sprof *
 	return TACH_OK;
 }
 
-static int parse_profiles(struct tach_reader *r, uint64_t off)
+/* The "profiles" array, read where j stands: each profile's keys, kind and thread. A
+ * later "profiles" key replaces what an earlier one gave. */
+static int parse_profiles(struct tach_reader *r, struct tachi_json *j)
 {
 	static const char *const want[] = { "type", "unit", "startValue", "samples", "weights",
 					    "events", "name" };
 	struct sstate *st = r->state;
-	struct tachi_json j;
 	struct tachi_jtok t;
 	uint64_t o[7];
 	bool more;
-	int rc = value_at(r, &j, off, &t);
+	int rc = tachi_json_value(j, &t);
 	if (rc)
 		return rc;
 	if (t.type != TJ_ARRAY)
 		return bad(r, t.off, "\"profiles\" must be an array");
-	while (!(rc = tachi_json_elem(&j, &more)) && more) {
-		if ((rc = tachi_json_value(&j, &t)))
+	st->nprofs = 0;
+	while (!(rc = tachi_json_elem(j, &more)) && more) {
+		if ((rc = tachi_json_value(j, &t)))
 			return rc;
 		if (t.type != TJ_OBJECT)
 			return bad(r, t.off, "a profile must be an object");
@@ -460,7 +462,7 @@ static int parse_profiles(struct tach_reader *r, uint64_t off)
 		struct sprof *p = &st->profs[st->nprofs];
 		memset(p, 0, sizeof(*p));
 		p->off = t.off;
-		if ((rc = keys(&j, want, o, 7)) || (rc = profile_kind(r, o, p)) ||
+		if ((rc = keys(j, want, o, 7)) || (rc = profile_kind(r, o, p)) ||
 		    (rc = profile_name(r, o[6], p)))
 			return rc;
 		st->nprofs++;
@@ -473,31 +475,45 @@ static bool has_bom(const struct tach_reader *r)
 	return r->in.size >= 3 && !memcmp(r->in.data, "\xef\xbb\xbf", 3);
 }
 
+/* The top object: "$schema" and "shared" found, "profiles" read on the way (the file's
+ * largest part is walked once here, not skipped and then walked). */
 static int parse_top(struct tach_reader *r)
 {
-	static const char *const want[] = { "$schema", "shared", "profiles" };
 	struct tachi_json j;
-	struct tachi_jtok t;
-	uint64_t o[3];
+	struct tachi_jtok t, k;
+	uint64_t schema = NONE, shared = NONE;
+	bool more, profiles = false;
 	/* RFC 8259 lets a parser ignore a byte order mark; a browser's speedscope does */
 	int rc = value_at(r, &j, has_bom(r) ? 3 : 0, &t);
 	if (rc)
 		return rc;
 	if (t.type != TJ_OBJECT)
 		return bad(r, t.off, "not a speedscope file: expected a JSON object");
-	if ((rc = keys(&j, want, o, 3)) || (rc = tachi_json_end(&j)))
-		return rc;
-	if (o[0] != NONE) {
-		if ((rc = value_at(r, &j, o[0], &t)))
+	while (!(rc = tachi_json_key(&j, &k, &more)) && more) {
+		if (tachi_json_str_eq(j.p, &k, "profiles")) {
+			profiles = true;
+			rc = parse_profiles(r, &j);
+		} else {
+			if (tachi_json_str_eq(j.p, &k, "$schema"))
+				schema = j.pos;
+			else if (tachi_json_str_eq(j.p, &k, "shared"))
+				shared = j.pos;
+			rc = tachi_json_skip(&j);
+		}
+		if (rc)
 			return rc;
-		if (!names_speedscope(r->in.data, &t))
-			return bad(r, t.off, "$schema does not name speedscope's file-format-schema");
 	}
-	if (o[1] == NONE || o[2] == NONE)
-		return bad(r, t.off, "not a speedscope file: no \"shared\" and \"profiles\"");
-	if ((rc = parse_shared(r, o[1])))
+	if (rc || (rc = tachi_json_end(&j)))
 		return rc;
-	return parse_profiles(r, o[2]);
+	if (schema != NONE) {
+		if ((rc = value_at(r, &j, schema, &k)))
+			return rc;
+		if (!names_speedscope(r->in.data, &k))
+			return bad(r, k.off, "$schema does not name speedscope's file-format-schema");
+	}
+	if (shared == NONE || !profiles)
+		return bad(r, t.off, "not a speedscope file: no \"shared\" and \"profiles\"");
+	return parse_shared(r, shared);
 }
 
 /* ---- walking the samples of a profile ---- */
@@ -543,6 +559,11 @@ static int frame_index(struct tach_reader *r, const struct tachi_jtok *t, uint32
 	struct sstate *st = r->state;
 	struct tachi_jnum v;
 	int64_t x;
+	uint64_t u;
+	if (t->type == TJ_NUMBER && tachi_json_digits(r->in.data, t, &u) && u < st->nframes) {
+		*out = (uint32_t)u;
+		return TACH_OK;
+	}
 	if (t->type == TJ_NUMBER) {
 		tachi_json_number(r->in.data, t, &v);
 		if (st->nframes && tachi_json_int(&v, 0, (int64_t)st->nframes - 1, &x)) {

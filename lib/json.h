@@ -68,6 +68,22 @@ struct tachi_jnum {
 	int64_t exp;
 };
 void tachi_json_number(const uint8_t *p, const struct tachi_jtok *t, struct tachi_jnum *v);
+/* A number token of at most 18 plain digits (the common array index) as an integer;
+ * false for anything else, which tachi_json_number then reads. */
+static inline bool tachi_json_digits(const uint8_t *p, const struct tachi_jtok *t, uint64_t *out)
+{
+	if (t->len > 18)
+		return false;
+	uint64_t v = 0;
+	for (size_t i = 0; i < t->len; i++) {
+		unsigned d = (unsigned)p[t->start + i] - '0';
+		if (d > 9)
+			return false;
+		v = v * 10 + d;
+	}
+	*out = v;
+	return true;
+}
 /* The number as an integer in [min, max] when it is one exactly ("3", "3.0", "30e-1"). */
 bool tachi_json_int(const struct tachi_jnum *v, int64_t min, int64_t max, int64_t *out);
 /* value * 10^scale rounded to the nearest integer (halves away from zero); false when

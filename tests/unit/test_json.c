@@ -192,6 +192,16 @@ static void test_numbers(void)
 	CHECK(!as_int("1e-1", &x));
 	CHECK(!as_int("12345678901234567890123", &x));
 	CHECK(as_int("100000000000000000000e-2", &x) && x == 1000000000000000000LL);
+	/* the plain-digits fast path agrees, and leaves the rest to the exact one */
+	const char *toks[] = { "0", "42", "123456789012345678", "1234567890123456789", "-1", "1.0", "1e2" };
+	for (size_t i = 0; i < sizeof(toks) / sizeof(toks[0]); i++) {
+		struct tachi_jtok t = { .type = TJ_NUMBER, .start = 0, .len = strlen(toks[i]) };
+		uint64_t u;
+		bool fast = tachi_json_digits((const uint8_t *)toks[i], &t, &u);
+		CHECK(fast == (i < 3));
+		if (fast)
+			CHECK(as_int(toks[i], &x) && (uint64_t)x == u);
+	}
 	struct tachi_jnum v = num("42");
 	CHECK(!tachi_json_int(&v, 0, 41, &x));
 	CHECK(tachi_json_int(&v, 42, 42, &x) && x == 42);
