@@ -1,7 +1,8 @@
 #!/bin/sh
 # speedscope2tach on generated py-spy-shaped files (bench/gen_speedscope.py) of N/10 and N
-# samples: wall and CPU time, samples/s, MB/s and peak RSS, so that memory can be seen to
-# follow the file's size (it is mapped) and not more. Reports only; never fails on timing.
+# samples: wall and CPU time, samples/s and MB/s per CPU second (the machine may be
+# shared) and peak RSS, so that memory can be seen to follow the file's size (it is
+# mapped). Reports only; never fails on timing.
 #   Usage: bench/speedscope.sh [BUILD_DIR]      Environment: SAMPLES (default 1000000), WORK.
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
@@ -17,8 +18,8 @@ for size in $((n / 10)) "$n"; do
 		"$build/cmd/speedscope2tach" "$in" -o "$work/out.tach"
 	read -r secs user sys kib < "$work/time"
 	awk -v n="$size" -v b="$(stat -c %s "$in")" -v s="$secs" -v u="$user" -v y="$sys" \
-		-v k="$kib" -v o="$(stat -c %s "$work/out.tach")" 'BEGIN { if (s <= 0) s = 0.01
-		printf "speedscope2tach %8d samples, %6.1f MB in: %6.2f s (CPU %.2f s), %5.2f M samples/s, %6.1f MB/s, peak RSS %6.1f MiB, TACH %d bytes\n",
-			n, b / 1e6, s, u + y, n / s / 1e6, b / s / 1e6, k / 1024, o }'
+		-v k="$kib" -v o="$(stat -c %s "$work/out.tach")" 'BEGIN { c = u + y; if (c <= 0) c = 0.01
+		printf "speedscope2tach %8d samples, %6.1f MB in: %6.2f s wall, %.2f s CPU: %5.2f M samples/s, %6.1f MB/s per CPU second, peak RSS %6.1f MiB, TACH %d bytes\n",
+			n, b / 1e6, s, c, n / c / 1e6, b / c / 1e6, k / 1024, o }'
 done
 [ -n "${WORK:-}" ] || rm -rf "$work"
