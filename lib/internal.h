@@ -425,6 +425,12 @@ extern const struct tachi_format tachi_fmt_sampler;
 extern const struct tachi_format tachi_fmt_flamegraph;
 /* The sampler format's two files: the writer's ops, for the reader file's table row. */
 extern const struct tachi_writer_ops tachi_sampler_writer_ops;
+/* speedscope JSON: the reader's ops (for the row the writer's file will share) and its
+ * probe: the first object's "$schema" names speedscope's schema, or it has both "shared"
+ * and "profiles" keys. p may be just the input's first bytes. */
+extern const struct tachi_format tachi_fmt_speedscope;
+extern const struct tachi_reader_ops tachi_speedscope_reader_ops;
+bool tachi_speedscope_probe(const uint8_t *p, size_t n);
 
 /* Helpers for format modules. */
 #define RFAIL(r, code, kind, pos, ...) tachi_fail(&(r)->err, (code), (kind), (pos), __VA_ARGS__)

@@ -66,7 +66,7 @@ struct tc_many {
 /* --from FORMAT: the format every input is read as (a readable name of tach_format_name). */
 #define TC_FROM_OPT                                                                        \
 	{ "from", 0, "FORMAT", NULL, NULL, "read the inputs as FORMAT (default tach)",     \
-	  "tach samples collapsed gperf sampler", false }
+	  "tach samples collapsed gperf sampler speedscope", false }
 
 /* The collapsed writer's options, as tach-decode and tach-diff offer them. */
 extern const struct tc_opt tc_collapsed_opts[];
