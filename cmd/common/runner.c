@@ -24,6 +24,7 @@ struct tc_run {
 	const struct tc_output *output;
 	const char *in_name;
 	const char *out_name;
+	const char *from;       /* --from: the input format, for a program that detects it */
 	bool quiet, verbose, force;
 	bool in_place;          /* -o names a device or FIFO: no temporary file */
 	/* filters */
@@ -98,6 +99,32 @@ static const struct tc_opt common_opts[] = {
 	{ 0 },
 };
 
+/* Programs whose reader is "auto" detect their input's format; --from names it instead. */
+static const struct tc_opt input_opts[] = {
+	{ "from", 0, "FORMAT", NULL, NULL,
+	  "read the input as FORMAT instead of detecting it; 'help' lists the formats", NULL,
+	  false },
+	{ 0 },
+};
+
+const struct tc_opt tc_gperf_opts[] = {
+	{ "binary-path", 0, "DIR", "r:binary-path", NULL,
+	  "gperftools input: also look for binaries in DIR (repeatable; TACHFMT_BINARY_PATH "
+	  "adds more)", NULL, true },
+	{ "no-symbolize", 0, NULL, "r:symbolize", "no",
+	  "gperftools input: keep addresses; do not read binaries", NULL, false },
+	{ "names", 0, "STYLE", "r:names", NULL,
+	  "gperftools input: function names: full (demangled, with scope, templates and "
+	  "parameters; default), short (DWARF's short name) or mangled", "full short mangled",
+	  false },
+	{ 0 },
+};
+
+static bool detects(const struct tc_prog *p)
+{
+	return !strcmp(p->reader, "auto");
+}
+
 static const struct tc_opt tach_writer_opts[] = {
 	{ "compression", 0, "KIND", "w:compression", NULL, "sample compression (default zstd)",
 	  "zstd none", false },
@@ -138,6 +165,14 @@ static size_t gather_opts(const struct tc_prog *p, const struct tc_opt **all,
 			all[n] = o;
 			owner[n] = out;
 		}
+	for (const struct tc_opt *o = input_opts; detects(p) && o->name && n < max; o++, n++) {
+		all[n] = o;
+		owner[n] = NULL;
+	}
+	for (const struct tc_opt *o = tc_gperf_opts; detects(p) && o->name && n < max; o++, n++) {
+		all[n] = o;
+		owner[n] = NULL;
+	}
 	for (const struct tc_opt *o = common_opts; o->name && n < max; o++, n++) {
 		all[n] = o;
 		owner[n] = NULL;
@@ -148,6 +183,19 @@ static size_t gather_opts(const struct tc_prog *p, const struct tc_opt **all,
 static void usage_line(FILE *f, const struct tc_prog *p)
 {
 	fprintf(f, "Usage: %s [OPTION]... [FILE|-]\n", p->name);
+}
+
+/* The formats the library reads, space-separated, in detection order. */
+static void readable_formats(char *buf, size_t cap)
+{
+	const char *name;
+	int rd;
+	buf[0] = 0;
+	for (size_t i = 0; (name = tach_format_name(i, &rd, NULL)); i++) {
+		size_t l = strlen(buf);
+		if (rd)
+			snprintf(buf + l, cap - l, "%s%s", l ? " " : "", name);
+	}
 }
 
 static void print_opt(FILE *f, const struct tc_opt *o)
@@ -189,8 +237,15 @@ static void help(const struct tc_prog *p)
 	const struct tc_opt *all[MAX_OPTS];
 	const struct tc_output *owner[MAX_OPTS];
 	size_t n = gather_opts(p, all, owner, MAX_OPTS);
-	for (size_t i = 0; i < n; i++)
-		print_opt(stdout, all[i]);
+	for (size_t i = 0; i < n; i++) {
+		struct tc_opt o = *all[i];
+		char formats[256];
+		if (!strcmp(o.name, "from")) {
+			readable_formats(formats, sizeof(formats));
+			o.choices = formats;
+		}
+		print_opt(stdout, &o);
+	}
 	printf("\nExit status: 0 success, 1 invalid input or I/O error, 2 usage error.\n");
 }
 
@@ -630,6 +685,27 @@ static int keep_value(struct cli *c, size_t idx, const char *arg)
 	return 0;
 }
 
+/* --from FORMAT: a format the library reads, or "help" for the list. -1 to go on, else
+ * the exit status. */
+static int take_from(struct tc_run *run, const char *arg)
+{
+	char formats[256];
+	readable_formats(formats, sizeof(formats));
+	if (!strcmp(arg, "help")) {
+		for (char *save, *t = strtok_r(formats, " ", &save); t; t = strtok_r(NULL, " ", &save))
+			puts(t);
+		return fflush(stdout) || ferror(stdout) ? 1 : 0;
+	}
+	const char *name;
+	int rd;
+	for (size_t i = 0; (name = tach_format_name(i, &rd, NULL)); i++)
+		if (rd && !strcmp(name, arg)) {
+			run->from = arg;
+			return -1;
+		}
+	return usage_error(run->prog, "unknown --from %s (one of: %s)", arg, formats);
+}
+
 /* One option from getopt (its code ch); -1 to go on, else the exit status. */
 static int take_option(struct tc_run *run, struct cli *c, int ch, char **argv)
 {
@@ -664,6 +740,8 @@ static int take_option(struct tc_run *run, struct cli *c, int ch, char **argv)
 		help(prog);
 		return fflush(stdout) || ferror(stdout) ? 1 : 0;
 	}
+	if (!strcmp(name, "from"))
+		return take_from(run, optarg);
 	if (!strcmp(name, "version")) {
 		printf("%s (tachfmt) %s\nlibtachfmt %s\n", prog->name, TACHFMT_VERSION, tach_version());
 		return fflush(stdout) || ferror(stdout) ? 1 : 0;
@@ -672,6 +750,17 @@ static int take_option(struct tc_run *run, struct cli *c, int ch, char **argv)
 	if (rc >= 0)
 		return rc ? rc : -1;
 	return keep_value(c, idx, optarg) ? 1 : -1;
+}
+
+/* TACHFMT_BINARY_PATH: directories searched after those of --binary-path, as one more
+ * --binary-path given last. */
+static int env_binary_path(struct cli *c)
+{
+	const char *env = getenv("TACHFMT_BINARY_PATH");
+	for (size_t i = 0; env && *env && i < c->n; i++)
+		if (c->all[i]->target && !strcmp(c->all[i]->target, "r:binary-path"))
+			return keep_value(c, i, env);
+	return 0;
 }
 
 /* The input file or stdin; its name is kept for messages. 0 or the exit status. */
@@ -740,8 +829,11 @@ static int run_io(struct tc_run *run, struct cli *c, struct tach_reader *r, stru
 	if (status || (status = open_output(run, &outfd)))
 		return status;
 	if (tach_reader_open_fd(r, infd) < 0)
-		status = tc_reader_failed(run, r);
-	else if (run->output->handler)
+		return finish_output(run, outfd, tc_reader_failed(run, r));
+	if (run->verbose && detects(run->prog))
+		fprintf(stderr, "%s: %s: %s input\n", run->prog->name, run->in_name,
+			tach_reader_format(r));
+	if (run->output->handler)
 		status = run_handler(run, r, outfd);
 	else
 		status = convert(run, r, w, outfd);
@@ -758,9 +850,11 @@ int tc_main(int argc, char **argv, const struct tc_prog *prog)
 	opterr = 0;
 	while (status < 0 && (ch = getopt_long(argc, argv, c.shorts, c.lopts, NULL)) != -1)
 		status = take_option(&run, &c, ch, argv);
+	if (status < 0 && env_binary_path(&c))
+		status = 1;
 	if (status < 0 && !(status = open_input(&run, argc, argv, &infd))) {
 		catch_shrinking_input(&run);
-		struct tach_reader *r = tach_reader_new(prog->reader);
+		struct tach_reader *r = tach_reader_new(run.from ? run.from : prog->reader);
 		struct tach_writer *w = run.output->writer ? tach_writer_new(run.output->writer) : NULL;
 		if (!r || (run.output->writer && !w)) {
 			fprintf(stderr, "%s: out of memory\n", prog->name);
