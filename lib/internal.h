@@ -375,6 +375,9 @@ extern const struct tachi_format tachi_fmt_gperf;
 extern const struct tachi_reader_ops tachi_collapsed_reader_ops;
 bool tachi_collapsed_probe(const uint8_t *p, size_t n);
 extern const struct tachi_format tachi_fmt_pprof;
+/* The pprof format's two files: the reader's ops and probe, for the writer file's row. */
+extern const struct tachi_reader_ops tachi_pprof_reader_ops;
+bool tachi_pprof_probe(const uint8_t *p, size_t n);
 extern const struct tachi_format tachi_fmt_sampler;
 /* The sampler format's two files: the writer's ops, for the reader file's table row. */
 extern const struct tachi_writer_ops tachi_sampler_writer_ops;

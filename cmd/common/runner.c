@@ -104,6 +104,9 @@ static const struct tc_opt input_opts[] = {
 	{ "from", 0, "FORMAT", NULL, NULL,
 	  "read the input as FORMAT instead of detecting it; 'help' lists the formats", NULL,
 	  false },
+	{ "sample-index", 0, "TYPE", "r:sample-index", NULL,
+	  "pprof input: the sample type (name or number) whose values are the weights "
+	  "(default: the profile's default type, else its last)", NULL, false },
 	{ 0 },
 };
 

@@ -105,13 +105,34 @@ same_as() { # file importer [importer options...]
 	printf 'hello world\n' | { run tach-decode; [ "$status" -eq 1 ]; }
 }
 
+@test "pprof: raw and gzip, from a file and a pipe; gzip text and a damaged start are not" {
+	tach2pprof -q "$CASES/threads_interleaved.tach" -o "$T/p.pb.gz"
+	gzip -dc "$T/p.pb.gz" >"$T/p.pb"
+	tach-decode "$CASES/threads_interleaved.tach" | sort >"$T/want"
+	for f in p.pb p.pb.gz; do
+		run tach-decode -v "$T/$f"
+		[[ ${lines[0]} == *": pprof input" ]]
+		cat "$T/$f" | tach-decode | sort | diff -u "$T/want" -
+	done
+	printf 'a;b 3\n' | gzip -c >"$T/t.gz"
+	run tach-decode "$T/t.gz"
+	[ "$status" -eq 1 ]
+	[[ $output == *'not recognized: it starts "\x1f\x8b'* ]]
+	# a wire type that no profile.proto field has, within the first bytes
+	{ printf '\x0b'; cat "$T/p.pb"; } >"$T/bad.pb"
+	run tach-decode "$T/bad.pb"
+	[[ $output == *"not recognized"* ]]
+	run tach-decode --from pprof "$T/bad.pb"
+	[[ $output == *"offset 0: field 1: unknown wire type 3" ]]
+}
+
 @test "--from forces a format; --from help lists the readable ones" {
 	run tach-decode --from help
 	[ "$status" -eq 0 ]
-	[ "$output" = "$(printf 'tach\ngperf\nsampler\nsamples\ncollapsed')" ]
+	[ "$output" = "$(printf 'tach\ngperf\npprof\nsampler\nsamples\ncollapsed')" ]
 	run tach-decode --from pdf x
 	[ "$status" -eq 2 ]
-	[[ ${lines[0]} == "tach-decode: unknown --from pdf (one of: tach gperf sampler samples collapsed)" ]]
+	[[ ${lines[0]} == "tach-decode: unknown --from pdf (one of: tach gperf pprof sampler samples collapsed)" ]]
 	run tach-decode --from tach "$TESTDATA/mixed.samples"
 	[ "$status" -eq 1 ]
 	[[ $output == *"Invalid magic number"* ]]

@@ -31,6 +31,7 @@ static const char *const readers[][2] = {
 	{ "collapsed", NULL },
 	{ "gperf", "symbolize=no" },
 	{ "sampler", NULL },
+	{ "pprof", NULL },
 };
 
 static const struct wcfg writers[] = {
