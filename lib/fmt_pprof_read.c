@@ -590,9 +590,6 @@ static int choose_type(struct tach_reader *r)
 	uint64_t pu = time_unit(st, st->period_type.unit);
 	if (pu && st->period > 0 && __builtin_mul_overflow((uint64_t)st->period, pu, &st->period_ns))
 		st->period_ns = 0;
-	if (st->unit_ns && !st->period_ns)
-		return pfail(r, 0, "the sample type is a time but there is no time period to turn it "
-				"into samples; choose a count type with sample-index");
 	return TACH_OK;
 }
 
@@ -920,6 +917,9 @@ static int weight(struct tach_reader *r, const struct field *f, int64_t v, uint6
 		*w = (uint64_t)v;
 		return TACH_OK;
 	}
+	if (!st->period_ns)
+		return pfail(r, f->at, "the sample type is a time but there is no time period to "
+				"turn it into samples; choose a count type with sample-index");
 	unsigned __int128 ns = (unsigned __int128)(uint64_t)v * st->unit_ns;
 	unsigned __int128 q = ns / st->period_ns, rem = ns % st->period_ns;
 	if (rem && !st->warned_round) {

@@ -6,7 +6,7 @@ profile.proto and the protobuf wire format, for the pprof reader's tests:
 
 Cases: inline (a location with two lines, an unsymbolized location, labels of another
 tool), drop (drop_frames/keep_frames), inexact (time values that are not multiples of the
-period), types (three sample types and default_sample_type), and hostile ones that pprof
+period), noperiod (a time type and no period), types (three sample types and default_sample_type), and hostile ones that pprof
 refuses: badvarint, badlen, dupid, noloc, noid, strindex, firststring, values, wiretype,
 concat.
 """
@@ -113,6 +113,13 @@ def case_inexact():
     s = Strings()
     body = (vt(s, 1, "wall", "nanoseconds") + vt(s, 11, "wall", "nanoseconds") + num(12, 3) +
             fn(s, 1, "main", "m.c") + loc(1, [(1, 1)]) + sample([1], [10]) + sample([1], [1]))
+    return body + s.encode()
+
+
+def case_noperiod():
+    s = Strings()
+    body = (vt(s, 1, "samples", "count") + vt(s, 1, "wall", "nanoseconds") +
+            fn(s, 1, "main", "m.c") + loc(1, [(1, 1)]) + sample([1], [2, 20]))
     return body + s.encode()
 
 
