@@ -234,6 +234,12 @@ static int each_sub(struct tach_reader *r, const struct field *outer, sub_fn fn,
 /* A new zeroed record at the end of *arr; NULL when memory is short (recorded). */
 static void *push(struct tach_reader *r, void **arr, size_t *n, size_t *cap, size_t size)
 {
+	/* records are numbered in 32 bits (the id index, a location's lines) */
+	if (*n >= UINT32_MAX - 1) {
+		RFAIL(r, TACH_E_LIMIT, TACH_POS_NONE, 0, "more than %u records of one kind",
+		      UINT32_MAX - 1);
+		return NULL;
+	}
 	if (!tachi_reserve(arr, cap, *n + 1, size)) {
 		RFAIL(r, TACH_E_NOMEM, TACH_POS_NONE, 0, "out of memory");
 		return NULL;
@@ -673,6 +679,9 @@ static int frame_file(struct tach_reader *r, const struct ploc *l, uint32_t *id)
 static int add_frame(struct tach_reader *r, const struct tach_frame *f)
 {
 	struct pread *st = r->state;
+	if (st->nframes >= UINT32_MAX - 1)
+		return RFAIL(r, TACH_E_LIMIT, TACH_POS_NONE, 0, "more than %u frames",
+			     UINT32_MAX - 1);
 	if (!TACHI_RESERVE(st->frames, st->frames_cap, st->nframes + 1) ||
 	    tach_dict_intern_frame(&r->dict, f, &st->frames[st->nframes]))
 		return RFAIL(r, TACH_E_NOMEM, TACH_POS_NONE, 0, "out of memory");
@@ -889,6 +898,8 @@ static int build_stack(struct tach_reader *r, const struct sdec *sd, uint32_t *d
 	uint32_t n = 0;
 	for (size_t i = from; i < sd->nlocs; i++) {
 		const struct ploc *l = &st->locs[st->lbuf[i]];
+		if (!l->nfr)
+			continue;
 		if (l->nfr > r->lim.max_depth - n)
 			return RFAIL(r, TACH_E_LIMIT, TACH_POS_NONE, 0,
 				     "stack deeper than the limit of %u frames", r->lim.max_depth);
