@@ -6,8 +6,9 @@
  * replaces the auto reader's, the options given before open are handed to it, and the
  * peeked bytes stay in the input buffer for it, so a pipe loses nothing and a file is not
  * read twice. Options are checked when set against every format that reads; at open each
- * goes to the chosen reader when that reader takes it, and is reported (a warning) and
- * dropped when it does not.
+ * goes to the chosen reader when that reader takes it and is ignored when it does not: a
+ * program offers the options of every format it may meet (and takes some from the
+ * environment), so one meant for another format is no mistake.
  *
  * The probes live beside their readers; this file has the text helpers they share.
  */
@@ -161,14 +162,9 @@ static int become(struct tach_reader *r, const struct tachi_format *f, size_t in
 	r->fmt = f;
 	r->meta.source_format = f->name;
 	int rc = TACH_OK;
-	for (size_t i = 0; i < a.n && rc == TACH_OK; i++) {
+	for (size_t i = 0; i < a.n && rc == TACH_OK; i++)
 		if (a.opts[i].formats >> index & 1)
 			rc = f->reader->option(r, a.opts[i].key, a.opts[i].value);
-		else
-			tachi_warn(&r->warn, TACH_POS_NONE, 0,
-				   "option %s does not apply to %s input; ignored", a.opts[i].key,
-				   f->name);
-	}
 	free_opts(&a);
 	return rc;
 }

@@ -756,10 +756,12 @@ static int take_option(struct tc_run *run, struct cli *c, int ch, char **argv)
 }
 
 /* TACHFMT_BINARY_PATH: directories searched after those of --binary-path, as one more
- * --binary-path given last. */
-static int env_binary_path(struct cli *c)
+ * --binary-path given last; not for a --from format that reads no gperftools profile. */
+static int env_binary_path(const struct tc_run *run, struct cli *c)
 {
 	const char *env = getenv("TACHFMT_BINARY_PATH");
+	if (run->from && strcmp(run->from, "gperf"))
+		return 0;
 	for (size_t i = 0; env && *env && i < c->n; i++)
 		if (c->all[i]->target && !strcmp(c->all[i]->target, "r:binary-path"))
 			return keep_value(c, i, env);
@@ -853,7 +855,7 @@ int tc_main(int argc, char **argv, const struct tc_prog *prog)
 	opterr = 0;
 	while (status < 0 && (ch = getopt_long(argc, argv, c.shorts, c.lopts, NULL)) != -1)
 		status = take_option(&run, &c, ch, argv);
-	if (status < 0 && env_binary_path(&c))
+	if (status < 0 && env_binary_path(&run, &c))
 		status = 1;
 	if (status < 0 && !(status = open_input(&run, argc, argv, &infd))) {
 		catch_shrinking_input(&run);

@@ -178,10 +178,10 @@ same_traces() { # profile unit [pprof args...]
 	run tach-decode --sample-index 3 "$T/t.pb"
 	[ "$status" -eq 1 ]
 	[ "$output" = "tach-decode: $T/t.pb: sample-index 3: the profile has no such sample type (it has 3)" ]
-	# a TACH input takes no --sample-index: a warning, not an error
+	# a TACH input has no sample types: the option is for pprof input only
 	run tach-decode --sample-index 0 "$FIXTURES/tach/cases/single_sample.tach"
 	[ "$status" -eq 0 ]
-	[[ ${lines[0]} == *"warning: option sample-index does not apply to tach input; ignored" ]]
+	[[ $output != *warning* ]]
 	run tach-decode --from pprof --sample-index '' "$T/t.pb"
 	[ "$status" -eq 2 ]
 }
