@@ -64,7 +64,7 @@ int main(int argc, char **argv)
 	static const struct tc_prog prog = {
 		.name = "tach-decode",
 		.summary = "Decode a TACH profile to collapsed stacks, samples text or a summary.",
-		.reader = "tach",
+		.reader = "auto",
 		.outputs = outputs,
 	};
 	return tc_main(argc, argv, &prog);

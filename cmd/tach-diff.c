@@ -248,7 +248,6 @@ static int diff(struct tc_run *run, struct tc_input *in, size_t n, struct tach_w
 int main(int argc, char **argv)
 {
 	static const struct tc_opt opts[] = {
-		TC_FROM_OPT,
 		{ "normalize", 'n', NULL, NULL, NULL,
 		  "scale BASE's counts to NEW's total, as difffolded.pl -n does", NULL, false },
 		{ "strip-hex", 's', NULL, NULL, NULL,
@@ -265,7 +264,7 @@ int main(int argc, char **argv)
 	static const struct tc_prog prog = {
 		.name = "tach-diff",
 		.summary = "Compare two profiles: folded stacks with BASE's and NEW's counts.",
-		.reader = "tach",
+		.reader = "auto",
 		.outputs = outputs,
 		.opts = opts,
 		.description = "Each line is 'STACK BASE_COUNT NEW_COUNT', sorted by stack, for "

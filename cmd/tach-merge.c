@@ -306,7 +306,6 @@ out:
 int main(int argc, char **argv)
 {
 	static const struct tc_opt opts[] = {
-		TC_FROM_OPT,
 		{ "concat", 0, NULL, NULL, NULL,
 		  "write the inputs one after another, not interleaved by timestamp", NULL, false },
 		{ "tag-inputs", 0, NULL, NULL, NULL,
@@ -317,7 +316,7 @@ int main(int argc, char **argv)
 	static const struct tc_prog prog = {
 		.name = "tach-merge",
 		.summary = "Merge profiles of any readable format into one TACH profile.",
-		.reader = "tach",
+		.reader = "auto",
 		.outputs = tc_tach_output,
 		.opts = opts,
 		.description = "Samples are interleaved by timestamp (ties in input order), or "

@@ -41,7 +41,7 @@ int main(int argc, char **argv)
 	static const struct tc_prog prog = {
 		.name = "tach2flamegraph",
 		.summary = "Convert a TACH profile to a flame graph SVG.",
-		.reader = "tach",
+		.reader = "auto",
 		.outputs = outputs,
 		.opts = opts,
 		.description = "Writes one interactive SVG as flamegraph.pl draws it from the "

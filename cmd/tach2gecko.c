@@ -25,7 +25,7 @@ int main(int argc, char **argv)
 	static const struct tc_prog prog = {
 		.name = "tach2gecko",
 		.summary = "Convert a TACH profile to a Gecko profile for the Firefox Profiler.",
-		.reader = "tach",
+		.reader = "auto",
 		.outputs = outputs,
 		.opts = opts,
 		.description = "Writes one gzip-compressed JSON document (plain with --no-gzip) that "

@@ -22,7 +22,7 @@ int main(int argc, char **argv)
 	static const struct tc_prog prog = {
 		.name = "tach2pprof",
 		.summary = "Convert a TACH profile to pprof's profile.proto format.",
-		.reader = "tach",
+		.reader = "auto",
 		.outputs = outputs,
 		.opts = opts,
 		.description = "The output is gzip-compressed (.pb.gz) for go tool pprof and "

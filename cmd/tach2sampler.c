@@ -18,7 +18,7 @@ int main(int argc, char **argv)
 	static const struct tc_prog prog = {
 		.name = "tach2sampler",
 		.summary = "Convert a TACH profile to an Apple Sampler trace (@supersamplerV1.0).",
-		.reader = "tach",
+		.reader = "auto",
 		.outputs = outputs,
 		.description = "Writes one @threadV1.0 block per thread and one record per sample; "
 			       "timestamps, status, columns and opcodes are not kept "

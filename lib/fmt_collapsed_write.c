@@ -479,4 +479,5 @@ const struct tachi_format tachi_fmt_collapsed = {
 	.name = "collapsed",
 	.reader = &tachi_collapsed_reader_ops,
 	.writer = &writer_ops,
+	.probe = tachi_collapsed_probe,
 };

@@ -781,6 +781,7 @@ static const struct tachi_writer_ops writer_ops = {
 
 const struct tachi_format tachi_fmt_pprof = {
 	.name = "pprof",
-	.reader = NULL,
+	.reader = &tachi_pprof_reader_ops,
 	.writer = &writer_ops,
+	.probe = tachi_pprof_probe,
 };

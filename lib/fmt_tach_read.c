@@ -800,8 +800,15 @@ static const struct tachi_reader_ops reader_ops = {
 
 extern const struct tachi_writer_ops tachi_tach_writer_ops;
 
+/* The magic in either byte order; the reader explains anything else wrong. */
+static bool tach_probe(const uint8_t *p, size_t n)
+{
+	return n >= 4 && (!memcmp(p, "HCAT", 4) || !memcmp(p, "TACH", 4));
+}
+
 const struct tachi_format tachi_fmt_tach = {
 	.name = "tach",
 	.reader = &reader_ops,
 	.writer = &tachi_tach_writer_ops,
+	.probe = tach_probe,
 };

@@ -1,22 +1,31 @@
-/* The format table: the only place that lists formats. */
+/* The format table: the only place that lists formats. Its order is detection's priority
+ * (detect.c): formats with a magic number or a fixed header first, folded stacks, which
+ * take almost any text, last. */
 #include "internal.h"
 
 static const struct tachi_format *const formats[] = {
 	&tachi_fmt_tach,
-	&tachi_fmt_samples,
-	&tachi_fmt_collapsed,
-	&tachi_fmt_gecko,
 	&tachi_fmt_gperf,
 	&tachi_fmt_pprof,
 	&tachi_fmt_sampler,
-	&tachi_fmt_flamegraph,
 	&tachi_fmt_speedscope,
+	&tachi_fmt_samples,
+	&tachi_fmt_gecko,
+	&tachi_fmt_flamegraph,
+	&tachi_fmt_collapsed,
 };
+
+const struct tachi_format *tachi_format_at(size_t i)
+{
+	return i < sizeof(formats) / sizeof(formats[0]) ? formats[i] : NULL;
+}
 
 const struct tachi_format *tachi_format_find(const char *name)
 {
 	if (!name)
 		return NULL;
+	if (!strcmp(name, "auto"))
+		return &tachi_fmt_auto;
 	for (size_t i = 0; i < sizeof(formats) / sizeof(formats[0]); i++)
 		if (!strcmp(formats[i]->name, name))
 			return formats[i];

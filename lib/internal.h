@@ -382,12 +382,28 @@ struct tachi_writer_ops {
 	void (*free)(struct tach_writer *w);
 };
 
+/* Detection reads this much of the start of an input (less at its end). */
+#define TACHI_PROBE_BYTES 4096u
+
 struct tachi_format {
 	const char *name;
 	const struct tachi_reader_ops *reader;
 	const struct tachi_writer_ops *writer;
+	/* Whether the first n bytes (n < TACHI_PROBE_BYTES only at the end of the input) look
+	 * like this format; readers only. Asked in table order: the first yes wins. */
+	bool (*probe)(const uint8_t *p, size_t n);
 };
+/* A format by name; "auto" is the detecting reader (detect.c), not in the table. */
 const struct tachi_format *tachi_format_find(const char *name);
+/* The table's i-th format, NULL past the end. */
+const struct tachi_format *tachi_format_at(size_t i);
+extern const struct tachi_format tachi_fmt_auto;
+/* For probes: the next line from *at that is neither blank nor a '#' comment, without its
+ * LF (and CR); *complete is false when it may go on past the peeked bytes. */
+bool tachi_probe_line(const uint8_t *p, size_t n, size_t *at, const uint8_t **line,
+		      size_t *len, bool *complete);
+/* For probes: non-empty, and no control bytes but TAB, CR and LF. */
+bool tachi_probe_text(const uint8_t *p, size_t n);
 /* Records a write failure of w->out on w and returns TACH_E_IO. */
 int tachi_writer_io(struct tach_writer *w);
 /* ---- record spools (spool.c): per-stream records kept past a chunk in a temp file ---- */
@@ -420,7 +436,11 @@ extern const struct tachi_format tachi_fmt_collapsed;
 extern const struct tachi_format tachi_fmt_gecko;
 extern const struct tachi_format tachi_fmt_gperf;
 extern const struct tachi_reader_ops tachi_collapsed_reader_ops;
+bool tachi_collapsed_probe(const uint8_t *p, size_t n);
 extern const struct tachi_format tachi_fmt_pprof;
+/* The pprof format's two files: the reader's ops and probe, for the writer file's row. */
+extern const struct tachi_reader_ops tachi_pprof_reader_ops;
+bool tachi_pprof_probe(const uint8_t *p, size_t n);
 extern const struct tachi_format tachi_fmt_sampler;
 extern const struct tachi_format tachi_fmt_flamegraph;
 /* The sampler format's two files: the writer's ops, for the reader file's table row. */

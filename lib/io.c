@@ -27,10 +27,12 @@ int tachi_in_load(struct tachi_in *in, uint64_t max_input, struct tachi_err *e)
 {
 	if (in->whole)
 		return TACH_OK;
+	/* Bytes peeked at open (tachi_in_peek) are the start of the input. */
+	size_t peeked = in->end;
 	struct stat st;
 	if (fstat(in->fd, &st) == 0 && S_ISREG(st.st_mode)) {
 		off_t here = lseek(in->fd, 0, SEEK_CUR);
-		if (here == 0 && (uint64_t)st.st_size > 0) {
+		if (here == (off_t)peeked && (uint64_t)st.st_size > 0) {
 			if ((uint64_t)st.st_size > max_input)
 				return tachi_fail(e, TACH_E_LIMIT, TACH_POS_NONE, 0,
 					     "input of %llu bytes exceeds the limit of %llu bytes",
@@ -43,13 +45,19 @@ int tachi_in_load(struct tachi_in *in, uint64_t max_input, struct tachi_err *e)
 				in->data = m;
 				in->size = (size_t)st.st_size;
 				in->whole = true;
+				/* the mapping has the peeked bytes too */
+				free(in->buf);
+				in->buf = NULL;
+				in->cap = in->end = 0;
 				return TACH_OK;
 			}
 		}
 	}
-	/* A pipe (or a file mmap refused): read everything. */
-	size_t cap = 0, len = 0;
-	uint8_t *buf = NULL;
+	/* A pipe (or a file mmap refused): read everything, after what was peeked. */
+	size_t cap = in->cap, len = peeked;
+	uint8_t *buf = in->buf;
+	in->buf = NULL;
+	in->cap = in->end = 0;
 	for (;;) {
 		if (len + IN_CHUNK > max_input + 1 && len > max_input) {
 			free(buf);
@@ -57,6 +65,8 @@ int tachi_in_load(struct tachi_in *in, uint64_t max_input, struct tachi_err *e)
 				     "input exceeds the limit of %llu bytes",
 				     (unsigned long long)max_input);
 		}
+		if (in->eof)
+			break;
 		if (!TACHI_RESERVE(buf, cap, len + IN_CHUNK)) {
 			free(buf);
 			return tachi_fail(e, TACH_E_NOMEM, TACH_POS_NONE, 0, "out of memory reading input");
@@ -71,6 +81,7 @@ int tachi_in_load(struct tachi_in *in, uint64_t max_input, struct tachi_err *e)
 			break;
 		len += got;
 	}
+	in->eof = false;
 	in->own = buf;
 	in->data = buf;
 	in->size = len;
@@ -106,6 +117,31 @@ static int in_refill(struct tachi_in *in, struct tachi_err *e)
 		return TACH_EOF;
 	}
 	in->end += got;
+	return TACH_OK;
+}
+
+int tachi_in_peek(struct tachi_in *in, size_t n, struct tachi_err *e, const uint8_t **p,
+		  size_t *got)
+{
+	if (in->whole) {
+		*p = in->data;
+		*got = in->size < n ? in->size : n;
+		return TACH_OK;
+	}
+	if (!TACHI_RESERVE(in->buf, in->cap, n > IN_CHUNK ? n : IN_CHUNK))
+		return tachi_fail(e, TACH_E_NOMEM, TACH_POS_NONE, 0, "out of memory reading input");
+	/* A pipe gives what its writer has written so far: read until n or the end. */
+	while (in->end < n && !in->eof) {
+		size_t k = 0;
+		int rc = read_some(in, e, in->buf + in->end, n - in->end, &k);
+		if (rc)
+			return rc;
+		if (!k)
+			in->eof = true;
+		in->end += k;
+	}
+	*p = in->buf;
+	*got = in->end < n ? in->end : n;
 	return TACH_OK;
 }
 

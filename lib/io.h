@@ -31,6 +31,11 @@ struct tachi_in {
 /* Makes the whole input available in data/size: a regular file is mapped, anything else
  * read (at most max_input bytes). */
 int tachi_in_load(struct tachi_in *in, uint64_t max_input, struct tachi_err *e);
+/* The first n bytes (fewer at the end of the input) without consuming them: memory input
+ * as it is, a descriptor read into the streaming buffer, where the line reader and
+ * tachi_in_load take them up, so nothing is read twice and a pipe loses nothing. */
+int tachi_in_peek(struct tachi_in *in, size_t n, struct tachi_err *e, const uint8_t **p,
+		  size_t *got);
 /* Streaming: the next line without its LF, or TACH_EOF. */
 int tachi_in_next_line(struct tachi_in *in, struct tachi_err *e, const char **line, size_t *len);
 /* Byte offset of the start of the last line returned. */

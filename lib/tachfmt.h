@@ -165,7 +165,12 @@ TACH_API int tach_dict_intern_string(struct tach_dict *d, const char *s, size_t 
 TACH_API int tach_dict_intern_frame(struct tach_dict *d, const struct tach_frame *f, uint32_t *id);
 
 /* ---- readers: pull one sample at a time ---- */
+/* format is a name from tach_format_name, or "auto": the reader then detects the format
+ * from the first bytes of the input when it is opened (see tach_reader_format). */
 TACH_API struct tach_reader *tach_reader_new(const char *format);
+/* The name of the format the reader reads: for an "auto" reader, the one detected at open
+ * (NULL before, or when nothing matched). */
+TACH_API const char *tach_reader_format(const struct tach_reader *r);
 TACH_API void tach_reader_free(struct tach_reader *r);
 /* Options are format-specific key/value strings; common ones: "max-depth", "strict".
  * Unknown keys give TACH_E_USAGE. Call before opening. */

@@ -108,6 +108,35 @@ static const struct tc_opt common_opts[] = {
 	{ 0 },
 };
 
+/* Programs whose reader is "auto" detect their input's format; --from names it instead. */
+static const struct tc_opt input_opts[] = {
+	{ "from", 0, "FORMAT", NULL, NULL,
+	  "read the input as FORMAT instead of detecting it; 'help' lists the formats", NULL,
+	  false },
+	{ "sample-index", 0, "TYPE", "r:sample-index", NULL,
+	  "pprof input: the sample type (name or number) whose values are the weights "
+	  "(default: the profile's default type, else its last)", NULL, false },
+	{ 0 },
+};
+
+const struct tc_opt tc_gperf_opts[] = {
+	{ "binary-path", 0, "DIR", "r:binary-path", NULL,
+	  "gperftools input: also look for binaries in DIR (repeatable; TACHFMT_BINARY_PATH "
+	  "adds more)", NULL, true },
+	{ "no-symbolize", 0, NULL, "r:symbolize", "no",
+	  "gperftools input: keep addresses; do not read binaries", NULL, false },
+	{ "names", 0, "STYLE", "r:names", NULL,
+	  "gperftools input: function names: full (demangled, with scope, templates and "
+	  "parameters; default), short (DWARF's short name) or mangled", "full short mangled",
+	  false },
+	{ 0 },
+};
+
+static bool detects(const struct tc_prog *p)
+{
+	return !strcmp(p->reader, "auto");
+}
+
 static const struct tc_opt tach_writer_opts[] = {
 	{ "compression", 0, "KIND", "w:compression", NULL, "sample compression (default zstd)",
 	  "zstd none", false },
@@ -158,6 +187,14 @@ static size_t gather_opts(const struct tc_prog *p, const struct tc_opt **all,
 			all[n] = o;
 			owner[n] = out;
 		}
+	for (const struct tc_opt *o = input_opts; detects(p) && o->name && n < max; o++, n++) {
+		all[n] = o;
+		owner[n] = NULL;
+	}
+	for (const struct tc_opt *o = tc_gperf_opts; detects(p) && o->name && n < max; o++, n++) {
+		all[n] = o;
+		owner[n] = NULL;
+	}
 	for (const struct tc_opt *o = common_opts; o->name && n < max; o++, n++) {
 		all[n] = o;
 		owner[n] = NULL;
@@ -168,6 +205,19 @@ static size_t gather_opts(const struct tc_prog *p, const struct tc_opt **all,
 static void usage_line(FILE *f, const struct tc_prog *p)
 {
 	fprintf(f, "Usage: %s [OPTION]... %s\n", p->name, p->many ? p->many->args : "[FILE|-]");
+}
+
+/* The formats the library reads, space-separated, in detection order. */
+static void readable_formats(char *buf, size_t cap)
+{
+	const char *name;
+	int rd;
+	buf[0] = 0;
+	for (size_t i = 0; (name = tach_format_name(i, &rd, NULL)); i++) {
+		size_t l = strlen(buf);
+		if (rd)
+			snprintf(buf + l, cap - l, "%s%s", l ? " " : "", name);
+	}
 }
 
 static void print_opt(FILE *f, const struct tc_opt *o)
@@ -212,8 +262,15 @@ static void help(const struct tc_prog *p)
 	const struct tc_opt *all[MAX_OPTS];
 	const struct tc_output *owner[MAX_OPTS];
 	size_t n = gather_opts(p, all, owner, MAX_OPTS);
-	for (size_t i = 0; i < n; i++)
-		print_opt(stdout, all[i]);
+	for (size_t i = 0; i < n; i++) {
+		struct tc_opt o = *all[i];
+		char formats[256];
+		if (!strcmp(o.name, "from")) {
+			readable_formats(formats, sizeof(formats));
+			o.choices = formats;
+		}
+		print_opt(stdout, &o);
+	}
 	printf("\nExit status: 0 success, 1 invalid input or I/O error, 2 usage error.\n");
 }
 
@@ -630,14 +687,25 @@ static void build_getopt(const struct tc_prog *prog, struct cli *c)
 	c->lopts[nl] = (struct option){ 0 };
 }
 
-static bool readable_format(const char *name)
+/* --from FORMAT: a format the library reads, or "help" for the list. -1 to go on, else
+ * the exit status. */
+static int take_from(struct tc_run *run, const char *arg)
 {
-	int can_read;
-	const char *f;
-	for (size_t i = 0; (f = tach_format_name(i, &can_read, NULL)); i++)
-		if (can_read && !strcmp(f, name))
-			return true;
-	return false;
+	char formats[256];
+	readable_formats(formats, sizeof(formats));
+	if (!strcmp(arg, "help")) {
+		for (char *save, *t = strtok_r(formats, " ", &save); t; t = strtok_r(NULL, " ", &save))
+			puts(t);
+		return fflush(stdout) || ferror(stdout) ? 1 : 0;
+	}
+	const char *name;
+	int rd;
+	for (size_t i = 0; (name = tach_format_name(i, &rd, NULL)); i++)
+		if (rd && !strcmp(name, arg)) {
+			run->from = arg;
+			return -1;
+		}
+	return usage_error(run->prog, "unknown --from %s (one of: %s)", arg, formats);
 }
 
 /* The options the runner handles itself (output, messages, filters); -1 when name is not
@@ -665,10 +733,6 @@ static int take_common(struct tc_run *run, const char *name, const char *arg)
 		if (parse_status(run, arg))
 			return usage_error(prog, "bad --status list '%s'", arg);
 		run->filtering = true;
-	} else if (!strcmp(name, "from")) {
-		if (!readable_format(arg))
-			return usage_error(prog, "--from: no reader for format '%s'", arg);
-		run->from = arg;
 	} else if (!strcmp(name, "from-us") || !strcmp(name, "to-us")) {
 		if (!parse_u64(arg, &v))
 			return usage_error(prog, "--%s needs a number, not '%s'", name, arg);
@@ -737,10 +801,25 @@ static int take_option(struct tc_run *run, struct cli *c, int ch, char **argv)
 		printf("%s (tachfmt) %s\nlibtachfmt %s\n", prog->name, TACHFMT_VERSION, tach_version());
 		return fflush(stdout) || ferror(stdout) ? 1 : 0;
 	}
+	if (!strcmp(name, "from"))
+		return take_from(run, optarg);
 	int rc = take_common(run, name, optarg);
 	if (rc >= 0)
 		return rc ? rc : -1;
 	return keep_value(c, idx, optarg) ? 1 : -1;
+}
+
+/* TACHFMT_BINARY_PATH: directories searched after those of --binary-path, as one more
+ * --binary-path given last; not for a --from format that reads no gperftools profile. */
+static int env_binary_path(const struct tc_run *run, struct cli *c)
+{
+	const char *env = getenv("TACHFMT_BINARY_PATH");
+	if (run->from && strcmp(run->from, "gperf"))
+		return 0;
+	for (size_t i = 0; env && *env && i < c->n; i++)
+		if (c->all[i]->target && !strcmp(c->all[i]->target, "r:binary-path"))
+			return keep_value(c, i, env);
+	return 0;
 }
 
 /* One input: a path, or stdin for "-"; its name is kept for messages. 0 or the exit status. */
@@ -895,9 +974,14 @@ static int run_handler(struct tc_run *run, struct tach_reader *r, int outfd)
 /* Opens every reader on its input, then reads them into the output. */
 static int read_inputs(struct tc_run *run, struct tach_writer *w, int outfd)
 {
-	for (size_t i = 0; i < run->ninputs; i++)
-		if (tach_reader_open_fd(run->inputs[i].r, run->inputs[i].fd) < 0)
-			return tc_reader_failed(run, run->inputs[i].r);
+	for (size_t i = 0; i < run->ninputs; i++) {
+		struct tc_input *in = &run->inputs[i];
+		if (tach_reader_open_fd(in->r, in->fd) < 0)
+			return tc_reader_failed(run, in->r);
+		if (run->verbose && detects(run->prog))
+			fprintf(stderr, "%s: %s: %s input\n", run->prog->name, in->name,
+				tach_reader_format(in->r));
+	}
 	if (run->prog->many)
 		return run->prog->many->run(run, run->inputs, run->ninputs, w, outfd);
 	if (run->output->handler)
@@ -931,6 +1015,8 @@ int tc_main(int argc, char **argv, const struct tc_prog *prog)
 	opterr = 0;
 	while (status < 0 && (ch = getopt_long(argc, argv, c.shorts, c.lopts, NULL)) != -1)
 		status = take_option(&run, &c, ch, argv);
+	if (status < 0 && env_binary_path(&run, &c))
+		status = 1;
 	if (status < 0 && !(status = open_inputs(&run, argc - optind, argv + optind))) {
 		catch_shrinking_input(&run);
 		status = run_io(&run);

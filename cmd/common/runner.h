@@ -52,6 +52,9 @@ struct tc_output {
 /* The TACH output with its writer's options (--compression, --level), for every program
  * that writes TACH: outputs = tc_tach_output. */
 extern const struct tc_output tc_tach_output[];
+/* The gperftools reader's options (--binary-path, --no-symbolize, --names): gperf2tach's,
+ * and those of every program that detects its input. */
+extern const struct tc_opt tc_gperf_opts[];
 
 /* A program that reads several inputs (tach-merge, tach-diff). The runner opens them all,
  * with the reader options applied to each, and the output, then hands over; w is the output's
@@ -64,9 +67,6 @@ struct tc_many {
 };
 
 /* --from FORMAT: the format every input is read as (a readable name of tach_format_name). */
-#define TC_FROM_OPT                                                                        \
-	{ "from", 0, "FORMAT", NULL, NULL, "read the inputs as FORMAT (default tach)",     \
-	  "tach samples collapsed gperf sampler speedscope", false }
 
 /* The collapsed writer's options, as tach-decode and tach-diff offer them. */
 extern const struct tc_opt tc_collapsed_opts[];

@@ -9,7 +9,7 @@ function __tachfmt_states
         no-main 'drop: the main thread'
 end
 
-complete -c tach-diff -l from -x -a 'tach samples collapsed gperf sampler speedscope' -d 'read the inputs as FORMAT'
+complete -c tach-diff -l from -x -a 'tach gperf pprof sampler speedscope samples collapsed help' -d 'read the inputs as FORMAT'
 complete -c tach-diff -s n -l normalize -d 'scale BASE counts to the NEW total'
 complete -c tach-diff -s s -l strip-hex -d 'write hexadecimal numbers as 0x...'
 complete -c tach-diff -l labels -x -a 'cpython\t"file:func:line" pyspy\t"func (file:line)"' -d 'frame labels'
@@ -29,3 +29,7 @@ complete -c tach-diff -s h -l help -d 'show help and exit'
 complete -c tach-diff -s V -l version -d 'show version and exit'
 # BASE and NEW: any files.
 complete -c tach-diff -F
+complete -c tach-diff -l binary-path -r -a '(__fish_complete_directories)' -d 'gperftools input: also look for binaries in DIR'
+complete -c tach-diff -l no-symbolize -d 'gperftools input: keep addresses; do not read binaries'
+complete -c tach-diff -l names -x -a 'full short mangled' -d 'gperftools input: function names'
+complete -c tach-diff -l sample-index -x -d 'pprof input: the sample type used as weights'

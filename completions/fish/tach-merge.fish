@@ -9,7 +9,7 @@ function __tachfmt_states
         no-main 'drop: the main thread'
 end
 
-complete -c tach-merge -l from -x -a 'tach samples collapsed gperf sampler speedscope' -d 'read the inputs as FORMAT'
+complete -c tach-merge -l from -x -a 'tach gperf pprof sampler speedscope samples collapsed help' -d 'read the inputs as FORMAT'
 complete -c tach-merge -l concat -d 'write the inputs one after another'
 complete -c tach-merge -l tag-inputs -d 'give each input an outermost frame named after it'
 complete -c tach-merge -l compression -x -a 'zstd none' -d 'sample compression'
@@ -29,3 +29,7 @@ complete -c tach-merge -s h -l help -d 'show help and exit'
 complete -c tach-merge -s V -l version -d 'show version and exit'
 # The inputs: any files.
 complete -c tach-merge -F
+complete -c tach-merge -l binary-path -r -a '(__fish_complete_directories)' -d 'gperftools input: also look for binaries in DIR'
+complete -c tach-merge -l no-symbolize -d 'gperftools input: keep addresses; do not read binaries'
+complete -c tach-merge -l names -x -a 'full short mangled' -d 'gperftools input: function names'
+complete -c tach-merge -l sample-index -x -d 'pprof input: the sample type used as weights'

@@ -125,15 +125,18 @@ filtered() { # file options...
 }
 
 @test "input that is not TACH, missing or unreadable" {
-	run tach-decode "$TESTDATA/paths.samples"
+	run tach-decode --from tach "$TESTDATA/paths.samples"
 	[ "$status" -eq 1 ]
 	[[ $output == "tach-decode: $TESTDATA/paths.samples: offset 0: Invalid magic number: 0x"* ]]
 	run tach-decode missing.tach
 	[ "$status" -eq 1 ]
 	[[ $output == "tach-decode: missing.tach: No such file or directory" ]]
-	run tach-decode </dev/null
+	run tach-decode --from tach </dev/null
 	[ "$status" -eq 1 ]
 	[[ $output == "tach-decode: <stdin>: offset 0: File too small for header"* ]]
+	run tach-decode </dev/null
+	[ "$status" -eq 1 ]
+	[[ $output == "tach-decode: <stdin>: offset 0: empty input: no profile format to detect" ]]
 	run tach-decode .
 	[ "$status" -eq 1 ]
 	[[ $output == "tach-decode: .: "* ]]

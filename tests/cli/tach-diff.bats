@@ -139,7 +139,7 @@ joined() {
 	tach-diff "$C/recursion.tach" "$C/rle_runs.tach" | cmp - "$TMP/d.txt"
 	run tach-diff -v "$C/recursion.tach" "$C/rle_runs.tach" -o "$TMP/d.txt"
 	[ "$status" -eq 0 ]
-	[ "$output" = "tach-diff: 2 inputs: 51 samples read, 51 written" ]
+	[ "$output" = "$(printf 'tach-diff: %s: tach input\ntach-diff: %s: tach input\ntach-diff: 2 inputs: 51 samples read, 51 written' "$C/recursion.tach" "$C/rle_runs.tach")" ]
 	run tach-diff -q -f "$C/recursion.tach" "$C/rle_runs.tach" -o "$TMP/d.txt"
 	[ "$status" -eq 0 ] && [ -z "$output" ]
 	run bash -c 'tach-diff "$0" "$0" >/dev/full' "$C/threads_interleaved.tach"

@@ -141,7 +141,8 @@ declare -gA ERR_WORDS=(
 		[ "$name" = err_footer_filesize_wrong ] && continue
 		n=$((n + 1))
 		for fmt in samples collapsed info; do
-			run tach-decode --format $fmt "$f"
+			# the TACH reader's own checks: a bad magic is no TACH file to detection
+			run tach-decode --from tach --format $fmt "$f"
 			if [ "$status" -ne 1 ]; then
 				echo "$name ($fmt): exit $status" >&2
 				bad=1
@@ -164,6 +165,9 @@ declare -gA ERR_WORDS=(
 	done
 	[ "$n" -eq 10 ]
 	[ "$bad" -eq 0 ]
+	run tach-decode "$T/errors/err_bad_magic.tach"
+	[ "$status" -eq 1 ]
+	[[ $output == *": offset 0: input format not recognized: it starts \"XXXX"* ]]
 }
 
 @test "a wrong footer file size: decoded with a warning, refused with --strict" {

@@ -66,9 +66,9 @@ summed() {
 	run tach-merge - - </dev/null
 	[ "$status" -eq 2 ]
 	[[ "$output" == *"tach-merge: standard input (-) given more than once"* ]]
-	run tach-merge --from pprof "$C/recursion.tach"
+	run tach-merge --from pdf "$C/recursion.tach"
 	[ "$status" -eq 2 ]
-	[[ "$output" == *"tach-merge: --from: no reader for format 'pprof'"* ]]
+	[[ "$output" == *"tach-merge: unknown --from pdf (one of: tach gperf pprof"* ]]
 	run tach-merge --bogus "$C/recursion.tach"
 	[ "$status" -eq 2 ]
 	run tach-merge --compression lz4 "$C/recursion.tach" "$C/rle_runs.tach"
@@ -262,7 +262,7 @@ summed() {
 	cmp "$TMP/a.tach" "$TMP/b.tach"
 	run tach-merge -v "$C/recursion.tach" "$C/rle_runs.tach" -o "$TMP/b.tach"
 	[ "$status" -eq 0 ]
-	[ "$output" = "tach-merge: 2 inputs: 51 samples read, 51 written" ]
+	[ "$output" = "$(printf 'tach-merge: %s: tach input\ntach-merge: %s: tach input\ntach-merge: 2 inputs: 51 samples read, 51 written' "$C/recursion.tach" "$C/rle_runs.tach")" ]
 	run script -qec "tach-merge '$C/recursion.tach'" /dev/null
 	[ "$status" -eq 2 ]
 	[[ "$output" == *"tach-merge: refusing to write binary output to a terminal"* ]]

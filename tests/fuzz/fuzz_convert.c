@@ -32,6 +32,7 @@ static const char *const readers[][2] = {
 	{ "collapsed", "diff=both" },
 	{ "gperf", "symbolize=no" },
 	{ "sampler", NULL },
+	{ "pprof", NULL },
 	{ "speedscope", NULL },
 };
 

@@ -257,7 +257,11 @@ int main(void)
 	CHECK_EQ_U64(tach_writer_set_option(w, "colour", "yes"), (uint64_t)TACH_E_USAGE);
 	CHECK(strstr(tach_writer_error(w), "colour") != NULL);
 	tach_writer_free(w);
-	CHECK(tach_reader_new("pprof") == NULL);
+	/* pprof reads too (fmt_pprof_read.c; tests/cli/pprof-read.bats) */
+	struct tach_reader *pr = tach_reader_new("pprof");
+	CHECK(pr != NULL);
+	CHECK_EQ_STR(tach_reader_format(pr), "pprof");
+	tach_reader_free(pr);
 
 	struct tach_sample big = ss[0];
 	big.weight = (uint64_t)INT64_MAX / 1000; /* the count fits, count * 2 ms does not */

@@ -1,0 +1,176 @@
+#!/usr/bin/env bats
+# Input detection in the programs that read any profile: each format is recognized from a
+# file and from a pipe and read exactly as the program made for that format reads it
+# (collapsed2tach, gperf2tach, sampler2tach, tach-encode); every ambiguity rule of
+# tachfmt(5) DETECTION; --from; what an input of no format says.
+
+setup() {
+	T=$BATS_TEST_TMPDIR
+	CASES=$FIXTURES/tach/cases
+	G=$FIXTURES/gperf
+	unset TACHFMT_BINARY_PATH
+}
+
+# The same samples through the format's own program and through detection, from a file
+# and from a pipe.
+same_as() { # file importer [importer options...]
+	local f=$1 imp=$2
+	shift 2
+	# collapsed, sorted: a TACH file in between keeps stacks and counts, not sample order
+	"$imp" -q "$@" "$f" | tach-decode -q | sort >"$T/want"
+	tach-decode -q "$@" "$f" | sort >"$T/file"
+	cat "$f" | tach-decode -q "$@" | sort >"$T/pipe"
+	diff -u "$T/want" "$T/file"
+	diff -u "$T/want" "$T/pipe"
+	[ -s "$T/want" ]
+}
+
+@test "each format is detected from a file and a pipe, read as its own program reads it" {
+	tach-decode -F samples "$CASES/deep_stack_300.tach" >"$T/want"
+	cat "$CASES/deep_stack_300.tach" | tach-decode -F samples >"$T/pipe"
+	diff -u "$T/want" "$T/pipe"
+	same_as "$TESTDATA/mixed.samples" tach-encode
+	same_as "$TESTDATA/pprof_example.folded" collapsed2tach
+	same_as "$FIXTURES/flamegraph/inputs/deep.folded" collapsed2tach
+	same_as "$G/hotloop/hotloop.prof" gperf2tach --binary-path "$G/hotloop"
+	same_as "$G/sharedlib/sharedlib.prof" gperf2tach --no-symbolize
+	tach2sampler "$CASES/deep_stack_300.tach" -o "$T/t.trace"
+	same_as "$T/t.trace" sampler2tach
+}
+
+@test "-v names the format read; every program that reads a profile detects" {
+	run tach-decode -v "$TESTDATA/pprof_example.folded"
+	[ "$status" -eq 0 ]
+	[[ ${lines[0]} == "tach-decode: $TESTDATA/pprof_example.folded: collapsed input" ]]
+	for p in tach2pprof tach2gecko tach2sampler; do
+		run "$p" -v -o "$T/out" "$TESTDATA/mixed.samples"
+		[ "$status" -eq 0 ]
+		[[ ${lines[0]} == "$p: $TESTDATA/mixed.samples: samples input" ]]
+	done
+}
+
+@test "tach2pprof reads a gperftools profile, symbolized as gperf2tach does" {
+	gperf2tach -q --binary-path "$G/hotloop" "$G/hotloop/hotloop.prof" | tach2pprof -o "$T/want.pb.gz"
+	tach2pprof -q --binary-path "$G/hotloop" "$G/hotloop/hotloop.prof" -o "$T/got.pb.gz"
+	TACHFMT_BINARY_PATH="$G/hotloop" tach2pprof -q "$G/hotloop/hotloop.prof" -o "$T/env.pb.gz"
+	# the same protobuf but for the comment naming the source format and the mapping's
+	# file: read directly, the profiled program (its first executable mapping, as pprof
+	# names it); through TACH, which has no place for it, the interpreter
+	gzip -dc "$T/want.pb.gz" | protoc --decode_raw | grep -qx '6: "python3.15"'
+	gzip -dc "$T/got.pb.gz" | protoc --decode_raw |
+		grep -qx '6: "/srv/profiles/gperf-fixtures/hotloop/hotloop"'
+	for f in want got env; do
+		gzip -dc "$T/$f.pb.gz" | protoc --decode_raw |
+			grep -v '^6: "\(converted by tachfmt from .*\|python3.15\|\[gperf\]\|/srv/profiles/gperf-fixtures/hotloop/hotloop\)"$' >"$T/$f.txt"
+	done
+	diff -u "$T/want.txt" "$T/got.txt"
+	diff -u "$T/want.txt" "$T/env.txt"
+	[ "$(wc -l <"$T/want.txt")" -gt 100 ]
+	# symbolized: a function name of the program, not an address
+	tach-decode -q --binary-path "$G/hotloop" "$G/hotloop/hotloop.prof" | grep -q ':main:'
+}
+
+@test "rule: four numbers and a TAB are the samples form, even when the line is also folded" {
+	printf '1 0 5 1\ta;b 3\n' >"$T/x"
+	run tach-decode "$T/x"
+	[ "$status" -eq 1 ]
+	[[ $output == "tach-decode: $T/x:1: "* ]]
+	run tach-decode -q --from collapsed "$T/x"
+	[ "$status" -eq 0 ]
+	[[ $output == "tid:0;1 0 5 1"?"a;b 3" ]]
+	printf '# c\n\n12 0 7 3\tf.py:g:4\n' | tach-decode -F samples | grep -q $'^12 0 7 3\tf.py:g:4:'
+	printf '@interval_us 250\n' | tach-decode -F info | grep -qx 'sample_interval_us: 250'
+}
+
+@test "rule: a first line past the peeked 4 KiB, and comments only, are folded stacks" {
+	{ printf 'f%d;' $(seq 1 1500); printf 'leaf 4\n'; } >"$T/long"
+	[ "$(wc -c <"$T/long")" -gt 4096 ]
+	tach-decode --no-thread-frames "$T/long" | grep -q ';leaf 4$'
+	printf '# interval: 100\n\n' >"$T/c"
+	run tach-decode -v "$T/c"
+	[ "$status" -eq 0 ]
+	[[ $output == *"collapsed input"* ]]
+}
+
+@test "rule: an empty input and an input of no format are errors that say what was seen" {
+	run tach-decode </dev/null
+	[ "$status" -eq 1 ]
+	[ "$output" = "tach-decode: <stdin>: offset 0: empty input: no profile format to detect" ]
+	printf '\x00\x01abc\xff' >"$T/bin"
+	run tach2pprof -o "$T/o" "$T/bin"
+	[ "$status" -eq 1 ]
+	[[ $output == "tach2pprof: $T/bin: offset 0: input format not recognized: it starts \"\\x00\\x01abc\\xff\"; tried tach, gperf, "*", collapsed" ]]
+	[ ! -e "$T/o" ]
+	# a control byte makes text binary
+	printf 'a;b 3\n\x01\n' >"$T/ctl"
+	run tach-decode "$T/ctl"
+	[ "$status" -eq 1 ]
+	[[ $output == *"not recognized"* ]]
+	# a line with no count is not folded
+	printf 'hello world\n' | { run tach-decode; [ "$status" -eq 1 ]; }
+}
+
+@test "pprof: raw and gzip, from a file and a pipe; gzip text and a damaged start are not" {
+	tach2pprof -q "$CASES/threads_interleaved.tach" -o "$T/p.pb.gz"
+	gzip -dc "$T/p.pb.gz" >"$T/p.pb"
+	tach-decode "$CASES/threads_interleaved.tach" | sort >"$T/want"
+	for f in p.pb p.pb.gz; do
+		run tach-decode -v "$T/$f"
+		[[ ${lines[0]} == *": pprof input" ]]
+		cat "$T/$f" | tach-decode | sort | diff -u "$T/want" -
+	done
+	printf 'a;b 3\n' | gzip -c >"$T/t.gz"
+	run tach-decode "$T/t.gz"
+	[ "$status" -eq 1 ]
+	[[ $output == *'not recognized: it starts "\x1f\x8b'* ]]
+	# a wire type that no profile.proto field has, within the first bytes
+	{ printf '\x0b'; cat "$T/p.pb"; } >"$T/bad.pb"
+	run tach-decode "$T/bad.pb"
+	[[ $output == *"not recognized"* ]]
+	run tach-decode --from pprof "$T/bad.pb"
+	[[ $output == *"offset 0: field 1: unknown wire type 3" ]]
+}
+
+@test "--from forces a format; --from help lists the readable ones" {
+	run tach-decode --from help
+	[ "$status" -eq 0 ]
+	[ "$output" = "$(printf 'tach\ngperf\npprof\nsampler\nspeedscope\nsamples\ncollapsed')" ]
+	run tach-decode --from pdf x
+	[ "$status" -eq 2 ]
+	[[ ${lines[0]} == "tach-decode: unknown --from pdf (one of: tach gperf pprof sampler speedscope samples collapsed)" ]]
+	run tach-decode --from tach "$TESTDATA/mixed.samples"
+	[ "$status" -eq 1 ]
+	[[ $output == *"Invalid magic number"* ]]
+	run tach-decode --from samples --binary-path /x "$TESTDATA/mixed.samples"
+	[ "$status" -eq 2 ]
+	[[ ${lines[0]} == "tach-decode: samples reader has no option binary-path" ]]
+}
+
+@test "an input option of another format is ignored; a bad value is a usage error" {
+	run tach-decode --no-symbolize "$TESTDATA/mixed.samples"
+	[ "$status" -eq 0 ]
+	[ "$output" = "$(tach-decode "$TESTDATA/mixed.samples")" ]
+	# TACHFMT_BINARY_PATH set for gperftools profiles troubles no other input
+	TACHFMT_BINARY_PATH=/nonexistent run tach-decode "$CASES/single_sample.tach"
+	[ "$status" -eq 0 ]
+	[[ $output != *warning* ]]
+	TACHFMT_BINARY_PATH=/nonexistent run tach-decode --from tach "$CASES/single_sample.tach"
+	[ "$status" -eq 0 ]
+	run tach-decode --names pretty "$TESTDATA/mixed.samples"
+	[ "$status" -eq 2 ]
+	[[ ${lines[0]} == "tach-decode: names must be full, short or mangled, not pretty" ]]
+}
+
+@test "speedscope JSON is detected from a file and a pipe, read as speedscope2tach reads it" {
+	local f n=0
+	for f in "$TESTDATA"/speedscope/*.json; do
+		same_as "$f" speedscope2tach
+		n=$((n + 1))
+	done
+	[ "$n" -ge 5 ]
+	# merged and drawn without naming the format
+	tach-merge -q "$TESTDATA/speedscope/pyspy.json" "$CASES/recursion.tach" -o "$T/m.tach"
+	[ "$(tach-decode -F info "$T/m.tach" | sed -n 's/^thread_count: //p')" -gt 1 ]
+	tach2flamegraph -q "$TESTDATA/speedscope/pyspy.json" -o "$T/s.svg"
+	grep -q '<svg' "$T/s.svg"
+}

@@ -1,0 +1,171 @@
+#!/usr/bin/env python3
+"""Writes small profile.proto files by hand, from the field numbers of google/pprof's
+profile.proto and the protobuf wire format, for the pprof reader's tests:
+
+  pprof_gen.py CASE > file.pb
+
+Cases: inline (a location with two lines, an unsymbolized location, labels of another
+tool), drop (drop_frames/keep_frames), inexact (time values that are not multiples of the
+period), noperiod (a time type and no period), types (three sample types and default_sample_type), and hostile ones that pprof
+refuses: badvarint, badlen, dupid, noloc, noid, strindex, firststring, values, wiretype,
+concat.
+"""
+import sys
+
+
+def varint(v):
+    v &= (1 << 64) - 1
+    out = bytearray()
+    while v >= 0x80:
+        out.append(v & 0x7F | 0x80)
+        v >>= 7
+    out.append(v)
+    return bytes(out)
+
+
+def num(field, v):
+    return varint(field << 3) + varint(v)
+
+
+def msg(field, body):
+    return varint(field << 3 | 2) + varint(len(body)) + body
+
+
+def packed(field, vals):
+    return msg(field, b"".join(varint(v) for v in vals))
+
+
+class Strings:
+    def __init__(self):
+        self.table = [""]
+
+    def __call__(self, s):
+        if s not in self.table:
+            self.table.append(s)
+        return self.table.index(s)
+
+    def encode(self):
+        return b"".join(msg(6, s.encode()) for s in self.table)
+
+
+def vt(s, field, t, u):
+    return msg(field, num(1, s(t)) + num(2, s(u)))
+
+
+def fn(s, fid, name, file):
+    return msg(5, num(1, fid) + num(2, s(name)) + num(4, s(file)))
+
+
+def loc(lid, lines, addr=0, mapping=0):
+    body = num(1, lid) + (num(2, mapping) if mapping else b"") + (num(3, addr) if addr else b"")
+    for f, line in lines:
+        body += msg(4, num(1, f) + num(2, line))
+    return msg(4, body)
+
+
+def sample(locs, vals, labels=b""):
+    return msg(2, packed(1, locs) + packed(2, vals) + labels)
+
+
+def label(s, key, string=None, number=None):
+    body = num(1, s(key))
+    body += num(2, s(string)) if string is not None else num(3, number)
+    return msg(3, body)
+
+
+def base(s, period_ns=1000000):
+    return (vt(s, 1, "samples", "count") + vt(s, 1, "cpu", "nanoseconds") +
+            vt(s, 11, "cpu", "nanoseconds") + num(12, period_ns) + num(9, 5000000000))
+
+
+def funcs(s):
+    return (fn(s, 1, "main", "/src/app.c") + fn(s, 2, "work", "/src/app.c") +
+            fn(s, 3, "inlined_step", "/src/step.h") + fn(s, 4, "malloc", "/lib/alloc.c") +
+            fn(s, 5, "malloc_impl", "/lib/alloc.c") + fn(s, 6, "keep_me", "/lib/alloc.c"))
+
+
+def case_inline():
+    s = Strings()
+    body = base(s) + funcs(s)
+    body += msg(3, num(1, 7) + num(5, s("/usr/bin/app")))
+    body += loc(10, [(1, 3)]) + loc(11, [(3, 40), (2, 12)]) + loc(12, [], addr=0x4011D6, mapping=7)
+    body += sample([11, 10], [3, 3000000], label(s, "thread id", number=42) +
+                   label(s, "thread state", string="gil+cpu") + label(s, "span", string="x"))
+    body += sample([12, 11, 10], [2, 2000000], label(s, "thread id", number=43))
+    body += sample([10], [0, 0])
+    return body + s.encode()
+
+
+def case_drop():
+    s = Strings()
+    body = base(s) + funcs(s)
+    body += loc(10, [(1, 3)]) + loc(11, [(2, 12)]) + loc(12, [(4, 7)]) + loc(13, [(5, 9)])
+    body += loc(14, [(6, 2)]) + loc(15, [(5, 1), (2, 13)])
+    body += sample([13, 12, 11, 10], [5, 5000000])
+    body += sample([14, 12, 11, 10], [2, 2000000])
+    body += sample([15, 10], [1, 1000000])
+    body += sample([12, 11], [4, 4000000])
+    body += num(7, s("malloc.*")) + num(8, s("keep_me"))
+    return body + s.encode()
+
+
+def case_inexact():
+    s = Strings()
+    body = (vt(s, 1, "wall", "nanoseconds") + vt(s, 11, "wall", "nanoseconds") + num(12, 3) +
+            fn(s, 1, "main", "m.c") + loc(1, [(1, 1)]) + sample([1], [10]) + sample([1], [1]))
+    return body + s.encode()
+
+
+def case_noperiod():
+    s = Strings()
+    body = (vt(s, 1, "samples", "count") + vt(s, 1, "wall", "nanoseconds") +
+            fn(s, 1, "main", "m.c") + loc(1, [(1, 1)]) + sample([1], [2, 20]))
+    return body + s.encode()
+
+
+def case_types():
+    s = Strings()
+    body = (vt(s, 1, "alloc_objects", "count") + vt(s, 1, "alloc_space", "bytes") +
+            vt(s, 1, "inuse_space", "bytes") + num(14, s("alloc_space")) +
+            fn(s, 1, "main", "m.go") + fn(s, 2, "grow", "m.go") + loc(1, [(1, 1)]) +
+            loc(2, [(2, 5)]) + sample([2, 1], [3, 4096, 1024]) + sample([1], [1, 512, 0]))
+    return body + s.encode()
+
+
+def good():
+    s = Strings()
+    return s, base(s) + fn(s, 1, "main", "m.c") + loc(1, [(1, 1)])
+
+
+def hostile(case):
+    s, body = good()
+    if case == "badvarint":
+        return body + sample([1], [1, 1]) + s.encode() + b"\x10" + b"\xff" * 11
+    if case == "badlen":
+        return body + s.encode() + b"\x12\xff\xff\x03"
+    if case == "dupid":
+        return body + loc(1, [(1, 2)]) + sample([1], [1, 1]) + s.encode()
+    if case == "noloc":
+        return body + sample([9], [1, 1]) + s.encode()
+    if case == "noid":
+        return body + loc(0, [(1, 2)]) + s.encode()
+    if case == "strindex":
+        return body + fn(s, 2, "x", "y") + num(7, 999) + s.encode()
+    if case == "firststring":
+        return msg(6, b"oops") + body + s.encode()
+    if case == "values":
+        return body + sample([1], [1]) + s.encode()
+    if case == "wiretype":
+        return body + varint(2 << 3 | 0) + varint(5) + s.encode()
+    if case == "concat":
+        return body + s.encode() + num(9, 7)
+    sys.exit("unknown case " + case)
+
+
+def main():
+    case = sys.argv[1]
+    data = globals().get("case_" + case)
+    sys.stdout.buffer.write(data() if data else hostile(case))
+
+
+main()
