@@ -1,4 +1,4 @@
-/* tach2flamegraph: TACH to a flame graph SVG, drawn as flamegraph.pl draws it. */
+/* tach2flamegraph: any profile to a flame graph SVG, drawn as flamegraph.pl draws it. */
 #include "common/runner.h"
 
 static const struct tc_opt opts[] = {
@@ -36,14 +36,25 @@ static const struct tc_output outputs[] = {
 	{ 0 },
 };
 
+/* Folded stacks are drawn as flamegraph.pl draws them: each frame's text as it is, a
+ * "tid:N" frame a frame like any other, two counts a differential line. */
+static const struct tc_setting folded[] = {
+	{ "r:labels", "raw" },
+	{ "r:keep-thread-frames", "yes" },
+	{ "r:diff", "both" },
+	{ "w:thread-frames", "no" },
+	{ 0 },
+};
+
 int main(int argc, char **argv)
 {
 	static const struct tc_prog prog = {
 		.name = "tach2flamegraph",
-		.summary = "Convert a TACH profile to a flame graph SVG.",
+		.summary = "Draw a profile as a flame graph SVG.",
 		.reader = "auto",
 		.outputs = outputs,
 		.opts = opts,
+		.folded = folded,
 		.description = "Writes one interactive SVG as flamegraph.pl draws it from the "
 			       "profile's collapsed stacks (tach-decode's output): the same frames, "
 			       "order, sizes, titles and --hash colours, with our own script for "

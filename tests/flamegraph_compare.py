@@ -8,8 +8,10 @@ frames as a multiset (title text, rect x/y/width/height within 0.01 px, and the 
 flamegraph.pl's colours are deterministic: --hash or differential input), the same header
 texts and the same image size. Every SVG must be well-formed XML (xmllint).
 
-Stacks deeper than TACH keeps (256 frames, as CPython) are compared only when drawn
-directly (CONVERT: the library's collapsed reader into its flamegraph writer).
+Each case is drawn three ways: through TACH (collapsed2tach | tach2flamegraph), directly
+(CONVERT: the library's collapsed reader into its flamegraph writer), and by tach2flamegraph
+given the folded file itself, as a flamegraph.pl user runs it (detected as folded stacks).
+Stacks deeper than TACH keeps (256 frames, as CPython) are not compared through TACH.
 
 usage: flamegraph_compare.py BUILD_CMD_DIR FIXTURE_DIR CONVERT
 """
@@ -72,9 +74,12 @@ def deepest(path):
         return max((line.count(";") + 1 for line in f), default=0)
 
 
-def draw(bindir, convert, inp, args, tmp, name, via_tach):
-    svg = os.path.join(tmp, name + (".t" if via_tach else ".d") + ".svg")
-    if via_tach:
+def draw(bindir, convert, inp, args, tmp, name, how):
+    svg = os.path.join(tmp, name + "." + how + ".svg")
+    if how == "program":
+        subprocess.run([os.path.join(bindir, "tach2flamegraph"), *args, inp, "-o", svg],
+                       check=True)
+    elif how == "tach":
         tach = os.path.join(tmp, name + ".tach")
         subprocess.run([os.path.join(bindir, "collapsed2tach"), "-q", "--labels", "raw",
                         "--keep-thread-frames", "--diff", "both", inp, "-o", tach], check=True)
@@ -97,15 +102,15 @@ def draw(bindir, convert, inp, args, tmp, name, via_tach):
     return svg
 
 
-def run_case(bindir, convert, fixdir, name, tmp, via_tach):
+def run_case(bindir, convert, fixdir, name, tmp, how):
     with open(os.path.join(fixdir, name + ".input")) as f:
         inp = os.path.join(fixdir, "inputs", f.read().strip())
     with open(os.path.join(fixdir, name + ".args")) as f:
         args = [a for a in f.read().split("\n") if a != ""]
     ref = gzip.open(os.path.join(fixdir, name + ".svg.gz")).read()
-    if via_tach and deepest(inp) > 256:
+    if how == "tach" and deepest(inp) > 256:
         return None, []
-    svg = draw(bindir, convert, inp, args, tmp, name, via_tach)
+    svg = draw(bindir, convert, inp, args, tmp, name, how)
     ours_root = ET.parse(svg).getroot()
     ref_root = ET.fromstring(ref)
     problems = []
@@ -130,9 +135,8 @@ def main():
     bad = 0
     with tempfile.TemporaryDirectory() as tmp:
         for name in names:
-            for via_tach in (True, False):
-                n, problems = run_case(bindir, convert, fixdir, name, tmp, via_tach)
-                how = "via TACH" if via_tach else "directly"
+            for how in ("tach", "convert", "program"):
+                n, problems = run_case(bindir, convert, fixdir, name, tmp, how)
                 if n is None:
                     print(f"{name} {how}: skipped, stacks deeper than TACH's 256 frames")
                     continue

@@ -907,6 +907,22 @@ static int apply_targets(struct tc_run *run, struct cli *c, char kind, struct ta
 	return 0;
 }
 
+/* The program's settings for folded input of kind 'r' or 'w' (see tc_prog.folded). */
+static int folded_settings(struct tc_run *run, char kind, struct tach_reader *r,
+			   struct tach_writer *w)
+{
+	for (const struct tc_setting *s = run->prog->folded; s && s->target; s++) {
+		bool user = false;
+		for (size_t i = 0; i < run->cli->n; i++)
+			user |= run->cli->values[i] && run->cli->all[i]->target &&
+				!strcmp(run->cli->all[i]->target, s->target);
+		int status = s->target[0] != kind || user ? 0 : set_opt(run, r, w, s->target, s->value);
+		if (status)
+			return status;
+	}
+	return 0;
+}
+
 /* Every input's reader, of the --from format, with the reader options set. */
 static int make_readers(struct tc_run *run)
 {
@@ -920,7 +936,11 @@ static int make_readers(struct tc_run *run)
 		}
 		tach_reader_set_warn(in->r, on_warn, in);
 		default_max_samples(run->output, in->r);
-		int status = apply_targets(run, run->cli, 'r', in->r, NULL);
+		int status = 0;
+		if (!strcmp(format, "auto") || !strcmp(format, "collapsed"))
+			status = folded_settings(run, 'r', in->r, NULL);
+		if (!status)
+			status = apply_targets(run, run->cli, 'r', in->r, NULL);
 		if (status)
 			return status;
 	}
@@ -984,6 +1004,10 @@ static int read_inputs(struct tc_run *run, struct tach_writer *w, int outfd)
 	}
 	if (run->prog->many)
 		return run->prog->many->run(run, run->inputs, run->ninputs, w, outfd);
+	const char *format = tach_reader_format(run->inputs[0].r);
+	int status;
+	if (w && format && !strcmp(format, "collapsed") && (status = folded_settings(run, 'w', NULL, w)))
+		return status;
 	if (run->output->handler)
 		return run_handler(run, run->inputs[0].r, outfd);
 	return convert(run, run->inputs[0].r, w, outfd);

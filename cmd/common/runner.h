@@ -79,6 +79,10 @@ struct tc_prog {
 	const struct tc_opt *opts;       /* terminated by a zero entry */
 	const char *description;         /* paragraph for --help */
 	const struct tc_many *many;      /* NULL: one input, FILE or standard input */
+	/* For folded stacks, what flamegraph.pl reads: reader options set whenever the reader
+	 * may be the collapsed one (before the user's), writer options once the input is found
+	 * to be folded (unless the user set them); zero-terminated. */
+	const struct tc_setting { const char *target, *value; } *folded;
 };
 
 int tc_main(int argc, char **argv, const struct tc_prog *prog);
