@@ -102,11 +102,8 @@ static void idset_place(struct tachi_slot *slots, size_t mask, uint32_t tag, uin
 	slots[i].tag = tag;
 }
 
-bool tachi_idset_insert(struct tachi_idset *s, uint64_t h, uint32_t id, tachi_rehash_fn rehash,
-			void *ctx)
+bool tachi_idset_insert(struct tachi_idset *s, uint64_t h, uint32_t id)
 {
-	(void)rehash;
-	(void)ctx;
 	/* Load factor at most 1/2 keeps probe chains short. */
 	if (!s->slots || (s->count + 1) * 2 > s->mask + 1) {
 		size_t n = s->slots ? (s->mask + 1) * 2 : 64;

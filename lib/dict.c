@@ -16,11 +16,6 @@ static bool str_eq(void *ctx, uint32_t id, const void *key)
 	return d->strs[id].len == k->len && !memcmp(d->bytes + d->strs[id].off, k->s, k->len);
 }
 
-static uint64_t str_rehash(void *ctx, uint32_t id)
-{
-	const struct tach_dict *d = ctx;
-	return tachi_hash(d->bytes + d->strs[id].off, d->strs[id].len);
-}
 
 static uint64_t frame_hash(const struct tach_frame *f)
 {
@@ -44,11 +39,6 @@ static bool frame_eq(void *ctx, uint32_t id, const void *key)
 	       a->opcode == b->opcode;
 }
 
-static uint64_t frame_rehash(void *ctx, uint32_t id)
-{
-	const struct tach_dict *d = ctx;
-	return frame_hash(&d->frames[id]);
-}
 
 void tachi_dict_init(struct tach_dict *d, bool indexed)
 {
@@ -147,7 +137,7 @@ TACH_API int tach_dict_intern_string(struct tach_dict *d, const char *s, size_t 
 	if (rc)
 		return rc;
 	*id = (uint32_t)d->str_count - 1;
-	if (!tachi_idset_insert(&d->str_index, h, *id, str_rehash, d)) {
+	if (!tachi_idset_insert(&d->str_index, h, *id)) {
 		d->str_count--;
 		return TACH_E_NOMEM;
 	}
@@ -166,7 +156,7 @@ TACH_API int tach_dict_intern_frame(struct tach_dict *d, const struct tach_frame
 	if (rc)
 		return rc;
 	*id = (uint32_t)d->frame_count - 1;
-	if (!tachi_idset_insert(&d->frame_index, h, *id, frame_rehash, d)) {
+	if (!tachi_idset_insert(&d->frame_index, h, *id)) {
 		d->frame_count--;
 		return TACH_E_NOMEM;
 	}

@@ -687,11 +687,6 @@ static bool label_eq(void *ctx, uint32_t id, const void *key)
 	return l->len == k->n && !memcmp(st->lbytes + l->off, k->p, k->n);
 }
 
-static uint64_t label_rehash(void *ctx, uint32_t id)
-{
-	const struct cread *st = ctx;
-	return tachi_hash(st->lbytes + st->labs[id].off, st->labs[id].len);
-}
 
 static int nomem(struct tach_reader *r)
 {
@@ -776,7 +771,7 @@ static int label_frames(struct tach_reader *r, const char *s, size_t n, const st
 	id = (uint32_t)st->nlabs;
 	st->labs[id] = (struct label){ st->lbytes_len, (uint32_t)n, f1, f2 };
 	st->lbytes_len = need;
-	if (!tachi_idset_insert(&st->lindex, h, id, label_rehash, st))
+	if (!tachi_idset_insert(&st->lindex, h, id))
 		return nomem(r);
 	st->nlabs++;
 	*out = &st->labs[id];

@@ -336,11 +336,6 @@ static bool func_eq(void *ctx, uint32_t id, const void *k)
 	return a->file == b->file && a->name == b->name;
 }
 
-static uint64_t func_rehash(void *ctx, uint32_t id)
-{
-	const struct gstate *st = ctx;
-	return func_hash(st->funcs[id].file, st->funcs[id].name);
-}
 
 static uint64_t frame_hash(const struct gframe *f)
 {
@@ -357,11 +352,6 @@ static bool frame_eq(void *ctx, uint32_t id, const void *k)
 	       a->sub == b->sub;
 }
 
-static uint64_t frame_rehash(void *ctx, uint32_t id)
-{
-	const struct gstate *st = ctx;
-	return frame_hash(&st->frames[id]);
-}
 
 static uint32_t intern_frame(struct gstate *st, const struct gframe *f)
 {
@@ -373,7 +363,7 @@ static uint32_t intern_frame(struct gstate *st, const struct gframe *f)
 		return NONE;
 	id = (uint32_t)st->nframes;
 	st->frames[id] = *f;
-	if (!tachi_idset_insert(&st->frame_index, h, id, frame_rehash, st))
+	if (!tachi_idset_insert(&st->frame_index, h, id))
 		return NONE;
 	st->nframes++;
 	return id;
@@ -412,7 +402,7 @@ static int map_frame(struct tach_writer *w, const struct tach_dict *d, uint32_t 
 			return WFAIL(w, TACH_E_NOMEM, "out of memory");
 		fn = (uint32_t)st->nfuncs;
 		st->funcs[fn] = k;
-		if (!tachi_idset_insert(&st->func_index, h, fn, func_rehash, st))
+		if (!tachi_idset_insert(&st->func_index, h, fn))
 			return WFAIL(w, TACH_E_NOMEM, "out of memory");
 		st->nfuncs++;
 	}
@@ -1154,11 +1144,6 @@ static uint64_t iid_hash(uint32_t iid)
 	return tachi_hash(&iid, sizeof(iid));
 }
 
-static uint64_t iid_rehash(void *ctx, uint32_t id)
-{
-	const struct iidset *s = ctx;
-	return iid_hash(s->v[id]);
-}
 
 /* True when iid had no main thread yet (and records it). -1 on allocation failure. */
 static int first_main(struct iidset *s, uint32_t iid)
@@ -1170,7 +1155,7 @@ static int first_main(struct iidset *s, uint32_t iid)
 	if (!TACHI_RESERVE(s->v, s->cap, s->n + 1))
 		return -1;
 	s->v[s->n] = iid;
-	if (!tachi_idset_insert(&s->index, h, (uint32_t)s->n, iid_rehash, s))
+	if (!tachi_idset_insert(&s->index, h, (uint32_t)s->n))
 		return -1;
 	s->n++;
 	return 1;

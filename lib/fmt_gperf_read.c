@@ -254,13 +254,6 @@ static bool stack_eq(void *ctx, uint32_t id, const void *key)
 	return true;
 }
 
-static uint64_t stack_rehash(void *ctx, uint32_t id)
-{
-	const struct gread *g = ctx;
-	uint64_t h;
-	memcpy(&h, stack_at(g, id) + offsetof(struct ghead, hash), sizeof(h));
-	return h;
-}
 
 static void pc_place(uint32_t *slots, size_t mask, uint64_t pc, uint32_t id)
 {
@@ -348,7 +341,7 @@ static int add_record(struct tach_reader *r, struct gread *g, uint64_t off, uint
 	}
 	g->arena_len += bytes;
 	g->st[g->st_count] = (uint32_t)(at / 8);
-	if (!tachi_idset_insert(&g->st_index, h, (uint32_t)(at / 8), stack_rehash, g))
+	if (!tachi_idset_insert(&g->st_index, h, (uint32_t)(at / 8)))
 		return RFAIL(r, TACH_E_NOMEM, TACH_POS_NONE, 0, "out of memory");
 	g->st_count++;
 	return TACH_OK;

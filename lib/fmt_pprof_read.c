@@ -450,10 +450,6 @@ static bool id_eq(void *ctx, uint32_t i, const void *key)
 	return rec_id(ctx, i) == *(const uint64_t *)key;
 }
 
-static uint64_t id_rehash(void *ctx, uint32_t i)
-{
-	return tachi_mix64(rec_id(ctx, i));
-}
 
 /* Indexes n records by id: zero and repeated ids are refused, as pprof's CheckValid does. */
 static int index_ids(struct tach_reader *r, struct tachi_idset *ix, const void *base, size_t n,
@@ -468,7 +464,7 @@ static int index_ids(struct tach_reader *r, struct tachi_idset *ix, const void *
 		if (tachi_idset_find(ix, tachi_mix64(id), &id, id_eq, &c, &found))
 			return pfail(r, rec_at(&c, (uint32_t)i), "several %ss with id %llu", what,
 				     (unsigned long long)id);
-		if (!tachi_idset_insert(ix, tachi_mix64(id), (uint32_t)i, id_rehash, &c))
+		if (!tachi_idset_insert(ix, tachi_mix64(id), (uint32_t)i))
 			return RFAIL(r, TACH_E_NOMEM, TACH_POS_NONE, 0, "out of memory");
 	}
 	return TACH_OK;

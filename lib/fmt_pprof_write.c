@@ -231,11 +231,6 @@ static bool fn_eq(void *ctx, uint32_t id, const void *p)
 	return st->fns[id].name == k->name && st->fns[id].file == k->file;
 }
 
-static uint64_t fn_rehash(void *ctx, uint32_t id)
-{
-	const struct pstate *st = ctx;
-	return fn_hash(&st->fns[id]);
-}
 
 static uint64_t loc_hash(uint32_t fn, int64_t line, int64_t col)
 {
@@ -251,11 +246,6 @@ static bool loc_eq(void *ctx, uint32_t id, const void *p)
 	return l->fn == k->fn && l->line == k->line && l->col == k->col;
 }
 
-static uint64_t loc_rehash(void *ctx, uint32_t id)
-{
-	const struct pstate *st = ctx;
-	return loc_hash(st->locs[id].fn, st->locs[id].line, st->locs[id].col);
-}
 
 static int map_frame(struct tach_writer *w, const struct tach_dict *d, uint32_t fid)
 {
@@ -277,7 +267,7 @@ static int map_frame(struct tach_writer *w, const struct tach_dict *d, uint32_t 
 			goto nomem;
 		fn = (uint32_t)st->nfns;
 		st->fns[fn] = fk;
-		if (!tachi_idset_insert(&st->fn_index, h, fn, fn_rehash, st))
+		if (!tachi_idset_insert(&st->fn_index, h, fn))
 			goto nomem;
 		st->nfns++;
 	}
@@ -291,7 +281,7 @@ static int map_frame(struct tach_writer *w, const struct tach_dict *d, uint32_t 
 			goto nomem;
 		li = (uint32_t)st->nlocs;
 		st->locs[li] = lk;
-		if (!tachi_idset_insert(&st->loc_index, h, li, loc_rehash, st))
+		if (!tachi_idset_insert(&st->loc_index, h, li))
 			goto nomem;
 		st->nlocs++;
 	}
@@ -316,11 +306,6 @@ static bool agg_eq(void *ctx, uint32_t id, const void *p)
 	return a->leaf == b->leaf && a->tid == b->tid && a->iid == b->iid && a->status == b->status;
 }
 
-static uint64_t agg_rehash(void *ctx, uint32_t id)
-{
-	const struct pstate *st = ctx;
-	return agg_hash(&st->aggs[id]);
-}
 
 static int pw_begin(struct tach_writer *w)
 {
@@ -425,7 +410,7 @@ static int pw_put(struct tach_writer *w, const struct tach_dict *d, const struct
 			return WFAIL(w, TACH_E_NOMEM, "out of memory");
 		id = (uint32_t)st->naggs;
 		st->aggs[id] = q;
-		if (!tachi_idset_insert(&st->agg_index, h, id, agg_rehash, st))
+		if (!tachi_idset_insert(&st->agg_index, h, id))
 			return WFAIL(w, TACH_E_NOMEM, "out of memory");
 		st->naggs++;
 	}

@@ -247,11 +247,6 @@ static bool sym_eq(void *ctx, uint32_t id, const void *k)
 	return st->syms[id].key == *(const uint64_t *)k;
 }
 
-static uint64_t sym_rehash(void *ctx, uint32_t id)
-{
-	const struct rstate *st = ctx;
-	return key_hash(st->syms[id].key);
-}
 
 static bool sym_find(struct rstate *st, uint64_t key, uint32_t *id)
 {
@@ -265,7 +260,7 @@ static int sym_add(struct tach_reader *r, const struct sym *s, uint32_t *id)
 		return RFAIL(r, TACH_E_NOMEM, TACH_POS_NONE, 0, "out of memory");
 	*id = (uint32_t)st->nsyms;
 	st->syms[*id] = *s;
-	if (!tachi_idset_insert(&st->index, key_hash(s->key), *id, sym_rehash, st))
+	if (!tachi_idset_insert(&st->index, key_hash(s->key), *id))
 		return RFAIL(r, TACH_E_NOMEM, TACH_POS_NONE, 0, "out of memory");
 	st->nsyms++;
 	return TACH_OK;

@@ -121,11 +121,6 @@ static bool dk_eq(void *ctx, uint32_t id, const void *key)
 	return a->base == b->base && a->k == b->k;
 }
 
-static uint64_t dk_rehash(void *ctx, uint32_t id)
-{
-	const struct sread *st = ctx;
-	return dk_hash(st->dk[id].base, st->dk[id].k);
-}
 
 /* The dict id of row K of frame base: a row of its own, made on first use. */
 static int dup_row(struct tach_reader *r, uint32_t base, uint32_t k, uint32_t *id)
@@ -147,7 +142,7 @@ static int dup_row(struct tach_reader *r, uint32_t base, uint32_t k, uint32_t *i
 	i = (uint32_t)st->ndk;
 	st->dk[i] = key;
 	st->dk_id[i] = *id = (uint32_t)r->dict.frame_count - 1;
-	if (!tachi_idset_insert(&st->dk_index, h, i, dk_rehash, st))
+	if (!tachi_idset_insert(&st->dk_index, h, i))
 		return RFAIL(r, TACH_E_NOMEM, TACH_POS_NONE, 0, "out of memory");
 	st->ndk++;
 	return TACH_OK;
@@ -463,11 +458,6 @@ static bool shown_eq(void *ctx, uint32_t id, const void *key)
 	       !memcmp(af, bf, al) && !memcmp(an, bn, cl);
 }
 
-static uint64_t shown_rehash(void *ctx, uint32_t id)
-{
-	const struct swstate *st = ctx;
-	return shown_hash(st->d, &st->d->frames[st->rep[id]]);
-}
 
 /* K of source frame fid (0: the first that prints so), or -1 when out of memory. */
 static int64_t dup_index(struct swstate *st, const struct tach_dict *d, uint32_t fid)
@@ -494,7 +484,7 @@ static int64_t dup_index(struct swstate *st, const struct tach_dict *d, uint32_t
 	r = (uint32_t)st->nrep;
 	st->rep[r] = fid;
 	st->rows[r] = 1;
-	if (!tachi_idset_insert(&st->index, h, r, shown_rehash, st))
+	if (!tachi_idset_insert(&st->index, h, r))
 		return -1;
 	st->nrep++;
 	st->dup[fid] = 1;

@@ -146,11 +146,6 @@ static bool tkey_eq(void *ctx, uint32_t id, const void *k)
 	return st->threads[id]->tid == key->tid && st->threads[id]->iid == key->iid;
 }
 
-static uint64_t tkey_rehash(void *ctx, uint32_t id)
-{
-	const struct tstate *st = ctx;
-	return tkey_hash(st->threads[id]->tid, st->threads[id]->iid);
-}
 
 static struct tthread *thread_get(struct tach_reader *r, uint64_t tid, uint32_t iid)
 {
@@ -184,7 +179,7 @@ static struct tthread *thread_get(struct tach_reader *r, uint64_t tid, uint32_t 
 	t->depth = 0;
 	t->prev_ts = r->meta.start_time_us;
 	st->threads[st->nthreads] = t;
-	if (!tachi_idset_insert(&st->tindex, h, (uint32_t)st->nthreads, tkey_rehash, st)) {
+	if (!tachi_idset_insert(&st->tindex, h, (uint32_t)st->nthreads)) {
 		free(t);
 		RFAIL(r, TACH_E_NOMEM, TACH_POS_NONE, 0, "out of memory");
 		return NULL;

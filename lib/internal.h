@@ -133,7 +133,6 @@ struct tachi_idset {
 	size_t count;
 };
 typedef bool (*tachi_eq_fn)(void *ctx, uint32_t id, const void *key);
-typedef uint64_t (*tachi_rehash_fn)(void *ctx, uint32_t id);
 /* Looks key up; returns true and *id when found. Inline so that each caller's eq is too:
  * lookups sit on every writer's per-sample path. */
 static inline bool tachi_idset_find(const struct tachi_idset *s, uint64_t h, const void *key,
@@ -152,9 +151,8 @@ static inline bool tachi_idset_find(const struct tachi_idset *s, uint64_t h, con
 		}
 	}
 }
-/* Inserts id (not already present). rehash gives the hash of stored ids when growing. */
-bool tachi_idset_insert(struct tachi_idset *s, uint64_t h, uint32_t id, tachi_rehash_fn rehash,
-			void *ctx);
+/* Inserts id (not already present) under hash h. */
+bool tachi_idset_insert(struct tachi_idset *s, uint64_t h, uint32_t id);
 void tachi_idset_free(struct tachi_idset *s);
 
 /* ---- dictionary internals ---- */

@@ -20,11 +20,6 @@ static bool key_eq(void *ctx, uint32_t id, const void *p)
 	return a->file == b->file && a->func == b->func && a->line == b->line;
 }
 
-static uint64_t key_rehash(void *ctx, uint32_t id)
-{
-	const struct tachi_linekeys *lk = ctx;
-	return key_hash(&lk->keys[id]);
-}
 
 static int map_string(struct tach_writer *w, struct tachi_linekeys *lk, const struct tach_dict *d,
 		      uint32_t sid, uint32_t *out)
@@ -67,7 +62,7 @@ static int map_frame(struct tach_writer *w, struct tachi_linekeys *lk, const str
 			return WFAIL(w, TACH_E_NOMEM, "out of memory");
 		id = (uint32_t)lk->nkeys;
 		lk->keys[id] = k;
-		if (!tachi_idset_insert(&lk->index, h, id, key_rehash, lk))
+		if (!tachi_idset_insert(&lk->index, h, id))
 			return WFAIL(w, TACH_E_NOMEM, "out of memory");
 		lk->nkeys++;
 	}

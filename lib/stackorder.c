@@ -100,11 +100,6 @@ static uint64_t canon_hash(uint32_t parent, uint32_t rank)
 	return tachi_mix64((uint64_t)parent << 32 | rank);
 }
 
-static uint64_t canon_rehash(void *ctx, uint32_t id)
-{
-	const struct canon_ctx *c = ctx;
-	return canon_hash(c->cparent[id], c->crank[id]);
-}
 
 /* canon[n]: the first node whose root path prints like n's, so that nodes whose keys differ
  * but whose labels do not sort as one. Nodes come after their parents (the trie numbers them
@@ -128,7 +123,7 @@ static bool canonicalize(const struct tachi_stacktab *t, const uint32_t *rank, u
 		cparent[n] = k.parent;
 		crank[n] = k.rank;
 		canon[n] = (uint32_t)n;
-		ok = tachi_idset_insert(&set, h, (uint32_t)n, canon_rehash, &cc);
+		ok = tachi_idset_insert(&set, h, (uint32_t)n);
 	}
 	tachi_idset_free(&set);
 	free(cparent);

@@ -24,11 +24,6 @@ static bool node_eq(void *ctx, uint32_t id, const void *k)
 	return t->nodes[id].parent == n->parent && t->nodes[id].key == n->key;
 }
 
-static uint64_t node_rehash(void *ctx, uint32_t id)
-{
-	const struct tachi_stacktab *t = ctx;
-	return node_hash(t->nodes[id].parent, t->nodes[id].key);
-}
 
 bool tachi_stacktab_child(struct tachi_stacktab *t, uint32_t parent, uint32_t key, uint32_t *node)
 {
@@ -41,7 +36,7 @@ bool tachi_stacktab_child(struct tachi_stacktab *t, uint32_t parent, uint32_t ke
 	uint32_t id = (uint32_t)t->count;
 	t->nodes[id] = (struct tachi_node){ parent, key,
 					   parent == TACHI_ROOT ? 1 : t->nodes[parent].depth + 1 };
-	if (!tachi_idset_insert(&t->index, h, id, node_rehash, t))
+	if (!tachi_idset_insert(&t->index, h, id))
 		return false;
 	t->count++;
 	*node = id;
@@ -76,11 +71,6 @@ static bool thread_eq(void *ctx, uint32_t id, const void *k)
 	return t->v[id].tid == key->tid && t->v[id].iid == key->iid;
 }
 
-static uint64_t thread_rehash(void *ctx, uint32_t id)
-{
-	const struct tachi_threads *t = ctx;
-	return thread_hash(t->v[id].tid, t->v[id].iid);
-}
 
 struct tachi_pathcache *tachi_threads_get(struct tachi_threads *t, uint64_t tid, uint32_t iid,
 					  bool *created)
@@ -100,7 +90,7 @@ struct tachi_pathcache *tachi_threads_get(struct tachi_threads *t, uint64_t tid,
 		t->v[id].tid = tid;
 		t->v[id].iid = iid;
 		t->v[id].leaf = TACHI_NOMEM_NODE;
-		if (!tachi_idset_insert(&t->index, h, id, thread_rehash, t))
+		if (!tachi_idset_insert(&t->index, h, id))
 			return NULL;
 		t->count++;
 		*created = true;
@@ -136,11 +126,6 @@ static bool stack_eq(void *ctx, uint32_t off, const void *k)
 	       (!key->depth || !memcmp(e + 2, key->frames, key->depth * sizeof(uint32_t)));
 }
 
-static uint64_t stack_rehash(void *ctx, uint32_t off)
-{
-	const struct tachi_stacktab *t = ctx;
-	return tachi_hash(t->sarena + off + 2, t->sarena[off] * sizeof(uint32_t));
-}
 
 /* Up to this many changed frames, walking the trie beats hashing the whole stack. */
 #define WALK_MAX 2
@@ -162,11 +147,6 @@ static bool pair_eq(void *ctx, uint32_t id, const void *k)
 	return t->pairs[id].leaf == key->leaf && t->pairs[id].ctx == key->ctx;
 }
 
-static uint64_t pair_rehash(void *ctx, uint32_t id)
-{
-	const struct tachi_stacktab *t = ctx;
-	return pair_hash(t->pairs[id].ctx, t->pairs[id].leaf);
-}
 
 /* The shared index's answer, created if new. */
 static bool pair_find_add(struct tachi_stacktab *t, uint64_t ctx, uint32_t leaf, uint32_t *id)
@@ -179,7 +159,7 @@ static bool pair_find_add(struct tachi_stacktab *t, uint64_t ctx, uint32_t leaf,
 		return false;
 	*id = (uint32_t)t->npairs;
 	t->pairs[*id] = (struct tachi_pair){ ctx, leaf };
-	if (!tachi_idset_insert(&t->pair_index, h, *id, pair_rehash, t))
+	if (!tachi_idset_insert(&t->pair_index, h, *id))
 		return false;
 	t->npairs++;
 	return true;
@@ -313,7 +293,7 @@ static uint32_t set_lookup(struct tachi_stacktab *t, struct tachi_pathcache *c,
 	if (depth)
 		memcpy(e + 2, s->frames, depth * sizeof(uint32_t));
 	off = (uint32_t)t->sarena_len;
-	if (!tachi_idset_insert(&t->stack_index, h, off, stack_rehash, t))
+	if (!tachi_idset_insert(&t->stack_index, h, off))
 		return TACHI_NOMEM_NODE;
 	t->sarena_len = need;
 	return leaf;

@@ -1026,11 +1026,6 @@ static bool unit_eq(void *ctx, uint32_t id, const void *key)
 	return m->units[id]->key == key;
 }
 
-static uint64_t unit_rehash(void *ctx, uint32_t id)
-{
-	const struct module *m = ctx;
-	return m->units[id]->hash;
-}
 
 /* The walked unit whose root DIE is root, or NULL when out of memory. */
 static struct unit *unit_get(struct module *m, Dwarf_Die *root)
@@ -1050,7 +1045,7 @@ static struct unit *unit_get(struct module *m, Dwarf_Die *root)
 	u->hash = h;
 	unit_build(u, root);
 	m->units[m->nunits] = u;
-	if (!tachi_idset_insert(&m->unit_index, h, (uint32_t)m->nunits, unit_rehash, m)) {
+	if (!tachi_idset_insert(&m->unit_index, h, (uint32_t)m->nunits)) {
 		unit_free(u);
 		return NULL;
 	}
