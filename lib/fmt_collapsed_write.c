@@ -22,12 +22,7 @@ struct cstate {
 	int labels;
 	bool full_paths;
 	bool no_threads;
-	const struct tach_dict *src;
-	struct tachi_linekeys lk;
-	struct tachi_stacktab trie;
-	struct tachi_threads threads;
-	uint64_t *counts;        /* per (thread, stack) entry of the trie's stack set */
-	size_t ncounts, counts_cap;
+	struct tachi_stackcount sc; /* per (thread, stack) */
 	bool warned_semi, warned_ctrl;
 };
 
@@ -61,42 +56,8 @@ static int cw_option(struct tach_writer *w, const char *key, const char *value)
 static int cw_put(struct tach_writer *w, const struct tach_dict *d, const struct tach_sample *s)
 {
 	struct cstate *st = w->state;
-	if (TACHI_UNLIKELY(!s->depth))
-		return TACH_OK;
-	if (TACHI_UNLIKELY(st->src != d)) {
-		if (st->src)
-			return WFAIL(w, TACH_E_USAGE, "samples from more than one dict");
-		st->src = d;
-	}
-	bool created;
-	struct tachi_pathcache *c = tachi_threads_get(&st->threads, s->thread_id, s->interp_id,
-						      &created);
-	if (!c)
-		return WFAIL(w, TACH_E_NOMEM, "out of memory");
-	/* The same stack as this thread's previous sample: only a counter moves. */
-	if (s->same_outer >= s->depth && s->depth == c->depth && c->leaf != TACHI_NOMEM_NODE) {
-		st->counts[c->entry] += s->weight;
-		return TACH_OK;
-	}
-	if (TACHI_UNLIKELY(st->lk.nmapped < d->frame_count)) {
-		int rc = tachi_linekeys_update(w, &st->lk, d);
-		if (rc)
-			return rc;
-	}
 	/* Keyed by thread id as CPython's collector is (interpreters share a line). */
-	uint32_t leaf = tachi_stack_intern_ctx(&st->trie, c, s, st->lk.fmap,
-					       st->no_threads ? 0 : s->thread_id);
-	if (leaf == TACHI_NOMEM_NODE)
-		return WFAIL(w, TACH_E_NOMEM, "out of memory");
-	if (c->entry >= st->ncounts) {
-		size_t old = st->counts_cap;
-		if (!TACHI_RESERVE(st->counts, st->counts_cap, (size_t)c->entry + 1))
-			return WFAIL(w, TACH_E_NOMEM, "out of memory");
-		memset(st->counts + old, 0, (st->counts_cap - old) * sizeof(*st->counts));
-		st->ncounts = (size_t)c->entry + 1;
-	}
-	st->counts[c->entry] += s->weight;
-	return TACH_OK;
+	return tachi_stackcount_put(w, &st->sc, d, s, st->no_threads ? 0 : s->thread_id);
 }
 
 /* ---- output ---- */
@@ -172,8 +133,8 @@ static bool add_label(struct tach_writer *w, struct buf *b, const struct tachi_l
 {
 	struct cstate *st = w->state;
 	size_t fl, nl;
-	const char *file = tachi_str(&st->lk.names, k->file, &fl);
-	const char *func = tachi_str(&st->lk.names, k->func, &nl);
+	const char *file = tachi_str(&st->sc.lk.names, k->file, &fl);
+	const char *func = tachi_str(&st->sc.lk.names, k->func, &nl);
 	if (fl == 1 && file[0] == '~' && k->line == 0)
 		return add_label_text(w, b, func, nl);
 	if (!st->full_paths) {
@@ -217,13 +178,13 @@ static int line_cmp(const void *pa, const void *pb, void *ctx)
 static int cw_close(struct tach_writer *w)
 {
 	struct cstate *st = w->state;
-	if (!st->ncounts)
+	if (!st->sc.ncounts)
 		return TACH_OK;
 	/* Labels once per key, then each line built root first from its trie path. */
 	struct buf labels = { 0 };
-	size_t nkeys = st->lk.nkeys;
+	size_t nkeys = st->sc.lk.nkeys;
 	size_t *loff = malloc((nkeys + 1) * sizeof(*loff));
-	struct line *lines = malloc(st->ncounts * sizeof(*lines));
+	struct line *lines = malloc(st->sc.ncounts * sizeof(*lines));
 	struct buf text = { 0 };
 	uint32_t *path = NULL;
 	size_t path_cap = 0;
@@ -235,7 +196,7 @@ static int cw_close(struct tach_writer *w)
 		goto nomem;
 	for (size_t i = 0; i < nkeys; i++) {
 		loff[i] = labels.len;
-		if (!add_label(w, &labels, &st->lk.keys[i]))
+		if (!add_label(w, &labels, &st->sc.lk.keys[i]))
 			goto nomem;
 	}
 	loff[nkeys] = labels.len;
@@ -243,21 +204,21 @@ static int cw_close(struct tach_writer *w)
 	 * do not look (columns, opcode) already share a leaf, as CPython's collector keys on
 	 * (file, line, func). */
 	size_t nlines = 0;
-	for (size_t i = 0; i < st->ncounts; i++) {
-		const struct tachi_pair *e = &st->trie.pairs[i];
-		if (!st->counts[i] || e->leaf == TACHI_ROOT)
+	for (size_t i = 0; i < st->sc.ncounts; i++) {
+		const struct tachi_pair *e = &st->sc.trie.pairs[i];
+		if (!st->sc.counts[i] || e->leaf == TACHI_ROOT)
 			continue;
-		uint32_t depth = st->trie.depth[e->leaf];
+		uint32_t depth = st->sc.trie.depth[e->leaf];
 		if (!TACHI_RESERVE(path, path_cap, depth))
 			goto nomem;
 		uint32_t node = e->leaf;
 		for (uint32_t k = depth; k > 0; k--) {
-			path[k - 1] = st->trie.key[node];
-			node = st->trie.parent[node];
+			path[k - 1] = st->sc.trie.key[node];
+			node = st->sc.trie.parent[node];
 		}
 		struct line *ln = &lines[nlines++];
 		ln->off = text.len;
-		ln->n = st->counts[i];
+		ln->n = st->sc.counts[i];
 		if (!st->no_threads) {
 			char t[24];
 			if (!buf_add(&text, "tid:", 4) || !buf_add(&text, t, tachi_fmt_u64(t, e->ctx)))
@@ -297,10 +258,7 @@ out:
 static void cw_free(struct tach_writer *w)
 {
 	struct cstate *st = w->state;
-	tachi_linekeys_free(&st->lk);
-	tachi_stacktab_free(&st->trie);
-	tachi_threads_free(&st->threads);
-	free(st->counts);
+	tachi_stackcount_free(&st->sc);
 }
 
 static const struct tachi_writer_ops writer_ops = {

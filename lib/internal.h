@@ -263,6 +263,22 @@ struct tachi_linekeys {
 int tachi_linekeys_update(struct tach_writer *w, struct tachi_linekeys *lk, const struct tach_dict *d);
 void tachi_linekeys_free(struct tachi_linekeys *lk);
 
+/* Samples counted per (context, stack of line keys): the aggregate of writers that show
+ * (file, function, line) frames (collapsed, pstats). counts[i] is the weight of
+ * trie.pairs[i], pairs numbered in first-seen order. Memory follows distinct stacks. */
+struct tachi_stackcount {
+	const struct tach_dict *src;
+	struct tachi_linekeys lk;
+	struct tachi_stacktab trie;
+	struct tachi_threads threads;
+	uint64_t *counts;
+	size_t ncounts, counts_cap;
+};
+/* Adds s (empty stacks skipped) under ctx; failures are recorded on w. */
+int tachi_stackcount_put(struct tach_writer *w, struct tachi_stackcount *sc,
+			 const struct tach_dict *d, const struct tach_sample *s, uint64_t ctx);
+void tachi_stackcount_free(struct tachi_stackcount *sc);
+
 
 /* ---- handles ---- */
 struct tachi_format;
@@ -359,6 +375,8 @@ extern const struct tachi_format tachi_fmt_gperf;
 extern const struct tachi_reader_ops tachi_collapsed_reader_ops;
 extern const struct tachi_format tachi_fmt_pprof;
 extern const struct tachi_format tachi_fmt_sampler;
+extern const struct tachi_format tachi_fmt_pstats;
+extern const struct tachi_format tachi_fmt_speedscope;
 /* The sampler format's two files: the writer's ops, for the reader file's table row. */
 extern const struct tachi_writer_ops tachi_sampler_writer_ops;
 
@@ -389,6 +407,9 @@ static inline uint64_t tachi_in_line_offset(const struct tach_reader *r)
 }
 /* Valid UTF-8 check; repairs into out with U+FFFD when asked. */
 bool tachi_utf8_valid(const uint8_t *p, size_t n);
+/* Copies n bytes of s to out (room for 3 * n) as valid UTF-8, each invalid byte as U+FFFD;
+ * returns the length written and sets *repaired when it replaced any. */
+size_t tachi_utf8_repair(char *out, const char *s, size_t n, bool *repaired);
 
 /* JSON pieces (fmt_gecko_write.c). µs as exact decimal ms ("12.5", "-0.001"), at most 23
  * bytes; a JSON string body from bytes, invalid UTF-8 as U+FFFD (*repaired set), at most

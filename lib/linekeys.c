@@ -98,3 +98,51 @@ void tachi_linekeys_free(struct tachi_linekeys *lk)
 	free(lk->fmap);
 	memset(lk, 0, sizeof(*lk));
 }
+
+int tachi_stackcount_put(struct tach_writer *w, struct tachi_stackcount *sc,
+			 const struct tach_dict *d, const struct tach_sample *s, uint64_t ctx)
+{
+	if (TACHI_UNLIKELY(!s->depth))
+		return TACH_OK;
+	if (TACHI_UNLIKELY(sc->src != d)) {
+		if (sc->src)
+			return WFAIL(w, TACH_E_USAGE, "samples from more than one dict");
+		sc->src = d;
+	}
+	bool created;
+	struct tachi_pathcache *c = tachi_threads_get(&sc->threads, s->thread_id, s->interp_id,
+						      &created);
+	if (!c)
+		return WFAIL(w, TACH_E_NOMEM, "out of memory");
+	/* The same stack as this thread's previous sample: only a counter moves. */
+	if (s->same_outer >= s->depth && s->depth == c->depth && c->leaf != TACHI_NOMEM_NODE) {
+		sc->counts[c->entry] += s->weight;
+		return TACH_OK;
+	}
+	if (TACHI_UNLIKELY(sc->lk.nmapped < d->frame_count)) {
+		int rc = tachi_linekeys_update(w, &sc->lk, d);
+		if (rc)
+			return rc;
+	}
+	uint32_t leaf = tachi_stack_intern_ctx(&sc->trie, c, s, sc->lk.fmap, ctx);
+	if (leaf == TACHI_NOMEM_NODE)
+		return WFAIL(w, TACH_E_NOMEM, "out of memory");
+	if (c->entry >= sc->ncounts) {
+		size_t old = sc->counts_cap;
+		if (!TACHI_RESERVE(sc->counts, sc->counts_cap, (size_t)c->entry + 1))
+			return WFAIL(w, TACH_E_NOMEM, "out of memory");
+		memset(sc->counts + old, 0, (sc->counts_cap - old) * sizeof(*sc->counts));
+		sc->ncounts = (size_t)c->entry + 1;
+	}
+	sc->counts[c->entry] += s->weight;
+	return TACH_OK;
+}
+
+void tachi_stackcount_free(struct tachi_stackcount *sc)
+{
+	tachi_linekeys_free(&sc->lk);
+	tachi_stacktab_free(&sc->trie);
+	tachi_threads_free(&sc->threads);
+	free(sc->counts);
+	memset(sc, 0, sizeof(*sc));
+}
