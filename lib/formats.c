@@ -10,6 +10,7 @@ static const struct tachi_format *const formats[] = {
 	&tachi_fmt_pprof,
 	&tachi_fmt_sampler,
 	&tachi_fmt_pstats,
+	&tachi_fmt_speedscope,
 };
 
 const struct tachi_format *tachi_format_find(const char *name)
