@@ -35,9 +35,15 @@ const ctx = {
 ctx.globalThis = ctx;
 ctx.self = ctx;
 vm.createContext(ctx);
-vm.runInContext(src.slice(0, cut) + `globalThis.__import=${m[1]};})();`, ctx);
-
-const group = ctx.__import(JSON.parse(fs.readFileSync(file, 'utf8')));
+// Errors are reported by message only: a stack trace would print the bundle's one line.
+let group;
+try {
+  vm.runInContext(src.slice(0, cut) + `globalThis.__import=${m[1]};})();`, ctx);
+  group = ctx.__import(JSON.parse(fs.readFileSync(file, 'utf8')));
+} catch (e) {
+  console.error(`speedscope_import: ${file}: ${e.message}`);
+  process.exit(1);
+}
 const label = (f) => {
   const base = (f.file || '').split('/').pop();
   const line = f.line == null ? 0 : f.line;
