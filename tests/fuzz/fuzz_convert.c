@@ -41,6 +41,8 @@ static const struct wcfg writers[] = {
 	{ "pprof", { { "gzip", "no", "yes" }, { "labels", "yes", "no" }, { "cpu", "auto", "yes" } } },
 	{ "gecko", { { "gzip", "no", "yes" }, { "level", "1", "2" } } },
 	{ "sampler", { { 0 } } },
+	{ "pstats", { { "sampled-marker", "yes", "no" } } },
+	{ "speedscope", { { 0 } } },
 };
 
 static struct tach_reader *open_reader(size_t ri, const uint8_t *data, size_t size)
