@@ -225,3 +225,10 @@ assert ("bad\ufffdfile.py", 3, "f\ufffd\ufffd") in d, list(d)' "$T/s.pstats"
 	[[ "${lines[0]}" == "tach2pstats (tachfmt) "* ]]
 	[[ "${lines[1]}" == "libtachfmt "* ]]
 }
+
+@test "keys compare names by text: a TACH table holding one string twice gives one key" {
+	python3 "$TESTDATA/dup_strings.py" >"$T/dup.tach"
+	tach2pstats "$T/dup.tach" -o "$T/d.pstats"
+	same_as_decode "$T/dup.tach" "$T/d.pstats"
+	[ "$(python3 -c 'import marshal, sys; print(marshal.load(open(sys.argv[1], "rb")))' "$T/d.pstats")" = "{('a.py', 1, 'f'): (2, 2, 0.002, 0.002, {}), ('__sampled__',): True}" ]
+}

@@ -266,3 +266,9 @@ imports() {
 	[[ "${lines[0]}" == "tach2speedscope (tachfmt) "* ]]
 	[[ "${lines[1]}" == "libtachfmt "* ]]
 }
+
+@test "frames are interned by text: a TACH table holding one string twice gives one frame" {
+	python3 "$TESTDATA/dup_strings.py" >"$T/dup.tach"
+	tach2speedscope "$T/dup.tach" -o "$T/d.json"
+	[ "$(jq -c '[.shared.frames, .profiles[0].samples, .profiles[0].weights]' "$T/d.json")" = '[[{"name":"f","file":"a.py","line":1}],[[0]],[2000]]' ]
+}
