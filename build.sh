@@ -134,9 +134,10 @@ run_tests() { # build dir
 test_all() {
 	ensure_pkgs "${BUILD_PKGS[@]}" "${TEST_PKGS[@]}" ${EXTRA_TEST_PKGS[@]+"${EXTRA_TEST_PKGS[@]}"}
 	command -v npm >/dev/null || ensure_pkgs "${NPM_APT_PKGS[@]}"
-	# Without them the rest still runs; tach2gecko.bats then fails and says why.
+	# Without them the rest still runs; tach2gecko.bats and tach2speedscope.bats then fail
+	# and say why.
 	TACHFMT_NPM_DIR=$(bash tests/cli/npm-tools.sh build/npm) ||
-		log "npm tools missing: the tach2gecko import check will fail"
+		log "npm tools missing: the Gecko and speedscope import checks will fail"
 	export TACHFMT_NPM_DIR
 	local fx
 	fx=$(fixtures_dir)

@@ -19,9 +19,7 @@
 
 struct cstate {
 	struct tachi_labeler lab;
-	struct tachi_collapse agg;
-	uint64_t *counts;        /* per (thread, stack) entry of the trie's stack set */
-	size_t ncounts, counts_cap;
+	struct tachi_stackcount sc;
 };
 
 static int cw_option(struct tach_writer *w, const char *key, const char *value)
@@ -45,7 +43,7 @@ static int cw_option(struct tach_writer *w, const char *key, const char *value)
 	if (!strcmp(key, "thread-frames")) {
 		if (!tachi_parse_bool(value, &b))
 			return WFAIL(w, TACH_E_USAGE, "bad thread-frames value %s", value);
-		st->agg.no_threads = !b;
+		st->sc.agg.no_threads = !b;
 		return TACH_OK;
 	}
 	return WFAIL(w, TACH_E_USAGE, "collapsed writer has no option %s", key);
@@ -105,23 +103,34 @@ bool tachi_counts_reserve(uint64_t **v, size_t *cap, size_t *n, uint32_t entry)
 	return true;
 }
 
-static int cw_put(struct tach_writer *w, const struct tach_dict *d, const struct tach_sample *s)
+int tachi_stackcount_put(struct tach_writer *w, struct tachi_stackcount *sc,
+			 const struct tach_dict *d, const struct tach_sample *s)
 {
-	struct cstate *st = w->state;
 	if (TACHI_UNLIKELY(!s->depth))
 		return TACH_OK;
 	uint32_t e = 0;
-	int rc = tachi_collapse_entry(w, &st->agg, d, s, &e);
+	int rc = tachi_collapse_entry(w, &sc->agg, d, s, &e);
 	if (rc)
 		return rc;
-	if (TACHI_UNLIKELY(e >= st->ncounts) &&
-	    !tachi_counts_reserve(&st->counts, &st->counts_cap, &st->ncounts, e))
+	if (TACHI_UNLIKELY(e >= sc->ncounts) &&
+	    !tachi_counts_reserve(&sc->counts, &sc->counts_cap, &sc->ncounts, e))
 		return WFAIL(w, TACH_E_NOMEM, "out of memory");
-	st->counts[e] += s->weight;
+	sc->counts[e] += s->weight;
 	return TACH_OK;
 }
 
-/* ---- output ---- */
+void tachi_stackcount_free(struct tachi_stackcount *sc)
+{
+	tachi_collapse_free(&sc->agg);
+	free(sc->counts);
+	memset(sc, 0, sizeof(*sc));
+}
+
+static int cw_put(struct tach_writer *w, const struct tach_dict *d, const struct tach_sample *s)
+{
+	struct cstate *st = w->state;
+	return tachi_stackcount_put(w, &st->sc, d, s);
+}
 
 bool tachi_buf_add(struct tachi_buf *b, const void *p, size_t n)
 {
@@ -293,14 +302,14 @@ static int tid_cmp(const void *pa, const void *pb)
 /* The threads' ranks in text order, sorted by id for lookup. */
 static struct tid_rank *thread_ranks(const struct cstate *st, size_t *n)
 {
-	struct tid_rank *v = malloc((st->agg.threads.count + 1) * sizeof(*v));
+	struct tid_rank *v = malloc((st->sc.agg.threads.count + 1) * sizeof(*v));
 	if (!v)
 		return NULL;
-	for (size_t i = 0; i < st->agg.threads.count; i++)
-		v[i] = (struct tid_rank){ st->agg.no_threads ? 0 : st->agg.threads.v[i].tid, 0 };
-	qsort(v, st->agg.threads.count, sizeof(*v), tid_text_cmp);
+	for (size_t i = 0; i < st->sc.agg.threads.count; i++)
+		v[i] = (struct tid_rank){ st->sc.agg.no_threads ? 0 : st->sc.agg.threads.v[i].tid, 0 };
+	qsort(v, st->sc.agg.threads.count, sizeof(*v), tid_text_cmp);
 	size_t k = 0;
-	for (size_t i = 0; i < st->agg.threads.count; i++)
+	for (size_t i = 0; i < st->sc.agg.threads.count; i++)
 		if (!k || v[k - 1].tid != v[i].tid) {
 			v[k] = (struct tid_rank){ v[i].tid, (uint32_t)k };
 			k++;
@@ -322,18 +331,18 @@ static struct line *rank_lines(struct cstate *st, const uint32_t *ord, size_t *n
 {
 	size_t nt;
 	struct tid_rank *tr = thread_ranks(st, &nt);
-	struct line *lines = malloc((st->ncounts + 1) * sizeof(*lines));
+	struct line *lines = malloc((st->sc.ncounts + 1) * sizeof(*lines));
 	if (!tr || !lines) {
 		free(tr);
 		free(lines);
 		return NULL;
 	}
 	size_t k = 0;
-	for (size_t i = 0; i < st->ncounts; i++) {
-		const struct tachi_pair *e = &st->agg.trie.pairs[i];
-		if (!st->counts[i] || e->leaf == TACHI_ROOT)
+	for (size_t i = 0; i < st->sc.ncounts; i++) {
+		const struct tachi_pair *e = &st->sc.agg.trie.pairs[i];
+		if (!st->sc.counts[i] || e->leaf == TACHI_ROOT)
 			continue;
-		lines[k++] = (struct line){ st->counts[i], thread_rank(tr, nt, e->ctx), ord[e->leaf],
+		lines[k++] = (struct line){ st->sc.counts[i], thread_rank(tr, nt, e->ctx), ord[e->leaf],
 					    (uint32_t)i };
 	}
 	free(tr);
@@ -362,7 +371,7 @@ static bool linebuf_set(struct tach_writer *w, struct linebuf *lb, const struct 
 			const size_t *loff, const struct tachi_pair *e)
 {
 	struct cstate *st = w->state;
-	const struct tachi_stacktab *t = &st->agg.trie;
+	const struct tachi_stacktab *t = &st->sc.agg.trie;
 	uint32_t depth = t->nodes[e->leaf].depth, keep = 0;
 	if (depth > lb->cap) {
 		size_t cap = lb->cap;
@@ -383,14 +392,14 @@ static bool linebuf_set(struct tach_writer *w, struct linebuf *lb, const struct 
 	}
 	keep = d;
 	lb->text.len = keep ? lb->end[keep - 1] : 0;
-	if (!keep && !st->agg.no_threads) {
+	if (!keep && !st->sc.agg.no_threads) {
 		char b[24];
 		if (!tachi_buf_add(&lb->text, "tid:", 4) || !tachi_buf_add(&lb->text, b, tachi_fmt_u64(b, e->ctx)))
 			return false;
 	}
 	for (uint32_t k = keep; k < depth; k++) {
 		uint32_t key = t->nodes[lb->node[k]].key;
-		if ((k || !st->agg.no_threads) && !tachi_buf_add(&lb->text, ";", 1))
+		if ((k || !st->sc.agg.no_threads) && !tachi_buf_add(&lb->text, ";", 1))
 			return false;
 		if (!tachi_buf_add(&lb->text, labels->p + loff[key], loff[key + 1] - loff[key]))
 			return false;
@@ -418,10 +427,10 @@ static int put_line(struct tach_writer *w, const struct linebuf *lb, uint64_t n)
 static int cw_close(struct tach_writer *w)
 {
 	struct cstate *st = w->state;
-	if (!st->ncounts)
+	if (!st->sc.ncounts)
 		return TACH_OK;
 	struct tachi_buf labels = { 0 };
-	size_t nkeys = st->agg.lk.nkeys, nlines = 0;
+	size_t nkeys = st->sc.agg.lk.nkeys, nlines = 0;
 	size_t *loff = malloc((nkeys + 1) * sizeof(*loff));
 	uint32_t *ord = NULL;
 	struct line *lines = NULL;
@@ -432,17 +441,17 @@ static int cw_close(struct tach_writer *w)
 		goto nomem;
 	for (size_t i = 0; i < nkeys; i++) {
 		loff[i] = labels.len;
-		if (!tachi_collapsed_label(w, &st->lab, &labels, &st->agg.lk, &st->agg.lk.keys[i]))
+		if (!tachi_collapsed_label(w, &st->lab, &labels, &st->sc.agg.lk, &st->sc.agg.lk.keys[i]))
 			goto nomem;
 	}
 	loff[nkeys] = labels.len;
-	if (!tachi_stack_order(&st->agg.trie, labels.p, loff, nkeys, ';', &ord) ||
+	if (!tachi_stack_order(&st->sc.agg.trie, labels.p, loff, nkeys, ';', &ord) ||
 	    !(lines = rank_lines(st, ord, &nlines)))
 		goto nomem;
 	free(ord);
 	ord = NULL;
 	for (size_t i = 0; i < nlines && !rc; i++) {
-		if (!linebuf_set(w, &lb, &labels, loff, &st->agg.trie.pairs[lines[i].pair]))
+		if (!linebuf_set(w, &lb, &labels, loff, &st->sc.agg.trie.pairs[lines[i].pair]))
 			goto nomem;
 		rc = put_line(w, &lb, lines[i].n);
 	}
@@ -463,8 +472,7 @@ out:
 static void cw_free(struct tach_writer *w)
 {
 	struct cstate *st = w->state;
-	tachi_collapse_free(&st->agg);
-	free(st->counts);
+	tachi_stackcount_free(&st->sc);
 }
 
 static const struct tachi_writer_ops writer_ops = {

@@ -919,5 +919,6 @@ const struct tachi_reader_ops tachi_speedscope_reader_ops = {
 const struct tachi_format tachi_fmt_speedscope = {
 	.name = "speedscope",
 	.reader = &tachi_speedscope_reader_ops,
+	.writer = &tachi_speedscope_writer_ops,
 	.probe = tachi_speedscope_probe,
 };

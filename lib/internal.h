@@ -323,6 +323,19 @@ struct tachi_labeler {
 };
 bool tachi_collapsed_label(struct tach_writer *w, struct tachi_labeler *lb, struct tachi_buf *b,
 			   const struct tachi_linekeys *lk, const struct tachi_linekey *k);
+/* Samples counted per (thread, stack): the aggregate of writers that show (file, function,
+ * line) frames (collapsed, pstats). counts[i] is the weight of agg.trie.pairs[i], pairs
+ * numbered in first-seen order. Memory follows distinct stacks. */
+struct tachi_stackcount {
+	struct tachi_collapse agg;
+	uint64_t *counts;
+	size_t ncounts, counts_cap;
+};
+/* Adds s (empty stacks skipped); failures are recorded on w. */
+int tachi_stackcount_put(struct tach_writer *w, struct tachi_stackcount *sc,
+			 const struct tach_dict *d, const struct tach_sample *s);
+void tachi_stackcount_free(struct tachi_stackcount *sc);
+
 
 /* ---- handles ---- */
 struct tachi_format;
@@ -441,13 +454,15 @@ extern const struct tachi_reader_ops tachi_pprof_reader_ops;
 bool tachi_pprof_probe(const uint8_t *p, size_t n);
 extern const struct tachi_format tachi_fmt_sampler;
 extern const struct tachi_format tachi_fmt_flamegraph;
+extern const struct tachi_format tachi_fmt_pstats;
 /* The sampler format's two files: the writer's ops, for the reader file's table row. */
 extern const struct tachi_writer_ops tachi_sampler_writer_ops;
-/* speedscope JSON: the reader's ops (for the row the writer's file will share) and its
- * probe: the first object's "$schema" names speedscope's schema, or it has both "shared"
- * and "profiles" keys. p may be just the input's first bytes. */
+/* speedscope JSON: the row (in the reader's file), both directions' ops, and the probe: the
+ * first object's "$schema" names speedscope's schema, or it has both "shared" and
+ * "profiles" keys. p may be just the input's first bytes. */
 extern const struct tachi_format tachi_fmt_speedscope;
 extern const struct tachi_reader_ops tachi_speedscope_reader_ops;
+extern const struct tachi_writer_ops tachi_speedscope_writer_ops;
 bool tachi_speedscope_probe(const uint8_t *p, size_t n);
 
 /* Helpers for format modules. */
@@ -477,6 +492,9 @@ static inline uint64_t tachi_in_line_offset(const struct tach_reader *r)
 }
 /* Valid UTF-8 check; repairs into out with U+FFFD when asked. */
 bool tachi_utf8_valid(const uint8_t *p, size_t n);
+/* Copies n bytes of s to out (room for 3 * n) as valid UTF-8, each invalid byte as U+FFFD;
+ * returns the length written and sets *repaired when it replaced any. */
+size_t tachi_utf8_repair(char *out, const char *s, size_t n, bool *repaired);
 
 /* JSON pieces (fmt_gecko_write.c). µs as exact decimal ms ("12.5", "-0.001"), at most 23
  * bytes; a JSON string body from bytes, invalid UTF-8 as U+FFFD (*repaired set), at most

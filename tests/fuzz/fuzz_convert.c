@@ -48,6 +48,8 @@ static const struct wcfg writers[] = {
 			  { "hash", "no", "yes" } } },
 	{ "flamegraph", { { "thread-frames", "yes", "no" }, { "minwidth", "0", "1%" },
 			  { "colors", "java", "chain" } } },
+	{ "pstats", { { "sampled-marker", "yes", "no" } } },
+	{ "speedscope", { { 0 } } },
 };
 
 static struct tach_reader *open_reader(size_t ri, const uint8_t *data, size_t size)

@@ -1,0 +1,95 @@
+#!/usr/bin/env python3
+"""Checks a tach2pstats file against stats computed here, independently, from the same
+profile's `tach-decode --format samples` text, by the rules of CPython's sampling
+PstatsCollector: key (file, line, func) with line 0 for no location; direct samples for the
+innermost frame; cumulative once per sample per key; callers from each adjacent pair;
+times = samples * interval / 1e6; keys and callers in first-seen order; the
+("__sampled__",): True marker last unless --no-marker.
+
+usage: pstats_check.py SAMPLES_TEXT PSTATS_FILE [--no-marker]
+Exit 0 when equal (times to 1e-9), 1 with the first difference otherwise."""
+import marshal
+import re
+import sys
+
+PCT = re.compile(rb"%([0-9A-Fa-f]{2})")
+
+
+def unescape(b):
+    return PCT.sub(lambda m: bytes([int(m.group(1), 16)]), b).decode("utf-8", "replace")
+
+
+def parse(path):
+    interval = 0
+    samples = []
+    with open(path, "rb") as f:
+        for raw in f:
+            line = raw.rstrip(b"\n")
+            if not line or line.startswith(b"#"):
+                continue
+            if line.startswith(b"@"):
+                k, _, v = line[1:].partition(b" ")
+                if k == b"interval_us":
+                    interval = int(v)
+                continue
+            head, _, frames = line.partition(b"\t")
+            stack = []
+            for fr in frames.split(b";") if frames else []:
+                parts = fr.split(b":")
+                lineno = 0 if parts[2] == b"-" else int(parts[2])
+                stack.append((unescape(parts[0]), lineno, unescape(parts[1])))
+            samples.append(stack)
+    return interval, samples
+
+
+def expected(interval, samples):
+    direct, cum, callers = {}, {}, {}
+    for stack in samples:
+        if not stack:
+            continue
+        seen = set()
+        for key in stack:
+            if key not in seen:
+                seen.add(key)
+                cum[key] = cum.get(key, 0) + 1
+        direct[stack[0]] = direct.get(stack[0], 0) + 1
+        for callee, caller in zip(stack, stack[1:]):
+            c = callers.setdefault(callee, {})
+            c[caller] = c.get(caller, 0) + 1
+    sec = interval / 1_000_000
+    out = {}
+    for key, n in cum.items():
+        d = direct.get(key, 0)
+        out[key] = (d, n, d * sec, n * sec, callers.get(key, {}))
+    return out
+
+
+def main():
+    interval, samples = parse(sys.argv[1])
+    with open(sys.argv[2], "rb") as f:
+        got = marshal.load(f)
+    want = expected(interval, samples)
+    if "--no-marker" not in sys.argv[3:]:
+        want[("__sampled__",)] = True
+    gk, wk = list(got), list(want)
+    if gk != wk:
+        print(f"keys differ:\n got  {gk[:20]}\n want {wk[:20]}")
+        return 1
+    for key in wk:
+        g, w = got[key], want[key]
+        if w is True:
+            if g is not True:
+                print(f"{key}: {g!r}, want True")
+                return 1
+            continue
+        same = (g[0], g[1]) == (w[0], w[1]) and abs(g[2] - w[2]) <= 1e-9 and \
+            abs(g[3] - w[3]) <= 1e-9 and list(g[4].items()) == list(w[4].items())
+        if not same:
+            print(f"{key}:\n got  {g!r}\n want {w!r}")
+            return 1
+    print(f"ok: {len(wk)} keys, {len(samples)} samples")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,66 @@
+// Imports a speedscope JSON file with speedscope's own importer, the code of its npm
+// package's bundle (dist/release/speedscope-*.js), and prints what speedscope made of it:
+// per profile a header line "#\tNAME\tUNIT\tTOTAL_WEIGHT\tSAMPLES" (SAMPLES: speedscope's
+// own sample list, after it merges consecutive identical stacks), then one line per stack
+// with self weight, "NAME\tFRAME;FRAME;... WEIGHT", root first, frames labelled as
+// tach-decode's collapsed output labels them (basename:function:line).
+// usage: node speedscope_import.mjs BUNDLE FILE
+//
+// The bundle is a browser script whose last statement renders the app: it is run in a
+// bare VM context up to that statement, with inert stand-ins for the browser objects its
+// module setup touches, and the function its importer calls for a file with speedscope's
+// $schema is taken by name from the importer's own code.
+import fs from 'node:fs';
+import vm from 'node:vm';
+
+const [bundlePath, file] = process.argv.slice(2);
+const src = fs.readFileSync(bundlePath, 'utf8');
+const cut = src.lastIndexOf('console.log(`speedscope v');
+const m = /Importing as speedscope json file"\),(\w+)\(r\)/.exec(src);
+if (cut < 0 || !m) {
+  console.error('speedscope_import: this speedscope bundle is not laid out as expected');
+  process.exit(2);
+}
+const inert = () => new Proxy(function () {}, {
+  get: (t, k) => (k === Symbol.toPrimitive ? () => '' : inert()),
+  apply: () => inert(),
+  construct: () => inert(),
+});
+const ctx = {
+  console, setTimeout, clearTimeout, TextDecoder, TextEncoder, URL,
+  navigator: { userAgent: 'node', platform: 'linux' },
+  window: inert(), document: inert(), localStorage: inert(), location: { hash: '', search: '' },
+  Blob: function () {},
+};
+ctx.globalThis = ctx;
+ctx.self = ctx;
+vm.createContext(ctx);
+// Errors are reported by message only: a stack trace would print the bundle's one line.
+let group;
+try {
+  vm.runInContext(src.slice(0, cut) + `globalThis.__import=${m[1]};})();`, ctx);
+  group = ctx.__import(JSON.parse(fs.readFileSync(file, 'utf8')));
+} catch (e) {
+  console.error(`speedscope_import: ${file}: ${e.message}`);
+  process.exit(1);
+}
+const label = (f) => {
+  const base = (f.file || '').split('/').pop();
+  const line = f.line == null ? 0 : f.line;
+  const text = f.file === '~' && line === 0 ? f.name : `${base}:${f.name}:${line}`;
+  return text.replace(/;/g, ':').replace(/[\x00-\x1f\x7f]/g, '?');
+};
+const out = [];
+for (const p of group.profiles) {
+  const name = p.getName();
+  out.push(`#\t${name}\t${p.getWeightUnit()}\t${p.getTotalWeight()}\t${p.samples.length}`);
+  const walk = (node, path) => {
+    for (const c of node.children) {
+      const here = path.concat(label(c.frame));
+      if (c.getSelfWeight() > 0) out.push(`${name}\t${here.join(';')} ${c.getSelfWeight()}`);
+      walk(c, here);
+    }
+  };
+  walk(p.getGroupedCalltreeRoot(), []);
+}
+process.stdout.write(out.join('\n') + '\n');

@@ -1,0 +1,234 @@
+#!/usr/bin/env bats
+# tach2pstats as a user runs it: for every TACH fixture the stats equal what
+# tests/cli/pstats_check.py computes independently from tach-decode's samples text by the
+# rules of CPython's sampling PstatsCollector, and Debian's python3 loads the file with
+# pstats; every option and error path.
+
+setup() {
+	T=$BATS_TEST_TMPDIR
+	CASES=$FIXTURES/tach/cases
+	CHECK="python3 $SOURCE_ROOT/tests/cli/pstats_check.py"
+}
+
+# same_as_decode TACH PSTATS [DECODE_OPTIONS...] [-- CHECK_OPTIONS...]
+same_as_decode() {
+	local tach=$1 out=$2
+	shift 2
+	local dopts=() copts=()
+	while [ $# -gt 0 ] && [ "$1" != -- ]; do dopts+=("$1"); shift; done
+	[ $# -gt 0 ] && shift
+	copts=("$@")
+	tach-decode -q --format samples "${dopts[@]}" "$tach" >"$T/want.samples"
+	$CHECK "$T/want.samples" "$out" "${copts[@]}"
+}
+
+# Loads with the system's pstats (the marker left out) and prints the top entries.
+pstats_print() {
+	python3 -c 'import pstats, sys; pstats.Stats(sys.argv[1]).sort_stats("cumulative").print_stats(5)' "$1"
+}
+
+@test "every TACH fixture: the stats CPython's collector gives, and pstats loads them" {
+	local f n=0
+	for f in "$CASES"/*.tach "$FIXTURES"/tach/layout-a/*.tach "$FIXTURES"/tach/big-endian/*.tach; do
+		tach2pstats -q "$f" -o "$T/m.pstats"
+		same_as_decode "$f" "$T/m.pstats" >/dev/null || { echo "$f (marker)"; false; }
+		tach2pstats -q --no-sampled-marker "$f" -o "$T/p.pstats"
+		same_as_decode "$f" "$T/p.pstats" -- --no-marker >/dev/null || { echo "$f"; false; }
+		# the marker is the only difference
+		python3 -c 'import marshal, sys
+a = marshal.load(open(sys.argv[1], "rb")); b = marshal.load(open(sys.argv[2], "rb"))
+assert a.pop(("__sampled__",)) is True and a == b' "$T/m.pstats" "$T/p.pstats"
+		if [ "$(tach-decode -q "$f" | wc -l)" -gt 0 ]; then
+			pstats_print "$T/p.pstats" >"$T/print.txt" || { echo "$f: pstats fails"; false; }
+			grep -q 'Ordered by: cumulative time' "$T/print.txt"
+		fi
+		n=$((n + 1))
+	done
+	[ "$n" -ge 40 ]
+}
+
+@test "the check fails on wrong stats" {
+	local f=$CASES/recursion.tach
+	tach2pstats --no-sampled-marker "$f" -o "$T/p.pstats"
+	# with a marker expected, without it written
+	run same_as_decode "$f" "$T/p.pstats"
+	[ "$status" -eq 1 ]
+	# another profile's samples
+	run same_as_decode "$CASES/transitions.tach" "$T/p.pstats" -- --no-marker
+	[ "$status" -eq 1 ]
+	# one count changed
+	python3 -c 'import marshal, sys
+d = marshal.load(open(sys.argv[1], "rb")); k = next(iter(d)); v = d[k]
+d[k] = (v[0], v[1] + 1) + v[2:]; marshal.dump(d, open(sys.argv[1], "wb"))' "$T/p.pstats"
+	run same_as_decode "$f" "$T/p.pstats" -- --no-marker
+	[ "$status" -eq 1 ]
+}
+
+@test "recursion counts once per sample for cumulative; callers from adjacent frames" {
+	tach2pstats "$CASES/recursion.tach" -o "$T/r.pstats"
+	run python3 -c 'import marshal, sys
+d = marshal.load(open(sys.argv[1], "rb"))
+for k, v in d.items(): print(k, v)' "$T/r.pstats"
+	[ "${lines[0]}" = "('rec.py', 3, 'fib') (9, 9, 0.009000000000000001, 0.009000000000000001, {('rec.py', 10, 'main'): 9, ('rec.py', 3, 'fib'): 424})" ]
+	[ "${lines[1]}" = "('rec.py', 10, 'main') (0, 9, 0.0, 0.009000000000000001, {})" ]
+	[ "${lines[2]}" = "('__sampled__',) True" ]
+}
+
+@test "marshal: long ints past 32 bits, long and non-ASCII strings, shared references" {
+	# A folded profile with a count past 2^31 (one weighted sample: expanding it into
+	# samples text would take 3 billion lines, so the values are checked here), a 300-byte
+	# ASCII path and a non-ASCII name.
+	local long
+	long=$(printf 'd%.0s' $(seq 300))
+	printf 'main;work 3000000000\n%s.py:main:1;%s.py:f:2 2\nmain;\303\274n 1\n' "$long" "$long" >"$T/big.folded"
+	collapsed2tach "$T/big.folded" -o "$T/big.tach"
+	tach2pstats "$T/big.tach" -o "$T/big.pstats"
+	python3 -c 'import marshal, sys
+raw = open(sys.argv[1], "rb").read(); d = marshal.loads(raw)
+iv = 0.001
+assert d[("~", 0, "work")] == (3000000000, 3000000000, 3000000000 * iv, 3000000000 * iv,
+                               {("~", 0, "main"): 3000000000}), d[("~", 0, "work")]
+assert d[("~", 0, "main")][:2] == (0, 3000000001), d[("~", 0, "main")]
+assert d[("~", 0, "\u00fcn")][:2] == (1, 1)
+k = [k for k in d if k[-1] == "f"][0]
+assert len(k[0]) == 303 and k[1] == 2 and d[k][4] == {(k[0], 1, "main"): 2}, k
+# 'l' with two 15-bit digits... three: 3e9 < 2^45
+assert b"l\x03\x00\x00\x00" in raw
+# each key and name once, then references: "main" appears once as a string
+assert raw.count(b"main") == 1, raw.count(b"main")
+assert list(d)[-1] == ("__sampled__",)' "$T/big.pstats"
+	tach-decode --format info "$T/big.tach" | grep -q interval_us.*1000
+}
+
+@test "invalid UTF-8 is repaired with one warning; -q silences it" {
+	tach-encode "$TESTDATA/gecko_strings.samples" -o "$T/s.tach"
+	run tach2pstats "$T/s.tach" -o "$T/s.pstats"
+	[ "$status" -eq 0 ]
+	[ "$output" = "tach2pstats: $T/s.pstats: warning: a string is not valid UTF-8: invalid bytes written as U+FFFD" ]
+	python3 -c 'import marshal, sys
+d = marshal.load(open(sys.argv[1], "rb"))
+assert ("bad\ufffdfile.py", 3, "f\ufffd\ufffd") in d, list(d)' "$T/s.pstats"
+	run tach2pstats -q "$T/s.tach" -o "$T/s.pstats"
+	[ -z "$output" ]
+}
+
+@test "filters: --thread, --status, --from-us/--to-us, as tach-decode applies them" {
+	local f=$CASES/threads_interleaved.tach tid
+	tid=$(tach-decode --format samples "$f" | awk '!/^[@#]/ { print $1; exit }')
+	tach2pstats --thread "$tid" "$f" -o "$T/t.pstats"
+	same_as_decode "$f" "$T/t.pstats" --thread "$tid"
+	f=$CASES/transitions.tach
+	tach2pstats --status gil "$f" -o "$T/g.pstats"
+	same_as_decode "$f" "$T/g.pstats" --status gil
+	tach2pstats --status no-gil,no-cpu "$f" -o "$T/n.pstats"
+	same_as_decode "$f" "$T/n.pstats" --status no-gil,no-cpu
+	tach2pstats --from-us 1000002000 --to-us 1000004000 "$f" -o "$T/r.pstats"
+	same_as_decode "$f" "$T/r.pstats" --from-us 1000002000 --to-us 1000004000
+	# nothing left: only the marker
+	tach2pstats --thread 1 "$f" -o "$T/e.pstats"
+	[ "$(python3 -c 'import marshal, sys; print(marshal.load(open(sys.argv[1], "rb")))' "$T/e.pstats")" = "{('__sampled__',): True}" ]
+}
+
+@test "output is deterministic and the same from stdin as from a file" {
+	local f=$CASES/many_frames.zstd.tach
+	tach2pstats "$f" -o "$T/a.pstats"
+	tach2pstats "$f" -o "$T/b.pstats"
+	cmp "$T/a.pstats" "$T/b.pstats"
+	tach2pstats <"$f" >"$T/c.pstats"
+	cmp "$T/a.pstats" "$T/c.pstats"
+	cat "$f" | tach2pstats - >"$T/d.pstats"
+	cmp "$T/a.pstats" "$T/d.pstats"
+	TACHFMT_THREADS=1 tach2pstats "$f" | cmp - "$T/a.pstats"
+}
+
+@test "binary output is refused on a terminal without --force" {
+	command -v script >/dev/null || skip "script (util-linux) not installed"
+	run script -qec "tach2pstats '$CASES/recursion.tach'" /dev/null
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"tach2pstats: "*"terminal"* ]]
+	run script -qec "tach2pstats -f '$CASES/recursion.tach' >/dev/null" /dev/null
+	[ "$status" -eq 0 ]
+}
+
+@test "damaged TACH files: exit 1 with tach-decode's message, no -o file left" {
+	local f
+	for f in "$FIXTURES"/tach/errors/err_*.tach; do
+		if tach-decode "$f" >/dev/null 2>"$T/want.err"; then
+			continue
+		fi
+		sed 's/^tach-decode:/tach2pstats:/' "$T/want.err" >"$T/want2.err"
+		run tach2pstats "$f" -o "$T/out.pstats"
+		[ "$status" -eq 1 ]
+		diff -u "$T/want2.err" <(printf '%s\n' "$output")
+		[[ "$output" == *"tach2pstats: $f: offset "* ]]
+		[ ! -e "$T/out.pstats" ]
+		[ -z "$(ls "$T" | grep '^out\.pstats\.')" ]
+	done
+	printf 'hello\n' >"$T/x.txt"
+	run tach2pstats "$T/x.txt" -o "$T/o.pstats"
+	[ "$status" -eq 1 ]
+	[[ "$output" == "tach2pstats: $T/x.txt: "* ]]
+	[ ! -e "$T/o.pstats" ]
+}
+
+@test "I/O errors: missing input, unwritable output, full disk" {
+	run tach2pstats "$T/missing.tach"
+	[ "$status" -eq 1 ]
+	[ "$output" = "tach2pstats: $T/missing.tach: No such file or directory" ]
+	run tach2pstats "$CASES/recursion.tach" -o "$T/no/such/dir/p.pstats"
+	[ "$status" -eq 1 ]
+	[[ "$output" == "tach2pstats: $T/no/such/dir/p.pstats: "* ]]
+	[ -c /dev/full ] || skip "/dev/full is not the full device on this machine"
+	run bash -c 'tach2pstats "$1" >/dev/full' _ "$CASES/many_frames.tach"
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"tach2pstats: <stdout>: "*"No space left on device"* ]]
+}
+
+@test "usage errors exit 2" {
+	run tach2pstats --bogus
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"tach2pstats: invalid option --bogus"* ]]
+	run tach2pstats a.tach b.tach
+	[ "$status" -eq 2 ]
+	run tach2pstats --no-sampled-marker=yes "$CASES/recursion.tach"
+	[ "$status" -eq 2 ]
+	run tach2pstats --max-depth 0 "$CASES/recursion.tach"
+	[ "$status" -eq 2 ]
+	run tach2pstats --status sleepy "$CASES/recursion.tach"
+	[ "$status" -eq 2 ]
+	run tach2pstats --format pstats "$CASES/recursion.tach"
+	[ "$status" -eq 2 ]
+}
+
+@test "--max-depth, --strict and -v reach the TACH reader" {
+	run tach2pstats --max-depth 10 "$CASES/deep_stack_300.tach" -o "$T/p.pstats"
+	[ "$status" -eq 1 ]
+	[ ! -e "$T/p.pstats" ]
+	tach2pstats --max-depth 300 "$CASES/deep_stack_300.tach" -o "$T/p.pstats"
+	run tach2pstats --strict "$FIXTURES/tach/errors/err_footer_filesize_wrong.tach" -o "$T/p.pstats"
+	[ "$status" -eq 1 ]
+	run tach2pstats -v "$CASES/recursion.tach" -o "$T/p.pstats"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"samples read"* ]]
+}
+
+@test "--help lists every option, -V the versions" {
+	run tach2pstats --help
+	[ "$status" -eq 0 ]
+	local o
+	for o in --no-sampled-marker --output --force --quiet --verbose --strict \
+		--max-depth --thread --status --from-us --to-us --help --version; do
+		[[ "$output" == *"$o"* ]]
+	done
+	run tach2pstats -V
+	[ "$status" -eq 0 ]
+	[[ "${lines[0]}" == "tach2pstats (tachfmt) "* ]]
+	[[ "${lines[1]}" == "libtachfmt "* ]]
+}
+
+@test "keys compare names by text: a TACH table holding one string twice gives one key" {
+	python3 "$TESTDATA/dup_strings.py" >"$T/dup.tach"
+	tach2pstats "$T/dup.tach" -o "$T/d.pstats"
+	same_as_decode "$T/dup.tach" "$T/d.pstats"
+	[ "$(python3 -c 'import marshal, sys; print(marshal.load(open(sys.argv[1], "rb")))' "$T/d.pstats")" = "{('a.py', 1, 'f'): (2, 2, 0.002, 0.002, {}), ('__sampled__',): True}" ]
+}
