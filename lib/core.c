@@ -259,18 +259,10 @@ size_t tachi_utf8_repair(char *out, const char *s, size_t n, bool *repaired)
 	const uint8_t *p = (const uint8_t *)s;
 	size_t o = 0, i = 0;
 	while (i < n) {
-		uint8_t c = p[i];
-		size_t len = c < 0x80 ? 1 : c >= 0xF0 ? 4 : c >= 0xE0 ? 3 : c >= 0xC0 ? 2 : 0;
-		if (len && len <= n - i && (len == 1 || tachi_utf8_valid(p + i, len))) {
-			memcpy(out + o, p + i, len);
-			o += len;
-			i += len;
-			continue;
-		}
-		memcpy(out + o, "\xEF\xBF\xBD", 3);
-		o += 3;
-		i++;
-		*repaired = true;
+		if (p[i] < 0x80)
+			out[o++] = (char)p[i++];
+		else
+			o += tachi_utf8_char(out + o, p, n, &i, repaired);
 	}
 	return o;
 }

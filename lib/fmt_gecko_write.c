@@ -211,17 +211,7 @@ size_t tachi_json_escape(char *out, const char *s, size_t n, bool *repaired)
 			i++;
 			continue;
 		}
-		size_t len = c >= 0xF0 ? 4 : c >= 0xE0 ? 3 : c >= 0xC0 ? 2 : 1;
-		if (len > 1 && len <= n - i && tachi_utf8_valid(p + i, len)) {
-			memcpy(out + o, p + i, len);
-			o += len;
-			i += len;
-			continue;
-		}
-		memcpy(out + o, "\xEF\xBF\xBD", 3);
-		o += 3;
-		i++;
-		*repaired = true;
+		o += tachi_utf8_char(out + o, p, n, &i, repaired);
 	}
 	return o;
 }

@@ -82,11 +82,17 @@ static int pw_option(struct tach_writer *w, const char *key, const char *value)
 	return WFAIL(w, TACH_E_USAGE, "pstats writer has no option %s", key);
 }
 
+/* One context for every thread: a function's numbers are the same whichever ran it. */
+static int pw_begin(struct tach_writer *w)
+{
+	struct pstate *st = w->state;
+	st->sc.agg.no_threads = true;
+	return TACH_OK;
+}
+
 static int pw_put(struct tach_writer *w, const struct tach_dict *d, const struct tach_sample *s)
 {
 	struct pstate *st = w->state;
-	/* one context: a function's numbers are the same whichever thread ran it */
-	st->sc.agg.no_threads = true;
 	return tachi_stackcount_put(w, &st->sc, d, s);
 }
 
@@ -371,6 +377,7 @@ static void pw_free(struct tach_writer *w)
 static const struct tachi_writer_ops writer_ops = {
 	.state_size = sizeof(struct pstate),
 	.option = pw_option,
+	.begin = pw_begin,
 	.put = pw_put,
 	.close = pw_close,
 	.free = pw_free,
