@@ -181,9 +181,13 @@ static inline const char *tachi_str(const struct tach_dict *d, uint32_t id, size
 #define TACHI_ROOT UINT32_MAX
 struct tachi_stacktab {
 	/* One struct a node: a probe's key check, a climb to the root and a line's walk each
-	 * touch one cache line per node, not three. */
-	struct tachi_node { uint32_t parent, key, depth; } *nodes;
+	 * touch one cache line per node, not three. A node's first child is linked from it
+	 * (child1 = its id + 1, 0 for none) and only later children go into the index: a new
+	 * stack's frames past the point where it leaves the known ones are a chain of first
+	 * children, made and walked again without hashing, in the order they are laid out. */
+	struct tachi_node { uint32_t parent, key, depth, child1; } *nodes;
 	size_t count, cap;
+	uint32_t root_child1;
 	struct tachi_idset index;
 	/* Whole stacks already seen whose inner part changed a lot since the thread's previous
 	 * stack: one hash probe instead of a probe per changed frame. Stored inline as
@@ -197,7 +201,18 @@ struct tachi_stacktab {
 	struct tachi_idset pair_index;
 };
 /* Node for key under parent, created if new. Returns false on allocation failure. */
-bool tachi_stacktab_child(struct tachi_stacktab *t, uint32_t parent, uint32_t key, uint32_t *node);
+bool tachi_stacktab_child_slow(struct tachi_stacktab *t, uint32_t parent, uint32_t key,
+			       uint32_t *node);
+static inline bool tachi_stacktab_child(struct tachi_stacktab *t, uint32_t parent, uint32_t key,
+					uint32_t *node)
+{
+	uint32_t c1 = parent == TACHI_ROOT ? t->root_child1 : t->nodes[parent].child1;
+	if (TACHI_LIKELY(c1 && t->nodes[c1 - 1].key == key)) {
+		*node = c1 - 1;
+		return true;
+	}
+	return tachi_stacktab_child_slow(t, parent, key, node);
+}
 void tachi_stacktab_free(struct tachi_stacktab *t);
 
 /* Per-(thread, interpreter) memory of the last stack, so a sample whose stack did not

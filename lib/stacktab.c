@@ -25,18 +25,25 @@ static bool node_eq(void *ctx, uint32_t id, const void *k)
 }
 
 
-bool tachi_stacktab_child(struct tachi_stacktab *t, uint32_t parent, uint32_t key, uint32_t *node)
+bool tachi_stacktab_child_slow(struct tachi_stacktab *t, uint32_t parent, uint32_t key,
+			       uint32_t *node)
 {
+	uint32_t *c1 = parent == TACHI_ROOT ? &t->root_child1 : &t->nodes[parent].child1;
 	struct nkey k = { parent, key };
 	uint64_t h = node_hash(parent, key);
-	if (tachi_idset_find(&t->index, h, &k, node_eq, t, node))
+	/* a node without children has none in the index either */
+	if (*c1 && tachi_idset_find(&t->index, h, &k, node_eq, t, node))
 		return true;
 	if (t->count >= TACHI_NOMEM_NODE - 1 || !TACHI_RESERVE(t->nodes, t->cap, t->count + 1))
 		return false;
+	/* the array may have moved */
+	c1 = parent == TACHI_ROOT ? &t->root_child1 : &t->nodes[parent].child1;
 	uint32_t id = (uint32_t)t->count;
 	t->nodes[id] = (struct tachi_node){ parent, key,
-					   parent == TACHI_ROOT ? 1 : t->nodes[parent].depth + 1 };
-	if (!tachi_idset_insert(&t->index, h, id))
+					   parent == TACHI_ROOT ? 1 : t->nodes[parent].depth + 1, 0 };
+	if (!*c1)
+		*c1 = id + 1;
+	else if (!tachi_idset_insert(&t->index, h, id))
 		return false;
 	t->count++;
 	*node = id;
