@@ -499,11 +499,11 @@ static int read_frames(struct tach_reader *r, const uint8_t **p, uint32_t *dst, 
 	 * way below from where this stopped. */
 	if (TACHI_LIKELY((size_t)(st->end - *p) >= (size_t)n * 5)) {
 		const uint8_t *q = *p;
-		/* Eight one-byte ids at a time, all checked at once: adding 0x80 - nframes to
-		 * a byte under 0x80 sets its top bit exactly when the id is out of range (for
-		 * tables of 128 frames or more, none is), and no byte carries into the next. */
-		if (!ok) {
-			uint64_t lim = 0x0101010101010101ull * (nframes < 0x80 ? 0x80 - nframes : 0);
+		/* Tables of up to 128 frames, where every id is one byte: eight at a time, all
+		 * checked at once. Adding 0x80 - nframes to a byte under 0x80 sets its top bit
+		 * exactly when the id is out of range, and no byte carries into the next. */
+		if (!ok && nframes <= 0x80) {
+			uint64_t lim = 0x0101010101010101ull * (0x80 - nframes);
 			for (; n - i >= 8; i += 8, q += 8) {
 				uint64_t v;
 				memcpy(&v, q, 8);
