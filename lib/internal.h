@@ -195,6 +195,9 @@ struct tachi_stacktab {
 	uint32_t *sarena;
 	size_t sarena_len, sarena_cap;
 	struct tachi_idset stack_index;
+	/* Changed frames up to which a stack is walked rather than looked up whole; 0: the
+	 * default, which suits a trie that all threads share. */
+	uint32_t walk_max;
 	/* (context, leaf) pairs, numbered densely in first-seen order. */
 	struct tachi_pair { uint64_t ctx; uint32_t leaf; } *pairs;
 	size_t npairs, pairs_cap;

@@ -134,7 +134,8 @@ static bool stack_eq(void *ctx, uint32_t off, const void *k)
 }
 
 
-/* Up to this many changed frames, walking the trie beats hashing the whole stack. */
+/* Up to this many changed frames, walking the trie beats hashing the whole stack, unless
+ * the trie's owner says otherwise (walk_max). */
 #define WALK_MAX 2
 
 struct pkey {
@@ -338,7 +339,7 @@ static uint32_t intern_leaf(struct tachi_stacktab *t, struct tachi_pathcache *c,
 		}
 	}
 	uint32_t leaf;
-	if (depth - keep <= WALK_MAX)
+	if (depth - keep <= (t->walk_max ? t->walk_max : WALK_MAX))
 		leaf = walk(t, c, s, map, keep);
 	else
 		leaf = set_lookup(t, c, s, map, keep);
