@@ -567,44 +567,101 @@ static bool tid_label(struct pstate *st, struct buf *b, uint64_t tid)
 
 #define NOMEM(w) WFAIL((w), TACH_E_NOMEM, "out of memory")
 
+/* A recent stack's location ids, packed leaf first and right-aligned in buf, with the node
+ * and the length of the packed tail from each depth up: a stack that shares a node with
+ * it shares every id from there to the root, so only the frames below that node are
+ * walked and encoded. Stacks of one thread follow each other closely, so each thread id
+ * keeps to one of a few lanes. */
+#define LANES 16
+struct lane {
+	uint32_t *node, *len; /* [depth]: the node there, bytes of ids from there to the root */
+	uint32_t depth;
+	uint8_t *buf;
+};
+
+static const uint8_t *lane_pack(struct lane *ln, const struct tachi_node *nodes, uint32_t leaf,
+				size_t end, uint32_t *n)
+{
+	uint32_t d = nodes[leaf].depth, j = 0, node = leaf;
+	for (uint32_t k = d; k > 0; k--, node = nodes[node].parent) {
+		if (k <= ln->depth && ln->node[k] == node) {
+			j = k;
+			break;
+		}
+		ln->node[k] = node;
+	}
+	size_t pos = end - ln->len[j];
+	for (uint32_t k = j + 1; k <= d; k++) {
+		uint8_t tmp[10];
+		size_t vl = tachi_put_uvarint(tmp, (uint64_t)nodes[ln->node[k]].key + 1);
+		pos -= vl;
+		memcpy(ln->buf + pos, tmp, vl);
+		ln->len[k] = (uint32_t)(end - pos);
+	}
+	ln->depth = d;
+	*n = ln->len[d];
+	return ln->buf + pos;
+}
+
 /* One Sample message per distinct (stack, labels). */
 static int write_samples(struct tach_writer *w, uint64_t period_ns)
 {
 	struct pstate *st = w->state;
 	struct buf *m = &st->msg, *pk = &st->packed;
-	int rc;
-	for (size_t i = 0; i < st->naggs; i++) {
+	const struct tachi_node *nodes = st->trie.nodes;
+	int rc = TACH_OK;
+	uint32_t maxd = 0;
+	for (size_t i = 0; i < st->naggs; i++)
+		if (nodes[st->aggs[i].leaf].depth > maxd)
+			maxd = nodes[st->aggs[i].leaf].depth;
+	/* ids are below 2^32: five bytes each at most */
+	size_t end = (size_t)maxd * 5;
+	struct lane lanes[LANES] = { 0 };
+	for (int k = 0; k < LANES; k++) {
+		lanes[k].node = malloc(((size_t)maxd + 1) * sizeof(uint32_t));
+		lanes[k].len = calloc((size_t)maxd + 1, sizeof(uint32_t));
+		lanes[k].buf = malloc(end ? end : 1);
+		if (!lanes[k].node || !lanes[k].len || !lanes[k].buf)
+			rc = NOMEM(w);
+	}
+	for (size_t i = 0; i < st->naggs && !rc; i++) {
 		const struct agg *a = &st->aggs[i];
 		m->len = 0;
-		pk->len = 0;
-		/* The trie walks from the leaf to the root: pprof's order. Room for the longest
-		 * ids once, then a tight loop: a deep stack is most of a profile's bytes. */
-		const struct tachi_node *nodes = st->trie.nodes;
-		if (!buf_reserve(pk, (size_t)nodes[a->leaf].depth * 5))
-			return NOMEM(w);
-		uint8_t *q = pk->p + pk->len;
-		for (uint32_t node = a->leaf; node != TACHI_ROOT; node = nodes[node].parent)
-			q += tachi_put_uvarint(q, (uint64_t)nodes[node].key + 1);
-		pk->len = (size_t)(q - pk->p);
-		if (!put_bytes(m, 1, pk->p, pk->len))
-			return NOMEM(w);
+		uint32_t n;
+		struct lane *ln = &lanes[(tachi_mix64(a->tid ^ (uint64_t)a->iid << 32) >> 60) %
+					 LANES];
+		const uint8_t *ids = lane_pack(ln, nodes, a->leaf, end, &n);
+		if (!put_bytes(m, 1, ids, n)) {
+			rc = NOMEM(w);
+			break;
+		}
 		uint64_t ns;
-		if (__builtin_mul_overflow(a->count, period_ns, &ns) || ns > INT64_MAX)
-			return WFAIL(w, TACH_E_LIMIT, "a sample's time exceeds pprof's 64-bit values");
+		if (__builtin_mul_overflow(a->count, period_ns, &ns) || ns > INT64_MAX) {
+			rc = WFAIL(w, TACH_E_LIMIT, "a sample's time exceeds pprof's 64-bit values");
+			break;
+		}
 		pk->len = 0;
 		if (!put_raw_varint(pk, a->count) || !put_raw_varint(pk, ns) ||
-		    !put_bytes(m, 2, pk->p, pk->len))
-			return NOMEM(w);
+		    !put_bytes(m, 2, pk->p, pk->len)) {
+			rc = NOMEM(w);
+			break;
+		}
 		/* Ids above INT64_MAX show as negative: pprof's values are int64. A zero num
 		 * label is dropped by pprof's decoder, so id 0 is simply absent there. */
 		if (!st->no_labels && (!tid_label(st, m, a->tid) ||
 				   !label(st, m, st->s_iid, 0, a->iid) ||
-				   !label(st, m, st->s_state, st->state_str[a->status] - 1, 0)))
-			return NOMEM(w);
-		if ((rc = emit_msg(w, P_SAMPLE, m)))
-			return rc;
+				   !label(st, m, st->s_state, st->state_str[a->status] - 1, 0))) {
+			rc = NOMEM(w);
+			break;
+		}
+		rc = emit_msg(w, P_SAMPLE, m);
 	}
-	return TACH_OK;
+	for (int k = 0; k < LANES; k++) {
+		free(lanes[k].node);
+		free(lanes[k].len);
+		free(lanes[k].buf);
+	}
+	return rc;
 }
 
 /* The one mapping, then the locations and functions. */
