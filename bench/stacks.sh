@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # CPU time and peak RSS of the aggregating outputs on stack-heavy inputs: deep distinct
-# stacks (gen_tach "deep", and a real gperftools profile repeated to a million samples by
-# bench/gperf_deep.sh), high cardinality (gen_tach "wide" and "widedeep") and churn.
+# stacks (gen_tach "deep"; "real", the real gperftools profile gperf_deep_recursive.tach as
+# it is, whose 21k stacks of up to 254 frames share little; "gdeep", that profile repeated
+# to a million samples by bench/gperf_deep.sh), high cardinality (gen_tach "wide" and
+# "widedeep") and churn.
 #
-#   bench/stacks.sh [SHAPE...]        default: deep gdeep wide widedeep churn rle
+#   bench/stacks.sh [SHAPE...]        default: deep real gdeep wide widedeep churn rle
 #
 # For each shape and each of tach-decode (collapsed, --format samples, --format info),
 # tach2pprof and tach2gecko (--no-gzip), with two threads and with TACHFMT_THREADS=1:
@@ -21,9 +23,14 @@ runs=${BENCH_RUNS:-3}
 big=${BENCH_SAMPLES:-10000000}
 mkdir -p "$dir"
 shapes=("$@")
-[ ${#shapes[@]} -gt 0 ] || shapes=(deep gdeep wide widedeep churn rle)
+[ ${#shapes[@]} -gt 0 ] || shapes=(deep real gdeep wide widedeep churn rle)
+shared=${BENCH_SHARED:-$here/../../shared/bench}
 
 input() { # shape -> path, made once
+	if [ "$1" = real ]; then
+		echo "$shared/gperf_deep_recursive.tach"
+		return
+	fi
 	local f=$dir/$1.tach
 	if [ ! -s "$f" ]; then
 		case $1 in
