@@ -211,6 +211,19 @@ static bool walk_push(struct walk *wk, const struct tachi_stacktab *t, const uin
 	return true;
 }
 
+/* Goes down into node's children. An only child's own text comes before the texts below
+ * it ("L" before "L;..."), so chains of only children, most of a deep trie, are numbered
+ * straight down with no level of their own. */
+static bool walk_down(struct walk *wk, const struct tachi_stacktab *t, const uint32_t *rank,
+		      const struct kids *k, size_t node, uint32_t *ord, uint32_t *next)
+{
+	while (k->start[node + 1] - k->start[node] == 1) {
+		node = k->list[k->start[node]];
+		ord[node] = (*next)++;
+	}
+	return k->start[node + 1] == k->start[node] || walk_push(wk, t, rank, k, node);
+}
+
 /* Depth first, each level's items in order: a plain item numbers the child's own text,
  * a separator item goes down into the child's children. */
 static bool walk_order(const struct tachi_stacktab *t, const uint32_t *rank,
@@ -218,7 +231,7 @@ static bool walk_order(const struct tachi_stacktab *t, const uint32_t *rank,
 {
 	struct walk wk = { 0 };
 	uint32_t next = 0;
-	bool ok = walk_push(&wk, t, rank, k, t->count);
+	bool ok = walk_down(&wk, t, rank, k, t->count, ord, &next);
 	while (ok && wk.depth) {
 		struct level *l = &wk.lv[wk.depth - 1];
 		if (l->pos == l->end) {
@@ -230,8 +243,8 @@ static bool walk_order(const struct tachi_stacktab *t, const uint32_t *rank,
 		uint32_t c = (uint32_t)(it >> 1);
 		if (!(it & 1))
 			ord[c] = next++;
-		else if (k->start[c + 1] > k->start[c])
-			ok = walk_push(&wk, t, rank, k, c);
+		else
+			ok = walk_down(&wk, t, rank, k, c, ord, &next);
 	}
 	free(wk.items);
 	free(wk.lv);

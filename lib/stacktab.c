@@ -30,8 +30,8 @@ bool tachi_stacktab_child_slow(struct tachi_stacktab *t, uint32_t parent, uint32
 {
 	uint32_t *c1 = parent == TACHI_ROOT ? &t->root_child1 : &t->nodes[parent].child1;
 	struct nkey k = { parent, key };
-	uint64_t h = node_hash(parent, key);
 	/* a node without children has none in the index either */
+	uint64_t h = *c1 ? node_hash(parent, key) : 0;
 	if (*c1 && tachi_idset_find(&t->index, h, &k, node_eq, t, node))
 		return true;
 	if (t->count >= TACHI_NOMEM_NODE - 1 || !TACHI_RESERVE(t->nodes, t->cap, t->count + 1))
