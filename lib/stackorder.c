@@ -138,9 +138,11 @@ struct kids {
 	uint32_t *list;
 };
 
+/* canon NULL: every node is its own */
 static size_t canon_parent(const struct tachi_stacktab *t, const uint32_t *canon, size_t c)
 {
-	return t->nodes[c].parent == TACHI_ROOT ? t->count : canon[t->nodes[c].parent];
+	uint32_t p = t->nodes[c].parent;
+	return p == TACHI_ROOT ? t->count : canon ? canon[p] : p;
 }
 
 static bool kids_build(const struct tachi_stacktab *t, const uint32_t *canon, struct kids *k)
@@ -151,14 +153,14 @@ static bool kids_build(const struct tachi_stacktab *t, const uint32_t *canon, st
 	if (!k->start || !k->list)
 		return false;
 	for (size_t c = 0; c < n; c++)
-		if (canon[c] == c)
+		if (!canon || canon[c] == c)
 			k->start[canon_parent(t, canon, c) + 1]++;
 	for (size_t i = 0; i <= n; i++)
 		k->start[i + 1] += k->start[i];
 	/* start[p] serves as p's fill cursor, ending where p + 1's list starts; then every
 	 * entry moves up one place to be a start again. */
 	for (size_t c = 0; c < n; c++)
-		if (canon[c] == c)
+		if (!canon || canon[c] == c)
 			k->list[k->start[canon_parent(t, canon, c)]++] = (uint32_t)c;
 	for (size_t i = n + 1; i > 0; i--)
 		k->start[i] = k->start[i - 1];
@@ -259,15 +261,15 @@ bool tachi_stack_order(const struct tachi_stacktab *t, const char *text, const s
 		return false;
 	bool dup;
 	uint32_t *rank = rank_labels(text, off, nkeys, sep, &dup);
-	uint32_t *canon = malloc((t->count + 1) * sizeof(*canon));
+	/* only keys that share a label need nodes mapped onto others */
+	uint32_t *canon = rank && dup ? malloc((t->count + 1) * sizeof(*canon)) : NULL;
 	uint32_t *ord = malloc((t->count + 1) * sizeof(*ord));
 	struct kids k = { 0 };
-	bool ok = rank && canon && ord;
-	if (ok) {
+	bool ok = rank && ord && (canon || !dup);
+	if (ok && dup) {
 		for (size_t i = 0; i < t->count; i++)
 			canon[i] = (uint32_t)i;
-		if (dup)
-			ok = canonicalize(t, rank, canon);
+		ok = canonicalize(t, rank, canon);
 	}
 	ok = ok && kids_build(t, canon, &k) && walk_order(t, rank, &k, ord);
 	/* nodes that print like an earlier one share its rank */
