@@ -116,6 +116,7 @@ struct gstate {
 	const struct tach_dict *src;
 	uint32_t *fmap; /* source frame id -> base gframe id */
 	size_t fmap_cap;
+	size_t nmapped; /* source frames mapped so far: all of them lets a sample skip the check */
 	struct gfunc *funcs;
 	size_t nfuncs, funcs_cap;
 	struct tachi_idset func_index;
@@ -409,6 +410,7 @@ static int map_frame(struct tach_writer *w, const struct tach_dict *d, uint32_t 
 	if (id == NONE)
 		return WFAIL(w, TACH_E_NOMEM, "out of memory");
 	st->fmap[fid] = id;
+	st->nmapped++;
 	return TACH_OK;
 }
 
@@ -494,7 +496,8 @@ static int gw_put(struct tach_writer *w, const struct tach_dict *d, const struct
 		t->main = true;
 	uint32_t leaf = NONE;
 	if (s->depth) {
-		for (uint32_t i = 0, n = tachi_new_inner(c, s); i < n; i++) {
+		for (uint32_t i = 0, n = st->nmapped < d->frame_count ? tachi_new_inner(c, s) : 0;
+		     i < n; i++) {
 			uint32_t f = s->frames[i];
 			if (TACHI_UNLIKELY(f >= st->fmap_cap || st->fmap[f] == NONE)) {
 				int rc = map_frame(w, d, f);

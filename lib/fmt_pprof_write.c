@@ -97,6 +97,7 @@ struct pstate {
 	/* frames */
 	uint32_t *fmap;      /* dict frame id -> location index */
 	size_t fmap_cap;
+	size_t nmapped; /* source frames mapped so far: all of them lets a sample skip the check */
 	struct loc *locs;
 	size_t nlocs, locs_cap;
 	struct tachi_idset loc_index;
@@ -286,6 +287,7 @@ static int map_frame(struct tach_writer *w, const struct tach_dict *d, uint32_t 
 		st->nlocs++;
 	}
 	st->fmap[fid] = li;
+	st->nmapped++;
 	return TACH_OK;
 nomem:
 	return WFAIL(w, TACH_E_NOMEM, "out of memory");
@@ -384,7 +386,8 @@ static int pw_put(struct tach_writer *w, const struct tach_dict *d, const struct
 		a = &st->aggs[c->slot];
 		goto count;
 	}
-	for (uint32_t i = 0, n = tachi_new_inner(c, s); i < n; i++) {
+	for (uint32_t i = 0, n = st->nmapped < d->frame_count ? tachi_new_inner(c, s) : 0; i < n;
+	     i++) {
 		uint32_t f = s->frames[i];
 		if (TACHI_UNLIKELY(f >= st->fmap_cap || st->fmap[f] == NO_ID)) {
 			int rc = map_frame(w, d, f);
