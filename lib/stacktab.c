@@ -1,7 +1,8 @@
 /* Stacks as a prefix trie, root first: memory grows with distinct stacks, never with samples.
  * Aggregating writers (collapsed, pprof, Gecko, Sampler) share it. Each thread remembers its
  * last stack's path, so a repeated stack costs nothing and a stack whose inner frames
- * changed costs one probe per changed frame. When many frames changed, a set of whole
+ * changed costs a step per changed frame: a look at the parent's first child, and a probe
+ * of the index only past it. When many frames changed, a set of whole
  * stacks already seen answers with one hash probe instead; it holds only such stacks, so
  * inputs that change a little at a time (most real ones) keep to the trie's memory. */
 #include <stdlib.h>
