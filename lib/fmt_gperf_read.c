@@ -94,21 +94,6 @@ static inline uint64_t slot_at(const struct gread *g, const uint8_t *p)
 	return g->slot == 8 ? tachi_rd64(p, g->swap) : tachi_rd32(p, g->swap);
 }
 
-/* A recoverable problem: a warning, or the error under strict. */
-static int problem(struct tach_reader *r, uint64_t off, const char *fmt, ...) TACHI_PRINTF(3, 4);
-static int problem(struct tach_reader *r, uint64_t off, const char *fmt, ...)
-{
-	char msg[400];
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-	if (r->lim.strict)
-		return RFAIL(r, TACH_E_FORMAT, TACH_POS_OFFSET, off, "%s", msg);
-	tachi_warn(&r->warn, TACH_POS_OFFSET, off, "%s", msg);
-	return TACH_OK;
-}
-
 static int gr_option(struct tach_reader *r, const char *key, const char *value)
 {
 	struct gread *g = r->state;
@@ -370,7 +355,7 @@ static int check_depth(struct tach_reader *r, size_t off, size_t s, uint64_t dep
 	if (depth <= slots_left)
 		return TACH_OK;
 	*cut = true;
-	return problem(r, off, "the file is cut inside a record of %llu PCs (only %llu slots "
+	return tachi_soft_fail(r, off, "the file is cut inside a record of %llu PCs (only %llu slots "
 		       "follow); keeping the %llu whole records before it",
 		       (unsigned long long)depth, (unsigned long long)slots_left,
 		       (unsigned long long)records);
@@ -382,9 +367,9 @@ static int take_record(struct tach_reader *r, struct gread *g, size_t off, size_
 {
 	int rc;
 	if (count == 0)
-		return problem(r, off, "record with a sample count of 0 skipped");
+		return tachi_soft_fail(r, off, "record with a sample count of 0 skipped");
 	if (depth == 0 &&
-	    (rc = problem(r, off, "record without PCs (count %llu) kept as an empty stack",
+	    (rc = tachi_soft_fail(r, off, "record without PCs (count %llu) kept as an empty stack",
 			  (unsigned long long)count)))
 		return rc;
 	if (__builtin_add_overflow(*total, count, total) || *total > r->lim.max_samples)
@@ -416,13 +401,13 @@ static int read_records(struct tach_reader *r, struct gread *g, size_t *maps_off
 		size_t left = n - off;
 		if (left == 0) {
 			*maps_off = n;
-			return problem(r, off, "the file ends after %llu records without the trailer "
+			return tachi_soft_fail(r, off, "the file ends after %llu records without the trailer "
 				       "(0, 1, 0) and the maps section; addresses are not symbolized",
 				       (unsigned long long)records);
 		}
 		if (left < 2 * s) {
 			*maps_off = n;
-			return problem(r, off, "the file is cut inside a record header (%zu bytes "
+			return tachi_soft_fail(r, off, "the file is cut inside a record header (%zu bytes "
 				       "left); keeping the %llu whole records before it",
 				       left, (unsigned long long)records);
 		}
@@ -437,7 +422,7 @@ static int read_records(struct tach_reader *r, struct gread *g, size_t *maps_off
 			*maps_off = pcs + s;
 			r->stats.total_records = records;
 			if (*maps_off == n)
-				return problem(r, *maps_off, "no maps section after the trailer; "
+				return tachi_soft_fail(r, *maps_off, "no maps section after the trailer; "
 					       "addresses are not symbolized");
 			return TACH_OK;
 		}
@@ -579,7 +564,7 @@ static int gr_open(struct tach_reader *r)
 		return rc;
 	r->meta.program = g->program;
 	if (maps_off < r->in.size && !tachi_sym_map_count(g->sym) && g->st_count &&
-	    (rc = problem(r, maps_off, "the maps section lists no executable mapping; "
+	    (rc = tachi_soft_fail(r, maps_off, "the maps section lists no executable mapping; "
 			  "addresses are not symbolized")))
 		return rc;
 	/* The index served aggregation only, and the input is not read again. */

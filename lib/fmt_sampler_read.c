@@ -97,21 +97,6 @@ static int sp_option(struct tach_reader *r, const char *key, const char *value)
 	return RFAIL(r, TACH_E_USAGE, TACH_POS_NONE, 0, "sampler reader has no option %s", key);
 }
 
-/* A recoverable problem: a warning, or an error under "strict". */
-static int soft(struct tach_reader *r, uint64_t off, const char *fmt, ...) TACHI_PRINTF(3, 4);
-static int soft(struct tach_reader *r, uint64_t off, const char *fmt, ...)
-{
-	char msg[400];
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-	if (r->lim.strict)
-		return RFAIL(r, TACH_E_FORMAT, TACH_POS_OFFSET, off, "%s", msg);
-	tachi_warn(&r->warn, TACH_POS_OFFSET, off, "%s", msg);
-	return TACH_OK;
-}
-
 static uint64_t rd_be(const uint8_t *p, unsigned w)
 {
 	uint64_t v = 0;
@@ -214,7 +199,7 @@ static int tag_kind(const uint8_t *s, size_t n, size_t *tn)
 /* Skips an unknown section: up to the next line that starts with '@'. */
 static int skip_section(struct tach_reader *r, size_t *p, const uint8_t *tag, size_t tn)
 {
-	int rc = soft(r, *p, "unknown section \"%.*s\" skipped", (int)(tn > 40 ? 40 : tn),
+	int rc = tachi_soft_fail(r, *p, "unknown section \"%.*s\" skipped", (int)(tn > 40 ? 40 : tn),
 		      (const char *)tag);
 	if (rc)
 		return rc;
@@ -369,7 +354,7 @@ static int sym_line(struct tach_reader *r, size_t *p)
 	size_t text = start + 3 + st->idw + st->unkw;
 	if (next == r->in.size && (next == text || d[next - 1] != '\n')) {
 		*p = r->in.size;
-		return soft(r, start, "the file ends inside a symbol line; symbol dropped");
+		return tachi_soft_fail(r, start, "the file ends inside a symbol line; symbol dropped");
 	}
 	size_t n = next - 1 - text;
 	if (n && d[text + n - 1] == '\r')
@@ -384,7 +369,7 @@ static int sym_line(struct tach_reader *r, size_t *p)
 	if (sym_find(st, y.key, &id)) {
 		if (!st->warned_dup) {
 			st->warned_dup = true;
-			int rc = soft(r, start, "symbol id defined twice; the last definition wins "
+			int rc = tachi_soft_fail(r, start, "symbol id defined twice; the last definition wins "
 					      "(further duplicates not reported)");
 			if (rc)
 				return rc;
@@ -516,7 +501,7 @@ static int frame_of(struct tach_reader *r, uint64_t key, uint64_t off, uint32_t 
 			 (unsigned long long)word_value(st, key, st->idw));
 	if (!st->warned_undef) {
 		st->warned_undef = true;
-		int rc = soft(r, off, "symbol id %s used but not defined; frames named by their "
+		int rc = tachi_soft_fail(r, off, "symbol id %s used but not defined; frames named by their "
 				      "ids (further undefined ids not reported)", name);
 		if (rc)
 			return rc;
@@ -595,7 +580,7 @@ static int thread_header(struct tach_reader *r, size_t off, const uint8_t *s, si
 		st->tid = 0;
 		if (!st->warned_nil) {
 			st->warned_nil = true;
-			int rc = soft(r, off, "thread id NIL read as thread 0");
+			int rc = tachi_soft_fail(r, off, "thread id NIL read as thread 0");
 			if (rc)
 				return rc;
 		}
@@ -637,7 +622,7 @@ static int cut_short(struct tach_reader *r, uint64_t off)
 	struct rstate *st = r->state;
 	st->at = AT_DONE;
 	st->pos = r->in.size;
-	int rc = soft(r, off, "the file ends inside a record; complete records kept");
+	int rc = tachi_soft_fail(r, off, "the file ends inside a record; complete records kept");
 	return rc ? rc : TACH_EOF;
 }
 
@@ -671,7 +656,7 @@ static int record(struct tach_reader *r, const struct tach_sample **out)
 				rd_word(st, d + p + 1 + st->hdrw, st->hdrw) != 0 ||
 				rd_word(st, d + p + 1 + 2 * st->hdrw, st->hdrw) != 1)) {
 		st->warned_abc = true;
-		int rc = soft(r, p, "record header words are not 1 0 1; read as one sample each "
+		int rc = tachi_soft_fail(r, p, "record header words are not 1 0 1; read as one sample each "
 				    "(further ones not reported)");
 		if (rc)
 			return rc;
@@ -719,7 +704,7 @@ static int sp_next(struct tach_reader *r, const struct tach_sample **out)
 		size_t p = st->pos;
 		if (p >= size) {
 			st->at = AT_DONE;
-			if (!st->saw_end && (rc = soft(r, size, "no final @end: the file may be "
+			if (!st->saw_end && (rc = tachi_soft_fail(r, size, "no final @end: the file may be "
 								"truncated; complete records kept")))
 				return rc;
 			return TACH_EOF;

@@ -1,6 +1,7 @@
 /* Reader and writer handles: the lifecycle and options every format shares. The format
  * modules only see their ops being called in order on a handle that has not failed. */
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -292,4 +293,17 @@ TACH_API const char *tach_writer_error(const struct tach_writer *w)
 int tachi_writer_io(struct tach_writer *w)
 {
 	return writer_io_error(w);
+}
+
+int tachi_soft_fail(struct tach_reader *r, uint64_t off, const char *fmt, ...)
+{
+	char msg[400];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	if (r->lim.strict)
+		return RFAIL(r, TACH_E_FORMAT, TACH_POS_OFFSET, off, "%s", msg);
+	tachi_warn(&r->warn, TACH_POS_OFFSET, off, "%s", msg);
+	return TACH_OK;
 }

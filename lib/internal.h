@@ -486,6 +486,9 @@ bool tachi_speedscope_probe(const uint8_t *p, size_t n);
 /* Helpers for format modules. */
 #define RFAIL(r, code, kind, pos, ...) tachi_fail(&(r)->err, (code), (kind), (pos), __VA_ARGS__)
 #define WFAIL(w, code, ...) tachi_fail(&(w)->err, (code), TACH_POS_NONE, 0, __VA_ARGS__)
+/* A recoverable fault in the input at byte offset off: a warning, or the error under the
+ * reader's strict option. Returns TACH_OK or the error code. */
+int tachi_soft_fail(struct tach_reader *r, uint64_t off, const char *fmt, ...) TACHI_PRINTF(3, 4);
 /* Parses an unsigned decimal option value; false if malformed or > max. */
 bool tachi_parse_u64(const char *s, uint64_t max, uint64_t *out);
 /* The same for n bytes at s (no sign, no space, at least one digit). */
