@@ -177,6 +177,15 @@ bool tachi_parse_bool(const char *s, bool *out)
 	return false;
 }
 
+int tachi_gzip_level(struct tach_writer *w, const char *value, int *level)
+{
+	uint64_t v;
+	if (!tachi_parse_u64(value, 9, &v) || v < 1)
+		return WFAIL(w, TACH_E_USAGE, "gzip level must be 1-9, not %s", value);
+	*level = (int)v;
+	return TACH_OK;
+}
+
 bool tachi_utf8_valid(const uint8_t *p, size_t n)
 {
 	size_t i = 0;

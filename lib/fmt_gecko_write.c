@@ -153,13 +153,8 @@ static int gw_option(struct tach_writer *w, const char *key, const char *value)
 		st->plain = !b;
 		return TACH_OK;
 	}
-	if (!strcmp(key, "level")) {
-		uint64_t v;
-		if (!tachi_parse_u64(value, 9, &v) || v < 1)
-			return WFAIL(w, TACH_E_USAGE, "gzip level must be 1-9, not %s", value);
-		st->level = (int)v;
-		return TACH_OK;
-	}
+	if (!strcmp(key, "level"))
+		return tachi_gzip_level(w, value, &st->level);
 	return WFAIL(w, TACH_E_USAGE, "gecko writer has no option %s", key);
 }
 

@@ -496,6 +496,8 @@ bool tachi_parse_dec(const char *s, size_t n, uint64_t max, uint64_t *out);
 /* The value of a hexadecimal digit, -1 for any other byte. */
 int tachi_hexval(char c);
 bool tachi_parse_bool(const char *s, bool *out);
+/* A writer's gzip "level" option, 1 to 9, into *level; a usage error otherwise. */
+int tachi_gzip_level(struct tach_writer *w, const char *value, int *level);
 /* A reader's input (io.h), failures on the reader. */
 static inline int tachi_in_load_whole(struct tach_reader *r)
 {

@@ -1,5 +1,6 @@
 # fish completion for tach2pprof(1)
 complete -c tach2pprof -l no-gzip -d 'Write the raw protobuf, not gzip-compressed'
+complete -c tach2pprof -l level -x -a '1 2 3 4 5 6 7 8 9' -d 'gzip compression level'
 complete -c tach2pprof -l cpu -d 'Call the time values cpu/nanoseconds'
 complete -c tach2pprof -l no-labels -d 'No thread labels; merge threads'
 complete -c tach2pprof -s o -l output -r -F -d 'Write to FILE'

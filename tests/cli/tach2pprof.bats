@@ -90,6 +90,26 @@ same_as_decode() {
 	gzip -dc "$T/p.pb.gz" | cmp - "$T/p.pb"
 }
 
+@test "gzip level 1 by default, as the Go runtime writes; --level picks another, same message" {
+	local f="$FIXTURES/tach/cases/many_frames.tach"
+	tach2pprof "$f" -o "$T/d.pb.gz"
+	tach2pprof --level 1 "$f" | cmp - "$T/d.pb.gz"
+	# gzip's XFL byte (offset 8) says how zlib compressed: 4 fastest, 2 best, 0 between
+	[ "$(od -An -j8 -N1 -tu1 "$T/d.pb.gz" | tr -d ' ')" = 4 ]
+	tach2pprof --level 9 "$f" -o "$T/9.pb.gz"
+	[ "$(od -An -j8 -N1 -tu1 "$T/9.pb.gz" | tr -d ' ')" = 2 ]
+	tach2pprof --level=6 "$f" -o "$T/6.pb.gz"
+	[ "$(od -An -j8 -N1 -tu1 "$T/6.pb.gz" | tr -d ' ')" = 0 ]
+	tach2pprof --no-gzip "$f" -o "$T/d.pb"
+	for z in d 9 6; do gzip -dc "$T/$z.pb.gz" | cmp - "$T/d.pb"; done
+	for bad in 0 10 x ""; do
+		run tach2pprof --level "$bad" "$f" -o "$T/bad.pb.gz"
+		[ "$status" -eq 2 ]
+		[[ "$output" == *"tach2pprof: gzip level must be 1-9, not $bad"* ]]
+		[ ! -e "$T/bad.pb.gz" ]
+	done
+}
+
 @test "--no-gzip output reads in go tool pprof too" {
 	need_go
 	tach2pprof --no-gzip "$FIXTURES/tach/cases/recursion.tach" -o "$T/p.pb"
@@ -290,7 +310,7 @@ same_as_decode() {
 	run tach2pprof --help
 	[ "$status" -eq 0 ]
 	local o
-	for o in --no-gzip --cpu --no-labels --output --force --quiet --verbose --strict \
+	for o in --no-gzip --level --cpu --no-labels --output --force --quiet --verbose --strict \
 		--max-depth --thread --status --from-us --to-us --help --version; do
 		[[ "$output" == *"$o"* ]]
 	done
@@ -355,7 +375,7 @@ same_as_decode() {
 @test "completions offer exactly the long options of --help" {
 	local C=$SOURCE_ROOT/completions
 	tach2pprof --help | grep -o -- ' --[a-z][a-z-]*' | sed 's/^ //' | sort -u >"$T/help.txt"
-	[ "$(wc -l <"$T/help.txt")" -eq 20 ]
+	[ "$(wc -l <"$T/help.txt")" -eq 21 ]
 	grep -o -- '--[a-z][a-z-]*' "$C/bash/tach2pprof" | sort -u | diff -u "$T/help.txt" -
 	grep -o -- '--[a-z][a-z-]*' "$C/zsh/_tach2pprof" | sort -u | diff -u "$T/help.txt" -
 	sed -n 's/.* -l \([a-z-]*\).*/--\1/p' "$C/fish/tach2pprof.fish" | sort -u | diff -u "$T/help.txt" -
