@@ -198,6 +198,9 @@ struct tachi_stacktab {
 	/* Changed frames up to which a stack is walked rather than looked up whole; 0: the
 	 * default, which suits a trie that all threads share. */
 	uint32_t walk_max;
+	/* New stacks per 2^16 of those that changed more than walk_max frames, lately (a
+	 * moving average, so 0 at first): see set_pays in stacktab.c. */
+	uint32_t set_miss;
 	/* (context, leaf) pairs, numbered densely in first-seen order. */
 	struct tachi_pair { uint64_t ctx; uint32_t leaf; } *pairs;
 	size_t npairs, pairs_cap;

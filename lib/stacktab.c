@@ -2,9 +2,10 @@
  * Aggregating writers (collapsed, pprof, Gecko, Sampler) share it. Each thread remembers its
  * last stack's path, so a repeated stack costs nothing and a stack whose inner frames
  * changed costs a step per changed frame: a look at the parent's first child, and a probe
- * of the index only past it. When many frames changed, a set of whole
- * stacks already seen answers with one hash probe instead; it holds only such stacks, so
- * inputs that change a little at a time (most real ones) keep to the trie's memory. */
+ * of the index only past it. When many frames changed and stacks have lately been coming
+ * again, a set of whole stacks already seen answers with one hash probe instead; it holds
+ * only such stacks, so inputs that change a little at a time (most real ones) or seldom
+ * repeat a stack (a deep recursion) keep to the trie's memory. */
 #include <stdlib.h>
 
 #include "internal.h"
@@ -276,24 +277,15 @@ static bool set_full(const struct tachi_stacktab *t, uint32_t depth)
 	return t->sarena_len + depth + 2 > SET_PER_NODE * t->count + SET_SLACK;
 }
 
-/* The stack's leaf through the whole-stack set, walking and recording it when new. */
-static uint32_t set_lookup(struct tachi_stacktab *t, struct tachi_pathcache *c,
-			   const struct tach_sample *s, const uint32_t *map, uint32_t keep)
+/* Records s's stack, hashed to h, as leading to leaf, while the set has room. */
+static uint32_t set_add(struct tachi_stacktab *t, const struct tach_sample *s, uint64_t h,
+			uint32_t leaf)
 {
 	uint32_t depth = s->depth;
-	struct skey k = { s->frames, depth };
-	uint64_t h = tachi_hash(s->frames, depth * sizeof(uint32_t));
-	uint32_t off;
-	if (tachi_idset_find(&t->stack_index, h, &k, stack_eq, t, &off)) {
-		c->path_lo = depth; /* none of the new path is known */
-		return t->sarena[off + 1];
-	}
-	uint32_t leaf = walk(t, c, s, map, keep);
-	if (leaf != TACHI_NOMEM_NODE && set_full(t, depth))
+	if (leaf == TACHI_NOMEM_NODE || set_full(t, depth))
 		return leaf;
 	size_t need;
-	if (leaf == TACHI_NOMEM_NODE ||
-	    tachi_add_overflows(t->sarena_len, (size_t)depth + 2, &need) || need > UINT32_MAX - 1 ||
+	if (tachi_add_overflows(t->sarena_len, (size_t)depth + 2, &need) || need > UINT32_MAX - 1 ||
 	    !TACHI_RESERVE(t->sarena, t->sarena_cap, need))
 		return TACHI_NOMEM_NODE;
 	uint32_t *e = t->sarena + t->sarena_len;
@@ -301,11 +293,43 @@ static uint32_t set_lookup(struct tachi_stacktab *t, struct tachi_pathcache *c,
 	e[1] = leaf;
 	if (depth)
 		memcpy(e + 2, s->frames, depth * sizeof(uint32_t));
-	off = (uint32_t)t->sarena_len;
-	if (!tachi_idset_insert(&t->stack_index, h, off))
+	if (!tachi_idset_insert(&t->stack_index, h, (uint32_t)t->sarena_len))
 		return TACHI_NOMEM_NODE;
 	t->sarena_len = need;
 	return leaf;
+}
+
+static uint64_t stack_hash(const struct tach_sample *s)
+{
+	return tachi_hash(s->frames, s->depth * sizeof(uint32_t));
+}
+
+/* The stack's leaf through the whole-stack set, walking and recording it when new. */
+static uint32_t set_lookup(struct tachi_stacktab *t, struct tachi_pathcache *c,
+			   const struct tach_sample *s, const uint32_t *map, uint32_t keep)
+{
+	struct skey k = { s->frames, s->depth };
+	uint64_t h = stack_hash(s);
+	uint32_t off;
+	if (tachi_idset_find(&t->stack_index, h, &k, stack_eq, t, &off)) {
+		c->path_lo = s->depth; /* none of the new path is known */
+		return t->sarena[off + 1];
+	}
+	return set_add(t, s, h, walk(t, c, s, map, keep));
+}
+
+/* Whether looking the whole stack up is likely cheaper than walking its changed frames. A
+ * lookup hashes and compares every frame, and when the stack is new it walks as well; a
+ * walk step costs about as much as hashing STEP_COST frames. So inputs whose stacks seldom
+ * come again (a deep recursion's random walk) walk, and those that revisit a few (churn)
+ * look up. How often stacks come again is learnt from every stack past walk_max, walked or
+ * looked up alike, so the choice follows the input. */
+#define STEP_COST 15u
+
+static bool set_pays(const struct tachi_stacktab *t, uint32_t changed, uint32_t depth)
+{
+	uint64_t seen = 65536 - t->set_miss;
+	return seen * changed * STEP_COST >= (uint64_t)depth << 16;
 }
 
 /* Interns s's stack for c's thread and records it as the thread's last one; the caller has
@@ -340,10 +364,26 @@ static uint32_t intern_leaf(struct tachi_stacktab *t, struct tachi_pathcache *c,
 		}
 	}
 	uint32_t leaf;
-	if (depth - keep <= (t->walk_max ? t->walk_max : WALK_MAX))
+	if (depth - keep <= (t->walk_max ? t->walk_max : WALK_MAX)) {
 		leaf = walk(t, c, s, map, keep);
-	else
-		leaf = set_lookup(t, c, s, map, keep);
+	} else {
+		size_t nodes = t->count;
+		if (set_pays(t, depth - keep, depth)) {
+			leaf = set_lookup(t, c, s, map, keep);
+		} else {
+			leaf = walk(t, c, s, map, keep);
+			/* A walk that made many nodes cost far more than recording the stack,
+			 * which pays off if it comes again (a real profile's deep stacks that
+			 * share little, met again in a merged profile). */
+			if ((t->count - nodes) * STEP_COST >= depth)
+				leaf = set_add(t, s, stack_hash(s), leaf);
+		}
+		/* a stack seen before made no node */
+		if (t->count == nodes)
+			t->set_miss -= t->set_miss >> 5;
+		else
+			t->set_miss += (65536 - t->set_miss) >> 5;
+	}
 	c->depth = depth;
 	/* after a failure nothing of the path is trusted */
 	if (leaf == TACHI_NOMEM_NODE)
