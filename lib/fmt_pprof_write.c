@@ -574,6 +574,45 @@ static bool tid_label(struct pstate *st, struct buf *b, uint64_t tid)
 
 #define NOMEM(w) WFAIL((w), TACH_E_NOMEM, "out of memory")
 
+/* The encoded labels of a (thread, interpreter, state), made once: they are the same on
+ * every Sample of that thread in that state. A direct-mapped cache; a thread id past
+ * INT64_MAX is not cached, since its label names a string made as it is met. */
+#define LCACHE 64
+struct lcache {
+	uint64_t tid;
+	uint32_t iid;
+	uint8_t status, len; /* len 0: empty slot */
+	uint8_t bytes[3 * 32]; /* three labels of at most 27 bytes each */
+};
+
+static bool labels(struct pstate *st, struct lcache *lc, struct buf *m, uint64_t tid,
+		   uint32_t iid, uint8_t status)
+{
+	struct lcache *e = NULL;
+	if (tid <= INT64_MAX) {
+		e = &lc[(tachi_mix64(tid ^ (uint64_t)iid << 32 ^ (uint64_t)status << 56) >> 58) %
+			LCACHE];
+		if (e->len && e->tid == tid && e->iid == iid && e->status == status) {
+			if (!buf_reserve(m, e->len))
+				return false;
+			memcpy(m->p + m->len, e->bytes, e->len);
+			m->len += e->len;
+			return true;
+		}
+	}
+	size_t at = m->len;
+	/* Ids above INT64_MAX show as negative: pprof's values are int64. A zero num label is
+	 * dropped by pprof's decoder, so id 0 is simply absent there. */
+	if (!tid_label(st, m, tid) || !label(st, m, st->s_iid, 0, iid) ||
+	    !label(st, m, st->s_state, st->state_str[status] - 1, 0))
+		return false;
+	if (e && m->len - at <= sizeof(e->bytes)) {
+		*e = (struct lcache){ tid, iid, status, (uint8_t)(m->len - at), { 0 } };
+		memcpy(e->bytes, m->p + at, e->len);
+	}
+	return true;
+}
+
 /* A recent stack's location ids, packed leaf first and right-aligned in buf, with the node
  * and the length of the packed tail from each depth up: a stack that shares a node with
  * it shares every id from there to the root, so only the frames below that node are
@@ -631,6 +670,9 @@ static int write_samples(struct tach_writer *w, uint64_t period_ns)
 		if (!lanes[k].node || !lanes[k].len || !lanes[k].buf)
 			rc = NOMEM(w);
 	}
+	struct lcache *lc = st->no_labels ? NULL : calloc(LCACHE, sizeof(*lc));
+	if (!st->no_labels && !lc)
+		rc = NOMEM(w);
 	for (size_t i = 0; i < st->naggs && !rc; i++) {
 		const struct agg *a = &st->aggs[i];
 		m->len = 0;
@@ -638,10 +680,6 @@ static int write_samples(struct tach_writer *w, uint64_t period_ns)
 		struct lane *ln = &lanes[(tachi_mix64(a->tid ^ (uint64_t)a->iid << 32) >> 60) %
 					 LANES];
 		const uint8_t *ids = lane_pack(ln, nodes, a->leaf, end, &n);
-		if (!put_bytes(m, 1, ids, n)) {
-			rc = NOMEM(w);
-			break;
-		}
 		uint64_t ns;
 		if (__builtin_mul_overflow(a->count, period_ns, &ns) || ns > INT64_MAX) {
 			rc = WFAIL(w, TACH_E_LIMIT, "a sample's time exceeds pprof's 64-bit values");
@@ -653,16 +691,22 @@ static int write_samples(struct tach_writer *w, uint64_t period_ns)
 			rc = NOMEM(w);
 			break;
 		}
-		/* Ids above INT64_MAX show as negative: pprof's values are int64. A zero num
-		 * label is dropped by pprof's decoder, so id 0 is simply absent there. */
-		if (!st->no_labels && (!tid_label(st, m, a->tid) ||
-				   !label(st, m, st->s_iid, 0, a->iid) ||
-				   !label(st, m, st->s_state, st->state_str[a->status] - 1, 0))) {
+		if (!st->no_labels && !labels(st, lc, m, a->tid, a->iid, a->status)) {
 			rc = NOMEM(w);
 			break;
 		}
-		rc = emit_msg(w, P_SAMPLE, m);
+		/* The ids go out from the lane as they are, not copied into m first. */
+		uint8_t sh[20], fh[20];
+		size_t fl = tachi_put_uvarint(fh, 1 << 3 | WT_LEN);
+		fl += tachi_put_uvarint(fh + fl, n);
+		size_t sl = tachi_put_uvarint(sh, (uint64_t)P_SAMPLE << 3 | WT_LEN);
+		sl += tachi_put_uvarint(sh + sl, fl + n + m->len);
+		if ((rc = emit(w, sh, sl)) || (rc = emit(w, fh, fl)) || (rc = emit(w, ids, n)) ||
+		    (rc = emit(w, m->p, m->len)))
+			break;
+		m->len = 0;
 	}
+	free(lc);
 	for (int k = 0; k < LANES; k++) {
 		free(lanes[k].node);
 		free(lanes[k].len);
