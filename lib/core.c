@@ -231,12 +231,28 @@ static const char digit_pairs[] =
 	"40414243444546474849505152535455565758596061626364656667686970717273747576777879"
 	"8081828384858687888990919293949596979899";
 
+static const uint64_t pow10_u64[20] = {
+	1ull, 10ull, 100ull, 1000ull, 10000ull, 100000ull, 1000000ull, 10000000ull,
+	100000000ull, 1000000000ull, 10000000000ull, 100000000000ull, 1000000000000ull,
+	10000000000000ull, 100000000000000ull, 1000000000000000ull, 10000000000000000ull,
+	100000000000000000ull, 1000000000000000000ull, 10000000000000000000ull,
+};
+
 size_t tachi_fmt_u64(char *buf, uint64_t v)
 {
-	/* the length first, so the digits go straight to their place */
-	size_t n = 1;
-	for (uint64_t p = 10; n < 20 && v >= p; p *= 10)
-		n++;
+	/* Most numbers written are small ids and counts. */
+	if (v < 100) {
+		if (v < 10) {
+			buf[0] = (char)('0' + v);
+			return 1;
+		}
+		memcpy(buf, digit_pairs + 2 * v, 2);
+		return 2;
+	}
+	/* The length first, so the digits go straight to their place: log10 from the bit
+	 * length (1233 / 4096 is just above log10(2)), less one below that power of ten. */
+	unsigned t = (unsigned)(64 - __builtin_clzll(v)) * 1233 >> 12;
+	size_t n = t + 1 - (v < pow10_u64[t]);
 	char *q = buf + n;
 	while (v >= 100) {
 		unsigned r = (unsigned)(v % 100);

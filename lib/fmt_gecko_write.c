@@ -284,6 +284,9 @@ static void j_str(struct tach_writer *w, const char *s)
 	j_put(w, s, strlen(s));
 }
 
+/* Appends a string literal at p + o, for rows built in place in j_room's space. */
+#define LIT(p, o, s) (memcpy((p) + (o), s, sizeof(s) - 1), (o) += sizeof(s) - 1)
+
 static void j_u64(struct tach_writer *w, uint64_t v)
 {
 	struct gstate *st = w->state;
@@ -977,17 +980,23 @@ static int write_samples(struct tach_writer *w, const struct scratch *sc, const 
 static void write_marker(struct tach_writer *w, bool comma, size_t kind, uint64_t start,
 			 uint64_t end, uint64_t count)
 {
-	j_str(w, comma ? ",[" : "[");
-	j_u64(w, kind);
-	j_str(w, ",");
-	j_rel(w, start);
-	j_str(w, ",");
-	j_rel(w, end);
-	j_str(w, ",1,");
-	j_u64(w, kinds[kind].cat);
-	j_str(w, ",{\"type\":\"PythonThreadState\",\"samples\":");
-	j_u64(w, count);
-	j_str(w, "}]");
+	struct gstate *st = w->state;
+	char *p = (char *)j_room(w, 256);
+	size_t o = 0;
+	if (comma)
+		p[o++] = ',';
+	p[o++] = '[';
+	o += tachi_fmt_u64(p + o, kind);
+	p[o++] = ',';
+	o += fmt_rel(p + o, start, w->meta.start_time_us);
+	p[o++] = ',';
+	o += fmt_rel(p + o, end, w->meta.start_time_us);
+	LIT(p, o, ",1,");
+	o += tachi_fmt_u64(p + o, kinds[kind].cat);
+	LIT(p, o, ",{\"type\":\"PythonThreadState\",\"samples\":");
+	o += tachi_fmt_u64(p + o, count);
+	LIT(p, o, "}]");
+	st->jlen += o;
 }
 
 /* Interval markers for the runs of samples in each state, in the order the runs end. */
@@ -1035,6 +1044,7 @@ static int write_markers(struct tach_writer *w, const struct scratch *sc, const 
 static uint32_t write_stack_table(struct tach_writer *w, struct scratch *sc,
 				  const struct gthread *t, uint32_t stamp)
 {
+	struct gstate *st = w->state;
 	j_str(w, "]},\"stackTable\":{\"schema\":{\"prefix\":0,\"frame\":1},\"data\":[");
 	uint32_t nfr = 0;
 	bool comma = false;
@@ -1047,15 +1057,20 @@ static uint32_t write_stack_table(struct tach_writer *w, struct scratch *sc,
 			sc->fidx[g] = nfr;
 			sc->flist[nfr++] = g;
 		}
-		j_str(w, comma ? ",[" : "[");
+		char *p = (char *)j_room(w, 48);
+		size_t o = 0;
+		if (comma)
+			p[o++] = ',';
 		comma = true;
+		p[o++] = '[';
 		if (t->trie.nodes[i].parent == TACHI_ROOT)
-			j_str(w, "null");
+			LIT(p, o, "null");
 		else
-			j_u64(w, sc->newidx[t->trie.nodes[i].parent]);
-		j_str(w, ",");
-		j_u64(w, sc->fidx[g]);
-		j_str(w, "]");
+			o += tachi_fmt_u64(p + o, sc->newidx[t->trie.nodes[i].parent]);
+		p[o++] = ',';
+		o += tachi_fmt_u64(p + o, sc->fidx[g]);
+		p[o++] = ']';
+		st->jlen += o;
 	}
 	return nfr;
 }

@@ -84,6 +84,16 @@ int main(void)
 			CHECK_EQ_STR(num, want);
 		}
 	}
+	/* the length comes from the bit length: both sides of every power of two */
+	for (unsigned bit = 1; bit < 64; bit++) {
+		uint64_t around[] = { (1ull << bit) - 1, 1ull << bit };
+		for (size_t i = 0; i < 2; i++) {
+			char want[24];
+			snprintf(want, sizeof(want), "%" PRIu64, around[i]);
+			num[tachi_fmt_u64(num, around[i])] = 0;
+			CHECK_EQ_STR(num, want);
+		}
+	}
 	num[tachi_fmt_u64(num, UINT64_MAX)] = 0;
 	CHECK_EQ_STR(num, "18446744073709551615");
 	return CHECK_DONE();
