@@ -53,9 +53,9 @@ static const struct tc_opt samples_opts[] = {
 };
 
 static const struct tc_output outputs[] = {
-	{ "collapsed", "collapsed", false, NULL, "folded stacks for flamegraph.pl", tc_collapsed_opts },
-	{ "samples", "samples", false, NULL, "every sample, lossless text", samples_opts },
-	{ "info", NULL, false, info, "header, counts and record statistics", NULL },
+	{ "collapsed", "collapsed", false, NULL, "folded stacks for flamegraph.pl", tc_collapsed_opts, 0 },
+	{ "samples", "samples", false, NULL, "every sample, lossless text", samples_opts, 0 },
+	{ "info", NULL, false, info, "header, counts and record statistics", NULL, 0 },
 	{ 0 },
 };
 

@@ -257,7 +257,7 @@ int main(int argc, char **argv)
 	};
 	static const struct tc_output outputs[] = {
 		{ "collapsed", "collapsed", false, NULL, "folded stacks with two counts",
-		  tc_collapsed_opts },
+		  tc_collapsed_opts, 0 },
 		{ 0 },
 	};
 	static const struct tc_many many = { 2, 2, "BASE NEW", diff };

@@ -32,7 +32,7 @@ static const struct tc_opt opts[] = {
 };
 
 static const struct tc_output outputs[] = {
-	{ "flamegraph", "flamegraph", false, NULL, "flame graph SVG", NULL },
+	{ "flamegraph", "flamegraph", false, NULL, "flame graph SVG", NULL, 0 },
 	{ 0 },
 };
 

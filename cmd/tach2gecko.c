@@ -16,7 +16,7 @@ static const struct tc_opt gecko_opts[] = {
 /* Binary: gzip by default. With --no-gzip the JSON is text, but still one long line that a
  * terminal has no use for, so the same -f rule keeps things simple. */
 static const struct tc_output outputs[] = {
-	{ "gecko", "gecko", true, NULL, "Gecko profile JSON (Firefox Profiler)", gecko_opts },
+	{ "gecko", "gecko", true, NULL, "Gecko profile JSON (Firefox Profiler)", gecko_opts, 1 },
 	{ 0 },
 };
 

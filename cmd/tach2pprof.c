@@ -14,7 +14,7 @@ static const struct tc_opt opts[] = {
 };
 
 static const struct tc_output outputs[] = {
-	{ "pprof", "pprof", true, NULL, "pprof profile.proto", NULL },
+	{ "pprof", "pprof", true, NULL, "pprof profile.proto", NULL, 1 },
 	{ 0 },
 };
 

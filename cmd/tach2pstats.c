@@ -9,7 +9,7 @@ static const struct tc_opt opts[] = {
 };
 
 static const struct tc_output outputs[] = {
-	{ "pstats", "pstats", true, NULL, "marshal'd pstats dict (python3 -m pstats)", NULL },
+	{ "pstats", "pstats", true, NULL, "marshal'd pstats dict (python3 -m pstats)", NULL, 0 },
 	{ 0 },
 };
 

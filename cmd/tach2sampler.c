@@ -9,7 +9,7 @@ static const struct tc_opt sampler_opts[] = {
 
 static const struct tc_output outputs[] = {
 	/* Ids are raw bytes: binary as far as a terminal is concerned. */
-	{ "sampler", "sampler", true, NULL, "Apple Sampler trace", sampler_opts },
+	{ "sampler", "sampler", true, NULL, "Apple Sampler trace", sampler_opts, 0 },
 	{ 0 },
 };
 

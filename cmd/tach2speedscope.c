@@ -7,7 +7,7 @@ static const struct tc_opt opts[] = {
 
 /* Plain JSON, for jq as much as for speedscope: not refused on a terminal. */
 static const struct tc_output outputs[] = {
-	{ "speedscope", "speedscope", false, NULL, "speedscope JSON (www.speedscope.app)", NULL },
+	{ "speedscope", "speedscope", false, NULL, "speedscope JSON (www.speedscope.app)", NULL, 0 },
 	{ 0 },
 };
 

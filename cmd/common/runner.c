@@ -3,6 +3,7 @@
  * report problems as "prog: file: offset N: what is wrong" with exit 1 (data, I/O) or 2
  * (usage). */
 #include "runner.h"
+#include "gzpipe.h"
 #include "pipe.h"
 
 #include <errno.h>
@@ -168,7 +169,7 @@ const struct tc_opt tc_collapsed_opts[] = {
 };
 
 const struct tc_output tc_tach_output[] = {
-	{ "tach", "tach", true, NULL, "TACH binary", tach_writer_opts },
+	{ "tach", "tach", true, NULL, "TACH binary", tach_writer_opts, 0 },
 	{ 0 },
 };
 
@@ -1013,6 +1014,46 @@ static int read_inputs(struct tc_run *run, struct tach_writer *w, int outfd)
 	return convert(run, run->inputs[0].r, w, outfd);
 }
 
+/* The gzip level to compress at on a thread of our own, or 0 to leave it to the writer:
+ * when there is a second CPU and the output is gzip (gzpipe.c). */
+static int thread_gzip_level(const struct tc_run *run)
+{
+	int level = run->output->gzip_level;
+	if (!level || !tc_pipe_wanted())
+		return 0;
+	for (size_t i = 0; i < run->cli->n; i++) {
+		const char *t = run->cli->all[i]->target, *v = run->cli->values[i];
+		if (!t || !v)
+			continue;
+		if (!strcmp(t, "w:gzip") && !strcmp(v, "no"))
+			return 0;
+		/* the writer has taken it, so it is 1-9 */
+		if (!strcmp(t, "w:level"))
+			level = atoi(v);
+	}
+	return level;
+}
+
+/* The inputs into w, through a gzip thread when that pays. */
+static int write_through(struct tc_run *run, struct tach_writer *w, int outfd)
+{
+	struct tc_gz *gz = NULL;
+	int fd = outfd, level = w ? thread_gzip_level(run) : 0;
+	if (level && !tach_writer_set_option(w, "gzip", "no") &&
+	    tc_gz_start(&gz, outfd, level, &fd))
+		tach_writer_set_option(w, "gzip", "yes");
+	int status = read_inputs(run, w, fd);
+	if (gz) {
+		int e = tc_gz_finish(gz, status == 0);
+		if (e && !status) {
+			fprintf(stderr, "%s: %s: %s%s\n", run->prog->name, run->out_name,
+				e == ENOMEM ? "" : "write error: ", strerror(e));
+			status = 1;
+		}
+	}
+	return status;
+}
+
 /* The open inputs into the output; usage errors come before any output exists. */
 static int run_io(struct tc_run *run)
 {
@@ -1023,7 +1064,7 @@ static int run_io(struct tc_run *run)
 	else if (!status)
 		status = apply_targets(run, run->cli, 'w', NULL, NULL);
 	if (!status && !(status = open_output(run, &outfd)))
-		status = finish_output(run, outfd, read_inputs(run, w, outfd));
+		status = finish_output(run, outfd, write_through(run, w, outfd));
 	tach_writer_free(w);
 	return status;
 }

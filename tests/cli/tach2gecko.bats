@@ -333,3 +333,35 @@ spilled_profile() {
 	[ "$status" -eq 0 ]
 	[[ $output == *"Full: 1ms"* ]]
 }
+
+@test "gzip on a thread of its own: the writer's bytes, its write error, nothing on failure" {
+	local f="$CASES/many_frames.tach" e lv
+	for lv in "" "--level 9"; do
+		TACHFMT_THREADS=1 tach2gecko $lv "$f" >"$TMP/one.json.gz"
+		TACHFMT_THREADS=2 tach2gecko $lv "$f" >"$TMP/two.json.gz"
+		cmp "$TMP/one.json.gz" "$TMP/two.json.gz"
+		TACHFMT_THREADS=2 tach2gecko $lv - <"$f" | cmp - "$TMP/one.json.gz"
+		TACHFMT_THREADS=2 tach2gecko $lv "$f" -o "$TMP/o.json.gz"
+		cmp "$TMP/one.json.gz" "$TMP/o.json.gz"
+	done
+	# the thread is really used: it takes a pipe that one thread does not
+	if command -v strace >/dev/null; then
+		TACHFMT_THREADS=2 strace -f -e trace=pipe2 -o "$TMP/st" tach2gecko "$f" >/dev/null
+		grep -q pipe2 "$TMP/st"
+		TACHFMT_THREADS=1 strace -f -e trace=pipe2 -o "$TMP/st" tach2gecko "$f" >/dev/null
+		! grep -q pipe2 "$TMP/st"
+	fi
+	# a bad input: exit 1, not a byte of gzip on stdout, no -o file
+	for e in "$FIXTURES"/tach/errors/err_*.tach; do
+		tach-decode "$e" >/dev/null 2>&1 && continue
+		run bash -c 'TACHFMT_THREADS=2 tach2gecko "$1" | wc -c' _ "$e"
+		[ "${lines[-1]}" -eq 0 ]
+		run env TACHFMT_THREADS=2 tach2gecko "$e" -o "$TMP/bad.json.gz"
+		[ "$status" -eq 1 ]
+		[ ! -e "$TMP/bad.json.gz" ]
+	done
+	[ -c /dev/full ] || skip "/dev/full is not the full device on this machine"
+	run bash -c 'TACHFMT_THREADS=2 tach2gecko "$1" >/dev/full' _ "$f"
+	[ "$status" -eq 1 ]
+	[[ "$output" == "tach2gecko: <stdout>: write error: No space left on device" ]]
+}

@@ -410,3 +410,35 @@ same_as_decode() {
 	tach-decode -F samples "$T/h.tach" | tach-encode -o "$T/h2.tach"
 	tach-decode -F info "$T/h2.tach" | grep -qx 'profiling_config: 2'
 }
+
+@test "gzip on a thread of its own: the writer's bytes, its write error, nothing on failure" {
+	local f="$FIXTURES/tach/cases/many_frames.tach" e lv
+	for lv in "" "--level 9"; do
+		TACHFMT_THREADS=1 tach2pprof $lv "$f" >"$T/one.pb.gz"
+		TACHFMT_THREADS=2 tach2pprof $lv "$f" >"$T/two.pb.gz"
+		cmp "$T/one.pb.gz" "$T/two.pb.gz"
+		TACHFMT_THREADS=2 tach2pprof $lv - <"$f" | cmp - "$T/one.pb.gz"
+		TACHFMT_THREADS=2 tach2pprof $lv "$f" -o "$T/o.pb.gz"
+		cmp "$T/one.pb.gz" "$T/o.pb.gz"
+	done
+	# the thread is really used: it takes a pipe that one thread does not
+	if command -v strace >/dev/null; then
+		TACHFMT_THREADS=2 strace -f -e trace=pipe2 -o "$T/st" tach2pprof "$f" >/dev/null
+		grep -q pipe2 "$T/st"
+		TACHFMT_THREADS=1 strace -f -e trace=pipe2 -o "$T/st" tach2pprof "$f" >/dev/null
+		! grep -q pipe2 "$T/st"
+	fi
+	# a bad input: exit 1, not a byte of gzip on stdout, no -o file
+	for e in "$FIXTURES"/tach/errors/err_*.tach; do
+		tach-decode "$e" >/dev/null 2>&1 && continue
+		run bash -c 'TACHFMT_THREADS=2 tach2pprof "$1" | wc -c' _ "$e"
+		[ "${lines[-1]}" -eq 0 ]
+		run env TACHFMT_THREADS=2 tach2pprof "$e" -o "$T/bad.pb.gz"
+		[ "$status" -eq 1 ]
+		[ ! -e "$T/bad.pb.gz" ]
+	done
+	[ -c /dev/full ] || skip "/dev/full is not the full device on this machine"
+	run bash -c 'TACHFMT_THREADS=2 tach2pprof "$1" >/dev/full' _ "$f"
+	[ "$status" -eq 1 ]
+	[[ "$output" == "tach2pprof: <stdout>: write error: No space left on device" ]]
+}
