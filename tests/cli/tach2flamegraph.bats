@@ -90,7 +90,7 @@ titles() {
 			r:labels=raw r:keep-thread-frames=yes w:thread-frames=no
 		tach2flamegraph --no-thread-frames "$f" -o "$TMP/got.svg"
 		cmp "$TMP/want.svg" "$TMP/got.svg"
-		! grep -q '<title>tid:' "$TMP/got.svg"
+		! grep -q '<title>tid:' "$TMP/got.svg" || false
 	done
 }
 
@@ -134,14 +134,14 @@ titles() {
 		tach2flamegraph --colors $p "$f" -o "$TMP/$p.svg"
 		xmllint --noout "$TMP/$p.svg"
 	done
-	! cmp -s "$TMP/hot.svg" "$TMP/mem.svg"
+	! cmp -s "$TMP/hot.svg" "$TMP/mem.svg" || false
 	grep -q 'stop-color="#e0ffe0"' "$TMP/mem.svg"
 	grep -q 'stop-color="#e0e0ff"' "$TMP/io.svg"
 	grep -q 'stop-color="#e8e8e8"' "$TMP/red.svg"
 	tach2flamegraph --bgcolors '#123abc' "$f" | grep -q 'stop-color="#123abc"'
 	tach2flamegraph --bgcolors grey "$f" | grep -q 'stop-color="#f8f8f8"'
 	tach2flamegraph --hash "$f" -o "$TMP/h.svg"
-	! cmp -s "$TMP/hot.svg" "$TMP/h.svg"
+	! cmp -s "$TMP/hot.svg" "$TMP/h.svg" || false
 	# one fill per name
 	[ "$(grep -o '<title>[^(]*(\|fill="rgb[^"]*"' "$TMP/h.svg" | paste - - | sort -u | cut -f1 | uniq -d | wc -l)" -eq 0 ]
 }
@@ -152,7 +152,7 @@ titles() {
 	tach2flamegraph --reverse "$f" -o "$TMP/r.svg"
 	# the same names, merged from the other end
 	[ "$(titles "$TMP/n.svg" | sed 's/ (.*//' | sort -u)" = "$(titles "$TMP/r.svg" | sed 's/ (.*//' | sort -u)" ]
-	! cmp -s <(titles "$TMP/n.svg") <(titles "$TMP/r.svg")
+	! cmp -s <(titles "$TMP/n.svg") <(titles "$TMP/r.svg") || false
 	tach2flamegraph --inverted "$f" -o "$TMP/i.svg"
 	grep -q '>Icicle Graph</text>' "$TMP/i.svg"
 	grep -q 'data-inverted="1"' "$TMP/i.svg"
@@ -195,7 +195,7 @@ titles() {
 	tach2flamegraph --no-thread-frames --negate "$TMP/d.tach" -o "$TMP/n.svg"
 	grep -q '<title>a (5 samples, 83.33%; -50.00%)</title><rect [^>]*fill="rgb(0,0,255)"' "$TMP/n.svg"
 	# only the baseline: no width, so below the default --minwidth
-	! grep -q '<title>c ' "$TMP/d.svg"
+	! grep -q '<title>c ' "$TMP/d.svg" || false
 }
 
 @test "filters: --thread, --status" {

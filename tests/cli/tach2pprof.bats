@@ -4,6 +4,8 @@
 # Stacks are compared through tests/pprof_stacks.py, which turns `pprof -raw` and
 # `tach-decode --format samples` into the same "stack<TAB>count<TAB>ns" lines.
 
+load gzip_thread
+
 setup() {
 	T=$BATS_TEST_TMPDIR
 	STACKS="python3 $SOURCE_ROOT/tests/pprof_stacks.py"
@@ -178,7 +180,7 @@ same_as_decode() {
 	tach2pprof -q --no-labels "$f" -o "$T/n.pb.gz"
 	same_as_decode "$f" "$T/n.pb.gz"
 	pprof_ok "$T/n.pb.gz" -raw
-	! grep -q 'thread id' "$T/pprof.out"
+	! grep -q 'thread id' "$T/pprof.out" || false
 	local with without
 	with=$(go tool pprof -raw "$T/l.pb.gz" | grep -c '^ *[0-9]* *[0-9]*: [0-9 ]*$')
 	without=$(grep -c '^ *[0-9]* *[0-9]*: [0-9 ]*$' "$T/pprof.out")
@@ -209,10 +211,10 @@ same_as_decode() {
 	tach-encode "$T/g.samples" -o "$T/g.tach"
 	same_as_decode "$T/g.tach" "$T/g.pb.gz"
 	pprof_ok "$T/g.pb.gz" -tags
-	! grep -q ': none$' "$T/pprof.out"
+	! grep -q ': none$' "$T/pprof.out" || false
 	tach2pprof --from-us 1 --to-us 2 "$f" -o "$T/e.pb.gz"
 	pprof_ok "$T/e.pb.gz" -raw
-	! grep -q '^ *[0-9]* *[0-9]*: [0-9 ]*$' "$T/pprof.out"
+	! grep -q '^ *[0-9]* *[0-9]*: [0-9 ]*$' "$T/pprof.out" || false
 }
 
 @test "output is deterministic and the same from stdin as from a file" {
@@ -240,7 +242,7 @@ same_as_decode() {
 	tach2pprof "$FIXTURES/tach/cases/empty.tach" -o "$T/p.pb.gz"
 	pprof_ok "$T/p.pb.gz" -raw
 	grep -qx 'samples/count wall/nanoseconds\[dflt\]' "$T/pprof.out"
-	! grep -q '^ *[0-9]* *[0-9]*: [0-9 ]*$' "$T/pprof.out"
+	! grep -q '^ *[0-9]* *[0-9]*: [0-9 ]*$' "$T/pprof.out" || false
 }
 
 @test "damaged TACH files: exit 1 with tach-decode's message, no -o file left" {
@@ -412,33 +414,5 @@ same_as_decode() {
 }
 
 @test "gzip on a thread of its own: the writer's bytes, its write error, nothing on failure" {
-	local f="$FIXTURES/tach/cases/many_frames.tach" e lv
-	for lv in "" "--level 9"; do
-		TACHFMT_THREADS=1 tach2pprof $lv "$f" >"$T/one.pb.gz"
-		TACHFMT_THREADS=2 tach2pprof $lv "$f" >"$T/two.pb.gz"
-		cmp "$T/one.pb.gz" "$T/two.pb.gz"
-		TACHFMT_THREADS=2 tach2pprof $lv - <"$f" | cmp - "$T/one.pb.gz"
-		TACHFMT_THREADS=2 tach2pprof $lv "$f" -o "$T/o.pb.gz"
-		cmp "$T/one.pb.gz" "$T/o.pb.gz"
-	done
-	# the thread is really used: it takes a pipe that one thread does not
-	if command -v strace >/dev/null; then
-		TACHFMT_THREADS=2 strace -f -e trace=pipe2 -o "$T/st" tach2pprof "$f" >/dev/null
-		grep -q pipe2 "$T/st"
-		TACHFMT_THREADS=1 strace -f -e trace=pipe2 -o "$T/st" tach2pprof "$f" >/dev/null
-		! grep -q pipe2 "$T/st"
-	fi
-	# a bad input: exit 1, not a byte of gzip on stdout, no -o file
-	for e in "$FIXTURES"/tach/errors/err_*.tach; do
-		tach-decode "$e" >/dev/null 2>&1 && continue
-		run bash -c 'TACHFMT_THREADS=2 tach2pprof "$1" | wc -c' _ "$e"
-		[ "${lines[-1]}" -eq 0 ]
-		run env TACHFMT_THREADS=2 tach2pprof "$e" -o "$T/bad.pb.gz"
-		[ "$status" -eq 1 ]
-		[ ! -e "$T/bad.pb.gz" ]
-	done
-	[ -c /dev/full ] || skip "/dev/full is not the full device on this machine"
-	run bash -c 'TACHFMT_THREADS=2 tach2pprof "$1" >/dev/full' _ "$f"
-	[ "$status" -eq 1 ]
-	[[ "$output" == "tach2pprof: <stdout>: write error: No space left on device" ]]
+	gzip_thread_check tach2pprof pb.gz "$T" "$FIXTURES/tach/cases/many_frames.tach"
 }
