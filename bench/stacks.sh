@@ -8,7 +8,8 @@
 #   bench/stacks.sh [SHAPE...]        default: deep real gdeep wide widedeep churn rle
 #
 # For each shape and each of tach-decode (collapsed, --format samples, --format info),
-# tach2pprof and tach2gecko (--no-gzip), with two threads and with TACHFMT_THREADS=1:
+# tach2pprof and tach2gecko (--no-gzip, and as users run them, gzip), with two threads and
+# with TACHFMT_THREADS=1:
 # the best of BENCH_RUNS (3) runs by CPU seconds (user + system), and that run's wall time,
 # samples per wall second and peak RSS. CPU seconds are the figure to compare when the
 # machine is shared; the rate needs it idle. Reports; never fails on timing.
@@ -75,5 +76,7 @@ for shape in "${shapes[@]}"; do
 		measure "info ($th thr)" "${e[@]}" "$build/cmd/tach-decode" -F info "$f"
 		measure "tach2pprof ($th thr)" "${e[@]}" "$build/cmd/tach2pprof" --no-gzip "$f"
 		measure "tach2gecko ($th thr)" "${e[@]}" "$build/cmd/tach2gecko" --no-gzip "$f"
+		measure "tach2pprof gzip ($th thr)" "${e[@]}" "$build/cmd/tach2pprof" "$f"
+		measure "tach2gecko gzip ($th thr)" "${e[@]}" "$build/cmd/tach2gecko" "$f"
 	done
 done
