@@ -168,10 +168,47 @@ static bool kids_build(const struct tachi_stacktab *t, const uint32_t *canon, st
 	return true;
 }
 
-static int item_cmp(const void *a, const void *b)
+static void insertion_sort(uint64_t *v, size_t n)
 {
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-	return x < y ? -1 : x > y;
+	for (size_t i = 1; i < n; i++)
+		for (size_t j = i; j > 0 && v[j - 1] > v[j]; j--) {
+			uint64_t x = v[j];
+			v[j] = v[j - 1];
+			v[j - 1] = x;
+		}
+}
+
+/* Sorts plain integers in place: qsort's call per comparison was a third of the walk on
+ * wide tries. Quicksort on a median of three, the smaller side first by recursion, so the
+ * stack stays logarithmic; short ranges by insertion. */
+static void sort_items(uint64_t *v, size_t n)
+{
+	while (n > 16) {
+		uint64_t a = v[0], b = v[n / 2], c = v[n - 1];
+		uint64_t pivot = a < b ? (b < c ? b : a < c ? c : a) : (a < c ? a : b < c ? c : b);
+		size_t i = 0, j = n - 1;
+		for (;;) {
+			while (v[i] < pivot)
+				i++;
+			while (v[j] > pivot)
+				j--;
+			if (i >= j)
+				break;
+			uint64_t x = v[i];
+			v[i++] = v[j];
+			v[j--] = x;
+		}
+		/* [0, j] and (j, n) */
+		if (j + 1 < n - j - 1) {
+			sort_items(v, j + 1);
+			v += j + 1;
+			n -= j + 1;
+		} else {
+			sort_items(v + j + 1, n - j - 1);
+			n = j + 1;
+		}
+	}
+	insertion_sort(v, n);
 }
 
 /* Pushes node's children as items (rank << 33 | child << 1 | cont), sorted: a stack of
@@ -197,17 +234,7 @@ static bool walk_push(struct walk *wk, const struct tachi_stacktab *t, const uin
 		it[2 * i] = (uint64_t)rank[2 * key] << 33 | (uint64_t)c << 1;
 		it[2 * i + 1] = (uint64_t)rank[2 * key + 1] << 33 | (uint64_t)c << 1 | 1;
 	}
-	/* a single child: its own line comes before the ones below it; a few: insertion */
-	if (nk > 8) {
-		qsort(it, 2 * nk, sizeof(*it), item_cmp);
-	} else {
-		for (size_t i = 1; i < 2 * nk; i++)
-			for (size_t j = i; j > 0 && it[j - 1] > it[j]; j--) {
-				uint64_t x = it[j];
-				it[j] = it[j - 1];
-				it[j - 1] = x;
-			}
-	}
+	sort_items(it, 2 * nk);
 	wk->lv[wk->depth++] = (struct level){ wk->len, wk->len, wk->len + 2 * nk };
 	wk->len += 2 * nk;
 	return true;

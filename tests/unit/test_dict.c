@@ -295,6 +295,50 @@ static int otext_cmp(const void *a, const void *b)
 	return strcmp(((const struct otext *)a)->s, ((const struct otext *)b)->s);
 }
 
+/* Checks ord against the texts' byte order; labels[k] is key k's label. */
+static void order_check(const struct tachi_stacktab *t, const char *const *labels,
+			const char *text, const size_t *off, size_t nk)
+{
+	uint32_t *ord;
+	CHECK(tachi_stack_order(t, text, off, nk, ';', &ord));
+	struct otext *v = calloc(t->count, sizeof(*v));
+	for (uint32_t n = 0; n < t->count; n++) {
+		char tmp[256] = "";
+		for (uint32_t m = n; m != TACHI_ROOT; m = t->nodes[m].parent) {
+			char piece[256];
+			snprintf(piece, sizeof(piece), "%s%s%s", labels[t->nodes[m].key],
+				 tmp[0] || m != n ? ";" : "", tmp);
+			snprintf(tmp, sizeof(tmp), "%s", piece);
+		}
+		snprintf(v[n].s, sizeof(v[n].s), "%s", tmp);
+		v[n].node = n;
+	}
+	qsort(v, t->count, sizeof(*v), otext_cmp);
+	for (uint32_t i = 1; i < t->count; i++) {
+		int c = strcmp(v[i - 1].s, v[i].s);
+		if (c == 0)
+			CHECK_EQ_U64(ord[v[i - 1].node], ord[v[i].node]);
+		else
+			CHECK(ord[v[i - 1].node] < ord[v[i].node]);
+	}
+	free(v);
+	free(ord);
+}
+
+/* A random trie of stacks 1 to maxdepth deep over nk keys. */
+static void random_trie(struct tachi_stacktab *t, uint32_t seed, int stacks, uint32_t maxdepth,
+			size_t nk)
+{
+	uint32_t x = seed * 2654435761u;
+	for (int k = 0; k < stacks; k++) {
+		uint32_t node = TACHI_ROOT, depth = 1 + (x >> 7) % maxdepth;
+		for (uint32_t d = 0; d < depth; d++) {
+			x = x * 1103515245u + 12345u;
+			CHECK(tachi_stacktab_child(t, node, (x >> 9) % nk, &node));
+		}
+	}
+}
+
 static void stack_order(void)
 {
 	static const char *const labels[] = { "a", "a:", "a-b", "ab", "", "b", "a!", "x", "x",
@@ -309,38 +353,37 @@ static void stack_order(void)
 	off[nk] = len;
 	for (uint32_t seed = 1; seed <= 40; seed++) {
 		struct tachi_stacktab t = { 0 };
-		uint32_t x = seed * 2654435761u;
-		for (int k = 0; k < 60; k++) {
-			uint32_t node = TACHI_ROOT, depth = 1 + (x >> 7) % 6;
-			for (uint32_t d = 0; d < depth; d++) {
-				x = x * 1103515245u + 12345u;
-				CHECK(tachi_stacktab_child(&t, node, (x >> 9) % nk, &node));
-			}
-		}
-		uint32_t *ord;
-		CHECK(tachi_stack_order(&t, text, off, nk, ';', &ord));
-		struct otext *v = calloc(t.count, sizeof(*v));
-		for (uint32_t n = 0; n < t.count; n++) {
-			char tmp[256] = "";
-			for (uint32_t m = n; m != TACHI_ROOT; m = t.nodes[m].parent) {
-				char piece[256];
-				snprintf(piece, sizeof(piece), "%s%s%s", labels[t.nodes[m].key],
-					 tmp[0] || m != n ? ";" : "", tmp);
-				snprintf(tmp, sizeof(tmp), "%s", piece);
-			}
-			snprintf(v[n].s, sizeof(v[n].s), "%s", tmp);
-			v[n].node = n;
-		}
-		qsort(v, t.count, sizeof(*v), otext_cmp);
-		for (uint32_t i = 1; i < t.count; i++) {
-			int c = strcmp(v[i - 1].s, v[i].s);
-			if (c == 0)
-				CHECK_EQ_U64(ord[v[i - 1].node], ord[v[i].node]);
-			else
-				CHECK(ord[v[i - 1].node] < ord[v[i].node]);
-		}
-		free(v);
-		free(ord);
+		random_trie(&t, seed, 60, 6, nk);
+		order_check(&t, labels, text, off, nk);
+		tachi_stacktab_free(&t);
+	}
+}
+
+/* Nodes with hundreds of children: their variants are sorted in ranges far past the short
+ * ones sorted by insertion, in every arrangement the random keys give. */
+static void stack_order_wide(void)
+{
+	enum { NK = 400 };
+	static char names[NK][8];
+	const char *labels[NK];
+	char text[NK * 8];
+	size_t off[NK + 1], len = 0;
+	for (size_t i = 0; i < NK; i++) {
+		/* labels that extend others ("f4" and "f4:", "f1" and "f10"), all distinct */
+		if (i % 5 || !i)
+			snprintf(names[i], sizeof(names[i]), "f%zu", i);
+		else
+			snprintf(names[i], sizeof(names[i]), "f%zu:", i - 1);
+		labels[i] = names[i];
+		off[i] = len;
+		memcpy(text + len, names[i], strlen(names[i]));
+		len += strlen(names[i]);
+	}
+	off[NK] = len;
+	for (uint32_t seed = 1; seed <= 6; seed++) {
+		struct tachi_stacktab t = { 0 };
+		random_trie(&t, seed, 3000, 3, NK);
+		order_check(&t, labels, text, off, NK);
 		tachi_stacktab_free(&t);
 	}
 }
@@ -353,5 +396,6 @@ int main(void)
 	trie();
 	pathcache();
 	stack_order();
+	stack_order_wide();
 	return CHECK_DONE();
 }
