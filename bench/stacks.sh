@@ -11,7 +11,7 @@
 # tach2pprof and tach2gecko (--no-gzip, and as users run them, gzip), with two threads and
 # with TACHFMT_THREADS=1:
 # the best of BENCH_RUNS (3) runs by CPU seconds (user + system), and that run's wall time,
-# samples per wall second and peak RSS. CPU seconds are the figure to compare when the
+# samples per wall second, peak RSS and RSS per distinct line. CPU seconds are the figure to compare when the
 # machine is shared; the rate needs it idle. Reports; never fails on timing.
 # Environment: BUILD_ROOT (./build), BENCH_DIR (inputs, kept for reuse; default
 # /tmp/tachfmt-stacks), BENCH_SHARED (where gperf_deep_recursive.tach is; default
@@ -58,9 +58,13 @@ measure() { # label, command...: the best run by CPU seconds, its wall time and 
 			best=$c rss=$m wall=$el
 		fi
 	done
-	printf '  %-24s %7.2f s CPU %7.2f s wall %7.1f M samples/s %8.1f MiB RSS\n' "$label" \
-		"$best" "$wall" "$(awk -v n="$n" -v w="$wall" 'BEGIN { print (w > 0 ? n / w / 1e6 : 0) }')" \
-		"$(awk -v m="$rss" 'BEGIN { print m / 1024 }')"
+	# RSS per distinct line: what memory per distinct stack comes to (the mapped input
+	# file included, as it is in the RSS)
+	printf '  %-24s %7.2f s CPU %7.2f s wall %7.1f M samples/s %8.1f MiB RSS %7.0f B/line\n' \
+		"$label" "$best" "$wall" \
+		"$(awk -v n="$n" -v w="$wall" 'BEGIN { print (w > 0 ? n / w / 1e6 : 0) }')" \
+		"$(awk -v m="$rss" 'BEGIN { print m / 1024 }')" \
+		"$(awk -v m="$rss" -v d="$d" 'BEGIN { print (d > 0 ? m * 1024 / d : 0) }')"
 }
 
 for shape in "${shapes[@]}"; do
