@@ -23,6 +23,10 @@
 #define STATS_BLOCK 56
 #define TACH_MAX_DEPTH 256
 #define ZWIN (256u << 10)
+/* Read input is given back to the system (tachi_in_release) this many bytes at a time: a
+ * mapped file otherwise stays resident whole, the largest part of the memory a big input
+ * costs (a raw region is then read through a window of this size). */
+#define RELEASE_STEP (4u << 20)
 /* Enough for the largest record whose depth passes the 256 check: 13 fixed bytes, 10-byte
  * delta, status, two 5-byte counts, 256 five-byte frame ids. */
 #define MAX_RECORD (13 + 10 + 1 + 5 + 5 + TACH_MAX_DEPTH * 5)
@@ -56,6 +60,7 @@ struct tstate {
 	size_t last_ret;
 	bool zdone;
 	uint64_t zconsumed;        /* decompressed bytes before win[0] */
+	size_t released;           /* input bytes given back, as an offset in r->in.data */
 	/* threads */
 	struct tthread **threads;
 	size_t nthreads, cap_threads;
@@ -97,10 +102,37 @@ static int data_fail(struct tach_reader *r, int code, const char *fmt, ...)
 
 /* Makes at least want bytes available at st->cur when the data has them; returns how many
  * are available. */
+/* Gives back the input before offset upto, a step at a time. */
+static void release_input(struct tach_reader *r, size_t upto)
+{
+	struct tstate *st = r->state;
+	if (upto - st->released >= RELEASE_STEP) {
+		tachi_in_release(&r->in, upto);
+		st->released = upto;
+	}
+}
+
+/* A raw region is read through a window [cur, end) that moves on here, so that what lies
+ * behind it can be given back; every reader of the region asks for the bytes it needs. */
+static void raw_fill(struct tach_reader *r, size_t want)
+{
+	struct tstate *st = r->state;
+	size_t left = (size_t)(st->region_end - st->cur);
+	size_t step = want > RELEASE_STEP ? want : RELEASE_STEP;
+	st->end = st->cur + (left < step ? left : step);
+	release_input(r, (size_t)(st->cur - r->in.data));
+}
+
 static int src_fill(struct tach_reader *r, size_t want)
 {
 	struct tstate *st = r->state;
-	if (!st->zstd || st->zdone || (size_t)(st->end - st->cur) >= want)
+	if ((size_t)(st->end - st->cur) >= want)
+		return TACH_OK;
+	if (!st->zstd) {
+		raw_fill(r, want);
+		return TACH_OK;
+	}
+	if (st->zdone)
 		return TACH_OK;
 	size_t left = (size_t)(st->end - st->cur);
 	st->zconsumed += (uint64_t)(st->cur - st->win);
@@ -124,6 +156,7 @@ static int src_fill(struct tach_reader *r, size_t want)
 	if (st->zdone && st->last_ret != 0)
 		return RFAIL(r, TACH_E_FORMAT, TACH_POS_RECORD, st->records,
 			     "Incomplete zstd frame: data may be truncated");
+	release_input(r, (size_t)(st->region - r->in.data) + st->zin.pos);
 	return TACH_OK;
 }
 
@@ -439,8 +472,8 @@ static int start_samples(struct tach_reader *r)
 		st->cur = st->end = st->win;
 		st->last_ret = 1;
 	} else {
-		st->cur = st->region;
-		st->end = st->region_end;
+		st->cur = st->end = st->region;
+		raw_fill(r, 0);
 	}
 	r->sample.weight = 1;
 	r->meta.record_order = 1;
@@ -721,10 +754,11 @@ static inline int read_repeat_count(struct tach_reader *r, const uint8_t **p)
 	int rc;
 	if ((rc = rd_u32varint(r, p, &count, "sample data (RLE count)")))
 		return rc;
-	if (!st->zstd && count > (size_t)(st->end - *p) / 2)
+	/* raw: the whole region is there, past the window */
+	if (!st->zstd && count > (size_t)(st->region_end - *p) / 2)
 		return data_fail(r, TACH_E_FORMAT,
 				 "Invalid RLE count %u exceeds maximum possible %zu for remaining data",
-				 count, (size_t)(st->end - *p) / 2);
+				 count, (size_t)(st->region_end - *p) / 2);
 	r->stats.repeat_records++;
 	r->stats.repeat_samples += count;
 	st->cur = *p;

@@ -212,8 +212,10 @@ void tachi_in_release(struct tachi_in *in, size_t upto)
 	upto -= upto % page;
 	/* A private read-only file mapping: dropped pages are read from the file again if
 	 * touched, so the bytes stay valid; only their memory is given back. */
-	if (upto)
-		madvise(in->map, upto, MADV_DONTNEED);
+	if (upto > in->released) {
+		madvise((uint8_t *)in->map + in->released, upto - in->released, MADV_DONTNEED);
+		in->released = upto;
+	}
 }
 
 void tachi_in_free(struct tachi_in *in)

@@ -17,6 +17,7 @@ struct tachi_in {
 	size_t size;
 	void *map;              /* mmap to unmap */
 	size_t map_len;
+	size_t released;        /* the mapping's first bytes given back (tachi_in_release) */
 	uint8_t *own;           /* malloc'd copy of a pipe's contents */
 	/* streaming mode */
 	uint8_t *buf;
