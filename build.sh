@@ -118,9 +118,10 @@ demo() {
 	done
 }
 
-run_tests() { # build dir
+run_tests() { # build dir [test names: all when none]
 	local dir=$1 rc=0
-	meson test -C "$dir" --print-errorlogs --num-processes 2 >"$dir/test-output.txt" 2>&1 || rc=$?
+	shift
+	meson test -C "$dir" --print-errorlogs --num-processes 2 "$@" >"$dir/test-output.txt" 2>&1 || rc=$?
 	# The summary block (Ok/Fail counts) makes a run that executed nothing visible.
 	grep -E '^(Ok|Expected Fail|Fail|Unexpected Pass|Skipped|Timeout): ' "$dir/test-output.txt" |
 		sed "s|^|[$dir] |"
@@ -150,6 +151,13 @@ test_all() {
 		-Db_lundef=false
 	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
 		UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 run_tests build-asan || rc=1
+	# The TACH reader reads a raw sample region through a window that moves every 4 MiB;
+	# a build whose window moves every 64 bytes puts its edges inside every record of
+	# every fixture and corpus file.
+	log "TACH reading with a 64-byte window"
+	setup build-window -Dfixtures="$fx" -Dc_args=-DRELEASE_STEP=64
+	run_tests build-window tach_read tach-decode tach-fixtures tach-merge fuzz-replay-tach \
+		fuzz-replay-auto || rc=1
 	if [ $rc -eq 0 ]; then log "all tests passed"; else log "TESTS FAILED"; fi
 	return $rc
 }

@@ -26,7 +26,9 @@
 /* Read input is given back to the system (tachi_in_release) this many bytes at a time: a
  * mapped file otherwise stays resident whole, the largest part of the memory a big input
  * costs (a raw region is then read through a window of this size). */
+#ifndef RELEASE_STEP /* a build may set it small, to put window edges everywhere */
 #define RELEASE_STEP (4u << 20)
+#endif
 /* Enough for the largest record whose depth passes the 256 check: 13 fixed bytes, 10-byte
  * delta, status, two 5-byte counts, 256 five-byte frame ids. */
 #define MAX_RECORD (13 + 10 + 1 + 5 + 5 + TACH_MAX_DEPTH * 5)
