@@ -50,6 +50,7 @@
  * Options: gzip=yes|no (default yes), level=1..9 (gzip level, default 1: on JSON of this
  * kind level 6 gives files about a quarter smaller at a third of the speed; bench/gecko.sh).
  */
+#include <assert.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <zlib.h>
@@ -60,9 +61,10 @@ enum { CAT_OTHER, CAT_PYTHON, CAT_NATIVE, CAT_IDLE, CAT_GIL, CAT_CPU, CAT_EXC };
 enum { SUB_NONE, SUB_GIL_WAIT };
 
 #define NONE UINT32_MAX
-/* Twice the output's own buffer (io.c): a full staging buffer then goes out in one write
- * instead of being copied into the output's first. */
-#define JBUF (512 * 1024)
+/* The output's own buffer (io.c) and the most j_room asks for: a flush then always passes
+ * at least that buffer's size, which goes out in one write instead of being copied. */
+#define JROOM_MAX 256
+#define JBUF (256 * 1024 + JROOM_MAX)
 #define ZBUF (64 * 1024)
 
 /* Marker kinds, in string table order (every thread's strings start with these). */
@@ -110,10 +112,10 @@ struct gthread {
 	uint64_t last_end; /* natural time of the last sample of the last record */
 	uint64_t last_t;   /* time of the last record, from which the next is packed */
 	uint64_t first;    /* earliest record time: the thread's registerTime */
-	/* 1 for the trie nodes that are some sample's leaf: marked as samples come, so that
-	 * close numbers the stacks without a pass over the records. */
+	/* A bit for each trie node that is some sample's leaf: marked as samples come, so
+	 * that close numbers the stacks without a pass over the records. */
 	uint8_t *reach;
-	size_t reach_cap;
+	size_t reach_cap; /* bytes */
 	/* leaf variant cache */
 	uint32_t last_inner, last_leaf;
 	uint8_t last_state;
@@ -291,10 +293,11 @@ static void j_flush(struct tach_writer *w)
 	st->jlen = 0;
 }
 
-/* Room for n (<= JBUF) more bytes. */
+/* Room for n (<= JROOM_MAX) more bytes. */
 static inline uint8_t *j_room(struct tach_writer *w, size_t n)
 {
 	struct gstate *st = w->state;
+	assert(n <= JROOM_MAX);
 	if (TACHI_UNLIKELY(JBUF - st->jlen < n))
 		j_flush(w);
 	return st->jbuf + st->jlen;
@@ -557,13 +560,13 @@ static int put_record(struct gstate *st, struct gthread *t, uint64_t ts, uint64_
 
 static bool mark_reached(struct gthread *t, uint32_t node)
 {
-	if (node >= t->reach_cap) {
-		size_t old = t->reach_cap;
-		if (!TACHI_RESERVE(t->reach, t->reach_cap, t->trie.cap > node ? t->trie.cap : node + 1))
+	if (node / 8 >= t->reach_cap) {
+		size_t old = t->reach_cap, want = t->trie.cap > node ? t->trie.cap : (size_t)node + 1;
+		if (!TACHI_RESERVE(t->reach, t->reach_cap, want / 8 + 1))
 			return false;
 		memset(t->reach + old, 0, t->reach_cap - old);
 	}
-	t->reach[node] = 1;
+	t->reach[node / 8] |= (uint8_t)(1u << (node % 8));
 	return true;
 }
 
@@ -612,8 +615,8 @@ static int gw_put(struct tach_writer *w, const struct tach_dict *d, const struct
 			t->last_state = state;
 			t->last_leaf = leaf;
 		}
-		if (TACHI_LIKELY(leaf < t->reach_cap))
-			t->reach[leaf] = 1;
+		if (TACHI_LIKELY(leaf / 8 < t->reach_cap))
+			t->reach[leaf / 8] |= (uint8_t)(1u << (leaf % 8));
 		else if (!mark_reached(t, leaf))
 			return WFAIL(w, TACH_E_NOMEM, "out of memory");
 	}
@@ -688,7 +691,6 @@ struct scratch {
 	struct tachi_stream marks; /* the thread's closed markers (struct marks) */
 	struct grec *all;  /* the records of a thread out of time order, sorted */
 	size_t *perm;
-	uint32_t *newidx;  /* trie node -> output stack index */
 	uint32_t *fidx;    /* gframe -> thread frame index */
 	uint32_t *fstamp;
 	uint32_t *flist;   /* gframes in thread frame order */
@@ -987,22 +989,21 @@ static int sort_records(struct tach_writer *w, struct scratch *sc, const struct 
 }
 
 /* Stacks that samples reach (their leaves marked as they came, and every node above),
- * numbered in trie order (parents come first). */
-static int number_stacks(struct tach_writer *w, struct scratch *sc, const struct gthread *t)
+ * numbered in trie order (parents come first). The trie takes no more stacks now, so a
+ * node's depth (which only served to make nodes) holds its number, NONE for a node no
+ * sample reaches: no array as long as the trie (10 MB on a deep recursion's 2.4 M nodes). */
+static void number_stacks(struct gthread *t)
 {
-	free(sc->newidx);
-	sc->newidx = malloc((t->trie.count ? t->trie.count : 1) * sizeof(*sc->newidx));
-	if (!sc->newidx)
-		return WFAIL(w, TACH_E_NOMEM, "out of memory");
-	for (size_t i = 0; i < t->trie.count; i++)
-		sc->newidx[i] = i < t->reach_cap && t->reach[i];
-	for (size_t i = t->trie.count; i > 0; i--)
-		if (sc->newidx[i - 1] && t->trie.nodes[i - 1].parent != TACHI_ROOT)
-			sc->newidx[t->trie.nodes[i - 1].parent] = 1;
+	struct tachi_node *nodes = t->trie.nodes;
+	const size_t count = t->trie.count;
+	for (size_t i = 0; i < count; i++)
+		nodes[i].depth = i / 8 < t->reach_cap && (t->reach[i / 8] >> (i % 8) & 1);
+	for (size_t i = count; i > 0; i--)
+		if (nodes[i - 1].depth && nodes[i - 1].parent != TACHI_ROOT)
+			nodes[nodes[i - 1].parent].depth = 1;
 	uint32_t nstacks = 0;
-	for (size_t i = 0; i < t->trie.count; i++)
-		sc->newidx[i] = sc->newidx[i] ? nstacks++ : NONE;
-	return TACH_OK;
+	for (size_t i = 0; i < count; i++)
+		nodes[i].depth = nodes[i].depth ? nstacks++ : NONE;
 }
 
 static void write_thread_head(struct tach_writer *w, const struct gthread *t, size_t ti,
@@ -1201,7 +1202,7 @@ static int write_samples(struct tach_writer *w, struct scratch *sc, const struct
 		if (sw.rec.node != node) {
 			node = sw.rec.node;
 			stkl = node == NONE ? (memcpy(stk, "null", 4), 4)
-					    : fmt_u32(stk, sc->newidx[node]);
+					    : fmt_u32(stk, t->trie.nodes[node].depth);
 		}
 		char *p = (char *)j_room(w, 96);
 		size_t o = 0;
@@ -1308,7 +1309,7 @@ static uint32_t write_stack_table(struct tach_writer *w, struct scratch *sc,
 	uint32_t nfr = 0;
 	bool comma = false;
 	for (size_t i = 0; i < t->trie.count; i++) {
-		if (sc->newidx[i] == NONE)
+		if (t->trie.nodes[i].depth == NONE)
 			continue;
 		uint32_t g = t->trie.nodes[i].key;
 		if (sc->fstamp[g] != stamp) {
@@ -1325,7 +1326,7 @@ static uint32_t write_stack_table(struct tach_writer *w, struct scratch *sc,
 		if (t->trie.nodes[i].parent == TACHI_ROOT)
 			LIT(p, o, "null");
 		else
-			o += fmt_u32(p + o, sc->newidx[t->trie.nodes[i].parent]);
+			o += fmt_u32(p + o, t->trie.nodes[t->trie.nodes[i].parent].depth);
 		p[o++] = ',';
 		o += fmt_u32(p + o, sc->fidx[g]);
 		p[o++] = ']';
@@ -1400,12 +1401,13 @@ static void write_frames_strings(struct tach_writer *w, struct scratch *sc, uint
 static int write_thread(struct tach_writer *w, struct scratch *sc, size_t ti, bool is_main)
 {
 	struct gstate *st = w->state;
-	const struct gthread *t = &st->th[ti];
+	struct gthread *t = &st->th[ti];
 	const uint32_t stamp = (uint32_t)ti + 1;
 	struct marks mk;
 	int rc;
-	if ((t->unsorted && (rc = sort_records(w, sc, t))) || (rc = number_stacks(w, sc, t)))
+	if (t->unsorted && (rc = sort_records(w, sc, t)))
 		return rc;
+	number_stacks(t);
 	write_thread_head(w, t, ti, is_main, t->first);
 	if ((rc = write_samples(w, sc, t, &mk)) || (rc = write_markers(w, sc, &mk)))
 		return rc;
@@ -1510,7 +1512,6 @@ static int gw_close(struct tach_writer *w)
 	rc = st->err;
 out:
 	free(sc.perm);
-	free(sc.newidx);
 	free(sc.fidx);
 	free(sc.fstamp);
 	free(sc.flist);
