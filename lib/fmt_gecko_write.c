@@ -537,6 +537,21 @@ static inline uint64_t unzigzag64(uint64_t z)
 	return z >> 1 ^ (0 - (z & 1));
 }
 
+/* tachi_put_uvarint, with the values packed most often (under 2^14) first. */
+static inline size_t put_uv(uint8_t *p, uint64_t v)
+{
+	if (v < 0x80) {
+		p[0] = (uint8_t)v;
+		return 1;
+	}
+	if (v < 0x4000) {
+		p[0] = (uint8_t)(v | 0x80);
+		p[1] = (uint8_t)(v >> 7);
+		return 2;
+	}
+	return tachi_put_uvarint(p, v);
+}
+
 static int put_record(struct gstate *st, struct gthread *t, uint64_t ts, uint64_t weight,
 		      uint32_t node, uint8_t status)
 {
@@ -547,11 +562,12 @@ static int put_record(struct gstate *st, struct gthread *t, uint64_t ts, uint64_
 	p[0] = (uint8_t)(RF_ON | (weight != 1 ? RF_WEIGHT : 0) | (node == NONE ? RF_NONODE : 0));
 	p[1] = status;
 	/* a difference that went back in time wraps, and wraps back when added */
-	size_t o = 2 + tachi_put_uvarint(p + 2, zigzag64(ts - t->last_t));
-	if (node != NONE)
-		o += tachi_put_uvarint(p + o, node);
+	size_t o = 2 + put_uv(p + 2, zigzag64(ts - t->last_t));
+	if (node != NONE) {
+		o += put_uv(p + o, node);
+	}
 	if (weight != 1)
-		o += tachi_put_uvarint(p + o, weight);
+		o += put_uv(p + o, weight);
 	t->recs.len += o;
 	t->recs.total++;
 	t->last_t = ts;
@@ -855,19 +871,27 @@ static inline bool bwalk_more(struct bwalk *b, size_t min)
 	return true;
 }
 
-/* The values packed are mostly under 2^14: those take two tests. */
+/* The values packed are mostly under 2^21: those take a test a byte. */
 static inline bool bwalk_varint(struct bwalk *b, const uint8_t **p, uint64_t *v)
 {
 	const uint8_t *q = *p;
-	if (TACHI_LIKELY(b->end - q >= 2)) {
-		if (q[0] < 0x80) {
-			*v = q[0];
+	if (TACHI_LIKELY(b->end - q >= 3)) {
+		uint64_t x = q[0];
+		if (x < 0x80) {
+			*v = x;
 			*p = q + 1;
 			return true;
 		}
+		x = (x & 0x7f) | (uint64_t)q[1] << 7;
 		if (q[1] < 0x80) {
-			*v = (uint64_t)(q[0] & 0x7f) | (uint64_t)q[1] << 7;
+			*v = x;
 			*p = q + 2;
+			return true;
+		}
+		x = (x & 0x3fff) | (uint64_t)q[2] << 14;
+		if (q[2] < 0x80) {
+			*v = x;
+			*p = q + 3;
 			return true;
 		}
 	}
@@ -916,10 +940,13 @@ static inline bool walk_next(struct recwalk *wk, struct grec *out)
 		return false;
 	const uint8_t *p = b->p + 2;
 	uint8_t f = b->p[0];
-	uint64_t dt, node = NONE, weight = 1;
-	if (!bwalk_varint(b, &p, &dt) || (!(f & RF_NONODE) && !bwalk_varint(b, &p, &node)) ||
+	uint64_t dt, dn = 0, weight = 1;
+	if (!bwalk_varint(b, &p, &dt) || (!(f & RF_NONODE) && !bwalk_varint(b, &p, &dn)) ||
 	    ((f & RF_WEIGHT) && !bwalk_varint(b, &p, &weight)))
 		return false;
+	uint64_t node = NONE;
+	if (!(f & RF_NONODE))
+		node = dn;
 	if (TACHI_UNLIKELY((node != NONE && node >= wk->nodes) || !weight)) {
 		b->err = EIO;
 		return false;
