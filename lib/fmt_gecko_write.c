@@ -41,8 +41,11 @@
  * Not written: source text, native libraries, opcodes (the format has no place the profiler
  * shows them), pages, counters.
  *
- * Memory: per-thread stack tries (distinct stacks) and per-thread sample columns of 13
- * bytes a record; all JSON is produced at close, streamed through a fixed buffer. One trie
+ * Memory: per-thread stack tries (distinct stacks) and a bit a trie node for the leaves
+ * samples reach; the sample records, packed (put_record), go to a spool (a chunk a thread
+ * in memory, the rest in a temporary file) and are read back once at close, where the
+ * marker runs found on the way are spooled likewise, to follow the samples. All JSON is
+ * produced at close, streamed through a fixed buffer. One trie
  * per thread rather than a shared trie remapped at close: the format wants a stack table
  * per thread anyway, a thread's trie is exactly its table (nodes are made parents first),
  * and close then writes each table in one pass with no per-thread remapping of a shared
