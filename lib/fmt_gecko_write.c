@@ -41,8 +41,11 @@
  * Not written: source text, native libraries, opcodes (the format has no place the profiler
  * shows them), pages, counters.
  *
- * Memory: per-thread stack tries (distinct stacks) and per-thread sample columns of 13
- * bytes a record; all JSON is produced at close, streamed through a fixed buffer. One trie
+ * Memory: per-thread stack tries (distinct stacks) and a bit a trie node for the leaves
+ * samples reach; the sample records, packed (put_record), go to a spool (a chunk a thread
+ * in memory, the rest in a temporary file) and are read back once at close, where the
+ * marker runs found on the way are spooled likewise, to follow the samples. All JSON is
+ * produced at close, streamed through a fixed buffer. One trie
  * per thread rather than a shared trie remapped at close: the format wants a stack table
  * per thread anyway, a thread's trie is exactly its table (nodes are made parents first),
  * and close then writes each table in one pass with no per-thread remapping of a shared
@@ -50,6 +53,7 @@
  * Options: gzip=yes|no (default yes), level=1..9 (gzip level, default 1: on JSON of this
  * kind level 6 gives files about a quarter smaller at a third of the speed; bench/gecko.sh).
  */
+#include <assert.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <zlib.h>
@@ -60,7 +64,10 @@ enum { CAT_OTHER, CAT_PYTHON, CAT_NATIVE, CAT_IDLE, CAT_GIL, CAT_CPU, CAT_EXC };
 enum { SUB_NONE, SUB_GIL_WAIT };
 
 #define NONE UINT32_MAX
-#define JBUF (256 * 1024)
+/* The output's own buffer (io.c) and the most j_room asks for: a flush then always passes
+ * at least that buffer's size, which goes out in one write instead of being copied. */
+#define JROOM_MAX 256
+#define JBUF (256 * 1024 + JROOM_MAX)
 #define ZBUF (64 * 1024)
 
 /* Marker kinds, in string table order (every thread's strings start with these). */
@@ -89,7 +96,8 @@ struct gframe {
 	uint8_t cat, sub, base_cat;
 };
 
-/* A sample record as the input gave it; spooled per thread until close. */
+/* A sample record as the input gave it. Spooled per thread until close, packed (see
+ * put_record); unpacked to be sorted or written. */
 struct grec {
 	uint64_t t;
 	uint64_t weight;
@@ -105,6 +113,12 @@ struct gthread {
 	struct tachi_stacktab trie;
 	struct tachi_stream recs;
 	uint64_t last_end; /* natural time of the last sample of the last record */
+	uint64_t last_t;   /* time of the last record, from which the next is packed */
+	uint64_t first;    /* earliest record time: the thread's registerTime */
+	/* A bit for each trie node that is some sample's leaf: marked as samples come, so
+	 * that close numbers the stacks without a pass over the records. */
+	uint8_t *reach;
+	size_t reach_cap; /* bytes */
 	/* leaf variant cache */
 	uint32_t last_inner, last_leaf;
 	uint8_t last_state;
@@ -160,23 +174,50 @@ static int gw_option(struct tach_writer *w, const char *key, const char *value)
 
 /* ---- JSON pieces (shared with the unit test through internal.h) ---- */
 
+static const char digit_pairs[] =
+	"00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+	"40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+	"8081828384858687888990919293949596979899";
+
+/* Decimal as tachi_fmt_u64, for the u32 values (stack and frame indices) of every row:
+ * 32-bit divisions and the length by comparisons cost about half. Writes up to 10 bytes. */
+static inline size_t fmt_u32(char *buf, uint32_t v)
+{
+	size_t n = v < 100000 ? (v < 100 ? 1 + (v >= 10) : v < 1000 ? 3 : v < 10000 ? 4 : 5)
+			      : v < 10000000 ? 6 + (v >= 1000000)
+					     : v < 100000000 ? 8 : v < 1000000000 ? 9 : 10;
+	char *q = buf + n;
+	while (v >= 100) {
+		uint32_t r = v % 100;
+		v /= 100;
+		q -= 2;
+		memcpy(q, digit_pairs + 2 * r, 2);
+	}
+	if (v >= 10)
+		memcpy(q - 2, digit_pairs + 2 * v, 2);
+	else
+		q[-1] = (char)('0' + v);
+	return n;
+}
+
+/* The fraction f/1000 of a ms, shortest (nothing for 0); writes 4 bytes whatever the
+ * length. */
+static inline size_t fmt_frac(char *buf, unsigned f)
+{
+	unsigned h = f / 10, d = f - h * 10;
+	buf[0] = '.';
+	memcpy(buf + 1, digit_pairs + 2 * h, 2);
+	buf[3] = (char)('0' + d);
+	return d ? 4 : !f ? 0 : h % 10 ? 3 : 2;
+}
+
 size_t tachi_fmt_ms(char *buf, bool neg, uint64_t us)
 {
 	size_t n = 0;
 	if (neg && us)
 		buf[n++] = '-';
 	n += tachi_fmt_u64(buf + n, us / 1000);
-	unsigned f = (unsigned)(us % 1000);
-	if (f) {
-		buf[n++] = '.';
-		buf[n++] = (char)('0' + f / 100);
-		if (f % 100) {
-			buf[n++] = (char)('0' + f / 10 % 10);
-			if (f % 10)
-				buf[n++] = (char)('0' + f % 10);
-		}
-	}
-	return n;
+	return n + fmt_frac(buf + n, (unsigned)(us % 1000));
 }
 
 size_t tachi_json_escape(char *out, const char *s, size_t n, bool *repaired)
@@ -255,10 +296,11 @@ static void j_flush(struct tach_writer *w)
 	st->jlen = 0;
 }
 
-/* Room for n (<= JBUF) more bytes. */
+/* Room for n (<= JROOM_MAX) more bytes. */
 static inline uint8_t *j_room(struct tach_writer *w, size_t n)
 {
 	struct gstate *st = w->state;
+	assert(n <= JROOM_MAX);
 	if (TACHI_UNLIKELY(JBUF - st->jlen < n))
 		j_flush(w);
 	return st->jbuf + st->jlen;
@@ -476,6 +518,77 @@ static bool variant(struct gstate *st, uint32_t key, uint8_t state, uint32_t *v)
 	return true;
 }
 
+/* A spooled record: a flags byte (never 0, which pads a chunk's end), the status, the time
+ * as a zigzag varint of its difference from the thread's previous record (a few bytes: times
+ * advance by about an interval), then as varints the leaf node unless there is none and the
+ * weight unless it is 1. Some 6 bytes where the plain record takes 24, so a quarter of the
+ * file to write and read back (240 MB for 10 M samples before). */
+#define REC_MAX 32
+#define RF_ON 0x80
+#define RF_WEIGHT 1
+#define RF_NONODE 2
+/* Spool chunks of 16 KiB hold about as many packed records as 64 KiB did plain ones. */
+#define SPOOL_CHUNK (16 * 1024)
+
+static inline uint64_t zigzag64(uint64_t d)
+{
+	return d << 1 ^ (uint64_t)((int64_t)d >> 63);
+}
+
+static inline uint64_t unzigzag64(uint64_t z)
+{
+	return z >> 1 ^ (0 - (z & 1));
+}
+
+/* tachi_put_uvarint, with the values packed most often (under 2^14) first. */
+static inline size_t put_uv(uint8_t *p, uint64_t v)
+{
+	if (v < 0x80) {
+		p[0] = (uint8_t)v;
+		return 1;
+	}
+	if (v < 0x4000) {
+		p[0] = (uint8_t)(v | 0x80);
+		p[1] = (uint8_t)(v >> 7);
+		return 2;
+	}
+	return tachi_put_uvarint(p, v);
+}
+
+static int put_record(struct gstate *st, struct gthread *t, uint64_t ts, uint64_t weight,
+		      uint32_t node, uint8_t status)
+{
+	int e = tachi_stream_room(&st->spool, &t->recs, REC_MAX);
+	if (TACHI_UNLIKELY(e))
+		return e;
+	uint8_t *p = t->recs.buf + t->recs.len;
+	p[0] = (uint8_t)(RF_ON | (weight != 1 ? RF_WEIGHT : 0) | (node == NONE ? RF_NONODE : 0));
+	p[1] = status;
+	/* a difference that went back in time wraps, and wraps back when added */
+	size_t o = 2 + put_uv(p + 2, zigzag64(ts - t->last_t));
+	if (node != NONE) {
+		o += put_uv(p + o, node);
+	}
+	if (weight != 1)
+		o += put_uv(p + o, weight);
+	t->recs.len += o;
+	t->recs.total++;
+	t->last_t = ts;
+	return 0;
+}
+
+static bool mark_reached(struct gthread *t, uint32_t node)
+{
+	if (node / 8 >= t->reach_cap) {
+		size_t old = t->reach_cap, want = t->trie.cap > node ? t->trie.cap : (size_t)node + 1;
+		if (!TACHI_RESERVE(t->reach, t->reach_cap, want / 8 + 1))
+			return false;
+		memset(t->reach + old, 0, t->reach_cap - old);
+	}
+	t->reach[node / 8] |= (uint8_t)(1u << (node % 8));
+	return true;
+}
+
 static int gw_put(struct tach_writer *w, const struct tach_dict *d, const struct tach_sample *s)
 {
 	struct gstate *st = w->state;
@@ -521,21 +634,21 @@ static int gw_put(struct tach_writer *w, const struct tach_dict *d, const struct
 			t->last_state = state;
 			t->last_leaf = leaf;
 		}
+		if (TACHI_LIKELY(leaf / 8 < t->reach_cap))
+			t->reach[leaf / 8] |= (uint8_t)(1u << (leaf % 8));
+		else if (!mark_reached(t, leaf))
+			return WFAIL(w, TACH_E_NOMEM, "out of memory");
 	}
 	uint64_t weight = s->weight ? s->weight : 1;
 	if (t->recs.total && s->timestamp_us < t->last_end)
 		t->unsorted = true;
+	if (!t->recs.total || s->timestamp_us < t->first)
+		t->first = s->timestamp_us;
 	uint64_t span;
 	if (__builtin_mul_overflow(weight - 1, w->meta.interval_us, &span) ||
 	    __builtin_add_overflow(s->timestamp_us, span, &t->last_end))
 		t->last_end = UINT64_MAX;
-	struct grec rec;
-	memset(&rec, 0, sizeof(rec)); /* padding too: records go to a file */
-	rec.t = s->timestamp_us;
-	rec.weight = weight;
-	rec.node = leaf;
-	rec.status = s->status;
-	int e = tachi_stream_add(&st->spool, &t->recs, &rec);
+	int e = put_record(st, t, s->timestamp_us, weight, leaf, s->status);
 	if (e)
 		return WFAIL(w, e == ENOMEM ? TACH_E_NOMEM : TACH_E_IO,
 			     "spooling samples to a temporary file: %s", strerror(e));
@@ -594,9 +707,9 @@ static void write_meta(struct tach_writer *w)
 /* Scratch shared by the threads at close. */
 struct scratch {
 	uint8_t *chunk;    /* a spooled chunk read back */
+	struct tachi_stream marks; /* the thread's closed markers (struct marks) */
 	struct grec *all;  /* the records of a thread out of time order, sorted */
 	size_t *perm;
-	uint32_t *newidx;  /* trie node -> output stack index */
 	uint32_t *fidx;    /* gframe -> thread frame index */
 	uint32_t *fstamp;
 	uint32_t *flist;   /* gframes in thread frame order */
@@ -711,33 +824,112 @@ static int build_locations(struct tach_writer *w, struct scratch *sc)
 
 /* ---- a thread's records, in time order ---- */
 
-/* Walks a thread's records: straight from its spool, or from a sorted copy when the input
- * went back in time (then, and only then, the thread's records are all in memory). */
-struct recwalk {
+/* Reads a byte stream of the spool back, chunk by chunk. */
+struct bwalk {
 	const struct tachi_spool *sp;
 	const struct tachi_stream *s;
 	uint8_t *buf;            /* a chunk read back from the file */
-	const struct grec *all;  /* sorted records, or NULL */
-	size_t nall;
 	size_t chunk;            /* next chunk to load */
-	const uint8_t *recs;
-	size_t n, i;
-	int err;                 /* errno of a failed read */
+	const uint8_t *p, *end;  /* the next record, the end of its chunk */
+	int err;                 /* errno of a failed read; EIO for a record cut short */
+};
+
+static void bwalk_start(struct bwalk *b, const struct tachi_spool *sp,
+			const struct tachi_stream *s, uint8_t *buf)
+{
+	memset(b, 0, sizeof(*b));
+	b->sp = sp;
+	b->s = s;
+	b->buf = buf;
+}
+
+/* Loads the next chunk that has records; false at the end or on a read error. */
+static bool bwalk_load(struct bwalk *b)
+{
+	for (;;) {
+		if (b->chunk > b->s->nchunks)
+			return false;
+		const uint8_t *r;
+		size_t n;
+		b->err = tachi_stream_chunk(b->sp, b->s, b->chunk++, b->buf, &r, &n);
+		if (b->err)
+			return false;
+		if (n && r[0]) {
+			b->p = r;
+			b->end = r + n;
+			return true;
+		}
+	}
+}
+
+/* Whether there is a next record (at b->p) of at least min bytes. */
+static inline bool bwalk_more(struct bwalk *b, size_t min)
+{
+	if (TACHI_UNLIKELY(b->p == b->end || !*b->p) && !bwalk_load(b))
+		return false;
+	if (TACHI_UNLIKELY((size_t)(b->end - b->p) < min)) {
+		b->err = EIO;
+		return false;
+	}
+	return true;
+}
+
+/* The values packed are mostly under 2^21: those take a test a byte. */
+static inline bool bwalk_varint(struct bwalk *b, const uint8_t **p, uint64_t *v)
+{
+	const uint8_t *q = *p;
+	if (TACHI_LIKELY(b->end - q >= 3)) {
+		uint64_t x = q[0];
+		if (x < 0x80) {
+			*v = x;
+			*p = q + 1;
+			return true;
+		}
+		x = (x & 0x7f) | (uint64_t)q[1] << 7;
+		if (q[1] < 0x80) {
+			*v = x;
+			*p = q + 2;
+			return true;
+		}
+		x = (x & 0x3fff) | (uint64_t)q[2] << 14;
+		if (q[2] < 0x80) {
+			*v = x;
+			*p = q + 3;
+			return true;
+		}
+	}
+	size_t k = tachi_uvarint(q, b->end, v);
+	if (TACHI_UNLIKELY(!k)) {
+		b->err = EIO;
+		return false;
+	}
+	*p += k;
+	return true;
+}
+
+/* Walks a thread's records: straight from its spool, or from a sorted copy when the input
+ * went back in time (then, and only then, the thread's records are all in memory). */
+struct recwalk {
+	struct bwalk b;
+	const struct grec *all;  /* sorted records, or NULL */
+	size_t nall, i;
+	uint64_t t;              /* the previous record's time */
+	size_t nodes;            /* the trie's: a node past it is a damaged spool */
 };
 
 static void walk_start(struct recwalk *wk, const struct gstate *st, const struct gthread *t,
 		       const struct scratch *sc)
 {
 	memset(wk, 0, sizeof(*wk));
-	wk->sp = &st->spool;
-	wk->s = &t->recs;
-	wk->buf = sc->chunk;
+	bwalk_start(&wk->b, &st->spool, &t->recs, sc->chunk);
+	wk->nodes = t->trie.count;
 	if (t->unsorted) {
 		wk->all = sc->all;
 		wk->nall = t->recs.total;
 	}
 }
 
+/* Unpacks a record made by put_record. */
 static inline bool walk_next(struct recwalk *wk, struct grec *out)
 {
 	if (wk->all) {
@@ -746,21 +938,34 @@ static inline bool walk_next(struct recwalk *wk, struct grec *out)
 		*out = wk->all[wk->i++];
 		return true;
 	}
-	while (wk->i == wk->n) {
-		if (wk->chunk > wk->s->nchunks)
-			return false;
-		wk->err = tachi_stream_chunk(wk->sp, wk->s, wk->chunk++, wk->buf, &wk->recs, &wk->n);
-		wk->i = 0;
-		if (wk->err)
-			return false;
+	struct bwalk *b = &wk->b;
+	if (!bwalk_more(b, 3))
+		return false;
+	const uint8_t *p = b->p + 2;
+	uint8_t f = b->p[0];
+	uint64_t dt, dn = 0, weight = 1;
+	if (!bwalk_varint(b, &p, &dt) || (!(f & RF_NONODE) && !bwalk_varint(b, &p, &dn)) ||
+	    ((f & RF_WEIGHT) && !bwalk_varint(b, &p, &weight)))
+		return false;
+	uint64_t node = NONE;
+	if (!(f & RF_NONODE))
+		node = dn;
+	if (TACHI_UNLIKELY((node != NONE && node >= wk->nodes) || !weight)) {
+		b->err = EIO;
+		return false;
 	}
-	memcpy(out, wk->recs + wk->i++ * sizeof(*out), sizeof(*out));
+	wk->t += unzigzag64(dt);
+	out->t = wk->t;
+	out->weight = weight;
+	out->node = (uint32_t)node;
+	out->status = b->p[1];
+	b->p = p;
 	return true;
 }
 
-static int walk_failed(struct tach_writer *w, const struct recwalk *wk)
+static int walk_failed(struct tach_writer *w, const struct bwalk *b)
 {
-	return WFAIL(w, TACH_E_IO, "reading spooled samples back: %s", strerror(wk->err));
+	return WFAIL(w, TACH_E_IO, "reading spooled samples back: %s", strerror(b->err));
 }
 
 static int perm_cmp(const void *pa, const void *pb, void *ctx)
@@ -790,11 +995,15 @@ static int sort_records(struct tach_writer *w, struct scratch *sc, const struct 
 	struct recwalk wk;
 	walk_start(&wk, st, t, sc);
 	wk.all = NULL;
-	for (size_t i = 0; i < n && walk_next(&wk, &in[i]); i++)
-		sc->perm[i] = i;
-	if (wk.err) {
+	size_t got = 0;
+	while (got < n && walk_next(&wk, &in[got])) {
+		sc->perm[got] = got;
+		got++;
+	}
+	if (wk.b.err || got < n) {
 		free(in);
-		return walk_failed(w, &wk);
+		wk.b.err = wk.b.err ? wk.b.err : EIO;
+		return walk_failed(w, &wk.b);
 	}
 	qsort_r(sc->perm, n, sizeof(*sc->perm), perm_cmp, in);
 	for (size_t i = 0; i < n; i++)
@@ -809,35 +1018,22 @@ static int sort_records(struct tach_writer *w, struct scratch *sc, const struct 
 	return TACH_OK;
 }
 
-/* Stacks that samples reach, numbered in trie order (parents come first); returns the
- * time of the first record through *first. */
-static int number_stacks(struct tach_writer *w, struct scratch *sc, const struct gthread *t,
-			 uint64_t *first)
+/* Stacks that samples reach (their leaves marked as they came, and every node above),
+ * numbered in trie order (parents come first). The trie takes no more stacks now, so a
+ * node's depth (which only served to make nodes) holds its number, NONE for a node no
+ * sample reaches: no array as long as the trie (10 MB on a deep recursion's 2.4 M nodes). */
+static void number_stacks(struct gthread *t)
 {
-	struct gstate *st = w->state;
-	free(sc->newidx);
-	sc->newidx = calloc(t->trie.count ? t->trie.count : 1, sizeof(*sc->newidx));
-	if (!sc->newidx)
-		return WFAIL(w, TACH_E_NOMEM, "out of memory");
-	struct recwalk wk;
-	struct grec r;
-	walk_start(&wk, st, t, sc);
-	*first = 0;
-	for (bool any = false; walk_next(&wk, &r); any = true) {
-		if (!any)
-			*first = r.t;
-		if (r.node != NONE)
-			sc->newidx[r.node] = 1;
-	}
-	if (wk.err)
-		return walk_failed(w, &wk);
-	for (size_t i = t->trie.count; i > 0; i--)
-		if (sc->newidx[i - 1] && t->trie.nodes[i - 1].parent != TACHI_ROOT)
-			sc->newidx[t->trie.nodes[i - 1].parent] = 1;
+	struct tachi_node *nodes = t->trie.nodes;
+	const size_t count = t->trie.count;
+	for (size_t i = 0; i < count; i++)
+		nodes[i].depth = i / 8 < t->reach_cap && (t->reach[i / 8] >> (i % 8) & 1);
+	for (size_t i = count; i > 0; i--)
+		if (nodes[i - 1].depth && nodes[i - 1].parent != TACHI_ROOT)
+			nodes[nodes[i - 1].parent].depth = 1;
 	uint32_t nstacks = 0;
-	for (size_t i = 0; i < t->trie.count; i++)
-		sc->newidx[i] = sc->newidx[i] ? nstacks++ : NONE;
-	return TACH_OK;
+	for (size_t i = 0; i < count; i++)
+		nodes[i].depth = nodes[i].depth ? nstacks++ : NONE;
 }
 
 static void write_thread_head(struct tach_writer *w, const struct gthread *t, size_t ti,
@@ -933,52 +1129,149 @@ static void samp_start(struct sampwalk *sw, const struct gstate *st, const struc
 	sw->iv = iv;
 }
 
-static int write_samples(struct tach_writer *w, const struct scratch *sc, const struct gthread *t)
+/* The text of a time's whole ms, kept: consecutive times mostly share it (ten samples a ms
+ * at the usual interval), and formatting it is most of a time's cost. */
+struct tcache {
+	uint64_t ms; /* UINT64_MAX: none yet (no time's whole ms is that) */
+	size_t len;
+	char txt[24];
+};
+#define TCACHE_INIT { UINT64_MAX, 0, { 0 } }
+
+/* Time t (µs, absolute) in ms relative to the start time, as fmt_rel; writes up to 24
+ * bytes at p whatever the length. */
+static inline size_t fmt_rel_c(char *p, uint64_t t, uint64_t start, struct tcache *c)
+{
+	if (TACHI_UNLIKELY(t < start))
+		return tachi_fmt_ms(p, true, start - t);
+	uint64_t us = t - start, ms = us / 1000;
+	if (ms != c->ms) {
+		c->ms = ms;
+		c->len = tachi_fmt_u64(c->txt, ms);
+	}
+	memcpy(p, c->txt, sizeof(c->txt));
+	return c->len + fmt_frac(p + c->len, (unsigned)(us - ms * 1000));
+}
+
+/* The interval markers of a thread: runs of consecutive samples with a state bit. Found in
+ * the samples' pass, while they are written after all the samples, and there may be about
+ * as many as samples: so the closed ones are spooled, packed as a flags byte (RF_ON | kind)
+ * and varints of the end's difference from the previous marker's end (ends only move
+ * forward), the run's time span and its sample count. */
+struct marks {
+	uint8_t bits;           /* the state bits of the last sample: the open runs */
+	uint64_t start[NKINDS]; /* an open run's start time */
+	uint64_t first[NKINDS]; /* the number of its first sample */
+	uint64_t last_end;      /* of the last spooled marker */
+	uint64_t n;             /* samples so far */
+	uint64_t prev;          /* the last sample's time */
+};
+#define MARK_BITS (TACH_STATUS_HAS_GIL | TACH_STATUS_GIL_REQUESTED | TACH_STATUS_ON_CPU | \
+		   TACH_STATUS_HAS_EXCEPTION)
+
+static int mark_put(struct gstate *st, struct scratch *sc, struct marks *mk, size_t kind,
+		    uint64_t start, uint64_t end, uint64_t count)
+{
+	struct tachi_stream *s = &sc->marks;
+	int e = tachi_stream_room(&st->spool, s, REC_MAX);
+	if (e)
+		return e;
+	uint8_t *p = s->buf + s->len;
+	p[0] = (uint8_t)(RF_ON | kind);
+	size_t o = 1 + tachi_put_uvarint(p + 1, end - mk->last_end);
+	o += tachi_put_uvarint(p + o, end - start);
+	o += tachi_put_uvarint(p + o, count);
+	s->len += o;
+	s->total++;
+	mk->last_end = end;
+	return 0;
+}
+
+/* Sample mk->n, at time tt, has state bits unlike the last one's: the runs it ends are
+ * spooled (in kind order, as they are written), the runs it starts opened. */
+static int mark_change(struct gstate *st, struct scratch *sc, struct marks *mk, uint8_t bits,
+		       uint64_t tt)
+{
+	for (size_t m = 0; m < NKINDS; m++) {
+		bool on = bits & kinds[m].bit, was = mk->bits & kinds[m].bit;
+		if (on && !was) {
+			mk->start[m] = tt;
+			mk->first[m] = mk->n;
+		} else if (!on && was) {
+			int e = mark_put(st, sc, mk, m, mk->start[m], tt, mk->n - mk->first[m]);
+			if (e)
+				return e;
+		}
+	}
+	mk->bits = bits;
+	return 0;
+}
+
+static int marks_failed(struct tach_writer *w, int e)
+{
+	return WFAIL(w, e == ENOMEM ? TACH_E_NOMEM : TACH_E_IO,
+		     "spooling markers to a temporary file: %s", strerror(e));
+}
+
+/* The samples' rows, and the thread's markers into mk and the spool. */
+static int write_samples(struct tach_writer *w, struct scratch *sc, const struct gthread *t,
+			 struct marks *mk)
 {
 	struct gstate *st = w->state;
-	const uint64_t iv = w->meta.interval_us;
+	const uint64_t iv = w->meta.interval_us, t0 = w->meta.start_time_us;
 	struct sampwalk sw;
 	samp_start(&sw, st, t, sc, iv);
-	uint64_t tt, elapsed;
+	memset(mk, 0, sizeof(*mk));
+	tachi_stream_reset(&sc->marks);
+	struct tcache tc = TCACHE_INIT;
+	char ivt[24], stk[16];
+	size_t ivl = tachi_fmt_u64(ivt, iv), stkl = 0;
 	uint32_t node = NONE - 1; /* no node: the first record sets the text */
-	char stk[16];
-	size_t stkl = 0;
-	bool comma = false;
+	uint64_t tt, elapsed;
 	while (samp_next(&sw, &tt, &elapsed)) {
 		if (sw.rec.node != node) {
 			node = sw.rec.node;
 			stkl = node == NONE ? (memcpy(stk, "null", 4), 4)
-					    : tachi_fmt_u64(stk, sc->newidx[node]);
+					    : fmt_u32(stk, t->trie.nodes[node].depth);
 		}
-		uint8_t *p = j_room(w, 96);
+		char *p = (char *)j_room(w, 96);
 		size_t o = 0;
-		if (comma)
-			p[o++] = ',';
-		comma = true;
+		p[0] = ',';
+		o += mk->n != 0;
 		p[o++] = '[';
-		memcpy(p + o, stk, stkl);
+		memcpy(p + o, stk, sizeof(stk));
 		o += stkl;
 		p[o++] = ',';
-		o += fmt_rel((char *)p + o, tt, w->meta.start_time_us);
-		memcpy(p + o, ",0", 2);
-		o += 2;
+		o += fmt_rel_c(p + o, tt, t0, &tc);
+		LIT(p, o, ",0");
 		if (st->recorded) {
 			p[o++] = ',';
 			uint64_t cpu = 0;
 			if (sw.rec.status & TACH_STATUS_ON_CPU)
 				cpu = iv && elapsed > iv ? iv : elapsed;
-			o += tachi_fmt_u64((char *)p + o, cpu);
+			if (cpu == iv) {
+				memcpy(p + o, ivt, sizeof(ivt));
+				o += ivl;
+			} else {
+				o += tachi_fmt_u64(p + o, cpu);
+			}
 		}
 		p[o++] = ']';
 		st->jlen += o;
+		uint8_t bits = sw.rec.status & MARK_BITS;
+		int e;
+		if (TACHI_UNLIKELY(bits != mk->bits) && (e = mark_change(st, sc, mk, bits, tt)))
+			return marks_failed(w, e);
+		mk->n++;
 		if (st->err)
 			return st->err;
 	}
-	return sw.rw.err ? walk_failed(w, &sw.rw) : st->err;
+	mk->prev = sw.prev;
+	return sw.rw.b.err ? walk_failed(w, &sw.rw.b) : st->err;
 }
 
 static void write_marker(struct tach_writer *w, bool comma, size_t kind, uint64_t start,
-			 uint64_t end, uint64_t count)
+			 uint64_t end, uint64_t count, struct tcache *cs, struct tcache *ce)
 {
 	struct gstate *st = w->state;
 	char *p = (char *)j_room(w, 256);
@@ -986,55 +1279,52 @@ static void write_marker(struct tach_writer *w, bool comma, size_t kind, uint64_
 	if (comma)
 		p[o++] = ',';
 	p[o++] = '[';
-	o += tachi_fmt_u64(p + o, kind);
+	p[o++] = (char)('0' + kind); /* kinds and categories are single digits */
 	p[o++] = ',';
-	o += fmt_rel(p + o, start, w->meta.start_time_us);
+	o += fmt_rel_c(p + o, start, w->meta.start_time_us, cs);
 	p[o++] = ',';
-	o += fmt_rel(p + o, end, w->meta.start_time_us);
+	o += fmt_rel_c(p + o, end, w->meta.start_time_us, ce);
 	LIT(p, o, ",1,");
-	o += tachi_fmt_u64(p + o, kinds[kind].cat);
+	p[o++] = (char)('0' + kinds[kind].cat);
 	LIT(p, o, ",{\"type\":\"PythonThreadState\",\"samples\":");
 	o += tachi_fmt_u64(p + o, count);
 	LIT(p, o, "}]");
 	st->jlen += o;
 }
 
-/* Interval markers for the runs of samples in each state, in the order the runs end. */
-static int write_markers(struct tach_writer *w, const struct scratch *sc, const struct gthread *t)
+/* Interval markers for the runs of samples in each state, in the order the runs end: the
+ * spooled ones, then those still open after the last sample. */
+static int write_markers(struct tach_writer *w, struct scratch *sc, const struct marks *mk)
 {
 	struct gstate *st = w->state;
-	const uint64_t iv = w->meta.interval_us;
 	j_str(w, "]},\"markers\":{\"schema\":{\"name\":0,\"startTime\":1,\"endTime\":2,\"phase\":3,"
 		 "\"category\":4,\"data\":5},\"data\":[");
-	bool open[NKINDS] = { false }, comma = false;
-	uint64_t ostart[NKINDS] = { 0 }, ocount[NKINDS] = { 0 };
-	struct sampwalk sw;
-	samp_start(&sw, st, t, sc, iv);
-	uint64_t tt, elapsed;
-	while (samp_next(&sw, &tt, &elapsed)) {
-		for (size_t m = 0; m < NKINDS; m++) {
-			bool on = sw.rec.status & kinds[m].bit;
-			if (on && !open[m]) {
-				open[m] = true;
-				ostart[m] = tt;
-				ocount[m] = 1;
-			} else if (on) {
-				ocount[m]++;
-			} else if (open[m]) {
-				open[m] = false;
-				write_marker(w, comma, m, ostart[m], tt, ocount[m]);
-				comma = true;
-			}
-		}
+	struct bwalk b;
+	bwalk_start(&b, &st->spool, &sc->marks, sc->chunk);
+	struct tcache cs = TCACHE_INIT, ce = TCACHE_INIT;
+	uint64_t end = 0;
+	bool comma = false;
+	while (bwalk_more(&b, 4)) {
+		const uint8_t *p = b.p + 1;
+		uint64_t de, span, count;
+		if (!bwalk_varint(&b, &p, &de) || !bwalk_varint(&b, &p, &span) ||
+		    !bwalk_varint(&b, &p, &count))
+			break;
+		end += de;
+		write_marker(w, comma, b.p[0] & 3, end - span, end, count, &cs, &ce);
+		comma = true;
+		b.p = p;
+		if (st->err)
+			return st->err;
 	}
-	if (sw.rw.err)
-		return walk_failed(w, &sw.rw);
-	uint64_t end;
-	if (__builtin_add_overflow(sw.prev, iv, &end))
-		end = UINT64_MAX;
+	if (b.err)
+		return WFAIL(w, TACH_E_IO, "reading spooled markers back: %s", strerror(b.err));
+	uint64_t fin;
+	if (__builtin_add_overflow(mk->prev, w->meta.interval_us, &fin))
+		fin = UINT64_MAX;
 	for (size_t m = 0; m < NKINDS; m++)
-		if (open[m]) {
-			write_marker(w, comma, m, ostart[m], end, ocount[m]);
+		if (mk->bits & kinds[m].bit) {
+			write_marker(w, comma, m, mk->start[m], fin, mk->n - mk->first[m], &cs, &ce);
 			comma = true;
 		}
 	return st->err;
@@ -1049,7 +1339,7 @@ static uint32_t write_stack_table(struct tach_writer *w, struct scratch *sc,
 	uint32_t nfr = 0;
 	bool comma = false;
 	for (size_t i = 0; i < t->trie.count; i++) {
-		if (sc->newidx[i] == NONE)
+		if (t->trie.nodes[i].depth == NONE)
 			continue;
 		uint32_t g = t->trie.nodes[i].key;
 		if (sc->fstamp[g] != stamp) {
@@ -1066,9 +1356,9 @@ static uint32_t write_stack_table(struct tach_writer *w, struct scratch *sc,
 		if (t->trie.nodes[i].parent == TACHI_ROOT)
 			LIT(p, o, "null");
 		else
-			o += tachi_fmt_u64(p + o, sc->newidx[t->trie.nodes[i].parent]);
+			o += fmt_u32(p + o, t->trie.nodes[t->trie.nodes[i].parent].depth);
 		p[o++] = ',';
-		o += tachi_fmt_u64(p + o, sc->fidx[g]);
+		o += fmt_u32(p + o, sc->fidx[g]);
 		p[o++] = ']';
 		st->jlen += o;
 	}
@@ -1141,15 +1431,15 @@ static void write_frames_strings(struct tach_writer *w, struct scratch *sc, uint
 static int write_thread(struct tach_writer *w, struct scratch *sc, size_t ti, bool is_main)
 {
 	struct gstate *st = w->state;
-	const struct gthread *t = &st->th[ti];
+	struct gthread *t = &st->th[ti];
 	const uint32_t stamp = (uint32_t)ti + 1;
-	uint64_t first = 0;
+	struct marks mk;
 	int rc;
-	if ((t->unsorted && (rc = sort_records(w, sc, t))) ||
-	    (rc = number_stacks(w, sc, t, &first)))
+	if (t->unsorted && (rc = sort_records(w, sc, t)))
 		return rc;
-	write_thread_head(w, t, ti, is_main, first);
-	if ((rc = write_samples(w, sc, t)) || (rc = write_markers(w, sc, t)))
+	number_stacks(t);
+	write_thread_head(w, t, ti, is_main, t->first);
+	if ((rc = write_samples(w, sc, t, &mk)) || (rc = write_markers(w, sc, &mk)))
 		return rc;
 	uint32_t nfr = write_stack_table(w, sc, t, stamp);
 	write_frames_strings(w, sc, nfr, stamp);
@@ -1217,7 +1507,7 @@ static int gw_close(struct tach_writer *w)
 	sc.sidx = malloc(nu * sizeof(*sc.sidx));
 	sc.sstamp = calloc(nu, sizeof(*sc.sstamp));
 	sc.slist = malloc(nu * sizeof(*sc.slist));
-	sc.chunk = malloc(st->spool.chunk_recs * sizeof(struct grec));
+	sc.chunk = malloc(st->spool.chunk_recs);
 	if (!sc.fidx || !sc.fstamp || !sc.flist || !sc.sidx || !sc.sstamp || !sc.slist ||
 	    !sc.chunk) {
 		rc = WFAIL(w, TACH_E_NOMEM, "out of memory");
@@ -1252,7 +1542,6 @@ static int gw_close(struct tach_writer *w)
 	rc = st->err;
 out:
 	free(sc.perm);
-	free(sc.newidx);
 	free(sc.fidx);
 	free(sc.fstamp);
 	free(sc.flist);
@@ -1260,6 +1549,7 @@ out:
 	free(sc.sstamp);
 	free(sc.slist);
 	free(sc.chunk);
+	tachi_stream_free(&sc.marks);
 	free(sc.all);
 	free(sc.loc);
 	free(sc.loc_off);
@@ -1282,6 +1572,7 @@ static void gw_free(struct tach_writer *w)
 		struct gthread *t = &st->th[i];
 		tachi_stacktab_free(&t->trie);
 		tachi_stream_free(&t->recs);
+		free(t->reach);
 	}
 	tachi_spool_free(&st->spool);
 	free(st->th);
@@ -1294,7 +1585,7 @@ static void gw_free(struct tach_writer *w)
 static int gw_begin(struct tach_writer *w)
 {
 	struct gstate *st = w->state;
-	tachi_spool_init(&st->spool, sizeof(struct grec));
+	tachi_spool_init_bytes(&st->spool, SPOOL_CHUNK);
 	return TACH_OK;
 }
 

@@ -1,8 +1,11 @@
-/* Record spools: fixed-size records appended per stream (a thread) and read back in order
- * at close, for writers whose format wants every sample but only after all of them (Gecko's
- * per-thread sample tables). A stream keeps its last chunk in memory; full chunks go to one
- * unlinked temporary file per spool, made only when the first chunk fills, so small inputs
- * never touch the disk and memory stays at a chunk per stream whatever the sample count. */
+/* Record spools: records appended per stream (a thread) and read back in order at close,
+ * for writers whose format wants every sample but only after all of them (Gecko's and
+ * speedscope's per-thread sample tables). A stream keeps its last chunk in memory; full
+ * chunks go to one unlinked temporary file per spool, made only when the first chunk fills,
+ * so small inputs never touch the disk and memory stays at a chunk per stream whatever the
+ * sample count. Records are fixed-size, or in a byte spool of the writer's own packing
+ * (variable length, each whole within a chunk): a packed record is a quarter of a fixed
+ * one, and so is the file to write and read back. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,6 +20,13 @@ void tachi_spool_init(struct tachi_spool *sp, size_t rec_size)
 	memset(sp, 0, sizeof(*sp));
 	sp->rec_size = rec_size;
 	sp->chunk_recs = SPOOL_CHUNK_BYTES / rec_size;
+}
+
+void tachi_spool_init_bytes(struct tachi_spool *sp, size_t chunk_bytes)
+{
+	memset(sp, 0, sizeof(*sp));
+	sp->rec_size = 1;
+	sp->chunk_recs = chunk_bytes;
 }
 
 static int spool_open(struct tachi_spool *sp)
@@ -74,6 +84,29 @@ int tachi_stream_add(struct tachi_spool *sp, struct tachi_stream *s, const void 
 	s->len++;
 	s->total++;
 	return 0;
+}
+
+/* The slow path of tachi_stream_room: the stream's first chunk, or a chunk too full for n
+ * more bytes, whose unused end becomes zero bytes (no record starts with one, so a reader
+ * knows where the chunk's records end) before it goes to the file. */
+int tachi_stream_room_slow(struct tachi_spool *sp, struct tachi_stream *s, size_t n)
+{
+	if (n > sp->chunk_recs)
+		return EINVAL;
+	if (!s->buf)
+		return (s->buf = malloc(sp->chunk_recs)) ? 0 : ENOMEM;
+	if (sp->chunk_recs - s->len >= n)
+		return 0;
+	memset(s->buf + s->len, 0, sp->chunk_recs - s->len);
+	s->len = sp->chunk_recs;
+	return spill(sp, s);
+}
+
+void tachi_stream_reset(struct tachi_stream *s)
+{
+	s->len = 0;
+	s->nchunks = 0;
+	s->total = 0;
 }
 
 /* Chunk k of the stream (k < nchunks from the file, k == nchunks the memory tail) into

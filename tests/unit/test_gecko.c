@@ -2,6 +2,9 @@
  * only the library API can feed it: weighted samples, overlapping runs, inputs without a
  * thread state. Expected strings are worked out by hand from JSON (RFC 8259) and UTF-8
  * (RFC 3629, one U+FFFD per invalid byte). */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -86,6 +89,147 @@ static void contains(const char *hay, const char *needle)
 	}
 }
 
+/* A byte spool with chunks of 64 bytes: records of 1 to 40 bytes (the first byte never 0)
+ * cross many chunk ends, and come back whole and in order, from the file and from memory. */
+static void byte_spool(void)
+{
+	struct tachi_spool sp;
+	struct tachi_stream s = { 0 };
+	tachi_spool_init_bytes(&sp, 64);
+	CHECK_EQ_U64(tachi_stream_room(&sp, &s, 65), EINVAL);
+	size_t n = 0;
+	for (int round = 0; round < 2; round++) {
+		for (size_t i = 0; i < 500; i++) {
+			size_t len = i % 40 + 1;
+			CHECK_EQ_U64(tachi_stream_room(&sp, &s, len), 0);
+			for (size_t k = 0; k < len; k++)
+				s.buf[s.len + k] = (uint8_t)(k ? i + k : 0x80 | i % 64);
+			s.len += len;
+			s.total++;
+		}
+		CHECK(s.nchunks > 100);
+		uint8_t buf[64];
+		size_t got = 0, bad = 0;
+		for (size_t c = 0; c <= s.nchunks; c++) {
+			const uint8_t *r;
+			CHECK_EQ_U64(tachi_stream_chunk(&sp, &s, c, buf, &r, &n), 0);
+			for (size_t o = 0; o < n && r[o];) {
+				size_t len = got % 40 + 1;
+				for (size_t k = 0; k < len; k++)
+					bad += o + k >= n ||
+					       r[o + k] != (uint8_t)(k ? got + k : 0x80 | got % 64);
+				o += len;
+				got++;
+			}
+		}
+		CHECK_EQ_U64(got, 500);
+		CHECK_EQ_U64(bad, 0);
+		/* a reset stream starts over (its old chunks stay in the file, unread) */
+		tachi_stream_reset(&s);
+		CHECK_EQ_U64(s.total, 0);
+	}
+	tachi_stream_free(&s);
+	tachi_spool_free(&sp);
+}
+
+/* contains() for long needles: says which, not what. */
+static void found(const char *hay, const char *needle, const char *what)
+{
+	if (!strstr(hay, needle)) {
+		fprintf(stderr, "missing: %s\n", what);
+		check_failures++;
+	}
+}
+
+/* Appends to a growing string. */
+struct sbuf {
+	char *p;
+	size_t len, cap;
+};
+
+static void sb_add(struct sbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void sb_add(struct sbuf *b, const char *fmt, ...)
+{
+	char tmp[160];
+	va_list ap;
+	va_start(ap, fmt);
+	int k = vsnprintf(tmp, sizeof(tmp), fmt, ap);
+	va_end(ap);
+	if (b->len + (size_t)k + 1 > b->cap) {
+		b->cap = (b->len + (size_t)k + 1) * 2;
+		b->p = realloc(b->p, b->cap);
+	}
+	memcpy(b->p + b->len, tmp, (size_t)k + 1);
+	b->len += (size_t)k;
+}
+
+/* Threads with more records than a spool chunk holds, so records and markers go through
+ * the temporary file and come back: every sample row and marker is as worked out here
+ * (stacks: a;b is 1, a is 0, the empty stack null; times in whole ms of the 1 ms interval).
+ * Thread 1 is in time order, with weighted records, a jump of 2^30 ms (a long varint) and a
+ * run of "Has Exception" every few records; thread 2 goes back in time all along and is
+ * sorted from its spooled records. */
+static void spilled(void)
+{
+	enum { N1 = 40000, N2 = 20000 };
+	struct smp *v = calloc(N1 + N2, sizeof(*v));
+	struct sbuf rows = { 0 }, marks = { 0 }, rows2 = { 0 };
+	const uint8_t on = TACH_STATUS_HAS_GIL | TACH_STATUS_ON_CPU;
+	uint64_t t = 1001000, nsamp = 0, exc_start = 0, exc_first = 0, last = 0;
+	bool exc = false;
+	sb_add(&rows, "\"data\":[");
+	for (size_t i = 0; i < N1; i++) {
+		if (i == N1 / 2)
+			t += UINT64_C(1000) << 30;
+		bool x = i / 3 % 2;
+		v[i] = (struct smp){ 1, t, i % 97 == 5 ? 3 : 1,
+				     (uint8_t)(on | (x ? TACH_STATUS_HAS_EXCEPTION : 0)),
+				     (uint32_t)(2 - i % 3) };
+		for (uint64_t k = 0; k < v[i].weight; k++, nsamp++) {
+			uint64_t tt = t + k * 1000;
+			if (x != exc) {
+				if (exc)
+					sb_add(&marks, "[3,%" PRIu64 ",%" PRIu64 ",1,6,{\"type\":"
+					       "\"PythonThreadState\",\"samples\":%" PRIu64 "}],",
+					       exc_start, tt / 1000 - 1000, nsamp - exc_first);
+				exc = x;
+				exc_start = tt / 1000 - 1000;
+				exc_first = nsamp;
+			}
+			if (v[i].depth)
+				sb_add(&rows, "[%" PRIu64 ",%" PRIu64 ",0,1000],", (uint64_t)v[i].depth - 1, tt / 1000 - 1000);
+			else
+				sb_add(&rows, "[null,%" PRIu64 ",0,1000],", tt / 1000 - 1000);
+			last = tt;
+		}
+		t += v[i].weight * 1000;
+	}
+	rows.p[rows.len - 1] = ']';
+	sb_add(&rows, "}");
+	sb_add(&marks, "[0,1,%" PRIu64 ",1,4,{\"type\":\"PythonThreadState\",\"samples\":%" PRIu64 "}],",
+	       last / 1000 - 999, nsamp);
+	sb_add(&marks, "[2,1,%" PRIu64 ",1,5,{\"type\":\"PythonThreadState\",\"samples\":%" PRIu64 "}]",
+	       last / 1000 - 999, nsamp);
+	if (exc)
+		sb_add(&marks, ",[3,%" PRIu64 ",%" PRIu64 ",1,6,{\"type\":\"PythonThreadState\",\"samples\":%" PRIu64 "}]",
+		       exc_start, last / 1000 - 999, nsamp - exc_first);
+	for (size_t i = 0; i < N2; i++) {
+		v[N1 + i] = (struct smp){ 2, 1001000 + 1000 * (N2 - 1 - i), 1, on, 1 };
+		sb_add(&rows2, i ? ",[0,%" PRIu64 ",0,1000]" : "\"data\":[[0,%" PRIu64 ",0,1000]", (uint64_t)i + 1);
+	}
+	sb_add(&rows2, "]}");
+	char *out = convert(v, N1 + N2, 1000, NULL);
+	found(out, rows.p, "thread 1 samples");
+	found(out, marks.p, "thread 1 markers");
+	found(out, rows2.p, "thread 2 samples");
+	contains(out, "\"tid\":2,\"registerTime\":1,");
+	free(out);
+	free(rows.p);
+	free(rows2.p);
+	free(marks.p);
+	free(v);
+}
+
 int main(void)
 {
 	/* ms: exact, shortest, no exponent, no locale */
@@ -161,6 +305,9 @@ int main(void)
 	CHECK(!strstr(out, "threadCPUDelta"));
 	contains(out, "[[4,false,null,null,5,null,1,0],[5,false,null,null,9,null,1,0]]");
 	free(out);
+
+	byte_spool();
+	spilled();
 
 	/* Options. */
 	struct tach_writer *w = tach_writer_new("gecko");
