@@ -277,8 +277,9 @@ pcli_load() {
 	done
 }
 
-# Threads with more sample records than one spool chunk holds in memory (64 KiB of 24-byte
-# records): their records go through the temporary file and come back in order.
+# Threads with more sample records than one spool chunk holds in memory (16 KiB of packed
+# records, a few bytes each): their records go through the temporary file and come back in
+# order.
 spilled_profile() {
 	awk 'BEGIN { print "@interval_us 100"; ts = 1000000
 		for (i = 0; i < 30000; i++) {
