@@ -147,7 +147,7 @@ struct pstate {
 	z_stream z;
 	bool z_live;
 	int level; /* gzip level; 0 for the default */
-	struct buf msg, packed, sub, stage;
+	struct buf msg, sub, stage;
 };
 
 static int pw_option(struct tach_writer *w, const char *key, const char *value)
@@ -550,15 +550,19 @@ static uint32_t intern_whole(struct pstate *st, struct tachi_pathcache *c,
 	size_t nodes = st->nnodes;
 	struct skey k = { st, s, NULL, 0 };
 	uint32_t leaf = NO_ID, off;
-	uint64_t h = tachi_hash(s->frames, (size_t)s->depth * sizeof(uint32_t));
+	uint64_t h = 0;
 	bool pays = s->depth < 1u << 29 && set_pays(st, s->depth - keep, s->depth);
+	if (pays)
+		h = tachi_hash(s->frames, (size_t)s->depth * sizeof(uint32_t));
 	if (pays && tachi_idset_find(&st->set_index, h, &k, set_eq, st, &off)) {
 		memcpy(&leaf, st->set + off, 4);
 		c->path_lo = s->depth; /* none of the new path is known */
 	} else {
 		leaf = walk(st, c, s, keep);
-		if (leaf != NO_ID && (pays || (st->nnodes - nodes) * STEP_COST >= s->depth) &&
-		    !set_add(st, &k, h, leaf))
+		bool many = (st->nnodes - nodes) * STEP_COST >= s->depth;
+		if (!pays && many)
+			h = tachi_hash(s->frames, (size_t)s->depth * sizeof(uint32_t));
+		if (leaf != NO_ID && (pays || many) && !set_add(st, &k, h, leaf))
 			leaf = NO_ID;
 	}
 	if (st->nnodes == nodes)
@@ -846,6 +850,37 @@ static int emit(struct tach_writer *w, const void *p, size_t n)
 	return TACH_OK;
 }
 
+/* Room for n bytes straight in the output's buffer (the stage before deflate when
+ * compressing), so a small message is built in place rather than copied piece by piece;
+ * NULL with *rc 0 when n is more than an empty buffer holds, NULL with *rc set on failure.
+ * The caller adds what it wrote to the buffer's length. */
+static uint8_t *out_room(struct tach_writer *w, size_t n, size_t **len, int *rc)
+{
+	struct pstate *st = w->state;
+	*rc = TACH_OK;
+	if (st->raw) {
+		struct tachi_out *o = &w->out;
+		if (o->err) {
+			*rc = tachi_writer_io(w);
+			return NULL;
+		}
+		if (n > o->cap - o->len && tachi_out_flush(o)) {
+			*rc = tachi_writer_io(w);
+			return NULL;
+		}
+		*len = &o->len;
+		return n <= o->cap - o->len ? o->buf + o->len : NULL;
+	}
+	if (!st->stage.cap && !TACHI_RESERVE(st->stage.p, st->stage.cap, STAGE_SIZE)) {
+		*rc = WFAIL(w, TACH_E_NOMEM, "out of memory");
+		return NULL;
+	}
+	if (n > st->stage.cap - st->stage.len && (*rc = deflate_stage(w, false)))
+		return NULL;
+	*len = &st->stage.len;
+	return n <= st->stage.cap - st->stage.len ? st->stage.p + st->stage.len : NULL;
+}
+
 /* Emits a top-level field holding the message built in b. */
 static int emit_msg(struct tach_writer *w, unsigned field, struct buf *b)
 {
@@ -977,11 +1012,61 @@ static const uint8_t *lane_pack(struct lane *ln, const struct pnode *nodes, uint
 	return ln->buf + pos;
 }
 
+static size_t uvarint_len(uint64_t v)
+{
+	size_t n = 1;
+	while (v >= 0x80) {
+		v >>= 7;
+		n++;
+	}
+	return n;
+}
+
+/* A Sample: its location ids (packed, as lane_pack made them), its values and the labels
+ * encoded in m, built in the output's buffer when it fits there. */
+static int emit_sample(struct tach_writer *w, const uint8_t *ids, size_t n, const uint8_t *vals,
+		       size_t vl, const struct buf *m)
+{
+	size_t inner = 1 + uvarint_len(n) + n + 1 + uvarint_len(vl) + vl + m->len;
+	size_t total = 1 + uvarint_len(inner) + inner, *len;
+	int rc;
+	uint8_t *p = out_room(w, total, &len, &rc), *q = p;
+	if (rc)
+		return rc;
+	if (!p) { /* a stack too deep for the buffer goes out piece by piece */
+		uint8_t h[40];
+		size_t hl = tachi_put_uvarint(h, (uint64_t)P_SAMPLE << 3 | WT_LEN);
+		hl += tachi_put_uvarint(h + hl, inner);
+		h[hl++] = 1 << 3 | WT_LEN;
+		hl += tachi_put_uvarint(h + hl, n);
+		uint8_t t[24] = { 2 << 3 | WT_LEN };
+		size_t tl = 1 + tachi_put_uvarint(t + 1, vl);
+		memcpy(t + tl, vals, vl);
+		if ((rc = emit(w, h, hl)) || (rc = emit(w, ids, n)) || (rc = emit(w, t, tl + vl)))
+			return rc;
+		return emit(w, m->p, m->len);
+	}
+	*q++ = P_SAMPLE << 3 | WT_LEN;
+	q += tachi_put_uvarint(q, inner);
+	*q++ = 1 << 3 | WT_LEN;
+	q += tachi_put_uvarint(q, n);
+	memcpy(q, ids, n);
+	q += n;
+	*q++ = 2 << 3 | WT_LEN;
+	q += tachi_put_uvarint(q, vl);
+	memcpy(q, vals, vl);
+	q += vl;
+	if (m->len)
+		memcpy(q, m->p, m->len);
+	*len += total;
+	return TACH_OK;
+}
+
 /* One Sample message per distinct (stack, labels). */
 static int write_samples(struct tach_writer *w, uint64_t period_ns)
 {
 	struct pstate *st = w->state;
-	struct buf *m = &st->msg, *pk = &st->packed;
+	struct buf *m = &st->msg;
 	const struct pnode *nodes = st->nodes;
 	int rc = TACH_OK;
 	uint32_t maxd = 0;
@@ -1014,24 +1099,14 @@ static int write_samples(struct tach_writer *w, uint64_t period_ns)
 			rc = WFAIL(w, TACH_E_LIMIT, "a sample's time exceeds pprof's 64-bit values");
 			break;
 		}
-		pk->len = 0;
-		if (!put_raw_varint(pk, a->count) || !put_raw_varint(pk, ns) ||
-		    !put_bytes(m, 2, pk->p, pk->len)) {
-			rc = NOMEM(w);
-			break;
-		}
+		uint8_t vals[20];
+		size_t vl = tachi_put_uvarint(vals, a->count);
+		vl += tachi_put_uvarint(vals + vl, ns);
 		if (!st->no_labels && !labels(st, lc, m, ls->tid, ls->iid, ls->status)) {
 			rc = NOMEM(w);
 			break;
 		}
-		/* The ids go out from the lane as they are, not copied into m first. */
-		uint8_t sh[20], fh[20];
-		size_t fl = tachi_put_uvarint(fh, 1 << 3 | WT_LEN);
-		fl += tachi_put_uvarint(fh + fl, n);
-		size_t sl = tachi_put_uvarint(sh, (uint64_t)P_SAMPLE << 3 | WT_LEN);
-		sl += tachi_put_uvarint(sh + sl, fl + n + m->len);
-		if ((rc = emit(w, sh, sl)) || (rc = emit(w, fh, fl)) || (rc = emit(w, ids, n)) ||
-		    (rc = emit(w, m->p, m->len)))
+		if ((rc = emit_sample(w, ids, n, vals, vl, m)))
 			break;
 		m->len = 0;
 	}
@@ -1195,7 +1270,6 @@ static void pw_free(struct tach_writer *w)
 	free(st->aggs);
 	tachi_idset_free(&st->agg_index);
 	free(st->msg.p);
-	free(st->packed.p);
 	free(st->sub.p);
 	free(st->stage.p);
 }

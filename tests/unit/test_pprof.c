@@ -222,6 +222,69 @@ static void check_whole_stacks(const char *const *opts)
 	tach_dict_free(fx.d);
 }
 
+/* The bytes a gzip member inflates to (at most cap). */
+static struct outbuf gunzip(const struct outbuf *gz, size_t cap)
+{
+	struct outbuf o = { malloc(cap), 0 };
+	z_stream z = { 0 };
+	CHECK(inflateInit2(&z, 15 + 16) == Z_OK);
+	z.next_in = gz->p;
+	z.avail_in = (uInt)gz->n;
+	z.next_out = o.p;
+	z.avail_out = (uInt)cap;
+	CHECK(inflate(&z, Z_FINISH) == Z_STREAM_END);
+	o.n = cap - z.avail_out;
+	inflateEnd(&z);
+	return o;
+}
+
+/* A Sample bigger than the output's buffer (and the stage before deflate) goes out piece
+ * by piece beside ones built in place: the same location ids either way, raw or gzipped. */
+static void check_huge_sample(void)
+{
+	struct fixture fx = { tach_dict_new(), 0, 0 };
+	uint32_t file, fn, id;
+	CHECK(!tach_dict_intern_string(fx.d, "h.py", 4, &file));
+	CHECK(!tach_dict_intern_string(fx.d, "f", 1, &fn));
+	enum { F = 300, D = 200000 };
+	for (int32_t i = 0; i < F; i++) {
+		struct tach_frame f = { file, fn, i + 1, i + 1, -1, -1, TACH_NO_OPCODE };
+		CHECK(!tach_dict_intern_frame(fx.d, &f, &id));
+	}
+	static uint32_t deep[D];
+	uint64_t want = 14695981039346656037u;
+	for (uint32_t i = 0; i < D; i++) {
+		deep[i] = i % F;
+		/* locations are numbered as frames are first met, innermost first */
+		uint8_t v[5];
+		size_t n = tachi_put_uvarint(v, deep[i] + 1);
+		for (size_t k = 0; k < n; k++)
+			want = (want ^ v[k]) * 1099511628211u;
+	}
+	struct tach_sample ss[3] = {
+		{ .thread_id = 1, .weight = 3, .depth = 2, .frames = deep },
+		{ .thread_id = 2, .weight = 7, .depth = D, .frames = deep },
+		{ .thread_id = 1, .weight = 1, .depth = 1, .frames = deep },
+	};
+	struct tach_meta m = TACH_META_INIT;
+	int rc;
+	static const char *const raw[] = { "gzip", "no", NULL };
+	struct outbuf o = run(&fx, &m, ss, 3, raw, &rc), gz = run(&fx, &m, ss, 3, NULL, &rc);
+	CHECK_EQ_U64(rc, 0);
+	struct outbuf in = gunzip(&gz, o.n + 1);
+	CHECK(in.n == o.n && !memcmp(in.p, o.p, o.n));
+	uint64_t count[4], locs[4];
+	CHECK_EQ_U64(sample_counts(&o, count, locs, 4), 3);
+	CHECK_EQ_U64(count[0], 3);
+	CHECK_EQ_U64(count[1], 7);
+	CHECK_EQ_U64(count[2], 1);
+	CHECK_EQ_U64(locs[1], want);
+	free(o.p);
+	free(gz.p);
+	free(in.p);
+	tach_dict_free(fx.d);
+}
+
 int main(void)
 {
 	struct fixture fx;
@@ -372,5 +435,6 @@ int main(void)
 	check_whole_stacks(raw);
 	static const char *const raw_nolabels[] = { "gzip", "no", "labels", "no", NULL };
 	check_whole_stacks(raw_nolabels);
+	check_huge_sample();
 	return CHECK_DONE();
 }
