@@ -988,6 +988,16 @@ struct lane {
 	uint8_t *buf;
 };
 
+static size_t uvarint_len(uint64_t v)
+{
+	size_t n = 1;
+	while (v >= 0x80) {
+		v >>= 7;
+		n++;
+	}
+	return n;
+}
+
 static const uint8_t *lane_pack(struct lane *ln, const struct pnode *nodes, uint32_t leaf,
 				uint32_t d, size_t end, uint32_t *n)
 {
@@ -1001,25 +1011,18 @@ static const uint8_t *lane_pack(struct lane *ln, const struct pnode *nodes, uint
 	}
 	size_t pos = end - ln->len[j];
 	for (uint32_t k = j + 1; k <= d; k++) {
-		uint8_t tmp[10];
-		size_t vl = tachi_put_uvarint(tmp, (uint64_t)(nodes[ln->node[k]].key & ~KIDS) + 1);
-		pos -= vl;
-		memcpy(ln->buf + pos, tmp, vl);
+		uint32_t v = (nodes[ln->node[k]].key & ~KIDS) + 1;
+		if (TACHI_LIKELY(v < 0x80)) {
+			ln->buf[--pos] = (uint8_t)v;
+		} else {
+			pos -= uvarint_len(v);
+			tachi_put_uvarint(ln->buf + pos, v);
+		}
 		ln->len[k] = (uint32_t)(end - pos);
 	}
 	ln->depth = d;
 	*n = ln->len[d];
 	return ln->buf + pos;
-}
-
-static size_t uvarint_len(uint64_t v)
-{
-	size_t n = 1;
-	while (v >= 0x80) {
-		v >>= 7;
-		n++;
-	}
-	return n;
 }
 
 /* A Sample: its location ids (packed, as lane_pack made them), its values and the labels
