@@ -20,7 +20,7 @@
  * Not supported: addresses and real mappings of native frames, inline chains (each frame is
  * its own Location), per-sample timestamps (pprof has none), several value types.
  * Samples with an empty stack are left out, as CPython's collectors and tach-decode do.
- * Memory grows with distinct stacks and label sets: stacks live in the shared trie keyed by
+ * Memory grows with distinct stacks and label sets: stacks live in a trie keyed by
  * Location, and the output is encoded field by field into the (gzip) stream at close.
  */
 #include <stdio.h>
@@ -59,13 +59,30 @@ struct fnkey {
 	uint32_t name, file;
 };
 
+/* A distinct (stack, label set): its leaf node, the stack's depth and its count. */
 struct agg {
-	uint64_t tid;
 	uint64_t count;
-	uint32_t leaf;
+	uint32_t leaf, lset, depth;
+};
+
+/* The labels a Sample carries: (thread id, interpreter id, status), all 0 with labels=no. */
+struct lset {
+	uint64_t tid;
 	uint32_t iid;
 	uint8_t status;
 };
+
+/* A node of the stack trie: location ids, root first. Eight bytes, not the shared trie's
+ * sixteen: on deep stacks that share little (a real recursion's profile) the trie has a
+ * node for most frames, and its nodes are most of the writer's memory. A node's first
+ * child is the node made right after it where it is the newest node (a new stack's frames
+ * past the known ones make such a chain), found as id + 1 without hashing; other children
+ * go into an index, and their parent's key has KIDS set so a node without them is never
+ * looked up there. The depth lives in the aggregate, which is the only place it is read. */
+struct pnode {
+	uint32_t parent, key;
+};
+#define KIDS (UINT32_C(1) << 31)
 
 /* A pprof string: a source dict string (src >= 0) or our own bytes. */
 struct pstr {
@@ -106,8 +123,19 @@ struct pstate {
 	size_t nfns, fns_cap;
 	struct tachi_idset fn_index;
 	/* stacks and aggregates */
-	struct tachi_stacktab trie;
+	struct pnode *nodes;
+	size_t nnodes, nodes_cap;
+	struct tachi_idset kid_index;
+	bool root_kids;
+	/* whole stacks already seen, as [leaf, length, source frame ids as varints] */
+	uint8_t *set, *scratch;
+	size_t set_len, set_cap, scratch_cap;
+	struct tachi_idset set_index;
+	uint32_t set_miss; /* new stacks per 2^16 of those looked at whole, lately */
 	struct tachi_threads threads;
+	struct lset *lsets;
+	size_t nlsets, lsets_cap;
+	struct tachi_idset lset_index;
 	struct agg *aggs;
 	size_t naggs, aggs_cap;
 	struct tachi_idset agg_index;
@@ -119,7 +147,7 @@ struct pstate {
 	z_stream z;
 	bool z_live;
 	int level; /* gzip level; 0 for the default */
-	struct buf msg, packed, sub, stage;
+	struct buf msg, sub, stage;
 };
 
 static int pw_option(struct tach_writer *w, const char *key, const char *value)
@@ -281,7 +309,8 @@ static int map_frame(struct tach_writer *w, const struct tach_dict *d, uint32_t 
 	h = loc_hash(lk.fn, lk.line, lk.col);
 	uint32_t li;
 	if (!tachi_idset_find(&st->loc_index, h, &lk, loc_eq, st, &li)) {
-		if (st->nlocs >= UINT32_MAX - 2 ||
+		/* ids leave the trie's KIDS bit free */
+		if (st->nlocs >= KIDS - 1 ||
 		    !TACHI_RESERVE(st->locs, st->locs_cap, st->nlocs + 1))
 			goto nomem;
 		li = (uint32_t)st->nlocs;
@@ -297,21 +326,343 @@ nomem:
 	return WFAIL(w, TACH_E_NOMEM, "out of memory");
 }
 
+/* ---- stacks ---- */
+
+struct kidkey {
+	uint32_t parent, key;
+};
+
+static uint64_t kid_hash(uint32_t parent, uint32_t key)
+{
+	return tachi_mix64((uint64_t)parent << 32 | key);
+}
+
+static bool kid_eq(void *ctx, uint32_t id, const void *k)
+{
+	const struct pstate *st = ctx;
+	const struct kidkey *q = k;
+	return st->nodes[id].parent == q->parent && (st->nodes[id].key & ~KIDS) == q->key;
+}
+
+/* The child of parent for key, made if new, past the first-child check; NO_ID when out of
+ * memory. */
+static uint32_t kid_slow(struct pstate *st, uint32_t parent, uint32_t key)
+{
+	bool *kids = parent == TACHI_ROOT ? &st->root_kids : NULL;
+	bool has = kids ? *kids : (st->nodes[parent].key & KIDS) != 0;
+	struct kidkey k = { parent, key };
+	uint64_t h = kid_hash(parent, key);
+	uint32_t id;
+	if (has && tachi_idset_find(&st->kid_index, h, &k, kid_eq, st, &id))
+		return id;
+	if (st->nnodes >= TACHI_NOMEM_NODE - 1 ||
+	    !TACHI_RESERVE(st->nodes, st->nodes_cap, st->nnodes + 1))
+		return NO_ID;
+	id = (uint32_t)st->nnodes;
+	/* made right after its parent: the first-child check finds it */
+	if (parent + 1 != id) {
+		if (!tachi_idset_insert(&st->kid_index, h, id))
+			return NO_ID;
+		if (kids)
+			*kids = true;
+		else
+			st->nodes[parent].key |= KIDS;
+	}
+	st->nodes[id] = (struct pnode){ parent, key };
+	st->nnodes++;
+	return id;
+}
+
+static bool path_reserve(struct tachi_pathcache *c, uint32_t depth)
+{
+	if (depth <= c->path_cap)
+		return true;
+	size_t cap = c->path_cap;
+	if (!TACHI_RESERVE(c->path, cap, depth))
+		return false;
+	cap = c->path_cap;
+	if (!TACHI_RESERVE(c->keys, cap, depth))
+		return false;
+	c->path_cap = cap;
+	return true;
+}
+
+/* Makes c->path and c->keys hold the previous stack's entries from index from up, climbing
+ * from the lowest valid one: after a whole-stack hit only the frames about to be replaced
+ * cost a step each. */
+static void path_fill(const struct pstate *st, struct tachi_pathcache *c, uint32_t from)
+{
+	uint32_t i = c->path_lo;
+	if (i <= from)
+		return;
+	uint32_t node = i == c->depth ? c->leaf : st->nodes[c->path[i]].parent;
+	for (; i > from; i--) {
+		c->path[i - 1] = node;
+		c->keys[i - 1] = st->nodes[node].key & ~KIDS;
+		node = st->nodes[node].parent;
+	}
+	c->path_lo = from;
+}
+
+/* Walks s's frames past the first keep into the trie from c's path; NO_ID when out of
+ * memory. */
+static uint32_t walk(struct pstate *st, struct tachi_pathcache *c, const struct tach_sample *s,
+		     uint32_t keep)
+{
+	const uint32_t *fm = st->fmap, *fr = s->frames;
+	uint32_t depth = s->depth;
+	if (keep)
+		path_fill(st, c, keep - 1);
+	else
+		c->path_lo = 0;
+	uint32_t p = keep ? c->path[keep - 1] : TACHI_ROOT;
+	for (uint32_t i = keep; i < depth; i++) {
+		uint32_t key = fm[fr[depth - 1 - i]], n = p + 1;
+		if (TACHI_UNLIKELY(n >= st->nnodes || st->nodes[n].parent != p ||
+				   (st->nodes[n].key & ~KIDS) != key)) {
+			n = kid_slow(st, p, key);
+			if (n == NO_ID)
+				return NO_ID;
+		}
+		c->path[i] = n;
+		c->keys[i] = key;
+		p = n;
+	}
+	return p;
+}
+
+/* ---- whole stacks: a stack that shares little with its thread's previous one costs a
+ * hash of its bytes instead of a step per frame when it comes again (a real profile's
+ * deep stacks, met again in a merged profile). Frame ids go in as varints: most take one
+ * byte, where the trie takes eight a frame, so the set stays a fraction of the trie. ---- */
+
+/* A stack to look up: hashed from its frame ids as they are, encoded only when recorded. */
+struct skey {
+	struct pstate *st;
+	const struct tach_sample *s;
+	const uint8_t *p; /* NULL until encoded */
+	uint32_t n;
+};
+
+/* k's frame ids in the narrowest of 1, 2 or 4 bytes that holds them all, into the scratch
+ * buffer, after a word of the depth and the width; false when out of memory. Both loops
+ * are plain enough for the compiler to vectorize. */
+static bool set_key(struct skey *k)
+{
+	struct pstate *st = k->st;
+	if (k->p)
+		return true;
+	uint32_t depth = k->s->depth, max = 0;
+	const uint32_t *fr = k->s->frames;
+	if (!TACHI_RESERVE(st->scratch, st->scratch_cap, (size_t)depth * 4 + 4))
+		return false;
+	for (uint32_t i = 0; i < depth; i++)
+		max = fr[i] > max ? fr[i] : max;
+	uint32_t w = max < 0x100 ? 1 : max < 0x10000 ? 2 : 4, hdr = depth << 2 | (w == 4 ? 3 : w);
+	uint8_t *q = st->scratch;
+	memcpy(q, &hdr, 4);
+	if (w == 1)
+		for (uint32_t i = 0; i < depth; i++)
+			q[4 + i] = (uint8_t)fr[i];
+	else if (w == 2)
+		for (uint32_t i = 0; i < depth; i++) {
+			uint16_t v = (uint16_t)fr[i];
+			memcpy(q + 4 + 2 * (size_t)i, &v, 2);
+		}
+	else
+		memcpy(q + 4, fr, (size_t)depth * 4);
+	k->n = 4 + depth * w;
+	k->p = q;
+	return true;
+}
+
+/* Compared in place, never encoded: a stored stack holds its frames at the narrowest width,
+ * so an equal stack's frames all fit that width and compare equal one by one. */
+static bool set_eq(void *ctx, uint32_t off, const void *key)
+{
+	const struct pstate *st = ctx;
+	const struct skey *k = key;
+	const uint8_t *e = st->set + off + 8;
+	const uint32_t *fr = k->s->frames;
+	uint32_t hdr, depth = k->s->depth;
+	memcpy(&hdr, e, 4);
+	if (hdr >> 2 != depth)
+		return false;
+	e += 4;
+	uint32_t w = hdr & 3, diff = 0;
+	if (w == 3)
+		return !memcmp(e, fr, (size_t)depth * 4);
+	if (w == 1) {
+		for (uint32_t i = 0; i < depth; i++)
+			diff |= fr[i] ^ e[i];
+		return !diff;
+	}
+	for (uint32_t i = 0; i < depth; i++) {
+		uint16_t v;
+		memcpy(&v, e + 2 * (size_t)i, 2);
+		diff |= fr[i] ^ v;
+	}
+	return !diff;
+}
+
+/* Records the stack k (hash h) as leading to leaf, while the set holds at most two bytes a
+ * trie node (plus some slack); false when out of memory. */
+static bool set_add(struct pstate *st, struct skey *k, uint64_t h, uint32_t leaf)
+{
+	size_t need;
+	/* depths past 2^29 do not fit the key's header word */
+	if (k->s->depth >= 1u << 29 ||
+	    st->set_len + (size_t)k->s->depth + 12 > 2 * st->nnodes + (1u << 20))
+		return true;
+	if (!set_key(k))
+		return false;
+	if (tachi_add_overflows(st->set_len, (size_t)k->n + 8, &need) || need > UINT32_MAX ||
+	    !TACHI_RESERVE(st->set, st->set_cap, need))
+		return false;
+	uint8_t *e = st->set + st->set_len;
+	memcpy(e, &leaf, 4);
+	memcpy(e + 4, &k->n, 4);
+	memcpy(e + 8, k->p, k->n);
+	if (!tachi_idset_insert(&st->set_index, h, (uint32_t)st->set_len))
+		return false;
+	st->set_len = need;
+	return true;
+}
+
+/* Up to this many changed frames a walk is always cheaper than hashing the whole stack. */
+#define WALK_MAX 2
+/* A walk step costs about as much as hashing this many frames. */
+#define STEP_COST 15u
+
+/* Whether looking the whole stack up is likely cheaper than walking its changed frames,
+ * from how often stacks looked at whole were new lately. */
+static bool set_pays(const struct pstate *st, uint32_t changed, uint32_t depth)
+{
+	uint64_t seen = 65536 - st->set_miss;
+	return seen * changed * STEP_COST >= (uint64_t)depth << 16;
+}
+
+/* The leaf of a stack that changed more than WALK_MAX frames: looked up whole when that
+ * pays, else walked, and recorded whole when its walk made many nodes. */
+static uint32_t intern_whole(struct pstate *st, struct tachi_pathcache *c,
+			     const struct tach_sample *s, uint32_t keep)
+{
+	size_t nodes = st->nnodes;
+	struct skey k = { st, s, NULL, 0 };
+	uint32_t leaf = NO_ID, off;
+	uint64_t h = 0;
+	bool pays = s->depth < 1u << 29 && set_pays(st, s->depth - keep, s->depth);
+	if (pays)
+		h = tachi_hash(s->frames, (size_t)s->depth * sizeof(uint32_t));
+	if (pays && tachi_idset_find(&st->set_index, h, &k, set_eq, st, &off)) {
+		memcpy(&leaf, st->set + off, 4);
+		c->path_lo = s->depth; /* none of the new path is known */
+	} else {
+		leaf = walk(st, c, s, keep);
+		bool many = (st->nnodes - nodes) * STEP_COST >= s->depth;
+		if (!pays && many)
+			h = tachi_hash(s->frames, (size_t)s->depth * sizeof(uint32_t));
+		if (leaf != NO_ID && (pays || many) && !set_add(st, &k, h, leaf))
+			leaf = NO_ID;
+	}
+	if (st->nnodes == nodes)
+		st->set_miss -= st->set_miss >> 5;
+	else
+		st->set_miss += (65536 - st->set_miss) >> 5;
+	return leaf;
+}
+
+/* Interns s's stack for c's thread from where it leaves the thread's previous one and
+ * returns its leaf (NO_ID when out of memory); c keeps its path and keys, root first. */
+static uint32_t intern(struct pstate *st, struct tachi_pathcache *c, const struct tach_sample *s)
+{
+	uint32_t depth = s->depth;
+	if (!path_reserve(c, depth))
+		return c->leaf = TACHI_NOMEM_NODE, NO_ID;
+	const uint32_t *fm = st->fmap, *fr = s->frames;
+	/* The outer frames the reader says are unchanged, then as many more as still agree. */
+	uint32_t old = c->leaf == TACHI_NOMEM_NODE ? 0 : c->depth;
+	uint32_t lim = old < depth ? old : depth;
+	uint32_t keep = s->same_outer < lim ? s->same_outer : lim;
+	if (c->path_lo <= keep)
+		while (keep < lim && c->keys[keep] == fm[fr[depth - 1 - keep]])
+			keep++;
+	uint32_t leaf = depth - keep <= WALK_MAX ? walk(st, c, s, keep)
+						  : intern_whole(st, c, s, keep);
+	c->depth = depth;
+	if (leaf == NO_ID) {
+		c->path_lo = depth; /* after a failure nothing of the path is trusted */
+		return c->leaf = TACHI_NOMEM_NODE, NO_ID;
+	}
+	return c->leaf = leaf;
+}
+
 /* ---- aggregation ---- */
 
-static uint64_t agg_hash(const struct agg *a)
+static bool lset_eq(void *ctx, uint32_t id, const void *p)
 {
-	uint64_t b[3] = { a->tid, (uint64_t)a->leaf << 32 | a->iid, a->status };
-	return tachi_hash(b, sizeof(b));
+	const struct pstate *st = ctx;
+	const struct lset *a = &st->lsets[id], *b = p;
+	return a->tid == b->tid && a->iid == b->iid && a->status == b->status;
+}
+
+/* The label set's number, made if new; c->entry remembers the thread's last one. */
+static bool lset_get(struct pstate *st, struct tachi_pathcache *c, const struct tach_sample *s,
+		     uint32_t *id)
+{
+	struct lset q = { 0, 0, 0 };
+	if (!st->no_labels)
+		q = (struct lset){ s->thread_id, s->interp_id, s->status };
+	if (c->entry < st->nlsets && lset_eq(st, c->entry, &q)) {
+		*id = c->entry;
+		return true;
+	}
+	uint64_t h = tachi_mix64(q.tid ^ tachi_mix64((uint64_t)q.iid << 8 | q.status));
+	if (!tachi_idset_find(&st->lset_index, h, &q, lset_eq, st, id)) {
+		uint32_t dummy;
+		if ((!st->no_labels && !state_str(st, s->status, &dummy)) ||
+		    st->nlsets >= UINT32_MAX - 2 ||
+		    !TACHI_RESERVE(st->lsets, st->lsets_cap, st->nlsets + 1))
+			return false;
+		*id = (uint32_t)st->nlsets;
+		st->lsets[*id] = q;
+		if (!tachi_idset_insert(&st->lset_index, h, *id))
+			return false;
+		st->nlsets++;
+	}
+	c->entry = *id;
+	return true;
+}
+
+static uint64_t agg_hash(uint32_t leaf, uint32_t lset)
+{
+	return tachi_mix64((uint64_t)leaf << 32 | lset);
 }
 
 static bool agg_eq(void *ctx, uint32_t id, const void *p)
 {
 	const struct pstate *st = ctx;
 	const struct agg *a = &st->aggs[id], *b = p;
-	return a->leaf == b->leaf && a->tid == b->tid && a->iid == b->iid && a->status == b->status;
+	return a->leaf == b->leaf && a->lset == b->lset;
 }
 
+/* The aggregate of (leaf, lset), made if new; NULL when out of memory. */
+static struct agg *agg_get(struct pstate *st, uint32_t leaf, uint32_t lset, uint32_t depth,
+			   uint32_t *id)
+{
+	struct agg q = { 0, leaf, lset, depth };
+	uint64_t h = agg_hash(leaf, lset);
+	if (!tachi_idset_find(&st->agg_index, h, &q, agg_eq, st, id)) {
+		if (st->naggs >= UINT32_MAX - 2 || !TACHI_RESERVE(st->aggs, st->aggs_cap, st->naggs + 1))
+			return NULL;
+		*id = (uint32_t)st->naggs;
+		st->aggs[*id] = q;
+		if (!tachi_idset_insert(&st->agg_index, h, *id))
+			return NULL;
+		st->naggs++;
+	}
+	return &st->aggs[*id];
+}
 
 static int pw_begin(struct tach_writer *w)
 {
@@ -382,11 +733,11 @@ static int pw_put(struct tach_writer *w, const struct tach_dict *d, const struct
 	if (!c)
 		return WFAIL(w, TACH_E_NOMEM, "out of memory");
 	if (created)
-		c->slot = NO_ID;
+		c->slot = c->entry = NO_ID;
 	struct agg *a;
 	/* The same stack and state as this thread's previous sample: only a counter moves. */
 	if (s->same_outer >= s->depth && s->depth == c->depth && c->slot != NO_ID &&
-	    (st->no_labels || st->aggs[c->slot].status == s->status)) {
+	    (st->no_labels || st->lsets[st->aggs[c->slot].lset].status == s->status)) {
 		a = &st->aggs[c->slot];
 		goto count;
 	}
@@ -399,30 +750,11 @@ static int pw_put(struct tach_writer *w, const struct tach_dict *d, const struct
 				return rc;
 		}
 	}
-	uint32_t leaf = tachi_stack_intern(&st->trie, c, s, st->fmap);
-	if (leaf == TACHI_NOMEM_NODE)
+	uint32_t leaf = intern(st, c, s), lset, id;
+	if (leaf == NO_ID || !lset_get(st, c, s, &lset) ||
+	    !(a = agg_get(st, leaf, lset, s->depth, &id)))
 		return WFAIL(w, TACH_E_NOMEM, "out of memory");
-	struct agg q = { 0, 0, leaf, 0, 0 };
-	if (!st->no_labels) {
-		q.tid = s->thread_id;
-		q.iid = s->interp_id;
-		q.status = s->status;
-	}
-	uint64_t h = agg_hash(&q);
-	uint32_t id;
-	if (!tachi_idset_find(&st->agg_index, h, &q, agg_eq, st, &id)) {
-		uint32_t dummy;
-		if ((!st->no_labels && !state_str(st, s->status, &dummy)) || st->naggs >= UINT32_MAX - 2 ||
-		    !TACHI_RESERVE(st->aggs, st->aggs_cap, st->naggs + 1))
-			return WFAIL(w, TACH_E_NOMEM, "out of memory");
-		id = (uint32_t)st->naggs;
-		st->aggs[id] = q;
-		if (!tachi_idset_insert(&st->agg_index, h, id))
-			return WFAIL(w, TACH_E_NOMEM, "out of memory");
-		st->naggs++;
-	}
 	c->slot = id;
-	a = &st->aggs[id];
 count:
 	if (__builtin_add_overflow(a->count, s->weight, &a->count) || a->count > INT64_MAX)
 		return WFAIL(w, TACH_E_LIMIT, "a sample count exceeds pprof's 64-bit values");
@@ -516,6 +848,37 @@ static int emit(struct tach_writer *w, const void *p, size_t n)
 		}
 	}
 	return TACH_OK;
+}
+
+/* Room for n bytes straight in the output's buffer (the stage before deflate when
+ * compressing), so a small message is built in place rather than copied piece by piece;
+ * NULL with *rc 0 when n is more than an empty buffer holds, NULL with *rc set on failure.
+ * The caller adds what it wrote to the buffer's length. */
+static uint8_t *out_room(struct tach_writer *w, size_t n, size_t **len, int *rc)
+{
+	struct pstate *st = w->state;
+	*rc = TACH_OK;
+	if (st->raw) {
+		struct tachi_out *o = &w->out;
+		if (o->err) {
+			*rc = tachi_writer_io(w);
+			return NULL;
+		}
+		if (n > o->cap - o->len && tachi_out_flush(o)) {
+			*rc = tachi_writer_io(w);
+			return NULL;
+		}
+		*len = &o->len;
+		return n <= o->cap - o->len ? o->buf + o->len : NULL;
+	}
+	if (!st->stage.cap && !TACHI_RESERVE(st->stage.p, st->stage.cap, STAGE_SIZE)) {
+		*rc = WFAIL(w, TACH_E_NOMEM, "out of memory");
+		return NULL;
+	}
+	if (n > st->stage.cap - st->stage.len && (*rc = deflate_stage(w, false)))
+		return NULL;
+	*len = &st->stage.len;
+	return n <= st->stage.cap - st->stage.len ? st->stage.p + st->stage.len : NULL;
 }
 
 /* Emits a top-level field holding the message built in b. */
@@ -625,10 +988,20 @@ struct lane {
 	uint8_t *buf;
 };
 
-static const uint8_t *lane_pack(struct lane *ln, const struct tachi_node *nodes, uint32_t leaf,
-				size_t end, uint32_t *n)
+static size_t uvarint_len(uint64_t v)
 {
-	uint32_t d = nodes[leaf].depth, j = 0, node = leaf;
+	size_t n = 1;
+	while (v >= 0x80) {
+		v >>= 7;
+		n++;
+	}
+	return n;
+}
+
+static const uint8_t *lane_pack(struct lane *ln, const struct pnode *nodes, uint32_t leaf,
+				uint32_t d, size_t end, uint32_t *n)
+{
+	uint32_t j = 0, node = leaf;
 	for (uint32_t k = d; k > 0; k--, node = nodes[node].parent) {
 		if (k <= ln->depth && ln->node[k] == node) {
 			j = k;
@@ -638,10 +1011,13 @@ static const uint8_t *lane_pack(struct lane *ln, const struct tachi_node *nodes,
 	}
 	size_t pos = end - ln->len[j];
 	for (uint32_t k = j + 1; k <= d; k++) {
-		uint8_t tmp[10];
-		size_t vl = tachi_put_uvarint(tmp, (uint64_t)nodes[ln->node[k]].key + 1);
-		pos -= vl;
-		memcpy(ln->buf + pos, tmp, vl);
+		uint32_t v = (nodes[ln->node[k]].key & ~KIDS) + 1;
+		if (TACHI_LIKELY(v < 0x80)) {
+			ln->buf[--pos] = (uint8_t)v;
+		} else {
+			pos -= uvarint_len(v);
+			tachi_put_uvarint(ln->buf + pos, v);
+		}
 		ln->len[k] = (uint32_t)(end - pos);
 	}
 	ln->depth = d;
@@ -649,17 +1025,57 @@ static const uint8_t *lane_pack(struct lane *ln, const struct tachi_node *nodes,
 	return ln->buf + pos;
 }
 
+/* A Sample: its location ids (packed, as lane_pack made them), its values and the labels
+ * encoded in m, built in the output's buffer when it fits there. */
+static int emit_sample(struct tach_writer *w, const uint8_t *ids, size_t n, const uint8_t *vals,
+		       size_t vl, const struct buf *m)
+{
+	size_t inner = 1 + uvarint_len(n) + n + 1 + uvarint_len(vl) + vl + m->len;
+	size_t total = 1 + uvarint_len(inner) + inner, *len;
+	int rc;
+	uint8_t *p = out_room(w, total, &len, &rc), *q = p;
+	if (rc)
+		return rc;
+	if (!p) { /* a stack too deep for the buffer goes out piece by piece */
+		uint8_t h[40];
+		size_t hl = tachi_put_uvarint(h, (uint64_t)P_SAMPLE << 3 | WT_LEN);
+		hl += tachi_put_uvarint(h + hl, inner);
+		h[hl++] = 1 << 3 | WT_LEN;
+		hl += tachi_put_uvarint(h + hl, n);
+		uint8_t t[24] = { 2 << 3 | WT_LEN };
+		size_t tl = 1 + tachi_put_uvarint(t + 1, vl);
+		memcpy(t + tl, vals, vl);
+		if ((rc = emit(w, h, hl)) || (rc = emit(w, ids, n)) || (rc = emit(w, t, tl + vl)))
+			return rc;
+		return emit(w, m->p, m->len);
+	}
+	*q++ = P_SAMPLE << 3 | WT_LEN;
+	q += tachi_put_uvarint(q, inner);
+	*q++ = 1 << 3 | WT_LEN;
+	q += tachi_put_uvarint(q, n);
+	memcpy(q, ids, n);
+	q += n;
+	*q++ = 2 << 3 | WT_LEN;
+	q += tachi_put_uvarint(q, vl);
+	memcpy(q, vals, vl);
+	q += vl;
+	if (m->len)
+		memcpy(q, m->p, m->len);
+	*len += total;
+	return TACH_OK;
+}
+
 /* One Sample message per distinct (stack, labels). */
 static int write_samples(struct tach_writer *w, uint64_t period_ns)
 {
 	struct pstate *st = w->state;
-	struct buf *m = &st->msg, *pk = &st->packed;
-	const struct tachi_node *nodes = st->trie.nodes;
+	struct buf *m = &st->msg;
+	const struct pnode *nodes = st->nodes;
 	int rc = TACH_OK;
 	uint32_t maxd = 0;
 	for (size_t i = 0; i < st->naggs; i++)
-		if (nodes[st->aggs[i].leaf].depth > maxd)
-			maxd = nodes[st->aggs[i].leaf].depth;
+		if (st->aggs[i].depth > maxd)
+			maxd = st->aggs[i].depth;
 	/* ids are below 2^32: five bytes each at most */
 	size_t end = (size_t)maxd * 5;
 	struct lane lanes[LANES] = { 0 };
@@ -677,32 +1093,23 @@ static int write_samples(struct tach_writer *w, uint64_t period_ns)
 		const struct agg *a = &st->aggs[i];
 		m->len = 0;
 		uint32_t n;
-		struct lane *ln = &lanes[(tachi_mix64(a->tid ^ (uint64_t)a->iid << 32) >> 60) %
+		const struct lset *ls = &st->lsets[a->lset];
+		struct lane *ln = &lanes[(tachi_mix64(ls->tid ^ (uint64_t)ls->iid << 32) >> 60) %
 					 LANES];
-		const uint8_t *ids = lane_pack(ln, nodes, a->leaf, end, &n);
+		const uint8_t *ids = lane_pack(ln, nodes, a->leaf, a->depth, end, &n);
 		uint64_t ns;
 		if (__builtin_mul_overflow(a->count, period_ns, &ns) || ns > INT64_MAX) {
 			rc = WFAIL(w, TACH_E_LIMIT, "a sample's time exceeds pprof's 64-bit values");
 			break;
 		}
-		pk->len = 0;
-		if (!put_raw_varint(pk, a->count) || !put_raw_varint(pk, ns) ||
-		    !put_bytes(m, 2, pk->p, pk->len)) {
+		uint8_t vals[20];
+		size_t vl = tachi_put_uvarint(vals, a->count);
+		vl += tachi_put_uvarint(vals + vl, ns);
+		if (!st->no_labels && !labels(st, lc, m, ls->tid, ls->iid, ls->status)) {
 			rc = NOMEM(w);
 			break;
 		}
-		if (!st->no_labels && !labels(st, lc, m, a->tid, a->iid, a->status)) {
-			rc = NOMEM(w);
-			break;
-		}
-		/* The ids go out from the lane as they are, not copied into m first. */
-		uint8_t sh[20], fh[20];
-		size_t fl = tachi_put_uvarint(fh, 1 << 3 | WT_LEN);
-		fl += tachi_put_uvarint(fh + fl, n);
-		size_t sl = tachi_put_uvarint(sh, (uint64_t)P_SAMPLE << 3 | WT_LEN);
-		sl += tachi_put_uvarint(sh + sl, fl + n + m->len);
-		if ((rc = emit(w, sh, sl)) || (rc = emit(w, fh, fl)) || (rc = emit(w, ids, n)) ||
-		    (rc = emit(w, m->p, m->len)))
+		if ((rc = emit_sample(w, ids, n, vals, vl, m)))
 			break;
 		m->len = 0;
 	}
@@ -855,12 +1262,17 @@ static void pw_free(struct tach_writer *w)
 	tachi_idset_free(&st->loc_index);
 	free(st->fns);
 	tachi_idset_free(&st->fn_index);
-	tachi_stacktab_free(&st->trie);
+	free(st->nodes);
+	tachi_idset_free(&st->kid_index);
+	free(st->set);
+	free(st->scratch);
+	tachi_idset_free(&st->set_index);
+	free(st->lsets);
+	tachi_idset_free(&st->lset_index);
 	tachi_threads_free(&st->threads);
 	free(st->aggs);
 	tachi_idset_free(&st->agg_index);
 	free(st->msg.p);
-	free(st->packed.p);
 	free(st->sub.p);
 	free(st->stage.p);
 }

@@ -136,6 +136,155 @@ static const uint8_t expected[] = {
 	0x70, 0x03,
 };
 
+/* The count (first value) of each top-level Sample and a hash of its location ids, from a
+ * raw profile; returns how many Samples there are (at most max). */
+static size_t sample_counts(const struct outbuf *o, uint64_t *count, uint64_t *locs, size_t max)
+{
+	size_t ns = 0;
+	const uint8_t *p = o->p, *end = o->p + o->n;
+	while (p < end) {
+		uint64_t tag, len = 0;
+		p += tachi_uvarint(p, end, &tag);
+		if ((tag & 7) == 0) {
+			p += tachi_uvarint(p, end, &len);
+			continue;
+		}
+		p += tachi_uvarint(p, end, &len);
+		const uint8_t *m = p, *mend = p + len;
+		p = mend;
+		if (tag >> 3 != 2 || ns >= max)
+			continue;
+		count[ns] = 0;
+		locs[ns] = 14695981039346656037u;
+		while (m < mend) {
+			uint64_t t, l = 0;
+			m += tachi_uvarint(m, mend, &t);
+			m += tachi_uvarint(m, mend, &l);
+			if (t >> 3 == 1)
+				for (const uint8_t *q = m; q < m + l; q++)
+					locs[ns] = (locs[ns] ^ *q) * 1099511628211u;
+			if (t >> 3 == 2)
+				tachi_uvarint(m, mend, &count[ns]);
+			m += l;
+		}
+		ns++;
+	}
+	return ns;
+}
+
+/* Deep stacks that share little with the one before come again: each is looked up whole
+ * (its frame ids stored 1, 2 or 4 bytes wide), and each must still count as one Sample of
+ * its own frames, never merged with a stack of another width or one differing in a single
+ * frame; a stack that changes one frame of one found whole is walked from that one's path.
+ * The Samples' locations must be those of a run where every stack is new. */
+static void check_whole_stacks(const char *const *opts)
+{
+	struct fixture fx = { tach_dict_new(), 0, 0 };
+	uint32_t file, fn, id;
+	CHECK(!tach_dict_intern_string(fx.d, "w.py", 4, &file));
+	CHECK(!tach_dict_intern_string(fx.d, "f", 1, &fn));
+	for (int32_t i = 0; i < 70100; i++) {
+		struct tach_frame f = { file, fn, i + 1, i + 1, -1, -1, TACH_NO_OPCODE };
+		CHECK(!tach_dict_intern_frame(fx.d, &f, &id));
+	}
+	enum { D = 40, K = 6, R = 30 };
+	static uint32_t st[K][D];
+	for (uint32_t i = 0; i < D; i++) {
+		st[0][i] = 70000 + i; /* four bytes */
+		st[1][i] = 300 + i;   /* two */
+		st[2][i] = i == 0 ? 70099 : 300 + i; /* the two-byte one's leaf changed */
+		st[3][i] = i;         /* one */
+		st[4][i] = i == D / 2 ? 256 + i : i; /* two; one frame off the one-byte stack, whose
+						   * low byte it shares */
+		st[5][i] = i == 0 ? 70000 - 65536 : 70000 + i; /* four; its leaf off the first's
+								 * in the high half only */
+	}
+	static struct tach_sample ss[K * R];
+	for (size_t i = 0; i < K * R; i++)
+		ss[i] = (struct tach_sample){ .thread_id = 1, .timestamp_us = i, .weight = 1,
+					      .depth = D, .frames = st[i % K] };
+	struct tach_meta m = TACH_META_INIT;
+	m.interval_us = 1;
+	int rc;
+	struct outbuf o = run(&fx, &m, ss, K * R, opts, &rc), once;
+	CHECK_EQ_U64(rc, 0);
+	once = run(&fx, &m, ss, K, opts, &rc);
+	CHECK_EQ_U64(rc, 0);
+	uint64_t count[K + 1], locs[K + 1], count1[K + 1], locs1[K + 1];
+	CHECK_EQ_U64(sample_counts(&o, count, locs, K + 1), K);
+	CHECK_EQ_U64(sample_counts(&once, count1, locs1, K + 1), K);
+	for (size_t k = 0; k < K; k++) {
+		CHECK_EQ_U64(count[k], R);
+		CHECK_EQ_U64(locs[k], locs1[k]);
+	}
+	free(o.p);
+	free(once.p);
+	tach_dict_free(fx.d);
+}
+
+/* The bytes a gzip member inflates to (at most cap). */
+static struct outbuf gunzip(const struct outbuf *gz, size_t cap)
+{
+	struct outbuf o = { malloc(cap), 0 };
+	z_stream z = { 0 };
+	CHECK(inflateInit2(&z, 15 + 16) == Z_OK);
+	z.next_in = gz->p;
+	z.avail_in = (uInt)gz->n;
+	z.next_out = o.p;
+	z.avail_out = (uInt)cap;
+	CHECK(inflate(&z, Z_FINISH) == Z_STREAM_END);
+	o.n = cap - z.avail_out;
+	inflateEnd(&z);
+	return o;
+}
+
+/* A Sample bigger than the output's buffer (and the stage before deflate) goes out piece
+ * by piece beside ones built in place: the same location ids either way, raw or gzipped. */
+static void check_huge_sample(void)
+{
+	struct fixture fx = { tach_dict_new(), 0, 0 };
+	uint32_t file, fn, id;
+	CHECK(!tach_dict_intern_string(fx.d, "h.py", 4, &file));
+	CHECK(!tach_dict_intern_string(fx.d, "f", 1, &fn));
+	enum { F = 300, D = 200000 };
+	for (int32_t i = 0; i < F; i++) {
+		struct tach_frame f = { file, fn, i + 1, i + 1, -1, -1, TACH_NO_OPCODE };
+		CHECK(!tach_dict_intern_frame(fx.d, &f, &id));
+	}
+	static uint32_t deep[D];
+	uint64_t want = 14695981039346656037u;
+	for (uint32_t i = 0; i < D; i++) {
+		deep[i] = i % F;
+		/* locations are numbered as frames are first met, innermost first */
+		uint8_t v[5];
+		size_t n = tachi_put_uvarint(v, deep[i] + 1);
+		for (size_t k = 0; k < n; k++)
+			want = (want ^ v[k]) * 1099511628211u;
+	}
+	struct tach_sample ss[3] = {
+		{ .thread_id = 1, .weight = 3, .depth = 2, .frames = deep },
+		{ .thread_id = 2, .weight = 7, .depth = D, .frames = deep },
+		{ .thread_id = 1, .weight = 1, .depth = 1, .frames = deep },
+	};
+	struct tach_meta m = TACH_META_INIT;
+	int rc;
+	static const char *const raw[] = { "gzip", "no", NULL };
+	struct outbuf o = run(&fx, &m, ss, 3, raw, &rc), gz = run(&fx, &m, ss, 3, NULL, &rc);
+	CHECK_EQ_U64(rc, 0);
+	struct outbuf in = gunzip(&gz, o.n + 1);
+	CHECK(in.n == o.n && !memcmp(in.p, o.p, o.n));
+	uint64_t count[4], locs[4];
+	CHECK_EQ_U64(sample_counts(&o, count, locs, 4), 3);
+	CHECK_EQ_U64(count[0], 3);
+	CHECK_EQ_U64(count[1], 7);
+	CHECK_EQ_U64(count[2], 1);
+	CHECK_EQ_U64(locs[1], want);
+	free(o.p);
+	free(gz.p);
+	free(in.p);
+	tach_dict_free(fx.d);
+}
+
 int main(void)
 {
 	struct fixture fx;
@@ -283,5 +432,9 @@ int main(void)
 
 	free(o.p);
 	tach_dict_free(fx.d);
+	check_whole_stacks(raw);
+	static const char *const raw_nolabels[] = { "gzip", "no", "labels", "no", NULL };
+	check_whole_stacks(raw_nolabels);
+	check_huge_sample();
 	return CHECK_DONE();
 }
