@@ -577,6 +577,10 @@ static uint32_t intern_whole(struct pstate *st, struct tachi_pathcache *c,
 static uint32_t intern(struct pstate *st, struct tachi_pathcache *c, const struct tach_sample *s)
 {
 	uint32_t depth = s->depth;
+	/* The thread's previous stack again (its state changed, else pw_put would not ask):
+	 * nothing to walk. */
+	if (s->same_outer >= depth && depth == c->depth && c->leaf != TACHI_NOMEM_NODE)
+		return c->leaf;
 	if (!path_reserve(c, depth))
 		return c->leaf = TACHI_NOMEM_NODE, NO_ID;
 	const uint32_t *fm = st->fmap, *fr = s->frames;
