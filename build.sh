@@ -155,7 +155,7 @@ test_all() {
 	# a build whose window moves every 64 bytes puts its edges inside every record of
 	# every fixture and corpus file.
 	log "TACH reading with a 64-byte window"
-	setup build-window -Dfixtures="$fx" -Dc_args=-DRELEASE_STEP=64
+	setup build-window -Dfixtures="$fx" -Dc_args=-DTACH_WINDOW=64
 	run_tests build-window tach_read tach-decode tach-fixtures tach-merge fuzz-replay-tach \
 		fuzz-replay-auto || rc=1
 	if [ $rc -eq 0 ]; then log "all tests passed"; else log "TESTS FAILED"; fi

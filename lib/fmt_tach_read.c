@@ -26,8 +26,8 @@
 /* Read input is given back to the system (tachi_in_release) this many bytes at a time: a
  * mapped file otherwise stays resident whole, the largest part of the memory a big input
  * costs (a raw region is then read through a window of this size). */
-#ifndef RELEASE_STEP /* a build may set it small, to put window edges everywhere */
-#define RELEASE_STEP (4u << 20)
+#ifndef TACH_WINDOW /* a build may set it small, to put window edges everywhere */
+#define TACH_WINDOW (4u << 20)
 #endif
 /* Enough for the largest record whose depth passes the 256 check: 13 fixed bytes, 10-byte
  * delta, status, two 5-byte counts, 256 five-byte frame ids. */
@@ -108,7 +108,7 @@ static int data_fail(struct tach_reader *r, int code, const char *fmt, ...)
 static void release_input(struct tach_reader *r, size_t upto)
 {
 	struct tstate *st = r->state;
-	if (upto - st->released >= RELEASE_STEP) {
+	if (upto - st->released >= TACH_WINDOW) {
 		tachi_in_release(&r->in, upto);
 		st->released = upto;
 	}
@@ -120,7 +120,7 @@ static void raw_fill(struct tach_reader *r, size_t want)
 {
 	struct tstate *st = r->state;
 	size_t left = (size_t)(st->region_end - st->cur);
-	size_t step = want > RELEASE_STEP ? want : RELEASE_STEP;
+	size_t step = want > TACH_WINDOW ? want : TACH_WINDOW;
 	st->end = st->cur + (left < step ? left : step);
 	release_input(r, (size_t)(st->cur - r->in.data));
 }
