@@ -372,7 +372,7 @@ static bool linebuf_set(struct tach_writer *w, struct linebuf *lb, const struct 
 {
 	struct cstate *st = w->state;
 	const struct tachi_stacktab *t = &st->sc.agg.trie;
-	uint32_t depth = t->nodes[e->leaf].depth, keep = 0;
+	uint32_t depth = e->depth, keep = 0;
 	if (depth > lb->cap) {
 		size_t cap = lb->cap;
 		if (!TACHI_RESERVE(lb->node, cap, depth))

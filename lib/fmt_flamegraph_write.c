@@ -308,7 +308,7 @@ static bool entry_path(struct render *R, uint32_t e, uint32_t *n)
 {
 	const struct tachi_stacktab *t = &R->st->agg.trie;
 	const struct tachi_pair *p = &t->pairs[e];
-	uint32_t depth = p->leaf == TACHI_ROOT ? 0 : t->nodes[p->leaf].depth;
+	uint32_t depth = p->depth;
 	uint32_t th = R->st->agg.no_threads ? 0 : 1;
 	if (!TACHI_RESERVE(R->path, R->path_cap, (size_t)depth + th))
 		return false;

@@ -117,8 +117,10 @@ struct gthread {
 	uint64_t first;    /* earliest record time: the thread's registerTime */
 	/* A bit for each trie node that is some sample's leaf: marked as samples come, so
 	 * that close numbers the stacks without a pass over the records. */
-	uint8_t *reach;
-	size_t reach_cap; /* bytes */
+	uint64_t *reach;
+	size_t reach_cap; /* words */
+	/* At close: the stacks numbered before each word of reach (see stack_no). */
+	uint32_t *rank;
 	/* leaf variant cache */
 	uint32_t last_inner, last_leaf;
 	uint8_t last_state;
@@ -579,13 +581,13 @@ static int put_record(struct gstate *st, struct gthread *t, uint64_t ts, uint64_
 
 static bool mark_reached(struct gthread *t, uint32_t node)
 {
-	if (node / 8 >= t->reach_cap) {
+	if (node / 64 >= t->reach_cap) {
 		size_t old = t->reach_cap, want = t->trie.cap > node ? t->trie.cap : (size_t)node + 1;
-		if (!TACHI_RESERVE(t->reach, t->reach_cap, want / 8 + 1))
+		if (!TACHI_RESERVE(t->reach, t->reach_cap, want / 64 + 1))
 			return false;
-		memset(t->reach + old, 0, t->reach_cap - old);
+		memset(t->reach + old, 0, (t->reach_cap - old) * sizeof(*t->reach));
 	}
-	t->reach[node / 8] |= (uint8_t)(1u << (node % 8));
+	t->reach[node / 64] |= UINT64_C(1) << (node % 64);
 	return true;
 }
 
@@ -634,8 +636,8 @@ static int gw_put(struct tach_writer *w, const struct tach_dict *d, const struct
 			t->last_state = state;
 			t->last_leaf = leaf;
 		}
-		if (TACHI_LIKELY(leaf / 8 < t->reach_cap))
-			t->reach[leaf / 8] |= (uint8_t)(1u << (leaf % 8));
+		if (TACHI_LIKELY(leaf / 64 < t->reach_cap))
+			t->reach[leaf / 64] |= UINT64_C(1) << (leaf % 64);
 		else if (!mark_reached(t, leaf))
 			return WFAIL(w, TACH_E_NOMEM, "out of memory");
 	}
@@ -1019,21 +1021,47 @@ static int sort_records(struct tach_writer *w, struct scratch *sc, const struct 
 }
 
 /* Stacks that samples reach (their leaves marked as they came, and every node above),
- * numbered in trie order (parents come first). The trie takes no more stacks now, so a
- * node's depth (which only served to make nodes) holds its number, NONE for a node no
- * sample reaches: no array as long as the trie (10 MB on a deep recursion's 2.4 M nodes). */
-static void number_stacks(struct gthread *t)
+ * numbered in trie order (parents come first): a stack's number is the count of reached
+ * nodes before it, from a word's count (rank) and the bits below it in the word. That
+ * costs four bytes per 64 nodes, not an array as long as the trie (10 MB on a deep
+ * recursion's 2.4 M nodes). False when out of memory. */
+static bool number_stacks(struct gthread *t)
 {
-	struct tachi_node *nodes = t->trie.nodes;
-	const size_t count = t->trie.count;
-	for (size_t i = 0; i < count; i++)
-		nodes[i].depth = i / 8 < t->reach_cap && (t->reach[i / 8] >> (i % 8) & 1);
-	for (size_t i = count; i > 0; i--)
-		if (nodes[i - 1].depth && nodes[i - 1].parent != TACHI_ROOT)
-			nodes[nodes[i - 1].parent].depth = 1;
-	uint32_t nstacks = 0;
-	for (size_t i = 0; i < count; i++)
-		nodes[i].depth = nodes[i].depth ? nstacks++ : NONE;
+	const struct tachi_node *nodes = t->trie.nodes;
+	const size_t count = t->trie.count, words = count / 64 + 1;
+	if (t->reach_cap < words) {
+		size_t old = t->reach_cap;
+		if (!TACHI_RESERVE(t->reach, t->reach_cap, words))
+			return false;
+		memset(t->reach + old, 0, (t->reach_cap - old) * sizeof(*t->reach));
+	}
+	uint64_t *r = t->reach;
+	for (size_t i = count; i > 0; i--) {
+		uint32_t p = nodes[i - 1].parent;
+		if (r[(i - 1) / 64] >> ((i - 1) % 64) & 1 && p != TACHI_ROOT)
+			r[p / 64] |= UINT64_C(1) << (p % 64);
+	}
+	free(t->rank);
+	t->rank = malloc(words * sizeof(*t->rank));
+	if (!t->rank)
+		return false;
+	uint32_t n = 0;
+	for (size_t i = 0; i < words; i++) {
+		t->rank[i] = n;
+		n += (uint32_t)__builtin_popcountll(r[i]);
+	}
+	return true;
+}
+
+static bool reached(const struct gthread *t, uint32_t node)
+{
+	return t->reach[node / 64] >> (node % 64) & 1;
+}
+
+static uint32_t stack_no(const struct gthread *t, uint32_t node)
+{
+	uint64_t below = t->reach[node / 64] & ((UINT64_C(1) << (node % 64)) - 1);
+	return t->rank[node / 64] + (uint32_t)__builtin_popcountll(below);
 }
 
 static void write_thread_head(struct tach_writer *w, const struct gthread *t, size_t ti,
@@ -1232,7 +1260,7 @@ static int write_samples(struct tach_writer *w, struct scratch *sc, const struct
 		if (sw.rec.node != node) {
 			node = sw.rec.node;
 			stkl = node == NONE ? (memcpy(stk, "null", 4), 4)
-					    : fmt_u32(stk, t->trie.nodes[node].depth);
+					    : fmt_u32(stk, stack_no(t, node));
 		}
 		char *p = (char *)j_room(w, 96);
 		size_t o = 0;
@@ -1339,7 +1367,7 @@ static uint32_t write_stack_table(struct tach_writer *w, struct scratch *sc,
 	uint32_t nfr = 0;
 	bool comma = false;
 	for (size_t i = 0; i < t->trie.count; i++) {
-		if (t->trie.nodes[i].depth == NONE)
+		if (!reached(t, (uint32_t)i))
 			continue;
 		uint32_t g = t->trie.nodes[i].key;
 		if (sc->fstamp[g] != stamp) {
@@ -1356,7 +1384,7 @@ static uint32_t write_stack_table(struct tach_writer *w, struct scratch *sc,
 		if (t->trie.nodes[i].parent == TACHI_ROOT)
 			LIT(p, o, "null");
 		else
-			o += fmt_u32(p + o, t->trie.nodes[t->trie.nodes[i].parent].depth);
+			o += fmt_u32(p + o, stack_no(t, t->trie.nodes[i].parent));
 		p[o++] = ',';
 		o += fmt_u32(p + o, sc->fidx[g]);
 		p[o++] = ']';
@@ -1437,7 +1465,8 @@ static int write_thread(struct tach_writer *w, struct scratch *sc, size_t ti, bo
 	int rc;
 	if (t->unsorted && (rc = sort_records(w, sc, t)))
 		return rc;
-	number_stacks(t);
+	if (!number_stacks(t))
+		return WFAIL(w, TACH_E_NOMEM, "out of memory");
 	write_thread_head(w, t, ti, is_main, t->first);
 	if ((rc = write_samples(w, sc, t, &mk)) || (rc = write_markers(w, sc, &mk)))
 		return rc;
@@ -1573,6 +1602,7 @@ static void gw_free(struct tach_writer *w)
 		tachi_stacktab_free(&t->trie);
 		tachi_stream_free(&t->recs);
 		free(t->reach);
+		free(t->rank);
 	}
 	tachi_spool_free(&st->spool);
 	free(st->th);

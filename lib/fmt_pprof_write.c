@@ -72,18 +72,6 @@ struct lset {
 	uint8_t status;
 };
 
-/* A node of the stack trie: location ids, root first. Eight bytes, not the shared trie's
- * sixteen: on deep stacks that share little (a real recursion's profile) the trie has a
- * node for most frames, and its nodes are most of the writer's memory. A node's first
- * child is the node made right after it where it is the newest node (a new stack's frames
- * past the known ones make such a chain), found as id + 1 without hashing; other children
- * go into an index, and their parent's key has KIDS set so a node without them is never
- * looked up there. The depth lives in the aggregate, which is the only place it is read. */
-struct pnode {
-	uint32_t parent, key;
-};
-#define KIDS (UINT32_C(1) << 31)
-
 /* A pprof string: a source dict string (src >= 0) or our own bytes. */
 struct pstr {
 	uint32_t src;        /* dict id, or NO_ID */
@@ -122,16 +110,8 @@ struct pstate {
 	struct fnkey *fns;
 	size_t nfns, fns_cap;
 	struct tachi_idset fn_index;
-	/* stacks and aggregates */
-	struct pnode *nodes;
-	size_t nnodes, nodes_cap;
-	struct tachi_idset kid_index;
-	bool root_kids;
-	/* whole stacks already seen, as [leaf, length, source frame ids as varints] */
-	uint8_t *set, *scratch;
-	size_t set_len, set_cap, scratch_cap;
-	struct tachi_idset set_index;
-	uint32_t set_miss; /* new stacks per 2^16 of those looked at whole, lately */
+	/* stacks (location ids, root first) and aggregates */
+	struct tachi_stacktab trie;
 	struct tachi_threads threads;
 	struct lset *lsets;
 	size_t nlsets, lsets_cap;
@@ -309,8 +289,7 @@ static int map_frame(struct tach_writer *w, const struct tach_dict *d, uint32_t 
 	h = loc_hash(lk.fn, lk.line, lk.col);
 	uint32_t li;
 	if (!tachi_idset_find(&st->loc_index, h, &lk, loc_eq, st, &li)) {
-		/* ids leave the trie's KIDS bit free */
-		if (st->nlocs >= KIDS - 1 ||
+		if (st->nlocs >= UINT32_MAX - 2 ||
 		    !TACHI_RESERVE(st->locs, st->locs_cap, st->nlocs + 1))
 			goto nomem;
 		li = (uint32_t)st->nlocs;
@@ -324,281 +303,6 @@ static int map_frame(struct tach_writer *w, const struct tach_dict *d, uint32_t 
 	return TACH_OK;
 nomem:
 	return WFAIL(w, TACH_E_NOMEM, "out of memory");
-}
-
-/* ---- stacks ---- */
-
-struct kidkey {
-	uint32_t parent, key;
-};
-
-static uint64_t kid_hash(uint32_t parent, uint32_t key)
-{
-	return tachi_mix64((uint64_t)parent << 32 | key);
-}
-
-static bool kid_eq(void *ctx, uint32_t id, const void *k)
-{
-	const struct pstate *st = ctx;
-	const struct kidkey *q = k;
-	return st->nodes[id].parent == q->parent && (st->nodes[id].key & ~KIDS) == q->key;
-}
-
-/* The child of parent for key, made if new, past the first-child check; NO_ID when out of
- * memory. */
-static uint32_t kid_slow(struct pstate *st, uint32_t parent, uint32_t key)
-{
-	bool *kids = parent == TACHI_ROOT ? &st->root_kids : NULL;
-	bool has = kids ? *kids : (st->nodes[parent].key & KIDS) != 0;
-	struct kidkey k = { parent, key };
-	uint64_t h = kid_hash(parent, key);
-	uint32_t id;
-	if (has && tachi_idset_find(&st->kid_index, h, &k, kid_eq, st, &id))
-		return id;
-	if (st->nnodes >= TACHI_NOMEM_NODE - 1 ||
-	    !TACHI_RESERVE(st->nodes, st->nodes_cap, st->nnodes + 1))
-		return NO_ID;
-	id = (uint32_t)st->nnodes;
-	/* made right after its parent: the first-child check finds it */
-	if (parent + 1 != id) {
-		if (!tachi_idset_insert(&st->kid_index, h, id))
-			return NO_ID;
-		if (kids)
-			*kids = true;
-		else
-			st->nodes[parent].key |= KIDS;
-	}
-	st->nodes[id] = (struct pnode){ parent, key };
-	st->nnodes++;
-	return id;
-}
-
-static bool path_reserve(struct tachi_pathcache *c, uint32_t depth)
-{
-	if (depth <= c->path_cap)
-		return true;
-	size_t cap = c->path_cap;
-	if (!TACHI_RESERVE(c->path, cap, depth))
-		return false;
-	cap = c->path_cap;
-	if (!TACHI_RESERVE(c->keys, cap, depth))
-		return false;
-	c->path_cap = cap;
-	return true;
-}
-
-/* Makes c->path and c->keys hold the previous stack's entries from index from up, climbing
- * from the lowest valid one: after a whole-stack hit only the frames about to be replaced
- * cost a step each. */
-static void path_fill(const struct pstate *st, struct tachi_pathcache *c, uint32_t from)
-{
-	uint32_t i = c->path_lo;
-	if (i <= from)
-		return;
-	uint32_t node = i == c->depth ? c->leaf : st->nodes[c->path[i]].parent;
-	for (; i > from; i--) {
-		c->path[i - 1] = node;
-		c->keys[i - 1] = st->nodes[node].key & ~KIDS;
-		node = st->nodes[node].parent;
-	}
-	c->path_lo = from;
-}
-
-/* Walks s's frames past the first keep into the trie from c's path; NO_ID when out of
- * memory. */
-static uint32_t walk(struct pstate *st, struct tachi_pathcache *c, const struct tach_sample *s,
-		     uint32_t keep)
-{
-	const uint32_t *fm = st->fmap, *fr = s->frames;
-	uint32_t depth = s->depth;
-	if (keep)
-		path_fill(st, c, keep - 1);
-	else
-		c->path_lo = 0;
-	uint32_t p = keep ? c->path[keep - 1] : TACHI_ROOT;
-	for (uint32_t i = keep; i < depth; i++) {
-		uint32_t key = fm[fr[depth - 1 - i]], n = p + 1;
-		if (TACHI_UNLIKELY(n >= st->nnodes || st->nodes[n].parent != p ||
-				   (st->nodes[n].key & ~KIDS) != key)) {
-			n = kid_slow(st, p, key);
-			if (n == NO_ID)
-				return NO_ID;
-		}
-		c->path[i] = n;
-		c->keys[i] = key;
-		p = n;
-	}
-	return p;
-}
-
-/* ---- whole stacks: a stack that shares little with its thread's previous one costs a
- * hash of its bytes instead of a step per frame when it comes again (a real profile's
- * deep stacks, met again in a merged profile). Frame ids go in as varints: most take one
- * byte, where the trie takes eight a frame, so the set stays a fraction of the trie. ---- */
-
-/* A stack to look up: hashed from its frame ids as they are, encoded only when recorded. */
-struct skey {
-	struct pstate *st;
-	const struct tach_sample *s;
-	const uint8_t *p; /* NULL until encoded */
-	uint32_t n;
-};
-
-/* k's frame ids in the narrowest of 1, 2 or 4 bytes that holds them all, into the scratch
- * buffer, after a word of the depth and the width; false when out of memory. Both loops
- * are plain enough for the compiler to vectorize. */
-static bool set_key(struct skey *k)
-{
-	struct pstate *st = k->st;
-	if (k->p)
-		return true;
-	uint32_t depth = k->s->depth, max = 0;
-	const uint32_t *fr = k->s->frames;
-	if (!TACHI_RESERVE(st->scratch, st->scratch_cap, (size_t)depth * 4 + 4))
-		return false;
-	for (uint32_t i = 0; i < depth; i++)
-		max = fr[i] > max ? fr[i] : max;
-	uint32_t w = max < 0x100 ? 1 : max < 0x10000 ? 2 : 4, hdr = depth << 2 | (w == 4 ? 3 : w);
-	uint8_t *q = st->scratch;
-	memcpy(q, &hdr, 4);
-	if (w == 1)
-		for (uint32_t i = 0; i < depth; i++)
-			q[4 + i] = (uint8_t)fr[i];
-	else if (w == 2)
-		for (uint32_t i = 0; i < depth; i++) {
-			uint16_t v = (uint16_t)fr[i];
-			memcpy(q + 4 + 2 * (size_t)i, &v, 2);
-		}
-	else
-		memcpy(q + 4, fr, (size_t)depth * 4);
-	k->n = 4 + depth * w;
-	k->p = q;
-	return true;
-}
-
-/* Compared in place, never encoded: a stored stack holds its frames at the narrowest width,
- * so an equal stack's frames all fit that width and compare equal one by one. */
-static bool set_eq(void *ctx, uint32_t off, const void *key)
-{
-	const struct pstate *st = ctx;
-	const struct skey *k = key;
-	const uint8_t *e = st->set + off + 8;
-	const uint32_t *fr = k->s->frames;
-	uint32_t hdr, depth = k->s->depth;
-	memcpy(&hdr, e, 4);
-	if (hdr >> 2 != depth)
-		return false;
-	e += 4;
-	uint32_t w = hdr & 3, diff = 0;
-	if (w == 3)
-		return !memcmp(e, fr, (size_t)depth * 4);
-	if (w == 1) {
-		for (uint32_t i = 0; i < depth; i++)
-			diff |= fr[i] ^ e[i];
-		return !diff;
-	}
-	for (uint32_t i = 0; i < depth; i++) {
-		uint16_t v;
-		memcpy(&v, e + 2 * (size_t)i, 2);
-		diff |= fr[i] ^ v;
-	}
-	return !diff;
-}
-
-/* Records the stack k (hash h) as leading to leaf, while the set holds at most two bytes a
- * trie node (plus some slack); false when out of memory. */
-static bool set_add(struct pstate *st, struct skey *k, uint64_t h, uint32_t leaf)
-{
-	size_t need;
-	/* depths past 2^29 do not fit the key's header word */
-	if (k->s->depth >= 1u << 29 ||
-	    st->set_len + (size_t)k->s->depth + 12 > 2 * st->nnodes + (1u << 20))
-		return true;
-	if (!set_key(k))
-		return false;
-	if (tachi_add_overflows(st->set_len, (size_t)k->n + 8, &need) || need > UINT32_MAX ||
-	    !TACHI_RESERVE(st->set, st->set_cap, need))
-		return false;
-	uint8_t *e = st->set + st->set_len;
-	memcpy(e, &leaf, 4);
-	memcpy(e + 4, &k->n, 4);
-	memcpy(e + 8, k->p, k->n);
-	if (!tachi_idset_insert(&st->set_index, h, (uint32_t)st->set_len))
-		return false;
-	st->set_len = need;
-	return true;
-}
-
-/* Up to this many changed frames a walk is always cheaper than hashing the whole stack. */
-#define WALK_MAX 2
-/* A walk step costs about as much as hashing this many frames. */
-#define STEP_COST 15u
-
-/* Whether looking the whole stack up is likely cheaper than walking its changed frames,
- * from how often stacks looked at whole were new lately. */
-static bool set_pays(const struct pstate *st, uint32_t changed, uint32_t depth)
-{
-	uint64_t seen = 65536 - st->set_miss;
-	return seen * changed * STEP_COST >= (uint64_t)depth << 16;
-}
-
-/* The leaf of a stack that changed more than WALK_MAX frames: looked up whole when that
- * pays, else walked, and recorded whole when its walk made many nodes. */
-static uint32_t intern_whole(struct pstate *st, struct tachi_pathcache *c,
-			     const struct tach_sample *s, uint32_t keep)
-{
-	size_t nodes = st->nnodes;
-	struct skey k = { st, s, NULL, 0 };
-	uint32_t leaf = NO_ID, off;
-	uint64_t h = 0;
-	bool pays = s->depth < 1u << 29 && set_pays(st, s->depth - keep, s->depth);
-	if (pays)
-		h = tachi_hash(s->frames, (size_t)s->depth * sizeof(uint32_t));
-	if (pays && tachi_idset_find(&st->set_index, h, &k, set_eq, st, &off)) {
-		memcpy(&leaf, st->set + off, 4);
-		c->path_lo = s->depth; /* none of the new path is known */
-	} else {
-		leaf = walk(st, c, s, keep);
-		bool many = (st->nnodes - nodes) * STEP_COST >= s->depth;
-		if (!pays && many)
-			h = tachi_hash(s->frames, (size_t)s->depth * sizeof(uint32_t));
-		if (leaf != NO_ID && (pays || many) && !set_add(st, &k, h, leaf))
-			leaf = NO_ID;
-	}
-	if (st->nnodes == nodes)
-		st->set_miss -= st->set_miss >> 5;
-	else
-		st->set_miss += (65536 - st->set_miss) >> 5;
-	return leaf;
-}
-
-/* Interns s's stack for c's thread from where it leaves the thread's previous one and
- * returns its leaf (NO_ID when out of memory); c keeps its path and keys, root first. */
-static uint32_t intern(struct pstate *st, struct tachi_pathcache *c, const struct tach_sample *s)
-{
-	uint32_t depth = s->depth;
-	/* The thread's previous stack again (its state changed, else pw_put would not ask):
-	 * nothing to walk. */
-	if (s->same_outer >= depth && depth == c->depth && c->leaf != TACHI_NOMEM_NODE)
-		return c->leaf;
-	if (!path_reserve(c, depth))
-		return c->leaf = TACHI_NOMEM_NODE, NO_ID;
-	const uint32_t *fm = st->fmap, *fr = s->frames;
-	/* The outer frames the reader says are unchanged, then as many more as still agree. */
-	uint32_t old = c->leaf == TACHI_NOMEM_NODE ? 0 : c->depth;
-	uint32_t lim = old < depth ? old : depth;
-	uint32_t keep = s->same_outer < lim ? s->same_outer : lim;
-	if (c->path_lo <= keep)
-		while (keep < lim && c->keys[keep] == fm[fr[depth - 1 - keep]])
-			keep++;
-	uint32_t leaf = depth - keep <= WALK_MAX ? walk(st, c, s, keep)
-						  : intern_whole(st, c, s, keep);
-	c->depth = depth;
-	if (leaf == NO_ID) {
-		c->path_lo = depth; /* after a failure nothing of the path is trusted */
-		return c->leaf = TACHI_NOMEM_NODE, NO_ID;
-	}
-	return c->leaf = leaf;
 }
 
 /* ---- aggregation ---- */
@@ -754,8 +458,8 @@ static int pw_put(struct tach_writer *w, const struct tach_dict *d, const struct
 				return rc;
 		}
 	}
-	uint32_t leaf = intern(st, c, s), lset, id;
-	if (leaf == NO_ID || !lset_get(st, c, s, &lset) ||
+	uint32_t leaf = tachi_stack_intern(&st->trie, c, s, st->fmap), lset, id;
+	if (leaf == TACHI_NOMEM_NODE || !lset_get(st, c, s, &lset) ||
 	    !(a = agg_get(st, leaf, lset, s->depth, &id)))
 		return WFAIL(w, TACH_E_NOMEM, "out of memory");
 	c->slot = id;
@@ -1002,7 +706,7 @@ static size_t uvarint_len(uint64_t v)
 	return n;
 }
 
-static const uint8_t *lane_pack(struct lane *ln, const struct pnode *nodes, uint32_t leaf,
+static const uint8_t *lane_pack(struct lane *ln, const struct tachi_node *nodes, uint32_t leaf,
 				uint32_t d, size_t end, uint32_t *n)
 {
 	uint32_t j = 0, node = leaf;
@@ -1015,7 +719,7 @@ static const uint8_t *lane_pack(struct lane *ln, const struct pnode *nodes, uint
 	}
 	size_t pos = end - ln->len[j];
 	for (uint32_t k = j + 1; k <= d; k++) {
-		uint32_t v = (nodes[ln->node[k]].key & ~KIDS) + 1;
+		uint32_t v = nodes[ln->node[k]].key + 1;
 		if (TACHI_LIKELY(v < 0x80)) {
 			ln->buf[--pos] = (uint8_t)v;
 		} else {
@@ -1074,7 +778,7 @@ static int write_samples(struct tach_writer *w, uint64_t period_ns)
 {
 	struct pstate *st = w->state;
 	struct buf *m = &st->msg;
-	const struct pnode *nodes = st->nodes;
+	const struct tachi_node *nodes = st->trie.nodes;
 	int rc = TACH_OK;
 	uint32_t maxd = 0;
 	for (size_t i = 0; i < st->naggs; i++)
@@ -1266,11 +970,7 @@ static void pw_free(struct tach_writer *w)
 	tachi_idset_free(&st->loc_index);
 	free(st->fns);
 	tachi_idset_free(&st->fn_index);
-	free(st->nodes);
-	tachi_idset_free(&st->kid_index);
-	free(st->set);
-	free(st->scratch);
-	tachi_idset_free(&st->set_index);
+	tachi_stacktab_free(&st->trie);
 	free(st->lsets);
 	tachi_idset_free(&st->lset_index);
 	tachi_threads_free(&st->threads);

@@ -222,7 +222,7 @@ static int write_threads(struct tach_writer *w, const uint32_t *tsym, const uint
 		rc |= tachi_out_str(o, hdr);
 		for (uint32_t c = st->head[t]; c != NONE && !rc; c = st->counts[c].next) {
 			uint32_t node = st->trie.pairs[c].leaf;
-			uint32_t depth = st->trie.nodes[node].depth;
+			uint32_t depth = st->trie.pairs[c].depth;
 			size_t len = 18 + 4 * (size_t)depth;
 			if (!TACHI_RESERVE(rec, rec_cap, len)) {
 				free(rec);

@@ -385,7 +385,7 @@ static int sort_runs(struct tach_writer *w, const struct sthread *t)
 static int write_stack(struct tach_writer *w, uint32_t leaf)
 {
 	struct sstate *st = w->state;
-	uint32_t depth = st->trie.nodes[leaf].depth;
+	uint32_t depth = tachi_stacktab_depth(&st->trie, leaf);
 	if (!TACHI_RESERVE(st->path, st->path_cap, depth))
 		return TACH_E_NOMEM;
 	uint32_t node = leaf;

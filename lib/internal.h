@@ -180,29 +180,35 @@ static inline const char *tachi_str(const struct tach_dict *d, uint32_t id, size
 /* ---- stack trie: (parent node, key) -> node, root-first paths ---- */
 #define TACHI_ROOT UINT32_MAX
 struct tachi_stacktab {
-	/* One struct a node: a probe's key check, a climb to the root and a line's walk each
-	 * touch one cache line per node, not three. A node's first child is linked from it
-	 * (child1 = its id + 1, 0 for none) and only later children go into the index: a new
-	 * stack's frames past the point where it leaves the known ones are a chain of first
-	 * children, made and walked again without hashing, in the order they are laid out. */
-	struct tachi_node { uint32_t parent, key, depth, child1; } *nodes;
+	/* Eight bytes a node: on deep stacks that share little (a real recursion's profile)
+	 * the trie has a node for most frames, and its nodes are most of a writer's memory. A
+	 * node made right after its parent is its first child, found as id + 1 without
+	 * hashing: a new stack's frames past the known ones make such a chain. Other children
+	 * go into the index, and their parent's bit in kids is set, so a node without them
+	 * (most of a deep chain) is never looked up there. The root's first child is node 0
+	 * (TACHI_ROOT + 1 wraps to it). */
+	struct tachi_node { uint32_t parent, key; } *nodes;
 	size_t count, cap;
-	uint32_t root_child1;
+	uint64_t *kids;
+	size_t kids_cap; /* words */
+	bool root_kids;
 	struct tachi_idset index;
 	/* Whole stacks already seen whose inner part changed a lot since the thread's previous
-	 * stack: one hash probe instead of a probe per changed frame. Stored inline as
-	 * [depth, leaf, frames...] (source frame ids, innermost first), known by offset. */
-	uint32_t *sarena;
-	size_t sarena_len, sarena_cap;
-	struct tachi_idset stack_index;
+	 * stack: one hash probe instead of a probe per changed frame. Stored as [leaf, length,
+	 * depth << 2 | width, frames...], the source frame ids innermost first in the narrowest
+	 * of 1, 2 or 4 bytes that holds them all; known by offset. */
+	uint8_t *set, *scratch;
+	size_t set_len, set_cap, scratch_cap;
+	struct tachi_idset set_index;
 	/* Changed frames up to which a stack is walked rather than looked up whole; 0: the
 	 * default, which suits a trie that all threads share. */
 	uint32_t walk_max;
 	/* New stacks per 2^16 of those that changed more than walk_max frames, lately (a
 	 * moving average, so 0 at first): see set_pays in stacktab.c. */
 	uint32_t set_miss;
-	/* (context, leaf) pairs, numbered densely in first-seen order. */
-	struct tachi_pair { uint64_t ctx; uint32_t leaf; } *pairs;
+	/* (context, leaf) pairs, numbered densely in first-seen order, with the leaf's depth
+	 * (which the trie's nodes do not keep). */
+	struct tachi_pair { uint64_t ctx; uint32_t leaf, depth; } *pairs;
 	size_t npairs, pairs_cap;
 	struct tachi_idset pair_index;
 };
@@ -212,13 +218,15 @@ bool tachi_stacktab_child_slow(struct tachi_stacktab *t, uint32_t parent, uint32
 static inline bool tachi_stacktab_child(struct tachi_stacktab *t, uint32_t parent, uint32_t key,
 					uint32_t *node)
 {
-	uint32_t c1 = parent == TACHI_ROOT ? t->root_child1 : t->nodes[parent].child1;
-	if (TACHI_LIKELY(c1 && t->nodes[c1 - 1].key == key)) {
-		*node = c1 - 1;
+	uint32_t n = parent + 1;
+	if (TACHI_LIKELY(n < t->count && t->nodes[n].parent == parent && t->nodes[n].key == key)) {
+		*node = n;
 		return true;
 	}
 	return tachi_stacktab_child_slow(t, parent, key, node);
 }
+/* Depth of node (0 for TACHI_ROOT), by a climb to the root. */
+uint32_t tachi_stacktab_depth(const struct tachi_stacktab *t, uint32_t node);
 void tachi_stacktab_free(struct tachi_stacktab *t);
 
 /* Per-(thread, interpreter) memory of the last stack, so a sample whose stack did not

@@ -26,38 +26,67 @@ static bool node_eq(void *ctx, uint32_t id, const void *k)
 	return t->nodes[id].parent == n->parent && t->nodes[id].key == n->key;
 }
 
+static bool has_kids(const struct tachi_stacktab *t, uint32_t node)
+{
+	if (node == TACHI_ROOT)
+		return t->root_kids;
+	return node / 64 < t->kids_cap && (t->kids[node / 64] >> (node % 64) & 1);
+}
+
+static bool set_kids(struct tachi_stacktab *t, uint32_t node)
+{
+	if (node == TACHI_ROOT) {
+		t->root_kids = true;
+		return true;
+	}
+	if (node / 64 >= t->kids_cap) {
+		size_t old = t->kids_cap;
+		if (!TACHI_RESERVE(t->kids, t->kids_cap, node / 64 + 1))
+			return false;
+		memset(t->kids + old, 0, (t->kids_cap - old) * sizeof(*t->kids));
+	}
+	t->kids[node / 64] |= UINT64_C(1) << (node % 64);
+	return true;
+}
 
 bool tachi_stacktab_child_slow(struct tachi_stacktab *t, uint32_t parent, uint32_t key,
 			       uint32_t *node)
 {
-	uint32_t *c1 = parent == TACHI_ROOT ? &t->root_child1 : &t->nodes[parent].child1;
 	struct nkey k = { parent, key };
-	/* a node without children has none in the index either */
-	uint64_t h = *c1 ? node_hash(parent, key) : 0;
-	if (*c1 && tachi_idset_find(&t->index, h, &k, node_eq, t, node))
+	bool kids = has_kids(t, parent);
+	uint64_t h = kids ? node_hash(parent, key) : 0;
+	if (kids && tachi_idset_find(&t->index, h, &k, node_eq, t, node))
 		return true;
-	if (t->count >= TACHI_NOMEM_NODE - 1 || !TACHI_RESERVE(t->nodes, t->cap, t->count + 1))
+	if (t->count >= TACHI_NOMEM_NODE - 1 ||
+	    !TACHI_RESERVE(t->nodes, t->cap, t->count + 1))
 		return false;
-	/* the array may have moved */
-	c1 = parent == TACHI_ROOT ? &t->root_child1 : &t->nodes[parent].child1;
 	uint32_t id = (uint32_t)t->count;
-	t->nodes[id] = (struct tachi_node){ parent, key,
-					   parent == TACHI_ROOT ? 1 : t->nodes[parent].depth + 1, 0 };
-	if (!*c1)
-		*c1 = id + 1;
-	else if (!tachi_idset_insert(&t->index, h, id))
+	/* one made right after its parent is found as the parent's id + 1 */
+	if (parent + 1 != id &&
+	    (!set_kids(t, parent) || !tachi_idset_insert(&t->index, node_hash(parent, key), id)))
 		return false;
+	t->nodes[id] = (struct tachi_node){ parent, key };
 	t->count++;
 	*node = id;
 	return true;
 }
 
+uint32_t tachi_stacktab_depth(const struct tachi_stacktab *t, uint32_t node)
+{
+	uint32_t d = 0;
+	for (; node != TACHI_ROOT; node = t->nodes[node].parent)
+		d++;
+	return d;
+}
+
 void tachi_stacktab_free(struct tachi_stacktab *t)
 {
 	free(t->nodes);
+	free(t->kids);
 	tachi_idset_free(&t->index);
-	free(t->sarena);
-	tachi_idset_free(&t->stack_index);
+	free(t->set);
+	free(t->scratch);
+	tachi_idset_free(&t->set_index);
 	free(t->pairs);
 	tachi_idset_free(&t->pair_index);
 	memset(t, 0, sizeof(*t));
@@ -120,22 +149,6 @@ void tachi_threads_free(struct tachi_threads *t)
 	memset(t, 0, sizeof(*t));
 }
 
-struct skey {
-	const uint32_t *frames;
-	uint32_t depth;
-};
-
-static bool stack_eq(void *ctx, uint32_t off, const void *k)
-{
-	const struct tachi_stacktab *t = ctx;
-	const struct skey *key = k;
-	const uint32_t *e = t->sarena + off;
-	/* an empty stack may come with frames == NULL, which memcmp must not see */
-	return e[0] == key->depth &&
-	       (!key->depth || !memcmp(e + 2, key->frames, key->depth * sizeof(uint32_t)));
-}
-
-
 /* Up to this many changed frames, walking the trie beats hashing the whole stack, unless
  * the trie's owner says otherwise (walk_max). */
 #define WALK_MAX 2
@@ -159,7 +172,8 @@ static bool pair_eq(void *ctx, uint32_t id, const void *k)
 
 
 /* The shared index's answer, created if new. */
-static bool pair_find_add(struct tachi_stacktab *t, uint64_t ctx, uint32_t leaf, uint32_t *id)
+static bool pair_find_add(struct tachi_stacktab *t, uint64_t ctx, uint32_t leaf, uint32_t depth,
+			  uint32_t *id)
 {
 	struct pkey k = { ctx, leaf };
 	uint64_t h = pair_hash(ctx, leaf);
@@ -168,7 +182,7 @@ static bool pair_find_add(struct tachi_stacktab *t, uint64_t ctx, uint32_t leaf,
 	if (t->npairs >= UINT32_MAX - 1 || !TACHI_RESERVE(t->pairs, t->pairs_cap, t->npairs + 1))
 		return false;
 	*id = (uint32_t)t->npairs;
-	t->pairs[*id] = (struct tachi_pair){ ctx, leaf };
+	t->pairs[*id] = (struct tachi_pair){ ctx, leaf, depth };
 	if (!tachi_idset_insert(&t->pair_index, h, *id))
 		return false;
 	t->npairs++;
@@ -185,7 +199,7 @@ static void lmemo_place(struct tachi_lslot *v, uint32_t mask, uint32_t leaf, uin
 
 /* The (ctx, leaf) pair's number: from the thread's memo, else from the shared index. */
 static bool pair_get(struct tachi_stacktab *t, struct tachi_pathcache *c, uint64_t ctx,
-		     uint32_t leaf, uint32_t *id)
+		     uint32_t leaf, uint32_t depth, uint32_t *id)
 {
 	if (TACHI_LIKELY(c->lmemo && c->lmemo_ctx == ctx)) {
 		uint32_t mask = c->lmemo_mask;
@@ -203,7 +217,7 @@ static bool pair_get(struct tachi_stacktab *t, struct tachi_pathcache *c, uint64
 		memset(c->lmemo, 0, ((size_t)c->lmemo_mask + 1) * sizeof(*c->lmemo));
 		c->lmemo_count = 0;
 	}
-	if (!pair_find_add(t, ctx, leaf, id))
+	if (!pair_find_add(t, ctx, leaf, depth, id))
 		return false;
 	/* Load factor at most 1/2. */
 	if (!c->lmemo || ((size_t)c->lmemo_count + 1) * 2 > (size_t)c->lmemo_mask + 1) {
@@ -226,6 +240,20 @@ static bool pair_get(struct tachi_stacktab *t, struct tachi_pathcache *c, uint64
 	return true;
 }
 
+static bool path_reserve(struct tachi_pathcache *c, uint32_t depth)
+{
+	if (depth <= c->path_cap)
+		return true;
+	size_t cap = c->path_cap;
+	if (!TACHI_RESERVE(c->path, cap, depth))
+		return false;
+	cap = c->path_cap;
+	if (!TACHI_RESERVE(c->keys, cap, depth))
+		return false;
+	c->path_cap = cap;
+	return true;
+}
+
 /* Makes c->path and c->keys hold the previous stack's entries from index from up, climbing
  * from the lowest valid one: after a whole-stack hit only the frames about to be replaced
  * cost a step each, not the whole depth. */
@@ -243,6 +271,31 @@ static void path_fill(const struct tachi_stacktab *t, struct tachi_pathcache *c,
 	c->path_lo = from;
 }
 
+/* Past a new node every frame is a new node too, each the first child of the one made just
+ * before it: no lookup, no index, only the appends (a deep stack that leaves the known
+ * ones early, as most of a real recursion's do). */
+static uint32_t append_chain(struct tachi_stacktab *t, struct tachi_pathcache *c,
+			     const struct tach_sample *s, const uint32_t *map, uint32_t from,
+			     uint32_t parent)
+{
+	uint32_t depth = s->depth;
+	if (t->count + (depth - from) >= TACHI_NOMEM_NODE - 1 ||
+	    !TACHI_RESERVE(t->nodes, t->cap, t->count + (depth - from)))
+		return TACHI_NOMEM_NODE;
+	struct tachi_node *n = t->nodes;
+	uint32_t id = (uint32_t)t->count;
+	for (uint32_t i = from; i < depth; i++, id++) {
+		uint32_t f = s->frames[depth - 1 - i];
+		uint32_t key = map ? map[f] : f;
+		n[id] = (struct tachi_node){ parent, key };
+		c->path[i] = id;
+		c->keys[i] = key;
+		parent = id;
+	}
+	t->count = id;
+	return parent;
+}
+
 /* Walks the frames past the first keep (root first) into the trie from c's path. */
 static uint32_t walk(struct tachi_stacktab *t, struct tachi_pathcache *c,
 		     const struct tach_sample *s, const uint32_t *map, uint32_t keep)
@@ -257,65 +310,107 @@ static uint32_t walk(struct tachi_stacktab *t, struct tachi_pathcache *c,
 		/* frames are innermost first; the path is root first */
 		uint32_t f = s->frames[depth - 1 - i];
 		uint32_t key = map ? map[f] : f;
+		size_t made = t->count;
 		if (!tachi_stacktab_child(t, parent, key, &parent))
 			return TACHI_NOMEM_NODE;
 		c->path[i] = parent;
 		c->keys[i] = key;
+		if (t->count != made)
+			return append_chain(t, c, s, map, i + 1, parent);
 	}
 	return parent;
 }
 
-/* The set keeps whole copies, where the trie shares prefixes: a deep recursion whose
- * stacks rarely come again would fill it with copies that are never asked for (on a walk
- * 100-250 frames deep, 15 times the trie's memory). So it takes new stacks only while it
- * holds at most SET_PER_NODE words per trie node, plus SET_SLACK words. */
-#define SET_PER_NODE 4
-#define SET_SLACK (1u << 20)
+/* ---- whole stacks: a stack that shares little with its thread's previous one costs a
+ * hash of its frame ids instead of a step per frame when it comes again. Ids are stored
+ * in the narrowest width that holds them (most inputs have few frames), so the set stays
+ * a fraction of the trie, whose nodes take eight bytes a frame. ---- */
 
-static bool set_full(const struct tachi_stacktab *t, uint32_t depth)
+/* A stack to look up: hashed from its frame ids as they are, encoded only when recorded. */
+struct skey {
+	const struct tach_sample *s;
+	const uint8_t *p; /* NULL until encoded */
+	uint32_t n;
+};
+
+/* k's frame ids, one byte each when they all fit one (the few distinct frames of most
+ * deep profiles), else four, into the scratch buffer after a word of the depth and the
+ * width; false when out of memory. Two bytes would save more on some inputs but compare
+ * at half the speed of four in the lookups that churning inputs make by the million. */
+static bool set_key(struct tachi_stacktab *t, struct skey *k)
 {
-	return t->sarena_len + depth + 2 > SET_PER_NODE * t->count + SET_SLACK;
+	uint32_t depth = k->s->depth, bits = 0;
+	const uint32_t *fr = k->s->frames;
+	if (!TACHI_RESERVE(t->scratch, t->scratch_cap, (size_t)depth * 4 + 4))
+		return false;
+	/* the highest bit set in any id, as the largest id has it */
+	for (uint32_t i = 0; i < depth; i++)
+		bits |= fr[i];
+	uint32_t w = bits < 0x100 ? 1 : 4, hdr = depth << 1 | (w == 1);
+	uint8_t *restrict q = t->scratch;
+	memcpy(q, &hdr, 4);
+	if (w == 1)
+		for (uint32_t i = 0; i < depth; i++)
+			q[4 + i] = (uint8_t)fr[i];
+	else if (depth)
+		memcpy(q + 4, fr, (size_t)depth * 4);
+	k->n = 4 + depth * w;
+	k->p = q;
+	return true;
 }
 
-/* Records s's stack, hashed to h, as leading to leaf, while the set has room. */
-static uint32_t set_add(struct tachi_stacktab *t, const struct tach_sample *s, uint64_t h,
-			uint32_t leaf)
+/* Compared in place, never encoded: a stored stack holds its frames at the narrowest width,
+ * so an equal stack's frames all fit that width and compare equal one by one. */
+static bool set_eq(void *ctx, uint32_t off, const void *key)
 {
-	uint32_t depth = s->depth;
-	if (leaf == TACHI_NOMEM_NODE || set_full(t, depth))
-		return leaf;
+	const struct tachi_stacktab *t = ctx;
+	const struct skey *k = key;
+	const uint8_t *e = t->set + off + 8;
+	const uint32_t *fr = k->s->frames;
+	uint32_t hdr, depth = k->s->depth;
+	memcpy(&hdr, e, 4);
+	if (hdr >> 1 != depth)
+		return false;
+	e += 4;
+	if (!(hdr & 1))
+		return !depth || !memcmp(e, fr, (size_t)depth * 4);
+	uint32_t diff = 0;
+	for (uint32_t i = 0; i < depth; i++)
+		diff |= fr[i] ^ e[i];
+	return !diff;
+}
+
+/* The set keeps whole copies, where the trie shares prefixes: a deep recursion whose
+ * stacks rarely come again would fill it with copies that are never asked for. So it takes
+ * new stacks only while it holds at most SET_PER_NODE bytes per trie node, plus SET_SLACK. */
+#define SET_PER_NODE 2
+#define SET_SLACK (1u << 20)
+
+/* Records the stack k (hash h) as leading to leaf, while the set has room; false when out
+ * of memory. */
+static bool set_add(struct tachi_stacktab *t, struct skey *k, uint64_t h, uint32_t leaf)
+{
 	size_t need;
-	if (tachi_add_overflows(t->sarena_len, (size_t)depth + 2, &need) || need > UINT32_MAX - 1 ||
-	    !TACHI_RESERVE(t->sarena, t->sarena_cap, need))
-		return TACHI_NOMEM_NODE;
-	uint32_t *e = t->sarena + t->sarena_len;
-	e[0] = depth;
-	e[1] = leaf;
-	if (depth)
-		memcpy(e + 2, s->frames, depth * sizeof(uint32_t));
-	if (!tachi_idset_insert(&t->stack_index, h, (uint32_t)t->sarena_len))
-		return TACHI_NOMEM_NODE;
-	t->sarena_len = need;
-	return leaf;
+	if (t->set_len + (size_t)k->s->depth + 12 > SET_PER_NODE * t->count + SET_SLACK)
+		return true;
+	if (!set_key(t, k))
+		return false;
+	if (tachi_add_overflows(t->set_len, (size_t)k->n + 8, &need) || need > UINT32_MAX ||
+	    !TACHI_RESERVE(t->set, t->set_cap, need))
+		return false;
+	uint8_t *e = t->set + t->set_len;
+	memcpy(e, &leaf, 4);
+	memcpy(e + 4, &k->n, 4);
+	memcpy(e + 8, k->p, k->n);
+	if (!tachi_idset_insert(&t->set_index, h, (uint32_t)t->set_len))
+		return false;
+	t->set_len = need;
+	return true;
 }
 
 static uint64_t stack_hash(const struct tach_sample *s)
 {
-	return tachi_hash(s->frames, s->depth * sizeof(uint32_t));
-}
-
-/* The stack's leaf through the whole-stack set, walking and recording it when new. */
-static uint32_t set_lookup(struct tachi_stacktab *t, struct tachi_pathcache *c,
-			   const struct tach_sample *s, const uint32_t *map, uint32_t keep)
-{
-	struct skey k = { s->frames, s->depth };
-	uint64_t h = stack_hash(s);
-	uint32_t off;
-	if (tachi_idset_find(&t->stack_index, h, &k, stack_eq, t, &off)) {
-		c->path_lo = s->depth; /* none of the new path is known */
-		return t->sarena[off + 1];
-	}
-	return set_add(t, s, h, walk(t, c, s, map, keep));
+	return s->depth ? tachi_hash(s->frames, (size_t)s->depth * sizeof(uint32_t)) : 0;
 }
 
 /* Whether looking the whole stack up is likely cheaper than walking its changed frames. A
@@ -332,30 +427,57 @@ static bool set_pays(const struct tachi_stacktab *t, uint32_t changed, uint32_t 
 	return seen * changed * STEP_COST >= (uint64_t)depth << 16;
 }
 
+/* The leaf of a stack that changed more than walk_max frames: looked up whole when that
+ * pays, else walked, and recorded whole when its walk made many nodes (a real profile's
+ * deep stacks that share little, met again in a merged profile). */
+static uint32_t intern_whole(struct tachi_stacktab *t, struct tachi_pathcache *c,
+			     const struct tach_sample *s, const uint32_t *map, uint32_t keep)
+{
+	size_t nodes = t->count;
+	struct skey k = { s, NULL, 0 };
+	uint32_t leaf, off;
+	uint64_t h = 0;
+	/* depths past 2^30 do not fit the key's header word */
+	bool fits = s->depth < 1u << 30, pays = fits && set_pays(t, s->depth - keep, s->depth);
+	if (pays)
+		h = stack_hash(s);
+	if (pays && tachi_idset_find(&t->set_index, h, &k, set_eq, t, &off)) {
+		memcpy(&leaf, t->set + off, 4);
+		c->path_lo = s->depth; /* none of the new path is known */
+	} else {
+		leaf = walk(t, c, s, map, keep);
+		bool many = fits && (t->count - nodes) * STEP_COST >= s->depth;
+		if (!pays && many)
+			h = stack_hash(s);
+		if (leaf != TACHI_NOMEM_NODE && (pays || many) && !set_add(t, &k, h, leaf))
+			leaf = TACHI_NOMEM_NODE;
+	}
+	/* a stack seen before made no node */
+	if (t->count == nodes)
+		t->set_miss -= t->set_miss >> 5;
+	else
+		t->set_miss += (65536 - t->set_miss) >> 5;
+	return leaf;
+}
+
+/* Up to this many changed frames, walking the trie beats hashing the whole stack, unless
+ * the trie's owner says otherwise (walk_max). */
+#define WALK_MAX 2
+
 /* Interns s's stack for c's thread and records it as the thread's last one; the caller has
  * ruled out a repeat of that last stack. */
 static uint32_t intern_leaf(struct tachi_stacktab *t, struct tachi_pathcache *c,
 			    const struct tach_sample *s, const uint32_t *map)
 {
 	uint32_t depth = s->depth;
-	bool known = c->leaf != TACHI_NOMEM_NODE;
-	if (depth > c->path_cap) {
-		size_t cap = c->path_cap;
-		if (!TACHI_RESERVE(c->path, cap, depth))
-			return TACHI_NOMEM_NODE;
-		cap = c->path_cap;
-		if (!TACHI_RESERVE(c->keys, cap, depth))
-			return TACHI_NOMEM_NODE;
-		c->path_cap = cap;
-	}
+	if (!path_reserve(c, depth))
+		return c->leaf = TACHI_NOMEM_NODE;
 	/* The outer frames the reader says are unchanged, then as many more as still agree
 	 * with the previous path (readers that give no hint get the same benefit). */
-	uint32_t old = known ? c->depth : 0;
-	uint32_t keep = s->same_outer < old ? s->same_outer : old;
-	if (keep > depth)
-		keep = depth;
+	uint32_t old = c->leaf != TACHI_NOMEM_NODE ? c->depth : 0;
+	uint32_t lim = old < depth ? old : depth;
+	uint32_t keep = s->same_outer < lim ? s->same_outer : lim;
 	if (c->path_lo <= keep) {
-		uint32_t lim = old < depth ? old : depth;
 		while (keep < lim) {
 			uint32_t f = s->frames[depth - 1 - keep];
 			if (c->keys[keep] != (map ? map[f] : f))
@@ -363,27 +485,9 @@ static uint32_t intern_leaf(struct tachi_stacktab *t, struct tachi_pathcache *c,
 			keep++;
 		}
 	}
-	uint32_t leaf;
-	if (depth - keep <= (t->walk_max ? t->walk_max : WALK_MAX)) {
-		leaf = walk(t, c, s, map, keep);
-	} else {
-		size_t nodes = t->count;
-		if (set_pays(t, depth - keep, depth)) {
-			leaf = set_lookup(t, c, s, map, keep);
-		} else {
-			leaf = walk(t, c, s, map, keep);
-			/* A walk that made many nodes cost far more than recording the stack,
-			 * which pays off if it comes again (a real profile's deep stacks that
-			 * share little, met again in a merged profile). */
-			if ((t->count - nodes) * STEP_COST >= depth)
-				leaf = set_add(t, s, stack_hash(s), leaf);
-		}
-		/* a stack seen before made no node */
-		if (t->count == nodes)
-			t->set_miss -= t->set_miss >> 5;
-		else
-			t->set_miss += (65536 - t->set_miss) >> 5;
-	}
+	uint32_t leaf = depth - keep <= (t->walk_max ? t->walk_max : WALK_MAX)
+				? walk(t, c, s, map, keep)
+				: intern_whole(t, c, s, map, keep);
 	c->depth = depth;
 	/* after a failure nothing of the path is trusted */
 	if (leaf == TACHI_NOMEM_NODE)
@@ -410,7 +514,7 @@ uint32_t tachi_stack_intern_ctx(struct tachi_stacktab *t, struct tachi_pathcache
 	if (repeats_last(c, s) && t->pairs[c->entry].ctx == ctx)
 		return c->leaf;
 	uint32_t leaf = intern_leaf(t, c, s, map);
-	if (leaf == TACHI_NOMEM_NODE || !pair_get(t, c, ctx, leaf, &c->entry))
+	if (leaf == TACHI_NOMEM_NODE || !pair_get(t, c, ctx, leaf, s->depth, &c->entry))
 		return c->leaf = TACHI_NOMEM_NODE;
 	return leaf;
 }

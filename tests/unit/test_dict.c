@@ -172,8 +172,8 @@ static void trie(void)
 	CHECK(tachi_stacktab_child(&t, TACHI_ROOT, 7, &a2));
 	CHECK_EQ_U64(a, a2);
 	CHECK(a != b && b != c && a != c);
-	CHECK_EQ_U64(t.nodes[a].depth, 1);
-	CHECK_EQ_U64(t.nodes[b].depth, 2);
+	CHECK_EQ_U64(tachi_stacktab_depth(&t, a), 1);
+	CHECK_EQ_U64(tachi_stacktab_depth(&t, b), 2);
 	CHECK_EQ_U64(t.nodes[b].parent, a);
 	CHECK_EQ_U64(t.nodes[b].key, 8);
 	CHECK_EQ_U64(t.count, 3);
@@ -181,12 +181,46 @@ static void trie(void)
 	uint32_t node = TACHI_ROOT;
 	for (uint32_t i = 0; i < 100000; i++)
 		CHECK(tachi_stacktab_child(&t, node, i, &node));
-	CHECK_EQ_U64(t.nodes[node].depth, 100000);
+	CHECK_EQ_U64(tachi_stacktab_depth(&t, node), 100000);
 	uint32_t again = TACHI_ROOT;
 	for (uint32_t i = 0; i < 100000; i++)
 		tachi_stacktab_child(&t, again, i, &again);
 	CHECK_EQ_U64(again, node);
 	CHECK_EQ_U64(t.count, 100003);
+	tachi_stacktab_free(&t);
+}
+
+/* Children asked for in an interleaved order (two walkers taking turns, as two threads'
+ * samples do, so a node's first child is often not made right after it) against a plain
+ * table of every (parent, key) seen: the same pair gives the same node, a new pair a new
+ * one with that parent and key. */
+static void trie_interleaved(void)
+{
+	enum { N = 20000, NK = 5 };
+	struct tachi_stacktab t = { 0 };
+	static uint32_t ref[N + 1][NK]; /* [parent + 1][key] -> node + 1 */
+	memset(ref, 0, sizeof(ref));
+	uint32_t at[2] = { TACHI_ROOT, TACHI_ROOT }, x = 12345;
+	for (int i = 0; i < 4 * N && t.count < N; i++) {
+		x = x * 1103515245u + 12345u;
+		uint32_t *p = &at[i & 1];
+		/* now and then a walker climbs back to the root: siblings of old nodes */
+		if ((x >> 28) == 0)
+			*p = TACHI_ROOT;
+		uint32_t key = (x >> 16) % NK, node;
+		CHECK(tachi_stacktab_child(&t, *p, key, &node));
+		uint32_t *r = &ref[*p == TACHI_ROOT ? 0 : *p + 1][key];
+		if (*r) {
+			CHECK_EQ_U64(node, *r - 1);
+		} else {
+			CHECK_EQ_U64(node, t.count - 1);
+			*r = node + 1;
+		}
+		CHECK_EQ_U64(t.nodes[node].parent, *p);
+		CHECK_EQ_U64(t.nodes[node].key, key);
+		*p = node;
+	}
+	CHECK(t.count == N);
 	tachi_stacktab_free(&t);
 }
 
@@ -237,7 +271,7 @@ static void pathcache(void)
 		s0.same_outer = 0;
 		uint32_t leaf0 = tachi_stack_intern(&t, &th.v[1], &s0, NULL);
 		CHECK_EQ_U64(leaf, leaf0);
-		CHECK_EQ_U64(t.nodes[leaf].depth, depths[i]);
+		CHECK_EQ_U64(tachi_stacktab_depth(&t, leaf), depths[i]);
 		/* the path back from the leaf spells the stack */
 		uint32_t n = leaf;
 		for (uint32_t k = 0; k < depths[i]; k++) {
@@ -394,6 +428,7 @@ int main(void)
 	frames();
 	append_vs_intern();
 	trie();
+	trie_interleaved();
 	pathcache();
 	stack_order();
 	stack_order_wide();
