@@ -696,16 +696,6 @@ struct lane {
 	uint8_t *buf;
 };
 
-static size_t uvarint_len(uint64_t v)
-{
-	size_t n = 1;
-	while (v >= 0x80) {
-		v >>= 7;
-		n++;
-	}
-	return n;
-}
-
 static const uint8_t *lane_pack(struct lane *ln, const struct tachi_node *nodes, uint32_t leaf,
 				uint32_t d, size_t end, uint32_t *n)
 {
@@ -723,7 +713,7 @@ static const uint8_t *lane_pack(struct lane *ln, const struct tachi_node *nodes,
 		if (TACHI_LIKELY(v < 0x80)) {
 			ln->buf[--pos] = (uint8_t)v;
 		} else {
-			pos -= uvarint_len(v);
+			pos -= tachi_uvarint_len(v);
 			tachi_put_uvarint(ln->buf + pos, v);
 		}
 		ln->len[k] = (uint32_t)(end - pos);
@@ -738,8 +728,8 @@ static const uint8_t *lane_pack(struct lane *ln, const struct tachi_node *nodes,
 static int emit_sample(struct tach_writer *w, const uint8_t *ids, size_t n, const uint8_t *vals,
 		       size_t vl, const struct buf *m)
 {
-	size_t inner = 1 + uvarint_len(n) + n + 1 + uvarint_len(vl) + vl + m->len;
-	size_t total = 1 + uvarint_len(inner) + inner, *len;
+	size_t inner = 1 + tachi_uvarint_len(n) + n + 1 + tachi_uvarint_len(vl) + vl + m->len;
+	size_t total = 1 + tachi_uvarint_len(inner) + inner, *len;
 	int rc;
 	uint8_t *p = out_room(w, total, &len, &rc), *q = p;
 	if (rc)

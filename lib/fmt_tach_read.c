@@ -70,6 +70,11 @@ struct tstate {
 	struct tachi_tmemo tmemo[TACHI_TMEMO_SIZE];
 	struct tthread *cur_thread;
 	uint64_t rle_left;
+	/* A REPEAT entry one interval on with status k, repeated to fill 64 bytes, made when
+	 * k's first run is measured (bit k of rle_made): most runs are short, and building
+	 * the block for each cost more than reading the run. */
+	uint8_t rle_pat[256][64];
+	uint64_t rle_made[4];
 	uint64_t records;          /* records started */
 	uint64_t rec_off;          /* position of the current record */
 	uint64_t decoded;
@@ -637,12 +642,16 @@ static int run_length(struct tach_reader *r, uint8_t status, uint64_t *n)
 		max = st->rle_left;
 	/* The entries as one block of whole copies, compared a block at a time first: a long
 	 * run then costs about a memcmp per 64 bytes. */
-	uint8_t pat[64];
-	size_t plen = tachi_put_uvarint(pat, iv);
-	pat[plen++] = status;
-	size_t per = sizeof(pat) / plen, blen = per * plen;
-	for (size_t i = plen; i < blen; i++)
-		pat[i] = pat[i - plen];
+	uint8_t *pat = st->rle_pat[status];
+	size_t plen = tachi_uvarint_len(iv) + 1, per = sizeof(st->rle_pat[0]) / plen;
+	size_t blen = per * plen;
+	if (!(st->rle_made[status / 64] >> (status % 64) & 1)) {
+		tachi_put_uvarint(pat, iv);
+		pat[plen - 1] = status;
+		for (size_t i = plen; i < blen; i++)
+			pat[i] = pat[i - plen];
+		st->rle_made[status / 64] |= UINT64_C(1) << (status % 64);
+	}
 	while (max - k >= per) {
 		if (TACHI_UNLIKELY((size_t)(st->end - st->cur) < blen)) {
 			int rc = src_fill(r, blen);

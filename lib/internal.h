@@ -90,6 +90,15 @@ static inline size_t tachi_uvarint(const uint8_t *p, const uint8_t *end, uint64_
 	}
 	return 0;
 }
+static inline size_t tachi_uvarint_len(uint64_t v)
+{
+	size_t n = 1;
+	while (v >= 0x80) {
+		v >>= 7;
+		n++;
+	}
+	return n;
+}
 static inline size_t tachi_put_uvarint(uint8_t *p, uint64_t v)
 {
 	size_t n = 0;
