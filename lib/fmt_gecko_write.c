@@ -1020,6 +1020,16 @@ static int sort_records(struct tach_writer *w, struct scratch *sc, const struct 
 	return TACH_OK;
 }
 
+/* Inline: without -mpopcnt (the x86-64 baseline) the builtin is a call into libgcc, made
+ * for every sample row. */
+static inline uint32_t popcount64(uint64_t x)
+{
+	x -= (x >> 1) & 0x5555555555555555ULL;
+	x = (x & 0x3333333333333333ULL) + ((x >> 2) & 0x3333333333333333ULL);
+	x = (x + (x >> 4)) & 0x0f0f0f0f0f0f0f0fULL;
+	return (uint32_t)((x * 0x0101010101010101ULL) >> 56);
+}
+
 /* Stacks that samples reach (their leaves marked as they came, and every node above),
  * numbered in trie order (parents come first): a stack's number is the count of reached
  * nodes before it, from a word's count (rank) and the bits below it in the word. That
@@ -1048,7 +1058,7 @@ static bool number_stacks(struct gthread *t)
 	uint32_t n = 0;
 	for (size_t i = 0; i < words; i++) {
 		t->rank[i] = n;
-		n += (uint32_t)__builtin_popcountll(r[i]);
+		n += popcount64(r[i]);
 	}
 	return true;
 }
@@ -1061,7 +1071,7 @@ static bool reached(const struct gthread *t, uint32_t node)
 static uint32_t stack_no(const struct gthread *t, uint32_t node)
 {
 	uint64_t below = t->reach[node / 64] & ((UINT64_C(1) << (node % 64)) - 1);
-	return t->rank[node / 64] + (uint32_t)__builtin_popcountll(below);
+	return t->rank[node / 64] + popcount64(below);
 }
 
 static void write_thread_head(struct tach_writer *w, const struct gthread *t, size_t ti,
