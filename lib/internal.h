@@ -204,8 +204,8 @@ struct tachi_stacktab {
 	struct tachi_idset index;
 	/* Whole stacks already seen whose inner part changed a lot since the thread's previous
 	 * stack: one hash probe instead of a probe per changed frame. Stored as [leaf, length,
-	 * depth << 2 | width, frames...], the source frame ids innermost first in the narrowest
-	 * of 1, 2 or 4 bytes that holds them all; known by offset. */
+	 * depth << 1 | narrow, frames...], the source frame ids innermost first, one byte each
+	 * when all fit one (narrow), else four; known by offset. */
 	uint8_t *set, *scratch;
 	size_t set_len, set_cap, scratch_cap;
 	struct tachi_idset set_index;

@@ -391,10 +391,10 @@ static bool set_eq(void *ctx, uint32_t off, const void *key)
 static bool set_add(struct tachi_stacktab *t, struct skey *k, uint64_t h, uint32_t leaf)
 {
 	size_t need;
-	if (t->set_len + (size_t)k->s->depth + 12 > SET_PER_NODE * t->count + SET_SLACK)
-		return true;
 	if (!set_key(t, k))
 		return false;
+	if (t->set_len + (size_t)k->n + 8 > SET_PER_NODE * t->count + SET_SLACK)
+		return true;
 	if (tachi_add_overflows(t->set_len, (size_t)k->n + 8, &need) || need > UINT32_MAX ||
 	    !TACHI_RESERVE(t->set, t->set_cap, need))
 		return false;
