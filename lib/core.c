@@ -85,6 +85,15 @@ bool tachi_idmap_reserve(uint32_t **map, size_t *cap, size_t need)
 	return true;
 }
 
+bool tachi_bits_hold(uint64_t **bits, size_t *cap, size_t n)
+{
+	size_t old = *cap;
+	if (!tachi_reserve((void **)bits, cap, n / 64 + 1, sizeof(**bits)))
+		return false;
+	memset(*bits + old, 0, (*cap - old) * sizeof(**bits));
+	return true;
+}
+
 uint64_t tachi_hash(const void *p, size_t n)
 {
 	return XXH3_64bits(p, n);

@@ -581,13 +581,10 @@ static int put_record(struct gstate *st, struct gthread *t, uint64_t ts, uint64_
 
 static bool mark_reached(struct gthread *t, uint32_t node)
 {
-	if (node / 64 >= t->reach_cap) {
-		size_t old = t->reach_cap, want = t->trie.cap > node ? t->trie.cap : (size_t)node + 1;
-		if (!TACHI_RESERVE(t->reach, t->reach_cap, want / 64 + 1))
-			return false;
-		memset(t->reach + old, 0, (t->reach_cap - old) * sizeof(*t->reach));
-	}
-	t->reach[node / 64] |= UINT64_C(1) << (node % 64);
+	/* room for every node the trie has space for: one growth per trie growth */
+	if (!tachi_bits_hold(&t->reach, &t->reach_cap, t->trie.cap > node ? t->trie.cap : node))
+		return false;
+	tachi_bit_set(t->reach, node);
 	return true;
 }
 
@@ -637,7 +634,7 @@ static int gw_put(struct tach_writer *w, const struct tach_dict *d, const struct
 			t->last_leaf = leaf;
 		}
 		if (TACHI_LIKELY(leaf / 64 < t->reach_cap))
-			t->reach[leaf / 64] |= UINT64_C(1) << (leaf % 64);
+			tachi_bit_set(t->reach, leaf);
 		else if (!mark_reached(t, leaf))
 			return WFAIL(w, TACH_E_NOMEM, "out of memory");
 	}
@@ -1039,17 +1036,13 @@ static bool number_stacks(struct gthread *t)
 {
 	const struct tachi_node *nodes = t->trie.nodes;
 	const size_t count = t->trie.count, words = count / 64 + 1;
-	if (t->reach_cap < words) {
-		size_t old = t->reach_cap;
-		if (!TACHI_RESERVE(t->reach, t->reach_cap, words))
-			return false;
-		memset(t->reach + old, 0, (t->reach_cap - old) * sizeof(*t->reach));
-	}
+	if (!tachi_bits_hold(&t->reach, &t->reach_cap, count))
+		return false;
 	uint64_t *r = t->reach;
 	for (size_t i = count; i > 0; i--) {
 		uint32_t p = nodes[i - 1].parent;
-		if (r[(i - 1) / 64] >> ((i - 1) % 64) & 1 && p != TACHI_ROOT)
-			r[p / 64] |= UINT64_C(1) << (p % 64);
+		if (tachi_bit(r, i - 1) && p != TACHI_ROOT)
+			tachi_bit_set(r, p);
 	}
 	free(t->rank);
 	t->rank = malloc(words * sizeof(*t->rank));
@@ -1065,7 +1058,7 @@ static bool number_stacks(struct gthread *t)
 
 static bool reached(const struct gthread *t, uint32_t node)
 {
-	return t->reach[node / 64] >> (node % 64) & 1;
+	return tachi_bit(t->reach, node);
 }
 
 static uint32_t stack_no(const struct gthread *t, uint32_t node)

@@ -645,12 +645,12 @@ static int run_length(struct tach_reader *r, uint8_t status, uint64_t *n)
 	uint8_t *pat = st->rle_pat[status];
 	size_t plen = tachi_uvarint_len(iv) + 1, per = sizeof(st->rle_pat[0]) / plen;
 	size_t blen = per * plen;
-	if (!(st->rle_made[status / 64] >> (status % 64) & 1)) {
+	if (!tachi_bit(st->rle_made, status)) {
 		tachi_put_uvarint(pat, iv);
 		pat[plen - 1] = status;
 		for (size_t i = plen; i < blen; i++)
 			pat[i] = pat[i - plen];
-		st->rle_made[status / 64] |= UINT64_C(1) << (status % 64);
+		tachi_bit_set(st->rle_made, status);
 	}
 	while (max - k >= per) {
 		if (TACHI_UNLIKELY((size_t)(st->end - st->cur) < blen)) {

@@ -24,6 +24,16 @@ void tachi_warn(const struct tachi_warner *w, int pos_kind, uint64_t pos, const 
 /* Grows an id map (source id -> our id) to hold index need - 1; new slots read
  * UINT32_MAX, "not mapped yet". */
 bool tachi_idmap_reserve(uint32_t **map, size_t *cap, size_t need);
+/* A bitmap in 64-bit words: grows *bits (cap in words) to hold bit n, new words clear. */
+bool tachi_bits_hold(uint64_t **bits, size_t *cap, size_t n);
+static inline bool tachi_bit(const uint64_t *bits, size_t n)
+{
+	return bits[n / 64] >> (n % 64) & 1;
+}
+static inline void tachi_bit_set(uint64_t *bits, size_t n)
+{
+	bits[n / 64] |= UINT64_C(1) << (n % 64);
+}
 
 static inline bool tachi_add_overflows(size_t a, size_t b, size_t *out)
 {

@@ -30,7 +30,7 @@ static bool has_kids(const struct tachi_stacktab *t, uint32_t node)
 {
 	if (node == TACHI_ROOT)
 		return t->root_kids;
-	return node / 64 < t->kids_cap && (t->kids[node / 64] >> (node % 64) & 1);
+	return node / 64 < t->kids_cap && tachi_bit(t->kids, node);
 }
 
 static bool set_kids(struct tachi_stacktab *t, uint32_t node)
@@ -39,13 +39,9 @@ static bool set_kids(struct tachi_stacktab *t, uint32_t node)
 		t->root_kids = true;
 		return true;
 	}
-	if (node / 64 >= t->kids_cap) {
-		size_t old = t->kids_cap;
-		if (!TACHI_RESERVE(t->kids, t->kids_cap, node / 64 + 1))
-			return false;
-		memset(t->kids + old, 0, (t->kids_cap - old) * sizeof(*t->kids));
-	}
-	t->kids[node / 64] |= UINT64_C(1) << (node % 64);
+	if (node / 64 >= t->kids_cap && !tachi_bits_hold(&t->kids, &t->kids_cap, node))
+		return false;
+	tachi_bit_set(t->kids, node);
 	return true;
 }
 
