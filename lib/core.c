@@ -111,23 +111,30 @@ static void idset_place(struct tachi_slot *slots, size_t mask, uint32_t tag, uin
 	slots[i].tag = tag;
 }
 
+/* Room for n ids at a load factor of at most 1/2, which keeps probe chains short. */
+static bool idset_hold(struct tachi_idset *s, size_t n)
+{
+	if (s->slots && n * 2 <= s->mask + 1)
+		return true;
+	size_t size = s->slots ? (s->mask + 1) * 2 : 64;
+	while (n * 2 > size)
+		size *= 2;
+	struct tachi_slot *slots = calloc(size, sizeof(*slots));
+	if (!slots)
+		return false;
+	for (size_t i = 0; s->slots && i <= s->mask; i++)
+		if (s->slots[i].id)
+			idset_place(slots, size - 1, s->slots[i].tag, s->slots[i].id - 1);
+	free(s->slots);
+	s->slots = slots;
+	s->mask = size - 1;
+	return true;
+}
+
 bool tachi_idset_insert(struct tachi_idset *s, uint64_t h, uint32_t id)
 {
-	/* Load factor at most 1/2 keeps probe chains short. */
-	if (!s->slots || (s->count + 1) * 2 > s->mask + 1) {
-		size_t n = s->slots ? (s->mask + 1) * 2 : 64;
-		struct tachi_slot *slots = calloc(n, sizeof(*slots));
-		if (!slots)
-			return false;
-		if (s->slots) {
-			for (size_t i = 0; i <= s->mask; i++)
-				if (s->slots[i].id)
-					idset_place(slots, n - 1, s->slots[i].tag, s->slots[i].id - 1);
-			free(s->slots);
-		}
-		s->slots = slots;
-		s->mask = n - 1;
-	}
+	if (!idset_hold(s, s->count + 1))
+		return false;
 	idset_place(s->slots, s->mask, (uint32_t)(h >> 32), id);
 	s->count++;
 	return true;
@@ -137,6 +144,50 @@ void tachi_idset_free(struct tachi_idset *s)
 {
 	free(s->slots);
 	memset(s, 0, sizeof(*s));
+}
+
+/* Slots ahead of the one being stored to whose lines are requested: about what a core
+ * keeps in flight. */
+#define MOVE_AHEAD 16
+
+/* Moves the waiting ids into main, in the order they came, and empties pend. */
+static bool dset_move(struct tachi_dset *s)
+{
+	size_t n = s->pend.count;
+	/* grown first, so that every line fetched is where its id goes */
+	if (!idset_hold(&s->main, s->main.count + n))
+		return false;
+	struct tachi_slot *slots = s->main.slots;
+	size_t mask = s->main.mask;
+	for (size_t i = 0; i < n; i++) {
+		if (i + MOVE_AHEAD < n)
+			__builtin_prefetch(&slots[s->order[i + MOVE_AHEAD].tag & mask], 1);
+		idset_place(slots, mask, s->order[i].tag, s->order[i].id - 1);
+	}
+	s->main.count += n;
+	memset(s->pend.slots, 0, (s->pend.mask + 1) * sizeof(*s->pend.slots));
+	s->pend.count = 0;
+	return true;
+}
+
+bool tachi_dset_insert(struct tachi_dset *s, uint64_t h, uint32_t id)
+{
+	if (!s->order && !(s->order = malloc(TACHI_PEND_MAX * sizeof(*s->order))))
+		return false;
+	if (s->pend.count >= TACHI_PEND_MAX && !dset_move(s))
+		return false;
+	if (!tachi_idset_insert(&s->pend, h, id))
+		return false;
+	s->order[s->pend.count - 1] = (struct tachi_slot){ id + 1, (uint32_t)(h >> 32) };
+	return true;
+}
+
+void tachi_dset_free(struct tachi_dset *s)
+{
+	tachi_idset_free(&s->main);
+	tachi_idset_free(&s->pend);
+	free(s->order);
+	s->order = NULL;
 }
 
 bool tachi_parse_dec(const char *s, size_t n, uint64_t max, uint64_t *out)

@@ -118,7 +118,7 @@ struct pstate {
 	struct tachi_idset lset_index;
 	struct agg *aggs;
 	size_t naggs, aggs_cap;
-	struct tachi_idset agg_index;
+	struct tachi_dset agg_index;
 	/* time span */
 	bool any;
 	uint64_t last_us;
@@ -354,18 +354,19 @@ static bool agg_eq(void *ctx, uint32_t id, const void *p)
 	return a->leaf == b->leaf && a->lset == b->lset;
 }
 
-/* The aggregate of (leaf, lset), made if new; NULL when out of memory. */
+/* The aggregate of (leaf, lset), made if new; NULL when out of memory. A leaf made by this
+ * sample (fresh) has none yet, and is not looked up. */
 static struct agg *agg_get(struct pstate *st, uint32_t leaf, uint32_t lset, uint32_t depth,
-			   uint32_t *id)
+			   bool fresh, uint32_t *id)
 {
 	struct agg q = { 0, leaf, lset, depth };
 	uint64_t h = agg_hash(leaf, lset);
-	if (!tachi_idset_find(&st->agg_index, h, &q, agg_eq, st, id)) {
+	if (fresh || !tachi_dset_find(&st->agg_index, h, &q, agg_eq, st, id)) {
 		if (st->naggs >= UINT32_MAX - 2 || !TACHI_RESERVE(st->aggs, st->aggs_cap, st->naggs + 1))
 			return NULL;
 		*id = (uint32_t)st->naggs;
 		st->aggs[*id] = q;
-		if (!tachi_idset_insert(&st->agg_index, h, *id))
+		if (!tachi_dset_insert(&st->agg_index, h, *id))
 			return NULL;
 		st->naggs++;
 	}
@@ -458,9 +459,10 @@ static int pw_put(struct tach_writer *w, const struct tach_dict *d, const struct
 				return rc;
 		}
 	}
+	size_t nodes = st->trie.count;
 	uint32_t leaf = tachi_stack_intern(&st->trie, c, s, st->fmap), lset, id;
 	if (leaf == TACHI_NOMEM_NODE || !lset_get(st, c, s, &lset) ||
-	    !(a = agg_get(st, leaf, lset, s->depth, &id)))
+	    !(a = agg_get(st, leaf, lset, s->depth, leaf >= nodes, &id)))
 		return WFAIL(w, TACH_E_NOMEM, "out of memory");
 	c->slot = id;
 count:
@@ -965,7 +967,7 @@ static void pw_free(struct tach_writer *w)
 	tachi_idset_free(&st->lset_index);
 	tachi_threads_free(&st->threads);
 	free(st->aggs);
-	tachi_idset_free(&st->agg_index);
+	tachi_dset_free(&st->agg_index);
 	free(st->msg.p);
 	free(st->sub.p);
 	free(st->stage.p);

@@ -174,6 +174,24 @@ static inline bool tachi_idset_find(const struct tachi_idset *s, uint64_t h, con
 bool tachi_idset_insert(struct tachi_idset *s, uint64_t h, uint32_t id);
 void tachi_idset_free(struct tachi_idset *s);
 
+/* An idset whose newest ids wait in a small one (pend) and move to the large one
+ * TACHI_PEND_MAX at a time. An insert into a large set is a cache miss, and inputs that
+ * make a new entry for most samples (a deep recursion's new stacks) would pay one each;
+ * moved together, the slots are fetched ahead and the misses overlap. */
+#define TACHI_PEND_MAX 256
+struct tachi_dset {
+	struct tachi_idset main, pend;
+	struct tachi_slot *order; /* pend's ids in the order they came */
+};
+static inline bool tachi_dset_find(const struct tachi_dset *s, uint64_t h, const void *key,
+				   tachi_eq_fn eq, void *ctx, uint32_t *id)
+{
+	return tachi_idset_find(&s->main, h, key, eq, ctx, id) ||
+	       tachi_idset_find(&s->pend, h, key, eq, ctx, id);
+}
+bool tachi_dset_insert(struct tachi_dset *s, uint64_t h, uint32_t id);
+void tachi_dset_free(struct tachi_dset *s);
+
 /* ---- dictionary internals ---- */
 struct tach_dict {
 	char *bytes;         /* every string, each followed by a NUL */
@@ -211,7 +229,7 @@ struct tachi_stacktab {
 	uint64_t *kids;
 	size_t kids_cap; /* words */
 	bool root_kids;
-	struct tachi_idset index;
+	struct tachi_dset index;
 	/* Whole stacks already seen whose inner part changed a lot since the thread's previous
 	 * stack: one hash probe instead of a probe per changed frame. Stored as [leaf, length,
 	 * depth << 1 | narrow, frames...], the source frame ids innermost first, one byte each
@@ -229,7 +247,7 @@ struct tachi_stacktab {
 	 * (which the trie's nodes do not keep). */
 	struct tachi_pair { uint64_t ctx; uint32_t leaf, depth; } *pairs;
 	size_t npairs, pairs_cap;
-	struct tachi_idset pair_index;
+	struct tachi_dset pair_index;
 };
 /* Node for key under parent, created if new. Returns false on allocation failure. */
 bool tachi_stacktab_child_slow(struct tachi_stacktab *t, uint32_t parent, uint32_t key,

@@ -51,7 +51,7 @@ bool tachi_stacktab_child_slow(struct tachi_stacktab *t, uint32_t parent, uint32
 	struct nkey k = { parent, key };
 	bool kids = has_kids(t, parent);
 	uint64_t h = kids ? node_hash(parent, key) : 0;
-	if (kids && tachi_idset_find(&t->index, h, &k, node_eq, t, node))
+	if (kids && tachi_dset_find(&t->index, h, &k, node_eq, t, node))
 		return true;
 	if (t->count >= TACHI_NOMEM_NODE - 1 ||
 	    !TACHI_RESERVE(t->nodes, t->cap, t->count + 1))
@@ -59,7 +59,7 @@ bool tachi_stacktab_child_slow(struct tachi_stacktab *t, uint32_t parent, uint32
 	uint32_t id = (uint32_t)t->count;
 	/* one made right after its parent is found as the parent's id + 1 */
 	if (parent + 1 != id &&
-	    (!set_kids(t, parent) || !tachi_idset_insert(&t->index, node_hash(parent, key), id)))
+	    (!set_kids(t, parent) || !tachi_dset_insert(&t->index, node_hash(parent, key), id)))
 		return false;
 	t->nodes[id] = (struct tachi_node){ parent, key };
 	t->count++;
@@ -79,12 +79,12 @@ void tachi_stacktab_free(struct tachi_stacktab *t)
 {
 	free(t->nodes);
 	free(t->kids);
-	tachi_idset_free(&t->index);
+	tachi_dset_free(&t->index);
 	free(t->set);
 	free(t->scratch);
 	tachi_idset_free(&t->set_index);
 	free(t->pairs);
-	tachi_idset_free(&t->pair_index);
+	tachi_dset_free(&t->pair_index);
 	memset(t, 0, sizeof(*t));
 }
 
@@ -167,19 +167,20 @@ static bool pair_eq(void *ctx, uint32_t id, const void *k)
 }
 
 
-/* The shared index's answer, created if new. */
+/* The shared index's answer, created if new; a leaf made by this sample (fresh) is in no
+ * pair yet, so nothing is looked up. */
 static bool pair_find_add(struct tachi_stacktab *t, uint64_t ctx, uint32_t leaf, uint32_t depth,
-			  uint32_t *id)
+			  bool fresh, uint32_t *id)
 {
 	struct pkey k = { ctx, leaf };
 	uint64_t h = pair_hash(ctx, leaf);
-	if (tachi_idset_find(&t->pair_index, h, &k, pair_eq, t, id))
+	if (!fresh && tachi_dset_find(&t->pair_index, h, &k, pair_eq, t, id))
 		return true;
 	if (t->npairs >= UINT32_MAX - 1 || !TACHI_RESERVE(t->pairs, t->pairs_cap, t->npairs + 1))
 		return false;
 	*id = (uint32_t)t->npairs;
 	t->pairs[*id] = (struct tachi_pair){ ctx, leaf, depth };
-	if (!tachi_idset_insert(&t->pair_index, h, *id))
+	if (!tachi_dset_insert(&t->pair_index, h, *id))
 		return false;
 	t->npairs++;
 	return true;
@@ -193,10 +194,15 @@ static void lmemo_place(struct tachi_lslot *v, uint32_t mask, uint32_t leaf, uin
 	v[i] = (struct tachi_lslot){ leaf, entry + 1 };
 }
 
-/* The (ctx, leaf) pair's number: from the thread's memo, else from the shared index. */
+/* The (ctx, leaf) pair's number: from the thread's memo, else from the shared index. A
+ * fresh leaf (made by this sample) makes a new pair, and goes into the memo only when it
+ * comes again: a deep recursion, whose every sample makes a leaf, would otherwise pay a
+ * cache miss in the memo for each. */
 static bool pair_get(struct tachi_stacktab *t, struct tachi_pathcache *c, uint64_t ctx,
-		     uint32_t leaf, uint32_t depth, uint32_t *id)
+		     uint32_t leaf, uint32_t depth, bool fresh, uint32_t *id)
 {
+	if (fresh)
+		return pair_find_add(t, ctx, leaf, depth, true, id);
 	if (TACHI_LIKELY(c->lmemo && c->lmemo_ctx == ctx)) {
 		uint32_t mask = c->lmemo_mask;
 		for (uint32_t i = (uint32_t)(tachi_mix64(leaf) >> 32) & mask;; i = (i + 1) & mask) {
@@ -213,7 +219,7 @@ static bool pair_get(struct tachi_stacktab *t, struct tachi_pathcache *c, uint64
 		memset(c->lmemo, 0, ((size_t)c->lmemo_mask + 1) * sizeof(*c->lmemo));
 		c->lmemo_count = 0;
 	}
-	if (!pair_find_add(t, ctx, leaf, depth, id))
+	if (!pair_find_add(t, ctx, leaf, depth, false, id))
 		return false;
 	/* Load factor at most 1/2. */
 	if (!c->lmemo || ((size_t)c->lmemo_count + 1) * 2 > (size_t)c->lmemo_mask + 1) {
@@ -509,8 +515,11 @@ uint32_t tachi_stack_intern_ctx(struct tachi_stacktab *t, struct tachi_pathcache
 {
 	if (repeats_last(c, s) && t->pairs[c->entry].ctx == ctx)
 		return c->leaf;
+	size_t nodes = t->count;
 	uint32_t leaf = intern_leaf(t, c, s, map);
-	if (leaf == TACHI_NOMEM_NODE || !pair_get(t, c, ctx, leaf, s->depth, &c->entry))
+	/* the root (an empty stack) is never made */
+	bool fresh = leaf != TACHI_ROOT && leaf >= nodes;
+	if (leaf == TACHI_NOMEM_NODE || !pair_get(t, c, ctx, leaf, s->depth, fresh, &c->entry))
 		return c->leaf = TACHI_NOMEM_NODE;
 	return leaf;
 }

@@ -224,6 +224,40 @@ static void trie_interleaved(void)
 	tachi_stacktab_free(&t);
 }
 
+static bool u32_eq(void *ctx, uint32_t id, const void *key)
+{
+	const uint32_t *v = ctx;
+	return v[id] == *(const uint32_t *)key;
+}
+
+/* A deferred set answers for every id, whether it still waits or has been moved, and for
+ * none it was not given: values under hashes that are all alike (one probe chain through
+ * both tables) and spread. */
+static void dset(void)
+{
+	enum { N = 3 * TACHI_PEND_MAX + 7 };
+	static uint32_t v[N];
+	for (int alike = 0; alike < 2; alike++) {
+		struct tachi_dset s = { 0 };
+		uint32_t x = 99, id;
+		for (uint32_t i = 0; i < N; i++) {
+			v[i] = i * 7 + 3;
+			uint64_t h = alike ? 0x5555555500000000ull : tachi_mix64(v[i]);
+			CHECK(!tachi_dset_find(&s, h, &v[i], u32_eq, v, &id));
+			CHECK(tachi_dset_insert(&s, h, i));
+			x = x * 1103515245u + 12345u;
+			uint32_t j = (x >> 8) % (i + 1), absent = v[i] + 1;
+			uint64_t hj = alike ? 0x5555555500000000ull : tachi_mix64(v[j]);
+			CHECK(tachi_dset_find(&s, hj, &v[j], u32_eq, v, &id) && id == j);
+			uint64_t ha = alike ? 0x5555555500000000ull : tachi_mix64(absent);
+			CHECK(!tachi_dset_find(&s, ha, &absent, u32_eq, v, &id));
+		}
+		CHECK_EQ_U64(s.main.count + s.pend.count, N);
+		CHECK(s.main.count >= 3 * TACHI_PEND_MAX);
+		tachi_dset_free(&s);
+	}
+}
+
 static void pathcache(void)
 {
 	struct tachi_threads th = { 0 };
@@ -429,6 +463,7 @@ int main(void)
 	append_vs_intern();
 	trie();
 	trie_interleaved();
+	dset();
 	pathcache();
 	stack_order();
 	stack_order_wide();
