@@ -150,12 +150,32 @@ void tachi_idset_free(struct tachi_idset *s)
  * keeps in flight. */
 #define MOVE_AHEAD 16
 
+/* The filter for main as it is now: four bits a slot, at most one per tag value. */
+static bool dset_filter(struct tachi_dset *s)
+{
+	size_t bits = (s->main.mask + 1) * 4;
+	if (bits > (size_t)UINT32_MAX + 1)
+		bits = (size_t)UINT32_MAX + 1;
+	if (s->bloom && s->bloom_mask == bits - 1)
+		return true;
+	uint64_t *b = calloc(bits / 64, sizeof(*b));
+	if (!b)
+		return false;
+	for (size_t i = 0; i <= s->main.mask; i++)
+		if (s->main.slots[i].id)
+			tachi_bit_set(b, s->main.slots[i].tag & (bits - 1));
+	free(s->bloom);
+	s->bloom = b;
+	s->bloom_mask = bits - 1;
+	return true;
+}
+
 /* Moves the waiting ids into main, in the order they came, and empties pend. */
 static bool dset_move(struct tachi_dset *s)
 {
 	size_t n = s->pend.count;
 	/* grown first, so that every line fetched is where its id goes */
-	if (!idset_hold(&s->main, s->main.count + n))
+	if (!idset_hold(&s->main, s->main.count + n) || !dset_filter(s))
 		return false;
 	struct tachi_slot *slots = s->main.slots;
 	size_t mask = s->main.mask;
@@ -163,6 +183,7 @@ static bool dset_move(struct tachi_dset *s)
 		if (i + MOVE_AHEAD < n)
 			__builtin_prefetch(&slots[s->order[i + MOVE_AHEAD].tag & mask], 1);
 		idset_place(slots, mask, s->order[i].tag, s->order[i].id - 1);
+		tachi_bit_set(s->bloom, s->order[i].tag & s->bloom_mask);
 	}
 	s->main.count += n;
 	memset(s->pend.slots, 0, (s->pend.mask + 1) * sizeof(*s->pend.slots));
@@ -187,7 +208,9 @@ void tachi_dset_free(struct tachi_dset *s)
 	tachi_idset_free(&s->main);
 	tachi_idset_free(&s->pend);
 	free(s->order);
+	free(s->bloom);
 	s->order = NULL;
+	s->bloom = NULL;
 }
 
 bool tachi_parse_dec(const char *s, size_t n, uint64_t max, uint64_t *out)
