@@ -111,29 +111,49 @@ static void idset_place(struct tachi_slot *slots, size_t mask, uint32_t tag, uin
 	slots[i].tag = tag;
 }
 
-/* Room for n ids at a load factor of at most 1/2, which keeps probe chains short. */
-static bool idset_hold(struct tachi_idset *s, size_t n)
+/* Slots ahead of the one being stored to whose lines are requested: about what a core
+ * keeps in flight. */
+#define MOVE_AHEAD 16
+
+/* Room for n ids at a load factor of at most 1/2, which keeps probe chains short. With
+ * bloom, a deferred set's filter is made anew in the same pass: four bits a slot, one bit
+ * per tag value at most. */
+static bool idset_hold(struct tachi_idset *s, size_t n, uint64_t **bloom, size_t *bloom_mask)
 {
 	if (s->slots && n * 2 <= s->mask + 1)
 		return true;
 	size_t size = s->slots ? (s->mask + 1) * 2 : 64;
 	while (n * 2 > size)
 		size *= 2;
+	size_t bits = size * 4 > (size_t)UINT32_MAX + 1 ? (size_t)UINT32_MAX + 1 : size * 4;
 	struct tachi_slot *slots = calloc(size, sizeof(*slots));
-	if (!slots)
+	uint64_t *b = bloom ? calloc(bits / 64, sizeof(*b)) : NULL;
+	if (!slots || (bloom && !b)) {
+		free(slots);
+		free(b);
 		return false;
-	for (size_t i = 0; s->slots && i <= s->mask; i++)
-		if (s->slots[i].id)
-			idset_place(slots, size - 1, s->slots[i].tag, s->slots[i].id - 1);
+	}
+	for (size_t i = 0; s->slots && i <= s->mask; i++) {
+		if (!s->slots[i].id)
+			continue;
+		idset_place(slots, size - 1, s->slots[i].tag, s->slots[i].id - 1);
+		if (b)
+			tachi_bit_set(b, s->slots[i].tag & (bits - 1));
+	}
 	free(s->slots);
 	s->slots = slots;
 	s->mask = size - 1;
+	if (bloom) {
+		free(*bloom);
+		*bloom = b;
+		*bloom_mask = bits - 1;
+	}
 	return true;
 }
 
 bool tachi_idset_insert(struct tachi_idset *s, uint64_t h, uint32_t id)
 {
-	if (!idset_hold(s, s->count + 1))
+	if (!idset_hold(s, s->count + 1, NULL, NULL))
 		return false;
 	idset_place(s->slots, s->mask, (uint32_t)(h >> 32), id);
 	s->count++;
@@ -146,44 +166,23 @@ void tachi_idset_free(struct tachi_idset *s)
 	memset(s, 0, sizeof(*s));
 }
 
-/* Slots ahead of the one being stored to whose lines are requested: about what a core
- * keeps in flight. */
-#define MOVE_AHEAD 16
-
-/* The filter for main as it is now: four bits a slot, at most one per tag value. */
-static bool dset_filter(struct tachi_dset *s)
-{
-	size_t bits = (s->main.mask + 1) * 4;
-	if (bits > (size_t)UINT32_MAX + 1)
-		bits = (size_t)UINT32_MAX + 1;
-	if (s->bloom && s->bloom_mask == bits - 1)
-		return true;
-	uint64_t *b = calloc(bits / 64, sizeof(*b));
-	if (!b)
-		return false;
-	for (size_t i = 0; i <= s->main.mask; i++)
-		if (s->main.slots[i].id)
-			tachi_bit_set(b, s->main.slots[i].tag & (bits - 1));
-	free(s->bloom);
-	s->bloom = b;
-	s->bloom_mask = bits - 1;
-	return true;
-}
-
 /* Moves the waiting ids into main, in the order they came, and empties pend. */
 static bool dset_move(struct tachi_dset *s)
 {
 	size_t n = s->pend.count;
 	/* grown first, so that every line fetched is where its id goes */
-	if (!idset_hold(&s->main, s->main.count + n) || !dset_filter(s))
+	if (!idset_hold(&s->main, s->main.count + n, &s->bloom, &s->bloom_mask))
 		return false;
 	struct tachi_slot *slots = s->main.slots;
-	size_t mask = s->main.mask;
+	size_t mask = s->main.mask, bmask = s->bloom_mask;
 	for (size_t i = 0; i < n; i++) {
-		if (i + MOVE_AHEAD < n)
-			__builtin_prefetch(&slots[s->order[i + MOVE_AHEAD].tag & mask], 1);
+		if (i + MOVE_AHEAD < n) {
+			uint32_t tag = s->order[i + MOVE_AHEAD].tag;
+			__builtin_prefetch(&slots[tag & mask], 1);
+			__builtin_prefetch(&s->bloom[(tag & bmask) / 64], 1);
+		}
 		idset_place(slots, mask, s->order[i].tag, s->order[i].id - 1);
-		tachi_bit_set(s->bloom, s->order[i].tag & s->bloom_mask);
+		tachi_bit_set(s->bloom, s->order[i].tag & bmask);
 	}
 	s->main.count += n;
 	memset(s->pend.slots, 0, (s->pend.mask + 1) * sizeof(*s->pend.slots));
