@@ -1362,12 +1362,32 @@ static int write_markers(struct tach_writer *w, struct scratch *sc, const struct
 }
 
 /* The stack table; frames get thread indices in first-use order. Returns their number. */
+/* The decimal text of the number after the one in s (n digits; none stands for -1). */
+static void dec_next(char *s, size_t *n)
+{
+	size_t i = *n;
+	while (i && s[i - 1] == '9')
+		s[--i] = '0';
+	if (i) {
+		s[i - 1]++;
+		return;
+	}
+	memmove(s + 1, s, *n);
+	s[0] = *n ? '1' : '0';
+	(*n)++;
+}
+
 static uint32_t write_stack_table(struct tach_writer *w, struct scratch *sc,
 				  const struct gthread *t, uint32_t stamp)
 {
 	struct gstate *st = w->state;
 	j_str(w, "]},\"stackTable\":{\"schema\":{\"prefix\":0,\"frame\":1},\"data\":[");
-	uint32_t nfr = 0;
+	uint32_t nfr = 0, last = TACHI_ROOT;
+	/* The previous row's number as text: a row's number is its rank among the rows, and
+	 * most rows of a deep trie (its chains) have the previous row as their prefix, so the
+	 * text is counted up a row at a time rather than formatted for each. */
+	char prev[16];
+	size_t plen = 0;
 	bool comma = false;
 	for (size_t i = 0; i < t->trie.count; i++) {
 		if (!reached(t, (uint32_t)i))
@@ -1384,14 +1404,21 @@ static uint32_t write_stack_table(struct tach_writer *w, struct scratch *sc,
 			p[o++] = ',';
 		comma = true;
 		p[o++] = '[';
-		if (t->trie.nodes[i].parent == TACHI_ROOT)
+		uint32_t parent = t->trie.nodes[i].parent;
+		if (parent == TACHI_ROOT) {
 			LIT(p, o, "null");
-		else
-			o += fmt_u32(p + o, stack_no(t, t->trie.nodes[i].parent));
+		} else if (parent == last) {
+			memcpy(p + o, prev, sizeof(prev));
+			o += plen;
+		} else {
+			o += fmt_u32(p + o, stack_no(t, parent));
+		}
 		p[o++] = ',';
 		o += fmt_u32(p + o, sc->fidx[g]);
 		p[o++] = ']';
 		st->jlen += o;
+		dec_next(prev, &plen);
+		last = (uint32_t)i;
 	}
 	return nfr;
 }

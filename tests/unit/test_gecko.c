@@ -230,6 +230,60 @@ static void spilled(void)
 	free(v);
 }
 
+/* A chain of 1005 frames, each row's prefix the row before it (the numbers counted up as
+ * text past 9, 99 and 999), then a stack that leaves the chain at row 498: its row's prefix
+ * is not the row before it. */
+static void chain_rows(void)
+{
+	enum { D = 1005, B = 500 };
+	struct tach_dict *d = tach_dict_new();
+	uint32_t file, fa, fb, ids[2];
+	CHECK(!tach_dict_intern_string(d, "m.py", 4, &file));
+	CHECK(!tach_dict_intern_string(d, "a", 1, &fa));
+	CHECK(!tach_dict_intern_string(d, "b", 1, &fb));
+	struct tach_frame f = { file, fa, 5, 5, -1, -1, TACH_NO_OPCODE };
+	CHECK(!tach_dict_intern_frame(d, &f, &ids[0]));
+	f.func = fb;
+	CHECK(!tach_dict_intern_frame(d, &f, &ids[1]));
+	static uint32_t chain[D], branch[B];
+	for (uint32_t i = 0; i < D; i++) /* innermost first; from the root a, b, a, ... */
+		chain[i] = ids[(D - 1 - i) % 2];
+	for (uint32_t i = 0; i < B; i++)
+		branch[i] = ids[(B - 1 - i) % 2];
+	branch[0] = ids[0]; /* root-first position 499 would be b */
+	struct tach_writer *w = tach_writer_new("gecko");
+	CHECK(w != NULL);
+	CHECK(!tach_writer_set_option(w, "gzip", "no"));
+	FILE *tmp = tmpfile();
+	CHECK(!tach_writer_open_fd(w, fileno(tmp)));
+	struct tach_meta m = TACH_META_INIT;
+	m.interval_us = 1000;
+	CHECK(!tach_writer_set_meta(w, &m));
+	const uint8_t on = TACH_STATUS_HAS_GIL | TACH_STATUS_ON_CPU;
+	struct tach_sample s1 = { .thread_id = 1, .timestamp_us = 1000, .weight = 1,
+				  .status = on, .depth = D, .frames = chain };
+	struct tach_sample s2 = { .thread_id = 1, .timestamp_us = 2000, .weight = 1,
+				  .status = on, .depth = B, .frames = branch };
+	CHECK_EQ_U64(tach_writer_put(w, d, &s1), TACH_OK);
+	CHECK_EQ_U64(tach_writer_put(w, d, &s2), TACH_OK);
+	CHECK_EQ_U64(tach_writer_close(w), TACH_OK);
+	tach_writer_free(w);
+	tach_dict_free(d);
+	long len = ftell(tmp);
+	char *out = calloc(1, (size_t)len + 1);
+	rewind(tmp);
+	CHECK_EQ_U64(fread(out, 1, (size_t)len, tmp), (size_t)len);
+	fclose(tmp);
+	struct sbuf want = { 0 };
+	sb_add(&want, "\"stackTable\":{\"schema\":{\"prefix\":0,\"frame\":1},\"data\":[[null,0]");
+	for (uint32_t k = 1; k < D; k++)
+		sb_add(&want, ",[%u,%u]", k - 1, k % 2);
+	sb_add(&want, ",[%u,0]]", B - 2);
+	found(out, want.p, "chain stack table");
+	free(want.p);
+	free(out);
+}
+
 int main(void)
 {
 	/* ms: exact, shortest, no exponent, no locale */
@@ -308,6 +362,7 @@ int main(void)
 
 	byte_spool();
 	spilled();
+	chain_rows();
 
 	/* Options. */
 	struct tach_writer *w = tach_writer_new("gecko");
