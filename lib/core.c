@@ -116,8 +116,8 @@ static void idset_place(struct tachi_slot *slots, size_t mask, uint32_t tag, uin
 #define MOVE_AHEAD 16
 
 /* Room for n ids at a load factor of at most 1/2, which keeps probe chains short. With
- * bloom, a deferred set's filter is made anew in the same pass: four bits a slot, one bit
- * per tag value at most. */
+ * bloom, a deferred set's filter is made anew in the same pass: four bits a slot, a bit
+ * standing for every tag equal to its number in the low bits. */
 static bool idset_hold(struct tachi_idset *s, size_t n, uint64_t **bloom, size_t *bloom_mask)
 {
 	if (s->slots && n * 2 <= s->mask + 1)
@@ -125,7 +125,8 @@ static bool idset_hold(struct tachi_idset *s, size_t n, uint64_t **bloom, size_t
 	size_t size = s->slots ? (s->mask + 1) * 2 : 64;
 	while (n * 2 > size)
 		size *= 2;
-	size_t bits = size * 4 > (size_t)UINT32_MAX + 1 ? (size_t)UINT32_MAX + 1 : size * 4;
+	/* up to 2^30 bits: past that more false hits, never a missed id */
+	size_t bits = (size < ((size_t)1 << 28) ? size : (size_t)1 << 28) * 4;
 	struct tachi_slot *slots = calloc(size, sizeof(*slots));
 	uint64_t *b = bloom ? calloc(bits / 64, sizeof(*b)) : NULL;
 	if (!slots || (bloom && !b)) {

@@ -1361,7 +1361,6 @@ static int write_markers(struct tach_writer *w, struct scratch *sc, const struct
 	return st->err;
 }
 
-/* The stack table; frames get thread indices in first-use order. Returns their number. */
 /* The decimal text of the number after the one in s (n digits; none stands for -1). */
 static void dec_next(char *s, size_t *n)
 {
@@ -1377,6 +1376,7 @@ static void dec_next(char *s, size_t *n)
 	(*n)++;
 }
 
+/* The stack table; frames get thread indices in first-use order. Returns their number. */
 static uint32_t write_stack_table(struct tach_writer *w, struct scratch *sc,
 				  const struct gthread *t, uint32_t stamp)
 {
