@@ -34,25 +34,33 @@ static void esc(const char *in, size_t n, const char *want, bool want_repaired)
 	CHECK(tachi_utf8_valid((const uint8_t *)out, k));
 }
 
-/* Runs samples through the writer (plain JSON) and returns the output, NUL-terminated. */
+/* A sample of the two-frame stacks convert() runs through the writer. */
 struct smp {
 	uint64_t tid, ts, weight;
 	uint8_t status;
 	uint32_t depth;
 };
 
-static char *convert(const struct smp *v, size_t n, uint64_t interval, const char *level)
+/* A dict of two frames in m.py: ids[0] is a (line 5), ids[1] is b (line 9). */
+static struct tach_dict *two_frames(uint32_t ids[2])
 {
 	struct tach_dict *d = tach_dict_new();
-	uint32_t file, fa, fb, frames[2];
+	uint32_t file, fa, fb;
 	CHECK(!tach_dict_intern_string(d, "m.py", 4, &file));
 	CHECK(!tach_dict_intern_string(d, "a", 1, &fa));
 	CHECK(!tach_dict_intern_string(d, "b", 1, &fb));
 	struct tach_frame f = { file, fa, 5, 5, -1, -1, TACH_NO_OPCODE };
-	CHECK(!tach_dict_intern_frame(d, &f, &frames[1]));
+	CHECK(!tach_dict_intern_frame(d, &f, &ids[0]));
 	f.func = fb;
 	f.line = 9;
-	CHECK(!tach_dict_intern_frame(d, &f, &frames[0]));
+	CHECK(!tach_dict_intern_frame(d, &f, &ids[1]));
+	return d;
+}
+
+/* The writer's plain JSON for samples s of d (which it frees), NUL-terminated. */
+static char *gecko_json(struct tach_dict *d, const struct tach_sample *s, size_t n,
+			uint64_t interval, const char *level)
+{
 	struct tach_writer *w = tach_writer_new("gecko");
 	CHECK(w != NULL);
 	CHECK(!tach_writer_set_option(w, "gzip", "no"));
@@ -64,12 +72,8 @@ static char *convert(const struct smp *v, size_t n, uint64_t interval, const cha
 	m.start_time_us = 1000000;
 	m.interval_us = interval;
 	CHECK(!tach_writer_set_meta(w, &m));
-	for (size_t i = 0; i < n; i++) {
-		struct tach_sample s = { .thread_id = v[i].tid, .timestamp_us = v[i].ts,
-					 .weight = v[i].weight, .status = v[i].status,
-					 .depth = v[i].depth, .frames = frames + 2 - v[i].depth };
-		CHECK_EQ_U64(tach_writer_put(w, d, &s), TACH_OK);
-	}
+	for (size_t i = 0; i < n; i++)
+		CHECK_EQ_U64(tach_writer_put(w, d, &s[i]), TACH_OK);
 	CHECK_EQ_U64(tach_writer_close(w), TACH_OK);
 	tach_writer_free(w);
 	tach_dict_free(d);
@@ -78,6 +82,23 @@ static char *convert(const struct smp *v, size_t n, uint64_t interval, const cha
 	rewind(tmp);
 	CHECK_EQ_U64(fread(out, 1, (size_t)len, tmp), (size_t)len);
 	fclose(tmp);
+	return out;
+}
+
+/* Runs samples of b inside a (depth 2), a (1) or nothing (0) through the writer, plain
+ * JSON, and returns the output, NUL-terminated. */
+static char *convert(const struct smp *v, size_t n, uint64_t interval, const char *level)
+{
+	uint32_t ids[2];
+	struct tach_dict *d = two_frames(ids);
+	uint32_t frames[2] = { ids[1], ids[0] }; /* b inside a */
+	struct tach_sample *s = calloc(n ? n : 1, sizeof(*s));
+	for (size_t i = 0; i < n; i++)
+		s[i] = (struct tach_sample){ .thread_id = v[i].tid, .timestamp_us = v[i].ts,
+					     .weight = v[i].weight, .status = v[i].status,
+					     .depth = v[i].depth, .frames = frames + 2 - v[i].depth };
+	char *out = gecko_json(d, s, n, interval, level);
+	free(s);
 	return out;
 }
 
@@ -236,44 +257,22 @@ static void spilled(void)
 static void chain_rows(void)
 {
 	enum { D = 1005, B = 500 };
-	struct tach_dict *d = tach_dict_new();
-	uint32_t file, fa, fb, ids[2];
-	CHECK(!tach_dict_intern_string(d, "m.py", 4, &file));
-	CHECK(!tach_dict_intern_string(d, "a", 1, &fa));
-	CHECK(!tach_dict_intern_string(d, "b", 1, &fb));
-	struct tach_frame f = { file, fa, 5, 5, -1, -1, TACH_NO_OPCODE };
-	CHECK(!tach_dict_intern_frame(d, &f, &ids[0]));
-	f.func = fb;
-	CHECK(!tach_dict_intern_frame(d, &f, &ids[1]));
+	uint32_t ids[2];
+	struct tach_dict *d = two_frames(ids);
 	static uint32_t chain[D], branch[B];
 	for (uint32_t i = 0; i < D; i++) /* innermost first; from the root a, b, a, ... */
 		chain[i] = ids[(D - 1 - i) % 2];
 	for (uint32_t i = 0; i < B; i++)
 		branch[i] = ids[(B - 1 - i) % 2];
 	branch[0] = ids[0]; /* root-first position 499 would be b */
-	struct tach_writer *w = tach_writer_new("gecko");
-	CHECK(w != NULL);
-	CHECK(!tach_writer_set_option(w, "gzip", "no"));
-	FILE *tmp = tmpfile();
-	CHECK(!tach_writer_open_fd(w, fileno(tmp)));
-	struct tach_meta m = TACH_META_INIT;
-	m.interval_us = 1000;
-	CHECK(!tach_writer_set_meta(w, &m));
 	const uint8_t on = TACH_STATUS_HAS_GIL | TACH_STATUS_ON_CPU;
-	struct tach_sample s1 = { .thread_id = 1, .timestamp_us = 1000, .weight = 1,
-				  .status = on, .depth = D, .frames = chain };
-	struct tach_sample s2 = { .thread_id = 1, .timestamp_us = 2000, .weight = 1,
-				  .status = on, .depth = B, .frames = branch };
-	CHECK_EQ_U64(tach_writer_put(w, d, &s1), TACH_OK);
-	CHECK_EQ_U64(tach_writer_put(w, d, &s2), TACH_OK);
-	CHECK_EQ_U64(tach_writer_close(w), TACH_OK);
-	tach_writer_free(w);
-	tach_dict_free(d);
-	long len = ftell(tmp);
-	char *out = calloc(1, (size_t)len + 1);
-	rewind(tmp);
-	CHECK_EQ_U64(fread(out, 1, (size_t)len, tmp), (size_t)len);
-	fclose(tmp);
+	struct tach_sample s[2] = {
+		{ .thread_id = 1, .timestamp_us = 1001000, .weight = 1, .status = on, .depth = D,
+		  .frames = chain },
+		{ .thread_id = 1, .timestamp_us = 1002000, .weight = 1, .status = on, .depth = B,
+		  .frames = branch },
+	};
+	char *out = gecko_json(d, s, 2, 1000, NULL);
 	struct sbuf want = { 0 };
 	sb_add(&want, "\"stackTable\":{\"schema\":{\"prefix\":0,\"frame\":1},\"data\":[[null,0]");
 	for (uint32_t k = 1; k < D; k++)
