@@ -193,11 +193,11 @@ static bool dset_move(struct tachi_dset *s)
 
 bool tachi_dset_insert(struct tachi_dset *s, uint64_t h, uint32_t id)
 {
-	if (!s->order && !(s->order = malloc(TACHI_PEND_MAX * sizeof(*s->order))))
-		return false;
 	if (s->pend.count >= TACHI_PEND_MAX && !dset_move(s))
 		return false;
-	if (!tachi_idset_insert(&s->pend, h, id))
+	/* grown as pend is, so that the many small sets (a trie per thread) stay small */
+	if (!TACHI_RESERVE(s->order, s->order_cap, s->pend.count + 1) ||
+	    !tachi_idset_insert(&s->pend, h, id))
 		return false;
 	s->order[s->pend.count - 1] = (struct tachi_slot){ id + 1, (uint32_t)(h >> 32) };
 	return true;
@@ -209,8 +209,7 @@ void tachi_dset_free(struct tachi_dset *s)
 	tachi_idset_free(&s->pend);
 	free(s->order);
 	free(s->bloom);
-	s->order = NULL;
-	s->bloom = NULL;
+	memset(s, 0, sizeof(*s));
 }
 
 bool tachi_parse_dec(const char *s, size_t n, uint64_t max, uint64_t *out)

@@ -185,6 +185,7 @@ void tachi_idset_free(struct tachi_idset *s);
 struct tachi_dset {
 	struct tachi_idset main, pend;
 	struct tachi_slot *order; /* pend's ids in the order they came */
+	size_t order_cap;
 	uint64_t *bloom;          /* NULL while main is empty */
 	size_t bloom_mask;        /* bits - 1 */
 };
