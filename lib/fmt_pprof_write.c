@@ -462,7 +462,7 @@ static int pw_put(struct tach_writer *w, const struct tach_dict *d, const struct
 	size_t nodes = st->trie.count;
 	uint32_t leaf = tachi_stack_intern(&st->trie, c, s, st->fmap), lset, id;
 	if (leaf == TACHI_NOMEM_NODE || !lset_get(st, c, s, &lset) ||
-	    !(a = agg_get(st, leaf, lset, s->depth, leaf >= nodes, &id)))
+	    !(a = agg_get(st, leaf, lset, s->depth, tachi_stacktab_fresh(nodes, leaf), &id)))
 		return WFAIL(w, TACH_E_NOMEM, "out of memory");
 	c->slot = id;
 count:

@@ -270,6 +270,13 @@ static inline bool tachi_stacktab_child(struct tachi_stacktab *t, uint32_t paren
 	}
 	return tachi_stacktab_child_slow(t, parent, key, node);
 }
+/* Whether leaf, interned when the trie had before nodes, was made then: such a leaf is in
+ * no pair or aggregate yet, so its owner need not look it up. The root (an empty stack) is
+ * never made. */
+static inline bool tachi_stacktab_fresh(size_t before, uint32_t leaf)
+{
+	return leaf != TACHI_ROOT && leaf >= before;
+}
 /* Depth of node (0 for TACHI_ROOT), by a climb to the root. */
 uint32_t tachi_stacktab_depth(const struct tachi_stacktab *t, uint32_t node);
 void tachi_stacktab_free(struct tachi_stacktab *t);

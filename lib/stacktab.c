@@ -517,9 +517,8 @@ uint32_t tachi_stack_intern_ctx(struct tachi_stacktab *t, struct tachi_pathcache
 		return c->leaf;
 	size_t nodes = t->count;
 	uint32_t leaf = intern_leaf(t, c, s, map);
-	/* the root (an empty stack) is never made */
-	bool fresh = leaf != TACHI_ROOT && leaf >= nodes;
-	if (leaf == TACHI_NOMEM_NODE || !pair_get(t, c, ctx, leaf, s->depth, fresh, &c->entry))
+	if (leaf == TACHI_NOMEM_NODE ||
+	    !pair_get(t, c, ctx, leaf, s->depth, tachi_stacktab_fresh(nodes, leaf), &c->entry))
 		return c->leaf = TACHI_NOMEM_NODE;
 	return leaf;
 }
