@@ -59,12 +59,6 @@ struct fnkey {
 	uint32_t name, file;
 };
 
-/* A distinct (stack, label set): its leaf node, the stack's depth and its count. */
-struct agg {
-	uint64_t count;
-	uint32_t leaf, lset, depth;
-};
-
 /* The labels a Sample carries: (thread id, interpreter id, status), all 0 with labels=no. */
 struct lset {
 	uint64_t tid;
@@ -116,9 +110,9 @@ struct pstate {
 	struct lset *lsets;
 	size_t nlsets, lsets_cap;
 	struct tachi_idset lset_index;
-	struct agg *aggs;
-	size_t naggs, aggs_cap;
-	struct tachi_dset agg_index;
+	/* a distinct (stack, label set) is the trie's (label set, leaf) pair: its count */
+	uint64_t *counts;
+	size_t ncounts, counts_cap;
 	/* time span */
 	bool any;
 	uint64_t last_us;
@@ -314,15 +308,15 @@ static bool lset_eq(void *ctx, uint32_t id, const void *p)
 	return a->tid == b->tid && a->iid == b->iid && a->status == b->status;
 }
 
-/* The label set's number, made if new; c->entry remembers the thread's last one. */
+/* The label set's number, made if new; c->slot remembers the thread's last one. */
 static bool lset_get(struct pstate *st, struct tachi_pathcache *c, const struct tach_sample *s,
 		     uint32_t *id)
 {
 	struct lset q = { 0, 0, 0 };
 	if (!st->no_labels)
 		q = (struct lset){ s->thread_id, s->interp_id, s->status };
-	if (c->entry < st->nlsets && lset_eq(st, c->entry, &q)) {
-		*id = c->entry;
+	if (c->slot < st->nlsets && lset_eq(st, c->slot, &q)) {
+		*id = c->slot;
 		return true;
 	}
 	uint64_t h = tachi_mix64(q.tid ^ tachi_mix64((uint64_t)q.iid << 8 | q.status));
@@ -338,39 +332,8 @@ static bool lset_get(struct pstate *st, struct tachi_pathcache *c, const struct 
 			return false;
 		st->nlsets++;
 	}
-	c->entry = *id;
+	c->slot = *id;
 	return true;
-}
-
-static uint64_t agg_hash(uint32_t leaf, uint32_t lset)
-{
-	return tachi_mix64((uint64_t)leaf << 32 | lset);
-}
-
-static bool agg_eq(void *ctx, uint32_t id, const void *p)
-{
-	const struct pstate *st = ctx;
-	const struct agg *a = &st->aggs[id], *b = p;
-	return a->leaf == b->leaf && a->lset == b->lset;
-}
-
-/* The aggregate of (leaf, lset), made if new; NULL when out of memory. A leaf made by this
- * sample (fresh) has none yet, and is not looked up. */
-static struct agg *agg_get(struct pstate *st, uint32_t leaf, uint32_t lset, uint32_t depth,
-			   bool fresh, uint32_t *id)
-{
-	struct agg q = { 0, leaf, lset, depth };
-	uint64_t h = agg_hash(leaf, lset);
-	if (fresh || !tachi_dset_find(&st->agg_index, h, &q, agg_eq, st, id)) {
-		if (st->naggs >= UINT32_MAX - 2 || !TACHI_RESERVE(st->aggs, st->aggs_cap, st->naggs + 1))
-			return NULL;
-		*id = (uint32_t)st->naggs;
-		st->aggs[*id] = q;
-		if (!tachi_dset_insert(&st->agg_index, h, *id))
-			return NULL;
-		st->naggs++;
-	}
-	return &st->aggs[*id];
 }
 
 static int pw_begin(struct tach_writer *w)
@@ -442,14 +405,7 @@ static int pw_put(struct tach_writer *w, const struct tach_dict *d, const struct
 	if (!c)
 		return WFAIL(w, TACH_E_NOMEM, "out of memory");
 	if (created)
-		c->slot = c->entry = NO_ID;
-	struct agg *a;
-	/* The same stack and state as this thread's previous sample: only a counter moves. */
-	if (s->same_outer >= s->depth && s->depth == c->depth && c->slot != NO_ID &&
-	    (st->no_labels || st->lsets[st->aggs[c->slot].lset].status == s->status)) {
-		a = &st->aggs[c->slot];
-		goto count;
-	}
+		c->slot = NO_ID;
 	for (uint32_t i = 0, n = st->nmapped < d->frame_count ? tachi_new_inner(c, s) : 0; i < n;
 	     i++) {
 		uint32_t f = s->frames[i];
@@ -459,14 +415,15 @@ static int pw_put(struct tach_writer *w, const struct tach_dict *d, const struct
 				return rc;
 		}
 	}
-	size_t nodes = st->trie.count;
-	uint32_t leaf = tachi_stack_intern(&st->trie, c, s, st->fmap), lset, id;
-	if (leaf == TACHI_NOMEM_NODE || !lset_get(st, c, s, &lset) ||
-	    !(a = agg_get(st, leaf, lset, s->depth, tachi_stacktab_fresh(nodes, leaf), &id)))
+	/* the same stack and labels as the thread's previous sample cost no lookup here */
+	uint32_t lset;
+	if (!lset_get(st, c, s, &lset) ||
+	    tachi_stack_intern_ctx(&st->trie, c, s, st->fmap, lset) == TACHI_NOMEM_NODE ||
+	    (c->entry >= st->ncounts &&
+	     !tachi_counts_reserve(&st->counts, &st->counts_cap, &st->ncounts, c->entry)))
 		return WFAIL(w, TACH_E_NOMEM, "out of memory");
-	c->slot = id;
-count:
-	if (__builtin_add_overflow(a->count, s->weight, &a->count) || a->count > INT64_MAX)
+	uint64_t *n = &st->counts[c->entry];
+	if (__builtin_add_overflow(*n, s->weight, n) || *n > INT64_MAX)
 		return WFAIL(w, TACH_E_LIMIT, "a sample count exceeds pprof's 64-bit values");
 	return TACH_OK;
 }
@@ -773,9 +730,12 @@ static int write_samples(struct tach_writer *w, uint64_t period_ns)
 	const struct tachi_node *nodes = st->trie.nodes;
 	int rc = TACH_OK;
 	uint32_t maxd = 0;
-	for (size_t i = 0; i < st->naggs; i++)
-		if (st->aggs[i].depth > maxd)
-			maxd = st->aggs[i].depth;
+	/* pair i was counted in counts[i]; every pair was counted unless put failed */
+	const struct tachi_pair *pairs = st->trie.pairs;
+	size_t npairs = st->ncounts;
+	for (size_t i = 0; i < npairs; i++)
+		if (pairs[i].depth > maxd)
+			maxd = pairs[i].depth;
 	/* ids are below 2^32: five bytes each at most */
 	size_t end = (size_t)maxd * 5;
 	struct lane lanes[LANES] = { 0 };
@@ -789,21 +749,22 @@ static int write_samples(struct tach_writer *w, uint64_t period_ns)
 	struct lcache *lc = st->no_labels ? NULL : calloc(LCACHE, sizeof(*lc));
 	if (!st->no_labels && !lc)
 		rc = NOMEM(w);
-	for (size_t i = 0; i < st->naggs && !rc; i++) {
-		const struct agg *a = &st->aggs[i];
+	for (size_t i = 0; i < npairs && !rc; i++) {
+		const struct tachi_pair *a = &pairs[i];
+		uint64_t count = st->counts[i];
 		m->len = 0;
 		uint32_t n;
-		const struct lset *ls = &st->lsets[a->lset];
+		const struct lset *ls = &st->lsets[a->ctx];
 		struct lane *ln = &lanes[(tachi_mix64(ls->tid ^ (uint64_t)ls->iid << 32) >> 60) %
 					 LANES];
 		const uint8_t *ids = lane_pack(ln, nodes, a->leaf, a->depth, end, &n);
 		uint64_t ns;
-		if (__builtin_mul_overflow(a->count, period_ns, &ns) || ns > INT64_MAX) {
+		if (__builtin_mul_overflow(count, period_ns, &ns) || ns > INT64_MAX) {
 			rc = WFAIL(w, TACH_E_LIMIT, "a sample's time exceeds pprof's 64-bit values");
 			break;
 		}
 		uint8_t vals[20];
-		size_t vl = tachi_put_uvarint(vals, a->count);
+		size_t vl = tachi_put_uvarint(vals, count);
 		vl += tachi_put_uvarint(vals + vl, ns);
 		if (!st->no_labels && !labels(st, lc, m, ls->tid, ls->iid, ls->status)) {
 			rc = NOMEM(w);
@@ -966,8 +927,7 @@ static void pw_free(struct tach_writer *w)
 	free(st->lsets);
 	tachi_idset_free(&st->lset_index);
 	tachi_threads_free(&st->threads);
-	free(st->aggs);
-	tachi_dset_free(&st->agg_index);
+	free(st->counts);
 	free(st->msg.p);
 	free(st->sub.p);
 	free(st->stage.p);

@@ -283,6 +283,18 @@ void tachi_stacktab_free(struct tachi_stacktab *t);
 
 /* Per-(thread, interpreter) memory of the last stack, so a sample whose stack did not
  * change costs nothing. */
+/* One thread's leaf -> pair memo for one context, keys inline: one cache line a probe
+ * instead of the shared pair index's two. When full it grows only if the pairs it missed
+ * since it last grew were mostly ones the thread had met before, which a larger memo
+ * would have held; else it starts afresh, so that a thread whose stacks seldom come
+ * again keeps a small one. */
+struct tachi_lmemo {
+	uint64_t ctx;
+	struct tachi_lslot { uint32_t leaf, entry1; } *v; /* entry1 0: empty */
+	uint32_t mask, count;
+	int64_t gain; /* since it last grew: misses of known pairs, less two for each new one */
+};
+#define TACHI_LMEMOS 4
 struct tachi_pathcache {
 	uint64_t tid;
 	uint32_t iid;
@@ -295,11 +307,11 @@ struct tachi_pathcache {
 	uint32_t *path, *keys;
 	size_t path_cap;
 	uint32_t path_lo;
-	/* This thread's leaf -> pair memo, keys inline (one cache line a probe instead of the
-	 * shared pair index's two); valid for pairs of lmemo_ctx only. */
-	struct tachi_lslot { uint32_t leaf, entry1; } *lmemo; /* entry1 0: empty */
-	uint32_t lmemo_mask, lmemo_count;
-	uint64_t lmemo_ctx;
+	/* Leaf -> pair memos for the first contexts the thread's pairs came in (a writer whose
+	 * context holds the thread's status has a few); pairs of any other context come from
+	 * the shared index. */
+	struct tachi_lmemo lmemo[TACHI_LMEMOS];
+	uint32_t nlmemo;
 };
 /* A direct-mapped memo of recent (thread id, interpreter id) -> index + 1 (0: empty), in
  * front of a thread table's hash index: samplers take every thread in turn, so the previous

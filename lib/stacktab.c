@@ -138,16 +138,13 @@ void tachi_threads_free(struct tachi_threads *t)
 	for (size_t i = 0; i < t->count; i++) {
 		free(t->v[i].path);
 		free(t->v[i].keys);
-		free(t->v[i].lmemo);
+		for (uint32_t k = 0; k < t->v[i].nlmemo; k++)
+			free(t->v[i].lmemo[k].v);
 	}
 	free(t->v);
 	tachi_idset_free(&t->index);
 	memset(t, 0, sizeof(*t));
 }
-
-/* Up to this many changed frames, walking the trie beats hashing the whole stack, unless
- * the trie's owner says otherwise (walk_max). */
-#define WALK_MAX 2
 
 struct pkey {
 	uint64_t ctx;
@@ -186,12 +183,68 @@ static bool pair_find_add(struct tachi_stacktab *t, uint64_t ctx, uint32_t leaf,
 	return true;
 }
 
-static void lmemo_place(struct tachi_lslot *v, uint32_t mask, uint32_t leaf, uint32_t entry)
+static uint32_t lmemo_start(const struct tachi_lmemo *m, uint32_t leaf)
 {
-	uint32_t i = (uint32_t)(tachi_mix64(leaf) >> 32) & mask;
-	while (v[i].entry1)
-		i = (i + 1) & mask;
-	v[i] = (struct tachi_lslot){ leaf, entry + 1 };
+	return (uint32_t)(tachi_mix64(leaf) >> 32) & m->mask;
+}
+
+static void lmemo_place(struct tachi_lmemo *m, uint32_t leaf, uint32_t entry)
+{
+	uint32_t i = lmemo_start(m, leaf);
+	while (m->v[i].entry1)
+		i = (i + 1) & m->mask;
+	m->v[i] = (struct tachi_lslot){ leaf, entry + 1 };
+}
+
+/* Doubles m (or makes its first table); false when out of memory. */
+static bool lmemo_grow(struct tachi_lmemo *m)
+{
+	size_t n = m->v ? ((size_t)m->mask + 1) * 2 : 64;
+	struct tachi_lslot *old = m->v;
+	size_t old_n = old ? (size_t)m->mask + 1 : 0;
+	struct tachi_lslot *v = calloc(n, sizeof(*v));
+	if (!v)
+		return false;
+	m->v = v;
+	m->mask = (uint32_t)(n - 1);
+	for (size_t i = 0; i < old_n; i++)
+		if (old[i].entry1)
+			lmemo_place(m, old[i].leaf, old[i].entry1 - 1);
+	free(old);
+	return true;
+}
+
+/* c's memo for ctx, begun if there is room for one more; NULL when there is not. */
+static struct tachi_lmemo *lmemo_for(struct tachi_pathcache *c, uint64_t ctx)
+{
+	for (uint32_t k = 0; k < c->nlmemo; k++)
+		if (c->lmemo[k].ctx == ctx)
+			return &c->lmemo[k];
+	if (c->nlmemo == TACHI_LMEMOS)
+		return NULL;
+	struct tachi_lmemo *m = &c->lmemo[c->nlmemo++];
+	*m = (struct tachi_lmemo){ .ctx = ctx };
+	return m;
+}
+
+/* Puts leaf's pair id into m after a miss; made says the pair is new. Load factor at most
+ * 1/2: when full, m grows if its misses were mostly of pairs met before (gain), else, or
+ * past 2^31 slots, it starts afresh. False when out of memory. */
+static bool lmemo_add(struct tachi_lmemo *m, uint32_t leaf, uint32_t id, bool made)
+{
+	m->gain += made ? -2 : 1;
+	if (!m->v || ((size_t)m->count + 1) * 2 > (size_t)m->mask + 1) {
+		if (m->v && (m->gain < 0 || m->mask >= UINT32_MAX / 2)) {
+			memset(m->v, 0, ((size_t)m->mask + 1) * sizeof(*m->v));
+			m->count = 0;
+		} else if (!lmemo_grow(m)) {
+			return false;
+		}
+		m->gain = 0;
+	}
+	lmemo_place(m, leaf, id);
+	m->count++;
+	return true;
 }
 
 /* The (ctx, leaf) pair's number: from the thread's memo, else from the shared index. A
@@ -203,10 +256,10 @@ static bool pair_get(struct tachi_stacktab *t, struct tachi_pathcache *c, uint64
 {
 	if (fresh)
 		return pair_find_add(t, ctx, leaf, depth, true, id);
-	if (TACHI_LIKELY(c->lmemo && c->lmemo_ctx == ctx)) {
-		uint32_t mask = c->lmemo_mask;
-		for (uint32_t i = (uint32_t)(tachi_mix64(leaf) >> 32) & mask;; i = (i + 1) & mask) {
-			const struct tachi_lslot *e = &c->lmemo[i];
+	struct tachi_lmemo *m = lmemo_for(c, ctx);
+	if (TACHI_LIKELY(m && m->v)) {
+		for (uint32_t i = lmemo_start(m, leaf);; i = (i + 1) & m->mask) {
+			const struct tachi_lslot *e = &m->v[i];
 			if (!e->entry1)
 				break;
 			if (e->leaf == leaf) {
@@ -214,32 +267,10 @@ static bool pair_get(struct tachi_stacktab *t, struct tachi_pathcache *c, uint64
 				return true;
 			}
 		}
-	} else if (c->lmemo) {
-		/* a caller that changes a thread's context: start the memo afresh */
-		memset(c->lmemo, 0, ((size_t)c->lmemo_mask + 1) * sizeof(*c->lmemo));
-		c->lmemo_count = 0;
 	}
-	if (!pair_find_add(t, ctx, leaf, depth, false, id))
-		return false;
-	/* Load factor at most 1/2. */
-	if (!c->lmemo || ((size_t)c->lmemo_count + 1) * 2 > (size_t)c->lmemo_mask + 1) {
-		size_t n = c->lmemo ? ((size_t)c->lmemo_mask + 1) * 2 : 64;
-		if (n > (size_t)UINT32_MAX)
-			return true; /* the memo stops growing; the shared index still answers */
-		struct tachi_lslot *v = calloc(n, sizeof(*v));
-		if (!v)
-			return false;
-		for (size_t i = 0; c->lmemo && i <= c->lmemo_mask; i++)
-			if (c->lmemo[i].entry1)
-				lmemo_place(v, (uint32_t)(n - 1), c->lmemo[i].leaf, c->lmemo[i].entry1 - 1);
-		free(c->lmemo);
-		c->lmemo = v;
-		c->lmemo_mask = (uint32_t)(n - 1);
-	}
-	c->lmemo_ctx = ctx;
-	lmemo_place(c->lmemo, c->lmemo_mask, leaf, *id);
-	c->lmemo_count++;
-	return true;
+	size_t known = t->npairs;
+	return pair_find_add(t, ctx, leaf, depth, false, id) &&
+	       (!m || lmemo_add(m, leaf, *id, t->npairs != known));
 }
 
 static bool path_reserve(struct tachi_pathcache *c, uint32_t depth)

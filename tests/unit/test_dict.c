@@ -258,6 +258,87 @@ static void dset(void)
 	}
 }
 
+/* A thread whose context changes from sample to sample (pprof's holds the status) gets one
+ * pair per (context, stack), whether its memos or the shared index answer: more contexts
+ * than a thread has memos, stacks that repeat, and a second thread that meets the same
+ * pairs. */
+static void pair_contexts(void)
+{
+	struct tachi_threads th = { 0 };
+	struct tachi_stacktab t = { 0 };
+	bool created;
+	static const uint32_t stacks[][3] = { { 1, 2, 3 }, { 4, 2, 3 }, { 5, 6, 3 } };
+	enum { NCTX = TACHI_LMEMOS + 3, NST = 3 };
+	uint32_t seen[NCTX][NST];
+	memset(seen, 0xff, sizeof(seen));
+	for (int round = 0; round < 40; round++) {
+		for (uint64_t tid = 1; tid <= 2; tid++) {
+			struct tachi_pathcache *c = tachi_threads_get(&th, tid, 0, &created);
+			CHECK(c != NULL);
+			if (!c)
+				return;
+			/* contexts and stacks in a different order each round and thread */
+			uint32_t x = (uint32_t)(round * 5 + tid * 3);
+			uint64_t ctx = 100 + x % NCTX;
+			uint32_t k = (x / NCTX) % NST;
+			struct tach_sample s = { .depth = 3, .frames = stacks[k] };
+			uint32_t leaf = tachi_stack_intern_ctx(&t, c, &s, NULL, ctx);
+			CHECK(leaf != TACHI_NOMEM_NODE);
+			uint32_t id = c->entry;
+			CHECK(id < t.npairs && t.pairs[id].ctx == ctx && t.pairs[id].leaf == leaf);
+			if (seen[ctx - 100][k] == UINT32_MAX)
+				seen[ctx - 100][k] = id;
+			CHECK_EQ_U64(id, seen[ctx - 100][k]);
+		}
+	}
+	/* every pair is distinct and every one met was made once */
+	size_t met = 0;
+	for (int i = 0; i < NCTX; i++)
+		for (int k = 0; k < NST; k++)
+			met += seen[i][k] != UINT32_MAX;
+	CHECK_EQ_U64(t.npairs, met);
+	CHECK(th.v[0].nlmemo == TACHI_LMEMOS);
+	tachi_stacktab_free(&t);
+	tachi_threads_free(&th);
+}
+
+/* A thread's memo grows while its misses are of pairs it met before, and stays small while
+ * they are new ones (a thread whose stacks seldom come again). */
+static void memo_size(void)
+{
+	struct tachi_threads th = { 0 };
+	struct tachi_stacktab t = { 0 };
+	bool created;
+	enum { N = 5000 };
+	/* thread 1 makes the leaves, so that thread 2 meets them not fresh */
+	struct tachi_pathcache *a = tachi_threads_get(&th, 1, 0, &created);
+	for (uint32_t i = 0; i < N && a; i++) {
+		uint32_t fr[2] = { 1000 + i, 7 };
+		struct tach_sample s = { .depth = 2, .frames = fr };
+		CHECK(tachi_stack_intern_ctx(&t, a, &s, NULL, 1) != TACHI_NOMEM_NODE);
+	}
+	/* every pair thread 2 meets is new to it: its memo stays at its first size */
+	struct tachi_pathcache *b = tachi_threads_get(&th, 2, 0, &created);
+	for (uint32_t i = 0; i < N && b; i++) {
+		uint32_t fr[2] = { 1000 + i, 7 };
+		struct tach_sample s = { .depth = 2, .frames = fr };
+		CHECK(tachi_stack_intern_ctx(&t, b, &s, NULL, 2) != TACHI_NOMEM_NODE);
+	}
+	CHECK(b && b->nlmemo == 1 && b->lmemo[0].mask + 1 == 64);
+	/* the same pairs again and again: it grows to hold them all */
+	for (int round = 0; round < 8 && b; round++)
+		for (uint32_t i = 0; i < N; i++) {
+			uint32_t fr[2] = { 1000 + i, 7 };
+			struct tach_sample s = { .depth = 2, .frames = fr };
+			CHECK(tachi_stack_intern_ctx(&t, b, &s, NULL, 2) != TACHI_NOMEM_NODE);
+			CHECK(t.pairs[b->entry].ctx == 2 && t.pairs[b->entry].leaf == b->leaf);
+		}
+	CHECK(b && b->lmemo[0].count == N && b->lmemo[0].mask + 1 >= 2 * N);
+	CHECK_EQ_U64(t.npairs, 2 * N);
+	tachi_stacktab_free(&t);
+	tachi_threads_free(&th);
+}
+
 static void pathcache(void)
 {
 	struct tachi_threads th = { 0 };
@@ -465,6 +546,8 @@ int main(void)
 	trie_interleaved();
 	dset();
 	pathcache();
+	pair_contexts();
+	memo_size();
 	stack_order();
 	stack_order_wide();
 	return CHECK_DONE();
