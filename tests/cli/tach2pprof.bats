@@ -217,6 +217,31 @@ same_as_decode() {
 	! grep -q '^ *[0-9]* *[0-9]*: [0-9 ]*$' "$T/pprof.out" || false
 }
 
+# by_state: "thread state<TAB>stack<TAB>count" lines from tach-decode --format samples on
+# stdin, one per distinct (thread, status, stack), sorted.
+by_state() {
+	awk -F'\t' '!/^[@#]/ { split($1, a, " "); n[a[1] " " a[4] "\t" $2]++ }
+		END { for (k in n) print k "\t" n[k] }' | sort
+}
+
+@test "threads whose state changes from sample to sample: counts per thread, state and stack" {
+	# two threads over three stacks, each thread in eight states in turn (more than a
+	# thread's memos of the writer's aggregates hold), read back through the pprof reader
+	awk 'BEGIN {
+		print "@interval_us 100"
+		split("0 1 2 3 4 5 8 9", state, " ")
+		for (i = 0; i < 4000; i++)
+			printf "%d 0 %d %d\ta.py:main:1:1:-1:-1:-;a.py:f%d:2:2:-1:-1:-\n", i % 2 + 1,
+				1000000000 + 100 * i, state[int(i / 2) % 8 + 1], int(i / 16) % 3
+	}' >"$T/st.samples"
+	tach-encode "$T/st.samples" -o "$T/st.tach"
+	tach2pprof -q "$T/st.tach" -o "$T/st.pb.gz"
+	tach-decode --format samples "$T/st.tach" | by_state >"$T/want"
+	tach-decode --from pprof --format samples "$T/st.pb.gz" | by_state >"$T/got"
+	[ "$(wc -l <"$T/want")" -eq 48 ]
+	diff -u "$T/want" "$T/got"
+}
+
 @test "output is deterministic and the same from stdin as from a file" {
 	local f=$FIXTURES/tach/cases/many_frames.zstd.tach
 	tach2pprof "$f" -o "$T/a.pb.gz"
