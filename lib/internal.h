@@ -284,15 +284,16 @@ void tachi_stacktab_free(struct tachi_stacktab *t);
 /* Per-(thread, interpreter) memory of the last stack, so a sample whose stack did not
  * change costs nothing. */
 /* One thread's leaf -> pair memo for one context, keys inline: one cache line a probe
- * instead of the shared pair index's two. When full it grows only if the pairs it missed
- * since it last grew were mostly ones the thread had met before, which a larger memo
- * would have held; else it starts afresh, so that a thread whose stacks seldom come
- * again keeps a small one. */
+ * instead of the shared pair index's two. It is made, and when full grows, only if the
+ * pairs it missed since it last grew were mostly ones the thread had met before, which a
+ * larger memo would have held; else it starts afresh, so that a thread whose stacks seldom
+ * come again keeps a small one or none. */
 struct tachi_lmemo {
 	uint64_t ctx;
 	struct tachi_lslot { uint32_t leaf, entry1; } *v; /* entry1 0: empty */
 	uint32_t mask, count;
-	int64_t gain; /* since it last grew: misses of known pairs, less two for each new one */
+	int64_t gain; /* since it was made or last grew: misses of known pairs, less two for each
+		       * new one */
 };
 #define TACHI_LMEMOS 4
 struct tachi_pathcache {

@@ -196,10 +196,14 @@ static void lmemo_place(struct tachi_lmemo *m, uint32_t leaf, uint32_t entry)
 	m->v[i] = (struct tachi_lslot){ leaf, entry + 1 };
 }
 
+/* A memo's first size in slots: small, since a thread may have a memo for each of a few
+ * states and a profile may have tens of thousands of threads with a few samples each. */
+#define LMEMO_FIRST 8
+
 /* Doubles m (or makes its first table); false when out of memory. */
 static bool lmemo_grow(struct tachi_lmemo *m)
 {
-	size_t n = m->v ? ((size_t)m->mask + 1) * 2 : 64;
+	size_t n = m->v ? ((size_t)m->mask + 1) * 2 : LMEMO_FIRST;
 	struct tachi_lslot *old = m->v;
 	size_t old_n = old ? (size_t)m->mask + 1 : 0;
 	struct tachi_lslot *v = calloc(n, sizeof(*v));
@@ -227,12 +231,16 @@ static struct tachi_lmemo *lmemo_for(struct tachi_pathcache *c, uint64_t ctx)
 	return m;
 }
 
-/* Puts leaf's pair id into m after a miss; made says the pair is new. Load factor at most
- * 1/2: when full, m grows if its misses were mostly of pairs met before (gain), else, or
- * past 2^31 slots, it starts afresh. False when out of memory. */
+/* Puts leaf's pair id into m after a miss; made says the pair is new. A memo is made only
+ * once its misses have been mostly of pairs met before (gain), so that the many threads of
+ * some profiles, each with a few samples, cost none. Load factor at most 1/2: when full, m
+ * grows on the same condition, else, or past 2^31 slots, it starts afresh. False when out
+ * of memory. */
 static bool lmemo_add(struct tachi_lmemo *m, uint32_t leaf, uint32_t id, bool made)
 {
 	m->gain += made ? -2 : 1;
+	if (!m->v && m->gain <= 0)
+		return true;
 	if (!m->v || ((size_t)m->count + 1) * 2 > (size_t)m->mask + 1) {
 		if (m->v && (m->gain < 0 || m->mask >= UINT32_MAX / 2)) {
 			memset(m->v, 0, ((size_t)m->mask + 1) * sizeof(*m->v));
