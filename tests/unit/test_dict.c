@@ -335,6 +335,15 @@ static void memo_size(void)
 		}
 	CHECK(b && b->lmemo[0].count == N && b->lmemo[0].mask + 1 >= 2 * N);
 	CHECK_EQ_U64(t.npairs, 2 * N);
+	/* then only new pairs again, more than it holds: it starts afresh, never grows */
+	uint32_t size = b ? b->lmemo[0].mask + 1 : 0;
+	for (uint32_t i = 0; i < 3 * size && a && b; i++) {
+		uint32_t fr[2] = { 100000 + i, 7 };
+		struct tach_sample s = { .depth = 2, .frames = fr };
+		CHECK(tachi_stack_intern_ctx(&t, a, &s, NULL, 1) != TACHI_NOMEM_NODE);
+		CHECK(tachi_stack_intern_ctx(&t, b, &s, NULL, 2) != TACHI_NOMEM_NODE);
+	}
+	CHECK(b && b->lmemo[0].mask + 1 == size);
 	tachi_stacktab_free(&t);
 	tachi_threads_free(&th);
 }
