@@ -225,9 +225,6 @@ bool tachi_collapsed_label(struct tach_writer *w, struct tachi_labeler *st, stru
 
 /* A line to print: its count, then its text's place as two ranks (its thread's "tid:N;"
  * among the threads', its stack's among the stacks'), so sorting never compares text. */
-/* How many items ahead the output loops fetch what they will read. */
-#define AHEAD 8
-
 struct line {
 	uint64_t n;
 	uint32_t trank, ord;
@@ -345,8 +342,8 @@ static struct line *rank_lines(struct cstate *st, const uint32_t *ord, size_t *n
 	for (size_t i = 0; i < st->sc.ncounts; i++) {
 		const struct tachi_pair *e = &pairs[i];
 		/* a leaf's rank is a cache miss on a large trie: fetch it some pairs ahead */
-		if (i + AHEAD < st->sc.ncounts)
-			__builtin_prefetch(&ord[pairs[i + AHEAD].leaf]);
+		if (i + TACHI_FETCH_AHEAD < st->sc.ncounts)
+			__builtin_prefetch(&ord[pairs[i + TACHI_FETCH_AHEAD].leaf]);
 		if (!st->sc.counts[i] || e->leaf == TACHI_ROOT)
 			continue;
 		lines[k++] = (struct line){ st->sc.counts[i], thread_rank(tr, nt, e->ctx), ord[e->leaf],
@@ -460,11 +457,12 @@ static int cw_close(struct tach_writer *w)
 	const struct tachi_pair *pairs = st->sc.agg.trie.pairs;
 	for (size_t i = 0; i < nlines && !rc; i++) {
 		/* Lines in this order visit pairs and leaves at random: fetch a line's pair
-		 * 2 * AHEAD lines before it is written, and its leaf AHEAD lines before. */
-		if (i + 2 * AHEAD < nlines)
-			__builtin_prefetch(&pairs[lines[i + 2 * AHEAD].pair]);
-		if (i + AHEAD < nlines)
-			__builtin_prefetch(&st->sc.agg.trie.nodes[pairs[lines[i + AHEAD].pair].leaf]);
+		 * twice as far ahead as its leaf, which is read through the pair. */
+		const size_t ahead = TACHI_FETCH_AHEAD;
+		if (i + 2 * ahead < nlines)
+			__builtin_prefetch(&pairs[lines[i + 2 * ahead].pair]);
+		if (i + ahead < nlines)
+			__builtin_prefetch(&st->sc.agg.trie.nodes[pairs[lines[i + ahead].pair].leaf]);
 		if (!linebuf_set(w, &lb, &labels, loff, &pairs[lines[i].pair]))
 			goto nomem;
 		rc = put_line(w, &lb, lines[i].n);

@@ -753,8 +753,8 @@ static int write_samples(struct tach_writer *w, uint64_t period_ns)
 		const struct tachi_pair *a = &pairs[i];
 		/* the climb from a leaf begins with a cache miss on a large trie: fetch it
 		 * some samples ahead */
-		if (i + 8 < npairs)
-			__builtin_prefetch(&nodes[pairs[i + 8].leaf]);
+		if (i + TACHI_FETCH_AHEAD < npairs)
+			__builtin_prefetch(&nodes[pairs[i + TACHI_FETCH_AHEAD].leaf]);
 		uint64_t count = st->counts[i];
 		m->len = 0;
 		uint32_t n;

@@ -270,6 +270,10 @@ static inline bool tachi_stacktab_child(struct tachi_stacktab *t, uint32_t paren
 	}
 	return tachi_stacktab_child_slow(t, parent, key, node);
 }
+/* How many items ahead a loop over items in one order fetches what it will read of them in
+ * another (an output stage reading a trie's leaves in line order): about the misses a
+ * core keeps in flight. */
+#define TACHI_FETCH_AHEAD 8
 /* Whether leaf, interned when the trie had before nodes, was made then: such a leaf is in
  * no pair or aggregate yet, so its owner need not look it up. The root (an empty stack) is
  * never made. */
@@ -281,8 +285,6 @@ static inline bool tachi_stacktab_fresh(size_t before, uint32_t leaf)
 uint32_t tachi_stacktab_depth(const struct tachi_stacktab *t, uint32_t node);
 void tachi_stacktab_free(struct tachi_stacktab *t);
 
-/* Per-(thread, interpreter) memory of the last stack, so a sample whose stack did not
- * change costs nothing. */
 /* One thread's leaf -> pair memo for one context, keys inline: one cache line a probe
  * instead of the shared pair index's two. It is made, and when full grows, only if the
  * pairs it missed since it last grew were mostly ones the thread had met before, which a
@@ -296,6 +298,8 @@ struct tachi_lmemo {
 		       * new one */
 };
 #define TACHI_LMEMOS 4
+/* Per-(thread, interpreter) memory of the last stack, so a sample whose stack did not
+ * change costs nothing. */
 struct tachi_pathcache {
 	uint64_t tid;
 	uint32_t iid;
