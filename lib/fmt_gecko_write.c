@@ -41,15 +41,19 @@
  * Not written: source text, native libraries, opcodes (the format has no place the profiler
  * shows them), pages, counters.
  *
- * Memory: per-thread stack tries (distinct stacks) and a bit a trie node for the leaves
- * samples reach; the sample records, packed (put_record), go to a spool (a chunk a thread
- * in memory, the rest in a temporary file) and are read back once at close, where the
- * marker runs found on the way are spooled likewise, to follow the samples. All JSON is
- * produced at close, streamed through a fixed buffer. One trie
- * per thread rather than a shared trie remapped at close: the format wants a stack table
- * per thread anyway, a thread's trie is exactly its table (nodes are made parents first),
- * and close then writes each table in one pass with no per-thread remapping of a shared
- * table. Stacks that no sample reaches (a leaf seen only in another state) are dropped.
+ * Memory: one stack trie for all threads, as the other aggregating writers have; the sample
+ * records, packed (put_record), go to a spool (a chunk a thread in memory, the rest in a
+ * temporary file) and are read back at close, where the marker runs found on the way are
+ * spooled likewise, to follow the samples. All JSON is produced at close, streamed through
+ * a fixed buffer. A thread's stack table is the trie's nodes that its samples reach and
+ * every node above them, in trie order (parents first): close marks them with a pass over
+ * the thread's records, in a bitmap of the trie that serves each thread in turn. A trie per
+ * thread gave each table without that pass, but each thread walked its own trie a probe
+ * per changed frame where the shared trie answers most stacks with one hash (10 M churn
+ * samples: 3.0 -> 1.5 s, and 187 -> 64 MB on the wide shape, whose threads share stacks).
+ * One thread's record of the nodes it reached cannot be a bit per node of a trie that
+ * 20,000 threads share. Stacks that no sample reaches (a leaf seen only in another state)
+ * are dropped.
  * Options: gzip=yes|no (default yes), level=1..9 (gzip level, default 1: on JSON of this
  * kind level 6 gives files about a quarter smaller at a third of the speed; bench/gecko.sh).
  */
@@ -110,17 +114,10 @@ struct gthread {
 	uint32_t iid;
 	bool main, unsorted;
 	bool placeholder; /* the empty thread of an input without samples */
-	struct tachi_stacktab trie;
 	struct tachi_stream recs;
 	uint64_t last_end; /* natural time of the last sample of the last record */
 	uint64_t last_t;   /* time of the last record, from which the next is packed */
 	uint64_t first;    /* earliest record time: the thread's registerTime */
-	/* A bit for each trie node that is some sample's leaf: marked as samples come, so
-	 * that close numbers the stacks without a pass over the records. */
-	uint64_t *reach;
-	size_t reach_cap; /* words */
-	/* At close: the stacks numbered before each word of reach (see stack_no). */
-	uint32_t *rank;
 	/* leaf variant cache */
 	uint32_t last_inner, last_leaf;
 	uint8_t last_state;
@@ -143,6 +140,7 @@ struct gstate {
 	 * the leaf of nearly every sample is one of few frames in one of few states. */
 	uint32_t *vkey;
 	size_t vkey_cap;
+	struct tachi_stacktab trie; /* of gframes: base rows, and a leaf's variant */
 	struct tachi_threads paths;
 	struct gthread *th;
 	size_t nth, th_cap;
@@ -485,9 +483,6 @@ static struct gthread *thread_for(struct tach_writer *w, const struct tach_sampl
 		memset(t, 0, sizeof(*t));
 		t->tid = s->thread_id;
 		t->iid = s->interp_id;
-		/* A trie of one thread's stacks walks further before looking up a whole stack
-		 * pays (bench/stacks.sh, churn: 3.4 -> 3.2 CPU-s; deep: 0.42 -> 0.32). */
-		t->trie.walk_max = 32;
 		t->last_inner = NONE;
 		c->slot = (uint32_t)st->nth++;
 	}
@@ -579,15 +574,6 @@ static int put_record(struct gstate *st, struct gthread *t, uint64_t ts, uint64_
 	return 0;
 }
 
-static bool mark_reached(struct gthread *t, uint32_t node)
-{
-	/* room for every node the trie has space for: one growth per trie growth */
-	if (!tachi_bits_hold(&t->reach, &t->reach_cap, t->trie.cap > node ? t->trie.cap : node))
-		return false;
-	tachi_bit_set(t->reach, node);
-	return true;
-}
-
 static int gw_put(struct tach_writer *w, const struct tach_dict *d, const struct tach_sample *s)
 {
 	struct gstate *st = w->state;
@@ -615,28 +601,25 @@ static int gw_put(struct tach_writer *w, const struct tach_dict *d, const struct
 					return rc;
 			}
 		}
-		uint32_t inner = tachi_stack_intern(&t->trie, c, s, st->fmap);
+		uint32_t inner = tachi_stack_intern(&st->trie, c, s, st->fmap);
 		if (inner == TACHI_NOMEM_NODE)
 			return WFAIL(w, TACH_E_NOMEM, "out of memory");
 		uint8_t state = state_of(s->status);
 		if (inner == t->last_inner && state == t->last_state) {
 			leaf = t->last_leaf;
 		} else {
-			uint32_t key = t->trie.nodes[inner].key, v;
+			uint32_t key = st->trie.nodes[inner].key, v;
 			if (TACHI_UNLIKELY(!variant(st, key, state, &v)))
 				return WFAIL(w, TACH_E_NOMEM, "out of memory");
 			if (v == key)
 				leaf = inner;
-			else if (!tachi_stacktab_child(&t->trie, t->trie.nodes[inner].parent, v, &leaf))
+			else if (!tachi_stacktab_child(&st->trie, st->trie.nodes[inner].parent, v,
+						       &leaf))
 				return WFAIL(w, TACH_E_NOMEM, "out of memory");
 			t->last_inner = inner;
 			t->last_state = state;
 			t->last_leaf = leaf;
 		}
-		if (TACHI_LIKELY(leaf / 64 < t->reach_cap))
-			tachi_bit_set(t->reach, leaf);
-		else if (!mark_reached(t, leaf))
-			return WFAIL(w, TACH_E_NOMEM, "out of memory");
 	}
 	uint64_t weight = s->weight ? s->weight : 1;
 	if (t->recs.total && s->timestamp_us < t->last_end)
@@ -715,6 +698,10 @@ struct scratch {
 	uint32_t *sidx;    /* gfunc -> thread string index */
 	uint32_t *sstamp;
 	uint32_t *slist;   /* gfuncs in thread string order */
+	uint64_t *reach;   /* a bit a trie node: reached by the thread (mark_stacks) */
+	uint32_t *rank;    /* reach word -> the thread's stacks before it */
+	uint32_t *words;   /* the reach words the thread touched, in order */
+	uint32_t nwords;
 	char *loc;         /* JSON literals of the location strings */
 	size_t *loc_off;
 };
@@ -921,7 +908,7 @@ static void walk_start(struct recwalk *wk, const struct gstate *st, const struct
 {
 	memset(wk, 0, sizeof(*wk));
 	bwalk_start(&wk->b, &st->spool, &t->recs, sc->chunk);
-	wk->nodes = t->trie.count;
+	wk->nodes = st->trie.count;
 	if (t->unsorted) {
 		wk->all = sc->all;
 		wk->nall = t->recs.total;
@@ -1027,44 +1014,54 @@ static inline uint32_t popcount64(uint64_t x)
 	return (uint32_t)((x * 0x0101010101010101ULL) >> 56);
 }
 
-/* Stacks that samples reach (their leaves marked as they came, and every node above),
- * numbered in trie order (parents come first): a stack's number is the count of reached
- * nodes before it, from a word's count (rank) and the bits below it in the word. That
- * costs four bytes per 64 nodes, not an array as long as the trie (10 MB on a deep
- * recursion's 2.4 M nodes). False when out of memory. */
-static bool number_stacks(struct gthread *t)
+static int word_cmp(const void *a, const void *b)
 {
-	const struct tachi_node *nodes = t->trie.nodes;
-	const size_t count = t->trie.count, words = count / 64 + 1;
-	if (!tachi_bits_hold(&t->reach, &t->reach_cap, count))
-		return false;
-	uint64_t *r = t->reach;
-	for (size_t i = count; i > 0; i--) {
-		uint32_t p = nodes[i - 1].parent;
-		if (tachi_bit(r, i - 1) && p != TACHI_ROOT)
-			tachi_bit_set(r, p);
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	return (x > y) - (x < y);
+}
+
+/* Stacks that a thread's samples reach (their leaves, marked from its records, and every
+ * node above), numbered in trie order (parents come first): a stack's number is the count
+ * of reached nodes before it, from its word's count (rank) and the bits below it in the
+ * word. The bitmap and the ranks span the whole trie and serve each thread in turn: only
+ * the words that the thread's stacks touch (sc->words, a list kept in order) are ranked,
+ * and write_stack_table clears them. */
+static int mark_stacks(struct tach_writer *w, struct scratch *sc, const struct gthread *t)
+{
+	struct gstate *st = w->state;
+	const struct tachi_node *nodes = st->trie.nodes;
+	uint64_t *r = sc->reach;
+	uint32_t nw = 0, last = NONE;
+	struct recwalk wk;
+	struct grec rec;
+	walk_start(&wk, st, t, sc);
+	while (walk_next(&wk, &rec)) {
+		if (rec.node == last)
+			continue;
+		last = rec.node;
+		for (uint32_t v = rec.node; v != TACHI_ROOT && !tachi_bit(r, v);
+		     v = nodes[v].parent) {
+			if (!r[v / 64])
+				sc->words[nw++] = v / 64;
+			tachi_bit_set(r, v);
+		}
 	}
-	free(t->rank);
-	t->rank = malloc(words * sizeof(*t->rank));
-	if (!t->rank)
-		return false;
+	sc->nwords = nw;
+	if (wk.b.err)
+		return walk_failed(w, &wk.b);
+	qsort(sc->words, nw, sizeof(*sc->words), word_cmp);
 	uint32_t n = 0;
-	for (size_t i = 0; i < words; i++) {
-		t->rank[i] = n;
-		n += popcount64(r[i]);
+	for (uint32_t i = 0; i < nw; i++) {
+		sc->rank[sc->words[i]] = n;
+		n += popcount64(r[sc->words[i]]);
 	}
-	return true;
+	return TACH_OK;
 }
 
-static bool reached(const struct gthread *t, uint32_t node)
+static uint32_t stack_no(const struct scratch *sc, uint32_t node)
 {
-	return tachi_bit(t->reach, node);
-}
-
-static uint32_t stack_no(const struct gthread *t, uint32_t node)
-{
-	uint64_t below = t->reach[node / 64] & ((UINT64_C(1) << (node % 64)) - 1);
-	return t->rank[node / 64] + popcount64(below);
+	uint64_t below = sc->reach[node / 64] & ((UINT64_C(1) << (node % 64)) - 1);
+	return sc->rank[node / 64] + popcount64(below);
 }
 
 static void write_thread_head(struct tach_writer *w, const struct gthread *t, size_t ti,
@@ -1263,7 +1260,7 @@ static int write_samples(struct tach_writer *w, struct scratch *sc, const struct
 		if (sw.rec.node != node) {
 			node = sw.rec.node;
 			stkl = node == NONE ? (memcpy(stk, "null", 4), 4)
-					    : fmt_u32(stk, stack_no(t, node));
+					    : fmt_u32(stk, stack_no(sc, node));
 		}
 		char *p = (char *)j_room(w, 96);
 		size_t o = 0;
@@ -1376,12 +1373,13 @@ static void dec_next(char *s, size_t *n)
 	(*n)++;
 }
 
-/* The stack table; frames get thread indices in first-use order. Returns their number. */
-static uint32_t write_stack_table(struct tach_writer *w, struct scratch *sc,
-				  const struct gthread *t, uint32_t stamp)
+/* The stack table of the stacks mark_stacks found, whose marks it then clears; frames get
+ * thread indices in first-use order. Returns their number. */
+static uint32_t write_stack_table(struct tach_writer *w, struct scratch *sc, uint32_t stamp)
 {
 	struct gstate *st = w->state;
 	j_str(w, "]},\"stackTable\":{\"schema\":{\"prefix\":0,\"frame\":1},\"data\":[");
+	const struct tachi_node *nodes = st->trie.nodes;
 	uint32_t nfr = 0, last = TACHI_ROOT;
 	/* The previous row's number as text: a row's number is its rank among the rows, and
 	 * most rows of a deep trie (its chains) have the previous row as their prefix, so the
@@ -1389,37 +1387,40 @@ static uint32_t write_stack_table(struct tach_writer *w, struct scratch *sc,
 	char prev[16];
 	size_t plen = 0;
 	bool comma = false;
-	for (size_t i = 0; i < t->trie.count; i++) {
-		if (!reached(t, (uint32_t)i))
-			continue;
-		uint32_t g = t->trie.nodes[i].key;
-		if (sc->fstamp[g] != stamp) {
-			sc->fstamp[g] = stamp;
-			sc->fidx[g] = nfr;
-			sc->flist[nfr++] = g;
-		}
-		char *p = (char *)j_room(w, 48);
-		size_t o = 0;
-		if (comma)
+	for (uint32_t k = 0; k < sc->nwords; k++) {
+		uint32_t base = sc->words[k] * 64;
+		for (uint64_t bits = sc->reach[sc->words[k]]; bits; bits &= bits - 1) {
+			uint32_t i = base + (uint32_t)__builtin_ctzll(bits), g = nodes[i].key;
+			if (sc->fstamp[g] != stamp) {
+				sc->fstamp[g] = stamp;
+				sc->fidx[g] = nfr;
+				sc->flist[nfr++] = g;
+			}
+			char *p = (char *)j_room(w, 48);
+			size_t o = 0;
+			if (comma)
+				p[o++] = ',';
+			comma = true;
+			p[o++] = '[';
+			uint32_t parent = nodes[i].parent;
+			if (parent == TACHI_ROOT) {
+				LIT(p, o, "null");
+			} else if (parent == last) {
+				memcpy(p + o, prev, sizeof(prev));
+				o += plen;
+			} else {
+				o += fmt_u32(p + o, stack_no(sc, parent));
+			}
 			p[o++] = ',';
-		comma = true;
-		p[o++] = '[';
-		uint32_t parent = t->trie.nodes[i].parent;
-		if (parent == TACHI_ROOT) {
-			LIT(p, o, "null");
-		} else if (parent == last) {
-			memcpy(p + o, prev, sizeof(prev));
-			o += plen;
-		} else {
-			o += fmt_u32(p + o, stack_no(t, parent));
+			o += fmt_u32(p + o, sc->fidx[g]);
+			p[o++] = ']';
+			st->jlen += o;
+			dec_next(prev, &plen);
+			last = i;
 		}
-		p[o++] = ',';
-		o += fmt_u32(p + o, sc->fidx[g]);
-		p[o++] = ']';
-		st->jlen += o;
-		dec_next(prev, &plen);
-		last = (uint32_t)i;
 	}
+	for (uint32_t k = 0; k < sc->nwords; k++)
+		sc->reach[sc->words[k]] = 0;
 	return nfr;
 }
 
@@ -1495,16 +1496,15 @@ static int write_thread(struct tach_writer *w, struct scratch *sc, size_t ti, bo
 	int rc;
 	if (t->unsorted && (rc = sort_records(w, sc, t)))
 		return rc;
-	if (!number_stacks(t))
-		return WFAIL(w, TACH_E_NOMEM, "out of memory");
+	if ((rc = mark_stacks(w, sc, t)))
+		return rc;
 	write_thread_head(w, t, ti, is_main, t->first);
 	if ((rc = write_samples(w, sc, t, &mk)) || (rc = write_markers(w, sc, &mk)))
 		return rc;
-	uint32_t nfr = write_stack_table(w, sc, t, stamp);
+	uint32_t nfr = write_stack_table(w, sc, stamp);
 	write_frames_strings(w, sc, nfr, stamp);
 	return st->err;
 }
-/* WRITE_THREAD_PLACEHOLDER */
 /* Interpreters that already have their main thread. */
 struct iidset {
 	uint32_t *v;
@@ -1540,6 +1540,46 @@ static int first_main(struct iidset *s, uint32_t iid)
 	return 1;
 }
 
+/* The scratch of close; false when out of memory. No stack is interned past here, so
+ * the trie's lookups go before the bitmap that numbers its stacks comes. */
+static bool scratch_alloc(struct gstate *st, struct scratch *sc)
+{
+	tachi_stacktab_drop_lookups(&st->trie);
+	size_t nw = st->trie.count / 64 + 1;
+	sc->reach = calloc(nw, sizeof(*sc->reach));
+	sc->rank = malloc(nw * sizeof(*sc->rank));
+	sc->words = malloc(nw * sizeof(*sc->words));
+	size_t nf = st->nframes ? st->nframes : 1, nu = st->nfuncs ? st->nfuncs : 1;
+	sc->fidx = malloc(nf * sizeof(*sc->fidx));
+	sc->fstamp = calloc(nf, sizeof(*sc->fstamp));
+	sc->flist = malloc(nf * sizeof(*sc->flist));
+	sc->sidx = malloc(nu * sizeof(*sc->sidx));
+	sc->sstamp = calloc(nu, sizeof(*sc->sstamp));
+	sc->slist = malloc(nu * sizeof(*sc->slist));
+	sc->chunk = malloc(st->spool.chunk_recs);
+	return sc->fidx && sc->fstamp && sc->flist && sc->sidx && sc->sstamp && sc->slist &&
+	       sc->chunk && sc->reach && sc->rank && sc->words;
+}
+
+static void scratch_free(struct scratch *sc)
+{
+	free(sc->perm);
+	free(sc->reach);
+	free(sc->rank);
+	free(sc->words);
+	free(sc->fidx);
+	free(sc->fstamp);
+	free(sc->flist);
+	free(sc->sidx);
+	free(sc->sstamp);
+	free(sc->slist);
+	free(sc->chunk);
+	tachi_stream_free(&sc->marks);
+	free(sc->all);
+	free(sc->loc);
+	free(sc->loc_off);
+}
+
 static int gw_close(struct tach_writer *w)
 {
 	struct gstate *st = w->state;
@@ -1559,16 +1599,7 @@ static int gw_close(struct tach_writer *w)
 			return WFAIL(w, TACH_E_NOMEM, "gzip initialisation failed");
 		st->zinit = true;
 	}
-	size_t nf = st->nframes ? st->nframes : 1, nu = st->nfuncs ? st->nfuncs : 1;
-	sc.fidx = malloc(nf * sizeof(*sc.fidx));
-	sc.fstamp = calloc(nf, sizeof(*sc.fstamp));
-	sc.flist = malloc(nf * sizeof(*sc.flist));
-	sc.sidx = malloc(nu * sizeof(*sc.sidx));
-	sc.sstamp = calloc(nu, sizeof(*sc.sstamp));
-	sc.slist = malloc(nu * sizeof(*sc.slist));
-	sc.chunk = malloc(st->spool.chunk_recs);
-	if (!sc.fidx || !sc.fstamp || !sc.flist || !sc.sidx || !sc.sstamp || !sc.slist ||
-	    !sc.chunk) {
+	if (!scratch_alloc(st, &sc)) {
 		rc = WFAIL(w, TACH_E_NOMEM, "out of memory");
 		goto out;
 	}
@@ -1600,18 +1631,7 @@ static int gw_close(struct tach_writer *w)
 		z_pump(w, NULL, 0, Z_FINISH);
 	rc = st->err;
 out:
-	free(sc.perm);
-	free(sc.fidx);
-	free(sc.fstamp);
-	free(sc.flist);
-	free(sc.sidx);
-	free(sc.sstamp);
-	free(sc.slist);
-	free(sc.chunk);
-	tachi_stream_free(&sc.marks);
-	free(sc.all);
-	free(sc.loc);
-	free(sc.loc_off);
+	scratch_free(&sc);
 	free(mains.v);
 	tachi_idset_free(&mains.index);
 	return rc;
@@ -1627,13 +1647,9 @@ static void gw_free(struct tach_writer *w)
 	tachi_idset_free(&st->frame_index);
 	free(st->vkey);
 	tachi_threads_free(&st->paths);
-	for (size_t i = 0; i < st->nth; i++) {
-		struct gthread *t = &st->th[i];
-		tachi_stacktab_free(&t->trie);
-		tachi_stream_free(&t->recs);
-		free(t->reach);
-		free(t->rank);
-	}
+	tachi_stacktab_free(&st->trie);
+	for (size_t i = 0; i < st->nth; i++)
+		tachi_stream_free(&st->th[i].recs);
 	tachi_spool_free(&st->spool);
 	free(st->th);
 	free(st->jbuf);

@@ -284,6 +284,9 @@ static inline bool tachi_stacktab_fresh(size_t before, uint32_t leaf)
 /* Depth of node (0 for TACHI_ROOT), by a climb to the root. */
 uint32_t tachi_stacktab_depth(const struct tachi_stacktab *t, uint32_t node);
 void tachi_stacktab_free(struct tachi_stacktab *t);
+/* Frees the indexes and the whole-stack set, keeping the nodes and pairs: for a close that
+ * only reads them, with no lookup or intern after. */
+void tachi_stacktab_drop_lookups(struct tachi_stacktab *t);
 
 /* One thread's leaf -> pair memo for one context, keys inline: one cache line a probe
  * instead of the shared pair index's two. It is made, and when full grows, only if the

@@ -67,6 +67,20 @@ bool tachi_stacktab_child_slow(struct tachi_stacktab *t, uint32_t parent, uint32
 	return true;
 }
 
+void tachi_stacktab_drop_lookups(struct tachi_stacktab *t)
+{
+	free(t->kids);
+	t->kids = NULL;
+	t->kids_cap = 0;
+	tachi_dset_free(&t->index);
+	free(t->set);
+	free(t->scratch);
+	t->set = t->scratch = NULL;
+	t->set_len = t->set_cap = t->scratch_cap = 0;
+	tachi_idset_free(&t->set_index);
+	tachi_dset_free(&t->pair_index);
+}
+
 uint32_t tachi_stacktab_depth(const struct tachi_stacktab *t, uint32_t node)
 {
 	uint32_t d = 0;
