@@ -195,7 +195,7 @@ bool tachi_dset_insert(struct tachi_dset *s, uint64_t h, uint32_t id)
 {
 	if (s->pend.count >= TACHI_PEND_MAX && !dset_move(s))
 		return false;
-	/* grown as pend is, so that the many small sets (a trie per thread) stay small */
+	/* grown as pend is, so that a small input's sets stay small */
 	if (!TACHI_RESERVE(s->order, s->order_cap, s->pend.count + 1) ||
 	    !tachi_idset_insert(&s->pend, h, id))
 		return false;

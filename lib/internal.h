@@ -245,10 +245,7 @@ struct tachi_stacktab {
 	uint8_t *set, *scratch;
 	size_t set_len, set_cap, scratch_cap;
 	struct tachi_idset set_index;
-	/* Changed frames up to which a stack is walked rather than looked up whole; 0: the
-	 * default, which suits a trie that all threads share. */
-	uint32_t walk_max;
-	/* New stacks per 2^16 of those that changed more than walk_max frames, lately (a
+	/* New stacks per 2^16 of those that changed more than WALK_MAX frames, lately (a
 	 * moving average, so 0 at first): see set_pays in stacktab.c. */
 	uint32_t set_miss;
 	/* (context, leaf) pairs, numbered densely in first-seen order, with the leaf's depth

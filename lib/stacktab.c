@@ -472,7 +472,7 @@ static uint64_t stack_hash(const struct tach_sample *s)
  * lookup hashes and compares every frame, and when the stack is new it walks as well; a
  * walk step costs about as much as hashing STEP_COST frames. So inputs whose stacks seldom
  * come again (a deep recursion's random walk) walk, and those that revisit a few (churn)
- * look up. How often stacks come again is learnt from every stack past walk_max, walked or
+ * look up. How often stacks come again is learnt from every stack past WALK_MAX, walked or
  * looked up alike, so the choice follows the input. */
 #define STEP_COST 15u
 
@@ -482,7 +482,7 @@ static bool set_pays(const struct tachi_stacktab *t, uint32_t changed, uint32_t 
 	return seen * changed * STEP_COST >= (uint64_t)depth << 16;
 }
 
-/* The leaf of a stack that changed more than walk_max frames: looked up whole when that
+/* The leaf of a stack that changed more than WALK_MAX frames: looked up whole when that
  * pays (and recorded when new), else walked. A stack whose walk made many nodes is not
  * recorded on that count alone: walking it again costs a compare per frame along a chain
  * of first children, about what hashing it costs, and on a real deep profile the copies
@@ -515,8 +515,7 @@ static uint32_t intern_whole(struct tachi_stacktab *t, struct tachi_pathcache *c
 	return leaf;
 }
 
-/* Up to this many changed frames, walking the trie beats hashing the whole stack, unless
- * the trie's owner says otherwise (walk_max). */
+/* Up to this many changed frames, walking the trie beats hashing the whole stack. */
 #define WALK_MAX 2
 
 /* Interns s's stack for c's thread and records it as the thread's last one; the caller has
@@ -540,9 +539,8 @@ static uint32_t intern_leaf(struct tachi_stacktab *t, struct tachi_pathcache *c,
 			keep++;
 		}
 	}
-	uint32_t leaf = depth - keep <= (t->walk_max ? t->walk_max : WALK_MAX)
-				? walk(t, c, s, map, keep)
-				: intern_whole(t, c, s, map, keep);
+	uint32_t leaf = depth - keep <= WALK_MAX ? walk(t, c, s, map, keep)
+						 : intern_whole(t, c, s, map, keep);
 	c->depth = depth;
 	/* after a failure nothing of the path is trusted */
 	if (leaf == TACHI_NOMEM_NODE)
