@@ -317,6 +317,42 @@ spilled_profile() {
 	[ ! -e "$TMP/x.json.gz" ]
 }
 
+# Four threads in turn over parts of 600 stacks that share their outer frames (a tree of
+# three children a level, 3 to 6 deep), in four states: a trie of hundreds of nodes, each
+# thread reaching its own scattered subset of them.
+shared_profile() {
+	awk 'BEGIN { print "@interval_us 100"; ts = 1000000; x = 12345
+		for (i = 0; i < 6000; i++) {
+			x = (x * 1103515245 + 12345) % 2147483648
+			t = i % 4 + 1; st = int(x / 65536) % 600
+			if (t == 2) st = st % 90
+			if (t == 3) st = 599 - st % 300
+			d = 3 + st % 4; s = ""
+			for (k = d - 1; k >= 0; k--)
+				s = s sprintf("%sm%d.py:f%d:%d", k < d - 1 ? ";" : "", k,
+					      int(st * 3 ^ (k + 1) / 600), k + 1)
+			printf "%d 0 %d %d\t%s\n", t, ts += 100, int(x / 4096) % 4, s
+		} }' >"$TMP/shared.samples"
+	tach-encode -o "$TMP/shared.tach" "$TMP/shared.samples"
+}
+
+@test "threads that share a trie each get their own stack table" {
+	profiler_cli
+	shared_profile
+	tach2gecko -q "$TMP/shared.tach" -o "$TMP/p.json.gz"
+	tach-decode -q --format samples "$TMP/shared.tach" >"$TMP/p.txt"
+	python3 "$SOURCE_ROOT/tests/cli/gecko_calltree.py" "$PCLI" "$TMP/p.json.gz" "$TMP/p.txt"
+	# each table: a prefix before its row, no row twice, hundreds of rows but not all
+	run bash -c "gzip -dc '$TMP/p.json.gz' | jq -c '[.threads[] | .stackTable.data |
+	  [length, (to_entries | all(.value[0] == null or .value[0] < .key)),
+	   ((map(tostring) | unique | length) == length)]]'"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ $output =~ ^\[\[([0-9]+),true,true\],\[([0-9]+),true,true\],\[([0-9]+),true,true\],\[([0-9]+),true,true\]\]$ ]]
+	local r=("${BASH_REMATCH[@]:1}")
+	[ "${r[0]}" -gt 300 ] && [ "${r[1]}" -lt "${r[0]}" ] && [ "${r[2]}" -lt "${r[0]}" ]
+}
+
 @test "what the viewers show: exact thread ids, names that differ early, no ~ file, an empty range" {
 	profiler_cli
 	# thread ids past 2^53 are strings (JSON numbers would be rounded), the rest numbers
