@@ -1024,8 +1024,8 @@ static int word_cmp(const void *a, const void *b)
  * node above), numbered in trie order (parents come first): a stack's number is the count
  * of reached nodes before it, from its word's count (rank) and the bits below it in the
  * word. The bitmap and the ranks span the whole trie and serve each thread in turn: only
- * the words that the thread's stacks touch (sc->words, a list kept in order) are ranked,
- * and write_stack_table clears them. */
+ * the words that the thread's stacks touch (sc->words, sorted) are ranked, and
+ * write_stack_table clears them. */
 static int mark_stacks(struct tach_writer *w, struct scratch *sc, const struct gthread *t)
 {
 	struct gstate *st = w->state;
