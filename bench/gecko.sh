@@ -8,9 +8,9 @@
 # one stack; a new stack every sample), and "walk" from bench/gen_samples.py through
 # tach-encode (8 threads whose stacks drift a frame at a time and whose GIL/CPU states change,
 # so markers and categories vary; at most 4000000 samples, as its text form is large).
-# Memory is the stack tries and a 64 KiB chunk of sample records per thread (the rest is
-# spooled to a temporary file), so peak RSS without the input stays flat as samples grow. Prints;
-# never fails on timing.
+# Memory is the stack trie and a 16 KiB chunk of sample records per thread (the rest is
+# spooled to a temporary file), so peak RSS without the input stays flat as samples grow.
+# Prints; never fails on timing.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 build=$(cd "${1:-$here/../build}" && pwd)
