@@ -1020,6 +1020,29 @@ static int word_cmp(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
+/* A thread with at least a record per SCAN_NODES trie nodes marks only its leaves and then
+ * passes over the whole trie once, children before parents, to mark their ancestors: the
+ * pass reads the nodes in order, where climbing from each leaf reads them at random (on
+ * 3 M random stacks of eight threads, a cache miss a record). A thread with fewer records
+ * climbs, so that the pass costs nothing when thousands of threads share one trie. */
+#define SCAN_NODES 8
+
+/* Leaves and ancestors by one pass over the trie; lists every touched word, in order. */
+static uint32_t mark_by_scan(const struct tachi_stacktab *tr, struct scratch *sc)
+{
+	uint64_t *r = sc->reach;
+	for (size_t i = tr->count; i > 0; i--) {
+		uint32_t p = tr->nodes[i - 1].parent;
+		if (p != TACHI_ROOT && tachi_bit(r, i - 1))
+			tachi_bit_set(r, p);
+	}
+	uint32_t nw = 0;
+	for (uint32_t k = 0; k <= tr->count / 64; k++)
+		if (r[k])
+			sc->words[nw++] = k;
+	return nw;
+}
+
 /* Stacks that a thread's samples reach (their leaves, marked from its records, and every
  * node above), numbered in trie order (parents come first): a stack's number is the count
  * of reached nodes before it, from its word's count (rank) and the bits below it in the
@@ -1030,6 +1053,7 @@ static int mark_stacks(struct tach_writer *w, struct scratch *sc, const struct g
 {
 	struct gstate *st = w->state;
 	const struct tachi_node *nodes = st->trie.nodes;
+	const bool scan = t->recs.total >= st->trie.count / SCAN_NODES;
 	uint64_t *r = sc->reach;
 	uint32_t nw = 0, last = NONE;
 	struct recwalk wk;
@@ -1039,6 +1063,11 @@ static int mark_stacks(struct tach_writer *w, struct scratch *sc, const struct g
 		if (rec.node == last)
 			continue;
 		last = rec.node;
+		if (scan) {
+			if (rec.node != NONE)
+				tachi_bit_set(r, rec.node);
+			continue;
+		}
 		for (uint32_t v = rec.node; v != TACHI_ROOT && !tachi_bit(r, v);
 		     v = nodes[v].parent) {
 			if (!r[v / 64])
@@ -1046,10 +1075,13 @@ static int mark_stacks(struct tach_writer *w, struct scratch *sc, const struct g
 			tachi_bit_set(r, v);
 		}
 	}
+	if (scan)
+		nw = mark_by_scan(&st->trie, sc);
+	else
+		qsort(sc->words, nw, sizeof(*sc->words), word_cmp);
 	sc->nwords = nw;
 	if (wk.b.err)
 		return walk_failed(w, &wk.b);
-	qsort(sc->words, nw, sizeof(*sc->words), word_cmp);
 	uint32_t n = 0;
 	for (uint32_t i = 0; i < nw; i++) {
 		sc->rank[sc->words[i]] = n;

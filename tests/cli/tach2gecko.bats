@@ -317,14 +317,15 @@ spilled_profile() {
 	[ ! -e "$TMP/x.json.gz" ]
 }
 
-# Four threads in turn over parts of 600 stacks that share their outer frames (a tree of
-# three children a level, 3 to 6 deep), in four states: a trie of hundreds of nodes, each
-# thread reaching its own scattered subset of them.
+# Four threads over parts of 600 stacks that share their outer frames (a tree of three
+# children a level, 3 to 6 deep), in four states: a trie of hundreds of nodes, each thread
+# reaching its own scattered subset of them. Thread 4 has a sample in a hundred: too few
+# for a pass over the whole trie, so its stacks are found from each leaf up.
 shared_profile() {
 	awk 'BEGIN { print "@interval_us 100"; ts = 1000000; x = 12345
 		for (i = 0; i < 6000; i++) {
 			x = (x * 1103515245 + 12345) % 2147483648
-			t = i % 4 + 1; st = int(x / 65536) % 600
+			t = i % 100 == 50 ? 4 : i % 3 + 1; st = int(x / 65536) % 600
 			if (t == 2) st = st % 90
 			if (t == 3) st = 599 - st % 300
 			d = 3 + st % 4; s = ""
@@ -351,6 +352,7 @@ shared_profile() {
 	[[ $output =~ ^\[\[([0-9]+),true,true\],\[([0-9]+),true,true\],\[([0-9]+),true,true\],\[([0-9]+),true,true\]\]$ ]]
 	local r=("${BASH_REMATCH[@]:1}")
 	[ "${r[0]}" -gt 300 ] && [ "${r[1]}" -lt "${r[0]}" ] && [ "${r[2]}" -lt "${r[0]}" ]
+	[ "${r[3]}" -gt 20 ] && [ "${r[3]}" -lt "${r[2]}" ]
 }
 
 @test "what the viewers show: exact thread ids, names that differ early, no ~ file, an empty range" {
