@@ -7,7 +7,9 @@
 #
 #   bench/stacks.sh [SHAPE...]        default: deep real gdeep wide widedeep churn rle
 #
-# For each shape and each of tach-decode (collapsed, --format samples, --format info),
+# For each shape, bench/one_probe (decoding plus one hash probe of the whole (thread, stack)
+# per changed stack, no output: the yardstick the aggregating writers are measured against), and
+# each of tach-decode (collapsed, --format samples, --format info),
 # tach2pprof and tach2gecko (--no-gzip, and as users run them, gzip), with two threads and
 # with TACHFMT_THREADS=1:
 # the best of BENCH_RUNS (3) runs by CPU seconds (user + system), and that run's wall time,
@@ -72,6 +74,8 @@ for shape in "${shapes[@]}"; do
 	n=$("$build/cmd/tach-decode" -F info "$f" | awk -F': ' '$1 == "sample_count" { print $2 }')
 	d=$("$build/cmd/tach-decode" "$f" | wc -l)
 	echo "== $shape: $n samples, $d distinct (thread, stack) lines, $(stat -c %s "$f") bytes"
+	# the yardstick: decoding and one whole-stack probe per changed stack, one thread, no output
+	measure "one probe (1 thr)" "$build/bench/one_probe" "$f"
 	for th in 2 1; do
 		e=(env TACHFMT_THREADS=$th)
 		[ "$th" = 2 ] && e=(env)
