@@ -268,6 +268,23 @@ int tachi_gzip_level(struct tach_writer *w, const char *value, int *level)
 	return TACH_OK;
 }
 
+int tachi_gzip_threads(struct tach_writer *w, const char *value, unsigned *n)
+{
+	uint64_t v;
+	if (!tachi_parse_u64(value, TACHI_GZ_MAX_WORKERS, &v))
+		return WFAIL(w, TACH_E_USAGE, "gzip threads must be 0-%d, not %s",
+			     TACHI_GZ_MAX_WORKERS, value);
+	*n = (unsigned)v;
+	return TACH_OK;
+}
+
+int tachi_gz_failed(struct tach_writer *w, int code)
+{
+	if (code == TACH_E_IO)
+		return tachi_writer_io(w);
+	return WFAIL(w, TACH_E_NOMEM, "gzip compression failed: out of memory");
+}
+
 bool tachi_utf8_valid(const uint8_t *p, size_t n)
 {
 	size_t i = 0;

@@ -55,12 +55,12 @@
  * 20,000 threads share. Stacks that no sample reaches (a leaf seen only in another state)
  * are dropped.
  * Options: gzip=yes|no (default yes), level=1..9 (gzip level, default 1: on JSON of this
- * kind level 6 gives files about a quarter smaller at a third of the speed; bench/gecko.sh).
+ * kind level 6 gives files about a quarter smaller at a third of the speed; bench/gecko.sh),
+ * threads=N (gzip on N worker threads, gzip.c; the same bytes for any N).
  */
 #include <assert.h>
 #include <errno.h>
 #include <stdlib.h>
-#include <zlib.h>
 
 #include "internal.h"
 
@@ -72,7 +72,6 @@ enum { SUB_NONE, SUB_GIL_WAIT };
  * at least that buffer's size, which goes out in one write instead of being copied. */
 #define JROOM_MAX 256
 #define JBUF (256 * 1024 + JROOM_MAX)
-#define ZBUF (64 * 1024)
 
 /* Marker kinds, in string table order (every thread's strings start with these). */
 static const struct {
@@ -151,9 +150,8 @@ struct gstate {
 	/* output */
 	uint8_t *jbuf;
 	size_t jlen;
-	uint8_t *zbuf;
-	z_stream z;
-	bool zinit;
+	struct tachi_gz *gz;
+	unsigned gz_threads;
 	int err; /* first output failure (TACH_E_*) */
 };
 
@@ -169,6 +167,8 @@ static int gw_option(struct tach_writer *w, const char *key, const char *value)
 	}
 	if (!strcmp(key, "level"))
 		return tachi_gzip_level(w, value, &st->level);
+	if (!strcmp(key, "threads"))
+		return tachi_gzip_threads(w, value, &st->gz_threads);
 	return WFAIL(w, TACH_E_USAGE, "gecko writer has no option %s", key);
 }
 
@@ -259,27 +259,6 @@ size_t tachi_json_escape(char *out, const char *s, size_t n, bool *repaired)
 
 /* ---- output: a staging buffer, deflated or written as is ---- */
 
-static void z_pump(struct tach_writer *w, const uint8_t *p, size_t n, int flush)
-{
-	struct gstate *st = w->state;
-	st->z.next_in = (Bytef *)p;
-	st->z.avail_in = (uInt)n;
-	do {
-		st->z.next_out = st->zbuf;
-		st->z.avail_out = ZBUF;
-		int zr = deflate(&st->z, flush);
-		if (zr == Z_STREAM_ERROR) {
-			st->err = WFAIL(w, TACH_E_IO, "gzip compression failed");
-			return;
-		}
-		size_t have = ZBUF - st->z.avail_out;
-		if (have && tachi_out_write(&w->out, st->zbuf, have)) {
-			st->err = tachi_writer_io(w);
-			return;
-		}
-	} while (st->z.avail_out == 0 || (flush == Z_FINISH && st->z.avail_in));
-}
-
 static void j_flush(struct tach_writer *w)
 {
 	struct gstate *st = w->state;
@@ -291,7 +270,9 @@ static void j_flush(struct tach_writer *w)
 		if (tachi_out_write(&w->out, st->jbuf, st->jlen))
 			st->err = tachi_writer_io(w);
 	} else {
-		z_pump(w, st->jbuf, st->jlen, Z_NO_FLUSH);
+		int e = tachi_gz_write(st->gz, st->jbuf, st->jlen);
+		if (e)
+			st->err = tachi_gz_failed(w, e);
 	}
 	st->jlen = 0;
 }
@@ -1622,14 +1603,9 @@ static int gw_close(struct tach_writer *w)
 	if (!st->jbuf)
 		return WFAIL(w, TACH_E_NOMEM, "out of memory");
 	if (!st->plain) {
-		st->zbuf = malloc(ZBUF);
-		if (!st->zbuf)
-			return WFAIL(w, TACH_E_NOMEM, "out of memory");
-		/* windowBits 15 + 16: a gzip wrapper, with no name and mtime 0. */
-		if (deflateInit2(&st->z, st->level ? st->level : 1, Z_DEFLATED, 15 + 16, 8,
-				 Z_DEFAULT_STRATEGY) != Z_OK)
-			return WFAIL(w, TACH_E_NOMEM, "gzip initialisation failed");
-		st->zinit = true;
+		int e = tachi_gz_open(&st->gz, &w->out, st->level ? st->level : 1, st->gz_threads);
+		if (e)
+			return tachi_gz_failed(w, e);
 	}
 	if (!scratch_alloc(st, &sc)) {
 		rc = WFAIL(w, TACH_E_NOMEM, "out of memory");
@@ -1659,8 +1635,11 @@ static int gw_close(struct tach_writer *w)
 	}
 	j_str(w, "]}\n");
 	j_flush(w);
-	if (!st->err && !st->plain)
-		z_pump(w, NULL, 0, Z_FINISH);
+	if (!st->err && !st->plain) {
+		int e = tachi_gz_finish(st->gz);
+		if (e)
+			st->err = tachi_gz_failed(w, e);
+	}
 	rc = st->err;
 out:
 	scratch_free(&sc);
@@ -1685,9 +1664,7 @@ static void gw_free(struct tach_writer *w)
 	tachi_spool_free(&st->spool);
 	free(st->th);
 	free(st->jbuf);
-	free(st->zbuf);
-	if (st->zinit)
-		deflateEnd(&st->z);
+	tachi_gz_free(st->gz);
 }
 
 static int gw_begin(struct tach_writer *w)

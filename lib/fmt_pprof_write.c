@@ -1,5 +1,6 @@
 /* pprof writer: google/pprof's profile.proto (perftools.profiles.Profile), gzip-compressed
- * by default (gzip=no for the bare message; level=1..9, default 1), for `go tool pprof`,
+ * by default (gzip=no for the bare message; level=1..9, default 1; threads=N compresses on
+ * N worker threads, the same bytes for any N), for `go tool pprof`,
  * pprof's web UI and continuous-profiling services.
  *
  * What is written:
@@ -25,7 +26,6 @@
  */
 #include <stdio.h>
 #include <stdlib.h>
-#include <zlib.h>
 
 #include "internal.h"
 
@@ -118,8 +118,8 @@ struct pstate {
 	uint64_t last_us;
 	uint64_t empty_skipped;
 	/* output */
-	z_stream z;
-	bool z_live;
+	struct tachi_gz *gz;
+	unsigned gz_threads;
 	int level; /* gzip level; 0 for the default */
 	struct buf msg, sub, stage;
 };
@@ -136,6 +136,8 @@ static int pw_option(struct tach_writer *w, const char *key, const char *value)
 	}
 	if (!strcmp(key, "level"))
 		return tachi_gzip_level(w, value, &st->level);
+	if (!strcmp(key, "threads"))
+		return tachi_gzip_threads(w, value, &st->gz_threads);
 	if (!strcmp(key, "labels")) {
 		if (!tachi_parse_bool(value, &b))
 			return WFAIL(w, TACH_E_USAGE, "bad labels value %s", value);
@@ -465,25 +467,15 @@ static bool put_bytes(struct buf *b, unsigned field, const void *p, size_t n)
 
 #define STAGE_SIZE (64u << 10)
 
-/* Deflates the staged bytes into the output; finish ends the gzip stream. */
+/* Compresses the staged bytes into the output; finish ends the gzip stream. */
 static int deflate_stage(struct tach_writer *w, bool finish)
 {
 	struct pstate *st = w->state;
-	uint8_t chunk[16384];
-	st->z.next_in = st->stage.p;
-	st->z.avail_in = (uInt)st->stage.len;
-	for (;;) {
-		st->z.next_out = chunk;
-		st->z.avail_out = sizeof(chunk);
-		int zr = deflate(&st->z, finish ? Z_FINISH : Z_NO_FLUSH);
-		if (zr == Z_STREAM_ERROR)
-			return WFAIL(w, TACH_E_NOMEM, "gzip compression failed");
-		size_t got = sizeof(chunk) - st->z.avail_out;
-		if (got && tachi_out_write(&w->out, chunk, got))
-			return tachi_writer_io(w);
-		if (finish ? zr == Z_STREAM_END : st->z.avail_out != 0)
-			break;
-	}
+	int e = tachi_gz_write(st->gz, st->stage.p, st->stage.len);
+	if (!e && finish)
+		e = tachi_gz_finish(st->gz);
+	if (e)
+		return tachi_gz_failed(w, e);
 	st->stage.len = 0;
 	return TACH_OK;
 }
@@ -900,13 +892,12 @@ static int pw_close(struct tach_writer *w)
 			   "left out %llu samples with an empty stack (pprof cannot show them)",
 			   (unsigned long long)st->empty_skipped);
 	if (!st->raw) {
-		/* Window 15 + 16: a gzip wrapper with mtime 0, so output depends only on input.
+		/* A gzip header with mtime 0, so output depends only on input (gzip.c).
 		 * Level 1 by default, as the Go runtime writes its pprof files: on the bench's
 		 * deep profile level 6 takes 2.5 times as long for a file a quarter smaller. */
-		if (deflateInit2(&st->z, st->level ? st->level : 1, Z_DEFLATED, 15 + 16, 8,
-				 Z_DEFAULT_STRATEGY) != Z_OK)
-			return WFAIL(w, TACH_E_NOMEM, "out of memory");
-		st->z_live = true;
+		int e = tachi_gz_open(&st->gz, &w->out, st->level ? st->level : 1, st->gz_threads);
+		if (e)
+			return tachi_gz_failed(w, e);
 	}
 	int rc = write_profile(w);
 	if (!rc && !st->raw)
@@ -917,8 +908,7 @@ static int pw_close(struct tach_writer *w)
 static void pw_free(struct tach_writer *w)
 {
 	struct pstate *st = w->state;
-	if (st->z_live)
-		deflateEnd(&st->z);
+	tachi_gz_free(st->gz);
 	free(st->strs);
 	free(st->own.p);
 	free(st->smap);

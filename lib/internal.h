@@ -593,6 +593,23 @@ int tachi_hexval(char c);
 bool tachi_parse_bool(const char *s, bool *out);
 /* A writer's gzip "level" option, 1 to 9, into *level; a usage error otherwise. */
 int tachi_gzip_level(struct tach_writer *w, const char *value, int *level);
+/* A writer's gzip "threads" option (compression workers, 0 to TACHI_GZ_MAX_WORKERS). */
+int tachi_gzip_threads(struct tach_writer *w, const char *value, unsigned *n);
+
+/* ---- gzip output in fixed chunks (gzip.c): the same bytes for any number of workers ---- */
+#define TACHI_GZ_MAX_WORKERS 64
+struct tachi_gz;
+/* Writes the gzip header to out and makes *g; workers 0 compresses in the caller's thread.
+ * Returns TACH_OK, TACH_E_NOMEM, or TACH_E_IO with out->err set. */
+int tachi_gz_open(struct tachi_gz **g, struct tachi_out *out, int level, unsigned workers);
+/* Compresses n bytes of output into out; the same codes, and once failed, failed. */
+int tachi_gz_write(struct tachi_gz *g, const void *p, size_t n);
+/* Ends the stream: the last chunk and the trailer. */
+int tachi_gz_finish(struct tachi_gz *g);
+/* Stops the workers and frees g (NULL is fine); unfinished output stays unfinished. */
+void tachi_gz_free(struct tachi_gz *g);
+/* The writer's failure for a tachi_gz code. */
+int tachi_gz_failed(struct tach_writer *w, int code);
 /* A reader's input (io.h), failures on the reader. */
 static inline int tachi_in_load_whole(struct tach_reader *r)
 {

@@ -236,6 +236,13 @@ bool tc_pipe_wanted(void)
 	return !sched_getaffinity(0, sizeof(set), &set) && CPU_COUNT(&set) > 1;
 }
 
+unsigned tc_gzip_workers(void)
+{
+	cpu_set_t set;
+	int n = sched_getaffinity(0, sizeof(set), &set) ? 2 : CPU_COUNT(&set);
+	return n < 2 ? 2 : n > 8 ? 8 : (unsigned)n;
+}
+
 int tc_pipe_start(struct tc_pipe **pp, tc_source_fn next, void *ctx, struct tach_reader *r)
 {
 	struct tc_pipe *p = calloc(1, sizeof(*p));

@@ -14,6 +14,8 @@ typedef int (*tc_source_fn)(void *ctx, struct tach_reader *r, const struct tach_
 
 /* TACHFMT_THREADS=1: no; set to anything else: yes; unset: when more than one CPU is ours. */
 bool tc_pipe_wanted(void);
+/* How many threads gzip on when tc_pipe_wanted: a CPU each, at least 2 and at most 8. */
+unsigned tc_gzip_workers(void);
 /* Starts reading r through next(ctx, r, ...) on a thread; TACH_E_NOMEM when it cannot.
  * Only for readers whose dict no longer changes (tach_reader_dict_complete), since the
  * writer reads it meanwhile. */

@@ -3,7 +3,6 @@
  * report problems as "prog: file: offset N: what is wrong" with exit 1 (data, I/O) or 2
  * (usage). */
 #include "runner.h"
-#include "gzpipe.h"
 #include "pipe.h"
 
 #include <errno.h>
@@ -1014,44 +1013,18 @@ static int read_inputs(struct tc_run *run, struct tach_writer *w, int outfd)
 	return convert(run, run->inputs[0].r, w, outfd);
 }
 
-/* The gzip level to compress at on a thread of our own, or 0 to leave it to the writer:
- * when there is a second CPU and the output is gzip (gzpipe.c). */
-static int thread_gzip_level(const struct tc_run *run)
-{
-	int level = run->output->gzip_level;
-	if (!level || !tc_pipe_wanted())
-		return 0;
-	for (size_t i = 0; i < run->cli->n; i++) {
-		const char *t = run->cli->all[i]->target, *v = run->cli->values[i];
-		if (!t || !v)
-			continue;
-		if (!strcmp(t, "w:gzip") && !strcmp(v, "no"))
-			return 0;
-		/* the writer has taken it, so it is 1-9 */
-		if (!strcmp(t, "w:level"))
-			level = atoi(v);
-	}
-	return level;
-}
-
-/* The inputs into w, through a gzip thread when that pays. */
+/* The inputs into w, which compresses on worker threads when a second CPU is ours: its
+ * output is the same bytes with any number of them (lib/gzip.c). */
 static int write_through(struct tc_run *run, struct tach_writer *w, int outfd)
 {
-	struct tc_gz *gz = NULL;
-	int fd = outfd, level = w ? thread_gzip_level(run) : 0;
-	if (level && !tach_writer_set_option(w, "gzip", "no") &&
-	    tc_gz_start(&gz, outfd, level, &fd))
-		tach_writer_set_option(w, "gzip", "yes");
-	int status = read_inputs(run, w, fd);
-	if (gz) {
-		int e = tc_gz_finish(gz, status == 0);
-		if (e && !status) {
-			fprintf(stderr, "%s: %s: %s%s\n", run->prog->name, run->out_name,
-				e == ENOMEM ? "" : "write error: ", strerror(e));
-			status = 1;
-		}
+	if (w && run->output->gzip_level && tc_pipe_wanted()) {
+		char n[16];
+		snprintf(n, sizeof(n), "%u", tc_gzip_workers());
+		/* only writers that take gzip options get here, and the value is in range */
+		if (tach_writer_set_option(w, "threads", n))
+			return 1;
 	}
-	return status;
+	return read_inputs(run, w, outfd);
 }
 
 /* The open inputs into the output; usage errors come before any output exists. */

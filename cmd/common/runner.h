@@ -39,8 +39,8 @@ struct tc_output {
 	int (*handler)(struct tc_run *run, struct tach_reader *r, FILE *out);
 	const char *help;
 	const struct tc_opt *opts; /* options of this output's writer, zero-terminated */
-	/* The writer's default gzip level when its output is gzip (option gzip, and level to
-	 * change it): the runner may then compress on a thread of its own. 0: no gzip. */
+	/* The writer's default gzip level when its output is gzip (options gzip, level and
+	 * threads): the runner then has it compress on worker threads. 0: no gzip. */
 	int gzip_level;
 };
 

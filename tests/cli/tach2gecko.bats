@@ -375,6 +375,6 @@ shared_profile() {
 	[[ $output == *"Full: 1ms"* ]]
 }
 
-@test "gzip on a thread of its own: the writer's bytes, its write error, nothing on failure" {
+@test "gzip on worker threads: the same bytes for any number, its write error, nothing on failure" {
 	gzip_thread_check tach2gecko json.gz "$TMP" "$CASES/many_frames.tach"
 }

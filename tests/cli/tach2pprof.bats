@@ -438,6 +438,6 @@ by_state() {
 	tach-decode -F info "$T/h2.tach" | grep -qx 'profiling_config: 2'
 }
 
-@test "gzip on a thread of its own: the writer's bytes, its write error, nothing on failure" {
+@test "gzip on worker threads: the same bytes for any number, its write error, nothing on failure" {
 	gzip_thread_check tach2pprof pb.gz "$T" "$FIXTURES/tach/cases/many_frames.tach"
 }

@@ -1,0 +1,345 @@
+/* gzip output in fixed chunks of input, for the writers that compress (pprof, Gecko).
+ *
+ * Each GZ_CHUNK bytes of input are deflated on their own: raw deflate at the writer's level,
+ * the 32 KiB of input before them as the dictionary, and a sync flush at their end (the last
+ * chunk finishes the stream). Joined in order behind one header, with a CRC combined from
+ * theirs, they are one ordinary gzip member, as pigz makes. A chunk's bytes depend on it and
+ * the input before it alone, so any number of workers can compress chunks at once and the
+ * output is the same bytes for every number, none included (the caller's thread then does
+ * it): zlib at level 1 runs at some 150 MB of JSON a second, several times slower than the
+ * writers format it, and a second CPU halves that part of a large conversion.
+ *
+ * Workers start at the first full chunk, so a small output makes no thread. The caller's
+ * thread fills chunks and writes finished ones out in order; it waits only when every slot
+ * is in use. */
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zlib.h>
+
+#include "internal.h"
+
+#define GZ_CHUNK (128u << 10)
+#define GZ_DICT (32u << 10)
+
+enum { SLOT_FREE, SLOT_FILLING, SLOT_QUEUED, SLOT_DONE };
+
+struct gzslot {
+	uint8_t *buf;  /* the dictionary (dict bytes), then the chunk (n bytes) */
+	size_t dict, n;
+	uint8_t *out;  /* the chunk's deflate bytes */
+	size_t out_len, out_cap;
+	uint32_t crc;
+	bool last;
+	int state;
+	bool failed;   /* zlib refused the chunk (out of memory) */
+};
+
+struct tachi_gz {
+	struct tachi_out *out;
+	int level;
+	unsigned want;    /* workers asked for */
+	unsigned started; /* workers running */
+	pthread_t *threads;
+	pthread_mutex_t mu;
+	pthread_cond_t work, done;
+	bool stop;
+	struct gzslot *slots;
+	unsigned nslots;
+	uint64_t fill;    /* number of the chunk being filled */
+	uint64_t take;    /* the next chunk a worker takes */
+	uint64_t put;     /* the next chunk to write out */
+	z_stream z;       /* the caller's own, when no worker runs */
+	bool z_live;
+	uint32_t crc;
+	uint64_t total;
+	int err;          /* TACH_E_IO (out->err says why) or TACH_E_NOMEM; sticky */
+};
+
+/* Deflates s into s->out with stream z (set up for raw deflate at the level). */
+static bool deflate_slot(z_stream *z, struct gzslot *s)
+{
+	if (deflateReset(z) != Z_OK ||
+	    (s->dict && deflateSetDictionary(z, s->buf, (uInt)s->dict) != Z_OK))
+		return false;
+	z->next_in = s->buf + s->dict;
+	z->avail_in = (uInt)s->n;
+	s->out_len = 0;
+	for (;;) {
+		z->next_out = s->out + s->out_len;
+		z->avail_out = (uInt)(s->out_cap - s->out_len);
+		int zr = deflate(z, s->last ? Z_FINISH : Z_SYNC_FLUSH);
+		if (zr == Z_STREAM_ERROR)
+			return false;
+		s->out_len = s->out_cap - z->avail_out;
+		/* room left over: all of it is out (or the stream is finished) */
+		if (z->avail_out && (!s->last || zr == Z_STREAM_END))
+			break;
+		/* out_cap is zlib's bound and some: more is a surprise, not an error */
+		uint8_t *o = realloc(s->out, s->out_cap * 2);
+		if (!o)
+			return false;
+		s->out = o;
+		s->out_cap *= 2;
+	}
+	s->crc = (uint32_t)crc32(0, s->buf + s->dict, (uInt)s->n);
+	return true;
+}
+
+static bool stream_init(z_stream *z, int level)
+{
+	memset(z, 0, sizeof(*z));
+	return deflateInit2(z, level, Z_DEFLATED, -15, 8, Z_DEFAULT_STRATEGY) == Z_OK;
+}
+
+static void *worker(void *arg)
+{
+	struct tachi_gz *g = arg;
+	z_stream z;
+	bool live = stream_init(&z, g->level);
+	pthread_mutex_lock(&g->mu);
+	for (;;) {
+		while (!g->stop && g->take == g->fill)
+			pthread_cond_wait(&g->work, &g->mu);
+		if (g->stop)
+			break;
+		struct gzslot *s = &g->slots[g->take++ % g->nslots];
+		pthread_mutex_unlock(&g->mu);
+		bool ok = live && deflate_slot(&z, s);
+		pthread_mutex_lock(&g->mu);
+		s->failed = !ok;
+		s->state = SLOT_DONE;
+		pthread_cond_broadcast(&g->done);
+	}
+	pthread_mutex_unlock(&g->mu);
+	if (live)
+		deflateEnd(&z);
+	return NULL;
+}
+
+static int gz_fail(struct tachi_gz *g, int code)
+{
+	if (!g->err)
+		g->err = code;
+	return g->err;
+}
+
+static int out_bytes(struct tachi_gz *g, const void *p, size_t n)
+{
+	if (n && tachi_out_write(g->out, p, n))
+		return gz_fail(g, TACH_E_IO);
+	return TACH_OK;
+}
+
+static void put_le32(uint8_t *p, uint32_t v)
+{
+	for (int i = 0; i < 4; i++)
+		p[i] = (uint8_t)(v >> (8 * i));
+}
+
+/* Writes chunk s, which is done; the caller frees its slot. */
+static int emit_slot(struct tachi_gz *g, const struct gzslot *s)
+{
+	if (s->failed)
+		return gz_fail(g, TACH_E_NOMEM);
+	int rc = out_bytes(g, s->out, s->out_len);
+	g->crc = (uint32_t)crc32_combine(g->crc, s->crc, (z_off_t)s->n);
+	g->total += s->n;
+	g->put++;
+	return rc;
+}
+
+/* Starts the workers, as many as will start; none at all leaves the work to the caller. */
+static void start_workers(struct tachi_gz *g)
+{
+	g->threads = calloc(g->want, sizeof(*g->threads));
+	for (unsigned i = 0; g->threads && i < g->want; i++) {
+		if (pthread_create(&g->threads[i], NULL, worker, g))
+			break;
+		g->started++;
+	}
+}
+
+/* Makes dest the chunk being filled, with the last 32 KiB of the input up to the end of
+ * prev as its dictionary; dest may be prev itself. */
+static void next_chunk(struct gzslot *dest, const struct gzslot *prev)
+{
+	size_t have = prev->dict + prev->n, keep = have < GZ_DICT ? have : GZ_DICT;
+	memmove(dest->buf, prev->buf + have - keep, keep);
+	dest->dict = keep;
+	dest->n = 0;
+	dest->last = false;
+	dest->state = SLOT_FILLING;
+}
+
+/* Writes out the done chunks in order until free_slot is free or, when it is NULL, until
+ * every chunk handed on is written. Called with mu held. */
+static int drain(struct tachi_gz *g, const struct gzslot *free_slot)
+{
+	int rc = TACH_OK;
+	for (;;) {
+		struct gzslot *o = &g->slots[g->put % g->nslots];
+		if (g->put < g->fill && o->state == SLOT_DONE) {
+			pthread_mutex_unlock(&g->mu);
+			int e = emit_slot(g, o);
+			rc = rc ? rc : e;
+			pthread_mutex_lock(&g->mu);
+			o->state = SLOT_FREE;
+			continue;
+		}
+		if (free_slot ? free_slot->state == SLOT_FREE : g->put == g->fill)
+			return rc;
+		pthread_cond_wait(&g->done, &g->mu);
+	}
+}
+
+/* Hands the chunk being filled on: to a worker, or deflated and written here. Unless it is
+ * the last, the next slot becomes the chunk being filled. */
+static int hand_on(struct tachi_gz *g, bool last)
+{
+	struct gzslot *s = &g->slots[g->fill % g->nslots];
+	struct gzslot *next = &g->slots[(g->fill + 1) % g->nslots];
+	s->last = last;
+	if (!g->started) {
+		if (!g->z_live && !(g->z_live = stream_init(&g->z, g->level)))
+			return gz_fail(g, TACH_E_NOMEM);
+		s->failed = !deflate_slot(&g->z, s);
+		g->fill++;
+		int rc = emit_slot(g, s);
+		s->state = SLOT_FREE;
+		if (!rc && !last)
+			next_chunk(next, s);
+		return rc;
+	}
+	pthread_mutex_lock(&g->mu);
+	/* the next slot's dictionary comes from s, so it is copied before s is queued */
+	int rc = last ? TACH_OK : drain(g, next);
+	if (!rc && !last)
+		next_chunk(next, s);
+	s->state = SLOT_QUEUED;
+	g->fill++;
+	pthread_cond_signal(&g->work);
+	if (!rc && last)
+		rc = drain(g, NULL);
+	pthread_mutex_unlock(&g->mu);
+	return rc;
+}
+
+int tachi_gz_write(struct tachi_gz *g, const void *p, size_t n)
+{
+	const uint8_t *q = p;
+	while (n && !g->err) {
+		struct gzslot *s = &g->slots[g->fill % g->nslots];
+		size_t k = GZ_CHUNK - s->n < n ? GZ_CHUNK - s->n : n;
+		memcpy(s->buf + s->dict + s->n, q, k);
+		s->n += k;
+		q += k;
+		n -= k;
+		if (s->n == GZ_CHUNK) {
+			if (g->want && !g->threads)
+				start_workers(g);
+			hand_on(g, false);
+		}
+	}
+	return g->err;
+}
+
+static void stop_workers(struct tachi_gz *g)
+{
+	if (!g->threads)
+		return;
+	pthread_mutex_lock(&g->mu);
+	g->stop = true;
+	pthread_cond_broadcast(&g->work);
+	pthread_mutex_unlock(&g->mu);
+	for (unsigned i = 0; i < g->started; i++)
+		pthread_join(g->threads[i], NULL);
+	free(g->threads);
+	g->threads = NULL;
+	g->started = 0;
+}
+
+int tachi_gz_finish(struct tachi_gz *g)
+{
+	if (g->err)
+		return g->err;
+	int rc = hand_on(g, true);
+	/* every chunk is written: the workers have nothing left to do */
+	stop_workers(g);
+	if (rc)
+		return rc;
+	uint8_t t[8];
+	put_le32(t, g->crc);
+	put_le32(t + 4, (uint32_t)g->total);
+	return out_bytes(g, t, sizeof(t));
+}
+
+void tachi_gz_free(struct tachi_gz *g)
+{
+	if (!g)
+		return;
+	stop_workers(g);
+	for (unsigned i = 0; i < g->nslots; i++) {
+		free(g->slots[i].buf);
+		free(g->slots[i].out);
+	}
+	free(g->slots);
+	if (g->z_live)
+		deflateEnd(&g->z);
+	pthread_cond_destroy(&g->work);
+	pthread_cond_destroy(&g->done);
+	pthread_mutex_destroy(&g->mu);
+	free(g);
+}
+
+/* The header of a gzip member as zlib writes one: no name, mtime 0, the extra flags that
+ * say fastest (level 1) or best (level 9), and Unix as the system. */
+static int write_header(struct tachi_gz *g)
+{
+	uint8_t h[10] = { 0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 3 };
+	h[8] = g->level == 9 ? 2 : g->level == 1 ? 4 : 0;
+	return out_bytes(g, h, sizeof(h));
+}
+
+int tachi_gz_open(struct tachi_gz **gp, struct tachi_out *out, int level, unsigned workers)
+{
+	*gp = NULL;
+	if (workers > TACHI_GZ_MAX_WORKERS)
+		workers = TACHI_GZ_MAX_WORKERS;
+	struct tachi_gz *g = calloc(1, sizeof(*g));
+	if (!g)
+		return TACH_E_NOMEM;
+	g->out = out;
+	g->level = level;
+	g->want = workers;
+	g->crc = (uint32_t)crc32(0, NULL, 0);
+	/* each worker one chunk in hand and one done, and the one being filled */
+	g->nslots = workers ? 2 * workers + 1 : 1;
+	pthread_mutex_init(&g->mu, NULL);
+	pthread_cond_init(&g->work, NULL);
+	pthread_cond_init(&g->done, NULL);
+	g->slots = calloc(g->nslots, sizeof(*g->slots));
+	/* deflateBound of a stream at this level, plus the sync flush's empty stored block */
+	size_t cap = compressBound(GZ_CHUNK) + 64;
+	for (unsigned i = 0; g->slots && i < g->nslots; i++) {
+		g->slots[i].buf = malloc(GZ_DICT + GZ_CHUNK);
+		g->slots[i].out = malloc(cap);
+		g->slots[i].out_cap = cap;
+		if (!g->slots[i].buf || !g->slots[i].out) {
+			tachi_gz_free(g);
+			return TACH_E_NOMEM;
+		}
+	}
+	if (!g->slots) {
+		tachi_gz_free(g);
+		return TACH_E_NOMEM;
+	}
+	g->slots[0].state = SLOT_FILLING;
+	int rc = write_header(g);
+	if (rc) {
+		tachi_gz_free(g);
+		return rc;
+	}
+	*gp = g;
+	return TACH_OK;
+}
