@@ -378,3 +378,12 @@ shared_profile() {
 @test "gzip on worker threads: the same bytes for any number, its write error, nothing on failure" {
 	gzip_thread_check tach2gecko json.gz "$TMP" "$CASES/many_frames.tach"
 }
+
+@test "gzip of many chunks, made on workers: the Firefox Profiler's importer reads the samples" {
+	profiler_cli
+	gzip_big_profile "$TMP/big.tach"
+	TACHFMT_THREADS=2 tach2gecko -q "$TMP/big.tach" -o "$TMP/p.json.gz"
+	[ "$(gzip -dc "$TMP/p.json.gz" | wc -c)" -gt $((4 * 131072)) ]
+	tach-decode -q --format samples "$TMP/big.tach" >"$TMP/p.txt"
+	python3 "$SOURCE_ROOT/tests/cli/gecko_calltree.py" "$PCLI" "$TMP/p.json.gz" "$TMP/p.txt"
+}

@@ -441,3 +441,11 @@ by_state() {
 @test "gzip on worker threads: the same bytes for any number, its write error, nothing on failure" {
 	gzip_thread_check tach2pprof pb.gz "$T" "$FIXTURES/tach/cases/many_frames.tach"
 }
+
+@test "gzip of many chunks, made on workers: go tool pprof reads the same stacks and totals" {
+	need_go
+	gzip_big_profile "$T/big.tach"
+	TACHFMT_THREADS=2 tach2pprof "$T/big.tach" -o "$T/p.pb.gz"
+	[ "$(gzip -dc "$T/p.pb.gz" | wc -c)" -gt $((4 * 131072)) ]
+	same_as_decode "$T/big.tach" "$T/p.pb.gz"
+}
