@@ -13,6 +13,7 @@
  * thread fills chunks and writes finished ones out in order; it waits only when every slot
  * is in use. */
 #include <pthread.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <zlib.h>
@@ -137,27 +138,34 @@ static void put_le32(uint8_t *p, uint32_t v)
 		p[i] = (uint8_t)(v >> (8 * i));
 }
 
-/* Writes chunk s, which is done; the caller frees its slot. */
+/* Writes chunk s, which is done, unless a failure came before: nothing follows a chunk
+ * that is missing. The caller frees its slot. */
 static int emit_slot(struct tachi_gz *g, const struct gzslot *s)
 {
+	g->put++;
 	if (s->failed)
-		return gz_fail(g, TACH_E_NOMEM);
-	int rc = out_bytes(g, s->out, s->out_len);
+		gz_fail(g, TACH_E_NOMEM);
+	if (g->err)
+		return g->err;
 	g->crc = (uint32_t)crc32_combine(g->crc, s->crc, (z_off_t)s->n);
 	g->total += s->n;
-	g->put++;
-	return rc;
+	return out_bytes(g, s->out, s->out_len);
 }
 
-/* Starts the workers, as many as will start; none at all leaves the work to the caller. */
+/* Starts the workers, as many as will start; none at all leaves the work to the caller.
+ * They block every signal, so that the program's handlers run on its own threads. */
 static void start_workers(struct tachi_gz *g)
 {
+	sigset_t all, old;
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
 	g->threads = calloc(g->want, sizeof(*g->threads));
 	for (unsigned i = 0; g->threads && i < g->want; i++) {
 		if (pthread_create(&g->threads[i], NULL, worker, g))
 			break;
 		g->started++;
 	}
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
 }
 
 /* Makes dest the chunk being filled, with the last 32 KiB of the input up to the end of
