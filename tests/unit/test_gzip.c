@@ -1,6 +1,6 @@
 /* Chunked gzip output (gzip.c): the same bytes for any number of workers, at chunk edges
  * and for writes of any size, which zlib inflates back to the input; write errors with
- * workers busy are returned, never hung on. */
+ * workers busy are returned, never hung on; the writers' threads option is bounded. */
 #include <fcntl.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -143,8 +143,24 @@ static void write_error(unsigned workers)
 	free(in);
 }
 
+/* The writers' threads option: 0 to 64 workers, anything else a usage error. */
+static void threads_option(const char *format)
+{
+	const char *good[] = { "0", "1", "8", "64" }, *bad[] = { "65", "-1", "x", "" };
+	for (size_t i = 0; i < 4; i++) {
+		struct tach_writer *w = tach_writer_new(format);
+		CHECK_EQ_U64(tach_writer_set_option(w, "threads", good[i]), TACH_OK);
+		tach_writer_free(w);
+		w = tach_writer_new(format);
+		CHECK_EQ_U64(tach_writer_set_option(w, "threads", bad[i]), (uint64_t)TACH_E_USAGE);
+		tach_writer_free(w);
+	}
+}
+
 int main(void)
 {
+	threads_option("gecko");
+	threads_option("pprof");
 	const size_t sizes[] = { 0, 1, 1000, CHUNK - 1, CHUNK, CHUNK + 1, 2 * CHUNK,
 				 5 * CHUNK + 77, 17 * CHUNK + 4095 };
 	for (size_t i = 0; i < sizeof(sizes) / sizeof(*sizes); i++)
