@@ -227,19 +227,24 @@ static void *produce(void *arg)
 	}
 }
 
+/* The CPUs this process may run on; 0 when the system does not say. */
+static int cpus_ours(void)
+{
+	cpu_set_t set;
+	return sched_getaffinity(0, sizeof(set), &set) ? 0 : CPU_COUNT(&set);
+}
+
 bool tc_pipe_wanted(void)
 {
 	const char *e = getenv("TACHFMT_THREADS");
 	if (e && *e)
 		return strcmp(e, "1") != 0;
-	cpu_set_t set;
-	return !sched_getaffinity(0, sizeof(set), &set) && CPU_COUNT(&set) > 1;
+	return cpus_ours() > 1;
 }
 
 unsigned tc_gzip_workers(void)
 {
-	cpu_set_t set;
-	int n = sched_getaffinity(0, sizeof(set), &set) ? 2 : CPU_COUNT(&set);
+	int n = cpus_ours();
 	return n < 2 ? 2 : n > 8 ? 8 : (unsigned)n;
 }
 
