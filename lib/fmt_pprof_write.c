@@ -894,7 +894,8 @@ static int pw_close(struct tach_writer *w)
 	if (!st->raw) {
 		/* A gzip header with mtime 0, so output depends only on input (gzip.c).
 		 * Level 1 by default, as the Go runtime writes its pprof files: on the bench's
-		 * deep profile level 6 takes 2.5 times as long for a file a quarter smaller. */
+		 * deep profile zlib's level 6 compresses ten times slower than igzip's level 1
+		 * for a file 9% smaller. */
 		int e = tachi_gz_open(&st->gz, &w->out, st->level ? st->level : 1, st->gz_threads);
 		if (e)
 			return tachi_gz_failed(w, e);
