@@ -61,7 +61,7 @@ setup() { # dir, extra meson args...
 
 build_main() {
 	ensure_pkgs "${BUILD_PKGS[@]}"
-	setup build -Dfixtures="$(fixtures_dir)"
+	setup build -Dfixtures="$(fixtures_dir)" -Disal=enabled
 }
 
 demo() {
@@ -142,12 +142,12 @@ test_all() {
 	export TACHFMT_NPM_DIR
 	local fx
 	fx=$(fixtures_dir)
-	setup build -Dfixtures="$fx"
+	setup build -Dfixtures="$fx" -Disal=enabled
 	local rc=0
 	log "test suite"
 	run_tests build || rc=1
 	log "test suite under AddressSanitizer and UndefinedBehaviorSanitizer"
-	setup build-asan -Dfixtures="$fx" -Dbuildtype=debug -Db_sanitize=address,undefined \
+	setup build-asan -Dfixtures="$fx" -Disal=enabled -Dbuildtype=debug -Db_sanitize=address,undefined \
 		-Db_lundef=false
 	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
 		UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 run_tests build-asan || rc=1
