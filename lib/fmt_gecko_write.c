@@ -16,6 +16,10 @@
  *     function is one call-tree node whatever line was sampled; the sampled line and column
  *     go to the frame's line/column fields. Frames without any line become "func (in path)"
  *     (a library-like resource, e.g. <native>) or the bare name for "~" and "" files.
+ *   - A frame's own category is Native for compiled languages' sources (by extension) and
+ *     for frames without a line outside Python sources (binaries, <native>), else Python:
+ *     a C++ profile from gperftools is Native throughout, and its leaf frames, on CPU
+ *     without the GIL, need no second row for their state.
  *   - Sample categories carry the thread state: the leaf frame of each sample is in
  *     Python (has the GIL), Native (on CPU without the GIL), Idle (neither: the profiler's
  *     "include idle samples" switch) or Other (state unknown); subcategory "Waiting for GIL"
@@ -386,19 +390,47 @@ static uint32_t intern_frame(struct gstate *st, const struct gframe *f)
 	return id;
 }
 
-/* A frame without a line in a file that is no Python source ("", "~", "<native>", ...)
- * is native code. */
+/* The extension of file's last path component ("" when it has none). */
+static const char *file_ext(const char *file, size_t n, size_t *len)
+{
+	size_t i = n;
+	while (i && file[i - 1] != '/' && file[i - 1] != '.')
+		i--;
+	*len = i && file[i - 1] == '.' ? n - i : 0;
+	return file + n - *len;
+}
+
+static bool ext_in(const char *ext, size_t len, const char *const *list)
+{
+	for (; *list; list++)
+		if (strlen(*list) == len && !memcmp(*list, ext, len))
+			return true;
+	return false;
+}
+
+/* Sources of compiled languages, whose frames come from native profiles (gperftools, pprof)
+ * with their lines, and Python's own, whose frames may lack one. */
+static const char *const native_exts[] = { "c", "h", "cc", "cp", "cpp", "cxx", "c++", "hh",
+					   "hpp", "hxx", "h++", "inl", "ipp", "tcc", "txx", "rs",
+					   "go", "s", "S", "asm", "m", "mm", "f", "f90", "f95",
+					   "zig", "d", "cu", "cuh", "swift", "C", "H", "CPP", NULL };
+static const char *const python_exts[] = { "py", "pyw", "pyx", "pxd", "pxi", "pyi", NULL };
+
+/* Native code: a frame in a compiled language's source, and a frame without a line in a
+ * file that is no Python source ("", "~", "<native>", a binary or library). Every other
+ * frame is Python, as CPython's exporter has it. */
 static uint8_t base_category(const struct tach_dict *d, const struct tach_frame *f)
 {
-	if (f->line >= 0)
-		return CAT_PYTHON;
-	size_t n;
+	size_t n, en;
 	const char *file = tachi_str(d, f->file, &n);
+	const char *ext = file_ext(file, n, &en);
+	if (f->line >= 0)
+		return ext_in(ext, en, native_exts) ? CAT_NATIVE : CAT_PYTHON;
 	if (n == 0 || (n == 1 && file[0] == '~'))
 		return CAT_NATIVE;
-	if (file[0] == '<' && strcmp(file, "<stdin>") && strcmp(file, "<string>"))
-		return CAT_NATIVE;
-	return CAT_PYTHON;
+	if (file[0] == '<')
+		return strcmp(file, "<stdin>") && strcmp(file, "<string>") ? CAT_NATIVE : CAT_PYTHON;
+	return ext_in(ext, en, python_exts) ? CAT_PYTHON : CAT_NATIVE;
 }
 
 static int map_frame(struct tach_writer *w, const struct tach_dict *d, uint32_t fid)
@@ -590,7 +622,10 @@ static int gw_put(struct tach_writer *w, const struct tach_dict *d, const struct
 		if (inner == t->last_inner && state == t->last_state) {
 			leaf = t->last_leaf;
 		} else {
-			uint32_t key = st->trie.nodes[inner].key, v;
+			/* the leaf's key is its frame's, mapped: reading it from the node would
+			 * cost a cache miss a sample wherever the whole-stack set answered */
+			uint32_t key = st->fmap[s->frames[0]], v;
+			assert(key == st->trie.nodes[inner].key);
 			if (TACHI_UNLIKELY(!variant(st, key, state, &v)))
 				return WFAIL(w, TACH_E_NOMEM, "out of memory");
 			if (v == key)

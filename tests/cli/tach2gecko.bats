@@ -138,6 +138,34 @@ pcli_load() {
 	done
 }
 
+@test "frame categories: compiled languages' sources and binaries Native, Python's Python" {
+	encode gecko_native
+	json "$TMP/gecko_native.tach" >"$TMP/n.json"
+	run jq -r '.meta.categories as $c | .threads[0] as $t | $t.frameTable.data[] |
+	  "\($t.stringTable[.[0]]) \($c[.[6]].name)"' "$TMP/n.json"
+	[ "$status" -eq 0 ]
+	[ "$(printf '%s\n' "${lines[@]}" | sort -u)" = "$(printf '%s\n' \
+		'0x7f00 (in /usr/lib/libc.so.6) Native' '<module> (<string>:1) Python' \
+		'helper (in app.py) Python' 'main (/src/app/main.cpp:12) Native' \
+		'push_back (/src/lib/vec.cc:41) Native' 'render (templates/page.html:3) Python' \
+		'run (src/x.rs:9) Native' 'work (app.py:7) Python')" ]
+}
+
+@test "gperftools input: every frame of the C program is Native, symbolized or not" {
+	local dir=$FIXTURES/gperf/hotloop
+	tach2gecko -q --binary-path "$dir" "$dir/hotloop.prof" | gzip -dc >"$TMP/sym.json"
+	tach2gecko -q --no-symbolize "$dir/hotloop.prof" | gzip -dc >"$TMP/nosym.json"
+	for f in "$TMP/sym.json" "$TMP/nosym.json"; do
+		run jq -r '.meta.categories as $c |
+		  [.threads[].frameTable.data[] | $c[.[6]].name] | unique | .[]' "$f"
+		[ "$status" -eq 0 ]
+		[ "$output" = "Native" ]
+	done
+	# the symbolized frames keep their source lines
+	run jq -r '.threads[0].stringTable[]' "$TMP/sym.json"
+	[[ "$output" == *"main ("*"hotloop.c:"* ]]
+}
+
 @test "states: categories, CPU delta, markers, threads and main threads" {
 	encode gecko_states
 	json "$TMP/gecko_states.tach" >"$TMP/s.json"
