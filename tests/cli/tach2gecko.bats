@@ -145,10 +145,10 @@ pcli_load() {
 	  "\($t.stringTable[.[0]]) \($c[.[6]].name)"' "$TMP/n.json"
 	[ "$status" -eq 0 ]
 	[ "$(printf '%s\n' "${lines[@]}" | sort -u)" = "$(printf '%s\n' \
-		'0x7f00 (in /usr/lib/libc.so.6) Native' '<module> (<string>:1) Python' \
+		'<module> (<string>:1) Python' '__libc_start_main (in /usr/lib/libc.so.6) Native' \
 		'helper (in app.py) Python' 'main (/src/app/main.cpp:12) Native' \
 		'push_back (/src/lib/vec.cc:41) Native' 'render (templates/page.html:3) Python' \
-		'run (src/x.rs:9) Native' 'work (app.py:7) Python')" ]
+		'run (src/x.rs:9) Native' 'work (app.py:7) Python' | sort -u)" ]
 }
 
 @test "gperftools input: every frame of the C program is Native, symbolized or not" {
@@ -253,7 +253,10 @@ pcli_load() {
 		n=$((n + 1))
 	done
 	for f in "$CASES"/*.tach \
-		$(for d in gecko_states gecko_unordered gecko_strings; do encode $d; echo "$TMP/$d.tach"; done); do
+		$(for d in gecko_states gecko_unordered gecko_strings gecko_native; do
+			encode $d
+			echo "$TMP/$d.tach"
+		done); do
 		tach2gecko -q "$f" -o "$TMP/p.json.gz"
 		tach-decode -q --format samples "$f" >"$TMP/p.txt"
 		python3 "$SOURCE_ROOT/tests/cli/gecko_calltree.py" "$PCLI" "$TMP/p.json.gz" "$TMP/p.txt" ||
