@@ -10,7 +10,8 @@
  *     interpreter form one process (pid = interpreter id). The first thread of an
  *     interpreter whose samples carry the main-thread status bit is named "GeckoMain": the
  *     only way the format marks a main thread; the profiler then labels it with its
- *     processName ("Python", or "Python interpreter N").
+ *     processName ("Python", or "Python interpreter N"; the profiled program's file name
+ *     instead of "Python" where the input names it, as gperftools profiles do).
  *   - A frame's location is "func (path:line)" with one line per function (the smallest
  *     line seen for that file and function, since the input has no definition line), so a
  *     function is one call-tree node whatever line was sampled; the sampled line and column
@@ -150,6 +151,9 @@ struct gstate {
 	size_t nth, th_cap;
 	struct tachi_spool spool; /* the threads' records past a chunk each */
 	bool recorded; /* some sample has a GIL/CPU state bit */
+	/* The profiled program's file name, JSON-escaped, where the input names one (native
+	 * profiles): the product and the process name, which are "Python" otherwise. */
+	char *pname;
 	bool warned_utf8, warned_order;
 	bool ctrl_seen;
 	/* output */
@@ -684,10 +688,18 @@ static void write_meta(struct tach_writer *w)
 	/* The profiler needs a positive interval; an input without one gets 1 ms. */
 	j_put(w, b, tachi_fmt_ms(b, false, m->interval_us ? m->interval_us : 1000));
 	j_str(w, ",\"stackwalk\":0,\"debug\":0,\"gcpoison\":0,\"asyncstack\":0,\"processType\":0,"
-		 "\"product\":\"Python ");
-	j_u64(w, m->py_major);
-	j_str(w, ".");
-	j_u64(w, m->py_minor);
+		 "\"product\":\"");
+	if (st->pname) {
+		j_str(w, st->pname);
+	} else {
+		j_str(w, "Python");
+		if (m->py_major) {
+			j_str(w, " ");
+			j_u64(w, m->py_major);
+			j_str(w, ".");
+			j_u64(w, m->py_minor);
+		}
+	}
 	j_str(w, "\",\"presymbolicated\":true,\"categories\":");
 	j_str(w, cat_json);
 	j_str(w, ",\"markerSchema\":");
@@ -1143,7 +1155,8 @@ static void write_thread_head(struct tach_writer *w, const struct gthread *t, si
 	}
 	j_put(w, "\"", 1);
 	j_put(w, name, nl);
-	j_str(w, "\",\"processType\":\"default\",\"processName\":\"Python");
+	j_str(w, "\",\"processType\":\"default\",\"processName\":\"");
+	j_str(w, st->pname ? st->pname : "Python");
 	if (t->iid) {
 		j_str(w, " interpreter ");
 		j_u64(w, t->iid);
@@ -1629,6 +1642,23 @@ static void scratch_free(struct scratch *sc)
 	free(sc->loc_off);
 }
 
+/* st->pname from the input's program path: its last component, as JSON text. */
+static int name_process(struct tach_writer *w)
+{
+	struct gstate *st = w->state;
+	const char *prog = w->meta.program;
+	if (!prog || !*prog)
+		return TACH_OK;
+	const char *base = strrchr(prog, '/');
+	base = base && base[1] ? base + 1 : prog;
+	size_t n = strlen(base);
+	bool repaired = false;
+	if (n > SIZE_MAX / 6 - 1 || !(st->pname = malloc(n * 6 + 1)))
+		return WFAIL(w, TACH_E_NOMEM, "out of memory");
+	st->pname[tachi_json_escape(st->pname, base, n, &repaired)] = '\0';
+	return TACH_OK;
+}
+
 static int gw_close(struct tach_writer *w)
 {
 	struct gstate *st = w->state;
@@ -1648,6 +1678,8 @@ static int gw_close(struct tach_writer *w)
 		goto out;
 	}
 	if (st->nfuncs && (rc = build_locations(w, &sc)))
+		goto out;
+	if ((rc = name_process(w)))
 		goto out;
 	/* The profiler refuses a profile without threads. */
 	if (!st->nth) {
@@ -1700,6 +1732,7 @@ static void gw_free(struct tach_writer *w)
 	tachi_spool_free(&st->spool);
 	free(st->th);
 	free(st->jbuf);
+	free(st->pname);
 	tachi_gz_free(st->gz);
 }
 

@@ -151,7 +151,7 @@ pcli_load() {
 		'run (src/x.rs:9) Native' 'work (app.py:7) Python' | sort -u)" ]
 }
 
-@test "gperftools input: every frame of the C program is Native, symbolized or not" {
+@test "gperftools input: every frame of the C program Native, symbolized or not; the process named after it" {
 	local dir=$FIXTURES/gperf/hotloop
 	tach2gecko -q --binary-path "$dir" "$dir/hotloop.prof" | gzip -dc >"$TMP/sym.json"
 	tach2gecko -q --no-symbolize "$dir/hotloop.prof" | gzip -dc >"$TMP/nosym.json"
@@ -164,6 +164,14 @@ pcli_load() {
 	# the symbolized frames keep their source lines
 	run jq -r '.threads[0].stringTable[]' "$TMP/sym.json"
 	[[ "$output" == *"main ("*"hotloop.c:"* ]]
+	# the process and the product are the profiled program, not Python
+	run jq -r '.meta.product, (.threads[] | .processName)' "$TMP/sym.json"
+	[ "${lines[*]}" = "hotloop hotloop" ]
+	# a profile that names no program stays Python's
+	encode gecko_native
+	run bash -c 'tach2gecko "$0" | gzip -dc | jq -r ".meta.product, (.threads[] | .processName)"' \
+		"$TMP/gecko_native.tach"
+	[ "${lines[*]}" = "Python 3.15 Python" ]
 }
 
 @test "states: categories, CPU delta, markers, threads and main threads" {
