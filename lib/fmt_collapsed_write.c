@@ -74,6 +74,7 @@ int tachi_collapse_entry(struct tach_writer *w, struct tachi_collapse *a,
 		if (rc)
 			return rc;
 	}
+	a->trie.hint = w->ahead_hash;
 	/* Keyed by thread id as CPython's collector is (interpreters share a line). */
 	uint32_t leaf = tachi_stack_intern_ctx(&a->trie, c, s, a->lk.fmap,
 					       a->no_threads ? 0 : s->thread_id);
@@ -81,6 +82,35 @@ int tachi_collapse_entry(struct tach_writer *w, struct tachi_collapse *a,
 		return WFAIL(w, TACH_E_NOMEM, "out of memory");
 	*entry = c->entry;
 	return TACH_OK;
+}
+
+/* Lookahead pays once the pairs or the whole stacks number more than this: their tables
+ * are then past the second-level cache. */
+#define FAR_PAIRS (1u << 17)
+#define FAR_STACKS (1u << 16)
+/* The whole-stack set's bytes per trie node while looking ahead: enough for the set to hold
+ * every stack of a shallow high-cardinality input, whose lookups are then the ones fetched
+ * ahead, where walking the trie would miss once a frame. */
+#define AHEAD_SET_PER_NODE 16
+
+bool tachi_collapse_far(struct tachi_collapse *a)
+{
+	if (a->trie.npairs < FAR_PAIRS && a->trie.set_index.count < FAR_STACKS)
+		return false;
+	a->trie.set_per_node = AHEAD_SET_PER_NODE;
+	return true;
+}
+
+uint32_t tachi_collapse_fetch(struct tachi_collapse *a, struct tachi_ahead_item *it,
+			      unsigned stage)
+{
+	const struct tach_sample *s = &it->s;
+	if (!stage) {
+		it->hash = tachi_stacktab_ahead_hash(&a->trie, s);
+		return 0;
+	}
+	return tachi_stacktab_fetch(&a->trie, it->hash, a->no_threads ? 0 : s->thread_id,
+				    s->depth, stage);
 }
 
 void tachi_collapse_free(struct tachi_collapse *a)
@@ -119,6 +149,14 @@ int tachi_stackcount_put(struct tach_writer *w, struct tachi_stackcount *sc,
 	return TACH_OK;
 }
 
+void tachi_stackcount_fetch(struct tachi_stackcount *sc, struct tachi_ahead_item *it,
+			    unsigned stage)
+{
+	uint32_t e1 = tachi_collapse_fetch(&sc->agg, it, stage);
+	if (e1 && e1 - 1 < sc->ncounts)
+		__builtin_prefetch(&sc->counts[e1 - 1]);
+}
+
 void tachi_stackcount_free(struct tachi_stackcount *sc)
 {
 	tachi_collapse_free(&sc->agg);
@@ -130,6 +168,18 @@ static int cw_put(struct tach_writer *w, const struct tach_dict *d, const struct
 {
 	struct cstate *st = w->state;
 	return tachi_stackcount_put(w, &st->sc, d, s);
+}
+
+static bool cw_far(struct tach_writer *w)
+{
+	struct cstate *st = w->state;
+	return tachi_collapse_far(&st->sc.agg);
+}
+
+static void cw_fetch(struct tach_writer *w, struct tachi_ahead_item *it, unsigned stage)
+{
+	struct cstate *st = w->state;
+	tachi_stackcount_fetch(&st->sc, it, stage);
 }
 
 bool tachi_buf_add(struct tachi_buf *b, const void *p, size_t n)
@@ -493,6 +543,8 @@ static const struct tachi_writer_ops writer_ops = {
 	.put = cw_put,
 	.close = cw_close,
 	.free = cw_free,
+	.far = cw_far,
+	.fetch = cw_fetch,
 };
 
 const struct tachi_format tachi_fmt_collapsed = {

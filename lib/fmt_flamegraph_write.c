@@ -269,6 +269,20 @@ static int fw_put(struct tach_writer *w, const struct tach_dict *d, const struct
 	return TACH_OK;
 }
 
+static bool fw_far(struct tach_writer *w)
+{
+	struct fstate *st = w->state;
+	return tachi_collapse_far(&st->agg);
+}
+
+static void fw_fetch(struct tach_writer *w, struct tachi_ahead_item *it, unsigned stage)
+{
+	struct fstate *st = w->state;
+	uint32_t e1 = tachi_collapse_fetch(&st->agg, it, stage);
+	if (e1 && e1 - 1 < st->ncount)
+		__builtin_prefetch(&st->count[e1 - 1]);
+}
+
 /* ---- rendering ---- */
 
 struct frame {
@@ -1347,6 +1361,8 @@ static const struct tachi_writer_ops writer_ops = {
 	.put = fw_put,
 	.close = fw_close,
 	.free = fw_free,
+	.far = fw_far,
+	.fetch = fw_fetch,
 };
 
 const struct tachi_format tachi_fmt_flamegraph = {

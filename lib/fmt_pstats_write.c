@@ -96,6 +96,18 @@ static int pw_put(struct tach_writer *w, const struct tach_dict *d, const struct
 	return tachi_stackcount_put(w, &st->sc, d, s);
 }
 
+static bool pw_far(struct tach_writer *w)
+{
+	struct pstate *st = w->state;
+	return tachi_collapse_far(&st->sc.agg);
+}
+
+static void pw_fetch(struct tach_writer *w, struct tachi_ahead_item *it, unsigned stage)
+{
+	struct pstate *st = w->state;
+	tachi_stackcount_fetch(&st->sc, it, stage);
+}
+
 /* ---- close: the counts, from each distinct stack once ---- */
 
 static uint64_t pair_hash(uint32_t callee, uint32_t caller)
@@ -381,6 +393,8 @@ static const struct tachi_writer_ops writer_ops = {
 	.put = pw_put,
 	.close = pw_close,
 	.free = pw_free,
+	.far = pw_far,
+	.fetch = pw_fetch,
 };
 
 const struct tachi_format tachi_fmt_pstats = {

@@ -200,6 +200,7 @@ TACH_API void tach_writer_free(struct tach_writer *w)
 		w->fmt->writer->free(w);
 	free(w->state);
 	free(w->program);
+	tachi_ahead_free(w->ahead);
 	tachi_out_free(&w->out);
 	free(w);
 }
@@ -259,7 +260,16 @@ TACH_API int tach_writer_put(struct tach_writer *w, const struct tach_dict *d,
 		return w->err.code;
 	if (TACHI_UNLIKELY(!w->has_meta || w->closed))
 		return WFAIL(w, TACH_E_USAGE, "put before set_meta or after close");
-	return w->fmt->writer->put(w, d, s);
+	const struct tachi_writer_ops *ops = w->fmt->writer;
+	if (w->ahead)
+		return tachi_ahead_put(w, d, s);
+	/* asked now and then: tables grow by many samples at a time */
+	if (ops->far && !(++w->ahead_tick & 4095) && ops->far(w)) {
+		if (!(w->ahead = calloc(1, sizeof(*w->ahead))))
+			return WFAIL(w, TACH_E_NOMEM, "out of memory");
+		return tachi_ahead_put(w, d, s);
+	}
+	return ops->put(w, d, s);
 }
 
 static int writer_io_error(struct tach_writer *w)
@@ -274,7 +284,10 @@ TACH_API int tach_writer_close(struct tach_writer *w)
 	if (!w->has_meta || w->closed)
 		return WFAIL(w, TACH_E_USAGE, "close before set_meta or twice");
 	w->closed = true;
-	int rc = w->fmt->writer->close(w);
+	int rc = tachi_ahead_drain(w);
+	if (rc)
+		return rc;
+	rc = w->fmt->writer->close(w);
 	if (rc)
 		return rc;
 	if (tachi_out_flush(&w->out))

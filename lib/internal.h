@@ -253,6 +253,12 @@ struct tachi_stacktab {
 	struct tachi_pair { uint64_t ctx; uint32_t leaf, depth; } *pairs;
 	size_t npairs, pairs_cap;
 	struct tachi_dset pair_index;
+	/* The next interned stack's whole-stack hash when worked out ahead
+	 * (tachi_stacktab_fetch), 0 when not; good for that one stack only. */
+	uint64_t hint;
+	/* Set bytes allowed per trie node (see set_add in stacktab.c): raised by a writer
+	 * that looks stacks up ahead, for which the set's lookups cost least. */
+	uint32_t set_per_node;
 };
 /* Node for key under parent, created if new. Returns false on allocation failure. */
 bool tachi_stacktab_child_slow(struct tachi_stacktab *t, uint32_t parent, uint32_t key,
@@ -354,6 +360,16 @@ uint32_t tachi_stack_intern(struct tachi_stacktab *t, struct tachi_pathcache *c,
 uint32_t tachi_stack_intern_ctx(struct tachi_stacktab *t, struct tachi_pathcache *c,
 				const struct tach_sample *s, const uint32_t *map, uint64_t ctx);
 #define TACHI_NOMEM_NODE (UINT32_MAX - 1)
+/* Lookahead (the end of stacktab.c). The hash of s's whole stack when its intern will
+ * likely look it up whole, with the set's slot for it requested; 0 when it will not. Set
+ * t->hint to it right before that intern. */
+uint64_t tachi_stacktab_ahead_hash(const struct tachi_stacktab *t, const struct tach_sample *s);
+/* Requests what the intern of a stack of that hash and depth will read at stage 1 (its set
+ * entry), 2 (its (ctx, leaf) pair's index slot) or 3 (the pair): each stage reads what the
+ * one before requested. Stage 3 returns the pair's likely number + 1, for a writer's own
+ * per-pair data; 0 otherwise. */
+uint32_t tachi_stacktab_fetch(const struct tachi_stacktab *t, uint64_t h, uint64_t ctx,
+			      uint32_t depth, unsigned stage);
 /* How many of s's frames, innermost first, are new to c's thread: the outer ones its
  * previous stack shares were seen (and mapped by a writer) with that stack. */
 static inline uint32_t tachi_new_inner(const struct tachi_pathcache *c, const struct tach_sample *s)
@@ -396,6 +412,7 @@ struct tachi_buf {
 	size_t len, cap;
 };
 bool tachi_buf_add(struct tachi_buf *b, const void *p, size_t n);
+struct tachi_ahead_item;
 /* Per (thread, stack) aggregation over (file, func, line) keys. */
 struct tachi_collapse {
 	const struct tach_dict *src;
@@ -410,6 +427,12 @@ struct tach_writer;
 int tachi_collapse_entry(struct tach_writer *w, struct tachi_collapse *a,
 			 const struct tach_dict *d, const struct tach_sample *s, uint32_t *entry);
 void tachi_collapse_free(struct tachi_collapse *a);
+/* Lookahead for writers built on a tachi_collapse: far once its tables are past the
+ * caches (and then its set may hold more stacks); fetch runs a queued sample's stage and
+ * at stage 3 returns its likely entry + 1. */
+bool tachi_collapse_far(struct tachi_collapse *a);
+uint32_t tachi_collapse_fetch(struct tachi_collapse *a, struct tachi_ahead_item *it,
+			      unsigned stage);
 /* Grows a zeroed per-entry array *v of *n used elements to hold index entry. */
 bool tachi_counts_reserve(uint64_t **v, size_t *cap, size_t *n, uint32_t entry);
 /* Frame labels as the collapsed writer prints them: valid UTF-8, ';' as ':' and control
@@ -432,6 +455,9 @@ struct tachi_stackcount {
 /* Adds s (empty stacks skipped); failures are recorded on w. */
 int tachi_stackcount_put(struct tach_writer *w, struct tachi_stackcount *sc,
 			 const struct tach_dict *d, const struct tach_sample *s);
+/* tachi_collapse_fetch, and at stage 3 the entry's count requested too. */
+void tachi_stackcount_fetch(struct tachi_stackcount *sc, struct tachi_ahead_item *it,
+			    unsigned stage);
 void tachi_stackcount_free(struct tachi_stackcount *sc);
 
 
@@ -468,6 +494,10 @@ struct tach_writer {
 	char *program;          /* meta.program's own copy */
 	void *state;
 	bool opened, has_meta, closed;
+	/* Samples queued ahead (ahead.c), once the writer's far says so; NULL before. */
+	struct tachi_ahead *ahead;
+	uint32_t ahead_tick;    /* puts since far was last asked */
+	uint64_t ahead_hash;    /* during a queued sample's put: its fetch's hash */
 };
 
 struct tachi_reader_ops {
@@ -482,6 +512,25 @@ struct tachi_reader_ops {
 	bool dict_at_open;      /* open reads every frame the samples can use */
 };
 
+/* ---- lookahead (ahead.c): a writer whose per-sample lookups miss the caches gets its
+ * samples TACHI_AHEAD late, each copied, so that it can request the lines of several
+ * before it needs them. Order and output stay as without. ---- */
+#define TACHI_AHEAD 16
+struct tachi_ahead_item {
+	struct tach_sample s;    /* frames: the copy below */
+	const struct tach_dict *d;
+	uint32_t *frames, cap;
+	uint64_t hash;           /* the writer's, from its fetch at stage 0 */
+};
+struct tachi_ahead {
+	struct tachi_ahead_item q[TACHI_AHEAD];
+	unsigned head, n;
+};
+/* tach_writer_put once w->ahead is set, and the rest of the queue before close. */
+int tachi_ahead_put(struct tach_writer *w, const struct tach_dict *d, const struct tach_sample *s);
+int tachi_ahead_drain(struct tach_writer *w);
+void tachi_ahead_free(struct tachi_ahead *a);
+
 struct tachi_writer_ops {
 	size_t state_size;
 	int (*option)(struct tach_writer *w, const char *key, const char *value);
@@ -489,6 +538,12 @@ struct tachi_writer_ops {
 	int (*put)(struct tach_writer *w, const struct tach_dict *d, const struct tach_sample *s);
 	int (*close)(struct tach_writer *w);
 	void (*free)(struct tach_writer *w);
+	/* Optional, for writers whose lookups can outgrow the caches (ahead.c): far, asked
+	 * every few thousand samples, says they have; from then on samples are queued and
+	 * fetch is called for each at stage 0, when queued (set it->hash to what put will want
+	 * in w->ahead_hash), then at stages 1 to 3 as its turn nears. */
+	bool (*far)(struct tach_writer *w);
+	void (*fetch)(struct tach_writer *w, struct tachi_ahead_item *it, unsigned stage);
 };
 
 /* Detection reads this much of the start of an input (less at its end). */

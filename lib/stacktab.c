@@ -440,6 +440,7 @@ static bool set_eq(void *ctx, uint32_t off, const void *key)
  * new stacks only while it holds at most SET_PER_NODE bytes per trie node, plus SET_SLACK. */
 #define SET_PER_NODE 2
 #define SET_SLACK (1u << 20)
+#define SET_SHALLOW 32
 
 /* Records the stack k (hash h) as leading to leaf, while the set has room; false when out
  * of memory. */
@@ -448,7 +449,10 @@ static bool set_add(struct tachi_stacktab *t, struct skey *k, uint64_t h, uint32
 	size_t need;
 	if (!set_key(t, k))
 		return false;
-	if (t->set_len + (size_t)k->n + 8 > SET_PER_NODE * t->count + SET_SLACK)
+	/* a writer's larger allowance is for shallow stacks, whose copies are small and whose
+	 * walks start near the root, a miss a frame */
+	size_t per = t->set_per_node && k->s->depth <= SET_SHALLOW ? t->set_per_node : SET_PER_NODE;
+	if (t->set_len + (size_t)k->n + 8 > per * t->count + SET_SLACK)
 		return true;
 	if (tachi_add_overflows(t->set_len, (size_t)k->n + 8, &need) || need > UINT32_MAX ||
 	    !TACHI_RESERVE(t->set, t->set_cap, need))
@@ -489,7 +493,8 @@ static bool set_pays(const struct tachi_stacktab *t, uint32_t changed, uint32_t 
  * took 4 MiB of 32 and 13% of the instructions (bench/gperf_deep.sh's repeated profile,
  * which does meet its stacks again, is 2% dearer without them). */
 static uint32_t intern_whole(struct tachi_stacktab *t, struct tachi_pathcache *c,
-			     const struct tach_sample *s, const uint32_t *map, uint32_t keep)
+			     const struct tach_sample *s, const uint32_t *map, uint32_t keep,
+			     uint64_t hint)
 {
 	size_t nodes = t->count;
 	struct skey k = { s, NULL, 0 };
@@ -498,7 +503,7 @@ static uint32_t intern_whole(struct tachi_stacktab *t, struct tachi_pathcache *c
 	/* depths past 2^30 do not fit the key's header word */
 	bool pays = s->depth < 1u << 30 && set_pays(t, s->depth - keep, s->depth);
 	if (pays)
-		h = stack_hash(s);
+		h = hint ? hint : stack_hash(s);
 	if (pays && tachi_idset_find(&t->set_index, h, &k, set_eq, t, &off)) {
 		memcpy(&leaf, t->set + off, 4);
 		c->path_lo = s->depth; /* none of the new path is known */
@@ -519,9 +524,9 @@ static uint32_t intern_whole(struct tachi_stacktab *t, struct tachi_pathcache *c
 #define WALK_MAX 2
 
 /* Interns s's stack for c's thread and records it as the thread's last one; the caller has
- * ruled out a repeat of that last stack. */
+ * ruled out a repeat of that last stack. hint: the stack's hash if known, else 0. */
 static uint32_t intern_leaf(struct tachi_stacktab *t, struct tachi_pathcache *c,
-			    const struct tach_sample *s, const uint32_t *map)
+			    const struct tach_sample *s, const uint32_t *map, uint64_t hint)
 {
 	uint32_t depth = s->depth;
 	if (!path_reserve(c, depth))
@@ -540,7 +545,7 @@ static uint32_t intern_leaf(struct tachi_stacktab *t, struct tachi_pathcache *c,
 		}
 	}
 	uint32_t leaf = depth - keep <= WALK_MAX ? walk(t, c, s, map, keep)
-						 : intern_whole(t, c, s, map, keep);
+						 : intern_whole(t, c, s, map, keep, hint);
 	c->depth = depth;
 	/* after a failure nothing of the path is trusted */
 	if (leaf == TACHI_NOMEM_NODE)
@@ -556,20 +561,82 @@ static bool repeats_last(const struct tachi_pathcache *c, const struct tach_samp
 uint32_t tachi_stack_intern(struct tachi_stacktab *t, struct tachi_pathcache *c,
 			    const struct tach_sample *s, const uint32_t *map)
 {
+	uint64_t hint = t->hint;
+	t->hint = 0;
 	if (repeats_last(c, s))
 		return c->leaf;
-	return intern_leaf(t, c, s, map);
+	return intern_leaf(t, c, s, map, hint);
 }
 
 uint32_t tachi_stack_intern_ctx(struct tachi_stacktab *t, struct tachi_pathcache *c,
 				const struct tach_sample *s, const uint32_t *map, uint64_t ctx)
 {
+	uint64_t hint = t->hint;
+	t->hint = 0;
 	if (repeats_last(c, s) && t->pairs[c->entry].ctx == ctx)
 		return c->leaf;
 	size_t nodes = t->count;
-	uint32_t leaf = intern_leaf(t, c, s, map);
+	uint32_t leaf = intern_leaf(t, c, s, map, hint);
 	if (leaf == TACHI_NOMEM_NODE ||
 	    !pair_get(t, c, ctx, leaf, s->depth, tachi_stacktab_fresh(nodes, leaf), &c->entry))
 		return c->leaf = TACHI_NOMEM_NODE;
 	return leaf;
+}
+
+/* ---- lookahead: a writer that queues samples (ahead.c) requests the lines a queued
+ * sample's intern will read, a stage at a time as its turn nears, so that the cache misses
+ * of several samples overlap instead of coming one after another. Requests only: the tables
+ * may change before the sample's turn, and its intern finds the answer as it always does. */
+
+uint64_t tachi_stacktab_ahead_hash(const struct tachi_stacktab *t, const struct tach_sample *s)
+{
+	uint32_t changed = s->same_outer < s->depth ? s->depth - s->same_outer : 0;
+	/* what intern_leaf and intern_whole would decide, from the reader's hint */
+	if (changed <= WALK_MAX || s->depth >= 1u << 30 || !set_pays(t, changed, s->depth))
+		return 0;
+	uint64_t h = stack_hash(s);
+	if (t->set_index.slots)
+		__builtin_prefetch(&t->set_index.slots[(uint32_t)(h >> 32) & t->set_index.mask]);
+	return h;
+}
+
+/* The set entry in h's home slot when its tag is h's (most hits need no further probe). */
+static const uint8_t *ahead_entry(const struct tachi_stacktab *t, uint64_t h)
+{
+	if (!t->set_index.slots)
+		return NULL;
+	uint32_t tag = (uint32_t)(h >> 32);
+	const struct tachi_slot *sl = &t->set_index.slots[tag & t->set_index.mask];
+	return sl->id && sl->tag == tag ? t->set + sl->id - 1 : NULL;
+}
+
+uint32_t tachi_stacktab_fetch(const struct tachi_stacktab *t, uint64_t h, uint64_t ctx,
+			      uint32_t depth, unsigned stage)
+{
+	const uint8_t *e = h ? ahead_entry(t, h) : NULL;
+	if (!e)
+		return 0;
+	if (stage == 1) {
+		/* the entry: leaf, length and header, then up to four bytes a frame */
+		size_t n = 12 + (size_t)(depth < 64 ? depth : 64) * 4;
+		for (size_t off = 0; off < n; off += 64)
+			__builtin_prefetch(e + off);
+		return 0;
+	}
+	uint32_t leaf;
+	memcpy(&leaf, e, 4);
+	uint32_t tag = (uint32_t)(pair_hash(ctx, leaf) >> 32);
+	const struct tachi_dset *pi = &t->pair_index;
+	if (!pi->main.slots)
+		return 0;
+	const struct tachi_slot *sl = &pi->main.slots[tag & pi->main.mask];
+	if (stage == 2) {
+		__builtin_prefetch(sl);
+		__builtin_prefetch(&pi->bloom[(tag & pi->bloom_mask) / 64]);
+		return 0;
+	}
+	if (!sl->id || sl->tag != tag)
+		return 0;
+	__builtin_prefetch(&t->pairs[sl->id - 1]);
+	return sl->id;
 }

@@ -429,3 +429,14 @@ PY
 	[[ "$output" == *"sample_count: 2200000"* ]]
 	cmp <(tach-decode long.tach) <(tach-decode longz.tach)
 }
+
+@test "high-cardinality input (past the aggregating writers' lookahead threshold): the lines its counts add up to, directly and through TACH with one and two threads" {
+	python3 "$TESTDATA/wide_folded.py" wide.folded want
+	tach-decode --from collapsed wide.folded >got
+	cmp got want
+	collapsed2tach wide.folded -o wide.tach
+	TACHFMT_THREADS=1 tach-decode wide.tach >got1
+	cmp got1 want
+	TACHFMT_THREADS=2 tach-decode wide.tach >got2
+	cmp got2 want
+}

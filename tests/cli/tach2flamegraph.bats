@@ -244,3 +244,13 @@ titles() {
 	tach2flamegraph --from-us 5700 --to-us 5900 "$TMP/mixed.tach" -o "$TMP/t.svg"
 	grep -q '<title>all (2 samples, 100%)</title>' "$TMP/t.svg"
 }
+
+@test "high-cardinality input (past the lookahead threshold): the same graph as its lines added up beforehand" {
+	python3 "$TESTDATA/wide_folded.py" "$TMP/wide.folded" "$TMP/summed.folded"
+	tach2flamegraph "$TMP/wide.folded" -o "$TMP/a.svg"
+	tach2flamegraph "$TMP/summed.folded" -o "$TMP/b.svg"
+	cmp "$TMP/a.svg" "$TMP/b.svg"
+	# and the root counts every sample of the lines, in flamegraph.pl's digit groups
+	total=$(python3 -c 'import sys; print(f"{sum(int(l.split()[-1]) for l in open(sys.argv[1])):,}")' "$TMP/wide.folded")
+	grep -q "<title>all ($total samples, 100%)</title>" "$TMP/a.svg"
+}

@@ -232,3 +232,10 @@ assert ("bad\ufffdfile.py", 3, "f\ufffd\ufffd") in d, list(d)' "$T/s.pstats"
 	same_as_decode "$T/dup.tach" "$T/d.pstats"
 	[ "$(python3 -c 'import marshal, sys; print(marshal.load(open(sys.argv[1], "rb")))' "$T/d.pstats")" = "{('a.py', 1, 'f'): (2, 2, 0.002, 0.002, {}), ('__sampled__',): True}" ]
 }
+
+@test "high-cardinality input (past the lookahead threshold): the stats CPython's collector gives" {
+	python3 "$TESTDATA/wide_folded.py" "$T/wide.folded" "$T/want" 160000
+	collapsed2tach "$T/wide.folded" -o "$T/wide.tach"
+	tach2pstats "$T/wide.tach" -o "$T/wide.pstats"
+	same_as_decode "$T/wide.tach" "$T/wide.pstats"
+}
