@@ -84,33 +84,16 @@ int tachi_collapse_entry(struct tach_writer *w, struct tachi_collapse *a,
 	return TACH_OK;
 }
 
-/* Lookahead pays once the pairs or the whole stacks number more than this: their tables
- * are then past the second-level cache. */
-#define FAR_PAIRS (1u << 17)
-#define FAR_STACKS (1u << 16)
-/* The whole-stack set's bytes per trie node while looking ahead: enough for the set to hold
- * every stack of a shallow high-cardinality input, whose lookups are then the ones fetched
- * ahead, where walking the trie would miss once a frame. */
-#define AHEAD_SET_PER_NODE 16
-
 bool tachi_collapse_far(struct tachi_collapse *a)
 {
-	if (a->trie.npairs < FAR_PAIRS && a->trie.set_index.count < FAR_STACKS)
-		return false;
-	a->trie.set_per_node = AHEAD_SET_PER_NODE;
-	return true;
+	return tachi_stacktab_far(&a->trie);
 }
 
 uint32_t tachi_collapse_fetch(struct tachi_collapse *a, struct tachi_ahead_item *it,
 			      unsigned stage)
 {
-	const struct tach_sample *s = &it->s;
-	if (!stage) {
-		it->hash = tachi_stacktab_ahead_hash(&a->trie, s);
-		return 0;
-	}
-	return tachi_stacktab_fetch(&a->trie, it->hash, a->no_threads ? 0 : s->thread_id,
-				    s->depth, stage);
+	return tachi_stacktab_ahead(&a->trie, it, true, a->no_threads ? 0 : it->s.thread_id,
+				    stage);
 }
 
 void tachi_collapse_free(struct tachi_collapse *a)

@@ -619,6 +619,7 @@ static int gw_put(struct tach_writer *w, const struct tach_dict *d, const struct
 					return rc;
 			}
 		}
+		st->trie.hint = w->ahead_hash;
 		uint32_t inner = tachi_stack_intern(&st->trie, c, s, st->fmap);
 		if (inner == TACHI_NOMEM_NODE)
 			return WFAIL(w, TACH_E_NOMEM, "out of memory");
@@ -656,6 +657,18 @@ static int gw_put(struct tach_writer *w, const struct tach_dict *d, const struct
 		return WFAIL(w, e == ENOMEM ? TACH_E_NOMEM : TACH_E_IO,
 			     "spooling samples to a temporary file: %s", strerror(e));
 	return TACH_OK;
+}
+
+static bool gw_far(struct tach_writer *w)
+{
+	struct gstate *st = w->state;
+	return tachi_stacktab_far(&st->trie);
+}
+
+static void gw_fetch(struct tach_writer *w, struct tachi_ahead_item *it, unsigned stage)
+{
+	struct gstate *st = w->state;
+	tachi_stacktab_ahead(&st->trie, it, false, 0, stage);
 }
 
 /* ---- close: the JSON document ---- */
@@ -1750,6 +1763,8 @@ static const struct tachi_writer_ops writer_ops = {
 	.put = gw_put,
 	.close = gw_close,
 	.free = gw_free,
+	.far = gw_far,
+	.fetch = gw_fetch,
 };
 
 const struct tachi_format tachi_fmt_gecko = {

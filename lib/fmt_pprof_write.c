@@ -310,18 +310,28 @@ static bool lset_eq(void *ctx, uint32_t id, const void *p)
 	return a->tid == b->tid && a->iid == b->iid && a->status == b->status;
 }
 
+static struct lset lset_of(const struct pstate *st, const struct tach_sample *s)
+{
+	if (st->no_labels)
+		return (struct lset){ 0, 0, 0 };
+	return (struct lset){ s->thread_id, s->interp_id, s->status };
+}
+
+static uint64_t lset_hash(const struct lset *q)
+{
+	return tachi_mix64(q->tid ^ tachi_mix64((uint64_t)q->iid << 8 | q->status));
+}
+
 /* The label set's number, made if new; c->slot remembers the thread's last one. */
 static bool lset_get(struct pstate *st, struct tachi_pathcache *c, const struct tach_sample *s,
 		     uint32_t *id)
 {
-	struct lset q = { 0, 0, 0 };
-	if (!st->no_labels)
-		q = (struct lset){ s->thread_id, s->interp_id, s->status };
+	struct lset q = lset_of(st, s);
 	if (c->slot < st->nlsets && lset_eq(st, c->slot, &q)) {
 		*id = c->slot;
 		return true;
 	}
-	uint64_t h = tachi_mix64(q.tid ^ tachi_mix64((uint64_t)q.iid << 8 | q.status));
+	uint64_t h = lset_hash(&q);
 	if (!tachi_idset_find(&st->lset_index, h, &q, lset_eq, st, id)) {
 		uint32_t dummy;
 		if ((!st->no_labels && !state_str(st, s->status, &dummy)) ||
@@ -419,6 +429,7 @@ static int pw_put(struct tach_writer *w, const struct tach_dict *d, const struct
 	}
 	/* the same stack and labels as the thread's previous sample cost no lookup here */
 	uint32_t lset;
+	st->trie.hint = w->ahead_hash;
 	if (!lset_get(st, c, s, &lset) ||
 	    tachi_stack_intern_ctx(&st->trie, c, s, st->fmap, lset) == TACHI_NOMEM_NODE ||
 	    (c->entry >= st->ncounts &&
@@ -428,6 +439,26 @@ static int pw_put(struct tach_writer *w, const struct tach_dict *d, const struct
 	if (__builtin_add_overflow(*n, s->weight, n) || *n > INT64_MAX)
 		return WFAIL(w, TACH_E_LIMIT, "a sample count exceeds pprof's 64-bit values");
 	return TACH_OK;
+}
+
+static bool pw_far(struct tach_writer *w)
+{
+	struct pstate *st = w->state;
+	return tachi_stacktab_far(&st->trie);
+}
+
+/* A queued sample's lines; its pair's only when its label set exists already (looking
+ * ahead must not make one). */
+static void pw_fetch(struct tach_writer *w, struct tachi_ahead_item *it, unsigned stage)
+{
+	struct pstate *st = w->state;
+	struct lset q = lset_of(st, &it->s);
+	uint32_t lset = 0;
+	bool pairs = stage > 1 &&
+		     tachi_idset_find(&st->lset_index, lset_hash(&q), &q, lset_eq, st, &lset);
+	uint32_t e1 = tachi_stacktab_ahead(&st->trie, it, pairs, lset, stage);
+	if (e1 && e1 - 1 < st->ncounts)
+		__builtin_prefetch(&st->counts[e1 - 1]);
 }
 
 /* ---- protobuf encoding ---- */
@@ -935,6 +966,8 @@ static const struct tachi_writer_ops writer_ops = {
 	.put = pw_put,
 	.close = pw_close,
 	.free = pw_free,
+	.far = pw_far,
+	.fetch = pw_fetch,
 };
 
 const struct tachi_format tachi_fmt_pprof = {

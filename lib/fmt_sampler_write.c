@@ -94,6 +94,7 @@ static int sw_put(struct tach_writer *w, const struct tach_dict *d, const struct
 		if (TACHI_UNLIKELY(s->frames[i] >= st->lk.nmapped))
 			return WFAIL(w, TACH_E_USAGE, "frame id %u out of range", s->frames[i]);
 	/* Entries number distinct (thread, stack) pairs densely in first-seen order. */
+	st->trie.hint = w->ahead_hash;
 	uint32_t leaf = tachi_stack_intern_ctx(&st->trie, c, s, st->lk.fmap, thr);
 	if (leaf == TACHI_NOMEM_NODE)
 		return WFAIL(w, TACH_E_NOMEM, "out of memory");
@@ -308,9 +309,25 @@ static void sw_free(struct tach_writer *w)
 	free(st->counts);
 }
 
+static bool sw_far(struct tach_writer *w)
+{
+	struct swstate *st = w->state;
+	return tachi_stacktab_far(&st->trie);
+}
+
+/* The whole-stack lookup's lines only: the pair's context is the thread's slot, known at
+ * its turn. */
+static void sw_fetch(struct tach_writer *w, struct tachi_ahead_item *it, unsigned stage)
+{
+	struct swstate *st = w->state;
+	tachi_stacktab_ahead(&st->trie, it, false, 0, stage);
+}
+
 const struct tachi_writer_ops tachi_sampler_writer_ops = {
 	.state_size = sizeof(struct swstate),
 	.put = sw_put,
 	.close = sw_close,
 	.free = sw_free,
+	.far = sw_far,
+	.fetch = sw_fetch,
 };

@@ -212,6 +212,7 @@ static int sw_put(struct tach_writer *w, const struct tach_dict *d, const struct
 				return rc;
 		}
 	}
+	st->trie.hint = w->ahead_hash;
 	uint32_t leaf = tachi_stack_intern(&st->trie, c, s, st->fmap);
 	if (leaf == TACHI_NOMEM_NODE)
 		return WFAIL(w, TACH_E_NOMEM, "out of memory");
@@ -547,6 +548,18 @@ static void sw_free(struct tach_writer *w)
 }
 
 /* The format's table row is in fmt_speedscope_read.c, beside the reader and its probe. */
+static bool sw_far(struct tach_writer *w)
+{
+	struct sstate *st = w->state;
+	return tachi_stacktab_far(&st->trie);
+}
+
+static void sw_fetch(struct tach_writer *w, struct tachi_ahead_item *it, unsigned stage)
+{
+	struct sstate *st = w->state;
+	tachi_stacktab_ahead(&st->trie, it, false, 0, stage);
+}
+
 const struct tachi_writer_ops tachi_speedscope_writer_ops = {
 	.state_size = sizeof(struct sstate),
 	.option = sw_option,
@@ -554,5 +567,7 @@ const struct tachi_writer_ops tachi_speedscope_writer_ops = {
 	.put = sw_put,
 	.close = sw_close,
 	.free = sw_free,
+	.far = sw_far,
+	.fetch = sw_fetch,
 };
 

@@ -222,6 +222,7 @@ static inline const char *tachi_str(const struct tach_dict *d, uint32_t id, size
 	return d->bytes + d->strs[id].off;
 }
 
+struct tachi_ahead_item;
 /* ---- stack trie: (parent node, key) -> node, root-first paths ---- */
 #define TACHI_ROOT UINT32_MAX
 struct tachi_stacktab {
@@ -360,16 +361,15 @@ uint32_t tachi_stack_intern(struct tachi_stacktab *t, struct tachi_pathcache *c,
 uint32_t tachi_stack_intern_ctx(struct tachi_stacktab *t, struct tachi_pathcache *c,
 				const struct tach_sample *s, const uint32_t *map, uint64_t ctx);
 #define TACHI_NOMEM_NODE (UINT32_MAX - 1)
-/* Lookahead (the end of stacktab.c). The hash of s's whole stack when its intern will
- * likely look it up whole, with the set's slot for it requested; 0 when it will not. Set
- * t->hint to it right before that intern. */
-uint64_t tachi_stacktab_ahead_hash(const struct tachi_stacktab *t, const struct tach_sample *s);
-/* Requests what the intern of a stack of that hash and depth will read at stage 1 (its set
- * entry), 2 (its (ctx, leaf) pair's index slot) or 3 (the pair): each stage reads what the
- * one before requested. Stage 3 returns the pair's likely number + 1, for a writer's own
- * per-pair data; 0 otherwise. */
-uint32_t tachi_stacktab_fetch(const struct tachi_stacktab *t, uint64_t h, uint64_t ctx,
-			      uint32_t depth, unsigned stage);
+/* Lookahead (the end of stacktab.c; ahead.c). far: whether t's tables are past the caches,
+ * and if so, its set may hold more stacks from now on. ahead: a queued sample's stage:
+ * 0 works out it->hash (0 when its intern will not look the whole stack up), put in t->hint
+ * right before that intern; 1 requests its set entry; with pairs, 2 its (ctx, leaf) pair's
+ * slot and 3 the pair, whose likely number + 1 it returns (0 otherwise), for a writer's
+ * own per-pair data. Each stage reads what the one before requested. */
+bool tachi_stacktab_far(struct tachi_stacktab *t);
+uint32_t tachi_stacktab_ahead(const struct tachi_stacktab *t, struct tachi_ahead_item *it,
+			      bool pairs, uint64_t ctx, unsigned stage);
 /* How many of s's frames, innermost first, are new to c's thread: the outer ones its
  * previous stack shares were seen (and mapped by a writer) with that stack. */
 static inline uint32_t tachi_new_inner(const struct tachi_pathcache *c, const struct tach_sample *s)
@@ -412,7 +412,6 @@ struct tachi_buf {
 	size_t len, cap;
 };
 bool tachi_buf_add(struct tachi_buf *b, const void *p, size_t n);
-struct tachi_ahead_item;
 /* Per (thread, stack) aggregation over (file, func, line) keys. */
 struct tachi_collapse {
 	const struct tach_dict *src;

@@ -588,7 +588,25 @@ uint32_t tachi_stack_intern_ctx(struct tachi_stacktab *t, struct tachi_pathcache
  * of several samples overlap instead of coming one after another. Requests only: the tables
  * may change before the sample's turn, and its intern finds the answer as it always does. */
 
-uint64_t tachi_stacktab_ahead_hash(const struct tachi_stacktab *t, const struct tach_sample *s)
+/* Lookahead pays once the pairs or the whole stacks number more than this: their tables
+ * are then past the second-level cache. Trie nodes alone do not count: a deep recursion
+ * makes millions, walks most of its stacks a frame or two, and would only pay the copies. */
+#define FAR_PAIRS (1u << 17)
+#define FAR_STACKS (1u << 16)
+/* The whole-stack set's bytes per trie node while looking ahead: enough for the set to hold
+ * every shallow stack of a high-cardinality input, whose lookups are then the ones fetched
+ * ahead, where walking the trie would miss once a frame. */
+#define AHEAD_SET_PER_NODE 16
+
+bool tachi_stacktab_far(struct tachi_stacktab *t)
+{
+	if (t->npairs < FAR_PAIRS && t->set_index.count < FAR_STACKS)
+		return false;
+	t->set_per_node = AHEAD_SET_PER_NODE;
+	return true;
+}
+
+static uint64_t ahead_hash(const struct tachi_stacktab *t, const struct tach_sample *s)
 {
 	uint32_t changed = s->same_outer < s->depth ? s->depth - s->same_outer : 0;
 	/* what intern_leaf and intern_whole would decide, from the reader's hint */
@@ -610,8 +628,8 @@ static const uint8_t *ahead_entry(const struct tachi_stacktab *t, uint64_t h)
 	return sl->id && sl->tag == tag ? t->set + sl->id - 1 : NULL;
 }
 
-uint32_t tachi_stacktab_fetch(const struct tachi_stacktab *t, uint64_t h, uint64_t ctx,
-			      uint32_t depth, unsigned stage)
+static uint32_t fetch(const struct tachi_stacktab *t, uint64_t h, uint64_t ctx, uint32_t depth,
+		      unsigned stage)
 {
 	const uint8_t *e = h ? ahead_entry(t, h) : NULL;
 	if (!e)
@@ -639,4 +657,16 @@ uint32_t tachi_stacktab_fetch(const struct tachi_stacktab *t, uint64_t h, uint64
 		return 0;
 	__builtin_prefetch(&t->pairs[sl->id - 1]);
 	return sl->id;
+}
+
+uint32_t tachi_stacktab_ahead(const struct tachi_stacktab *t, struct tachi_ahead_item *it,
+			      bool pairs, uint64_t ctx, unsigned stage)
+{
+	if (!stage) {
+		it->hash = ahead_hash(t, &it->s);
+		return 0;
+	}
+	if (stage > 1 && !pairs)
+		return 0;
+	return fetch(t, it->hash, ctx, it->s.depth, stage);
 }

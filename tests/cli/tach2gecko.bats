@@ -426,3 +426,31 @@ shared_profile() {
 	tach-decode -q --format samples "$TMP/big.tach" >"$TMP/p.txt"
 	python3 "$SOURCE_ROOT/tests/cli/gecko_calltree.py" "$PCLI" "$TMP/p.json.gz" "$TMP/p.txt"
 }
+
+@test "high-cardinality input (past the lookahead threshold): every thread's samples have the stacks the lines give, as many times as they count" {
+	python3 "$TESTDATA/wide_folded.py" "$TMP/wide.folded" "$TMP/want"
+	tach2gecko --no-gzip "$TMP/wide.folded" -o "$TMP/wide.json"
+	python3 - "$TMP/wide.json" "$TMP/wide.folded" <<'PY'
+import json, sys
+from collections import Counter
+g = json.load(open(sys.argv[1]))
+got = Counter()
+for t in g["threads"]:
+    strings = t["stringTable"]
+    func = [strings[r[0]].split(" (")[0] for r in t["frameTable"]["data"]]
+    stacks = t["stackTable"]["data"]  # [prefix, frame]
+    at = t["samples"]["schema"]["stack"]
+    for row in t["samples"]["data"]:
+        s, names = row[at], []
+        while s is not None:
+            names.append(func[stacks[s][1]])
+            s = stacks[s][0]
+        got[(str(t["tid"]), tuple(reversed(names)))] += 1
+want = Counter()
+for line in open(sys.argv[2]):
+    key, n = line.rsplit(" ", 1)
+    parts = key.split(";")
+    want[(parts[0][4:], tuple(p.split(":")[1] for p in parts[1:]))] += int(n)
+sys.exit(0 if got == want else f"{len(got)} stacks, {sum(got.values())} samples; want {len(want)}, {sum(want.values())}")
+PY
+}

@@ -449,3 +449,10 @@ by_state() {
 	[ "$(gzip -dc "$T/p.pb.gz" | wc -c)" -gt $((4 * 131072)) ]
 	same_as_decode "$T/big.tach" "$T/p.pb.gz"
 }
+
+@test "high-cardinality input (past the lookahead threshold): read back, the lines its counts add up to" {
+	python3 "$TESTDATA/wide_folded.py" "$T/wide.folded" "$T/want"
+	tach2pprof "$T/wide.folded" -o "$T/wide.pb.gz"
+	tach-decode "$T/wide.pb.gz" >"$T/got"
+	cmp "$T/got" "$T/want"
+}

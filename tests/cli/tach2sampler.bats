@@ -188,3 +188,10 @@ for t in range(int(sys.argv[1])):
 	[ ! -e out.trace ]
 	tach2sampler --max-samples 50 one.tach -o out.trace
 }
+
+@test "high-cardinality input (past the lookahead threshold): read back, the lines its counts add up to" {
+	python3 "$TESTDATA/wide_folded.py" "$T/wide.folded" "$T/want"
+	tach2sampler "$T/wide.folded" -o "$T/wide.sampler"
+	tach-decode "$T/wide.sampler" >"$T/got"
+	cmp "$T/got" "$T/want"
+}

@@ -272,3 +272,12 @@ imports() {
 	tach2speedscope "$T/dup.tach" -o "$T/d.json"
 	[ "$(jq -c '[.shared.frames, .profiles[0].samples, .profiles[0].weights]' "$T/d.json")" = '[[{"name":"f","file":"a.py","line":1}],[[0]],[2000]]' ]
 }
+
+@test "high-cardinality input (past the lookahead threshold): read back, the stacks its counts add up to" {
+	python3 "$TESTDATA/wide_folded.py" "$T/wide.folded" "$T/want"
+	tach2speedscope "$T/wide.folded" -o "$T/wide.json"
+	# speedscope keeps no thread ids: the stacks of all threads, summed
+	tach-decode --no-thread-frames "$T/wide.json" >"$T/got"
+	tach-decode --no-thread-frames --from collapsed "$T/want" >"$T/want.merged"
+	cmp "$T/got" "$T/want.merged"
+}
