@@ -199,7 +199,10 @@ TACH_API void tach_writer_set_warn(struct tach_writer *w, tach_warn_fn fn, void 
 TACH_API int tach_writer_open_fd(struct tach_writer *w, int fd);
 /* Must be called once, before the first put. */
 TACH_API int tach_writer_set_meta(struct tach_writer *w, const struct tach_meta *m);
-/* The frames of s are ids in d; d may grow between calls but ids keep their meaning. */
+/* The frames of s are ids in d, which may grow between calls (ids keep their meaning) and
+ * must stay valid until close. An aggregating writer with very many distinct stacks takes
+ * samples a few calls late (see libtachfmt(3)): a later put, or close, may then return the
+ * error an earlier sample caused. */
 TACH_API int tach_writer_put(struct tach_writer *w, const struct tach_dict *d,
 			     const struct tach_sample *s);
 /* Finishes the output and flushes it; the fd stays open. */
