@@ -170,6 +170,10 @@ TACH_API const char *tach_reader_error(const struct tach_reader *r, int *pos_kin
 
 /* ---- writers ---- */
 
+/* How often a writer is asked whether to queue its samples (ahead.c): tables grow by many
+ * samples at a time. */
+#define AHEAD_EVERY 4096
+
 TACH_API struct tach_writer *tach_writer_new(const char *format)
 {
 	const struct tachi_format *f = tachi_format_find(format);
@@ -180,6 +184,7 @@ TACH_API struct tach_writer *tach_writer_new(const char *format)
 		return NULL;
 	w->fmt = f;
 	w->out.fd = -1;
+	w->ahead_tick = AHEAD_EVERY;
 	struct tach_meta m = TACH_META_INIT;
 	w->meta = m;
 	if (f->writer->state_size) {
@@ -253,6 +258,24 @@ TACH_API int tach_writer_set_meta(struct tach_writer *w, const struct tach_meta 
 	return w->fmt->writer->begin ? w->fmt->writer->begin(w) : TACH_OK;
 }
 
+/* Every AHEAD_EVERY-th put, and every put once samples are queued (the countdown then stays
+ * at 1): whether the writer wants them queued, and the queue. Out of line, so that the
+ * common put stays a countdown and a jump to the writer's. */
+static __attribute__((noinline)) int put_ahead(struct tach_writer *w, const struct tach_dict *d,
+					       const struct tach_sample *s)
+{
+	const struct tachi_writer_ops *ops = w->fmt->writer;
+	if (!w->ahead) {
+		w->ahead_tick = AHEAD_EVERY;
+		if (!ops->far || !ops->far(w))
+			return ops->put(w, d, s);
+		if (!(w->ahead = calloc(1, sizeof(*w->ahead))))
+			return WFAIL(w, TACH_E_NOMEM, "out of memory");
+	}
+	w->ahead_tick = 1;
+	return tachi_ahead_put(w, d, s);
+}
+
 TACH_API int tach_writer_put(struct tach_writer *w, const struct tach_dict *d,
 			     const struct tach_sample *s)
 {
@@ -260,16 +283,9 @@ TACH_API int tach_writer_put(struct tach_writer *w, const struct tach_dict *d,
 		return w->err.code;
 	if (TACHI_UNLIKELY(!w->has_meta || w->closed))
 		return WFAIL(w, TACH_E_USAGE, "put before set_meta or after close");
-	const struct tachi_writer_ops *ops = w->fmt->writer;
-	if (w->ahead)
-		return tachi_ahead_put(w, d, s);
-	/* asked now and then: tables grow by many samples at a time */
-	if (ops->far && !(++w->ahead_tick & 4095) && ops->far(w)) {
-		if (!(w->ahead = calloc(1, sizeof(*w->ahead))))
-			return WFAIL(w, TACH_E_NOMEM, "out of memory");
-		return tachi_ahead_put(w, d, s);
-	}
-	return ops->put(w, d, s);
+	if (TACHI_UNLIKELY(!--w->ahead_tick))
+		return put_ahead(w, d, s);
+	return w->fmt->writer->put(w, d, s);
 }
 
 static int writer_io_error(struct tach_writer *w)

@@ -495,7 +495,7 @@ struct tach_writer {
 	bool opened, has_meta, closed;
 	/* Samples queued ahead (ahead.c), once the writer's far says so; NULL before. */
 	struct tachi_ahead *ahead;
-	uint32_t ahead_tick;    /* puts since far was last asked */
+	uint32_t ahead_tick;    /* puts until far is asked again (handles.c) */
 	uint64_t ahead_hash;    /* during a queued sample's put: its fetch's hash */
 };
 

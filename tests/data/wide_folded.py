@@ -7,8 +7,8 @@ INPUT gets DISTINCT (default 220000) distinct (thread, stack) lines over 8 threa
 frames, 3 to 12 frames deep, and among them two thirds as many again that repeat earlier
 ones at random, every line with a count of 1 to 5. EXPECTED gets the collapsed text those lines
 add up to, computed here: one line per (thread, stack), by descending count, then by text.
-That many distinct lines take the aggregating writers past their lookahead threshold
-(131072 pairs), so the queued path is what gets checked. Fixed seed: the same files always.
+That many distinct lines, coming again, take every aggregating writer past its lookahead
+threshold (65,536 whole stacks kept for lookup), so the queued path is what gets checked. Fixed seed: the same files always.
 """
 import random
 import sys
