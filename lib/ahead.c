@@ -2,9 +2,9 @@
  * distinct stacks, tables far larger than the caches) each sample's lookups are a chain of
  * cache misses: the whole-stack set's slot, its entry, the (thread, stack) pair's slot, the
  * pair. One after another they bound the speed; several samples' misses in flight at once
- * do not. So once the writer says its tables are that large, samples are copied into a
- * short queue and put in the same order TACHI_AHEAD calls later, and the writer's fetch
- * requests each stage's lines a few samples before the stage reads them. The output is the
+ * do not. So once the writer's stack trie has tables that large, samples are copied into a
+ * short queue and put in the same order TACHI_AHEAD calls later, and each stage's lines are
+ * requested a few samples before the stage reads them. The output is the
  * same bytes; an error met while putting a queued sample is returned by a later put, or by
  * close. */
 #include <stdlib.h>
@@ -18,13 +18,21 @@
 /* How far from its turn a queued sample gets stages 1, 2 and 3. */
 static const unsigned stage_at[3] = { 8, 4, 2 };
 
+static void fetch(struct tach_writer *w, struct tachi_ahead_item *it, unsigned stage)
+{
+	if (w->fmt->writer->fetch)
+		w->fmt->writer->fetch(w, it, stage);
+	else
+		tachi_stacktab_ahead(tachi_writer_trie(w), it, false, 0, stage);
+}
+
 static int put_head(struct tach_writer *w)
 {
 	struct tachi_ahead *a = w->ahead;
 	const struct tachi_writer_ops *ops = w->fmt->writer;
 	for (unsigned k = 0; k < 3; k++)
 		if (stage_at[k] < a->n)
-			ops->fetch(w, &a->q[(a->head + stage_at[k]) % TACHI_AHEAD], k + 1);
+			fetch(w, &a->q[(a->head + stage_at[k]) % TACHI_AHEAD], k + 1);
 	struct tachi_ahead_item *it = &a->q[a->head];
 	a->head = (a->head + 1) % TACHI_AHEAD;
 	a->n--;
@@ -68,7 +76,7 @@ int tachi_ahead_put(struct tach_writer *w, const struct tach_dict *d, const stru
 	it->s.frames = it->frames;
 	it->d = d;
 	it->hash = 0;
-	w->fmt->writer->fetch(w, it, 0);
+	fetch(w, it, 0);
 	a->n++;
 	return TACH_OK;
 }

@@ -84,11 +84,6 @@ int tachi_collapse_entry(struct tach_writer *w, struct tachi_collapse *a,
 	return TACH_OK;
 }
 
-bool tachi_collapse_far(struct tachi_collapse *a)
-{
-	return tachi_stacktab_far(&a->trie);
-}
-
 uint32_t tachi_collapse_fetch(struct tachi_collapse *a, struct tachi_ahead_item *it,
 			      unsigned stage)
 {
@@ -151,12 +146,6 @@ static int cw_put(struct tach_writer *w, const struct tach_dict *d, const struct
 {
 	struct cstate *st = w->state;
 	return tachi_stackcount_put(w, &st->sc, d, s);
-}
-
-static bool cw_far(struct tach_writer *w)
-{
-	struct cstate *st = w->state;
-	return tachi_collapse_far(&st->sc.agg);
 }
 
 static void cw_fetch(struct tach_writer *w, struct tachi_ahead_item *it, unsigned stage)
@@ -526,7 +515,7 @@ static const struct tachi_writer_ops writer_ops = {
 	.put = cw_put,
 	.close = cw_close,
 	.free = cw_free,
-	.far = cw_far,
+	.trie_at = offsetof(struct cstate, sc.agg.trie) + 1,
 	.fetch = cw_fetch,
 };
 

@@ -269,12 +269,6 @@ static int fw_put(struct tach_writer *w, const struct tach_dict *d, const struct
 	return TACH_OK;
 }
 
-static bool fw_far(struct tach_writer *w)
-{
-	struct fstate *st = w->state;
-	return tachi_collapse_far(&st->agg);
-}
-
 static void fw_fetch(struct tach_writer *w, struct tachi_ahead_item *it, unsigned stage)
 {
 	struct fstate *st = w->state;
@@ -1361,7 +1355,7 @@ static const struct tachi_writer_ops writer_ops = {
 	.put = fw_put,
 	.close = fw_close,
 	.free = fw_free,
-	.far = fw_far,
+	.trie_at = offsetof(struct fstate, agg.trie) + 1,
 	.fetch = fw_fetch,
 };
 

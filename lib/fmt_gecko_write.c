@@ -659,18 +659,6 @@ static int gw_put(struct tach_writer *w, const struct tach_dict *d, const struct
 	return TACH_OK;
 }
 
-static bool gw_far(struct tach_writer *w)
-{
-	struct gstate *st = w->state;
-	return tachi_stacktab_far(&st->trie);
-}
-
-static void gw_fetch(struct tach_writer *w, struct tachi_ahead_item *it, unsigned stage)
-{
-	struct gstate *st = w->state;
-	tachi_stacktab_ahead(&st->trie, it, false, 0, stage);
-}
-
 /* ---- close: the JSON document ---- */
 
 static const char *const cat_json =
@@ -1763,8 +1751,7 @@ static const struct tachi_writer_ops writer_ops = {
 	.put = gw_put,
 	.close = gw_close,
 	.free = gw_free,
-	.far = gw_far,
-	.fetch = gw_fetch,
+	.trie_at = offsetof(struct gstate, trie) + 1,
 };
 
 const struct tachi_format tachi_fmt_gecko = {

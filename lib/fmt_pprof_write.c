@@ -441,12 +441,6 @@ static int pw_put(struct tach_writer *w, const struct tach_dict *d, const struct
 	return TACH_OK;
 }
 
-static bool pw_far(struct tach_writer *w)
-{
-	struct pstate *st = w->state;
-	return tachi_stacktab_far(&st->trie);
-}
-
 /* A queued sample's lines; its pair's only when its label set exists already (looking
  * ahead must not make one). */
 static void pw_fetch(struct tach_writer *w, struct tachi_ahead_item *it, unsigned stage)
@@ -966,7 +960,7 @@ static const struct tachi_writer_ops writer_ops = {
 	.put = pw_put,
 	.close = pw_close,
 	.free = pw_free,
-	.far = pw_far,
+	.trie_at = offsetof(struct pstate, trie) + 1,
 	.fetch = pw_fetch,
 };
 

@@ -96,12 +96,6 @@ static int pw_put(struct tach_writer *w, const struct tach_dict *d, const struct
 	return tachi_stackcount_put(w, &st->sc, d, s);
 }
 
-static bool pw_far(struct tach_writer *w)
-{
-	struct pstate *st = w->state;
-	return tachi_collapse_far(&st->sc.agg);
-}
-
 static void pw_fetch(struct tach_writer *w, struct tachi_ahead_item *it, unsigned stage)
 {
 	struct pstate *st = w->state;
@@ -393,7 +387,7 @@ static const struct tachi_writer_ops writer_ops = {
 	.put = pw_put,
 	.close = pw_close,
 	.free = pw_free,
-	.far = pw_far,
+	.trie_at = offsetof(struct pstate, sc.agg.trie) + 1,
 	.fetch = pw_fetch,
 };
 

@@ -309,25 +309,10 @@ static void sw_free(struct tach_writer *w)
 	free(st->counts);
 }
 
-static bool sw_far(struct tach_writer *w)
-{
-	struct swstate *st = w->state;
-	return tachi_stacktab_far(&st->trie);
-}
-
-/* The whole-stack lookup's lines only: the pair's context is the thread's slot, known at
- * its turn. */
-static void sw_fetch(struct tach_writer *w, struct tachi_ahead_item *it, unsigned stage)
-{
-	struct swstate *st = w->state;
-	tachi_stacktab_ahead(&st->trie, it, false, 0, stage);
-}
-
 const struct tachi_writer_ops tachi_sampler_writer_ops = {
 	.state_size = sizeof(struct swstate),
 	.put = sw_put,
 	.close = sw_close,
 	.free = sw_free,
-	.far = sw_far,
-	.fetch = sw_fetch,
+	.trie_at = offsetof(struct swstate, trie) + 1,
 };

@@ -548,18 +548,6 @@ static void sw_free(struct tach_writer *w)
 }
 
 /* The format's table row is in fmt_speedscope_read.c, beside the reader and its probe. */
-static bool sw_far(struct tach_writer *w)
-{
-	struct sstate *st = w->state;
-	return tachi_stacktab_far(&st->trie);
-}
-
-static void sw_fetch(struct tach_writer *w, struct tachi_ahead_item *it, unsigned stage)
-{
-	struct sstate *st = w->state;
-	tachi_stacktab_ahead(&st->trie, it, false, 0, stage);
-}
-
 const struct tachi_writer_ops tachi_speedscope_writer_ops = {
 	.state_size = sizeof(struct sstate),
 	.option = sw_option,
@@ -567,7 +555,6 @@ const struct tachi_writer_ops tachi_speedscope_writer_ops = {
 	.put = sw_put,
 	.close = sw_close,
 	.free = sw_free,
-	.far = sw_far,
-	.fetch = sw_fetch,
+	.trie_at = offsetof(struct sstate, trie) + 1,
 };
 

@@ -267,7 +267,7 @@ static __attribute__((noinline)) int put_ahead(struct tach_writer *w, const stru
 	const struct tachi_writer_ops *ops = w->fmt->writer;
 	if (!w->ahead) {
 		w->ahead_tick = AHEAD_EVERY;
-		if (!ops->far || !ops->far(w))
+		if (!ops->trie_at || !tachi_stacktab_far(tachi_writer_trie(w)))
 			return ops->put(w, d, s);
 		if (!(w->ahead = calloc(1, sizeof(*w->ahead))))
 			return WFAIL(w, TACH_E_NOMEM, "out of memory");

@@ -426,10 +426,8 @@ struct tach_writer;
 int tachi_collapse_entry(struct tach_writer *w, struct tachi_collapse *a,
 			 const struct tach_dict *d, const struct tach_sample *s, uint32_t *entry);
 void tachi_collapse_free(struct tachi_collapse *a);
-/* Lookahead for writers built on a tachi_collapse: far once its tables are past the
- * caches (and then its set may hold more stacks); fetch runs a queued sample's stage and
- * at stage 3 returns its likely entry + 1. */
-bool tachi_collapse_far(struct tachi_collapse *a);
+/* Lookahead for writers built on a tachi_collapse: a queued sample's stage, which at stage 3
+ * returns its likely entry + 1. */
 uint32_t tachi_collapse_fetch(struct tachi_collapse *a, struct tachi_ahead_item *it,
 			      unsigned stage);
 /* Grows a zeroed per-entry array *v of *n used elements to hold index entry. */
@@ -493,9 +491,9 @@ struct tach_writer {
 	char *program;          /* meta.program's own copy */
 	void *state;
 	bool opened, has_meta, closed;
-	/* Samples queued ahead (ahead.c), once the writer's far says so; NULL before. */
+	/* Samples queued ahead (ahead.c), once its trie is far past the caches; NULL before. */
 	struct tachi_ahead *ahead;
-	uint32_t ahead_tick;    /* puts until far is asked again (handles.c) */
+	uint32_t ahead_tick;    /* puts until the trie is looked at again (handles.c) */
 	uint64_t ahead_hash;    /* during a queued sample's put: its fetch's hash */
 };
 
@@ -537,11 +535,13 @@ struct tachi_writer_ops {
 	int (*put)(struct tach_writer *w, const struct tach_dict *d, const struct tach_sample *s);
 	int (*close)(struct tach_writer *w);
 	void (*free)(struct tach_writer *w);
-	/* Optional, for writers whose lookups can outgrow the caches (ahead.c): far, asked
-	 * every few thousand samples, says they have; from then on samples are queued and
-	 * fetch is called for each at stage 0, when queued (set it->hash to what put will want
-	 * in w->ahead_hash), then at stages 1 to 3 as its turn nears. */
-	bool (*far)(struct tach_writer *w);
+	/* Lookahead (ahead.c), for a writer whose state holds the stack trie it interns into
+	 * at offset trie_at - 1 (0: none): once tachi_stacktab_far says the trie's tables are
+	 * past the caches, samples are queued, and each one's whole-stack lookup is requested
+	 * ahead (tachi_stacktab_ahead without pairs; put gets the hash in w->ahead_hash).
+	 * fetch, when set, does that instead, for a writer whose pairs' context and per-pair
+	 * data only it knows. */
+	size_t trie_at;
 	void (*fetch)(struct tach_writer *w, struct tachi_ahead_item *it, unsigned stage);
 };
 
@@ -556,6 +556,11 @@ struct tachi_format {
 	 * like this format; readers only. Asked in table order: the first yes wins. */
 	bool (*probe)(const uint8_t *p, size_t n);
 };
+/* The stack trie of a writer with lookahead. */
+static inline struct tachi_stacktab *tachi_writer_trie(struct tach_writer *w)
+{
+	return (struct tachi_stacktab *)((char *)w->state + w->fmt->writer->trie_at - 1);
+}
 /* A format by name; "auto" is the detecting reader (detect.c), not in the table. */
 const struct tachi_format *tachi_format_find(const char *name);
 /* The table's i-th format, NULL past the end. */
