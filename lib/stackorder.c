@@ -229,6 +229,9 @@ static bool walk_push(struct walk *wk, const struct tachi_stacktab *t, const uin
 		return false;
 	uint64_t *it = wk->items + wk->len;
 	for (size_t i = 0; i < nk; i++) {
+		/* the children of a wide node lie anywhere in the trie */
+		if (i + TACHI_FETCH_AHEAD < nk)
+			__builtin_prefetch(&t->nodes[k->list[b + i + TACHI_FETCH_AHEAD]]);
 		uint32_t c = k->list[b + i];
 		size_t key = t->nodes[c].key;
 		it[2 * i] = (uint64_t)rank[2 * key] << 33 | (uint64_t)c << 1;
@@ -267,6 +270,13 @@ static bool walk_order(const struct tachi_stacktab *t, const uint32_t *rank,
 			wk.len = l->base;
 			wk.depth--;
 			continue;
+		}
+		/* a level's items, in text order, jump about the trie: their kids' places and
+		 * ranks are requested ahead, so that each chain below starts without a wait */
+		if (l->pos + TACHI_FETCH_AHEAD < l->end) {
+			uint32_t f = (uint32_t)(wk.items[l->pos + TACHI_FETCH_AHEAD] >> 1);
+			__builtin_prefetch(&k->start[f]);
+			__builtin_prefetch(&ord[f], 1);
 		}
 		uint64_t it = wk.items[l->pos++];
 		uint32_t c = (uint32_t)(it >> 1);
