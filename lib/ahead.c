@@ -4,9 +4,8 @@
  * pair. One after another they bound the speed; several samples' misses in flight at once
  * do not. So once the writer's stack trie has tables that large, samples are copied into a
  * short queue and put in the same order TACHI_AHEAD calls later, and each stage's lines are
- * requested a few samples before the stage reads them. The output is the
- * same bytes; an error met while putting a queued sample is returned by a later put, or by
- * close. */
+ * requested a few samples before the stage reads them. The output is the same bytes; an
+ * error met while putting a queued sample is returned by a later put, or by close. */
 #include <stdlib.h>
 
 #include "internal.h"

@@ -255,7 +255,7 @@ struct tachi_stacktab {
 	size_t npairs, pairs_cap;
 	struct tachi_dset pair_index;
 	/* The next interned stack's whole-stack hash when worked out ahead
-	 * (tachi_stacktab_fetch), 0 when not; good for that one stack only. */
+	 * (tachi_stacktab_ahead), 0 when not; good for that one stack only. */
 	uint64_t hint;
 	/* Set bytes allowed per trie node (see set_add in stacktab.c): raised by a writer
 	 * that looks stacks up ahead, for which the set's lookups cost least. */
