@@ -240,9 +240,11 @@ struct tachi_stacktab {
 	bool root_kids;
 	struct tachi_dset index;
 	/* Whole stacks already seen whose inner part changed a lot since the thread's previous
-	 * stack: one hash probe instead of a probe per changed frame. Stored as [leaf, length,
-	 * depth << 1 | narrow, frames...], the source frame ids innermost first, one byte each
-	 * when all fit one (narrow), else four; known by offset. */
+	 * stack: one hash probe instead of a probe per changed frame. Stored as [leaf, owner,
+	 * pair + 1, depth << 1 | narrow, frames...], the source frame ids innermost first, one
+	 * byte each when all fit one (narrow), else four; known by offset. Owner is the serial
+	 * of the leaf memo (thread and context) that first met the stack with a pair, 0 while
+	 * none has: its pair is then read beside the frames, with no memo probe. */
 	uint8_t *set, *scratch;
 	size_t set_len, set_cap, scratch_cap;
 	struct tachi_idset set_index;
@@ -260,6 +262,10 @@ struct tachi_stacktab {
 	/* Set bytes allowed per trie node (see set_add in stacktab.c): raised by a writer
 	 * that looks stacks up ahead, for which the set's lookups cost least. */
 	uint32_t set_per_node;
+	/* The set entry (offset + 1) that the stack being interned was found in or added as; 0
+	 * when none. Good until the next intern. */
+	uint32_t hit;
+	uint32_t serials; /* leaf memos numbered so far */
 };
 /* Node for key under parent, created if new. Returns false on allocation failure. */
 bool tachi_stacktab_child_slow(struct tachi_stacktab *t, uint32_t parent, uint32_t key,
@@ -301,6 +307,7 @@ struct tachi_lmemo {
 	uint64_t ctx;
 	struct tachi_lslot { uint32_t leaf, entry1; } *v; /* entry1 0: empty */
 	uint32_t mask, count;
+	uint32_t serial; /* its number in the stack table, 0 past 2^32 - 1 */
 	int64_t gain; /* since it was made or last grew: misses of known pairs, less two for each
 		       * new one */
 };

@@ -233,7 +233,8 @@ static bool lmemo_grow(struct tachi_lmemo *m)
 }
 
 /* c's memo for ctx, begun if there is room for one more; NULL when there is not. */
-static struct tachi_lmemo *lmemo_for(struct tachi_pathcache *c, uint64_t ctx)
+static struct tachi_lmemo *lmemo_for(struct tachi_stacktab *t, struct tachi_pathcache *c,
+				     uint64_t ctx)
 {
 	for (uint32_t k = 0; k < c->nlmemo; k++)
 		if (c->lmemo[k].ctx == ctx)
@@ -242,6 +243,8 @@ static struct tachi_lmemo *lmemo_for(struct tachi_pathcache *c, uint64_t ctx)
 		return NULL;
 	struct tachi_lmemo *m = &c->lmemo[c->nlmemo++];
 	*m = (struct tachi_lmemo){ .ctx = ctx };
+	if (t->serials < UINT32_MAX)
+		m->serial = ++t->serials;
 	return m;
 }
 
@@ -278,7 +281,7 @@ static bool pair_get(struct tachi_stacktab *t, struct tachi_pathcache *c, uint64
 {
 	if (fresh)
 		return pair_find_add(t, ctx, leaf, depth, true, id);
-	struct tachi_lmemo *m = lmemo_for(c, ctx);
+	struct tachi_lmemo *m = lmemo_for(t, c, ctx);
 	if (TACHI_LIKELY(m && m->v)) {
 		for (uint32_t i = lmemo_start(m, leaf);; i = (i + 1) & m->mask) {
 			const struct tachi_lslot *e = &m->v[i];
@@ -293,6 +296,35 @@ static bool pair_get(struct tachi_stacktab *t, struct tachi_pathcache *c, uint64
 	size_t known = t->npairs;
 	return pair_find_add(t, ctx, leaf, depth, false, id) &&
 	       (!m || lmemo_add(m, leaf, *id, t->npairs != known));
+}
+
+/* pair_get, through the whole-stack entry that this intern found or added when there is one
+ * (t->hit): the first (thread, context) to meet the stack there keeps its pair beside the
+ * frames, so that a thread meeting its own stacks again probes no memo, a cache miss a
+ * sample on a deep profile whose memo is past the cache. Only the first is kept: samplers
+ * take threads in turn, and an entry rewritten by each would be written on most lookups. */
+static bool pair_of(struct tachi_stacktab *t, struct tachi_pathcache *c, uint64_t ctx,
+		    uint32_t leaf, uint32_t depth, bool fresh, uint32_t *id)
+{
+	if (!t->hit)
+		return pair_get(t, c, ctx, leaf, depth, fresh, id);
+	uint8_t *e = t->set + t->hit - 1;
+	const struct tachi_lmemo *m = lmemo_for(t, c, ctx);
+	uint32_t own = m ? m->serial : 0, cur, p1;
+	memcpy(&cur, e + 4, 4);
+	if (own && cur == own) {
+		memcpy(&p1, e + 8, 4);
+		*id = p1 - 1;
+		return true;
+	}
+	if (!pair_get(t, c, ctx, leaf, depth, fresh, id))
+		return false;
+	if (own && !cur) {
+		p1 = *id + 1;
+		memcpy(e + 4, &own, 4);
+		memcpy(e + 8, &p1, 4);
+	}
+	return true;
 }
 
 static bool path_reserve(struct tachi_pathcache *c, uint32_t depth)
@@ -381,6 +413,9 @@ static uint32_t walk(struct tachi_stacktab *t, struct tachi_pathcache *c,
  * in the narrowest width that holds them (most inputs have few frames), so the set stays
  * a fraction of the trie, whose nodes take eight bytes a frame. ---- */
 
+/* An entry's leaf, owner and pair + 1, before its key */
+#define SET_HEAD 12
+
 /* A stack to look up: hashed from its frame ids as they are, encoded only when recorded. */
 struct skey {
 	const struct tach_sample *s;
@@ -420,7 +455,7 @@ static bool set_eq(void *ctx, uint32_t off, const void *key)
 {
 	const struct tachi_stacktab *t = ctx;
 	const struct skey *k = key;
-	const uint8_t *e = t->set + off + 8;
+	const uint8_t *e = t->set + off + SET_HEAD;
 	const uint32_t *fr = k->s->frames;
 	uint32_t hdr, depth = k->s->depth;
 	memcpy(&hdr, e, 4);
@@ -442,8 +477,8 @@ static bool set_eq(void *ctx, uint32_t off, const void *key)
 #define SET_SLACK (1u << 20)
 #define SET_SHALLOW 32
 
-/* Records the stack k (hash h) as leading to leaf, while the set has room; false when out
- * of memory. */
+/* Records the stack k (hash h) as leading to leaf, with no owner yet, while the set has
+ * room; false when out of memory. */
 static bool set_add(struct tachi_stacktab *t, struct skey *k, uint64_t h, uint32_t leaf)
 {
 	size_t need;
@@ -452,17 +487,18 @@ static bool set_add(struct tachi_stacktab *t, struct skey *k, uint64_t h, uint32
 	/* a writer's larger allowance is for shallow stacks, whose copies are small and whose
 	 * walks start near the root, a miss a frame */
 	size_t per = t->set_per_node && k->s->depth <= SET_SHALLOW ? t->set_per_node : SET_PER_NODE;
-	if (t->set_len + (size_t)k->n + 8 > per * t->count + SET_SLACK)
+	if (t->set_len + (size_t)k->n + SET_HEAD > per * t->count + SET_SLACK)
 		return true;
-	if (tachi_add_overflows(t->set_len, (size_t)k->n + 8, &need) || need > UINT32_MAX ||
+	if (tachi_add_overflows(t->set_len, (size_t)k->n + SET_HEAD, &need) || need >= UINT32_MAX ||
 	    !TACHI_RESERVE(t->set, t->set_cap, need))
 		return false;
 	uint8_t *e = t->set + t->set_len;
 	memcpy(e, &leaf, 4);
-	memcpy(e + 4, &k->n, 4);
-	memcpy(e + 8, k->p, k->n);
+	memset(e + 4, 0, 8);
+	memcpy(e + SET_HEAD, k->p, k->n);
 	if (!tachi_idset_insert(&t->set_index, h, (uint32_t)t->set_len))
 		return false;
+	t->hit = (uint32_t)t->set_len + 1;
 	t->set_len = need;
 	return true;
 }
@@ -506,6 +542,7 @@ static uint32_t intern_whole(struct tachi_stacktab *t, struct tachi_pathcache *c
 		h = hint ? hint : stack_hash(s);
 	if (pays && tachi_idset_find(&t->set_index, h, &k, set_eq, t, &off)) {
 		memcpy(&leaf, t->set + off, 4);
+		t->hit = off + 1;
 		c->path_lo = s->depth; /* none of the new path is known */
 	} else {
 		leaf = walk(t, c, s, map, keep);
@@ -578,9 +615,10 @@ uint32_t tachi_stack_intern_ctx(struct tachi_stacktab *t, struct tachi_pathcache
 	if (repeats_last(c, s) && t->pairs[c->entry].ctx == ctx)
 		return c->leaf;
 	size_t nodes = t->count;
+	t->hit = 0;
 	uint32_t leaf = intern_leaf(t, c, s, map, hint);
 	if (leaf == TACHI_NOMEM_NODE ||
-	    !pair_get(t, c, ctx, leaf, s->depth, tachi_stacktab_fresh(nodes, leaf), &c->entry))
+	    !pair_of(t, c, ctx, leaf, s->depth, tachi_stacktab_fresh(nodes, leaf), &c->entry))
 		return c->leaf = TACHI_NOMEM_NODE;
 	return leaf;
 }
@@ -638,8 +676,8 @@ static uint32_t fetch(const struct tachi_stacktab *t, uint64_t h, uint64_t ctx, 
 	if (!e)
 		return 0;
 	if (stage == 1) {
-		/* the entry: leaf, length and header, then up to four bytes a frame */
-		size_t n = 12 + (size_t)(depth < 64 ? depth : 64) * 4;
+		/* the entry: its head and the key's header, then up to four bytes a frame */
+		size_t n = SET_HEAD + 4 + (size_t)(depth < 64 ? depth : 64) * 4;
 		for (size_t off = 0; off < n; off += 64)
 			__builtin_prefetch(e + off);
 		return 0;
