@@ -50,6 +50,7 @@ same_as() { # file importer [importer options...]
 }
 
 @test "tach2pprof reads a gperftools profile, symbolized as gperf2tach does" {
+	command -v protoc >/dev/null || skip "protoc not installed (Debian package protobuf-compiler)"
 	gperf2tach -q --binary-path "$G/hotloop" "$G/hotloop/hotloop.prof" | tach2pprof -o "$T/want.pb.gz"
 	tach2pprof -q --binary-path "$G/hotloop" "$G/hotloop/hotloop.prof" -o "$T/got.pb.gz"
 	TACHFMT_BINARY_PATH="$G/hotloop" tach2pprof -q "$G/hotloop/hotloop.prof" -o "$T/env.pb.gz"

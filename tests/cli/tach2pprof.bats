@@ -418,6 +418,7 @@ by_state() {
 }
 
 @test "thread ids past 2^63-1 stay exact (a string label), and a CPU profiler's profile is cpu time" {
+	need_go
 	tach2pprof --no-gzip "$FIXTURES/tach/cases/edge_ids_timestamps.tach" -o "$T/e.pb"
 	run go tool pprof -raw "$T/e.pb"
 	[ "$status" -eq 0 ]
