@@ -440,3 +440,17 @@ PY
 	TACHFMT_THREADS=2 tach-decode wide.tach >got2
 	cmp got2 want
 }
+
+@test "stacks that many threads share, each looked up whole: each thread's lines, with one and two threads" {
+	python3 "$TESTDATA/shared_folded.py" shared.folded want
+	tach-decode --from collapsed shared.folded >got
+	cmp got want
+	collapsed2tach shared.folded -o shared.tach
+	TACHFMT_THREADS=1 tach-decode shared.tach >got1
+	cmp got1 want
+	TACHFMT_THREADS=2 tach-decode shared.tach >got2
+	cmp got2 want
+	python3 "$TESTDATA/shared_folded.py" shared3.folded want3 3
+	tach-decode --from collapsed shared3.folded >got3
+	cmp got3 want3
+}

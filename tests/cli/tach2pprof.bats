@@ -457,3 +457,10 @@ by_state() {
 	tach-decode "$T/wide.pb.gz" >"$T/got"
 	cmp "$T/got" "$T/want"
 }
+
+@test "stacks that many threads share, each looked up whole: read back, each thread's lines" {
+	python3 "$TESTDATA/shared_folded.py" "$T/shared.folded" "$T/want"
+	tach2pprof "$T/shared.folded" -o "$T/shared.pb.gz"
+	tach-decode "$T/shared.pb.gz" >"$T/got"
+	cmp "$T/got" "$T/want"
+}

@@ -195,3 +195,10 @@ for t in range(int(sys.argv[1])):
 	tach-decode "$T/wide.sampler" >"$T/got"
 	cmp "$T/got" "$T/want"
 }
+
+@test "stacks that many threads share, each looked up whole: read back, each thread's lines" {
+	python3 "$TESTDATA/shared_folded.py" "$T/shared.folded" "$T/want"
+	tach2sampler "$T/shared.folded" -o "$T/shared.sampler"
+	tach-decode "$T/shared.sampler" >"$T/got"
+	cmp "$T/got" "$T/want"
+}
