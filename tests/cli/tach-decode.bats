@@ -430,26 +430,25 @@ PY
 	cmp <(tach-decode long.tach) <(tach-decode longz.tach)
 }
 
-@test "high-cardinality input (past the aggregating writers' lookahead threshold): the lines its counts add up to, directly and through TACH with one and two threads" {
-	python3 "$TESTDATA/wide_folded.py" wide.folded want
-	tach-decode --from collapsed wide.folded >got
+# A generator's folded input (NAME.folded) read directly and through TACH with one and two
+# threads: each time, the collapsed text the generator says its lines add up to.
+sums_directly_and_through_tach() { # generator, name
+	python3 "$TESTDATA/$1" "$2.folded" want
+	tach-decode --from collapsed "$2.folded" >got
 	cmp got want
-	collapsed2tach wide.folded -o wide.tach
-	TACHFMT_THREADS=1 tach-decode wide.tach >got1
+	collapsed2tach "$2.folded" -o "$2.tach"
+	TACHFMT_THREADS=1 tach-decode "$2.tach" >got1
 	cmp got1 want
-	TACHFMT_THREADS=2 tach-decode wide.tach >got2
+	TACHFMT_THREADS=2 tach-decode "$2.tach" >got2
 	cmp got2 want
 }
 
+@test "high-cardinality input (past the aggregating writers' lookahead threshold): the lines its counts add up to, directly and through TACH with one and two threads" {
+	sums_directly_and_through_tach wide_folded.py wide
+}
+
 @test "stacks that many threads share, each looked up whole: each thread's lines, with one and two threads" {
-	python3 "$TESTDATA/shared_folded.py" shared.folded want
-	tach-decode --from collapsed shared.folded >got
-	cmp got want
-	collapsed2tach shared.folded -o shared.tach
-	TACHFMT_THREADS=1 tach-decode shared.tach >got1
-	cmp got1 want
-	TACHFMT_THREADS=2 tach-decode shared.tach >got2
-	cmp got2 want
+	sums_directly_and_through_tach shared_folded.py shared
 	python3 "$TESTDATA/shared_folded.py" shared3.folded want3 3
 	tach-decode --from collapsed shared3.folded >got3
 	cmp got3 want3

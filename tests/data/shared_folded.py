@@ -13,19 +13,16 @@ descending count, then by text. Fixed seed: the same files always.
 import random
 import sys
 
+import folded_sums
+
 out, exp = sys.argv[1], sys.argv[2]
 threads = int(sys.argv[3]) if len(sys.argv) > 3 else 12
 rng = random.Random(13)
 frames = [f"h{k % 30}.py:handler_{k}:{5 + k % 89}" for k in range(900)]
 stacks = [";".join(rng.choice(frames) for _ in range(rng.randint(8, 40))) for _ in range(400)]
-rows, counts = [], {}
+rows = []
 for _ in range(30000):
     key = f"tid:{2000 + rng.randrange(threads)};{rng.choice(stacks)}"
     n = rng.randint(1, 3)
-    counts[key] = counts.get(key, 0) + n
-    rows.append(f"{key} {n}\n")
-with open(out, "w") as f:
-    f.writelines(rows)
-with open(exp, "w") as f:
-    for key, n in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])):
-        f.write(f"{key} {n}\n")
+    rows.append((key, n))
+folded_sums.write(out, exp, rows)

@@ -13,11 +13,13 @@ threshold (65,536 whole stacks kept for lookup), so the queued path is what gets
 import random
 import sys
 
+import folded_sums
+
 out, exp = sys.argv[1], sys.argv[2]
 distinct = int(sys.argv[3]) if len(sys.argv) > 3 else 220000
 rng = random.Random(18)
 frames = [f"m{k % 40}.py:f{k}:{10 + k % 97}" for k in range(600)]
-seen, lines, rows, counts = set(), [], [], {}
+seen, lines, rows = set(), [], []
 while len(lines) < distinct:
     if lines and rng.random() < 0.4:
         key = rng.choice(lines)
@@ -29,10 +31,5 @@ while len(lines) < distinct:
         seen.add(key)
         lines.append(key)
     n = rng.randint(1, 5)
-    counts[key] = counts.get(key, 0) + n
-    rows.append(f"{key} {n}\n")
-with open(out, "w") as f:
-    f.writelines(rows)
-with open(exp, "w") as f:
-    for key, n in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])):
-        f.write(f"{key} {n}\n")
+    rows.append((key, n))
+folded_sums.write(out, exp, rows)
