@@ -158,7 +158,9 @@ static int entry_cmp(const void *pa, const void *pb)
 /* Equal stacks (after -s, or one stack in two inputs) into one entry. */
 static void combine(struct diff *d)
 {
-	qsort(d->e, d->ne, sizeof(*d->e), entry_cmp);
+	/* qsort's array must not be NULL, even when empty (two inputs with no sample) */
+	if (d->ne)
+		qsort(d->e, d->ne, sizeof(*d->e), entry_cmp);
 	size_t o = 0;
 	for (size_t i = 0; i < d->ne; i++) {
 		if (o && !entry_cmp(&d->e[o - 1], &d->e[i])) {

@@ -58,31 +58,44 @@ static void on_signal(int sig)
 }
 
 /* A mapped input file that another process shortens faults when its vanished pages are
- * touched. That is an I/O error like any other: say so, drop the partial output, exit 1.
- * The message is made before reading starts; the handler only writes it. */
-static char shrink_msg[PATH_MAX + 128];
-static size_t shrink_len;
+ * touched. That is an I/O error like any other: say so, naming the input that shrank (the
+ * one whose size is now below what it was at open), drop the partial output, exit 1. The
+ * handler only calls async-signal-safe functions: fstat, write, unlink. */
+static const struct tc_run *shrink_run;
+
+static void say(const char *s)
+{
+	ssize_t k = write(STDERR_FILENO, s, strlen(s));
+	(void)k;
+}
 
 static void on_sigbus(int sig)
 {
 	(void)sig;
 	if (tmp_live)
 		unlink(tmp_path);
-	ssize_t k = write(STDERR_FILENO, shrink_msg, shrink_len);
-	(void)k;
+	const struct tc_run *run = shrink_run;
+	const char *name = NULL;
+	for (size_t i = 0; i < run->ninputs && !name; i++) {
+		struct stat st;
+		const struct tc_input *in = &run->inputs[i];
+		if (in->fd >= 0 && fstat(in->fd, &st) == 0 && st.st_size < in->size_at_open)
+			name = in->name;
+	}
+	say(run->prog->name);
+	say(": ");
+	if (name || run->ninputs == 1) {
+		say(name ? name : run->in_name);
+		say(": read error: the file became shorter while it was read\n");
+	} else {
+		say("read error: an input file became shorter while it was read\n");
+	}
 	_exit(1);
 }
 
 static void catch_shrinking_input(const struct tc_run *run)
 {
-	int n = run->ninputs == 1
-		? snprintf(shrink_msg, sizeof(shrink_msg),
-			   "%s: %s: read error: the file became shorter while it was read\n",
-			   run->prog->name, run->in_name)
-		: snprintf(shrink_msg, sizeof(shrink_msg),
-			   "%s: read error: an input file became shorter while it was read\n",
-			   run->prog->name);
-	shrink_len = n < 0 ? 0 : (size_t)n < sizeof(shrink_msg) ? (size_t)n : sizeof(shrink_msg) - 1;
+	shrink_run = run;
 	struct sigaction sa;
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_sigbus;
@@ -822,6 +835,14 @@ static int env_binary_path(const struct tc_run *run, struct cli *c)
 	return 0;
 }
 
+/* For on_sigbus: a regular file's size at open. */
+static void note_size(struct tc_input *in)
+{
+	struct stat st;
+	if (fstat(in->fd, &st) == 0 && S_ISREG(st.st_mode))
+		in->size_at_open = st.st_size;
+}
+
 /* One input: a path, or stdin for "-"; its name is kept for messages. 0 or the exit status. */
 static int open_one_input(struct tc_run *run, struct tc_input *in, const char *path,
 			  bool *stdin_taken)
@@ -833,6 +854,7 @@ static int open_one_input(struct tc_run *run, struct tc_input *in, const char *p
 		*stdin_taken = true;
 		in->name = "<stdin>";
 		in->fd = STDIN_FILENO;
+		note_size(in);
 		return 0;
 	}
 	in->name = path;
@@ -841,6 +863,7 @@ static int open_one_input(struct tc_run *run, struct tc_input *in, const char *p
 		fprintf(stderr, "%s: %s: %s\n", run->prog->name, path, strerror(errno));
 		return 1;
 	}
+	note_size(in);
 	return 0;
 }
 
@@ -1049,6 +1072,9 @@ int tc_main(int argc, char **argv, const struct tc_prog *prog)
 	memset(&c, 0, sizeof(c));
 	run.cli = &c;
 	build_getopt(prog, &c);
+	/* Past a file-size limit (ulimit -f), write fails with EFBIG, an I/O error reported as
+	 * any other, instead of SIGXFSZ killing the program with its temporary file left. */
+	signal(SIGXFSZ, SIG_IGN);
 	int ch, status = -1;
 	opterr = 0;
 	while (status < 0 && (ch = getopt_long(argc, argv, c.shorts, c.lopts, NULL)) != -1)

@@ -5,6 +5,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <sys/types.h>
 
 #include "tachfmt.h"
 
@@ -29,6 +30,7 @@ struct tc_input {
 	int fd;
 	struct tach_reader *r;
 	struct tc_run *run;
+	off_t size_at_open;      /* a regular file's size when opened, else 0 */
 };
 
 /* An output choice of --format: a writer format, or a custom handler. */

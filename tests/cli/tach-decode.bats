@@ -453,3 +453,17 @@ sums_directly_and_through_tach() { # generator, name
 	tach-decode --from collapsed shared3.folded >got3
 	cmp got3 want3
 }
+
+@test "a run stopped by the file-size limit is an I/O error: exit 1, nothing left behind" {
+	local in=$FIXTURES/tach/cases/rle_long_10000.tach
+	# 650 KB of samples text against a limit of 64 KiB
+	[ "$(tach-decode -F samples "$in" | wc -c)" -gt 65536 ]
+	run bash -c "ulimit -f 64; tach-decode -F samples '$in' -o out.txt"
+	echo "$output"
+	[ "$status" -eq 1 ]
+	[ "$output" = "tach-decode: out.txt: write error: File too large" ]
+	[ -z "$(ls | grep '^out\.txt')" ]
+	run bash -c "ulimit -f 64; tach-decode -F samples '$in' > out.txt"
+	[ "$status" -eq 1 ]
+	[ "$output" = "tach-decode: <stdout>: write error: File too large" ]
+}

@@ -296,3 +296,30 @@ summed() {
 		grep -qE -- "\*(-[a-zA-Z], )?$o\*" "$SOURCE_ROOT/docs/tach-merge.1.scd" || { echo "missing $o"; false; }
 	done
 }
+
+@test "an input cut short while it is read is named in the error, and no -o file is left" {
+	gen=$BUILD_ROOT/bench/gen_tach
+	[ -x "$gen" ] || skip "no bench/gen_tach in this build"
+	"$gen" churn 2000000 "$TMP/a.tach" none >/dev/null
+	"$gen" churn 2000000 "$TMP/b.tach" none >/dev/null
+	TACHFMT_THREADS=1 tach-merge "$TMP/a.tach" "$TMP/b.tach" -o "$TMP/m.tach" 2>"$TMP/err" &
+	local pid=$! status=0
+	# Stop it once both inputs are mapped (let it run in short steps until then), cut the
+	# second, and let it go on: its next page of b.tach is gone.
+	kill -STOP $pid
+	until grep -q "$TMP/b.tach" /proc/$pid/maps 2>/dev/null && grep -q "$TMP/a.tach" /proc/$pid/maps; do
+		kill -0 $pid 2>/dev/null || break
+		kill -CONT $pid
+		sleep 0.01
+		kill -STOP $pid 2>/dev/null || break
+	done
+	grep -q "$TMP/b.tach" /proc/$pid/maps || skip "tach-merge finished before both inputs were mapped"
+	truncate -s 4096 "$TMP/b.tach"
+	kill -CONT $pid
+	wait $pid || status=$?
+	cat "$TMP/err"
+	[ "$status" -eq 1 ]
+	[ "$(cat "$TMP/err")" = "tach-merge: $TMP/b.tach: read error: the file became shorter while it was read" ]
+	[ ! -e "$TMP/m.tach" ]
+	[ -z "$(ls "$TMP" | grep '^m\.tach\.')" ]
+}
