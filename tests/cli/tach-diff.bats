@@ -161,3 +161,12 @@ joined() {
 		grep -qE -- "\*(-[a-zA-Z], )?$o\*" "$SOURCE_ROOT/docs/tach-diff.1.scd" || { echo "missing $o"; false; }
 	done
 }
+
+@test "two inputs without samples: empty output, exit 0, nothing else left (UBSan checks the sort)" {
+	: | tach-encode -o "$TMP/e.tach"
+	run tach-diff "$TMP/e.tach" "$TMP/e.tach" -o "$TMP/d.folded"
+	[ "$status" -eq 0 ]
+	[ -z "$output" ]
+	[ -f "$TMP/d.folded" ] && [ ! -s "$TMP/d.folded" ]
+	[ "$(ls "$TMP" | sort | xargs)" = "d.folded e.tach" ]
+}
