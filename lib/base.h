@@ -30,6 +30,10 @@ bool tachi_reserve(void **p, size_t *cap, size_t need, size_t elem);
 #define TACHI_RESERVE(arr, cap, need)                                                        \
 	((size_t)(need) <= (cap) || tachi_reserve((void **)&(arr), &(cap), (need), sizeof(*(arr))))
 
+/* The longest string a reader takes from its input: far longer than any symbol (C++ and Rust
+ * names reach some KB), so that a string meant only to cost memory is refused at once. */
+#define TACHI_MAX_STRING (1u << 20)
+
 /* Locale-free decimal; returns the length written (<= 20 digits + sign). */
 size_t tachi_fmt_u64(char *buf, uint64_t v);
 size_t tachi_fmt_i64(char *buf, int64_t v);

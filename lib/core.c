@@ -235,6 +235,29 @@ bool tachi_parse_u64(const char *s, uint64_t max, uint64_t *out)
 	return s && tachi_parse_dec(s, strlen(s), max, out);
 }
 
+bool tachi_parse_size(const char *s, uint64_t *out)
+{
+	static const char units[] = "KMGT";
+	if (!s)
+		return false;
+	size_t n = 0;
+	while (s[n] >= '0' && s[n] <= '9')
+		n++;
+	unsigned shift = 0;
+	const char *u = s + n;
+	if (*u && strchr(units, *u)) {
+		shift = 10 * (unsigned)(strchr(units, *u) - units + 1);
+		u++;
+		if (!strcmp(u, "iB"))
+			u += 2;
+	}
+	uint64_t v;
+	if (*u || !tachi_parse_dec(s, n, UINT64_MAX, &v) || (shift && v > UINT64_MAX >> shift))
+		return false;
+	*out = v << shift;
+	return true;
+}
+
 int tachi_hexval(char c)
 {
 	if (c >= '0' && c <= '9')

@@ -145,6 +145,15 @@ static int no_match(struct tach_reader *r, const uint8_t *p, size_t n)
 		size_t l = strlen(tried);
 		snprintf(tried + l, sizeof(tried) - l, "%s%s", l ? ", " : "", f->name);
 	}
+	const char *near = NULL;
+	for (size_t i = 0; !near && (f = tachi_format_at(i)); i++)
+		if (f->reader && f->resembles && f->resembles(p, n))
+			near = f->name;
+	if (near)
+		return RFAIL(r, TACH_E_FORMAT, TACH_POS_OFFSET, 0,
+			     "input format not recognized: it starts \"%s\"%s, as %s files do, but "
+			     "is not one that detection takes; --from %s reads it as %s and says what "
+			     "is wrong (tried %s)", seen, n > 16 ? "..." : "", near, near, near, tried);
 	return RFAIL(r, TACH_E_FORMAT, TACH_POS_OFFSET, 0,
 		     "input format not recognized: it starts \"%s\"%s; tried %s", seen,
 		     n > 16 ? "..." : "", tried);
@@ -169,18 +178,42 @@ static int become(struct tach_reader *r, const struct tachi_format *f, size_t in
 	return rc;
 }
 
+/* Whether a format before index end resembles the n bytes at p. */
+static bool resembled_before(const uint8_t *p, size_t n, size_t end)
+{
+	const struct tachi_format *f;
+	for (size_t i = 0; i < end && (f = tachi_format_at(i)); i++)
+		if (f->reader && f->resembles && f->resembles(p, n))
+			return true;
+	return false;
+}
+
+/* The first format whose probe takes the n bytes at p, or NULL; its index into *index. */
+static const struct tachi_format *first_taker(const uint8_t *p, size_t n, size_t *index)
+{
+	const struct tachi_format *f;
+	for (*index = 0; (f = tachi_format_at(*index)); (*index)++)
+		if (f->reader && f->probe && f->probe(p, n))
+			return f;
+	return NULL;
+}
+
 static int auto_open(struct tach_reader *r)
 {
 	const uint8_t *p;
-	size_t n;
+	size_t n, i;
 	int rc = tachi_in_peek(&r->in, TACHI_PROBE_BYTES, &r->err, &p, &n);
 	if (rc)
 		return rc;
-	const struct tachi_format *f;
-	size_t i;
-	for (i = 0; (f = tachi_format_at(i)); i++)
-		if (f->reader && f->probe && f->probe(p, n))
-			break;
+	const struct tachi_format *f = first_taker(p, n, &i);
+	/* What a probe could not tell from the first bytes (a JSON key past them) it may
+	 * tell from more: when a format before the one chosen (or any, when none was)
+	 * resembles the input, the probes are asked again of a bigger window. */
+	if (n == TACHI_PROBE_BYTES && resembled_before(p, n, f ? i : SIZE_MAX)) {
+		if ((rc = tachi_in_peek(&r->in, TACHI_PROBE_MORE, &r->err, &p, &n)))
+			return rc;
+		f = first_taker(p, n, &i);
+	}
 	if (!f)
 		return no_match(r, p, n);
 	if ((rc = become(r, f, i)))

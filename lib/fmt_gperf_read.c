@@ -373,7 +373,7 @@ static int take_record(struct tach_reader *r, struct gread *g, size_t off, size_
 			  (unsigned long long)count)))
 		return rc;
 	if (__builtin_add_overflow(*total, count, total) || *total > r->lim.max_samples)
-		return RFAIL(r, TACH_E_LIMIT, TACH_POS_OFFSET, off, "more than %llu samples",
+		return RFAIL(r, TACH_E_LIMIT, TACH_POS_OFFSET, off, "more than %llu samples (see --max-samples)",
 			     (unsigned long long)r->lim.max_samples);
 	/* Timestamps are synthesized at the period: they must not wrap. */
 	uint64_t span;

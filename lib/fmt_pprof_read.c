@@ -272,8 +272,9 @@ static int add_string(struct tach_reader *r, const struct field *f)
 		return rc;
 	if (st->nstr == 0 && f->len)
 		return pfail(r, f->at, "string_table[0] must be ''");
-	if (f->len > UINT32_MAX)
-		return pfail(r, f->at, "a string of %zu bytes", f->len);
+	if (f->len > TACHI_MAX_STRING)
+		return pfail(r, f->at, "a string of %zu bytes, longer than any name (the limit is %u)",
+			     f->len, TACHI_MAX_STRING);
 	if (!TACHI_RESERVE(st->soff, st->soff_cap, st->nstr + 1) ||
 	    !TACHI_RESERVE(st->slen, st->slen_cap, st->nstr + 1))
 		return RFAIL(r, TACH_E_NOMEM, TACH_POS_NONE, 0, "out of memory");
@@ -963,7 +964,7 @@ static int pr_next(struct tach_reader *r, const struct tach_sample **out)
 	if ((rc = build_stack(r, &sd, &s->depth)))
 		return rc;
 	if (w > r->lim.max_samples || st->emitted > r->lim.max_samples - w)
-		return RFAIL(r, TACH_E_LIMIT, TACH_POS_OFFSET, f.at, "more than %llu samples",
+		return RFAIL(r, TACH_E_LIMIT, TACH_POS_OFFSET, f.at, "more than %llu samples (see --max-samples)",
 			     (unsigned long long)r->lim.max_samples);
 	uint64_t span;
 	if (__builtin_mul_overflow(st->emitted, r->meta.interval_us, &span) ||
@@ -1014,15 +1015,19 @@ static int inflate_all(struct tach_reader *r, uint64_t max)
 			}
 			inflateReset(&z);
 		}
-		if (len == cap && (len >= max || !TACHI_RESERVE(st->own, cap, len + (len < (1u << 20) ? (1u << 16) : len / 2)))) {
-			rc = len >= max ? RFAIL(r, TACH_E_LIMIT, TACH_POS_NONE, 0,
-					       "the uncompressed profile exceeds %llu bytes",
+		if (len > max || (len == cap && !TACHI_RESERVE(st->own, cap, len + (len < (1u << 20) ? (1u << 16) : len / 2)))) {
+			rc = len > max ? RFAIL(r, TACH_E_LIMIT, TACH_POS_NONE, 0,
+					       "the uncompressed profile exceeds %llu bytes (see --max-input)",
 					       (unsigned long long)max)
 					: RFAIL(r, TACH_E_NOMEM, TACH_POS_NONE, 0, "out of memory");
 			break;
 		}
+		/* at most one byte past the limit: a bomb costs max, not the next growth step */
+		size_t room = cap - len;
+		if (room > max + 1 - len)
+			room = (size_t)(max + 1 - len);
 		z.next_out = st->own + len;
-		z.avail_out = (uInt)((cap - len) < UINT32_MAX ? cap - len : UINT32_MAX);
+		z.avail_out = (uInt)(room < UINT32_MAX ? room : UINT32_MAX);
 		size_t before = z.avail_out;
 		zr = inflate(&z, Z_NO_FLUSH);
 		len += before - z.avail_out;
@@ -1197,6 +1202,17 @@ static bool plausible(const uint8_t *p, size_t n, bool cut)
 	return fields > 0;
 }
 
+/* gzip data (the one compressed format read), or a first field that a Profile message may
+ * start with: a known field number with its wire type. */
+bool tachi_pprof_resembles(const uint8_t *p, size_t n)
+{
+	static const uint8_t wt[15] = { 9, 2, 2, 2, 2, 2, 2, 0, 0, 0, 0, 2, 0, 9, 0 };
+	if (n >= 2 && p[0] == 0x1f && p[1] == 0x8b)
+		return true;
+	unsigned num = n ? p[0] >> 3 : 0;
+	return num >= 1 && num <= 14 && (wt[num] == 9 || wt[num] == (p[0] & 7));
+}
+
 bool tachi_pprof_probe(const uint8_t *p, size_t n)
 {
 	if (n < 2 || p[0] != 0x1f || p[1] != 0x8b)
@@ -1210,10 +1226,16 @@ bool tachi_pprof_probe(const uint8_t *p, size_t n)
 	z.avail_in = (uInt)n;
 	z.next_out = out;
 	z.avail_out = sizeof(out);
-	int zr = inflate(&z, Z_SYNC_FLUSH);
+	int zr;
+	/* Members one after another, as the reader takes them: a first member of a few
+	 * bytes says little about the profile. */
+	while ((zr = inflate(&z, Z_SYNC_FLUSH)) == Z_STREAM_END && z.avail_out && z.avail_in >= 2 &&
+	       z.next_in[0] == 0x1f && z.next_in[1] == 0x8b)
+		inflateReset(&z);
 	size_t got = sizeof(out) - z.avail_out;
+	bool ended = zr == Z_STREAM_END && !z.avail_in;
 	inflateEnd(&z);
 	if (zr != Z_OK && zr != Z_STREAM_END && zr != Z_BUF_ERROR)
 		return false;
-	return plausible(out, got, zr != Z_STREAM_END);
+	return plausible(out, got, !ended);
 }

@@ -969,4 +969,5 @@ const struct tachi_format tachi_fmt_pprof = {
 	.reader = &tachi_pprof_reader_ops,
 	.writer = &writer_ops,
 	.probe = tachi_pprof_probe,
+	.resembles = tachi_pprof_resembles,
 };

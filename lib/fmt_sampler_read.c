@@ -662,7 +662,7 @@ static int record(struct tach_reader *r, const struct tach_sample **out)
 			return rc;
 	}
 	if (st->samples >= r->lim.max_samples)
-		return RFAIL(r, TACH_E_LIMIT, TACH_POS_OFFSET, p, "more than %llu samples",
+		return RFAIL(r, TACH_E_LIMIT, TACH_POS_OFFSET, p, "more than %llu samples (see --max-samples)",
 			     (unsigned long long)r->lim.max_samples);
 	if (n && !TACHI_RESERVE(st->frames, st->frames_cap, (size_t)n))
 		return RFAIL(r, TACH_E_NOMEM, TACH_POS_NONE, 0, "out of memory");

@@ -324,7 +324,7 @@ static int sr_next(struct tach_reader *r, const struct tach_sample **out)
 	}
 	if (++st->samples > r->lim.max_samples)
 		return RFAIL(r, TACH_E_LIMIT, TACH_POS_LINE, r->in.line,
-			     "more than %llu samples", (unsigned long long)r->lim.max_samples);
+			     "more than %llu samples (see --max-samples)", (unsigned long long)r->lim.max_samples);
 	struct tach_sample *smp = &r->sample;
 	smp->thread_id = v[0];
 	smp->interp_id = (uint32_t)v[1];

@@ -186,6 +186,16 @@ bool tachi_speedscope_probe(const uint8_t *p, size_t n)
 	return false;
 }
 
+/* A JSON object: its keys (the probe's "$schema", or "shared" and "profiles") may come
+ * after the first window. */
+bool tachi_speedscope_resembles(const uint8_t *p, size_t n)
+{
+	size_t i = n >= 3 && !memcmp(p, "\xef\xbb\xbf", 3) ? 3 : 0;
+	while (i < n && (p[i] == ' ' || p[i] == '\t' || p[i] == '\n' || p[i] == '\r'))
+		i++;
+	return i < n && p[i] == '{';
+}
+
 /* A number token's value in 10^-scale units. */
 static int number(struct tach_reader *r, const struct tachi_jtok *t, int scale, const char *what,
 		  int64_t *out)
@@ -921,4 +931,5 @@ const struct tachi_format tachi_fmt_speedscope = {
 	.reader = &tachi_speedscope_reader_ops,
 	.writer = &tachi_speedscope_writer_ops,
 	.probe = tachi_speedscope_probe,
+	.resembles = tachi_speedscope_resembles,
 };

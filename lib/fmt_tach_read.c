@@ -622,7 +622,7 @@ static inline int over_limit(struct tach_reader *r)
 	struct tstate *st = r->state;
 	if (TACHI_LIKELY(st->decoded <= r->lim.max_samples))
 		return TACH_OK;
-	return data_fail(r, TACH_E_LIMIT, "more than %llu samples (max-samples)",
+	return data_fail(r, TACH_E_LIMIT, "more than %llu samples (see --max-samples)",
 			 (unsigned long long)r->lim.max_samples);
 }
 

@@ -11,7 +11,11 @@
 /* Aggregating writers pay per record, so the library sets no limit; programs whose
  * output stores every sample set one. */
 #define DEFAULT_MAX_SAMPLES UINT64_MAX
-#define DEFAULT_MAX_INPUT (64ull << 30)
+/* What a whole-input reader (pprof, speedscope, gperftools, Sampler, TACH from a pipe) may
+ * hold, before or after gzip: far above real profiles (a long py-spy speedscope file is tens
+ * of MB), low enough that a small hostile file (a gzip bomb, an endless pipe) costs at most
+ * about this much memory. */
+#define DEFAULT_MAX_INPUT (512ull << 20)
 #define DEFAULT_MAX_LINE (64u << 20)
 
 /* ---- readers ---- */
@@ -83,7 +87,7 @@ TACH_API int tach_reader_set_option(struct tach_reader *r, const char *key, cons
 		return TACH_OK;
 	}
 	if (!strcmp(key, "max-input")) {
-		if (!tachi_parse_u64(value, UINT64_MAX, &v) || v == 0)
+		if (!tachi_parse_size(value, &v) || v == 0)
 			return RFAIL(r, TACH_E_USAGE, TACH_POS_NONE, 0, "bad max-input: %s", value);
 		r->lim.max_input = v;
 		return TACH_OK;

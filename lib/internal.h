@@ -554,6 +554,8 @@ struct tachi_writer_ops {
 
 /* Detection reads this much of the start of an input (less at its end). */
 #define TACHI_PROBE_BYTES 4096u
+/* The window probes are asked again of when none took the first TACHI_PROBE_BYTES. */
+#define TACHI_PROBE_MORE (1u << 20)
 
 struct tachi_format {
 	const char *name;
@@ -562,6 +564,10 @@ struct tachi_format {
 	/* Whether the first n bytes (n < TACHI_PROBE_BYTES only at the end of the input) look
 	 * like this format; readers only. Asked in table order: the first yes wins. */
 	bool (*probe)(const uint8_t *p, size_t n);
+	/* Weaker than probe: whether input that no probe took looks like a damaged or unusual
+	 * file of this format (its first bytes are what this format's files start with), to
+	 * name it in the message. NULL for formats whose probe is all there is to say. */
+	bool (*resembles)(const uint8_t *p, size_t n);
 };
 /* The stack trie of a writer with lookahead. */
 static inline struct tachi_stacktab *tachi_writer_trie(struct tach_writer *w)
@@ -631,6 +637,7 @@ extern const struct tachi_format tachi_fmt_pprof;
 /* The pprof format's two files: the reader's ops and probe, for the writer file's row. */
 extern const struct tachi_reader_ops tachi_pprof_reader_ops;
 bool tachi_pprof_probe(const uint8_t *p, size_t n);
+bool tachi_pprof_resembles(const uint8_t *p, size_t n);
 extern const struct tachi_format tachi_fmt_sampler;
 extern const struct tachi_format tachi_fmt_flamegraph;
 extern const struct tachi_format tachi_fmt_pstats;
@@ -643,6 +650,7 @@ extern const struct tachi_format tachi_fmt_speedscope;
 extern const struct tachi_reader_ops tachi_speedscope_reader_ops;
 extern const struct tachi_writer_ops tachi_speedscope_writer_ops;
 bool tachi_speedscope_probe(const uint8_t *p, size_t n);
+bool tachi_speedscope_resembles(const uint8_t *p, size_t n);
 
 /* Helpers for format modules. */
 #define RFAIL(r, code, kind, pos, ...) tachi_fail(&(r)->err, (code), (kind), (pos), __VA_ARGS__)
@@ -652,6 +660,9 @@ bool tachi_speedscope_probe(const uint8_t *p, size_t n);
 int tachi_soft_fail(struct tach_reader *r, uint64_t off, const char *fmt, ...) TACHI_PRINTF(3, 4);
 /* Parses an unsigned decimal option value; false if malformed or > max. */
 bool tachi_parse_u64(const char *s, uint64_t max, uint64_t *out);
+/* A byte count: decimal, optionally followed by K, M, G or T (powers of 1024, with or
+ * without "iB"). */
+bool tachi_parse_size(const char *s, uint64_t *out);
 /* The same for n bytes at s (no sign, no space, at least one digit). */
 bool tachi_parse_dec(const char *s, size_t n, uint64_t max, uint64_t *out);
 /* The value of a hexadecimal digit, -1 for any other byte. */

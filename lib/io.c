@@ -32,12 +32,9 @@ int tachi_in_load(struct tachi_in *in, uint64_t max_input, struct tachi_err *e)
 	struct stat st;
 	if (fstat(in->fd, &st) == 0 && S_ISREG(st.st_mode)) {
 		off_t here = lseek(in->fd, 0, SEEK_CUR);
-		if (here == (off_t)peeked && (uint64_t)st.st_size > 0) {
-			if ((uint64_t)st.st_size > max_input)
-				return tachi_fail(e, TACH_E_LIMIT, TACH_POS_NONE, 0,
-					     "input of %llu bytes exceeds the limit of %llu bytes",
-					     (unsigned long long)st.st_size,
-					     (unsigned long long)max_input);
+		/* A mapped file is not held: its pages are the file's own, read on demand and
+		 * given back, so max_input (what a pipe may make us allocate) does not apply. */
+		if (here == (off_t)peeked && (uint64_t)st.st_size > 0 && (uint64_t)st.st_size <= SIZE_MAX) {
 			void *m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, in->fd, 0);
 			if (m != MAP_FAILED) {
 				in->map = m;
@@ -59,10 +56,10 @@ int tachi_in_load(struct tachi_in *in, uint64_t max_input, struct tachi_err *e)
 	in->buf = NULL;
 	in->cap = in->end = 0;
 	for (;;) {
-		if (len + IN_CHUNK > max_input + 1 && len > max_input) {
+		if (len > max_input) {
 			free(buf);
 			return tachi_fail(e, TACH_E_LIMIT, TACH_POS_NONE, 0,
-				     "input exceeds the limit of %llu bytes",
+				     "input exceeds the limit of %llu bytes (see --max-input)",
 				     (unsigned long long)max_input);
 		}
 		if (in->eof)
@@ -71,8 +68,13 @@ int tachi_in_load(struct tachi_in *in, uint64_t max_input, struct tachi_err *e)
 			free(buf);
 			return tachi_fail(e, TACH_E_NOMEM, TACH_POS_NONE, 0, "out of memory reading input");
 		}
+		/* never more than one byte past the limit, whatever room the buffer has, so an
+		 * endless input costs max_input and not the buffer's next doubling */
+		size_t room = cap - len;
+		if (room > max_input + 1 - len)
+			room = (size_t)(max_input + 1 - len);
 		size_t got = 0;
-		int rc = read_some(in, e, buf + len, cap - len, &got);
+		int rc = read_some(in, e, buf + len, room, &got);
 		if (rc) {
 			free(buf);
 			return rc;

@@ -110,6 +110,9 @@ static const struct tc_opt common_opts[] = {
 	{ "verbose", 'v', NULL, NULL, NULL, "print what was read and written", NULL, false },
 	{ "strict", 0, NULL, "r:strict", "yes", "treat recoverable problems in the input as errors", NULL, false },
 	{ "max-depth", 0, "N", "r:max-depth", NULL, "reject stacks deeper than N frames", NULL, false },
+	{ "max-input", 0, "SIZE", "r:max-input", NULL,
+	  "hold at most SIZE bytes of a whole input, after gzip (K, M, G suffixes; default 512M)",
+	  NULL, false },
 	{ "thread", 0, "TID", NULL, NULL, "keep only samples of thread TID (repeatable)", NULL, true },
 	{ "status", 0, "LIST", NULL, NULL,
 	  "keep samples with any listed state: gil cpu unknown gil-wait exception main idle; "
@@ -124,7 +127,8 @@ static const struct tc_opt common_opts[] = {
 /* Programs whose reader is "auto" detect their input's format; --from names it instead. */
 static const struct tc_opt input_opts[] = {
 	{ "from", 0, "FORMAT", NULL, NULL,
-	  "read the input as FORMAT instead of detecting it; 'help' lists the formats", NULL,
+	  "read the input as FORMAT instead of detecting it ('auto' detects; 'help' lists the "
+	  "formats)", NULL,
 	  false },
 	{ "sample-index", 0, "TYPE", "r:sample-index", NULL,
 	  "pprof input: the sample type (name or number) whose values are the weights "
@@ -154,18 +158,18 @@ static const struct tc_opt tach_writer_opts[] = {
 	{ "compression", 0, "KIND", "w:compression", NULL, "sample compression (default zstd)",
 	  "zstd none", false },
 	{ "level", 0, "N", "w:level", NULL, "zstd compression level, 1-22 (default 5)", NULL, false },
-	TC_MAX_SAMPLES_OPT,
+	TC_MAX_SAMPLES_OPT_DEFAULT("4294967295"),
 	{ 0 },
 };
 
-/* Outputs that store every sample (TACH, the samples text, Gecko) carry --max-samples: a
- * count or a run of N samples costs them N, so they stop at a generous default. Outputs
- * that aggregate pay per record and have no limit. */
+/* Outputs that store every sample (TACH, the samples text, Gecko, Sampler) carry
+ * --max-samples: a count or a run of N samples costs them N, so they stop at a default
+ * (the option's value). Outputs that aggregate pay per record and have no limit. */
 static void default_max_samples(const struct tc_output *out, struct tach_reader *r)
 {
 	for (const struct tc_opt *o = out->opts; o && o->name; o++)
 		if (!strcmp(o->name, "max-samples")) {
-			tach_reader_set_option(r, "max-samples", TC_DEFAULT_MAX_SAMPLES);
+			tach_reader_set_option(r, "max-samples", o->value);
 			return;
 		}
 }
@@ -674,6 +678,7 @@ struct cli {
 	/* Values collected first, applied once the handles exist. */
 	const char *values[MAX_OPTS];
 	char *joined[MAX_OPTS]; /* repeated options' values, joined with ':' */
+	bool typed[MAX_OPTS];   /* given on the command line, not taken from the environment */
 };
 
 static void build_getopt(const struct tc_prog *prog, struct cli *c)
@@ -711,6 +716,10 @@ static int take_from(struct tc_run *run, const char *arg)
 			puts(t);
 		return fflush(stdout) || ferror(stdout) ? 1 : 0;
 	}
+	if (!strcmp(arg, "auto")) {
+		run->from = NULL;
+		return -1;
+	}
 	const char *name;
 	int rd;
 	for (size_t i = 0; (name = tach_format_name(i, &rd, NULL)); i++)
@@ -718,7 +727,7 @@ static int take_from(struct tc_run *run, const char *arg)
 			run->from = arg;
 			return -1;
 		}
-	return usage_error(run->prog, "unknown --from %s (one of: %s)", arg, formats);
+	return usage_error(run->prog, "unknown --from %s (one of: %s, or auto)", arg, formats);
 }
 
 /* The options the runner handles itself (output, messages, filters); -1 when name is not
@@ -819,6 +828,7 @@ static int take_option(struct tc_run *run, struct cli *c, int ch, char **argv)
 	int rc = take_common(run, name, optarg);
 	if (rc >= 0)
 		return rc ? rc : -1;
+	c->typed[idx] = true;
 	return keep_value(c, idx, optarg) ? 1 : -1;
 }
 
@@ -1014,6 +1024,24 @@ static int run_handler(struct tc_run *run, struct tach_reader *r, int outfd)
 	return status;
 }
 
+/* A reader option typed for another format than the one detected was not used: say so
+ * (a detecting reader hands each option only to the formats that take it). */
+static void warn_unused(struct tc_run *run, const struct tc_input *in)
+{
+	const char *format = tach_reader_format(in->r);
+	for (size_t i = 0; i < run->cli->n && !run->quiet; i++) {
+		const char *t = run->cli->all[i]->target;
+		if (!run->cli->typed[i] || !t || t[0] != 'r')
+			continue;
+		struct tach_reader *r = tach_reader_new(format);
+		bool took = r && tach_reader_set_option(r, t + 2, run->cli->values[i]) == TACH_OK;
+		tach_reader_free(r);
+		if (!took)
+			fprintf(stderr, "%s: %s: warning: --%s does not apply to %s input; ignored\n",
+				run->prog->name, in->name, run->cli->all[i]->name, format);
+	}
+}
+
 /* Opens every reader on its input, then reads them into the output. */
 static int read_inputs(struct tc_run *run, struct tach_writer *w, int outfd)
 {
@@ -1021,6 +1049,8 @@ static int read_inputs(struct tc_run *run, struct tach_writer *w, int outfd)
 		struct tc_input *in = &run->inputs[i];
 		if (tach_reader_open_fd(in->r, in->fd) < 0)
 			return tc_reader_failed(run, in->r);
+		if (detects(run->prog) && !run->from)
+			warn_unused(run, in);
 		if (run->verbose && detects(run->prog))
 			fprintf(stderr, "%s: %s: %s input\n", run->prog->name, in->name,
 				tach_reader_format(in->r));

@@ -46,13 +46,16 @@ struct tc_output {
 	int gzip_level;
 };
 
-/* --max-samples, for an output that stores every sample (a weight N costs it N): the
- * runner sets TC_DEFAULT_MAX_SAMPLES unless the user gives a value. */
-#define TC_DEFAULT_MAX_SAMPLES "4294967295"
-#define TC_MAX_SAMPLES_OPT                                                                 \
-	{ "max-samples", 0, "N", "r:max-samples", NULL,                                    \
-	  "fail when the input expands to more than N samples (default " TC_DEFAULT_MAX_SAMPLES ")", \
-	  NULL, false }
+/* --max-samples, for an output that stores every sample (a weight N costs it N); the
+ * runner sets the default (the option's value) unless the user gives one. 10^8 is 2.8
+ * hours of one thread at CPython's default 10 kHz, and what such an output writes in about
+ * a second: a claimed weight of billions (a pprof heap value, a speedscope weight, a folded
+ * count) stops at once instead of filling the disk. TACH keeps a weight as one record, so
+ * its output stops only at the 2^32-1 samples its header can count. */
+#define TC_MAX_SAMPLES_OPT_DEFAULT(n)                                                      \
+	{ "max-samples", 0, "N", "r:max-samples", n,                                       \
+	  "fail when the input expands to more than N samples (default " n ")", NULL, false }
+#define TC_MAX_SAMPLES_OPT TC_MAX_SAMPLES_OPT_DEFAULT("100000000")
 
 /* The TACH output with its writer's options (--compression, --level), for every program
  * that writes TACH: outputs = tc_tach_output. */

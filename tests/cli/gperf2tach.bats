@@ -320,11 +320,11 @@ PY
 	# a lower limit stops the outputs that store every sample, with the offset
 	run gperf2tach -q --no-symbolize --max-samples 1000 "$T/cnt.prof" -o "$T/x.tach"
 	[ "$status" -eq 1 ]
-	[ "$output" = "gperf2tach: $T/cnt.prof: offset 40: more than 1000 samples" ]
+	[ "$output" = "gperf2tach: $T/cnt.prof: offset 40: more than 1000 samples (see --max-samples)" ]
 	[ ! -e "$T/x.tach" ]
 	run tach-decode -F samples --max-samples 1000 "$T/cnt.tach"
 	[ "$status" -eq 1 ]
-	[[ $output == *"more than 1000 samples (max-samples)"* ]]
+	[[ $output == *"more than 1000 samples (see --max-samples)"* ]]
 	# aggregating outputs have no limit: --max-samples is not theirs
 	run tach-decode -F collapsed --max-samples 1000 "$T/cnt.tach"
 	[ "$status" -eq 2 ]

@@ -168,4 +168,5 @@ def main():
     sys.stdout.buffer.write(data() if data else hostile(case))
 
 
-main()
+if __name__ == "__main__":
+    main()

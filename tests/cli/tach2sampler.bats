@@ -184,7 +184,7 @@ for t in range(int(sys.argv[1])):
 	run tach2sampler --max-samples 10 one.tach -o out.trace
 	echo "$output"
 	[ "$status" -eq 1 ]
-	[[ $output == "tach2sampler: one.tach: "*"more than 10 samples (max-samples)"* ]]
+	[[ $output == "tach2sampler: one.tach: "*"more than 10 samples (see --max-samples)"* ]]
 	[ ! -e out.trace ]
 	tach2sampler --max-samples 50 one.tach -o out.trace
 }

@@ -1,0 +1,168 @@
+#!/usr/bin/env bats
+# Small hostile files must cost seconds and bounded memory, never minutes, gigabytes or a
+# wrong answer: claimed weights that expand, gzip bombs, endless pipes, strings longer than
+# any name; and detection that says what it could not tell. Each input is made here.
+
+setup() {
+	cd "$BATS_TEST_TMPDIR"
+	GEN_DIR=$SOURCE_ROOT/tests/cli
+}
+
+# A pprof heap profile (alloc_space in bytes, the default type) with one sample of VALUE.
+heap_pprof() { # value file
+	python3 - "$1" "$2" <<'PY'
+import sys
+sys.path.insert(0, sys.argv[0] and __import__("os").environ["GEN_DIR"])
+import pprof_gen as g
+s = g.Strings()
+body = (g.vt(s, 1, "alloc_objects", "count") + g.vt(s, 1, "alloc_space", "bytes") +
+        g.num(14, s("alloc_space")) + g.fn(s, 1, "main", "m.go") + g.fn(s, 2, "grow", "m.go") +
+        g.loc(1, [(1, 1)]) + g.loc(2, [(2, 5)]) + g.sample([2, 1], [1, int(sys.argv[1])]))
+open(sys.argv[2], "wb").write(body + s.encode())
+PY
+}
+
+# Peak resident memory of a command that fails, in KiB.
+peak_kib_failing() {
+	python3 -c 'import resource, subprocess, sys
+subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)' "$@"
+}
+
+@test "a pprof value of 3e9 stops the outputs that store every sample at once, naming the option" {
+	export GEN_DIR
+	heap_pprof 3000000000 heap.pb
+	local p
+	for p in "tach2sampler" "tach2gecko" "tach-decode -F samples"; do
+		run $p heap.pb -o out
+		echo "$p: $output"
+		[ "$status" -eq 1 ]
+		[[ $output == *"heap.pb: offset "*": more than 100000000 samples (see --max-samples)" ]]
+		[ ! -e out ]
+	done
+	# the aggregating outputs keep it as one weighted sample
+	[ "$(tach-decode --no-thread-frames heap.pb)" = "m.go:main:1;m.go:grow:5 3000000000" ]
+	# and the limit can be raised (a small value stays small)
+	heap_pprof 1000 small.pb
+	[ "$(tach-decode -F samples --max-samples 1000 small.pb | grep -c '^[0-9]')" -eq 1000 ]
+	run tach-decode -F samples --max-samples 999 small.pb
+	[ "$status" -eq 1 ]
+}
+
+@test "a speedscope weight of 3e9 stops at once too" {
+	cat >w.json <<'JSON'
+{"$schema":"https://www.speedscope.app/file-format-schema.json","shared":{"frames":[{"name":"f"}]},
+ "profiles":[{"type":"sampled","name":"p","unit":"none","startValue":0,"endValue":3000000000,
+ "samples":[[0]],"weights":[3000000000]}]}
+JSON
+	run tach2gecko w.json -o out
+	[ "$status" -eq 1 ]
+	[[ $output == *"more than 100000000 samples (see --max-samples)" ]]
+	[ ! -e out ]
+	# TACH keeps a weight as one record, up to what its header can count
+	speedscope2tach w.json -o w.tach
+	[ "$(tach-decode --no-thread-frames w.tach)" = "f 3000000000" ]
+}
+
+@test "a gzip bomb stops at --max-input, and memory follows the limit" {
+	# a 128 MiB string in a 130 KB file
+	python3 - <<'PY'
+import gzip, os, sys
+sys.path.insert(0, os.environ["SOURCE_ROOT"] + "/tests/cli")
+import pprof_gen as g
+z = gzip.compress(g.msg(6, b"") + g.msg(6, b"a" * (128 << 20)), 6)
+open("bomb.pb.gz", "wb").write(z)
+PY
+	[ "$(stat -c %s bomb.pb.gz)" -lt 1000000 ]
+	run tach-decode --max-input 16M bomb.pb.gz
+	[ "$status" -eq 1 ]
+	[ "$output" = "tach-decode: bomb.pb.gz: the uncompressed profile exceeds 16777216 bytes (see --max-input)" ]
+	small=$(peak_kib_failing tach-decode --max-input 16M bomb.pb.gz)
+	big=$(peak_kib_failing tach-decode --max-input 112M bomb.pb.gz)
+	echo "16M: $small KiB, 112M: $big KiB"
+	[ $((big - small)) -gt 60000 ]
+	# past the limit, the string itself is refused: longer than any name
+	run tach-decode --max-input 1G bomb.pb.gz
+	[ "$status" -eq 1 ]
+	[[ $output == "tach-decode: bomb.pb.gz: offset 2: a string of 134217728 bytes, longer than any name (the limit is 1048576)"* ]]
+}
+
+@test "an endless pipe stops at --max-input for every format read whole" {
+	local f
+	for f in pprof speedscope tach gperf sampler; do
+		run tach-decode --from "$f" --max-input 1M /dev/zero
+		echo "$f: $output"
+		[ "$status" -eq 1 ]
+		[ "$output" = "tach-decode: /dev/zero: input exceeds the limit of 1048576 bytes (see --max-input)" ]
+	done
+	# sizes take K, M, G, T (and KiB...); anything else is a usage error
+	run tach-decode --from pprof --max-input 2KiB /dev/zero
+	[ "$output" = "tach-decode: /dev/zero: input exceeds the limit of 2048 bytes (see --max-input)" ]
+	for bad in 0 -1 1X 1.5M "" 99999999999999999999 20000000T; do
+		run tach-decode --max-input "$bad" /dev/null
+		echo "$bad: $output"
+		[ "$status" -eq 2 ]
+	done
+}
+
+@test "a gzip pprof in two members is detected, not only read with --from" {
+	python3 - <<'PY'
+import gzip, os, sys
+sys.path.insert(0, os.environ["SOURCE_ROOT"] + "/tests/cli")
+import pprof_gen as g
+s = g.Strings()
+body = g.base(s) + g.fn(s, 1, "main", "m.c") + g.loc(1, [(1, 1)]) + g.sample([1], [2, 2000000]) + s.encode()
+open("two.pb.gz", "wb").write(gzip.compress(body[:5]) + gzip.compress(body[5:]))
+PY
+	[ "$(tach-decode two.pb.gz)" = "tid:0;m.c:main:1 2" ]
+	[ "$(tach-decode --from pprof two.pb.gz)" = "tid:0;m.c:main:1 2" ]
+	[ "$(tach-decode < two.pb.gz)" = "tid:0;m.c:main:1 2" ]
+}
+
+@test "input no probe takes: the message names the format it looks like and --from" {
+	printf '\x0a\x05\x08\x01\x10\x02\xff\xff\xff' >damaged.pb
+	run tach-decode damaged.pb
+	[ "$status" -eq 1 ]
+	[[ $output == 'tach-decode: damaged.pb: offset 0: input format not recognized: it starts "\x0a\x05\x08\x01\x10\x02\xff\xff\xff", as pprof files do, but is not one that detection takes; --from pprof reads it as pprof and says what is wrong (tried tach, '* ]]
+	run tach-decode --from pprof damaged.pb
+	[ "$status" -eq 1 ]
+	[[ $output == "tach-decode: damaged.pb: offset "* ]]
+	# binary that resembles nothing keeps the plain message
+	printf '\x00\x01\x02\x03\x04' >junk
+	run tach-decode junk
+	[[ $output == *'input format not recognized: it starts "\x00\x01\x02\x03\x04"; tried '* ]]
+}
+
+@test "speedscope whose \$schema comes after 4 KiB is detected, from a file and a pipe" {
+	python3 - <<'PY'
+import json
+d = {"profiles": [{"type": "sampled", "name": "x" * 5000, "unit": "none", "startValue": 0,
+     "endValue": 1, "samples": [[0]], "weights": [1]}],
+     "$schema": "https://www.speedscope.app/file-format-schema.json",
+     "shared": {"frames": [{"name": "f"}]}}
+open("late.json", "w").write(json.dumps(d))
+PY
+	[ "$(tach-decode -v late.json 2>err)" = "tid:0;f 1" ]
+	grep -qx "tach-decode: late.json: speedscope input" err
+	[ "$(tach-decode < late.json)" = "tid:0;f 1" ]
+}
+
+@test "--from auto detects; a reader option for another format is warned about, not ignored silently" {
+	export GEN_DIR
+	heap_pprof 7 h.pb
+	[ "$(tach-decode --from auto h.pb)" = "tid:0;m.go:main:1;m.go:grow:5 7" ]
+	run tach-decode --sample-index alloc_objects "$FIXTURES/tach/cases/recursion.tach"
+	[ "$status" -eq 0 ]
+	[[ ${lines[0]} == "tach-decode: $FIXTURES/tach/cases/recursion.tach: warning: --sample-index does not apply to tach input; ignored" ]]
+	run tach-decode -q --sample-index alloc_objects "$FIXTURES/tach/cases/recursion.tach"
+	[[ $output != *warning* ]]
+	# taken by the pprof input: no warning
+	run tach-decode --sample-index alloc_objects h.pb
+	[ "$output" = "tid:0;m.go:main:1;m.go:grow:5 1" ]
+	# a named format that has no such option is a usage error
+	run tach-decode --from tach --sample-index 1 "$FIXTURES/tach/cases/recursion.tach"
+	[ "$status" -eq 2 ]
+	run tach-decode --from nonsense h.pb
+	[ "$status" -eq 2 ]
+	[[ ${lines[0]} == *", or auto)" ]]
+}
