@@ -13,15 +13,15 @@
  * "head" tree, hitCount and positionTicks (they are derived from samples).
  *
  * What a sample becomes: one sample (weight 1) per entry of "samples", thread 0, at
- * startTime plus the deltas up to it. V8's deltas can be negative (samples taken on one
- * thread and stamped on another): samples are put in time order by a stable sort on that
+ * startTime plus the deltas up to it. V8's deltas can be negative (a sample listed after
+ * one it was taken before): samples are put in time order by a stable sort on that
  * timestamp, as Chrome DevTools' CPUProfileDataModel does (speedscope's importer instead
  * clamps a time that goes back to the latest one, the Firefox Profiler's resamples at
  * 500 µs and drops what goes back; both keep every stack but lose the order in time).
  * Timestamps are in the profile's own clock, the header's start time is startTime; the
  * interval is the median of the gaps between consecutive sorted samples, rounded to µs
  * (at least 1; 1000, node's default, with fewer than two samples): unlike the mean, it is
- * not pulled up by the pauses in which V8 took no samples. Deltas are read exactly (to
+ * not moved by the odd long gap (a sampler thread descheduled on a busy machine). Deltas are read exactly (to
  * the nanosecond, no floating point); a timestamp rounds down to the µs.
  *
  * Frames: the path from the sampled node to its root, innermost first; a parentless node
