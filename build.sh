@@ -15,6 +15,8 @@ TEST_PKGS=(bats clang jq python3 zstd file g++ binutils libxml2-utils)
 EXTRA_TEST_PKGS=()
 # tach2pprof.bats: go tool pprof reads every output; protoc --decode_raw checks the wire format.
 EXTRA_TEST_PKGS+=(golang-go protobuf-compiler)
+# v8.bats records V8 CPU profiles with node --cpu-prof (any Node does; Debian's nodejs).
+EXTRA_TEST_PKGS+=(nodejs)
 # tach2gecko's check loads its output with the Firefox Profiler's own importer: Node >= 24
 # and @firefox-devtools/profiler-cli from npm, installed into build/npm by
 # tests/cli/npm-tools.sh. Debian's nodejs and npm are only needed to run npm (a Node that

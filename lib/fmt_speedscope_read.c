@@ -186,14 +186,11 @@ bool tachi_speedscope_probe(const uint8_t *p, size_t n)
 	return false;
 }
 
-/* A JSON object: its keys (the probe's "$schema", or "shared" and "profiles") may come
- * after the first window. */
+/* A JSON object (its keys, the probe's "$schema", or "shared" and "profiles", may come
+ * after the first window) that does not look like V8's. */
 bool tachi_speedscope_resembles(const uint8_t *p, size_t n)
 {
-	size_t i = n >= 3 && !memcmp(p, "\xef\xbb\xbf", 3) ? 3 : 0;
-	while (i < n && (p[i] == ' ' || p[i] == '\t' || p[i] == '\n' || p[i] == '\r'))
-		i++;
-	return i < n && p[i] == '{';
+	return tachi_json_object_start(p, n) && !tachi_v8_resembles(p, n);
 }
 
 /* A number token's value in 10^-scale units. */

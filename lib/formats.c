@@ -9,6 +9,7 @@ static const struct tachi_format *const formats[] = {
 	&tachi_fmt_pprof,
 	&tachi_fmt_sampler,
 	&tachi_fmt_speedscope,
+	&tachi_fmt_v8,
 	&tachi_fmt_samples,
 	&tachi_fmt_gecko,
 	&tachi_fmt_flamegraph,

@@ -651,6 +651,12 @@ extern const struct tachi_reader_ops tachi_speedscope_reader_ops;
 extern const struct tachi_writer_ops tachi_speedscope_writer_ops;
 bool tachi_speedscope_probe(const uint8_t *p, size_t n);
 bool tachi_speedscope_resembles(const uint8_t *p, size_t n);
+/* V8 CPU profiles (.cpuprofile, fmt_v8_read.c): the row, and the probe: the first object's
+ * "nodes" array starts with a node that has a "callFrame" object, or the object has both
+ * "samples" and "timeDeltas" keys. p may be just the input's first bytes. */
+extern const struct tachi_format tachi_fmt_v8;
+bool tachi_v8_probe(const uint8_t *p, size_t n);
+bool tachi_v8_resembles(const uint8_t *p, size_t n);
 
 /* Helpers for format modules. */
 #define RFAIL(r, code, kind, pos, ...) tachi_fail(&(r)->err, (code), (kind), (pos), __VA_ARGS__)

@@ -511,3 +511,11 @@ bool tachi_json_scaled(const struct tachi_jnum *v, int scale, int64_t *out)
 	*out = v->neg ? -(int64_t)m : (int64_t)m;
 	return true;
 }
+
+bool tachi_json_object_start(const uint8_t *p, size_t n)
+{
+	size_t i = n >= 3 && !memcmp(p, "\xef\xbb\xbf", 3) ? 3 : 0;
+	while (i < n && (p[i] == ' ' || p[i] == '\t' || p[i] == '\n' || p[i] == '\r'))
+		i++;
+	return i < n && p[i] == '{';
+}

@@ -53,6 +53,8 @@ int tachi_json_elem(struct tachi_json *j, bool *more);
 int tachi_json_skip(struct tachi_json *j);
 /* Only whitespace may follow. */
 int tachi_json_end(struct tachi_json *j);
+/* For probes: p starts, after a byte order mark and whitespace, with '{'. */
+bool tachi_json_object_start(const uint8_t *p, size_t n);
 
 /* A string token's text into out (room for t->len bytes: decoding never grows it);
  * returns its length. The token must come from a successful tachi_json_value or key. */

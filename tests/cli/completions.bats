@@ -120,3 +120,18 @@ compare() { # what want-file got-file
 	done
 	[ "$bad" -eq 0 ]
 }
+
+@test "every --from value list in the completions is the formats --from help lists, and help" {
+	local want n=0 f
+	want="$(tach-decode --from help | tr '\n' ' ')help"
+	for f in "$S"/completions/bash/* "$S"/completions/zsh/_* "$S"/completions/fish/*.fish; do
+		# the --from value list: the words from the first format to help
+		local got
+		got=$(grep -o "'tach gperf[a-z0-9 ]*help'\|\"tach gperf[a-z0-9 ]*help\"\|(tach gperf[a-z0-9 ]*help)" "$f" |
+			tr -d "'\"()" | sort -u)
+		[ -n "$got" ] || continue
+		[ "$got" = "$want" ] || { echo "$f: '$got', want '$want'"; return 1; }
+		n=$((n + 1))
+	done
+	[ "$n" -ge 27 ]
+}

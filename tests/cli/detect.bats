@@ -135,10 +135,10 @@ same_as() { # file importer [importer options...]
 @test "--from forces a format; --from help lists the readable ones" {
 	run tach-decode --from help
 	[ "$status" -eq 0 ]
-	[ "$output" = "$(printf 'tach\ngperf\npprof\nsampler\nspeedscope\nsamples\ncollapsed')" ]
+	[ "$output" = "$(printf 'tach\ngperf\npprof\nsampler\nspeedscope\nv8\nsamples\ncollapsed')" ]
 	run tach-decode --from pdf x
 	[ "$status" -eq 2 ]
-	[[ ${lines[0]} == "tach-decode: unknown --from pdf (one of: tach gperf pprof sampler speedscope samples collapsed)" ]]
+	[[ ${lines[0]} == "tach-decode: unknown --from pdf (one of: tach gperf pprof sampler speedscope v8 samples collapsed, or auto)" ]]
 	run tach-decode --from tach "$TESTDATA/mixed.samples"
 	[ "$status" -eq 1 ]
 	[[ $output == *"Invalid magic number"* ]]
@@ -147,10 +147,9 @@ same_as() { # file importer [importer options...]
 	[[ ${lines[0]} == "tach-decode: samples reader has no option binary-path" ]]
 }
 
-@test "an input option of another format is ignored; a bad value is a usage error" {
-	run tach-decode --no-symbolize "$TESTDATA/mixed.samples"
-	[ "$status" -eq 0 ]
-	[ "$output" = "$(tach-decode "$TESTDATA/mixed.samples")" ]
+@test "an input option of another format is ignored with a warning; a bad value is a usage error" {
+	[ "$(tach-decode --no-symbolize "$TESTDATA/mixed.samples" 2>"$BATS_TEST_TMPDIR/err")" = "$(tach-decode "$TESTDATA/mixed.samples")" ]
+	[ "$(cat "$BATS_TEST_TMPDIR/err")" = "tach-decode: $TESTDATA/mixed.samples: warning: --no-symbolize does not apply to samples input; ignored" ]
 	# TACHFMT_BINARY_PATH set for gperftools profiles troubles no other input
 	TACHFMT_BINARY_PATH=/nonexistent run tach-decode "$CASES/single_sample.tach"
 	[ "$status" -eq 0 ]
@@ -174,4 +173,50 @@ same_as() { # file importer [importer options...]
 	[ "$(tach-decode -F info "$T/m.tach" | sed -n 's/^thread_count: //p')" -gt 1 ]
 	tach2flamegraph -q "$TESTDATA/speedscope/pyspy.json" -o "$T/s.svg"
 	grep -q '<svg' "$T/s.svg"
+}
+
+@test "rule: node's V8 profile, its nodes past the 4 KiB: the first node's callFrame decides" {
+	local f=$TESTDATA/v8/node_hot.cpuprofile
+	# node writes "nodes" first, longer than the bytes looked at
+	[ "$(grep -o '"startTime"' <(head -c 4096 "$f") | wc -l)" -eq 0 ]
+	run tach-decode -v -F info "$f"
+	[ "${lines[0]}" = "tach-decode: $f: v8 input" ]
+	cat "$f" | tach-decode -F samples | diff -u <(tach-decode --from v8 -F samples "$f") -
+	# a first node without a callFrame is no V8 profile
+	printf '{"nodes":[{"id":1}],"samples":[1],"timeDeltas":[1]}' >"$T/n.json"
+	run tach-decode "$T/n.json"
+	[ "$status" -eq 1 ]
+	[[ $output == *"input format not recognized"* ]]
+}
+
+@test "rule: \"samples\" and \"timeDeltas\" before \"nodes\" (DevTools' order) are a V8 profile" {
+	local f=$TESTDATA/v8/devtools_order.cpuprofile
+	run tach-decode -v -F info "$f"
+	[ "${lines[0]}" = "tach-decode: $f: v8 input" ]
+	# a first line that folded stacks would take (it ends in a space and a count): still V8
+	printf '{"timeDeltas":[5],"samples":[1],"startTime":1000,"endTime": 2000\n,"nodes":[{"id":1,"callFrame":{"functionName":"f","url":"f.js","lineNumber":0}}]}\n' >"$T/l.json"
+	[ "$(tach-decode -q --from collapsed "$T/l.json")" = 'tid:0;{"timeDeltas":[5],"samples":[1],"startTime":1000,"endTime": 2000' ]
+	[ "$(tach-decode "$T/l.json")" = "tid:0;f.js:f:1 1" ]
+}
+
+@test "rule: a V8 profile is not speedscope, speedscope is not V8" {
+	local f
+	for f in "$TESTDATA"/v8/*.cpuprofile; do
+		run tach-decode -v -F info "$f"
+		[ "${lines[0]}" = "tach-decode: $f: v8 input" ]
+		run tach-decode --from speedscope "$f"
+		[ "$status" -eq 1 ]
+		[[ $output == *': offset 0: not a speedscope file: no "shared" and "profiles"' ]]
+	done
+	for f in "$TESTDATA"/speedscope/*.json; do
+		run tach-decode -v -F info "$f"
+		[ "${lines[0]}" = "tach-decode: $f: speedscope input" ]
+		run tach-decode --from v8 "$f"
+		[ "$status" -eq 1 ]
+		[[ $output == *': offset '[03]': not a V8 CPU profile: no "nodes"' ]]
+	done
+	# a speedscope file that also carries V8-like keys is still speedscope: it is asked first
+	printf '{"samples":[],"timeDeltas":[],"shared":{"frames":[]},"profiles":[]}' >"$T/both.json"
+	run tach-decode -v "$T/both.json"
+	[ "${lines[0]}" = "tach-decode: $T/both.json: speedscope input" ]
 }

@@ -34,6 +34,7 @@ static const char *const readers[][2] = {
 	{ "sampler", NULL },
 	{ "pprof", NULL },
 	{ "speedscope", NULL },
+	{ "v8", NULL },
 };
 
 static const struct wcfg writers[] = {

@@ -1,0 +1,187 @@
+#!/usr/bin/env bats
+# V8 CPU profiles (.cpuprofile) read by every program without naming the format: profiles
+# recorded now by `node --cpu-prof` and the committed ones (tests/data/v8: DevTools' key
+# order, negative deltas, samples out of time order, "parent" links, one recorded by node)
+# give, sample for sample, the stacks tests/cli/v8_expect.py computes from the JSON; the
+# known hot functions of tests/data/v8/hot.js are on the stacks that call them; every
+# writer's output of them reads back; bad input is one line with file and offset, exit 1.
+
+setup() {
+	T=$BATS_TEST_TMPDIR
+	D=$TESTDATA/v8
+	EXPECT="python3 $SOURCE_ROOT/tests/cli/v8_expect.py"
+}
+
+# A Node for `node --cpu-prof`: the system's (build.sh installs Debian's nodejs), else the
+# one npm-tools.sh brings. Never skipped: without one the test fails and says why.
+find_node() {
+	NODE=$(command -v node || command -v nodejs || true)
+	if [ -z "$NODE" ]; then
+		local dir=${TACHFMT_NPM_DIR:-}
+		if [ -z "$dir" ] || [ ! -x "$dir/node_modules/.bin/node" ]; then
+			dir=$(bash "$SOURCE_ROOT/tests/cli/npm-tools.sh" "$SOURCE_ROOT/build/npm") || {
+				echo "no node to record a profile with (Debian: apt-get install nodejs)" >&2
+				return 1
+			}
+		fi
+		NODE=$dir/node_modules/.bin/node
+	fi
+}
+
+# record DIR: hot.js profiled by node into DIR/hot.cpuprofile.
+record() {
+	mkdir -p "$1"
+	cp "$D/hot.js" "$1/"
+	(cd "$1" && "$NODE" --cpu-prof --cpu-prof-dir "$1" --cpu-prof-name hot.cpuprofile \
+		--cpu-prof-interval 250 hot.js)
+	[ -s "$1/hot.cpuprofile" ]
+}
+
+# same_samples FILE [tach-decode options]: the reader's samples are the expected ones.
+same_samples() {
+	local f=$1
+	shift
+	$EXPECT expect "$f" >"$T/want"
+	tach-decode -q -F samples "$@" "$f" | $EXPECT decode >"$T/got"
+	diff -u "$T/want" "$T/got"
+	[ "$(grep -c $'\t' "$T/want")" -gt 0 ]
+}
+
+@test "node --cpu-prof now: every sample's stack, in time order; hot functions where called" {
+	find_node
+	record "$T/rec"
+	same_samples "$T/rec/hot.cpuprofile"
+	run tach-decode -v -F info "$T/rec/hot.cpuprofile"
+	[ "$status" -eq 0 ]
+	[ "${lines[0]}" = "tach-decode: $T/rec/hot.cpuprofile: v8 input" ]
+	# from a pipe alike
+	cat "$T/rec/hot.cpuprofile" | tach-decode -q -F samples | $EXPECT decode | diff -u "$T/want" -
+	# the hot functions under the callers hot.js calls them from, and nowhere else
+	tach-decode --no-thread-frames "$T/rec/hot.cpuprofile" >"$T/c"
+	local m='hot.js:main:[0-9]*'
+	grep -q ";$m;hot.js:middle:[0-9]*;hot.js:leafA:[0-9]*[; ]" "$T/c"
+	grep -q ";$m;hot.js:middle:[0-9]*;hot.js:leafB:[0-9]*[; ]" "$T/c"
+	grep -q ";$m;hot.js:other:[0-9]*;hot.js:leafB:[0-9]*[; ]" "$T/c"
+	[ "$(grep -c 'hot.js:leaf' "$T/c")" -eq "$(grep -c "$m;hot.js:\(middle:[0-9]*;hot.js:leaf[AB]\|other:[0-9]*;hot.js:leafB\)" "$T/c")" ]
+	# node's meta: no Python version claimed, the interval near the one asked for
+	grep -qx 'python_version: 0.0.0' <(tach-decode -F info "$T/rec/hot.cpuprofile")
+}
+
+@test "committed profiles: DevTools key order, negative deltas, out of order, parent links" {
+	for f in "$D"/*.cpuprofile; do
+		same_samples "$f"
+	done
+	# by hand: samples 3 and 7 go back in time and are put in order, the tie stays in
+	# file order, the interval is the median gap
+	tach-decode -F samples "$D/devtools_order.cpuprofile" >"$T/s"
+	[ "$(sed -n 1,2p "$T/s")" = "$(printf '@start_time_us 1000\n@interval_us 200')" ]
+	[ "$(grep -v '^@' "$T/s" | cut -d' ' -f3 | tr '\n' ' ')" = "1100 1250 1350 1650 1850 1900 2150 2450 2700 2700 " ]
+	grep -q $'^0 0 1250 2\tfile%3A///app/lib.js:viaParent:3:3:1:-1:-;file%3A///app/main.js:main:10:10:5:-1:-;file%3A///app/main.js:(anonymous):1:1:1:-1:-$' "$T/s"
+	grep -q $'^0 0 2150 2\t~:cold "quoted" \xc3\xa9:-:-:-:-:-;' "$T/s"
+	# (idle) is a sample off CPU, (program) and (garbage collector) on it
+	[ "$(tach-decode --status idle "$D/devtools_order.cpuprofile")" = "tid:0;(idle) 1" ]
+	[ "$(tach-decode --status cpu "$D/devtools_order.cpuprofile" | grep -c '(program)\|(garbage collector)')" -eq 2 ]
+	# --from v8 reads it as detection does; the collapsed output sums the same stacks
+	diff -u <(tach-decode "$D/devtools_order.cpuprofile") <(tach-decode --from v8 "$D/devtools_order.cpuprofile")
+	[ "$(tach-decode --no-thread-frames "$D/devtools_order.cpuprofile" | grep 'hot:20 ')" = "main.js:(anonymous):1;main.js:main:10;main.js:hot:20 3" ]
+}
+
+# through_writers FILE: each writer's output of FILE is read back or checked by its own
+# consumer against the samples.
+through_writers() {
+	local f=$1
+	tach-decode -q -F samples "$f" >"$T/w.samples"
+	tach-decode -q "$f" >"$T/w.col"
+	# TACH (tach-merge writes it) and back: the same samples
+	tach-merge -q "$f" -o "$T/w.tach"
+	diff -u <($EXPECT decode <"$T/w.samples") <(tach-decode -F samples "$T/w.tach" | $EXPECT decode)
+	diff -u "$T/w.col" <(tach-decode "$T/w.tach")
+	[ "$(tach-decode -F info "$f" | sed -n 's/^samples_decoded: //p')" -eq "$(grep -c $'\t' "$T/w.samples")" ]
+	# pprof: what go tool pprof reads
+	tach2pprof -q --no-gzip "$f" -o "$T/w.pb"
+	HOME=$T PPROF_TMPDIR=$T go tool pprof -raw "$T/w.pb" 2>/dev/null |
+		python3 "$SOURCE_ROOT/tests/pprof_stacks.py" raw >"$T/pgot"
+	python3 "$SOURCE_ROOT/tests/pprof_stacks.py" samples <"$T/w.samples" >"$T/pwant"
+	diff -u "$T/pwant" "$T/pgot"
+	[ -s "$T/pwant" ]
+	# pstats: the stats computed independently from the samples
+	tach2pstats -q "$f" -o "$T/w.pstats"
+	python3 "$SOURCE_ROOT/tests/cli/pstats_check.py" "$T/w.samples" "$T/w.pstats"
+	# Sampler trace: read back by sampler2tach
+	tach2sampler -q "$f" -o "$T/w.trace"
+	sampler2tach -q "$T/w.trace" | tach-decode -F samples >"$T/w.back"
+	python3 "$SOURCE_ROOT/tests/cli/sampler_check.py" pairs "$T/w.samples" "$T/w.back"
+	# flame graph: well-formed SVG with every function of the profile
+	tach2flamegraph -q "$f" -o "$T/w.svg"
+	xmllint --noout --nonet "$T/w.svg"
+	python3 -c 'import html, re, sys
+frames = {f for l in open(sys.argv[1]).read().splitlines() for f in l.rsplit(" ", 1)[0].split(";")}
+titles = {html.unescape(t) for t in re.findall(r"<title>(.*?) \([0-9,]+ samples", open(sys.argv[2]).read())}
+sys.exit("not drawn: %s" % sorted(frames - titles) if frames - titles else 0)' "$T/w.col" "$T/w.svg"
+	# speedscope: its own importer sees tach-decode's stacks
+	tach2speedscope -q "$f" -o "$T/w.json"
+	"$SNODE" "$SOURCE_ROOT/tests/cli/speedscope_import.mjs" "$BUNDLE" "$T/w.json" >"$T/imp.txt"
+	python3 "$SOURCE_ROOT/tests/cli/speedscope_check.py" "$T/w.json" "$T/imp.txt" "$T/w.col" \
+		"$(sed -n 's/^@interval_us //p' "$T/w.samples")"
+	# Gecko: the Firefox Profiler's importer sees the same call trees
+	tach2gecko -q --no-gzip "$f" -o "$T/w.gecko.json"
+	python3 "$SOURCE_ROOT/tests/cli/gecko_calltree.py" "$PCLI" "$T/w.gecko.json" "$T/w.samples"
+}
+
+@test "through every writer: TACH, samples, collapsed, pprof, pstats, Sampler, SVG, speedscope, Gecko" {
+	local dir=${TACHFMT_NPM_DIR:-}
+	if [ -z "$dir" ] || [ ! -f "$dir/node_modules/speedscope/dist/release/file-format-schema.json" ]; then
+		dir=$(bash "$SOURCE_ROOT/tests/cli/npm-tools.sh" "$SOURCE_ROOT/build/npm")
+	fi
+	SNODE=$dir/node_modules/.bin/node
+	BUNDLE=$(ls "$dir"/node_modules/speedscope/dist/release/speedscope-*.js | head -n 1)
+	PCLI="$SNODE $dir/node_modules/@firefox-devtools/profiler-cli/dist/profiler-cli.js"
+	for f in "$D"/*.cpuprofile; do
+		echo "# $f"
+		through_writers "$f"
+	done
+}
+
+# bad JSON OFFSET MESSAGE: one line naming the file and offset, exit 1, no -o file left.
+bad() {
+	printf '%s' "$1" >"$T/bad.cpuprofile"
+	run tach2pprof --from v8 -o "$T/out.pb.gz" "$T/bad.cpuprofile"
+	[ "$status" -eq 1 ]
+	[ "$output" = "tach2pprof: $T/bad.cpuprofile: offset $2: $3" ] || { echo "got: $output"; return 1; }
+	[ ! -e "$T/out.pb.gz" ]
+}
+
+@test "bad input: truncated, wrong types, unknown ids, cycles, limits: file and offset, exit 1" {
+	local r='{"id":1,"callFrame":{"functionName":"(root)","url":""}'
+	local a='{"id":2,"callFrame":{"functionName":"a","url":"a.js"}'
+	local t='"startTime":0'
+	bad "{\"nodes\":[$r,\"children\":[2]},$a}],\"samples\":[2],\"timeDeltas\":[1],$t" 181 'JSON: unexpected end of input'
+	head -c 120 "$D/node_hot.cpuprofile" >"$T/cut.cpuprofile"
+	run tach-decode -o "$T/out" "$T/cut.cpuprofile"
+	[ "$status" -eq 1 ]
+	# the string cut by the end starts at offset 114
+	[ "$output" = "tach-decode: $T/cut.cpuprofile: offset 114: JSON: unterminated string" ]
+	[ ! -e "$T/out" ]
+	bad '[]' 0 'not a V8 CPU profile: expected a JSON object'
+	bad "{\"nodes\":[],\"samples\":[],$t}" 0 'not a V8 CPU profile: no "timeDeltas"'
+	bad "{\"nodes\":{},\"samples\":[],\"timeDeltas\":[],$t}" 9 '"nodes" must be an array'
+	bad "{\"nodes\":[{\"id\":\"1\",\"callFrame\":{\"functionName\":\"f\"}}],\"samples\":[],\"timeDeltas\":[],$t}" 16 '"id" must be an integer node id'
+	bad "{\"nodes\":[{\"id\":1,\"callFrame\":{\"functionName\":7}}],\"samples\":[],\"timeDeltas\":[],$t}" 46 'functionName must be a string'
+	bad "{\"nodes\":[{\"id\":1,\"callFrame\":{\"functionName\":\"f\",\"lineNumber\":-2}}],\"samples\":[],\"timeDeltas\":[],$t}" 63 'lineNumber must be an integer -1..2147483646'
+	bad "{\"nodes\":[{\"id\":1}],\"samples\":[],\"timeDeltas\":[],$t}" 10 'node without a "callFrame"'
+	bad "{\"nodes\":[$r,\"children\":[2,7]},$a}],\"samples\":[2],\"timeDeltas\":[1],$t}" 79 'child 7 names no node'
+	bad "{\"nodes\":[$r,\"children\":[2]},$a}],\"samples\":[9],\"timeDeltas\":[1],$t}" 148 'sample 9 names no node'
+	bad "{\"nodes\":[$r,\"children\":[2]},$a,\"children\":[1]}],\"samples\":[2],\"timeDeltas\":[1],$t}" 147 'node 1 is its own ancestor: the parent links form a cycle'
+	bad "{\"nodes\":[$r,\"children\":[2]},$a,\"children\":[2]}],\"samples\":[2],\"timeDeltas\":[1],$t}" 147 'node 2 has two parents'
+	bad "{\"nodes\":[$r},$r}],\"samples\":[1],\"timeDeltas\":[1],$t}" 66 'node id 1 given twice'
+	bad "{\"nodes\":[$r,\"children\":[2]},$a}],\"samples\":[2,2],\"timeDeltas\":[1],$t}" 168 '"samples" and "timeDeltas" differ in length'
+	bad "{\"nodes\":[$r,\"children\":[2]},$a}],\"samples\":[2],\"timeDeltas\":[-1],$t}" 165 'a sample time before 0'
+	bad "{\"nodes\":[$r,\"children\":[2]},$a}],\"samples\":[2],\"timeDeltas\":[1e30],$t}" 165 'time delta 1e30 is out of range'
+	bad "{\"nodes\":[$r,\"children\":[2]},$a}],\"samples\":[2],\"timeDeltas\":[\"1\"],$t}" 165 'time delta must be a number'
+	# the depth limit counts frames, (root) not among them
+	printf '%s' "{\"nodes\":[$r,\"children\":[2]},$a,\"children\":[3]},{\"id\":3,\"callFrame\":{\"functionName\":\"b\"}}],\"samples\":[3],\"timeDeltas\":[1],$t}" >"$T/deep.cpuprofile"
+	tach-decode -q --max-depth 2 "$T/deep.cpuprofile" | grep -qx 'tid:0;a.js:a:0;b 1'
+	run tach-decode --max-depth 1 "$T/deep.cpuprofile"
+	[ "$status" -eq 1 ]
+	[ "$output" = "tach-decode: $T/deep.cpuprofile: offset 205: stack deeper than the depth limit of 1 frames" ]
+}
