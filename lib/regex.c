@@ -57,6 +57,7 @@ struct tachi_regex {
 	size_t n, cap;
 	uint32_t *rg;
 	bool anchored;    /* every path starts with \A: only offset 0 can start a match */
+	size_t min_len;   /* no shorter subject matches (Go checks it too) */
 	uint32_t *dense[2], *sparse[2], *stack;
 	size_t count[2];
 };
@@ -845,6 +846,33 @@ static bool gen(struct parser *P, struct tachi_regex *re, int32_t x)
 	}
 }
 
+/* The fewest bytes a match takes (a code point takes at least one), saturating. */
+static size_t min_len(const struct parser *P, int32_t x)
+{
+	const struct node *d = &P->nodes[x];
+	size_t sum = 0, m = SIZE_MAX;
+	switch (d->kind) {
+	case N_CLASS:
+		return 1;
+	case N_CAT:
+		for (int32_t c = d->child; c >= 0; c = P->nodes[c].next)
+			if (__builtin_add_overflow(sum, min_len(P, c), &sum))
+				return SIZE_MAX;
+		return sum;
+	case N_ALT:
+		for (int32_t c = d->child; c >= 0; c = P->nodes[c].next) {
+			size_t k = min_len(P, c);
+			m = k < m ? k : m;
+		}
+		return m;
+	case N_REP:
+		return __builtin_mul_overflow(min_len(P, d->child), (size_t)d->min, &sum) ?
+			       SIZE_MAX : sum;
+	default:
+		return 0;
+	}
+}
+
 /* ---- matching ---- */
 
 static bool holds(int kind, const uint8_t *s, size_t n, size_t pos)
@@ -904,6 +932,8 @@ bool tachi_regex_search(struct tachi_regex *re, const char *str, size_t n)
 {
 	const uint8_t *s = (const uint8_t *)str;
 	int cur = 0;
+	if (n < re->min_len)
+		return false;
 	re->count[0] = 0;
 	for (size_t pos = 0;;) {
 		if ((pos == 0 || !re->anchored) && add_thread(re, cur, 0, s, n, pos))
@@ -953,6 +983,8 @@ int tachi_regex_compile(const char *pat, size_t n, struct tachi_regex **out,
 		fail(&P, TACH_E_FORMAT, P.i, "unexpected )");
 	if (!P.rc && gen(&P, re, root) && emit(&P, re, I_MATCH, 0, 0, 0) && !scratch(re))
 		nomem(&P);
+	if (!P.rc)
+		re->min_len = min_len(&P, root);
 	free(P.nodes);
 	re->rg = P.rg;
 	if (P.rc) {

@@ -209,9 +209,11 @@ static void hostile(void)
 	CHECK_EQ_U64(try_str("(x+x+)+y", a), 0);
 	CHECK_EQ_U64(try_str("^(a|aa)*\\2\\2\\2\\2b", a), -1);
 	CHECK_EQ_U64(try_str("((a{1,255}){1,255}){1,255}", a), -1);
-	char *p = repeat_str("(.*a{99}){10}", 9);
-	CHECK_EQ_U64(try_str(p, a), 0); /* 9 x 1000 a's needed */
-	free(p);
+	char *p = repeat_str("(.*a{99}){10}", 9), *longer = repeat_str("a", 8910);
+	CHECK_EQ_U64(try_str(p, a), 0); /* 8,910 a's needed */
+	CHECK_EQ_U64(try_str(p, longer), 1);
+	CHECK_EQ_U64(try_str(p, longer + 1), 0);
+	free(p), free(longer);
 	a[2999] = 'b';
 	CHECK_EQ_U64(try_str("^((a|aa)*)*b$", a), 1);
 	free(a);
