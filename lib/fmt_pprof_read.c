@@ -652,11 +652,18 @@ static int compile(struct tach_reader *r, int64_t s, size_t at, const char *fiel
 	free(pat);
 	if (rc == TACH_E_NOMEM)
 		return RFAIL(r, TACH_E_NOMEM, TACH_POS_NONE, 0, "out of memory");
-	if (rc) /* e.at counts the "^(" before the pattern */
-		tachi_warn(&r->warn, TACH_POS_OFFSET, at, "%s \"%.60s%s\", byte %zu: %s; pprof "
-			   "refuses it too: no frames dropped%s", field, p, n > 60 ? "..." : "",
-			   e.at > 2 ? (e.at - 2 < n ? e.at - 2 : n) : 0, e.msg,
-			   st->gz ? " (offset in the uncompressed protobuf)" : "");
+	if (!rc)
+		return TACH_OK;
+	/* e.at counts the "^(" before the pattern; its bytes may be anything: one line */
+	char m[400];
+	snprintf(m, sizeof(m), "%s \"%.*s%s\", byte %zu: %s; pprof refuses it too: no frames "
+		 "dropped%s", field, (int)(n > 60 ? 60 : n), p, n > 60 ? "..." : "",
+		 e.at > 2 ? (e.at - 2 < n ? e.at - 2 : n) : 0, e.msg,
+		 st->gz ? " (offset in the uncompressed protobuf)" : "");
+	for (char *c = m; *c; c++)
+		if ((unsigned char)*c < 0x20 || *c == 0x7f)
+			*c = '?';
+	tachi_warn(&r->warn, TACH_POS_OFFSET, at, "%s", m);
 	return TACH_OK;
 }
 

@@ -186,7 +186,7 @@ same_traces() { # profile unit [pprof args...]
 @test "drop_frames in RE2 syntax: our stacks are pprof's" {
 	need_go
 	local c
-	for c in rx rxkeep rxinject backref nested slowmatch; do
+	for c in rx rxkeep rxinject rxctl backref nested slowmatch; do
 		$GEN $c >"$T/$c.pb"
 		same_traces "$T/$c.pb" 1 -sample_index=0 || { echo "differs: $c"; return 1; }
 	done
@@ -212,6 +212,12 @@ same_traces() { # profile unit [pprof args...]
 	run tach-decode --no-thread-frames "$T/s.pb"
 	[ "$status" -eq 0 ]
 	[ "$output" = "m.c:main:1;m.c:$name:2 1" ]
+	# control characters in a pattern do not reach the terminal
+	$GEN rxctl >"$T/c.pb"
+	run tach-decode --no-thread-frames "$T/c.pb"
+	[ "$status" -eq 0 ]
+	[ "${#lines[@]}" -eq 2 ]
+	[ "${lines[0]}" = "tach-decode: $T/c.pb: offset 76: warning: drop_frames \"x??[31m(?=\", byte 3: missing closing ]; pprof refuses it too: no frames dropped" ]
 	# compressed, the offset is in the uncompressed protobuf, and says so
 	gzip -c "$T/b.pb" >"$T/b.pb.gz"
 	run tach-decode --no-thread-frames "$T/b.pb.gz"

@@ -5,11 +5,12 @@ profile.proto and the protobuf wire format, for the pprof reader's tests:
   pprof_gen.py CASE > file.pb
 
 Cases: inline (a location with two lines, an unsymbolized location, labels of another
-tool), drop (drop_frames/keep_frames), rx, rxkeep, rxinject (drop_frames in RE2 syntax),
-backref, nested, slowmatch (drop_frames hostile to backtracking matchers), inexact (time
-values that are not multiples of the period), noperiod (a time type and no period), types
-(three sample types and default_sample_type), and hostile ones that pprof refuses:
-badvarint, badlen, dupid, noloc, noid, strindex, firststring, values, wiretype, concat.
+tool), drop (drop_frames/keep_frames), rx, rxkeep, rxinject, rxctl (drop_frames in RE2
+syntax), backref, nested, slowmatch (drop_frames hostile to backtracking matchers),
+inexact (time values that are not multiples of the period), noperiod (a time type and no
+period), types (three sample types and default_sample_type), and hostile ones that pprof
+refuses: badvarint, badlen, dupid, noloc, noid, strindex, firststring, values, wiretype,
+concat.
 """
 import sys
 
@@ -125,6 +126,11 @@ def case_backref():
 
 def case_nested():
     return hostile_rx("((a{1,255}){1,255}){1,255}")
+
+
+def case_rxctl():
+    # a refused pattern (no closing ]) with a newline and a terminal escape in it
+    return hostile_rx("x\n\x1b[31m(?=")
 
 
 def case_slowmatch():
