@@ -634,7 +634,8 @@ struct prune {
 /* pprof compiles ^(PATTERN)$ with Go's regexp (RE2 syntax); ours takes the same syntax and
  * matches in linear time. pprof's RemoveUninteresting returns an error for a pattern Go
  * refuses, and pprof's driver ignores that error and shows the profile unpruned: so a
- * refused pattern is a warning here, and no frame is dropped. */
+ * refused pattern is a warning here, and no frame is dropped. The few Go takes and we do
+ * not (a Unicode class, a program over our bound) are warned about as such. */
 static int compile(struct tach_reader *r, int64_t s, size_t at, const char *field,
 		   struct tachi_regex **re)
 {
@@ -656,10 +657,11 @@ static int compile(struct tach_reader *r, int64_t s, size_t at, const char *fiel
 		return TACH_OK;
 	/* e.at counts the "^(" before the pattern; its bytes may be anything: one line */
 	char m[400];
-	snprintf(m, sizeof(m), "%s \"%.*s%s\", byte %zu: %s; pprof refuses it too: no frames "
-		 "dropped%s", field, (int)(n > 60 ? 60 : n), p, n > 60 ? "..." : "",
+	snprintf(m, sizeof(m), "%s \"%.*s%s\", byte %zu: %s; %s: no frames dropped%s", field,
+		 (int)(n > 60 ? 60 : n), p, n > 60 ? "..." : "",
 		 e.at > 2 ? (e.at - 2 < n ? e.at - 2 : n) : 0, e.msg,
-		 st->gz ? " (offset in the uncompressed protobuf)" : "");
+		 rc == TACH_E_FORMAT ? "pprof refuses it too" : "pprof would take it, this reader "
+		 "does not", st->gz ? " (offset in the uncompressed protobuf)" : "");
 	for (char *c = m; *c; c++)
 		if ((unsigned char)*c < 0x20 || *c == 0x7f)
 			*c = '?';

@@ -400,7 +400,7 @@ static bool unicode_class(struct parser *P)
 {
 	if (P->n - P->i < 2 || P->p[P->i] != '\\' || (P->p[P->i + 1] | 0x20) != 'p')
 		return false;
-	fail(P, TACH_E_FORMAT, P->i, "Unicode class \\%c: not supported here (ASCII classes "
+	fail(P, TACH_E_UNSUPPORTED, P->i, "Unicode class \\%c: not supported here (ASCII classes "
 	     "are: [[:alpha:]], \\d, \\w, \\s)", P->p[P->i + 1]);
 	return true;
 }

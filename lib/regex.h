@@ -36,8 +36,10 @@ struct tachi_regex_err {
 	char msg[160];
 };
 
-/* Compiles pat[0, n). Returns TACH_OK and *out; or TACH_E_FORMAT (a pattern RE2 refuses,
- * or a Unicode class), TACH_E_LIMIT (over the bounds above) or TACH_E_NOMEM, with *err. */
+/* Compiles pat[0, n). Returns TACH_OK and *out; or, with *err, TACH_E_FORMAT (a pattern
+ * RE2 and Go refuse), TACH_E_UNSUPPORTED (a Unicode class, which they take),
+ * TACH_E_LIMIT (a program over TACHI_REGEX_MAX_INSNS, which Go takes up to millions) or
+ * TACH_E_NOMEM. */
 int tachi_regex_compile(const char *pat, size_t n, struct tachi_regex **out,
 			struct tachi_regex_err *err);
 /* Whether the pattern matches somewhere in s[0, n), as Go's MatchString. Uses scratch

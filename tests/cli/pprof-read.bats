@@ -177,6 +177,12 @@ same_traces() { # profile unit [pprof args...]
 	[ "$status" -eq 0 ]
 	[ "${lines[0]}" = "tach-decode: $T/rk.pb: offset 97: warning: keep_frames \"(?=x)\", byte 0: lookahead (?=: RE2 has none; pprof refuses it too: no frames dropped" ]
 	[ "${lines[1]}" = "m.c:main:1;m.c:alloc:2;m.c:leaf:3 1" ]
+	# a Unicode class: pprof would drop the frame, we cannot, and say so
+	$GEN rxunicode >"$T/ru.pb"
+	run tach-decode --no-thread-frames "$T/ru.pb"
+	[ "$status" -eq 0 ]
+	[ "${lines[0]}" = "tach-decode: $T/ru.pb: offset 76: warning: drop_frames \"\\p{Greek}.*\", byte 0: Unicode class \\p: not supported here (ASCII classes are: [[:alpha:]], \\d, \\w, \\s); pprof would take it, this reader does not: no frames dropped" ]
+	[ "${lines[1]}" = "m.c:main:1;m.c:Ωmega:2 1" ]
 	# "^(" + pattern + ")$" is one string to pprof: a pattern may close the group
 	$GEN rxinject >"$T/ri.pb"
 	run tach-decode --no-thread-frames "$T/ri.pb"

@@ -5,12 +5,12 @@ profile.proto and the protobuf wire format, for the pprof reader's tests:
   pprof_gen.py CASE > file.pb
 
 Cases: inline (a location with two lines, an unsymbolized location, labels of another
-tool), drop (drop_frames/keep_frames), rx, rxkeep, rxinject, rxctl (drop_frames in RE2
-syntax), backref, nested, slowmatch (drop_frames hostile to backtracking matchers),
-inexact (time values that are not multiples of the period), noperiod (a time type and no
-period), types (three sample types and default_sample_type), and hostile ones that pprof
-refuses: badvarint, badlen, dupid, noloc, noid, strindex, firststring, values, wiretype,
-concat.
+tool), drop (drop_frames/keep_frames), rx, rxkeep, rxinject, rxctl, rxunicode
+(drop_frames in RE2 syntax), backref, nested, slowmatch (drop_frames hostile to
+backtracking matchers), inexact (time values that are not multiples of the period),
+noperiod (a time type and no period), types (three sample types and default_sample_type),
+and hostile ones that pprof refuses: badvarint, badlen, dupid, noloc, noid, strindex,
+firststring, values, wiretype, concat.
 """
 import sys
 
@@ -131,6 +131,14 @@ def case_nested():
 def case_rxctl():
     # a refused pattern (no closing ]) with a newline and a terminal escape in it
     return hostile_rx("x\n\x1b[31m(?=")
+
+
+def case_rxunicode():
+    # a Unicode class: Go takes it, we do not (lib/regex.h); nothing is dropped, with a word
+    s = Strings()
+    body = base(s) + fn(s, 1, "main", "m.c") + fn(s, 2, "\u03a9mega", "m.c")
+    body += loc(1, [(1, 1)]) + loc(2, [(2, 2)]) + sample([2, 1], [1, 1000000])
+    return body + num(7, s(r"\p{Greek}.*")) + s.encode()
 
 
 def case_slowmatch():

@@ -122,9 +122,9 @@ static void refusals(void)
 		{ "ab\\", TACH_E_FORMAT, 2, "trailing backslash at end of expression" },
 		{ "(?P<a-b>x)", TACH_E_FORMAT, 0, "invalid named capture (?P<a-" },
 		{ "(?i-)x", TACH_E_FORMAT, 0, "invalid or unsupported Perl syntax (?i-)" },
-		{ "\\pL", TACH_E_FORMAT, 0, "Unicode class \\p: not supported here (ASCII classes "
+		{ "\\pL", TACH_E_UNSUPPORTED, 0, "Unicode class \\p: not supported here (ASCII classes "
 		  "are: [[:alpha:]], \\d, \\w, \\s)" },
-		{ "[\\p{Greek}]", TACH_E_FORMAT, 1, "Unicode class \\p: not supported here (ASCII "
+		{ "[\\p{Greek}]", TACH_E_UNSUPPORTED, 1, "Unicode class \\p: not supported here (ASCII "
 		  "classes are: [[:alpha:]], \\d, \\w, \\s)" },
 		{ "ab\xff", TACH_E_FORMAT, 2, "invalid UTF-8" },
 		{ "\\C", TACH_E_FORMAT, 0, "invalid escape sequence \\C (any byte): RE2 syntax, but "
