@@ -25,21 +25,22 @@
  * function's name (else its system name) in the function's file at its line and column; a
  * location without lines is named by its address, "0x4011d6", in its binary's path (else
  * "~", no file), the way pprof shows an unsymbolized frame.
- * drop_frames/keep_frames prune stacks as pprof does (POSIX extended regular expressions
- * for RE2's: the common subset). Labels: "thread id" (number, or decimal string past
- * 2^63-1), "interpreter id" and "thread state" ("gil+cpu", "none", ...: what tach2pprof
- * writes) come back as thread id, interpreter id and status; without a state label the
- * status is on-CPU for a "cpu" sample type, else unknown. Timestamps do not exist in the
- * format: samples are put one period apart from time_nanos, in file order.
+ * drop_frames/keep_frames prune stacks as pprof does, in RE2 syntax as Go's regexp takes
+ * it (lib/regex.c: linear time; a pattern Go refuses prunes nothing, with a warning, as in
+ * pprof). Labels: "thread id" (number, or decimal string past 2^63-1), "interpreter id"
+ * and "thread state" ("gil+cpu", "none", ...: what tach2pprof writes) come back as thread
+ * id, interpreter id and status; without a state label the status is on-CPU for a "cpu"
+ * sample type, else unknown. Timestamps do not exist in the format: samples are put one
+ * period apart from time_nanos, in file order.
  *
  * Not kept: other labels, build ids, mapping ranges, is_folded, comments.
  */
-#include <regex.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <zlib.h>
 
 #include "internal.h"
+#include "regex.h"
 
 enum { WT_VARINT = 0, WT_I64 = 1, WT_LEN = 2, WT_I32 = 5 };
 #define NO_STR UINT32_MAX
@@ -97,6 +98,7 @@ struct pread {
 	size_t ntypes, types_cap;
 	struct pvt period_type;
 	int64_t period, time_nanos, drop, keep, dflt;
+	size_t drop_at, keep_at; /* where the last drop_frames and keep_frames fields are */
 	struct pmap *maps;
 	size_t nmaps, maps_cap;
 	struct pfn *fns;
@@ -407,8 +409,12 @@ static int table_field(struct tach_reader *r, const struct field *f, size_t *nsa
 	case 4: return location(r, f);
 	case 5: return function(r, f);
 	case 6: return add_string(r, f);
-	case 7: return num_field(r, f, &st->drop);
-	case 8: return num_field(r, f, &st->keep);
+	case 7:
+		st->drop_at = f->at;
+		return num_field(r, f, &st->drop);
+	case 8:
+		st->keep_at = f->at;
+		return num_field(r, f, &st->keep);
 	case 9:
 		if (st->time_nanos)
 			return pfail(r, f->at, "a second time_nanos: concatenated profiles");
@@ -598,66 +604,87 @@ static int choose_type(struct tach_reader *r)
 
 /* ---- frames ---- */
 
-/* pprof matches drop_frames and keep_frames against a name without its argument list:
- * cut at the first '(' that is not part of "(anonymous namespace)" or "operator()". */
-static size_t simplified(const char *s, size_t n)
+/* pprof matches drop_frames and keep_frames against a name without a leading '.' (PPC ELF
+ * v1) and without its argument list: cut at the first '(' that is not part of "(anonymous
+ * namespace)" or "operator()" (profile/prune.go, simplifyFunc). */
+static const char *simplified(const char *s, size_t *len)
 {
 	static const char anon[] = "(anonymous namespace)", op[] = "operator()";
-	size_t i = s[0] == '.' ? 1 : 0; /* PPC ELF v1's leading dot */
+	size_t n = *len, i = 0;
+	if (n && s[0] == '.')
+		s++, n--;
 	while (i < n) {
 		if (n - i >= sizeof(anon) - 1 && !memcmp(s + i, anon, sizeof(anon) - 1))
 			i += sizeof(anon) - 1;
 		else if (n - i >= sizeof(op) - 1 && !memcmp(s + i, op, sizeof(op) - 1))
 			i += sizeof(op) - 1;
 		else if (s[i] == '(')
-			return i;
+			break;
 		else
 			i++;
 	}
-	return n;
+	*len = i;
+	return s;
 }
 
 struct prune {
-	regex_t drop, keep;
-	bool has_drop, has_keep;
-	char *name;          /* NUL-terminated copy for regexec */
-	size_t name_cap;
+	struct tachi_regex *drop, *keep; /* no drop: nothing is pruned */
+	uint8_t *seen;       /* per string: 0 not matched yet, 1 kept, 2 dropped */
 };
 
-/* pprof anchors the patterns: ^(PATTERN)$. One it cannot compile it ignores; so do we. */
-static bool compile(struct tach_reader *r, int64_t s, regex_t *re)
+/* pprof compiles ^(PATTERN)$ with Go's regexp (RE2 syntax); ours takes the same syntax and
+ * matches in linear time. pprof's RemoveUninteresting returns an error for a pattern Go
+ * refuses, and pprof's driver ignores that error and shows the profile unpruned: so a
+ * refused pattern is a warning here, and no frame is dropped. The few Go takes and we do
+ * not (a Unicode class, a program over our bound) are warned about as such. */
+static int compile(struct tach_reader *r, int64_t s, size_t at, const char *field,
+		   struct tachi_regex **re)
 {
 	struct pread *st = r->state;
+	struct tachi_regex_err e;
 	size_t n;
 	const char *p = str_at(st, s, &n);
 	char *pat = malloc(n + 5);
 	if (!pat)
-		return false;
+		return RFAIL(r, TACH_E_NOMEM, TACH_POS_NONE, 0, "out of memory");
 	memcpy(pat, "^(", 2);
 	memcpy(pat + 2, p, n);
-	memcpy(pat + 2 + n, ")$", 3);
-	bool ok = memchr(p, 0, n) == NULL && regcomp(re, pat, REG_EXTENDED | REG_NOSUB) == 0;
-	if (!ok)
-		tachi_warn(&r->warn, TACH_POS_NONE, 0, "frame pattern \"%.60s\" is not a regular "
-			   "expression this reader takes; ignored", pat);
+	memcpy(pat + 2 + n, ")$", 2);
+	int rc = tachi_regex_compile(pat, n + 4, re, &e);
 	free(pat);
-	return ok;
+	if (rc == TACH_E_NOMEM)
+		return RFAIL(r, TACH_E_NOMEM, TACH_POS_NONE, 0, "out of memory");
+	if (!rc)
+		return TACH_OK;
+	/* e.at counts the "^(" before the pattern; its bytes may be anything: one line */
+	char m[400];
+	snprintf(m, sizeof(m), "%s \"%.*s%s\", byte %zu: %s; %s: no frames dropped%s", field,
+		 (int)(n > 60 ? 60 : n), p, n > 60 ? "..." : "",
+		 e.at > 2 ? (e.at - 2 < n ? e.at - 2 : n) : 0, e.msg,
+		 rc == TACH_E_FORMAT ? "pprof refuses it too" : "pprof would take it, this reader "
+		 "does not", st->gz ? " (offset in the uncompressed protobuf)" : "");
+	for (char *c = m; *c; c++)
+		if ((unsigned char)*c < 0x20 || *c == 0x7f)
+			*c = '?';
+	tachi_warn(&r->warn, TACH_POS_OFFSET, at, "%s", m);
+	return TACH_OK;
 }
 
-/* Whether function fn's name matches drop_frames and not keep_frames. */
+/* Whether function fn's name matches drop_frames and not keep_frames: once per name. */
 static bool dropped(struct pread *st, struct prune *pr, const struct pfn *fn)
 {
 	size_t n;
 	const char *p = str_at(st, fn->name, &n);
 	if (!n)
 		return false;
-	n = simplified(p, n);
-	if (!TACHI_RESERVE(pr->name, pr->name_cap, n + 1))
-		return false;
-	memcpy(pr->name, p, n);
-	pr->name[n] = 0;
-	return regexec(&pr->drop, pr->name, 0, NULL, 0) == 0 &&
-	       !(pr->has_keep && regexec(&pr->keep, pr->name, 0, NULL, 0) == 0);
+	uint8_t *seen = &pr->seen[fn->name];
+	if (!*seen) {
+		p = simplified(p, &n);
+		bool d = tachi_regex_search(pr->drop, p, n) &&
+			 !(pr->keep && tachi_regex_search(pr->keep, p, n));
+		*seen = d ? 2 : 1;
+	}
+	return *seen == 2;
 }
 
 /* An unsymbolized frame's file: the location's binary, else "~" (none). */
@@ -736,7 +763,7 @@ static int loc_frames(struct tach_reader *r, struct prune *pr, size_t i)
 	for (uint32_t j = 0; j < l->nlines; j++)
 		if (!line_fn(r, l, j))
 			return r->err.code;
-	for (uint32_t k = l->nlines; pr->has_drop && k-- > 0;) {
+	for (uint32_t k = l->nlines; pr->drop && k-- > 0;) {
 		if (!(fn = line_fn(r, l, k)))
 			return r->err.code;
 		if (dropped(st, pr, fn)) {
@@ -1063,6 +1090,27 @@ static int read_tables(struct tach_reader *r)
 	return st->ntypes ? choose_type(r) : TACH_OK;
 }
 
+/* The patterns, as pprof's RemoveUninteresting: keep_frames only with drop_frames, and
+ * either one refused means no pruning at all. */
+static int prune_setup(struct tach_reader *r, struct prune *pr)
+{
+	struct pread *st = r->state;
+	int rc;
+	if (!st->slen[st->drop])
+		return TACH_OK;
+	if ((rc = compile(r, st->drop, st->drop_at, "drop_frames", &pr->drop)) || !pr->drop)
+		return rc;
+	if (st->slen[st->keep] &&
+	    ((rc = compile(r, st->keep, st->keep_at, "keep_frames", &pr->keep)) || !pr->keep)) {
+		tachi_regex_free(pr->drop);
+		pr->drop = NULL;
+		return rc;
+	}
+	if (!(pr->seen = calloc(st->nstr ? st->nstr : 1, 1)))
+		return RFAIL(r, TACH_E_NOMEM, TACH_POS_NONE, 0, "out of memory");
+	return TACH_OK;
+}
+
 static int all_frames(struct tach_reader *r)
 {
 	struct pread *st = r->state;
@@ -1072,17 +1120,12 @@ static int all_frames(struct tach_reader *r)
 	if (!st->sid)
 		return RFAIL(r, TACH_E_NOMEM, TACH_POS_NONE, 0, "out of memory");
 	memset(st->sid, 0xff, st->nstr * sizeof(*st->sid));
-	if (st->slen[st->drop]) {
-		pr.has_drop = compile(r, st->drop, &pr.drop);
-		pr.has_keep = pr.has_drop && st->slen[st->keep] && compile(r, st->keep, &pr.keep);
-	}
+	rc = prune_setup(r, &pr);
 	for (size_t i = 0; !rc && i < st->nlocs; i++)
 		rc = loc_frames(r, &pr, i);
-	if (pr.has_drop)
-		regfree(&pr.drop);
-	if (pr.has_keep)
-		regfree(&pr.keep);
-	free(pr.name);
+	tachi_regex_free(pr.drop);
+	tachi_regex_free(pr.keep);
+	free(pr.seen);
 	return rc;
 }
 

@@ -5,8 +5,8 @@
 # TACH fixture, by `go tool pprof -proto` from the gperftools fixtures, by google/pprof
 # (the fixtures' .pprof.pb.gz), by a Go program through runtime/pprof, and for profiles
 # written by hand (tests/cli/pprof_gen.py): inline chains, unsymbolized addresses,
-# drop_frames. TACH -> pprof -> TACH keeps stacks, thread ids and states. Every refusal
-# pprof makes is ours too, with an offset.
+# drop_frames (RE2 syntax, hostile patterns included). TACH -> pprof -> TACH keeps stacks,
+# thread ids and states. Every refusal pprof makes is ours too, with an offset.
 
 setup() {
 	T=$BATS_TEST_TMPDIR
@@ -162,6 +162,72 @@ same_traces() { # profile unit [pprof args...]
 	# frames from malloc down (keep_me with them: it is below the drop); a location whose
 	# inner line matches keeps its outer line; a stack that is all drop stays
 	[ "$output" = "$(printf 'app.c:main:3;app.c:work:12 7\napp.c:work:12 4\napp.c:main:3;app.c:work:13 1')" ]
+}
+
+@test "drop_frames in RE2 syntax, on names simplified as pprof simplifies them" {
+	# C++ and PPC names (argument lists, "(anonymous namespace)", "operator()", a leading
+	# dot), \w \d \s [[:lower:]] (?i) \Q\E; keep_frames; a name cut to nothing
+	$GEN rx >"$T/rx.pb"
+	run tach-decode --no-thread-frames "$T/rx.pb"
+	[ "$status" -eq 0 ]
+	[ "$output" = "$(printf 'm.c:main:1 11\nm.c:main:1;n.cc:ALLOC_x:7;m.c:leaf:2 1\nm.c:main:1;n.cc:keep9:8;m.c:leaf:2 1')" ]
+	# a keep_frames Go refuses: pprof then prunes nothing, and says nothing; we warn
+	$GEN rxkeep >"$T/rk.pb"
+	run tach-decode --no-thread-frames "$T/rk.pb"
+	[ "$status" -eq 0 ]
+	[ "${lines[0]}" = "tach-decode: $T/rk.pb: offset 97: warning: keep_frames \"(?=x)\", byte 0: lookahead (?=: RE2 has none; pprof refuses it too: no frames dropped" ]
+	[ "${lines[1]}" = "m.c:main:1;m.c:alloc:2;m.c:leaf:3 1" ]
+	# a Unicode class: pprof would drop the frame, we cannot, and say so
+	$GEN rxunicode >"$T/ru.pb"
+	run tach-decode --no-thread-frames "$T/ru.pb"
+	[ "$status" -eq 0 ]
+	[ "${lines[0]}" = "tach-decode: $T/ru.pb: offset 76: warning: drop_frames \"\\p{Greek}.*\", byte 0: Unicode class \\p: not supported here (ASCII classes are: [[:alpha:]], \\d, \\w, \\s); pprof would take it, this reader does not: no frames dropped" ]
+	[ "${lines[1]}" = "m.c:main:1;m.c:Ωmega:2 1" ]
+	# "^(" + pattern + ")$" is one string to pprof: a pattern may close the group
+	$GEN rxinject >"$T/ri.pb"
+	run tach-decode --no-thread-frames "$T/ri.pb"
+	[ "$output" = "m.c:main:1 1" ]
+}
+
+@test "drop_frames in RE2 syntax: our stacks are pprof's" {
+	need_go
+	local c
+	for c in rx rxkeep rxinject rxctl backref nested slowmatch; do
+		$GEN $c >"$T/$c.pb"
+		same_traces "$T/$c.pb" 1 -sample_index=0 || { echo "differs: $c"; return 1; }
+	done
+}
+
+@test "hostile drop_frames: refused as RE2 refuses them, or matched in linear time" {
+	local name
+	name=$(printf 'a%.0s' $(seq 3000))
+	# a backreference (minutes in a backtracking matcher) and nested counted repeats
+	# (gigabytes to compile): RE2 has neither; pprof ignores the pattern, and so do we
+	$GEN backref >"$T/b.pb"
+	run tach-decode --no-thread-frames "$T/b.pb"
+	[ "$status" -eq 0 ]
+	[ "${lines[0]}" = "tach-decode: $T/b.pb: offset 76: warning: drop_frames \"(a|aa)*\\2\\2\\2\\2b\", byte 7: backreference \\2: RE2 has none; pprof refuses it too: no frames dropped" ]
+	[ "${lines[1]}" = "m.c:main:1;m.c:$name:2 1" ]
+	$GEN nested >"$T/n.pb"
+	run tach-decode --no-thread-frames "$T/n.pb"
+	[ "$status" -eq 0 ]
+	[ "${lines[0]}" = "tach-decode: $T/n.pb: offset 76: warning: drop_frames \"((a{1,255}){1,255}){1,255}\", byte 11: invalid repeat count {1,255}: nested repeats over 1000 copies; pprof refuses it too: no frames dropped" ]
+	[ "${lines[1]}" = "m.c:main:1;m.c:$name:2 1" ]
+	# valid RE2 that backtracking takes exponential time over: no match, nothing dropped
+	$GEN slowmatch >"$T/s.pb"
+	run tach-decode --no-thread-frames "$T/s.pb"
+	[ "$status" -eq 0 ]
+	[ "$output" = "m.c:main:1;m.c:$name:2 1" ]
+	# control characters in a pattern do not reach the terminal
+	$GEN rxctl >"$T/c.pb"
+	run tach-decode --no-thread-frames "$T/c.pb"
+	[ "$status" -eq 0 ]
+	[ "${#lines[@]}" -eq 2 ]
+	[ "${lines[0]}" = "tach-decode: $T/c.pb: offset 76: warning: drop_frames \"x??[31m(?=\", byte 3: missing closing ]; pprof refuses it too: no frames dropped" ]
+	# compressed, the offset is in the uncompressed protobuf, and says so
+	gzip -c "$T/b.pb" >"$T/b.pb.gz"
+	run tach-decode --no-thread-frames "$T/b.pb.gz"
+	[[ ${lines[0]} == "tach-decode: $T/b.pb.gz: offset 76: warning: drop_frames "*"no frames dropped (offset in the uncompressed protobuf)" ]]
 }
 
 @test "--sample-index: by name, inuse_ prefix, number; default_sample_type; bad values" {

@@ -5,10 +5,12 @@ profile.proto and the protobuf wire format, for the pprof reader's tests:
   pprof_gen.py CASE > file.pb
 
 Cases: inline (a location with two lines, an unsymbolized location, labels of another
-tool), drop (drop_frames/keep_frames), inexact (time values that are not multiples of the
-period), noperiod (a time type and no period), types (three sample types and default_sample_type), and hostile ones that pprof
-refuses: badvarint, badlen, dupid, noloc, noid, strindex, firststring, values, wiretype,
-concat.
+tool), drop (drop_frames/keep_frames), rx, rxkeep, rxinject, rxctl, rxunicode
+(drop_frames in RE2 syntax), backref, nested, slowmatch (drop_frames hostile to
+backtracking matchers), inexact (time values that are not multiples of the period),
+noperiod (a time type and no period), types (three sample types and default_sample_type),
+and hostile ones that pprof refuses: badvarint, badlen, dupid, noloc, noid, strindex,
+firststring, values, wiretype, concat.
 """
 import sys
 
@@ -107,6 +109,77 @@ def case_drop():
     body += sample([12, 11], [4, 4000000])
     body += num(7, s("malloc.*")) + num(8, s("keep_me"))
     return body + s.encode()
+
+
+def hostile_rx(pattern):
+    """A 3,000-character name and a pattern that backtracking engines take minutes or
+    gigabytes over; RE2 refuses both of these."""
+    s = Strings()
+    body = base(s) + fn(s, 1, "main", "m.c") + fn(s, 2, "a" * 3000, "m.c")
+    body += loc(1, [(1, 1)]) + loc(2, [(2, 2)]) + sample([2, 1], [1, 1000000])
+    return body + num(7, s(pattern)) + s.encode()
+
+
+def case_backref():
+    return hostile_rx(r"(a|aa)*\2\2\2\2b")
+
+
+def case_nested():
+    return hostile_rx("((a{1,255}){1,255}){1,255}")
+
+
+def case_rxctl():
+    # a refused pattern (no closing ]) with a newline and a terminal escape in it
+    return hostile_rx("x\n\x1b[31m(?=")
+
+
+def case_rxunicode():
+    # a Unicode class: Go takes it, we do not (lib/regex.h); nothing is dropped, with a word
+    s = Strings()
+    body = base(s) + fn(s, 1, "main", "m.c") + fn(s, 2, "\u03a9mega", "m.c")
+    body += loc(1, [(1, 1)]) + loc(2, [(2, 2)]) + sample([2, 1], [1, 1000000])
+    return body + num(7, s(r"\p{Greek}.*")) + s.encode()
+
+
+def case_slowmatch():
+    # valid RE2, and exponential for a backtracking matcher: nothing matches, so nothing
+    # is dropped
+    return hostile_rx("((a|aa)*)*b")
+
+
+def case_rx():
+    """drop_frames in RE2 syntax against C++ and PPC names, each stack a root, a frame
+    that may match and a leaf: what pprof drops, we drop."""
+    s = Strings()
+    names = ["std::vector<int>::push_back(int const&)", ".ppc_helper", "ns::(anonymous namespace)::f",
+             "Foo::operator()(int)", "Alloc9", "alloc", "ALLOC_x", "keep9", "x(y", "(weird)",
+             "caf\u00e9", "tab\tname", "z.y"]
+    body = base(s) + fn(s, 1, "main", "m.c") + fn(s, 2, "leaf", "m.c") + loc(1, [(1, 1)])
+    body += loc(2, [(2, 2)])
+    for i, name in enumerate(names):
+        body += fn(s, 10 + i, name, "n.cc") + loc(10 + i, [(10 + i, i + 1)])
+        body += sample([2, 10 + i, 1], [1, 1000000])
+    pattern = (r"std::vector<\w+>::push_back|ppc_\w+|ns::\(anonymous namespace\)::[[:lower:]]"
+               r"|Foo::operator\(\)|(?i)alloc\d?|keep\d|x|caf.|tab\sname|z\.y|\Q\E")
+    return body + num(7, s(pattern)) + num(8, s(r"keep[0-9]")) + s.encode()
+
+
+def case_rxkeep():
+    # the same with a keep_frames Go refuses: pprof then prunes nothing at all
+    s = Strings()
+    body = base(s) + fn(s, 1, "main", "m.c") + fn(s, 2, "alloc", "m.c") + fn(s, 3, "leaf", "m.c")
+    body += loc(1, [(1, 1)]) + loc(2, [(2, 2)]) + loc(3, [(3, 3)])
+    body += sample([3, 2, 1], [1, 1000000])
+    return body + num(7, s("alloc")) + num(8, s("(?=x)")) + s.encode()
+
+
+def case_rxinject():
+    # pprof compiles "^(" + pattern + ")$" as one string: a pattern may close the group
+    s = Strings()
+    body = base(s) + fn(s, 1, "main", "m.c") + fn(s, 2, "wrapper_x", "m.c")
+    body += fn(s, 3, "leaf", "m.c") + loc(1, [(1, 1)]) + loc(2, [(2, 2)]) + loc(3, [(3, 3)])
+    body += sample([3, 2, 1], [1, 1000000])
+    return body + num(7, s("wrapper)|(nothing")) + s.encode()
 
 
 def case_inexact():
