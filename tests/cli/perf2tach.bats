@@ -161,3 +161,43 @@ same_lines() { # want got
 	run perf2tach --event "" "$P/real/sort-fp.perf" -o "$T/p.tach"
 	[ "$status" -eq 2 ]
 }
+
+# A live capture needs a kernel that lets perf_event_open through: the test says why not
+# when it does not. The program does a fixed amount of work in known call paths.
+live_capture() { # callgraph-mode
+	command -v perf >/dev/null || skip "perf is not installed (Debian: linux-perf)"
+	perf record -q -e cpu-clock -o "$T/probe.data" true >"$T/probe.log" 2>&1 ||
+		skip "perf_event_open refused (perf_event_paranoid=$(cat /proc/sys/kernel/perf_event_paranoid 2>/dev/null)): $(head -1 "$T/probe.log")"
+	cc -O0 -g -fno-omit-frame-pointer -pthread "$TESTDATA/perf/livetest.c" -o "$T/livetest"
+	(cd "$T" && perf record -q -e cpu-clock -F 499 "$@" -o live.data ./livetest >/dev/null)
+	perf script -i "$T/live.data" >"$T/live.perf" 2>/dev/null
+	[ -s "$T/live.perf" ]
+}
+
+check_live() {
+	# the paths the program takes, as the perl script would print them
+	tach-decode -q --labels perf "$T/live.perf" >"$T/periods"
+	grep -Eq '^livetest;(.*;)?main;worker;hot_a [0-9]+$' "$T/periods"
+	grep -Eq '^livetest;(.*;)?start_thread;worker;hot_b [0-9]+$' "$T/periods"
+	# through TACH, counted in samples, as the independent reading counts them
+	perf2tach -q "$T/live.perf" -o "$T/live.tach"
+	tach-decode --labels perf "$T/live.tach" >"$T/got"
+	$FOLD "$T/live.perf" >"$T/want"
+	same_lines "$T/want" "$T/got"
+	tach-decode --labels perf --perf-root tid "$T/live.tach" >"$T/got"
+	$FOLD "$T/live.perf" --tid >"$T/want"
+	same_lines "$T/want" "$T/got"
+	# two threads, cpu-clock read as time: the interval is perf's period (-F 499: 2004 µs)
+	[ "$(tach-decode -F samples "$T/live.tach" | grep -v '^@' | cut -d' ' -f1 | sort -u | wc -l)" -ge 2 ]
+	tach-decode -F info "$T/live.tach" | grep -qx 'sample_interval_us: 2004'
+}
+
+@test "live: perf record -g (frame pointers) of a threaded C program" {
+	live_capture -g
+	check_live
+}
+
+@test "live: perf record --call-graph dwarf of a threaded C program" {
+	live_capture --call-graph dwarf
+	check_live
+}
