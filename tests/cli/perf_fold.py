@@ -10,7 +10,7 @@ import collections
 import re
 import sys
 
-EVENT = re.compile(r"^(\S.+?)\s+(\d+)(?:/(\d+))?\s.*?(?::\s*(\d+))?\s+(\S+):\s*$")
+EVENT = re.compile(r"^(\S.+?)\s+(\d+)(?:/(\d+))?(?:\s.*?)?(?::\s*(\d+))?\s+(\S+):\s*$")
 FRAME = re.compile(r"^\s+(\w+)\s+(.+) \((\S*)\)\s*$")
 
 
