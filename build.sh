@@ -10,7 +10,7 @@ cd "$(dirname "$0")"
 # targets), and the independent tools the tests compare against.
 BUILD_PKGS=(gcc meson ninja-build pkg-config libzstd-dev libxxhash-dev zlib1g-dev libdw-dev
 	libelf-dev libiberty-dev libisal-dev scdoc)
-TEST_PKGS=(bats clang jq python3 zstd file g++ binutils libxml2-utils)
+TEST_PKGS=(bats clang jq python3 zstd file g++ binutils libxml2-utils linux-perf)
 # Extra test tools, one line per check that needs them (read by need_extra below).
 EXTRA_TEST_PKGS=()
 # tach2pprof.bats: go tool pprof reads every output; protoc --decode_raw checks the wire format.

@@ -7,18 +7,18 @@
  * descending count and then by text. Frames are merged on (file, func, line) as CPython
  * does, so frames that differ only in columns or opcode add up.
  *
- * Options: labels=cpython|pyspy ("func (file:line)"), full-paths, thread-frames=no.
+ * Options: labels=cpython|pyspy ("func (file:line)")|perf (stackcollapse-perf.pl's lines, see
+ * fmt_collapsed_perf.c, with perf-root, annotate and addrs), full-paths, thread-frames=no.
  * Output is valid UTF-8 with LF line ends; a ';' inside a label becomes ':' and control
  * bytes become '?', each with one warning, so that every consumer splits lines the same way.
  */
 #include <stdlib.h>
 
-#include "internal.h"
-
-
+#include "collapsed_perf.h"
 
 struct cstate {
 	struct tachi_labeler lab;
+	struct tachi_perf_labels perf;
 	struct tachi_stackcount sc;
 };
 
@@ -27,14 +27,19 @@ static int cw_option(struct tach_writer *w, const char *key, const char *value)
 	struct cstate *st = w->state;
 	bool b;
 	if (!strcmp(key, "labels")) {
+		st->perf.on = !strcmp(value, "perf");
 		if (!strcmp(value, "cpython"))
 			st->lab.pyspy = false;
 		else if (!strcmp(value, "pyspy"))
 			st->lab.pyspy = true;
-		else
-			return WFAIL(w, TACH_E_USAGE, "labels must be cpython or pyspy, not %s", value);
+		else if (!st->perf.on)
+			return WFAIL(w, TACH_E_USAGE, "labels must be cpython, pyspy or perf, not %s",
+				     value);
 		return TACH_OK;
 	}
+	int rc = tachi_perf_labels_option(w, &st->perf, key, value);
+	if (rc != 1)
+		return rc;
 	if (!strcmp(key, "full-paths")) {
 		if (!tachi_parse_bool(value, &st->lab.full_paths))
 			return WFAIL(w, TACH_E_USAGE, "bad full-paths value %s", value);
@@ -455,6 +460,8 @@ static int cw_close(struct tach_writer *w)
 	struct cstate *st = w->state;
 	if (!st->sc.ncounts)
 		return TACH_OK;
+	if (st->perf.on)
+		return tachi_perf_labels_write(w, &st->perf, &st->sc);
 	struct tachi_buf labels = { 0 };
 	size_t nkeys = st->sc.agg.lk.nkeys, nlines = 0;
 	size_t *loff = malloc((nkeys + 1) * sizeof(*loff));

@@ -641,6 +641,8 @@ bool tachi_pprof_resembles(const uint8_t *p, size_t n);
 extern const struct tachi_format tachi_fmt_sampler;
 extern const struct tachi_format tachi_fmt_flamegraph;
 extern const struct tachi_format tachi_fmt_pstats;
+/* Linux perf script text (fmt_perf_read.c); before folded stacks in detection. */
+extern const struct tachi_format tachi_fmt_perf;
 /* The sampler format's two files: the writer's ops, for the reader file's table row. */
 extern const struct tachi_writer_ops tachi_sampler_writer_ops;
 /* speedscope JSON: the row (in the reader's file), both directions' ops, and the probe: the

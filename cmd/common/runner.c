@@ -176,8 +176,16 @@ static void default_max_samples(const struct tc_output *out, struct tach_reader 
 
 const struct tc_opt tc_collapsed_opts[] = {
 	{ "labels", 0, "STYLE", "w:labels", NULL,
-	  "collapsed frame labels: cpython (file:func:line) or pyspy (func (file:line))",
-	  "cpython pyspy", false },
+	  "collapsed frame labels: cpython (file:func:line), pyspy (func (file:line)) or perf "
+	  "(stackcollapse-perf.pl's)", "cpython pyspy perf", false },
+	{ "perf-root", 0, "ROOT", "w:perf-root", NULL,
+	  "--labels perf: root frame comm (default), comm-pid or comm-pid/tid", "comm pid tid",
+	  false },
+	{ "annotate", 0, "WHAT", "w:annotate", NULL,
+	  "--labels perf: mark kernel frames _[k], JIT frames _[j], or all", "kernel jit all",
+	  false },
+	{ "addrs", 0, NULL, "w:addrs", "yes",
+	  "--labels perf: unknown symbols as [dso <address>]", NULL, false },
 	{ "full-paths", 0, NULL, "w:full-paths", "yes", "collapsed: keep full file paths", NULL, false },
 	{ "no-thread-frames", 0, NULL, "w:thread-frames", "no",
 	  "collapsed: no tid:N root frame; merge threads", NULL, false },
@@ -956,6 +964,19 @@ static int folded_settings(struct tc_run *run, char kind, struct tach_reader *r,
 	return 0;
 }
 
+/* --labels perf prints what stackcollapse-perf.pl prints, which counts perf's periods: a
+ * perf reader then weighs samples by them. */
+static int perf_label_weights(struct tc_run *run, struct tach_reader *r)
+{
+	for (size_t i = 0; i < run->cli->n; i++) {
+		const char *t = run->cli->all[i]->target;
+		if (run->cli->values[i] && t && !strcmp(t, "w:labels") &&
+		    !strcmp(run->cli->values[i], "perf"))
+			return set_opt(run, r, NULL, "r:weight", "period");
+	}
+	return 0;
+}
+
 /* Every input's reader, of the --from format, with the reader options set. */
 static int make_readers(struct tc_run *run)
 {
@@ -972,6 +993,8 @@ static int make_readers(struct tc_run *run)
 		int status = 0;
 		if (!strcmp(format, "auto") || !strcmp(format, "collapsed"))
 			status = folded_settings(run, 'r', in->r, NULL);
+		if (!status && (!strcmp(format, "auto") || !strcmp(format, "perf")))
+			status = perf_label_weights(run, in->r);
 		if (!status)
 			status = apply_targets(run, run->cli, 'r', in->r, NULL);
 		if (status)

@@ -10,7 +10,11 @@ function __tachfmt_states
 end
 
 complete -c tach-decode -s F -l format -x -a 'collapsed\t"folded stacks for flamegraph.pl" samples\t"every sample, lossless text" info\t"header, counts and record statistics"' -d 'output format'
-complete -c tach-decode -l labels -x -a 'cpython\t"file:func:line" pyspy\t"func (file:line)"' -d 'collapsed frame labels'
+complete -c tach-decode -l labels -x -a 'cpython\t"file:func:line" pyspy\t"func (file:line)" perf\t"as stackcollapse-perf.pl"' -d 'collapsed frame labels'
+complete -c tach-decode -l perf-root -x -a 'comm pid tid' -d '--labels perf: root frame comm, comm-pid or comm-pid/tid'
+complete -c tach-decode -l annotate -x -a 'kernel jit all' -d '--labels perf: mark kernel frames _[k], JIT frames _[j], or all'
+complete -c tach-decode -l addrs -d '--labels perf: unknown symbols as [dso <address>]'
+complete -c tach-decode -l event -x -d 'perf script input: read the samples of event NAME'
 complete -c tach-decode -l full-paths -d 'collapsed: keep full file paths'
 complete -c tach-decode -l no-thread-frames -d 'collapsed: no tid:N root frame; merge threads'
 complete -c tach-decode -s o -l output -r -F -d 'write to FILE instead of standard output'
@@ -28,7 +32,7 @@ complete -c tach-decode -l to-us -x -d 'keep samples before timestamp T (microse
 complete -c tach-decode -s h -l help -d 'show help and exit'
 complete -c tach-decode -s V -l version -d 'show version and exit'
 # The input: TACH files.
-complete -c tach-decode -l from -x -a 'tach gperf pprof sampler speedscope v8 samples collapsed help' -d 'Read the input as FORMAT, not the detected format'
+complete -c tach-decode -l from -x -a 'tach gperf pprof sampler speedscope v8 samples perf collapsed help' -d 'Read the input as FORMAT, not the detected format'
 complete -c tach-decode -l binary-path -r -a '(__fish_complete_directories)' -d 'gperftools input: also look for binaries in DIR'
 complete -c tach-decode -l no-symbolize -d 'gperftools input: keep addresses; do not read binaries'
 complete -c tach-decode -l names -x -a 'full short mangled' -d 'gperftools input: function names'

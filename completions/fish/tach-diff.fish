@@ -9,10 +9,13 @@ function __tachfmt_states
         no-main 'drop: the main thread'
 end
 
-complete -c tach-diff -l from -x -a 'tach gperf pprof sampler speedscope v8 samples collapsed help' -d 'read the inputs as FORMAT'
+complete -c tach-diff -l from -x -a 'tach gperf pprof sampler speedscope v8 samples perf collapsed help' -d 'read the inputs as FORMAT'
 complete -c tach-diff -s n -l normalize -d 'scale BASE counts to the NEW total'
 complete -c tach-diff -s s -l strip-hex -d 'write hexadecimal numbers as 0x...'
-complete -c tach-diff -l labels -x -a 'cpython\t"file:func:line" pyspy\t"func (file:line)"' -d 'frame labels'
+complete -c tach-diff -l labels -x -a 'cpython\t"file:func:line" pyspy\t"func (file:line)" perf\t"as stackcollapse-perf.pl"' -d 'frame labels'
+complete -c tach-diff -l perf-root -x -a 'comm pid tid' -d '--labels perf: root frame comm, comm-pid or comm-pid/tid'
+complete -c tach-diff -l annotate -x -a 'kernel jit all' -d '--labels perf: mark kernel frames _[k], JIT frames _[j], or all'
+complete -c tach-diff -l addrs -d '--labels perf: unknown symbols as [dso <address>]'
 complete -c tach-diff -l full-paths -d 'keep full file paths'
 complete -c tach-diff -l no-thread-frames -d 'no tid:N root frame; merge threads'
 complete -c tach-diff -s o -l output -r -F -d 'write to FILE instead of standard output'

@@ -132,13 +132,49 @@ same_as() { # file importer [importer options...]
 	[[ $output == *"offset 0: field 1: unknown wire type 3" ]]
 }
 
+@test "rule: a perf script capture is perf, never folded stacks, from a file and a pipe" {
+	for f in "$FIXTURES"/perf/inputs/*.txt "$FIXTURES"/perf/real/*.perf; do
+		same_as "$f" perf2tach
+		run tach-decode -v -q "$f"
+		[[ $output == *"perf input"* ]] || { echo "$f: $output"; false; }
+	done
+	# no call chains: the event line alone (a time, then "event:") says perf
+	printf 'prog 12/13 [000] 5.000001: 1000 cycles: \n\nprog 12/13 [000] 5.000002: 1000 cycles: \n\n' >"$T/nochain"
+	run tach-decode -v -q --no-thread-frames "$T/nochain"
+	[[ $output == *"perf input"* ]]
+	[[ $output == *"[comm]:prog:12 2"* ]]
+	# an event line ending in a count, a frame line after it: perf
+	printf 'java 25607 10101010\n\t7f01 main (/bin/java)\n\n' >"$T/count"
+	run tach-decode -v -q --no-thread-frames "$T/count"
+	[[ $output == *"perf input"* ]]
+	[[ $output == *"[comm]:java:0;java:main:0 1"* ]]
+}
+
+@test "rule: folded stacks are never perf, even when a line looks like comm and pid" {
+	# "comm tid" then a count, with no indented frame line after it
+	printf 'java 25607 12\nV8 WorkerThread 3 4\n' >"$T/f"
+	run tach-decode -v -q --no-thread-frames "$T/f"
+	[ "$status" -eq 0 ]
+	[[ $output == *"collapsed input"* ]]
+	# (two numbers: a differential line, its second count kept)
+	[[ $output == *"java 12"* ]]
+	# a folded line with trailing blanks and a folded line after it
+	printf 'a;b 12 \nc;d 3\n' >"$T/g"
+	run tach-decode -v -q --no-thread-frames "$T/g"
+	[[ $output == *"collapsed input"* ]]
+	# the FlameGraph expected outputs (folded stacks of perf captures) are folded
+	run tach-decode -v -q "$FIXTURES/perf/expected/perf-java-stacks-01-collapsed.txt"
+	[ "$status" -eq 0 ]
+	[[ $output == *"collapsed input"* ]]
+}
+
 @test "--from forces a format; --from help lists the readable ones" {
 	run tach-decode --from help
 	[ "$status" -eq 0 ]
-	[ "$output" = "$(printf 'tach\ngperf\npprof\nsampler\nspeedscope\nv8\nsamples\ncollapsed')" ]
+	[ "$output" = "$(printf 'tach\ngperf\npprof\nsampler\nspeedscope\nv8\nsamples\nperf\ncollapsed')" ]
 	run tach-decode --from pdf x
 	[ "$status" -eq 2 ]
-	[[ ${lines[0]} == "tach-decode: unknown --from pdf (one of: tach gperf pprof sampler speedscope v8 samples collapsed, or auto)" ]]
+	[[ ${lines[0]} == "tach-decode: unknown --from pdf (one of: tach gperf pprof sampler speedscope v8 samples perf collapsed, or auto)" ]]
 	run tach-decode --from tach "$TESTDATA/mixed.samples"
 	[ "$status" -eq 1 ]
 	[[ $output == *"Invalid magic number"* ]]

@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# perf script text to folded stacks: tach-decode --labels perf on ~BENCH_MB (default 100)
+# MB made by repeating the perf fixtures' text (events renamed to one, cpu-clock, so that
+# every sample is read), CPU time and peak RSS; beside it, when found, FlameGraph's
+# stackcollapse-perf.pl (STACKCOLLAPSE=path, or on PATH) and inferno-collapse-perf on the
+# same text, and the outputs compared. Never fails on timing.
+#   BENCH_DIR (default /tmp): where the input is made (kept for reuse, never committed).
+#   BUILD_ROOT: the meson build directory (default ./build).
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+build=${BUILD_ROOT:-$here/../build}
+mb=${BENCH_MB:-100}
+dir=${BENCH_DIR:-/tmp}
+fix=$here/../tests/fixtures/perf
+in=$dir/tachfmt-bench-perf-$mb.txt
+out=$(mktemp "$dir/tachfmt-bench.XXXXXX")
+trap 'rm -f "$out" "$out".*' EXIT
+
+if [ ! -s "$in" ]; then
+	echo "making $in"
+	for f in "$fix"/inputs/*.txt "$fix"/real/*.perf; do cat "$f"; echo; done |
+		sed -E 's/ [A-Za-z-]+(:[A-Za-z]*)?: *$/ cpu-clock: /' >"$out.one"
+	one=$(stat -c %s "$out.one")
+	for ((i = 0; i < mb * 1000000 / one + 1; i++)); do cat "$out.one"; done >"$in.tmp"
+	mv "$in.tmp" "$in"
+fi
+echo "input: $in, $(stat -c %s "$in") bytes, $(grep -c ': *$' "$in") samples"
+cat "$in" >/dev/null # page cache
+
+measure() { # label command...
+	local label=$1
+	shift
+	/usr/bin/time -f '%e %U %S %M' -o "$out.time" "$@" <"$in" >"$out.$label"
+	read -r wall user sys kb <"$out.time"
+	printf '%-28s wall %6.2f s  cpu %6.2f s  peak RSS %7d KB  %d lines\n' "$label" "$wall" \
+		"$(awk "BEGIN{print $user + $sys}")" "$kb" "$(wc -l <"$out.$label")"
+}
+
+measure tach-decode "$build/cmd/tach-decode" -q --labels perf
+measure tach-decode-tid "$build/cmd/tach-decode" -q --labels perf --perf-root tid
+measure perf2tach "$build/cmd/perf2tach" -q -o /dev/null
+script=${STACKCOLLAPSE:-$(command -v stackcollapse-perf.pl || true)}
+if [ -n "$script" ]; then
+	measure stackcollapse-perf.pl perl "$script"
+	diff <(sort "$out.tach-decode") <(sort "$out.stackcollapse-perf.pl") >/dev/null &&
+		echo "outputs equal" || echo "OUTPUTS DIFFER"
+else
+	echo "stackcollapse-perf.pl: not found (not packaged by Debian; STACKCOLLAPSE=path)"
+fi
+if command -v inferno-collapse-perf >/dev/null; then
+	measure inferno-collapse-perf inferno-collapse-perf
+else
+	echo "inferno-collapse-perf: not found"
+fi
+# An independent reading in Python (tests/cli/perf_fold.py), for scale: what a plain
+# line-by-line script costs on this machine.
+measure perf_fold.py sh -c "python3 '$here/../tests/cli/perf_fold.py' /dev/stdin"

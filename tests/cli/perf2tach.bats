@@ -1,0 +1,203 @@
+#!/usr/bin/env bats
+# The perf script reader (perf2tach, --from perf, detection) and the collapsed writer's
+# --labels perf: every capture of tests/fixtures/perf under every stackcollapse-perf.pl
+# option gives the script's own output (lines compared sorted); through TACH the same
+# stacks come back counted in samples, as tests/cli/perf_fold.py counts them on its own;
+# weights, events, errors.
+
+setup() {
+	T=$BATS_TEST_TMPDIR
+	P=$FIXTURES/perf
+	FOLD="python3 $SOURCE_ROOT/tests/cli/perf_fold.py"
+}
+
+# The script's options and ours: "SUFFIX|OPTIONS".
+OPTS=("|" "-pid|--perf-root pid" "-tid|--perf-root tid" "-kernel|--annotate kernel"
+	"-jit|--annotate jit" "-all|--annotate all" "-addrs|--addrs")
+
+same_lines() { # want got
+	LC_ALL=C sort "$1" >"$T/want.s"
+	LC_ALL=C sort "$2" >"$T/got.s"
+	[ -s "$T/want.s" ]
+	diff -u "$T/want.s" "$T/got.s"
+}
+
+@test "--labels perf prints what stackcollapse-perf.pl prints: every input x option" {
+	n=0
+	for f in "$P"/inputs/*.txt; do
+		b=$(basename "$f" .txt)
+		for o in "${OPTS[@]}"; do
+			suf=${o%%|*}
+			# shellcheck disable=SC2086
+			tach-decode -q --labels perf ${o#*|} "$f" >"$T/got"
+			same_lines "$P/expected/$b-collapsed$suf.txt" "$T/got" || { echo "$b $o"; false; }
+			n=$((n + 1))
+		done
+	done
+	[ "$n" -eq 49 ]
+}
+
+@test "--labels perf on the real captures (C with frame pointers, Python 3.12 -X perf)" {
+	for b in sort-fp python-x-perf; do
+		tach-decode -q --labels perf "$P/real/$b.perf" >"$T/got"
+		same_lines "$P/real/$b-collapsed.txt" "$T/got"
+		tach-decode -q --labels perf --perf-root tid "$P/real/$b.perf" >"$T/got"
+		same_lines "$P/real/$b-collapsed-tid.txt" "$T/got"
+	done
+}
+
+@test "through TACH: the same stacks, counted in samples, the comm root once" {
+	for b in sort-fp python-x-perf; do
+		perf2tach "$P/real/$b.perf" -o "$T/p.tach" 2>"$T/err"
+		[ ! -s "$T/err" ]
+		tach-decode --labels perf "$T/p.tach" >"$T/got"
+		$FOLD "$P/real/$b.perf" >"$T/want"
+		same_lines "$T/want" "$T/got"
+		tach-decode --labels perf --perf-root tid "$T/p.tach" >"$T/got"
+		$FOLD "$P/real/$b.perf" --tid >"$T/want"
+		same_lines "$T/want" "$T/got"
+	done
+}
+
+@test "Python -X perf frames are Python frames: file, function, no line" {
+	perf2tach "$P/real/python-x-perf.perf" -o "$T/p.tach"
+	tach-decode --format samples "$T/p.tach" >"$T/s"
+	grep -q '/home/dev/prof/perf2/fib.py:fib:-:' "$T/s"
+	grep -q '<frozen abc>:ABCMeta.__new__:-:' "$T/s"
+	run grep -c 'py::' "$T/s"
+	[ "$output" = 0 ]
+	# the comm root names the process, its line the pid when the line has one
+	grep -q ';\[comm\]:python3:-:' "$T/s"
+	perf2tach "$P/inputs/perf-iperf-stacks-pidtid-01.txt" -o "$T/p.tach"
+	tach-decode --format samples "$T/p.tach" | grep -q '^28744 .*;\[comm\]:iperf:27409:'
+}
+
+@test "cpu-clock periods are time: the interval, weights and timestamps" {
+	perf2tach -q "$P/inputs/perf-dd-stacks-01.txt" -o "$T/p.tach"
+	tach-decode --format info "$T/p.tach" | grep -qx 'sample_interval_us: 10101'
+	tach-decode --format samples "$T/p.tach" | grep -v '^@' | cut -f1 >"$T/s"
+	head -1 "$T/s" | grep -qx '29776 0 666709771979 4'
+	# 11 samples, the last one without its blank line dropped with a warning
+	[ "$(wc -l <"$T/s")" -eq 10 ]
+	run perf2tach "$P/inputs/perf-dd-stacks-01.txt" -o "$T/p.tach"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"perf-dd-stacks-01.txt:71: warning: the last sample has no blank line after it"* ]]
+	# pprof: cpu time = samples x interval
+	tach-decode -q -F samples "$P/inputs/perf-dd-stacks-01.txt" | grep -qx '@interval_us 10101'
+}
+
+@test "count events: one sample each, said once; --labels perf sums the periods" {
+	run perf2tach "$P/inputs/perf-rust-Yamakaky-dcpu.txt" -o "$T/p.tach"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"event cycles:u: periods are event counts, not time; each sample is read as one"* ]]
+	tach-decode "$T/p.tach" | awk '{ n += $NF } END { print n }' >"$T/n"
+	want=$(grep -c 'cycles:u:' "$P/inputs/perf-rust-Yamakaky-dcpu.txt")
+	[ "$(cat "$T/n")" -eq "$want" ]
+}
+
+@test "two events: the first by default with a warning, --event picks the other" {
+	f=$P/inputs/perf-cycles-instructions-01.txt
+	run tach-decode --no-thread-frames "$f"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"111 samples of other events (cycles) skipped; only instructions read"* ]]
+	perf2tach -q --event cycles "$f" -o "$T/p.tach"
+	tach-decode "$T/p.tach" | awk '{ n += $NF } END { print n }' >"$T/n"
+	[ "$(cat "$T/n")" -eq "$(grep -c ' cycles: $' "$f")" ]
+	$FOLD "$f" --event cycles | sed 's/^[^;]*;//' | LC_ALL=C sort >"$T/want"
+	tach-decode --labels perf "$T/p.tach" | sed 's/^[^;]*;//' | LC_ALL=C sort >"$T/got"
+	diff -u "$T/want" "$T/got"
+	rm "$T/p.tach"
+	run perf2tach --event nosuch "$f" -o "$T/p.tach"
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"no samples of event nosuch; the capture has: instructions, cycles"* ]]
+	[ ! -e "$T/p.tach" ]
+}
+
+@test "detection and --from perf read as perf2tach does" {
+	for f in "$P"/inputs/*.txt "$P"/real/*.perf; do
+		perf2tach -q "$f" -o "$T/p.tach"
+		tach-decode -q "$T/p.tach" | sort >"$T/want"
+		tach-decode -q "$f" | sort >"$T/file"
+		cat "$f" | tach-decode -q --from perf | sort >"$T/pipe"
+		diff -u "$T/want" "$T/file"
+		diff -u "$T/want" "$T/pipe"
+		tach-decode -v -q "$f" 2>&1 >/dev/null | grep -q 'perf'
+	done
+}
+
+@test "bad input: one line with file and line, exit 1, no output file" {
+	printf 'garbage here\nmore\n' >"$T/bad.txt"
+	run perf2tach "$T/bad.txt" -o "$T/p.tach"
+	[ "$status" -eq 1 ]
+	[[ "$output" == "perf2tach: $T/bad.txt:1: not perf script output: no event line"* ]]
+	[ ! -e "$T/p.tach" ]
+	# a chain deeper than the limit
+	{ echo 'ab 1 1.000001: cpu-clock:'; for i in $(seq 1 20); do echo "	$i f$i (/bin/x)"; done; echo; } >"$T/deep.txt"
+	run perf2tach --max-depth 10 "$T/deep.txt" -o "$T/p.tach"
+	[ "$status" -eq 1 ]
+	[[ "$output" == "perf2tach: $T/deep.txt:12: call chain deeper than 10 frames"* ]]
+	[ ! -e "$T/p.tach" ]
+	# a line longer than 1 MiB
+	{ echo 'ab 1 1.000001: cpu-clock:'; printf '\t1 '; head -c 1100000 /dev/zero | tr '\0' x; echo ' (/bin/x)'; echo; } >"$T/long.txt"
+	run perf2tach "$T/long.txt" -o "$T/p.tach"
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"long.txt:2: line longer than 1048576 bytes"* ]]
+	# --strict: a stray line is an error
+	{ echo 'ab 1 1.000001: cpu-clock:'; echo '	nonsense'; echo; } >"$T/stray.txt"
+	run perf2tach --strict "$T/stray.txt" -o "$T/p.tach"
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"stray.txt:2: not a perf script frame line"* ]]
+	run perf2tach "$T/stray.txt" -o "$T/p.tach"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"stray.txt:2: warning: 1 line not understood and skipped; the first is here"* ]]
+}
+
+@test "usage errors: bad option values exit 2" {
+	run tach-decode --labels perf --perf-root nope "$P/real/sort-fp.perf"
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"perf-root must be comm, pid or tid, not nope"* ]]
+	run tach-decode --labels perf --annotate nope "$P/real/sort-fp.perf"
+	[ "$status" -eq 2 ]
+	run perf2tach --event "" "$P/real/sort-fp.perf" -o "$T/p.tach"
+	[ "$status" -eq 2 ]
+}
+
+# A live capture needs a kernel that lets perf_event_open through: the test says why not
+# when it does not. The program does a fixed amount of work in known call paths.
+live_capture() { # callgraph-mode
+	command -v perf >/dev/null || skip "perf is not installed (Debian: linux-perf)"
+	perf record -q -e cpu-clock -o "$T/probe.data" true >"$T/probe.log" 2>&1 ||
+		skip "perf_event_open refused (perf_event_paranoid=$(cat /proc/sys/kernel/perf_event_paranoid 2>/dev/null)): $(head -1 "$T/probe.log")"
+	cc -O0 -g -fno-omit-frame-pointer -pthread "$TESTDATA/perf/livetest.c" -o "$T/livetest"
+	(cd "$T" && perf record -q -e cpu-clock -F 499 "$@" -o live.data ./livetest >/dev/null)
+	perf script -i "$T/live.data" >"$T/live.perf" 2>/dev/null
+	[ -s "$T/live.perf" ]
+}
+
+check_live() {
+	# the paths the program takes, as the perl script would print them
+	tach-decode -q --labels perf "$T/live.perf" >"$T/periods"
+	grep -Eq '^livetest;(.*;)?main;worker;hot_a [0-9]+$' "$T/periods"
+	grep -Eq '^livetest;(.*;)?start_thread;worker;hot_b [0-9]+$' "$T/periods"
+	# through TACH, counted in samples, as the independent reading counts them
+	perf2tach -q "$T/live.perf" -o "$T/live.tach"
+	tach-decode --labels perf "$T/live.tach" >"$T/got"
+	$FOLD "$T/live.perf" >"$T/want"
+	same_lines "$T/want" "$T/got"
+	tach-decode --labels perf --perf-root tid "$T/live.tach" >"$T/got"
+	$FOLD "$T/live.perf" --tid >"$T/want"
+	same_lines "$T/want" "$T/got"
+	# two threads, cpu-clock read as time: the interval is perf's period (-F 499: 2004 µs)
+	[ "$(tach-decode -F samples "$T/live.tach" | grep -v '^@' | cut -d' ' -f1 | sort -u | wc -l)" -ge 2 ]
+	tach-decode -F info "$T/live.tach" | grep -qx 'sample_interval_us: 2004'
+}
+
+@test "live: perf record -g (frame pointers) of a threaded C program" {
+	live_capture -g
+	check_live
+}
+
+@test "live: perf record --call-graph dwarf of a threaded C program" {
+	live_capture --call-graph dwarf
+	check_live
+}
