@@ -133,26 +133,6 @@ static int value_at(struct tach_reader *r, struct tachi_json *j, uint64_t off, s
 	return tachi_json_value(j, t);
 }
 
-/* Walks the object whose '{' was just read, recording where the values of the wanted
- * keys start (the last one of a duplicated key wins) and skipping every value. */
-static int keys(struct tachi_json *j, const char *const *want, uint64_t *offs, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		offs[i] = NONE;
-	for (;;) {
-		struct tachi_jtok k;
-		bool more;
-		int rc = tachi_json_key(j, &k, &more);
-		if (rc || !more)
-			return rc;
-		for (size_t i = 0; i < n; i++)
-			if (tachi_json_str_eq(j->p, &k, want[i]))
-				offs[i] = j->pos;
-		if ((rc = tachi_json_skip(j)))
-			return rc;
-	}
-}
-
 static bool names_speedscope(const uint8_t *p, const struct tachi_jtok *t)
 {
 	char buf[256];
@@ -169,7 +149,7 @@ bool tachi_speedscope_probe(const uint8_t *p, size_t n)
 	struct tachi_json j;
 	struct tachi_jtok t, k;
 	bool more, shared = false, profiles = false;
-	size_t lead = n >= 3 && !memcmp(p, "\xef\xbb\xbf", 3) ? 3 : 0;
+	size_t lead = tachi_json_bom(p, n);
 	tachi_json_init(&j, p, n, lead, NESTING, &e);
 	if (tachi_json_value(&j, &t) || t.type != TJ_OBJECT)
 		return false;
@@ -237,7 +217,7 @@ static int frame_obj(struct tach_reader *r, struct tachi_json *j, uint64_t at, s
 	uint64_t o[4];
 	struct tachi_json c;
 	struct tachi_jtok t;
-	int rc = keys(j, want, o, 4);
+	int rc = tachi_json_keys(j, want, o, 4);
 	if (rc)
 		return rc;
 	if (o[0] == NONE)
@@ -300,7 +280,7 @@ static int parse_shared(struct tach_reader *r, uint64_t off)
 		return rc;
 	if (t.type != TJ_OBJECT)
 		return bad(r, t.off, "\"shared\" must be an object");
-	if ((rc = keys(&j, want, &o, 1)))
+	if ((rc = tachi_json_keys(&j, want, &o, 1)))
 		return rc;
 	if (o == NONE)
 		return bad(r, t.off, "\"shared\" has no \"frames\"");
@@ -469,17 +449,12 @@ static int parse_profiles(struct tach_reader *r, struct tachi_json *j)
 		struct sprof *p = &st->profs[st->nprofs];
 		memset(p, 0, sizeof(*p));
 		p->off = t.off;
-		if ((rc = keys(j, want, o, 7)) || (rc = profile_kind(r, o, p)) ||
+		if ((rc = tachi_json_keys(j, want, o, 7)) || (rc = profile_kind(r, o, p)) ||
 		    (rc = profile_name(r, o[6], p)))
 			return rc;
 		st->nprofs++;
 	}
 	return rc;
-}
-
-static bool has_bom(const struct tach_reader *r)
-{
-	return r->in.size >= 3 && !memcmp(r->in.data, "\xef\xbb\xbf", 3);
 }
 
 /* The top object: "$schema" and "shared" found, "profiles" read on the way (the file's
@@ -491,7 +466,7 @@ static int parse_top(struct tach_reader *r)
 	uint64_t schema = NONE, shared = NONE;
 	bool more, profiles = false;
 	/* RFC 8259 lets a parser ignore a byte order mark; a browser's speedscope does */
-	int rc = value_at(r, &j, has_bom(r) ? 3 : 0, &t);
+	int rc = value_at(r, &j, tachi_json_bom(r->in.data, r->in.size), &t);
 	if (rc)
 		return rc;
 	if (t.type != TJ_OBJECT)
@@ -635,7 +610,7 @@ static int read_event(struct tach_reader *r, const struct sprof *p, bool *open, 
 	if (t.type != TJ_OBJECT)
 		return bad(r, t.off, "an event must be an object");
 	uint64_t ev = t.off;
-	if ((rc = keys(&st->a, want, o, 3)))
+	if ((rc = tachi_json_keys(&st->a, want, o, 3)))
 		return rc;
 	if (o[0] == NONE || o[1] == NONE || o[2] == NONE)
 		return bad(r, ev, "an event needs \"type\", \"frame\" and \"at\"");

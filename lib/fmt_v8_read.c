@@ -106,26 +106,6 @@ static int value_at(struct tach_reader *r, struct tachi_json *j, uint64_t off, s
 	return tachi_json_value(j, t);
 }
 
-/* Walks the object whose '{' was just read, recording where the values of the wanted
- * keys start (the last of a duplicated key wins, as in JSON.parse) and skipping each. */
-static int keys(struct tachi_json *j, const char *const *want, uint64_t *offs, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		offs[i] = NONE;
-	for (;;) {
-		struct tachi_jtok k;
-		bool more;
-		int rc = tachi_json_key(j, &k, &more);
-		if (rc || !more)
-			return rc;
-		for (size_t i = 0; i < n; i++)
-			if (tachi_json_str_eq(j->p, &k, want[i]))
-				offs[i] = j->pos;
-		if ((rc = tachi_json_skip(j)))
-			return rc;
-	}
-}
-
 /* ---- detection ---- */
 
 /* In the first element of "nodes", which j has just entered: a "callFrame" key. */
@@ -158,7 +138,7 @@ bool tachi_v8_probe(const uint8_t *p, size_t n)
 	struct tachi_json j;
 	struct tachi_jtok t, k;
 	bool more, samples = false, deltas = false;
-	size_t lead = n >= 3 && !memcmp(p, "\xef\xbb\xbf", 3) ? 3 : 0;
+	size_t lead = tachi_json_bom(p, n);
 	tachi_json_init(&j, p, n, lead, NESTING, &e);
 	if (tachi_json_value(&j, &t) || t.type != TJ_OBJECT)
 		return false;
@@ -228,7 +208,7 @@ static int call_frame(struct tach_reader *r, uint64_t off, struct vnode *nd)
 	if (t.type != TJ_OBJECT)
 		return bad(r, t.off, "callFrame must be an object");
 	uint64_t at = t.off;
-	if ((rc = keys(&j, want, o, 4)))
+	if ((rc = tachi_json_keys(&j, want, o, 4)))
 		return rc;
 	if (o[0] == NONE)
 		return bad(r, at, "callFrame without a \"functionName\"");
@@ -260,7 +240,7 @@ static int node_obj(struct tach_reader *r, struct tachi_json *j, uint64_t off, s
 	struct tachi_json c;
 	struct tachi_jtok t;
 	uint64_t o[4];
-	int rc = keys(j, want, o, 4);
+	int rc = tachi_json_keys(j, want, o, 4);
 	if (rc)
 		return rc;
 	memset(nd, 0, sizeof(*nd));
@@ -569,11 +549,6 @@ static int order_and_interval(struct tach_reader *r)
 
 /* ---- open ---- */
 
-static bool has_bom(const struct tach_reader *r)
-{
-	return r->in.size >= 3 && !memcmp(r->in.data, "\xef\xbb\xbf", 3);
-}
-
 /* The top object's keys: nodes, samples, timeDeltas, startTime, endTime. */
 static int parse_top(struct tach_reader *r, uint64_t *o)
 {
@@ -584,12 +559,12 @@ static int parse_top(struct tach_reader *r, uint64_t *o)
 	struct vstate *st = r->state;
 	struct tachi_json j;
 	struct tachi_jtok t;
-	int rc = value_at(r, &j, has_bom(r) ? 3 : 0, &t);
+	int rc = value_at(r, &j, tachi_json_bom(r->in.data, r->in.size), &t);
 	if (rc)
 		return rc;
 	if (t.type != TJ_OBJECT)
 		return bad(r, t.off, "not a V8 CPU profile: expected a JSON object");
-	if ((rc = keys(&j, want, o, 5)) || (rc = tachi_json_end(&j)))
+	if ((rc = tachi_json_keys(&j, want, o, 5)) || (rc = tachi_json_end(&j)))
 		return rc;
 	for (int i = 0; i < 4; i++)
 		if (o[i] == NONE)

@@ -512,9 +512,32 @@ bool tachi_json_scaled(const struct tachi_jnum *v, int scale, int64_t *out)
 	return true;
 }
 
+int tachi_json_keys(struct tachi_json *j, const char *const *want, uint64_t *offs, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		offs[i] = UINT64_MAX;
+	for (;;) {
+		struct tachi_jtok k;
+		bool more;
+		int rc = tachi_json_key(j, &k, &more);
+		if (rc || !more)
+			return rc;
+		for (size_t i = 0; i < n; i++)
+			if (tachi_json_str_eq(j->p, &k, want[i]))
+				offs[i] = j->pos;
+		if ((rc = tachi_json_skip(j)))
+			return rc;
+	}
+}
+
+size_t tachi_json_bom(const uint8_t *p, size_t n)
+{
+	return n >= 3 && !memcmp(p, "\xef\xbb\xbf", 3) ? 3 : 0;
+}
+
 bool tachi_json_object_start(const uint8_t *p, size_t n)
 {
-	size_t i = n >= 3 && !memcmp(p, "\xef\xbb\xbf", 3) ? 3 : 0;
+	size_t i = tachi_json_bom(p, n);
 	while (i < n && (p[i] == ' ' || p[i] == '\t' || p[i] == '\n' || p[i] == '\r'))
 		i++;
 	return i < n && p[i] == '{';

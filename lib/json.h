@@ -53,6 +53,12 @@ int tachi_json_elem(struct tachi_json *j, bool *more);
 int tachi_json_skip(struct tachi_json *j);
 /* Only whitespace may follow. */
 int tachi_json_end(struct tachi_json *j);
+/* Walks the object whose '{' was just read, recording in offs[i] where the value of key
+ * want[i] starts (the last of a duplicated key wins; UINT64_MAX: absent) and skipping
+ * every value. */
+int tachi_json_keys(struct tachi_json *j, const char *const *want, uint64_t *offs, size_t n);
+/* The length of a UTF-8 byte order mark at p (3), or 0. */
+size_t tachi_json_bom(const uint8_t *p, size_t n);
 /* For probes: p starts, after a byte order mark and whitespace, with '{'. */
 bool tachi_json_object_start(const uint8_t *p, size_t n);
 
