@@ -1,0 +1,696 @@
+/* tachfmt.convert and tachfmt.write: a writer into a path (through a temporary file renamed
+ * on success, as the programs' -o), or into memory returned as bytes or handed to a file
+ * object's write().
+ *
+ * convert sets what the programs set: --max-samples' default for the outputs that store
+ * every sample (tach, samples, gecko, sampler), and tach2flamegraph's settings for folded
+ * input, so that the same options give the same bytes as the program.
+ */
+#define Py_LIMITED_API 0x030B0000
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "tachfmt_py.h"
+
+/* ---- outputs ---- */
+
+struct out {
+	int fd;
+	int in_place;       /* a device or FIFO named as dst: written where it is */
+	char *tmp, *path;   /* a regular file: the temporary beside it, and its name */
+	PyObject *fileobj;  /* borrowed: a file object to hand the bytes to */
+	PyObject *name;     /* for messages */
+};
+
+static int out_path(struct out *o, PyObject *dst)
+{
+	PyObject *p = PyOS_FSPath(dst);
+	PyObject *enc = p && PyUnicode_Check(p) ? PyUnicode_EncodeFSDefault(p) : Py_XNewRef(p);
+	o->name = p ? PyObject_Str(p) : NULL;
+	Py_XDECREF(p);
+	if (!enc || !o->name) {
+		Py_XDECREF(enc);
+		return -1;
+	}
+	const char *path = PyBytes_AsString(enc);
+	struct stat st;
+	int rc = -1;
+	if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+		o->fd = S_ISDIR(st.st_mode) ? (errno = EISDIR, -1) : open(path, O_WRONLY | O_CLOEXEC);
+		o->in_place = 1;
+	} else if ((o->path = strdup(path)) && (o->tmp = malloc(strlen(path) + 8))) {
+		sprintf(o->tmp, "%s.XXXXXX", path);
+		o->fd = mkstemp(o->tmp);
+		if (o->fd >= 0) {
+			mode_t um = umask(0);
+			umask(um);
+			fchmod(o->fd, 0666 & ~um);
+		}
+	} else {
+		errno = ENOMEM;
+	}
+	if (o->fd >= 0)
+		rc = 0;
+	else
+		PyErr_SetFromErrnoWithFilenameObject(PyExc_OSError, o->name);
+	Py_DECREF(enc);
+	return rc;
+}
+
+/* dst: None (return the bytes), a path, or an object with write(). */
+static int out_open(struct out *o, PyObject *dst)
+{
+	memset(o, 0, sizeof(*o));
+	o->fd = -1;
+	if (dst != Py_None && (PyUnicode_Check(dst) || PyObject_HasAttrString(dst, "__fspath__")))
+		return out_path(o, dst);
+	if (dst != Py_None && !PyObject_HasAttrString(dst, "write")) {
+		PyErr_Format(PyExc_TypeError, "dst is a path, a binary file or None, not %S",
+			     (PyObject *)Py_TYPE(dst));
+		return -1;
+	}
+	o->fileobj = dst == Py_None ? NULL : dst;
+	o->name = PyUnicode_FromString(dst == Py_None ? "<bytes>" : "<file>");
+	if (!o->name)
+		return -1;
+	/* A writer may seek back (TACH's header comes last): memory that is a file. */
+	o->fd = memfd_create("tachfmt", MFD_CLOEXEC);
+	if (o->fd < 0) {
+		PyErr_SetFromErrno(PyExc_OSError);
+		return -1;
+	}
+	return 0;
+}
+
+static PyObject *out_bytes(struct out *o)
+{
+	struct stat st;
+	if (fstat(o->fd, &st))
+		return PyErr_SetFromErrno(PyExc_OSError);
+	PyObject *b = PyBytes_FromStringAndSize(NULL, st.st_size);
+	if (!b)
+		return NULL;
+	char *p = PyBytes_AsString(b);
+	for (off_t got = 0; got < st.st_size;) {
+		ssize_t k = pread(o->fd, p + got, (size_t)(st.st_size - got), got);
+		if (k <= 0) {
+			Py_DECREF(b);
+			return k < 0 ? PyErr_SetFromErrno(PyExc_OSError)
+				     : PyErr_Format(PyExc_OSError, "output shrank while read back");
+		}
+		got += k;
+	}
+	return b;
+}
+
+/* Finishes the output; ok 0 drops it. Returns the bytes (dst None), None, or NULL. */
+static PyObject *out_finish(struct out *o, int ok)
+{
+	PyObject *ret = NULL;
+	if (ok && (o->path || o->in_place)) {
+		if (close(o->fd) || (o->path && rename(o->tmp, o->path)))
+			PyErr_SetFromErrnoWithFilenameObject(PyExc_OSError, o->name);
+		else
+			ret = Py_NewRef(Py_None);
+		o->fd = -1;
+	} else if (ok) {
+		PyObject *b = out_bytes(o);
+		if (b && o->fileobj) {
+			PyObject *r = PyObject_CallMethod(o->fileobj, "write", "O", b);
+			ret = r ? Py_NewRef(Py_None) : NULL;
+			Py_XDECREF(r);
+			Py_DECREF(b);
+		} else {
+			ret = b;
+		}
+	}
+	if (o->fd >= 0)
+		close(o->fd);
+	if (o->tmp && !ret)
+		unlink(o->tmp);
+	free(o->tmp);
+	free(o->path);
+	Py_XDECREF(o->name);
+	return ret;
+}
+
+/* ---- options ---- */
+
+static PyObject *pop(PyObject *kw, const char *key)
+{
+	PyObject *v = PyDict_GetItemString(kw, key);
+	if (v) {
+		Py_INCREF(v);
+		PyDict_DelItemString(kw, key);
+	}
+	return v;
+}
+
+/* Positional argument i, else keyword name (removed from kw); new reference or NULL. */
+static PyObject *arg(PyObject *args, PyObject *kw, Py_ssize_t i, const char *name)
+{
+	PyObject *v = pop(kw, name);
+	if (i < PyTuple_Size(args)) {
+		Py_XDECREF(v);
+		return Py_NewRef(PyTuple_GetItem(args, i));
+	}
+	return v;
+}
+
+static const char *str_or_null(PyObject *v, const char *dflt)
+{
+	if (!v || v == Py_None)
+		return dflt;
+	return PyUnicode_Check(v) ? PyUnicode_AsUTF8AndSize(v, NULL) : NULL;
+}
+
+static int writable(const char *to)
+{
+	const char *name;
+	int wr;
+	for (size_t i = 0; (name = tach_format_name(i, NULL, &wr)); i++)
+		if (wr && !strcmp(name, to))
+			return 1;
+	PyErr_Format(tp_error, "unknown output format '%s'", to);
+	return 0;
+}
+
+/* Does a fresh writer of format `to` (or reader of format `from`) take key=value? Setting an
+ * option that fails leaves a handle failed, so each is tried on a scratch one first. */
+static int takes(const char *to, const char *from, const char *key, const char *val)
+{
+	int rc;
+	if (to) {
+		struct tach_writer *w = tach_writer_new(to);
+		rc = w ? tach_writer_set_option(w, key, val) : TACH_E_NOMEM;
+		tach_writer_free(w);
+	} else {
+		struct tach_reader *r = tach_reader_new(from);
+		rc = r ? tach_reader_set_option(r, key, val) : TACH_E_NOMEM;
+		tach_reader_free(r);
+	}
+	return rc == TACH_OK;
+}
+
+static int user_set(PyObject *opts, const char *key)
+{
+	PyObject *k, *v;
+	Py_ssize_t i = 0;
+	char buf[64];
+	while (opts && PyDict_Next(opts, &i, &k, &v))
+		if (!tp_option_key(k, buf, sizeof(buf)) && !strcmp(buf, key))
+			return 1;
+	PyErr_Clear();
+	return 0;
+}
+
+/* **options of convert: the writer's when it takes them, else the reader's. */
+static int route_options(struct tach_writer *w, tp_reader_obj *ro, const char *to,
+			 const char *from, PyObject *opts, PyObject *outname)
+{
+	PyObject *k, *v;
+	Py_ssize_t i = 0;
+	while (PyDict_Next(opts, &i, &k, &v)) {
+		char key[64];
+		PyObject *tmp;
+		const char *val;
+		if (tp_option_key(k, key, sizeof(key)) || !(val = tp_option_text(v, &tmp)))
+			return -1;
+		int rc = TACH_OK;
+		if (takes(to, NULL, key, val) || !takes(NULL, from, key, val)) {
+			if ((rc = tach_writer_set_option(w, key, val)))
+				tp_raise(rc, outname, tach_writer_error(w), 0, 0);
+		} else if ((rc = tach_reader_set_option(ro->r, key, val))) {
+			tp_reader_raise(ro, rc);
+		}
+		Py_XDECREF(tmp);
+		if (rc)
+			return -1;
+	}
+	return 0;
+}
+
+/* What the programs set before the user's options (runner.c: default_max_samples, and
+ * tach2flamegraph's reader settings for folded input). */
+static int program_defaults(tp_reader_obj *ro, const char *to, const char *from, PyObject *opts)
+{
+	static const char *const storing[] = { "tach", "samples", "gecko", "sampler" };
+	for (size_t i = 0; i < sizeof(storing) / sizeof(storing[0]); i++)
+		if (!strcmp(to, storing[i]) &&
+		    tach_reader_set_option(ro->r, "max-samples", "4294967295"))
+			return -1;
+	static const char *const folded[][2] = {
+		{ "labels", "raw" }, { "keep-thread-frames", "yes" }, { "diff", "both" },
+	};
+	if (strcmp(to, "flamegraph") || (strcmp(from, "auto") && strcmp(from, "collapsed")))
+		return 0;
+	for (size_t i = 0; i < 3; i++)
+		if (!user_set(opts, folded[i][0]) &&
+		    tach_reader_set_option(ro->r, folded[i][0], folded[i][1]))
+			return -1;
+	return 0;
+}
+
+/* ---- convert ---- */
+
+/* The conversion, GIL released: 0, or the failing status with *side 'r' or 'w'. */
+static int convert_run(tp_reader_obj *ro, struct tach_writer *w, int fd, int folded_w, char *side)
+{
+	*side = 'r';
+	int rc = tp_reader_attach(ro);
+	if (rc < 0)
+		return rc;
+	const char *f = tach_reader_format(ro->r);
+	*side = 'w';
+	if (folded_w && f && !strcmp(f, "collapsed") &&
+	    (rc = tach_writer_set_option(w, "thread-frames", "no")))
+		return rc;
+	const struct tach_sample *s;
+	*side = 'r';
+	if ((rc = tach_reader_next(ro->r, &s)) < 0)
+		return rc;
+	*side = 'w';
+	if ((rc = tach_writer_open_fd(w, fd)) || (rc = tach_writer_set_meta(w, tach_reader_meta(ro->r))))
+		return rc;
+	while (rc == TACH_OK) {
+		int wrc = tach_writer_put(w, tach_reader_dict(ro->r), s);
+		if (wrc)
+			return wrc;
+		rc = tach_reader_next(ro->r, &s);
+	}
+	*side = 'r';
+	if (rc < 0)
+		return rc;
+	*side = 'w';
+	return tach_writer_close(w);
+}
+
+struct conv_args {
+	PyObject *src, *dst, *to, *from, *ropts, *opts;
+};
+
+static void conv_args_free(struct conv_args *a)
+{
+	Py_XDECREF(a->src);
+	Py_XDECREF(a->dst);
+	Py_XDECREF(a->to);
+	Py_XDECREF(a->from);
+	Py_XDECREF(a->ropts);
+	Py_XDECREF(a->opts);
+}
+
+static PyObject *convert_with(struct conv_args *a, const char *to, const char *from)
+{
+	tp_reader_obj *ro = tp_reader_make(a->src, from);
+	struct tach_writer *w = ro ? tach_writer_new(to) : NULL;
+	struct out o;
+	PyObject *ret = NULL;
+	if (!ro)
+		return NULL;
+	if (!w) {
+		PyErr_NoMemory();
+		goto done;
+	}
+	if (program_defaults(ro, to, from, a->opts)) {
+		tp_reader_raise(ro, TACH_E_USAGE);
+		goto done;
+	}
+	if (a->ropts && a->ropts != Py_None && tp_reader_options(ro, a->ropts))
+		goto done;
+	if (out_open(&o, a->dst ? a->dst : Py_None))
+		goto done;
+	tach_writer_set_warn(w, tp_warn_cb, &ro->warn);
+	int ok = 0;
+	if (!route_options(w, ro, to, from, a->opts, o.name)) {
+		int folded_w = !strcmp(to, "flamegraph") && !user_set(a->opts, "thread-frames");
+		char side;
+		int rc;
+		Py_BEGIN_ALLOW_THREADS
+		rc = convert_run(ro, w, o.fd, folded_w, &side);
+		Py_END_ALLOW_THREADS
+		if (tp_warn_flush(&ro->warn, ro->name))
+			;
+		else if (rc && side == 'r')
+			tp_reader_raise(ro, rc);
+		else if (rc)
+			tp_raise(rc, o.name, tach_writer_error(w), 0, 0);
+		else
+			ok = 1;
+	}
+	ret = out_finish(&o, ok);
+done:
+	tach_writer_free(w);
+	Py_XDECREF((PyObject *)ro);
+	return ret;
+}
+
+PyObject *tp_convert(PyObject *self, PyObject *args, PyObject *kw)
+{
+	struct conv_args a = { 0 };
+	a.opts = kw ? PyDict_Copy(kw) : PyDict_New();
+	if (!a.opts)
+		return NULL;
+	a.src = arg(args, a.opts, 0, "src");
+	a.dst = arg(args, a.opts, 1, "dst");
+	a.to = arg(args, a.opts, 2, "to");
+	a.from = pop(a.opts, "from_");
+	a.ropts = pop(a.opts, "reader_options");
+	PyObject *ret = NULL;
+	const char *to = str_or_null(a.to, "pprof"), *from = str_or_null(a.from, "auto");
+	if (PyTuple_Size(args) > 3 || !a.src)
+		PyErr_SetString(PyExc_TypeError, "convert(src, dst=None, to='pprof', **options)");
+	else if (!to || !from)
+		PyErr_SetString(PyExc_TypeError, "to and from_ are format names (str)");
+	else if (a.ropts && a.ropts != Py_None && !PyDict_Check(a.ropts))
+		PyErr_SetString(PyExc_TypeError, "reader_options is a dict");
+	else if (writable(to))
+		ret = convert_with(&a, to, from);
+	conv_args_free(&a);
+	return ret;
+}
+
+/* ---- write ---- */
+
+/* Frames from Python to dict ids: Frame objects by identity (two rows may show the same
+ * (file, function, line) and differ in their other fields), other tuples by value. */
+struct wctx {
+	struct tach_dict *d;
+	PyObject *by_value;  /* tuple -> id */
+	PyObject *by_obj;    /* Frame -> id, keyed on the object's address */
+	PyObject *strings;   /* str -> id */
+	uint32_t *frames;
+	size_t cap;
+};
+
+static int intern_str(struct wctx *c, PyObject *s, uint32_t *id)
+{
+	PyObject *v = PyDict_GetItemWithError(c->strings, s);
+	if (v) {
+		*id = (uint32_t)PyLong_AsUnsignedLong(v);
+		return 0;
+	}
+	if (PyErr_Occurred())
+		return -1;
+	PyObject *b = PyUnicode_Check(s) ? PyUnicode_AsEncodedString(s, "utf-8", "surrogateescape")
+		      : PyBytes_Check(s) ? Py_NewRef(s) : NULL;
+	if (!b) {
+		if (!PyErr_Occurred())
+			PyErr_Format(PyExc_TypeError, "file and function are str, not %S",
+				     (PyObject *)Py_TYPE(s));
+		return -1;
+	}
+	int rc = tach_dict_intern_string(c->d, PyBytes_AsString(b), (size_t)PyBytes_Size(b), id);
+	Py_DECREF(b);
+	if (rc)
+		return rc == TACH_E_NOMEM ? (PyErr_NoMemory(), -1)
+			: (PyErr_SetString(tp_error, "cannot intern a string"), -1);
+	PyObject *idv = PyLong_FromUnsignedLong(*id);
+	rc = idv ? PyDict_SetItem(c->strings, s, idv) : -1;
+	Py_XDECREF(idv);
+	return rc;
+}
+
+static int int_field(PyObject *v, int32_t none, long lo, long hi, int32_t *out)
+{
+	if (v == Py_None) {
+		*out = none;
+		return 0;
+	}
+	long x = PyLong_AsLong(v);
+	if (x == -1 && PyErr_Occurred())
+		return -1;
+	if (x < lo || x > hi) {
+		PyErr_Format(PyExc_ValueError, "frame field %ld out of range", x);
+		return -1;
+	}
+	*out = (int32_t)x;
+	return 0;
+}
+
+/* A frame's fields: a Frame (all seven), or a sequence of 3 (file, function, line) or 7. */
+static int frame_fields(struct wctx *c, PyObject *o, struct tach_frame *f)
+{
+	PyObject *t = PyObject_TypeCheck(o, tp_frame) ? NULL : PySequence_Tuple(o);
+	Py_ssize_t n = t ? PyTuple_Size(t) : 7;
+	if (!t && !PyObject_TypeCheck(o, tp_frame))
+		return -1;
+	if (n != 3 && n != 7) {
+		Py_DECREF(t);
+		PyErr_SetString(PyExc_ValueError, "a frame is (file, function, line) or 7 fields");
+		return -1;
+	}
+	PyObject *v[7];
+	for (Py_ssize_t i = 0; i < n; i++)
+		v[i] = t ? PyTuple_GetItem(t, i) : PyStructSequence_GetItem(o, i);
+	int32_t op = TACH_NO_OPCODE;
+	int rc = intern_str(c, v[0], &f->file) || intern_str(c, v[1], &f->func) ||
+		 int_field(v[2], -1, INT32_MIN, INT32_MAX, &f->line);
+	f->end_line = f->line;
+	f->col = f->end_col = -1;
+	if (!rc && n == 7)
+		rc = int_field(v[3], -1, INT32_MIN, INT32_MAX, &f->end_line) ||
+		     int_field(v[4], -1, INT32_MIN, INT32_MAX, &f->col) ||
+		     int_field(v[5], -1, INT32_MIN, INT32_MAX, &f->end_col) ||
+		     int_field(v[6], TACH_NO_OPCODE, 0, 255, &op);
+	f->opcode = (uint8_t)op;
+	Py_XDECREF(t);
+	return rc ? -1 : 0;
+}
+
+static int frame_id(struct wctx *c, PyObject *o, uint32_t *id)
+{
+	int is_frame = PyObject_TypeCheck(o, tp_frame);
+	PyObject *key = is_frame ? PyLong_FromVoidPtr(o) : Py_NewRef(o);
+	PyObject *cache = is_frame ? c->by_obj : c->by_value;
+	PyObject *v = key ? PyDict_GetItemWithError(cache, key) : NULL;
+	int rc = -1;
+	if (v) {
+		*id = (uint32_t)PyLong_AsUnsignedLong(is_frame ? PyTuple_GetItem(v, 0) : v);
+		rc = 0;
+	} else if (key && !PyErr_Occurred()) {
+		struct tach_frame f;
+		if (!frame_fields(c, o, &f)) {
+			int lrc = tach_dict_intern_frame(c->d, &f, id);
+			PyObject *idv = lrc ? NULL : PyLong_FromUnsignedLong(*id);
+			if (lrc)
+				lrc == TACH_E_NOMEM ? PyErr_NoMemory()
+						    : PyErr_SetString(tp_error, "cannot intern a frame");
+			/* A Frame is kept beside its id: its address stays its own. */
+			PyObject *val = idv && is_frame ? PyTuple_Pack(2, idv, o) : Py_XNewRef(idv);
+			rc = val && !PyDict_SetItem(cache, key, val) ? 0 : -1;
+			Py_XDECREF(val);
+			Py_XDECREF(idv);
+		}
+	}
+	Py_XDECREF(key);
+	return rc;
+}
+
+static int u64_of(PyObject *v, uint64_t *out)
+{
+	unsigned long long x = PyLong_AsUnsignedLongLong(v);
+	if (x == (unsigned long long)-1 && PyErr_Occurred())
+		return -1;
+	*out = x;
+	return 0;
+}
+
+/* One sample from Python: a Sample (weight from its attribute) or a 5- or 6-sequence. */
+static int sample_of(struct wctx *c, PyObject *o, struct tach_sample *s)
+{
+	int is_sample = PyObject_TypeCheck(o, tp_sample);
+	PyObject *t = is_sample ? NULL : PySequence_Tuple(o);
+	if (!is_sample && !t)
+		return -1;
+	Py_ssize_t n = t ? PyTuple_Size(t) : 6;
+	if (n != 5 && n != 6) {
+		Py_DECREF(t);
+		PyErr_SetString(PyExc_ValueError,
+				"a sample is (tid, interpreter, timestamp_us, status, frames[, weight])");
+		return -1;
+	}
+	PyObject *v[6];
+	for (Py_ssize_t i = 0; i < n; i++)
+		v[i] = t ? PyTuple_GetItem(t, i) : PyStructSequence_GetItem(o, i);
+	uint64_t interp, status, w = 1;
+	int rc = u64_of(v[0], &s->thread_id) || u64_of(v[1], &interp) ||
+		 u64_of(v[2], &s->timestamp_us) || u64_of(v[3], &status) ||
+		 (n == 6 && u64_of(v[5], &w));
+	if (!rc && (interp > UINT32_MAX || status > 255 || w == 0)) {
+		PyErr_SetString(PyExc_ValueError, "interpreter, status or weight out of range");
+		rc = 1;
+	}
+	PyObject *fr = rc ? NULL : PySequence_Tuple(v[4]);
+	Py_XDECREF(t);
+	if (!fr)
+		return -1;
+	Py_ssize_t depth = PyTuple_Size(fr);
+	if ((size_t)depth > c->cap) {
+		uint32_t *nf = realloc(c->frames, (size_t)depth * sizeof(uint32_t));
+		if (!nf) {
+			Py_DECREF(fr);
+			PyErr_NoMemory();
+			return -1;
+		}
+		c->frames = nf;
+		c->cap = (size_t)depth;
+	}
+	for (Py_ssize_t i = 0; i < depth && !rc; i++)
+		rc = frame_id(c, PyTuple_GetItem(fr, i), &c->frames[i]);
+	Py_DECREF(fr);
+	*s = (struct tach_sample){ .thread_id = s->thread_id, .timestamp_us = s->timestamp_us,
+		.weight = w, .interp_id = (uint32_t)interp, .status = (uint8_t)status,
+		.depth = (uint32_t)depth, .frames = c->frames };
+	return rc ? -1 : 0;
+}
+
+/* The meta dict (as Reader.meta gives it) into m; unknown keys are ignored. */
+static int meta_of(PyObject *d, struct tach_meta *m, const char **prog_name)
+{
+	static const struct tach_meta init = TACH_META_INIT;
+	*m = init;
+	if (!d || d == Py_None)
+		return 0;
+	PyObject *v;
+	uint64_t x;
+	if ((v = PyDict_GetItemString(d, "start_time_us")) && u64_of(v, &m->start_time_us))
+		return -1;
+	if ((v = PyDict_GetItemString(d, "interval_us")) && u64_of(v, &m->interval_us))
+		return -1;
+	if ((v = PyDict_GetItemString(d, "profiling_config")) && u64_of(v, &x))
+		return -1;
+	m->profiling_config = v ? (uint32_t)x : 0;
+	if ((v = PyDict_GetItemString(d, "record_order")))
+		m->record_order = PyObject_IsTrue(v) == 1;
+	if ((v = PyDict_GetItemString(d, "program")) && v != Py_None &&
+	    !(*prog_name = PyUnicode_AsUTF8AndSize(v, NULL)))
+		return -1;
+	m->program = *prog_name;
+	if ((v = PyDict_GetItemString(d, "python_version"))) {
+		const char *s = PyUnicode_Check(v) ? PyUnicode_AsUTF8AndSize(v, NULL) : NULL;
+		unsigned a, b, c;
+		if (!s || sscanf(s, "%u.%u.%u", &a, &b, &c) != 3 || a > 255 || b > 255 || c > 255) {
+			PyErr_SetString(PyExc_ValueError, "python_version is 'X.Y.Z'");
+			return -1;
+		}
+		m->py_major = (uint8_t)a, m->py_minor = (uint8_t)b, m->py_micro = (uint8_t)c;
+	}
+	return 0;
+}
+
+/* Writer options from the caller, then TACH's compression from meta when not given. */
+static int write_options(struct tach_writer *w, const char *to, PyObject *opts, PyObject *meta,
+			 PyObject *outname)
+{
+	PyObject *k, *v;
+	Py_ssize_t i = 0;
+	while (PyDict_Next(opts, &i, &k, &v)) {
+		char key[64];
+		PyObject *tmp;
+		const char *val;
+		if (tp_option_key(k, key, sizeof(key)) || !(val = tp_option_text(v, &tmp)))
+			return -1;
+		int rc = tach_writer_set_option(w, key, val);
+		Py_XDECREF(tmp);
+		if (rc) {
+			tp_raise(rc, outname, tach_writer_error(w), 0, 0);
+			return -1;
+		}
+	}
+	PyObject *c = meta && PyDict_Check(meta) ? PyDict_GetItemString(meta, "compression") : NULL;
+	if (strcmp(to, "tach") || user_set(opts, "compression") || !c || !PyUnicode_Check(c))
+		return 0;
+	int rc = tach_writer_set_option(w, "compression", PyUnicode_AsUTF8AndSize(c, NULL));
+	if (rc)
+		tp_raise(rc, outname, tach_writer_error(w), 0, 0);
+	return rc ? -1 : 0;
+}
+
+static int write_samples(struct wctx *c, struct tach_writer *w, PyObject *samples,
+			 PyObject *outname)
+{
+	PyObject *it = PyObject_GetIter(samples), *o;
+	if (!it)
+		return -1;
+	int rc = 0;
+	while (!rc && (o = PyIter_Next(it))) {
+		struct tach_sample s;
+		rc = sample_of(c, o, &s);
+		Py_DECREF(o);
+		int wrc = rc ? 0 : tach_writer_put(w, c->d, &s);
+		if (wrc) {
+			tp_raise(wrc, outname, tach_writer_error(w), 0, 0);
+			rc = -1;
+		}
+	}
+	Py_DECREF(it);
+	return rc || PyErr_Occurred() ? -1 : 0;
+}
+
+static PyObject *write_with(PyObject *dst, PyObject *samples, PyObject *meta, const char *to,
+			    PyObject *opts)
+{
+	struct wctx c = { tach_dict_new(), PyDict_New(), PyDict_New(), PyDict_New(), NULL, 0 };
+	struct tach_writer *w = tach_writer_new(to);
+	struct tach_meta m;
+	const char *prog_name = NULL;
+	struct out o;
+	PyObject *ret = NULL;
+	if (!c.d || !c.by_value || !c.by_obj || !c.strings || !w) {
+		PyErr_NoMemory();
+	} else if (!meta_of(meta, &m, &prog_name) && !out_open(&o, dst)) {
+		int ok = 0, rc = 0;
+		if (!write_options(w, to, opts, meta, o.name)) {
+			if ((rc = tach_writer_open_fd(w, o.fd)) || (rc = tach_writer_set_meta(w, &m)))
+				tp_raise(rc, o.name, tach_writer_error(w), 0, 0);
+			else if (!write_samples(&c, w, samples, o.name) &&
+				 (rc = tach_writer_close(w)))
+				tp_raise(rc, o.name, tach_writer_error(w), 0, 0);
+			else
+				ok = !PyErr_Occurred();
+		}
+		ret = out_finish(&o, ok);
+	}
+	tach_writer_free(w);
+	tach_dict_free(c.d);
+	Py_XDECREF(c.by_value);
+	Py_XDECREF(c.by_obj);
+	Py_XDECREF(c.strings);
+	free(c.frames);
+	return ret;
+}
+
+PyObject *tp_write(PyObject *self, PyObject *args, PyObject *kw)
+{
+	PyObject *opts = kw ? PyDict_Copy(kw) : PyDict_New();
+	if (!opts)
+		return NULL;
+	PyObject *dst = arg(args, opts, 0, "dst"), *samples = arg(args, opts, 1, "samples");
+	PyObject *meta = arg(args, opts, 2, "meta"), *tov = arg(args, opts, 3, "to");
+	const char *to = str_or_null(tov, "tach");
+	PyObject *ret = NULL;
+	if (PyTuple_Size(args) > 4 || !dst || !samples)
+		PyErr_SetString(PyExc_TypeError, "write(dst, samples, meta=None, to='tach', **options)");
+	else if (!to)
+		PyErr_SetString(PyExc_TypeError, "to is a format name (str)");
+	else if (meta && meta != Py_None && !PyDict_Check(meta))
+		PyErr_SetString(PyExc_TypeError, "meta is a dict");
+	else if (writable(to))
+		ret = write_with(dst, samples, meta, to, opts);
+	Py_XDECREF(dst);
+	Py_XDECREF(samples);
+	Py_XDECREF(meta);
+	Py_XDECREF(tov);
+	Py_DECREF(opts);
+	return ret;
+}

@@ -1,0 +1,271 @@
+/* The tachfmt Python module: libtachfmt's readers and writers for Python, over the public
+ * API (tachfmt.h) alone, built against CPython's limited API (3.11) so that one binary serves
+ * every later CPython.
+ *
+ *   open(src, from_=None, **reader_options) -> Reader   (samples as named tuples, .meta)
+ *   convert(src, dst=None, to="pprof", from_=None, reader_options=None, **options)
+ *   stacks(src, from_=None, **reader_options) -> {(tid, frames): count}
+ *   write(dst, samples, meta=None, to="tach", **options)
+ *
+ * A source is a path, a bytes-like object, or a binary file object (its descriptor when
+ * fileno() works, else what read() returns). Errors are tachfmt.Error (a ValueError) with the
+ * message the programs print, less the program's name: "FILE: offset N: what is wrong".
+ * convert and stacks run without the GIL; the library's warnings are kept in C while it runs
+ * and raised afterwards as tachfmt.Warning.
+ */
+#define Py_LIMITED_API 0x030B0000
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "tachfmt.h"
+#include "tachfmt_py.h"
+
+PyObject *tp_error, *tp_warning;
+PyTypeObject *tp_sample, *tp_frame, *tp_reader;
+
+/* ---- small helpers ---- */
+
+/* An option value as the library takes it: True/False as yes/no, numbers as text. */
+const char *tp_option_text(PyObject *v, PyObject **tmp)
+{
+	*tmp = NULL;
+	if (v == Py_True)
+		return "yes";
+	if (v == Py_False)
+		return "no";
+	if (PyUnicode_Check(v))
+		return PyUnicode_AsUTF8AndSize(v, NULL);
+	if (PyLong_Check(v) || PyFloat_Check(v)) {
+		*tmp = PyObject_Str(v);
+		return *tmp ? PyUnicode_AsUTF8AndSize(*tmp, NULL) : NULL;
+	}
+	PyErr_Format(PyExc_TypeError, "option values are str, int, float or bool, not %S",
+		     (PyObject *)Py_TYPE(v));
+	return NULL;
+}
+
+/* An option name as the library spells it: max_depth -> max-depth. */
+int tp_option_key(PyObject *k, char *buf, size_t cap)
+{
+	Py_ssize_t n;
+	const char *s = PyUnicode_AsUTF8AndSize(k, &n);
+	if (!s)
+		return -1;
+	if ((size_t)n >= cap) {
+		PyErr_Format(PyExc_TypeError, "unknown option %R", k);
+		return -1;
+	}
+	for (Py_ssize_t i = 0; i < n; i++)
+		buf[i] = s[i] == '_' ? '-' : s[i];
+	buf[n] = 0;
+	return 0;
+}
+
+/* Raises tachfmt.Error("NAME: POSITION: MSG") with the parts as attributes; MemoryError for
+ * an allocation failure. Returns NULL. */
+PyObject *tp_raise(int code, PyObject *name, const char *msg, int kind, uint64_t pos)
+{
+	if (code == TACH_E_NOMEM)
+		return PyErr_NoMemory();
+	if (!msg)
+		msg = tach_strerror(code);
+	PyObject *text;
+	unsigned long long p = (unsigned long long)pos;
+	switch (kind) {
+	case TACH_POS_OFFSET:
+		text = PyUnicode_FromFormat("%S: offset %llu: %s", name, p, msg);
+		break;
+	case TACH_POS_LINE:
+		text = PyUnicode_FromFormat("%S:%llu: %s", name, p, msg);
+		break;
+	case TACH_POS_RECORD:
+		text = PyUnicode_FromFormat("%S: record %llu: %s", name, p, msg);
+		break;
+	default:
+		text = PyUnicode_FromFormat("%S: %s", name, msg);
+	}
+	if (!text)
+		return NULL;
+	PyObject *exc = PyObject_CallFunctionObjArgs(tp_error, text, NULL);
+	Py_DECREF(text);
+	if (!exc)
+		return NULL;
+	static const char *const kinds[] = { NULL, "offset", "line", "record" };
+	const char *k = kind > 0 && kind < 4 ? kinds[kind] : NULL;
+	PyObject *reason = PyUnicode_DecodeUTF8(msg, (Py_ssize_t)strlen(msg), "replace");
+	PyObject *posv = k ? PyLong_FromUnsignedLongLong(pos) : Py_NewRef(Py_None);
+	PyObject *kindv = k ? PyUnicode_FromString(k) : Py_NewRef(Py_None);
+	PyObject *codev = PyLong_FromLong(code);
+	if (reason && posv && kindv && codev &&
+	    !PyObject_SetAttrString(exc, "filename", name) &&
+	    !PyObject_SetAttrString(exc, "reason", reason) &&
+	    !PyObject_SetAttrString(exc, "position", posv) &&
+	    !PyObject_SetAttrString(exc, "position_kind", kindv) &&
+	    !PyObject_SetAttrString(exc, "code", codev))
+		PyErr_SetObject(tp_error, exc);
+	Py_XDECREF(reason);
+	Py_XDECREF(posv);
+	Py_XDECREF(kindv);
+	Py_XDECREF(codev);
+	Py_DECREF(exc);
+	return NULL;
+}
+
+/* ---- warnings kept while the GIL is released ---- */
+
+#define WARN_KEEP 32
+
+void tp_warn_cb(void *ctx, const char *msg, int kind, uint64_t pos)
+{
+	struct tp_warnings *w = ctx;
+	if (w->n >= WARN_KEEP) {
+		w->dropped++;
+		return;
+	}
+	struct tp_warning_rec *rec = realloc(w->recs, (w->n + 1) * sizeof(*rec));
+	if (!rec)
+		return;
+	w->recs = rec;
+	rec[w->n].msg = strdup(msg);
+	rec[w->n].kind = kind;
+	rec[w->n].pos = pos;
+	if (rec[w->n].msg)
+		w->n++;
+}
+
+/* Raises the kept warnings as tachfmt.Warning; -1 when a filter turned one into an error. */
+int tp_warn_flush(struct tp_warnings *w, PyObject *name)
+{
+	int rc = 0;
+	for (size_t i = 0; i < w->n; i++) {
+		const struct tp_warning_rec *r = &w->recs[i];
+		unsigned long long p = (unsigned long long)r->pos;
+		PyObject *t = r->kind == TACH_POS_OFFSET ? PyUnicode_FromFormat("%S: offset %llu: %s", name, p, r->msg)
+			      : r->kind == TACH_POS_LINE ? PyUnicode_FromFormat("%S:%llu: %s", name, p, r->msg)
+			      : r->kind == TACH_POS_RECORD ? PyUnicode_FromFormat("%S: record %llu: %s", name, p, r->msg)
+			      : PyUnicode_FromFormat("%S: %s", name, r->msg);
+		const char *s = t ? PyUnicode_AsUTF8AndSize(t, NULL) : NULL;
+		if (rc == 0 && (!s || PyErr_WarnEx(tp_warning, s, 1)))
+			rc = -1;
+		Py_XDECREF(t);
+	}
+	if (rc == 0 && w->dropped) {
+		PyObject *t = PyUnicode_FromFormat("%S: %zu more warnings", name, w->dropped);
+		const char *s = t ? PyUnicode_AsUTF8AndSize(t, NULL) : NULL;
+		if (!s || PyErr_WarnEx(tp_warning, s, 1))
+			rc = -1;
+		Py_XDECREF(t);
+	}
+	tp_warn_clear(w);
+	return rc;
+}
+
+void tp_warn_clear(struct tp_warnings *w)
+{
+	for (size_t i = 0; i < w->n; i++)
+		free(w->recs[i].msg);
+	free(w->recs);
+	w->recs = NULL;
+	w->n = w->dropped = 0;
+}
+
+/* ---- module ---- */
+
+static PyObject *py_formats(PyObject *self, PyObject *unused)
+{
+	PyObject *list = PyList_New(0);
+	const char *name;
+	int rd, wr;
+	for (size_t i = 0; list && (name = tach_format_name(i, &rd, &wr)); i++) {
+		PyObject *t = Py_BuildValue("(sOO)", name, rd ? Py_True : Py_False,
+					    wr ? Py_True : Py_False);
+		if (!t || PyList_Append(list, t)) {
+			Py_XDECREF(t);
+			Py_CLEAR(list);
+			break;
+		}
+		Py_DECREF(t);
+	}
+	return list;
+}
+
+static PyMethodDef methods[] = {
+	{ "open", (PyCFunction)(void (*)(void))tp_open, METH_VARARGS | METH_KEYWORDS,
+	  "open(src, from_=None, **reader_options) -> Reader\n\n"
+	  "A reader of a profile in any readable format (detected unless from_ names one).\n"
+	  "src: a path, a bytes-like object or a binary file object. Iterating it yields Sample\n"
+	  "named tuples (tid, interpreter, timestamp_us, status, frames) with a .weight\n"
+	  "attribute; frames are Frame named tuples (file, function, line), innermost first." },
+	{ "convert", (PyCFunction)(void (*)(void))tp_convert, METH_VARARGS | METH_KEYWORDS,
+	  "convert(src, dst=None, to='pprof', from_=None, reader_options=None, **options)\n\n"
+	  "Converts src to the format to, with the programs' defaults, into dst (a path, written\n"
+	  "through a temporary file renamed on success, or a binary file object); returns the\n"
+	  "bytes when dst is None. options are writer options (reader options when the writer\n"
+	  "has no such option): gzip=False, level=9, compression='none', ..." },
+	{ "stacks", (PyCFunction)(void (*)(void))tp_stacks, METH_VARARGS | METH_KEYWORDS,
+	  "stacks(src, from_=None, **reader_options) -> {(tid, frames): count}\n\n"
+	  "Samples counted by thread and stack (weights summed), aggregated in C." },
+	{ "write", (PyCFunction)(void (*)(void))tp_write, METH_VARARGS | METH_KEYWORDS,
+	  "write(dst, samples, meta=None, to='tach', **options)\n\n"
+	  "Writes samples (Sample tuples, or (tid, interpreter, timestamp_us, status, frames[,\n"
+	  "weight]) with frames of (file, function, line) or Frame) as a profile. meta is a dict\n"
+	  "as Reader.meta gives; for TACH its compression is the default of compression=." },
+	{ "formats", py_formats, METH_NOARGS,
+	  "formats() -> [(name, can_read, can_write)], in detection order." },
+	{ NULL, NULL, 0, NULL },
+};
+
+static struct PyModuleDef module = {
+	PyModuleDef_HEAD_INIT, "tachfmt",
+	"Read, write and convert sampling-profiler data (TACH, pprof, Gecko, speedscope, ...).",
+	-1, methods, NULL, NULL, NULL, NULL,
+};
+
+static int add_constants(PyObject *m)
+{
+	static const struct { const char *name; long v; } c[] = {
+		{ "STATUS_HAS_GIL", TACH_STATUS_HAS_GIL },
+		{ "STATUS_ON_CPU", TACH_STATUS_ON_CPU },
+		{ "STATUS_UNKNOWN", TACH_STATUS_UNKNOWN },
+		{ "STATUS_GIL_REQUESTED", TACH_STATUS_GIL_REQUESTED },
+		{ "STATUS_HAS_EXCEPTION", TACH_STATUS_HAS_EXCEPTION },
+		{ "STATUS_MAIN_THREAD", TACH_STATUS_MAIN_THREAD },
+		{ "STATUS_BASELINE", TACH_STATUS_BASELINE },
+	};
+	for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++)
+		if (PyModule_AddIntConstant(m, c[i].name, c[i].v))
+			return -1;
+	return PyModule_AddStringConstant(m, "__version__", tach_version());
+}
+
+PyMODINIT_FUNC PyInit_tachfmt(void);
+PyMODINIT_FUNC PyInit_tachfmt(void)
+{
+	PyObject *m = PyModule_Create(&module);
+	if (!m)
+		return NULL;
+	tp_error = PyErr_NewExceptionWithDoc("tachfmt.Error",
+		"Invalid input, an I/O failure or a bad option; str() is the message the programs "
+		"print. Attributes: filename, position, position_kind ('offset', 'line', 'record' "
+		"or None), reason (the library's message), code (its status code).",
+		PyExc_ValueError, NULL);
+	tp_warning = PyErr_NewExceptionWithDoc("tachfmt.Warning",
+		"A recoverable problem in the input (the programs' 'warning:' lines).",
+		PyExc_UserWarning, NULL);
+	if (!tp_error || !tp_warning || tp_types_init() ||
+	    PyModule_AddObjectRef(m, "Error", tp_error) ||
+	    PyModule_AddObjectRef(m, "Warning", tp_warning) ||
+	    PyModule_AddObjectRef(m, "Sample", (PyObject *)tp_sample) ||
+	    PyModule_AddObjectRef(m, "Frame", (PyObject *)tp_frame) ||
+	    PyModule_AddObjectRef(m, "Reader", (PyObject *)tp_reader) || add_constants(m)) {
+		Py_DECREF(m);
+		return NULL;
+	}
+	return m;
+}
