@@ -10,7 +10,7 @@ cd "$(dirname "$0")"
 # targets), and the independent tools the tests compare against.
 BUILD_PKGS=(gcc meson ninja-build pkg-config libzstd-dev libxxhash-dev zlib1g-dev libdw-dev
 	libelf-dev libiberty-dev libisal-dev scdoc)
-TEST_PKGS=(bats clang jq python3 zstd file g++ binutils libxml2-utils linux-perf)
+TEST_PKGS=(bats clang jq python3 zstd file g++ binutils libxml2-utils linux-perf parallel)
 # The Python package's test (tests/python/run.sh): a wheel built offline, a venv, pytest.
 TEST_PKGS+=(python3-dev python3-mesonpy python3-venv python3-pip python3-pytest)
 # Extra test tools, one line per check that needs them (read by need_extra below).

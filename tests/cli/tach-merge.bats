@@ -323,3 +323,27 @@ summed() {
 	[ ! -e "$TMP/m.tach" ]
 	[ -z "$(ls "$TMP" | grep '^m\.tach\.')" ]
 }
+
+@test "a fleet: 64 profiles merged 8 at a time with GNU parallel, then once more, equal one merge of all" {
+	command -v parallel >/dev/null || skip "GNU parallel is not installed"
+	mkdir "$TMP/hosts" "$TMP/parts"
+	local i
+	for i in $(seq -w 1 64); do
+		awk -v i="$i" 'BEGIN { print "@interval_us 100"
+			for (k = 0; k < 50; k++)
+				printf "%d 0 %d 1\tm.py:f%d:%d;m.py:main:1\n", i % 5 + 1, 1000000 + (k * 64 + i) * 100, (i + k) % 7, k % 3 }' \
+			>"$TMP/in$i.samples"
+		tach-encode "$TMP/in$i.samples" -o "$TMP/hosts/p$i.tach"
+	done
+	# the README's recipe: groups of 8 on 4 jobs, then the parts
+	ls "$TMP"/hosts/*.tach | parallel -j 4 -N 8 --halt now,fail=1 tach-merge {} -o "$TMP/parts/part{#}.tach"
+	[ "$(ls "$TMP"/parts/*.tach | wc -l)" -eq 8 ]
+	tach-merge "$TMP"/parts/*.tach -o "$TMP/fleet.tach"
+	tach-merge "$TMP"/hosts/*.tach -o "$TMP/all.tach"
+	tach-decode -F samples "$TMP/fleet.tach" >"$TMP/fleet.txt"
+	tach-decode -F samples "$TMP/all.tach" >"$TMP/all.txt"
+	cmp "$TMP/fleet.txt" "$TMP/all.txt"
+	# every sample of every input, once
+	[ "$(grep -c $'\t' "$TMP/all.txt")" -eq 3200 ]
+	[ "$(cat "$TMP"/in*.samples | grep $'\t' | cut -f1 | sort | md5sum)" = "$(grep $'\t' "$TMP/all.txt" | cut -f1 | sort | md5sum)" ]
+}
