@@ -11,6 +11,9 @@ cd "$(dirname "$0")"
 BUILD_PKGS=(gcc meson ninja-build pkg-config libzstd-dev libxxhash-dev zlib1g-dev libdw-dev
 	libelf-dev libiberty-dev libisal-dev scdoc)
 TEST_PKGS=(bats clang jq python3 zstd file g++ binutils libxml2-utils)
+# collapsed-producers.bats: austin 1.x records a capture in the run (when a CPython <= 3.8,
+# which it can read, is on the machine; bookworm's 3.11 is too new for it).
+TEST_PKGS+=(austin)
 # Extra test tools, one line per check that needs them (read by need_extra below).
 EXTRA_TEST_PKGS=()
 # tach2pprof.bats: go tool pprof reads every output; protoc --decode_raw checks the wire format.
