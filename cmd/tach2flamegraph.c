@@ -37,11 +37,13 @@ static const struct tc_output outputs[] = {
 };
 
 /* Folded stacks are drawn as flamegraph.pl draws them: each frame's text as it is, a
- * "tid:N" frame a frame like any other, two counts a differential line. */
+ * "tid:N" frame a frame like any other, two counts a differential line, a count a number
+ * of samples whatever it measures. */
 static const struct tc_setting folded[] = {
 	{ "r:labels", "raw" },
 	{ "r:keep-thread-frames", "yes" },
 	{ "r:diff", "both" },
+	{ "r:count-unit", "samples" },
 	{ "w:thread-frames", "no" },
 	{ 0 },
 };

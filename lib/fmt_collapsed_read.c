@@ -3,7 +3,10 @@
  * and our own collapsed writer.
  *
  * Each line becomes one sample whose weight is its count; the format has no time, so
- * timestamps are synthesized in input order, one interval per sample. Accepted: LF or CRLF,
+ * timestamps are synthesized in input order, one interval per sample. A count may be a
+ * time (stackcollapse-perf.pl sums perf periods in ns, austin writes µs): the count-unit
+ * option, or its auto default (austin's files; counts all multiples of one number >= 1000),
+ * makes it a weight of whole intervals, never one sample per µs. Accepted: LF or CRLF,
  * blank lines, '#' comments (austin's "# interval:" and "# python:" go into the metadata),
  * space or TAB before the count, white space around the line, fractional counts (rounded, or
  * scaled by the factor option), differential lines "stack A B" (one column kept, or with
@@ -18,8 +21,11 @@
  * is a bare name: file "~" and no location, the way CPython stores its special frames (<GC>),
  * so the collapsed writer prints it back unchanged. Thread pseudo-frames at the root (tid:N,
  * austin "P<pid>;T[<iid>:]<tid>", py-spy "process N:\"...\"" and "thread (ID)[: name]",
- * austin 1's "Thread ID") set the sample's thread and interpreter ids; their style is decided
- * from the first valid line.
+ * austin 1's "[Process PID;]Thread ID") set the sample's thread and interpreter ids; their
+ * style is decided from the first valid line. stackcollapse-perf.pl's --pid and --tid roots
+ * ("comm-PID", "comm-PID/TID", PID '?' when unknown) are decided from all the first lines,
+ * and leave the process name as the root frame. austin 1's "func (file);L<line>" pairs
+ * fold into one frame, and its -f lines "stack TIME MEM+ MEM-" are read as three metrics.
  *
  * Not supported: escapes (the format has none: ';' always splits frames, except inside
  * py-spy's quoted process command lines), colour annotations such as "_[k]" (kept in the
@@ -36,8 +42,15 @@
 #define SNIFF_BYTES (1u << 20)
 #define NO_FRAME UINT32_MAX
 
-enum { LAB_AUTO, LAB_PYSPY, LAB_COLON, LAB_AUSTIN2, LAB_RAW };
-enum { THR_NONE, THR_CPYTHON, THR_AUSTIN, THR_PYSPY, THR_AUSTIN1 };
+enum { LAB_AUTO, LAB_PYSPY, LAB_COLON, LAB_AUSTIN2, LAB_RAW, LAB_AUSTIN1 };
+enum { THR_NONE, THR_CPYTHON, THR_AUSTIN, THR_PYSPY, THR_AUSTIN1, THR_PERF_PID, THR_PERF_TID };
+/* What a count is: samples, or a time in ns, µs or ms (UNIT_AUTO: decided per file). */
+enum { UNIT_AUTO, UNIT_SAMPLES, UNIT_NS, UNIT_US, UNIT_MS };
+/* Counts that share a divisor this large (in their own unit) look like times. */
+#define TIME_GCD_MIN 1000
+/* When the interval is chosen from the counts, the first lines' counts make at most about
+ * this many samples, whatever their unit. */
+#define UNIT_MAX_WINDOW_SAMPLES (1u << 20)
 enum { DIFF_SECOND, DIFF_FIRST, DIFF_NONE, DIFF_BOTH };
 enum { L_DATA, L_INVALID, L_NEGATIVE, L_ZERO };
 
@@ -69,6 +82,27 @@ struct cread {
 	struct num factor;
 	bool factor_set;
 	bool interval_set;
+	int unit_opt;
+
+	/* counts: each is multiplied by unit_mul and divided by unit_div (rounded), so that a
+	 * time becomes a number of intervals */
+	int unit;
+	uint64_t unit_mul, unit_div;
+	uint64_t period; /* the counts' common divisor in ns, when the interval comes from it */
+	bool meta_interval; /* the file said its interval (austin) */
+	bool meta_austin;   /* the file has austin's "# austin:" or "# mode:" header */
+	bool meta_memory;   /* austin's "# mode: memory": the counts are bytes */
+	bool spaced3;       /* austin 1's -f: "stack TIME MEM+ MEM-" */
+	uint64_t cgcd, csum; /* of the positive counts of the first lines */
+	uint64_t ncounts;
+
+	/* perf roots (stackcollapse-perf.pl --pid, --tid) seen in the first lines */
+	uint64_t n_roots, n_perf_pid, n_perf_tid, n_perf_q;
+	bool perf_pid_varies;
+	char perf_first[64];
+	size_t perf_first_len;
+	uint64_t perf_first_pid;
+	size_t root_len; /* the perf root's process name length, 0: none */
 
 	/* decided once per file */
 	bool decided;     /* label style and counters final */
@@ -77,7 +111,7 @@ struct cread {
 	bool explicit_labels;
 	int threads;
 	bool differential;
-	uint64_t n_py, n_colon, n_austin2, n_frames;
+	uint64_t n_py, n_colon, n_austin2, n_austin1, n_frames;
 
 	/* label -> frame ids */
 	char *lbytes;
@@ -115,6 +149,7 @@ struct cread {
 	char first_seen[48]; /* the start of the first invalid line, printable */
 	uint64_t negative, first_negative;
 	bool warned_round, warned_empty, warned_meta_late, finished;
+	unsigned __int128 time_exact, time_weighted; /* ns: as the counts say, as weighted */
 	const char *why;
 	/* diff=both: the first count of the line being read, then the baseline sample still
 	 * to hand out for the stack of the last one */
@@ -163,23 +198,38 @@ static bool parse_num(const char *p, size_t n, bool allow_neg, struct num *out)
 	return i == n;
 }
 
-/* count * factor rounded half up, saturating at UINT64_MAX; *rounded when a fraction was
- * dropped. Exact integer arithmetic, so the result never depends on the platform. */
-static uint64_t scale_count(const struct num *c, const struct num *f, bool *rounded)
+/* count * factor * unit_mul rounded half up, then divided by unit_div rounded half up,
+ * saturating at UINT64_MAX: unit_mul turns a time into ns, unit_div is the interval in ns
+ * (both 1 for samples). *rounded when the first step dropped a fraction of a sample; what
+ * the second changes (a time that is no whole number of intervals) is summed for finish.
+ * Exact integer arithmetic, so the result never depends on the platform. */
+static uint64_t scale_count(struct cread *st, const struct num *c, bool *rounded)
 {
+	const struct num *f = &st->factor;
+	uint64_t div = st->unit_div;
 	if (c->big || f->big)
 		return UINT64_MAX;
 	unsigned __int128 m;
-	if (__builtin_mul_overflow(c->mant, f->mant, &m))
+	if (__builtin_mul_overflow(c->mant, f->mant, &m) ||
+	    __builtin_mul_overflow(m, (unsigned __int128)st->unit_mul, &m))
 		return UINT64_MAX;
 	unsigned __int128 p10 = 1;
 	for (unsigned k = 0; k < c->scale + f->scale; k++)
 		p10 *= 10;
 	unsigned __int128 q = m / p10, rem = m % p10;
 	if (rem) {
-		*rounded = true;
+		if (div == 1)
+			*rounded = true;
 		if (rem * 2 >= p10)
 			q++;
+	}
+	if (div > 1) {
+		unsigned __int128 t = q;
+		q = (q + div / 2) / div;
+		if (!c->neg) {
+			st->time_exact += t;
+			st->time_weighted += q * div;
+		}
 	}
 	return q > UINT64_MAX ? UINT64_MAX : (uint64_t)q;
 }
@@ -222,11 +272,78 @@ static int both_counts(struct cread *st, const char *s, size_t t2, const struct 
 		return L_INVALID;
 	}
 	*stack_len = e;
-	*count = scale_count(a, &st->factor, rounded);
-	st->base = scale_count(b, &st->factor, rounded);
+	*count = scale_count(st, a, rounded);
+	st->base = scale_count(st, b, rounded);
 	if (a->neg || b->neg)
 		return (*count || st->base) ? L_NEGATIVE : L_ZERO;
 	return (*count || st->base) ? L_DATA : L_ZERO;
+}
+
+/* The last white-space separated token of s[0, n): its start *t and the end *e of what
+ * is before it, white space off; false when there is no white space. */
+static bool last_token(const char *s, size_t n, size_t *t, size_t *e)
+{
+	size_t k = n;
+	while (k > 0 && !is_ws(s[k - 1]))
+		k--;
+	if (k == 0)
+		return false;
+	*t = k;
+	while (k > 0 && is_ws(s[k - 1]))
+		k--;
+	*e = k;
+	return true;
+}
+
+/* austin 1's -f line ends "TIME MEM+ MEM-": the metric's field of the three, then the stack
+ * before them. */
+static int spaced_counts(struct cread *st, const char *s, size_t n, size_t *stack_len,
+			 uint64_t *count, bool *rounded)
+{
+	size_t t[3], e = n;
+	for (int k = 2; k >= 0; k--)
+		if (!last_token(s, e, &t[k], &e)) {
+			st->why = "austin full mode needs three counts on every line";
+			return L_INVALID;
+		}
+	if (st->metric > 3) {
+		st->why = "fewer space-separated counts than the metric asks for";
+		return L_INVALID;
+	}
+	size_t f = t[st->metric - 1];
+	size_t fe = st->metric < 3 ? t[st->metric] : n;
+	while (fe > f && is_ws(s[fe - 1]))
+		fe--;
+	struct num a;
+	if (!parse_num(s + f, fe - f, true, &a)) {
+		st->why = "the count is not a number";
+		return L_INVALID;
+	}
+	if (e == 0) {
+		st->why = "no stack before the count";
+		return L_INVALID;
+	}
+	*stack_len = e;
+	*count = scale_count(st, &a, rounded);
+	if (*count == 0)
+		return L_ZERO;
+	return a.neg ? L_NEGATIVE : L_DATA;
+}
+
+/* Whether a line is austin 1's -f form: three counts, the last one (memory freed) zero or
+ * negative, the two before not negative. */
+static bool is_spaced3(const char *s, size_t n)
+{
+	size_t t, e = n, end = n;
+	struct num x;
+	for (int k = 0; k < 3; k++) {
+		if (!last_token(s, e, &t, &e) || !parse_num(s + t, end - t, true, &x) || x.scale)
+			return false;
+		if (k == 0 ? (x.neg == false && x.mant != 0) : x.neg)
+			return false;
+		end = e;
+	}
+	return e > 0;
 }
 
 /* Takes the count(s) off the end of a trimmed, non-empty data line; *stack_len is what is
@@ -234,6 +351,8 @@ static int both_counts(struct cread *st, const char *s, size_t t2, const struct 
 static int split_count(struct cread *st, const char *s, size_t n, size_t *stack_len,
 		       uint64_t *count, bool *rounded)
 {
+	if (st->spaced3)
+		return spaced_counts(st, s, n, stack_len, count, rounded);
 	size_t t = n;
 	while (t > 0 && !is_ws(s[t - 1]))
 		t--;
@@ -288,7 +407,7 @@ static int split_count(struct cread *st, const char *s, size_t n, size_t *stack_
 		return L_INVALID;
 	}
 	*stack_len = e;
-	*count = scale_count(&a, &st->factor, rounded);
+	*count = scale_count(st, &a, rounded);
 	if (*count == 0)
 		return L_ZERO;
 	return a.neg ? L_NEGATIVE : L_DATA;
@@ -344,8 +463,15 @@ static void meta_line(struct tach_reader *r, const char *s, size_t n)
 	}
 	uint64_t x;
 	if (kl == 8 && !memcmp(key, "interval", 8)) {
-		if (!st->interval_set && tachi_parse_dec(v, vl, UINT64_MAX, &x) && x > 0)
+		if (!st->interval_set && tachi_parse_dec(v, vl, UINT32_MAX, &x) && x > 0) {
 			r->meta.interval_us = x;
+			st->meta_interval = true;
+		}
+	} else if (kl == 6 && !memcmp(key, "austin", 6)) {
+		st->meta_austin = true;
+	} else if (kl == 4 && !memcmp(key, "mode", 4)) {
+		st->meta_austin = true;
+		st->meta_memory = vl == 6 && !memcmp(v, "memory", 6);
 	} else if (kl == 6 && !memcmp(key, "python", 6)) {
 		unsigned part[3] = { 0, 0, 0 };
 		size_t k = 0, j = 0;
@@ -447,6 +573,81 @@ static bool is_austin1_thread(const char *p, size_t n, uint64_t *tid)
 	return has_prefix(p, n, "Thread ") && parse_id(p + 7, n - 7, tid);
 }
 
+/* austin 1 with -C: "Process PID;" before the thread */
+static bool is_austin1_process(const char *p, size_t n, uint64_t *pid)
+{
+	return has_prefix(p, n, "Process ") && tachi_parse_dec(p + 8, n - 8, UINT64_MAX, pid);
+}
+
+static const char *last_of(const char *p, size_t n, char c)
+{
+	while (n > 0)
+		if (p[--n] == c)
+			return p + n;
+	return NULL;
+}
+
+/* stackcollapse-perf.pl's root with --pid, "COMM-PID", or --tid, "COMM-PID/TID", where PID
+ * is '?' when perf script did not print it: *comm_len is the process name's length, *pid
+ * UINT64_MAX for '?'. Split at the last '-', so a name may hold '-' and '/'. */
+static bool perf_root(const char *p, size_t n, bool with_tid, size_t *comm_len, uint64_t *pid,
+		      uint64_t *tid)
+{
+	const char *slash = with_tid ? last_of(p, n, '/') : NULL;
+	if (with_tid && (!slash || !tachi_parse_dec(slash + 1, n - (size_t)(slash + 1 - p),
+						      UINT64_MAX, tid)))
+		return false;
+	size_t m = with_tid ? (size_t)(slash - p) : n;
+	const char *dash = last_of(p, m, '-');
+	if (!dash || dash == p)
+		return false;
+	size_t pl = m - (size_t)(dash + 1 - p);
+	if (pl == 1 && dash[1] == '?')
+		*pid = UINT64_MAX;
+	else if (!tachi_parse_dec(dash + 1, pl, UINT64_MAX - 1, pid))
+		return false;
+	*comm_len = (size_t)(dash - p);
+	return true;
+}
+
+/* Notes the root of one of the first lines for the per-file choice of perf roots. */
+static void sniff_perf_root(struct cread *st, const char *s, const char *end)
+{
+	const char *nx;
+	size_t n = (size_t)(frame_end(s, end, &nx) - s), cl;
+	uint64_t pid, tid;
+	st->n_roots++;
+	if (perf_root(s, n, true, &cl, &pid, &tid)) {
+		st->n_perf_tid++;
+	} else if (perf_root(s, n, false, &cl, &pid, &tid)) {
+		st->n_perf_pid++;
+		if (pid == UINT64_MAX)
+			st->n_perf_q++;
+		if (st->n_perf_pid == 1 && cl <= sizeof(st->perf_first)) {
+			memcpy(st->perf_first, s, cl);
+			st->perf_first_len = cl;
+			st->perf_first_pid = pid;
+		} else if (cl == st->perf_first_len && !memcmp(s, st->perf_first, cl) &&
+			   pid != st->perf_first_pid) {
+			st->perf_pid_varies = true;
+		}
+	}
+}
+
+/* The perf root style, when every root of the first lines has it. "COMM-PID/TID" says what
+ * it is; "COMM-PID" alone may be a process name ("gcc-12"): it counts only when a PID is
+ * '?' or one name comes with two PIDs, which no name does. */
+static int decide_perf_roots(const struct cread *st)
+{
+	if (!st->n_roots)
+		return THR_NONE;
+	if (st->n_perf_tid == st->n_roots)
+		return THR_PERF_TID;
+	if (st->n_perf_pid == st->n_roots && (st->n_perf_q || st->perf_pid_varies))
+		return THR_PERF_PID;
+	return THR_NONE;
+}
+
 /* The thread style of a file, from its first valid stack. */
 static int sniff_threads(const char *s, const char *end)
 {
@@ -467,12 +668,37 @@ static int sniff_threads(const char *s, const char *end)
 		return THR_PYSPY;
 	if (is_austin1_thread(s, n, &a))
 		return THR_AUSTIN1;
+	if (is_austin1_process(s, n, &a) && nx) {
+		const char *nx2;
+		const char *fe2 = frame_end(nx, end, &nx2);
+		if (is_austin1_thread(nx, (size_t)(fe2 - nx), &a))
+			return THR_AUSTIN1;
+	}
 	return THR_NONE;
+}
+
+/* A perf root's process name stays the root frame (st->root_len long); its PID is the
+ * interpreter id (the process, as austin's P<pid> is) and its TID the thread. With --pid
+ * alone the process's samples are one thread numbered with the PID, the id Linux gives its
+ * first thread. */
+static const char *strip_perf_root(struct cread *st, const char *s, size_t n,
+				   uint64_t *tid, uint32_t *iid)
+{
+	size_t cl;
+	uint64_t pid, t = 0;
+	bool with_tid = st->threads == THR_PERF_TID;
+	if (!perf_root(s, n, with_tid, &cl, &pid, &t))
+		return s;
+	st->root_len = cl;
+	if (pid != UINT64_MAX && pid <= UINT32_MAX)
+		*iid = (uint32_t)pid;
+	*tid = with_tid ? t : pid != UINT64_MAX ? pid : 0;
+	return s;
 }
 
 /* Takes the file's kind of thread frames off the root of [s, end); returns where the real
  * frames start (end when none are left). */
-static const char *strip_threads(const struct cread *st, const char *s, const char *end,
+static const char *strip_threads(struct cread *st, const char *s, const char *end,
 				 uint64_t *tid, uint32_t *iid)
 {
 	const char *nx;
@@ -518,11 +744,25 @@ static const char *strip_threads(const struct cread *st, const char *s, const ch
 		}
 		break;
 	case THR_AUSTIN1:
+		if (is_austin1_process(s, n, &a) && nx) {
+			const char *nx2;
+			const char *fe2 = frame_end(nx, end, &nx2);
+			if (is_austin1_thread(nx, (size_t)(fe2 - nx), &b)) {
+				if (a <= UINT32_MAX)
+					*iid = (uint32_t)a;
+				s = nx;
+				n = (size_t)(fe2 - nx);
+				nx = nx2;
+			}
+		}
 		if (is_austin1_thread(s, n, &a)) {
 			*tid = a;
 			return nx ? nx : end;
 		}
 		break;
+	case THR_PERF_PID:
+	case THR_PERF_TID:
+		return strip_perf_root(st, s, n, tid, iid);
 	}
 	return s;
 }
@@ -642,8 +882,13 @@ static void sniff_labels(struct cread *st, const char *p, const char *end)
 		size_t n = (size_t)(fe - p), a, b, c;
 		int32_t l;
 		st->n_frames++;
-		if (split_pyspy(p, n, &a, &b, &c, &l) && path_like(p + b, c))
+		if (split_pyspy(p, n, &a, &b, &c, &l) && path_like(p + b, c)) {
 			st->n_py++;
+			const char *nx2;
+			if (l == TACH_NO_LINE && nx &&
+			    is_lframe(nx, (size_t)(frame_end(nx, end, &nx2) - nx)))
+				st->n_austin1++;
+		}
 		else if (split_colon(p, n, &a, &b, &c, &l) && path_like(p, a))
 			st->n_colon++;
 		else if (nx && split_file_func(p, n, &a) && path_like(p, a)) {
@@ -664,8 +909,9 @@ static void decide_labels(struct cread *st)
 		st->explicit_labels = true;
 		return;
 	}
+	/* austin 1's "func (file);L<line>": most py-spy-like labels come with an L frame */
 	if (st->n_py && st->n_py >= st->n_colon && st->n_py >= st->n_austin2)
-		st->labels = LAB_PYSPY;
+		st->labels = st->n_austin1 * 2 > st->n_py ? LAB_AUSTIN1 : LAB_PYSPY;
 	else if (st->n_colon && st->n_colon >= st->n_austin2)
 		st->labels = LAB_COLON;
 	else if (st->n_austin2)
@@ -731,6 +977,21 @@ static int parse_label(struct tach_reader *r, const char *s, size_t n, uint32_t 
 		if (split_colon(s, n, &a, &b, &c, &line) && (!strict_path || path_like(s, a)))
 			return make_frame(r, s, a, s + b, c, line, f1);
 		break;
+	case LAB_AUSTIN1: {
+		const char *semi = memchr(s, ';', n);
+		if (!semi) {
+			if (split_pyspy(s, n, &a, &b, &c, &line) && (!strict_path || path_like(s + b, c)))
+				return make_frame(r, s + b, c, s, a, line, f1);
+			break;
+		}
+		size_t hl = (size_t)(semi - s);
+		if (split_pyspy(s, hl, &a, &b, &c, &line) && line == TACH_NO_LINE &&
+		    (!strict_path || path_like(s + b, c)) &&
+		    parse_line_no(semi + 2, n - hl - 2, &line))
+			return make_frame(r, s + b, c, s, a, line, f1);
+		int rc = bare_frame(r, s, hl, f1);
+		return rc ? rc : bare_frame(r, semi + 1, n - hl - 1, f2);
+	}
 	case LAB_AUSTIN2: {
 		const char *semi = memchr(s, ';', n);
 		if (!semi)
@@ -785,14 +1046,26 @@ static int cr_option(struct tach_reader *r, const char *key, const char *value)
 	struct cread *st = r->state;
 	uint64_t v;
 	if (!strcmp(key, "labels")) {
-		static const char *const names[] = { "auto", "pyspy", "colon", "austin2", "raw" };
-		for (int i = 0; i < 5; i++)
+		static const char *const names[] = { "auto", "pyspy", "colon", "austin2", "raw",
+						     "austin1" };
+		for (int i = 0; i < 6; i++)
 			if (!strcmp(value, names[i])) {
 				st->labels_opt = i;
 				return TACH_OK;
 			}
 		return RFAIL(r, TACH_E_USAGE, TACH_POS_NONE, 0,
-			     "labels must be auto, pyspy, colon, austin2 or raw, not %s", value);
+			     "labels must be auto, pyspy, colon, austin1, austin2 or raw, not %s",
+			     value);
+	}
+	if (!strcmp(key, "count-unit")) {
+		static const char *const units[] = { "auto", "samples", "ns", "us", "ms" };
+		for (int i = 0; i < 5; i++)
+			if (!strcmp(value, units[i])) {
+				st->unit_opt = i;
+				return TACH_OK;
+			}
+		return RFAIL(r, TACH_E_USAGE, TACH_POS_NONE, 0,
+			     "count-unit must be auto, samples, ns, us or ms, not %s", value);
 	}
 	if (!strcmp(key, "diff")) {
 		if (!strcmp(value, "second"))
@@ -846,33 +1119,133 @@ static int cr_option(struct tach_reader *r, const char *key, const char *value)
 
 /* ---- reading ---- */
 
+/* The positive counts of the first lines, to tell whether they are times. */
+static void sniff_count(struct cread *st, uint64_t count)
+{
+	uint64_t a = st->cgcd, b = count;
+	while (b) {
+		uint64_t t = a % b;
+		a = b;
+		b = t;
+	}
+	st->cgcd = a;
+	st->ncounts++;
+	if (__builtin_add_overflow(st->csum, count, &st->csum))
+		st->csum = UINT64_MAX;
+}
+
 /* Looks at one data line before any sample is made: the per-file decisions come from the
- * first valid line (threads, differential) and the first frames (labels). */
+ * first valid line (threads, differential, austin 1's three counts) and the first lines
+ * (labels, perf roots, the counts' unit). */
 static void sniff_line(struct cread *st, const char *s, size_t n)
 {
 	size_t sl;
 	uint64_t count;
 	bool rounded = false;
 	if (!st->first_valid) {
-		if (split_count(st, s, n, &sl, &count, &rounded) == L_INVALID)
+		st->spaced3 = is_spaced3(s, n);
+		if (split_count(st, s, n, &sl, &count, &rounded) == L_INVALID) {
+			st->spaced3 = false;
 			return;
+		}
 		st->first_valid = true;
-		st->differential = st->diff_opt != DIFF_NONE && ends_in_number(s, sl);
+		st->differential = !st->spaced3 && st->diff_opt != DIFF_NONE && ends_in_number(s, sl);
 		const char *end = s + sl;
 		if (end > s && end[-1] == ';')
 			end--;
 		if (end > s)
 			st->threads = st->keep_threads ? THR_NONE : sniff_threads(s, end);
 	}
-	if (split_count(st, s, n, &sl, &count, &rounded) == L_INVALID)
+	int kind = split_count(st, s, n, &sl, &count, &rounded);
+	if (kind == L_INVALID)
 		return;
+	if (kind == L_DATA)
+		sniff_count(st, count);
 	const char *end = s + sl;
 	if (end > s && end[-1] == ';')
 		end--;
+	if (st->threads == THR_NONE && !st->keep_threads && end > s)
+		sniff_perf_root(st, s, end);
 	uint64_t tid = 0;
 	uint32_t iid = 0;
 	const char *p = strip_threads(st, s, end, &tid, &iid);
 	sniff_labels(st, p, end);
+}
+
+/* Whether the counts are austin's microseconds: its roots or header, and a time metric. */
+static bool austin_time(const struct cread *st)
+{
+	bool austin = st->meta_austin || st->threads == THR_AUSTIN || st->threads == THR_AUSTIN1;
+	return austin && !st->meta_memory && st->metric == 1;
+}
+
+/* With counts in a time unit (mul ns each): the interval, and the ns a sample stands for.
+ * The user's or the file's interval when there is one; else the common period of the
+ * counts of two lines or more, so
+ * that a perf period is one sample exactly (unless the first lines would make more than
+ * UNIT_MAX_WINDOW_SAMPLES samples); else, for measured times such as austin's, whose
+ * common divisor is the clock's resolution and not a sampling period, a hundredth of the
+ * mean count: about a hundred samples a line, each within half a percent of the mean. */
+static void choose_interval(struct tach_reader *r, uint64_t mul)
+{
+	struct cread *st = r->state;
+	unsigned __int128 g = (unsigned __int128)st->cgcd * mul;
+	unsigned __int128 sum = (unsigned __int128)st->csum * mul;
+	unsigned __int128 div;
+	if (st->interval_set || st->meta_interval)
+		div = (unsigned __int128)r->meta.interval_us * 1000;
+	else if (st->ncounts >= 2 && st->cgcd >= TIME_GCD_MIN)
+		div = sum / g > UNIT_MAX_WINDOW_SAMPLES ? sum / UNIT_MAX_WINDOW_SAMPLES / 1000 * 1000 : g;
+	else if (st->ncounts)
+		div = sum / st->ncounts / 100 / 1000 * 1000;
+	else
+		div = 1000000;
+	if (div < 1000)
+		div = 1000;
+	if (div > (unsigned __int128)UINT32_MAX * 1000)
+		div = (unsigned __int128)UINT32_MAX * 1000;
+	st->unit_div = (uint64_t)div;
+	r->meta.interval_us = (uint64_t)((div + 500) / 1000);
+}
+
+/* What the counts are (see cr_option's count-unit), said once when it is a guess. */
+static void decide_unit(struct tach_reader *r)
+{
+	static const uint64_t ns_per[] = { 1, 1, 1, 1000, 1000000 };
+	struct cread *st = r->state;
+	bool austin = austin_time(st);
+	bool timelike = st->ncounts >= 2 && st->cgcd >= TIME_GCD_MIN;
+	st->unit = st->unit_opt;
+	if (st->unit == UNIT_AUTO)
+		st->unit = austin ? UNIT_US : timelike ? UNIT_NS : UNIT_SAMPLES;
+	if (st->unit_opt == UNIT_AUTO && st->unit == UNIT_NS)
+		tachi_warn(&r->warn, TACH_POS_NONE, 0,
+			   "counts read as nanoseconds: every count is a multiple of %llu, as "
+			   "stackcollapse-perf.pl's sums of perf periods are (--count-unit samples "
+			   "takes them as samples)", (unsigned long long)st->cgcd);
+	else if (st->unit == UNIT_SAMPLES && austin)
+		tachi_warn(&r->warn, TACH_POS_NONE, 0,
+			   "counts taken as samples, but austin writes microseconds "
+			   "(--count-unit us reads them as time)");
+	else if (st->unit == UNIT_SAMPLES && timelike)
+		tachi_warn(&r->warn, TACH_POS_NONE, 0,
+			   "counts taken as samples, but every count is a multiple of %llu, as "
+			   "times in nanoseconds such as perf periods are (--count-unit ns reads "
+			   "them as time)", (unsigned long long)st->cgcd);
+	if (st->unit != UNIT_SAMPLES) {
+		st->unit_mul = ns_per[st->unit];
+		choose_interval(r, st->unit_mul);
+	}
+}
+
+/* The per-file choices, once the first lines have been seen. */
+static void decide(struct tach_reader *r)
+{
+	struct cread *st = r->state;
+	decide_labels(st);
+	if (st->threads == THR_NONE && !st->keep_threads)
+		st->threads = decide_perf_roots(st);
+	decide_unit(r);
 }
 
 static int add_ahead(struct tach_reader *r, const char *s, size_t n)
@@ -898,6 +1271,7 @@ static int cr_open(struct tach_reader *r)
 		st->factor = (struct num){ .mant = 1 };
 	if (!st->metric)
 		st->metric = 1;
+	st->unit_mul = st->unit_div = 1;
 	/* Read ahead until the label style is clear; the lines are replayed by next. */
 	while (st->n_frames < SNIFF_FRAMES && st->nalines < SNIFF_LINES &&
 	       st->ahead_len < SNIFF_BYTES) {
@@ -920,7 +1294,7 @@ static int cr_open(struct tach_reader *r)
 		sniff_line(st, s, n);
 	}
 	if (st->first_valid)
-		decide_labels(st);
+		decide(r);
 	return TACH_OK;
 }
 
@@ -942,6 +1316,22 @@ static void note_invalid(struct cread *st, const char *s, size_t n)
 	st->first_seen[k] = 0;
 }
 
+/* Times are whole intervals: say so when that moved the total by 1% or more. */
+static void warn_time_rounding(struct tach_reader *r)
+{
+	const struct cread *st = r->state;
+	unsigned __int128 a = st->time_exact, b = st->time_weighted;
+	unsigned __int128 d = a > b ? a - b : b - a;
+	if (!a || d * 100 < a)
+		return;
+	unsigned __int128 pct = d * 100 / a;
+	tachi_warn(&r->warn, TACH_POS_NONE, 0,
+		   "times rounded to whole intervals of %llu us make the total %s by %llu%% "
+		   "(--interval sets a shorter one)",
+		   (unsigned long long)r->meta.interval_us, b > a ? "longer" : "shorter",
+		   (unsigned long long)(pct > 999 ? 999 : pct));
+}
+
 static int finish(struct tach_reader *r)
 {
 	struct cread *st = r->state;
@@ -958,6 +1348,7 @@ static int finish(struct tach_reader *r)
 		tachi_warn(&r->warn, TACH_POS_LINE, st->first_invalid,
 			   "%llu line%s with invalid format ignored; the first is here: %s",
 			   (unsigned long long)st->invalid, st->invalid == 1 ? "" : "s", st->first_why);
+	warn_time_rounding(r);
 	if (st->negative)
 		tachi_warn(&r->warn, TACH_POS_LINE, st->first_negative,
 			   "%llu line%s with a negative count skipped; the first is here",
@@ -1015,11 +1406,11 @@ static int next_stack_line(struct tach_reader *r, const char **s, size_t *n, siz
 		if (TACHI_UNLIKELY(!st->decided)) {
 			sniff_line(st, *s, *n);
 			if (st->first_valid)
-				decide_labels(st);
+				decide(r);
 		}
 		bool rounded = false;
 		int kind = split_count(st, *s, *n, sl, count, &rounded);
-		if (TACHI_UNLIKELY(rounded) && !st->warned_round) {
+		if (TACHI_UNLIKELY(rounded) && !st->warned_round && st->unit_div == 1) {
 			st->warned_round = true;
 			tachi_warn(&r->warn, TACH_POS_LINE, st->line,
 				   "fractional count rounded to an integer (use --factor to scale counts)");
@@ -1047,7 +1438,10 @@ static int parse_stack(struct tach_reader *r, const char *p, const char *end, ui
 	while (p) {
 		const char *nx;
 		const char *fe = frame_end(p, end, &nx);
-		if (st->labels == LAB_AUSTIN2 && nx) {
+		if (st->root_len && !*depth) {
+			/* a perf root: its process name is the frame */
+			fe = p + st->root_len;
+		} else if ((st->labels == LAB_AUSTIN2 || st->labels == LAB_AUSTIN1) && nx) {
 			const char *nx2;
 			const char *fe2 = frame_end(nx, end, &nx2);
 			if (is_lframe(nx, (size_t)(fe2 - nx))) {
@@ -1167,6 +1561,7 @@ static int cr_next(struct tach_reader *r, const struct tach_sample **out)
 	uint64_t tid = 0;
 	uint32_t iid = 0;
 	const char *p = s;
+	st->root_len = 0;
 	if (st->threads != THR_NONE)
 		p = strip_threads(st, s, end, &tid, &iid);
 	/* At the end, a frame is left only when a ';' ends the thread frames ("tid:1;;"). */

@@ -299,7 +299,8 @@ static struct stack *stack_for(struct tc_pipe *p, uint32_t slot, uint32_t depth)
 		p->cons.nstacks = n;
 	}
 	struct stack *st = &p->cons.stacks[slot];
-	if (depth > st->cap) {
+	/* an empty first stack still gets a buffer: the caller points to its end */
+	if (depth > st->cap || !st->buf) {
 		uint32_t cap = st->cap * 2 > depth ? st->cap * 2 : depth < 64 ? 64 : depth;
 		uint32_t *buf = malloc((size_t)cap * sizeof(*buf));
 		if (!buf)

@@ -133,6 +133,9 @@ static const struct tc_opt input_opts[] = {
 	{ "sample-index", 0, "TYPE", "r:sample-index", NULL,
 	  "pprof input: the sample type (name or number) whose values are the weights "
 	  "(default: the profile's default type, else its last)", NULL, false },
+	{ "count-unit", 0, "UNIT", "r:count-unit", NULL,
+	  "folded input: what a count is, samples or a time in ns, us or ms (default auto)",
+	  "auto samples ns us ms", false },
 	{ 0 },
 };
 

@@ -1,7 +1,8 @@
 # fish completion for collapsed2tach(1)
-complete -c collapsed2tach -l labels -x -a 'auto pyspy colon austin2 raw' -d 'Frame label style'
+complete -c collapsed2tach -l labels -x -a 'auto pyspy colon austin1 austin2 raw' -d 'Frame label style'
 complete -c collapsed2tach -l diff -x -a 'first second none' -d 'Count kept in a differential file'
 complete -c collapsed2tach -l keep-thread-frames -d 'Keep thread/process root frames as frames'
+complete -c collapsed2tach -l count-unit -x -a 'auto samples ns us ms' -d 'What a count is (samples, or a time)'
 complete -c collapsed2tach -l metric -x -d 'Field of comma-separated counts'
 complete -c collapsed2tach -l factor -x -d 'Multiply every count by F'
 complete -c collapsed2tach -l interval -x -d 'Microseconds between samples'

@@ -37,3 +37,4 @@ complete -c tach-decode -l binary-path -r -a '(__fish_complete_directories)' -d 
 complete -c tach-decode -l no-symbolize -d 'gperftools input: keep addresses; do not read binaries'
 complete -c tach-decode -l names -x -a 'full short mangled' -d 'gperftools input: function names'
 complete -c tach-decode -l sample-index -x -d 'pprof input: the sample type used as weights'
+complete -c tach-decode -l count-unit -x -a 'auto samples ns us ms' -d 'folded input: what a count is (samples, or a time)'

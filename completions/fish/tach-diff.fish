@@ -37,3 +37,4 @@ complete -c tach-diff -l binary-path -r -a '(__fish_complete_directories)' -d 'g
 complete -c tach-diff -l no-symbolize -d 'gperftools input: keep addresses; do not read binaries'
 complete -c tach-diff -l names -x -a 'full short mangled' -d 'gperftools input: function names'
 complete -c tach-diff -l sample-index -x -d 'pprof input: the sample type used as weights'
+complete -c tach-diff -l count-unit -x -a 'auto samples ns us ms' -d 'folded input: what a count is (samples, or a time)'

@@ -231,7 +231,8 @@ static void test_labels(void)
 static void test_metadata(void)
 {
 	struct result *r = run("# austin: 3.6.0\n# interval: 100\n# mode: wall\n# python: 3.11.4\n"
-			       "P1;T0:1;a.py:f:1 2\n# duration: 5\n", NULL);
+			       "P1;T0:1;a.py:f:1 200\n# duration: 5\n", NULL);
+	/* austin counts microseconds: 200 at an interval of 100 are two samples */
 	CHECK_EQ_STR(r->text, "1 0 0 2 4|a.py|f|1\n");
 	CHECK_EQ_U64(r->meta.interval_us, 100);
 	CHECK_EQ_U64(r->meta.py_major, 3);
@@ -299,6 +300,97 @@ static void test_long_input(void)
 	free(buf);
 }
 
+/* stackcollapse-perf.pl --pid and --tid roots: threads, the process name kept as a frame */
+static void test_perf_roots(void)
+{
+	struct result *r = run("iperf-27409/28741;recv 1\nrun-28796/28796;sh 2\n", NULL);
+	CHECK_EQ_STR(r->text, "28741 27409 0 1 4|~|iperf|-;~|recv|-\n"
+			      "28796 28796 1000 2 4|~|run|-;~|sh|-\n");
+	r = run("sort-?/4078;main 1\n", NULL);
+	CHECK_EQ_STR(r->text, "4078 0 0 1 4|~|sort|-;~|main|-\n");
+	/* a name may hold '-' and '/': split at the last ones */
+	r = run("jbd2/sda1-8-311/311;k 1\n", NULL);
+	CHECK_EQ_STR(r->text, "311 311 0 1 4|~|jbd2/sda1-8|-;~|k|-\n");
+	/* --pid: a '?' or a name with two pids says so */
+	r = run("dd-?;read 1\n", NULL);
+	CHECK_EQ_STR(r->text, "0 0 0 1 4|~|dd|-;~|read|-\n");
+	r = run("foo-12;a 1\nfoo-13;b 1\n", NULL);
+	CHECK_EQ_STR(r->text, "12 12 0 1 4|~|foo|-;~|a|-\n13 13 1000 1 4|~|foo|-;~|b|-\n");
+	/* ...else "gcc-12" is a name; and every root of the first lines must have the form */
+	r = run("gcc-12;a 1\ngcc-12;b 1\n", NULL);
+	CHECK_EQ_STR(r->text, "0 0 0 1 4|~|gcc-12|-;~|a|-\n0 0 1000 1 4|~|gcc-12|-;~|b|-\n");
+	r = run("x-1/2;a 1\nswapper;b 1\n", NULL);
+	CHECK_EQ_STR(r->text, "0 0 0 1 4|~|x-1/2|-;~|a|-\n0 0 1000 1 4|~|swapper|-;~|b|-\n");
+	r = run("x-1/2;a 1\n", OPTS("keep-thread-frames=yes"));
+	CHECK_EQ_STR(r->text, "0 0 0 1 4|~|x-1/2|-;~|a|-\n");
+	/* not a perf root: "-" first, or no number */
+	r = run("-5;a 1\nfoo-;b 1\n", NULL);
+	CHECK_EQ_STR(r->text, "0 0 0 1 4|~|-5|-;~|a|-\n0 0 1000 1 4|~|foo-|-;~|b|-\n");
+}
+
+/* austin 1.x: "Thread ID" roots, "func (file);L<n>" pairs, -f's three counts, -C */
+static void test_austin1(void)
+{
+	struct result *r = run("Thread 7f0a;<module> (x.py);L3;f (/a/y.py);L9 2000\n", NULL);
+	CHECK_EQ_STR(r->text, "32522 0 0 100 4|x.py|<module>|3;/a/y.py|f|9\n");
+	CHECK_EQ_U64(r->meta.interval_us, 20);
+	/* a pair whose first half is no label: two bare frames; a label alone: py-spy's */
+	r = run("Thread 1;a (x.py);L3;b (y.py);L4;weird;L5;c (z.py) 100\n",
+		OPTS("count-unit=samples"));
+	CHECK_EQ_STR(r->text, "1 0 0 100 4|x.py|a|3;y.py|b|4;~|weird|-;~|L5|-;z.py|c|-\n");
+	r = run("Process 77;Thread 5;a (x.py);L3 1000\n", OPTS("count-unit=samples"));
+	CHECK_EQ_STR(r->text, "5 77 0 1000 4|x.py|a|3\n");
+	/* -f: time, memory allocated, memory freed; metric picks */
+	const char *full = "Thread 1;a (x.py);L3 1500 8 0\nThread 1;b (x.py);L4 500 0 -4\n";
+	r = run(full, OPTS("count-unit=samples"));
+	CHECK_EQ_STR(r->text, "1 0 0 1500 4|x.py|a|3\n1 0 1500000 500 4|x.py|b|4\n");
+	r = run(full, OPTS("metric=2"));
+	CHECK_EQ_STR(r->text, "1 0 0 8 4|x.py|a|3\n");
+	r = run(full, OPTS("metric=4"));
+	CHECK_EQ_STR(r->text, "");
+	/* three counts with a positive last one are a frame and a differential line */
+	r = run("a 1 2 3\n", NULL);
+	CHECK_EQ_STR(r->text, "0 0 0 3 4|~|a 1|-\n");
+}
+
+/* count-unit: what a count is */
+static void test_count_units(void)
+{
+	const char *in = "a 3000\nb 1000\n";
+	struct result *r = run(in, OPTS("count-unit=samples"));
+	CHECK_EQ_STR(r->text, "0 0 0 3000 4|~|a|-\n0 0 3000000 1000 4|~|b|-\n");
+	CHECK_EQ_U64(r->w.n, 1); /* they look like times */
+	r = run(in, NULL);
+	CHECK_EQ_STR(r->text, "0 0 0 3 4|~|a|-\n0 0 3 1 4|~|b|-\n");
+	CHECK_EQ_U64(r->meta.interval_us, 1);
+	CHECK_EQ_U64(r->w.n, 1); /* the guess is said */
+	r = run(in, OPTS("count-unit=ms"));
+	CHECK_EQ_STR(r->text, "0 0 0 3 4|~|a|-\n0 0 3000000 1 4|~|b|-\n");
+	CHECK_EQ_U64(r->w.n, 0);
+	/* a perf period that is no whole number of µs is still one sample */
+	r = run("a 20202020\nb 10101010\n", NULL);
+	CHECK_EQ_STR(r->text, "0 0 0 2 4|~|a|-\n0 0 20202 1 4|~|b|-\n");
+	CHECK_EQ_U64(r->meta.interval_us, 10101);
+	/* no common period: a hundredth of the mean, at least 1 µs */
+	r = run("a 2000\nb 4000\nc 2999\n", OPTS("count-unit=ns"));
+	CHECK_EQ_STR(r->text, "0 0 0 2 4|~|a|-\n0 0 2 4 4|~|b|-\n0 0 6 3 4|~|c|-\n");
+	CHECK_EQ_U64(r->w.n, 0);
+	/* counts off the interval round, and the total's change is said when >= 1% */
+	r = run("a 2000\nb 4000\nc 2999\n", OPTS("count-unit=ns", "interval=2"));
+	CHECK_EQ_STR(r->text, "0 0 0 1 4|~|a|-\n0 0 2 2 4|~|b|-\n0 0 6 1 4|~|c|-\n");
+	CHECK_EQ_U64(r->w.n, 1);
+	/* fractions of a time count before rounding to intervals */
+	r = run("a 1.5\nb 0.5\n", OPTS("count-unit=ms", "interval=500"));
+	CHECK_EQ_STR(r->text, "0 0 0 3 4|~|a|-\n0 0 1500 1 4|~|b|-\n");
+	CHECK_EQ_U64(r->w.n, 0);
+	/* austin's memory mode is not time */
+	r = run("# mode: memory\nP1;T2;a.py:f:1 4096\n", NULL);
+	CHECK_EQ_STR(r->text, "2 1 0 4096 4|a.py|f|1\n");
+	struct tach_reader *bad = tach_reader_new("collapsed");
+	CHECK(tach_reader_set_option(bad, "count-unit", "s") == TACH_E_USAGE);
+	tach_reader_free(bad);
+}
+
 int main(void)
 {
 	test_line_syntax();
@@ -307,6 +399,9 @@ int main(void)
 	test_differential();
 	test_labels();
 	test_metadata();
+	test_perf_roots();
+	test_austin1();
+	test_count_units();
 	test_limits_and_options();
 	test_long_input();
 	return CHECK_DONE();
