@@ -4,6 +4,7 @@
  * (usage). */
 #include "runner.h"
 #include "pipe.h"
+#include "progress.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -31,6 +32,7 @@ struct tc_run {
 	const char *in_name;    /* the input's name, or what names them all in a message */
 	const char *out_name;
 	bool quiet, verbose, force;
+	struct tc_progress progress; /* --progress, --no-progress */
 	bool in_place;          /* -o names a device or FIFO: no temporary file */
 	/* filters */
 	uint64_t threads[MAX_THREADS];
@@ -106,7 +108,12 @@ static void catch_shrinking_input(const struct tc_run *run)
 static const struct tc_opt common_opts[] = {
 	{ "output", 'o', "FILE", NULL, NULL, "write to FILE instead of standard output", NULL, false },
 	{ "force", 'f', NULL, NULL, NULL, "write binary output to a terminal", NULL, false },
-	{ "quiet", 'q', NULL, NULL, NULL, "do not print warnings", NULL, false },
+	{ "quiet", 'q', NULL, NULL, NULL, "do not print warnings (nor the progress line)", NULL, false },
+	{ "progress", 0, NULL, NULL, NULL,
+	  "show a progress line on standard error from the start, terminal or not", NULL, false },
+	{ "no-progress", 0, NULL, NULL, NULL,
+	  "never show the progress line (by default shown on a terminal after a second)", NULL,
+	  false },
 	{ "verbose", 'v', NULL, NULL, NULL, "print what was read and written", NULL, false },
 	{ "strict", 0, NULL, "r:strict", "yes", "treat recoverable problems in the input as errors", NULL, false },
 	{ "max-depth", 0, "N", "r:max-depth", NULL, "reject stacks deeper than N frames", NULL, false },
@@ -336,6 +343,7 @@ static void on_warn(void *ctx, const char *msg, int kind, uint64_t pos)
 	const struct tc_input *in = ctx;
 	if (in->run->quiet)
 		return;
+	tc_progress_clear(&in->run->progress);
 	fprintf(stderr, "%s: ", in->run->prog->name);
 	print_pos(stderr, in->name, kind, pos);
 	fprintf(stderr, "warning: %s\n", msg);
@@ -346,6 +354,7 @@ static void on_writer_warn(void *ctx, const char *msg, int kind, uint64_t pos)
 	struct tc_run *run = ctx;
 	if (run->quiet)
 		return;
+	tc_progress_clear(&run->progress);
 	fprintf(stderr, "%s: %s: warning: %s\n", run->prog->name, run->out_name, msg);
 }
 
@@ -363,6 +372,7 @@ void tc_warn(struct tc_run *run, const char *fmt, ...)
 
 int tc_reader_failed(struct tc_run *run, struct tach_reader *r)
 {
+	tc_progress_clear(&run->progress);
 	int kind;
 	uint64_t pos;
 	const char *msg = tach_reader_error(r, &kind, &pos);
@@ -482,6 +492,7 @@ int tc_next(struct tc_run *run, struct tach_reader *r, const struct tach_sample 
 		if (rc)
 			return rc;
 		run->read_samples += s->weight;
+		tc_progress_tick(&run->progress, run->read_samples);
 		if (!run->filtering) {
 			run->kept_samples += s->weight;
 			*out = s;
@@ -603,6 +614,7 @@ static int set_opt(struct tc_run *run, struct tach_reader *r, struct tach_writer
 
 int tc_writer_failed(struct tc_run *run, struct tach_writer *w)
 {
+	tc_progress_clear(&run->progress);
 	const char *msg = tach_writer_error(w);
 	fprintf(stderr, "%s: %s: %s\n", run->prog->name, run->out_name, msg ? msg : "unknown error");
 	return 1;
@@ -753,6 +765,10 @@ static int take_common(struct tc_run *run, const char *name, const char *arg)
 		run->force = true;
 	} else if (!strcmp(name, "quiet")) {
 		run->quiet = true;
+	} else if (!strcmp(name, "progress")) {
+		run->progress.mode = TC_PROGRESS_ON;
+	} else if (!strcmp(name, "no-progress")) {
+		run->progress.mode = TC_PROGRESS_OFF;
 	} else if (!strcmp(name, "verbose")) {
 		run->verbose = true;
 	} else if (!strcmp(name, "thread")) {
@@ -1068,6 +1084,24 @@ static void warn_unused(struct tc_run *run, const struct tc_input *in)
 	}
 }
 
+/* The progress line's total: the samples every input declares (TACH's header), or 0
+ * when one does not. -q silences the automatic line, not a --progress. */
+static void start_progress(struct tc_run *run)
+{
+	uint64_t total = 0;
+	for (size_t i = 0; i < run->ninputs; i++) {
+		uint64_t n = tach_reader_meta(run->inputs[i].r)->sample_count;
+		if (!n || __builtin_add_overflow(total, n, &total)) {
+			total = 0;
+			break;
+		}
+	}
+	if (run->quiet && run->progress.mode == TC_PROGRESS_AUTO)
+		run->progress.mode = TC_PROGRESS_OFF;
+	tc_progress_start(&run->progress, run->prog->name,
+			  run->ninputs == 1 ? run->in_name : "inputs", total);
+}
+
 /* Opens every reader on its input, then reads them into the output. */
 static int read_inputs(struct tc_run *run, struct tach_writer *w, int outfd)
 {
@@ -1081,15 +1115,20 @@ static int read_inputs(struct tc_run *run, struct tach_writer *w, int outfd)
 			fprintf(stderr, "%s: %s: %s input\n", run->prog->name, in->name,
 				tach_reader_format(in->r));
 	}
-	if (run->prog->many)
-		return run->prog->many->run(run, run->inputs, run->ninputs, w, outfd);
-	const char *format = tach_reader_format(run->inputs[0].r);
+	start_progress(run);
 	int status;
-	if (w && format && !strcmp(format, "collapsed") && (status = folded_settings(run, 'w', NULL, w)))
-		return status;
-	if (run->output->handler)
-		return run_handler(run, run->inputs[0].r, outfd);
-	return convert(run, run->inputs[0].r, w, outfd);
+	if (run->prog->many) {
+		status = run->prog->many->run(run, run->inputs, run->ninputs, w, outfd);
+	} else {
+		const char *format = tach_reader_format(run->inputs[0].r);
+		if (w && format && !strcmp(format, "collapsed") &&
+		    (status = folded_settings(run, 'w', NULL, w)))
+			return status;
+		status = run->output->handler ? run_handler(run, run->inputs[0].r, outfd)
+					      : convert(run, run->inputs[0].r, w, outfd);
+	}
+	tc_progress_end(&run->progress, run->read_samples);
+	return status;
 }
 
 /* The inputs into w, which compresses on worker threads when a second CPU is ours: its

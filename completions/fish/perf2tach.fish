@@ -15,6 +15,8 @@ complete -c perf2tach -l level -x -a '(seq 1 22)' -d 'zstd compression level (de
 complete -c perf2tach -s o -l output -r -F -d 'write to FILE instead of standard output'
 complete -c perf2tach -s f -l force -d 'write binary output to a terminal'
 complete -c perf2tach -s q -l quiet -d 'do not print warnings'
+complete -c perf2tach -l progress -d 'Show a progress line from the start, terminal or not'
+complete -c perf2tach -l no-progress -d 'Never show the progress line'
 complete -c perf2tach -s v -l verbose -d 'print what was read and written'
 complete -c perf2tach -l strict -d 'treat recoverable problems in the input as errors'
 complete -c perf2tach -l max-depth -x -d 'reject stacks deeper than N frames'

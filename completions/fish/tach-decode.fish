@@ -20,6 +20,8 @@ complete -c tach-decode -l no-thread-frames -d 'collapsed: no tid:N root frame; 
 complete -c tach-decode -s o -l output -r -F -d 'write to FILE instead of standard output'
 complete -c tach-decode -s f -l force -d 'write binary output to a terminal'
 complete -c tach-decode -s q -l quiet -d 'do not print warnings'
+complete -c tach-decode -l progress -d 'Show a progress line from the start, terminal or not'
+complete -c tach-decode -l no-progress -d 'Never show the progress line'
 complete -c tach-decode -s v -l verbose -d 'print what was read and written'
 complete -c tach-decode -l strict -d 'treat recoverable problems in the input as errors'
 complete -c tach-decode -l max-depth -x -d 'reject stacks deeper than N frames'

@@ -21,6 +21,8 @@ complete -c tach-diff -l no-thread-frames -d 'no tid:N root frame; merge threads
 complete -c tach-diff -s o -l output -r -F -d 'write to FILE instead of standard output'
 complete -c tach-diff -s f -l force -d 'accepted; the output is text'
 complete -c tach-diff -s q -l quiet -d 'do not print warnings'
+complete -c tach-diff -l progress -d 'Show a progress line from the start, terminal or not'
+complete -c tach-diff -l no-progress -d 'Never show the progress line'
 complete -c tach-diff -s v -l verbose -d 'print what was read and written'
 complete -c tach-diff -l strict -d 'treat recoverable problems in the input as errors'
 complete -c tach-diff -l max-depth -x -d 'reject stacks deeper than N frames'

@@ -14,6 +14,8 @@ complete -c tach-encode -l level -x -a '(seq 1 22)' -d 'zstd compression level (
 complete -c tach-encode -s o -l output -r -F -d 'write to FILE instead of standard output'
 complete -c tach-encode -s f -l force -d 'write binary output to a terminal'
 complete -c tach-encode -s q -l quiet -d 'do not print warnings'
+complete -c tach-encode -l progress -d 'Show a progress line from the start, terminal or not'
+complete -c tach-encode -l no-progress -d 'Never show the progress line'
 complete -c tach-encode -s v -l verbose -d 'print what was read and written'
 complete -c tach-encode -l strict -d 'treat recoverable problems in the input as errors'
 complete -c tach-encode -l max-depth -x -d 'reject stacks deeper than N frames'

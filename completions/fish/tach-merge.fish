@@ -18,6 +18,8 @@ complete -c tach-merge -l max-samples -x -d 'fail when an input expands to more 
 complete -c tach-merge -s f -l force -d 'write binary output to a terminal'
 complete -c tach-merge -s o -l output -r -F -d 'write to FILE instead of standard output'
 complete -c tach-merge -s q -l quiet -d 'do not print warnings'
+complete -c tach-merge -l progress -d 'Show a progress line from the start, terminal or not'
+complete -c tach-merge -l no-progress -d 'Never show the progress line'
 complete -c tach-merge -s v -l verbose -d 'print what was read and written'
 complete -c tach-merge -l strict -d 'treat recoverable problems in the input as errors'
 complete -c tach-merge -l max-depth -x -d 'reject stacks deeper than N frames'

@@ -19,6 +19,8 @@ complete -c tach2flamegraph -l no-thread-frames -d 'No tid:N root frame per thre
 complete -c tach2flamegraph -s o -l output -r -F -d 'Write to FILE'
 complete -c tach2flamegraph -s f -l force -d 'Write binary output to a terminal'
 complete -c tach2flamegraph -s q -l quiet -d 'Do not print warnings'
+complete -c tach2flamegraph -l progress -d 'Show a progress line from the start, terminal or not'
+complete -c tach2flamegraph -l no-progress -d 'Never show the progress line'
 complete -c tach2flamegraph -s v -l verbose -d 'Print what was read and written'
 complete -c tach2flamegraph -l strict -d 'Treat recoverable problems in the input as errors'
 complete -c tach2flamegraph -l max-depth -x -d 'Reject stacks deeper than N frames'

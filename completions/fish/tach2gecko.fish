@@ -4,6 +4,8 @@ complete -c tach2gecko -l level -x -a '1 2 3 4 5 6 7 8 9' -d 'gzip compression l
 complete -c tach2gecko -s o -l output -r -F -d 'Write to FILE'
 complete -c tach2gecko -s f -l force -d 'Write binary output to a terminal'
 complete -c tach2gecko -s q -l quiet -d 'Do not print warnings'
+complete -c tach2gecko -l progress -d 'Show a progress line from the start, terminal or not'
+complete -c tach2gecko -l no-progress -d 'Never show the progress line'
 complete -c tach2gecko -s v -l verbose -d 'Print what was read and written'
 complete -c tach2gecko -l strict -d 'Treat recoverable problems in the input as errors'
 complete -c tach2gecko -l max-depth -x -d 'Reject stacks deeper than N frames'

@@ -3,6 +3,8 @@ complete -c tach2pstats -l no-sampled-marker -d 'Leave out the __sampled__ entry
 complete -c tach2pstats -s o -l output -r -F -d 'Write to FILE'
 complete -c tach2pstats -s f -l force -d 'Write binary output to a terminal'
 complete -c tach2pstats -s q -l quiet -d 'Do not print warnings'
+complete -c tach2pstats -l progress -d 'Show a progress line from the start, terminal or not'
+complete -c tach2pstats -l no-progress -d 'Never show the progress line'
 complete -c tach2pstats -s v -l verbose -d 'Print what was read and written'
 complete -c tach2pstats -l strict -d 'Treat recoverable problems in the input as errors'
 complete -c tach2pstats -l max-depth -x -d 'Reject stacks deeper than N frames'

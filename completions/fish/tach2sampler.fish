@@ -12,6 +12,8 @@ end
 complete -c tach2sampler -s o -l output -r -F -d 'write to FILE instead of standard output'
 complete -c tach2sampler -s f -l force -d 'write binary output to a terminal'
 complete -c tach2sampler -s q -l quiet -d 'do not print warnings'
+complete -c tach2sampler -l progress -d 'Show a progress line from the start, terminal or not'
+complete -c tach2sampler -l no-progress -d 'Never show the progress line'
 complete -c tach2sampler -s v -l verbose -d 'print what was read and written'
 complete -c tach2sampler -l strict -d 'treat recoverable problems in the input as errors'
 complete -c tach2sampler -l max-depth -x -d 'reject stacks deeper than N frames'

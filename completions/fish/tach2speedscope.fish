@@ -2,6 +2,8 @@
 complete -c tach2speedscope -s o -l output -r -F -d 'Write to FILE'
 complete -c tach2speedscope -s f -l force -d 'Write output to a terminal'
 complete -c tach2speedscope -s q -l quiet -d 'Do not print warnings'
+complete -c tach2speedscope -l progress -d 'Show a progress line from the start, terminal or not'
+complete -c tach2speedscope -l no-progress -d 'Never show the progress line'
 complete -c tach2speedscope -s v -l verbose -d 'Print what was read and written'
 complete -c tach2speedscope -l strict -d 'Treat recoverable problems in the input as errors'
 complete -c tach2speedscope -l max-depth -x -d 'Reject stacks deeper than N frames'
