@@ -168,9 +168,20 @@ def main():
         goes on starting (on a busy machine, the sanitizer run, it needs longer). Wait for
         that daemon, bounded: "ready" when it answers, "dead" when it exited (a profile it
         refused: its log says why), "slow" when the deadline passed first."""
+        log = os.path.join(sdir, sid + ".log")
         while time.monotonic() < deadline:
             if not alive(pid):
                 return "dead"
+            # A daemon that could not load the profile may stay up (profiler-cli 0.10 on
+            # Node 24 does): its log says so, and that is the answer.
+            if os.path.exists(log):
+                with open(log, errors="replace") as f:
+                    if "Failed to load profile" in f.read():
+                        try:
+                            os.kill(pid, signal.SIGTERM)
+                        except ProcessLookupError:
+                            pass
+                        return "dead"
             r = subprocess.run(cli + ["status", "--session", sid], env=env,
                                capture_output=True, text=True, timeout=300)
             if r.returncode == 0:
