@@ -402,7 +402,7 @@ by_state() {
 @test "completions offer exactly the long options of --help" {
 	local C=$SOURCE_ROOT/completions
 	tach2pprof --help | grep -o -- ' --[a-z][a-z-]*' | sed 's/^ //' | sort -u >"$T/help.txt"
-	[ "$(wc -l <"$T/help.txt")" -eq 22 ]
+	[ "$(wc -l <"$T/help.txt")" -eq 25 ]
 	grep -o -- '--[a-z][a-z-]*' "$C/bash/tach2pprof" | sort -u | diff -u "$T/help.txt" -
 	grep -o -- '--[a-z][a-z-]*' "$C/zsh/_tach2pprof" | sort -u | diff -u "$T/help.txt" -
 	sed -n 's/.* -l \([a-z-]*\).*/--\1/p' "$C/fish/tach2pprof.fish" | sort -u | diff -u "$T/help.txt" -
