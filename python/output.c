@@ -244,17 +244,23 @@ static int route_options(struct tach_writer *w, tp_reader_obj *ro, const char *t
  * tach2flamegraph's reader settings for folded input). */
 static int program_defaults(tp_reader_obj *ro, const char *to, const char *from, PyObject *opts)
 {
-	static const char *const storing[] = { "tach", "samples", "gecko", "sampler" };
+	/* TACH keeps a weight as one record, up to its header's count; the others store
+	 * every sample and stop at 10^8 (runner.h, TC_MAX_SAMPLES_OPT) */
+	static const char *const storing[][2] = {
+		{ "tach", "4294967295" }, { "samples", "100000000" }, { "gecko", "100000000" },
+		{ "sampler", "100000000" },
+	};
 	for (size_t i = 0; i < sizeof(storing) / sizeof(storing[0]); i++)
-		if (!strcmp(to, storing[i]) &&
-		    tach_reader_set_option(ro->r, "max-samples", "4294967295"))
+		if (!strcmp(to, storing[i][0]) && !user_set(opts, "max-samples") &&
+		    tach_reader_set_option(ro->r, "max-samples", storing[i][1]))
 			return -1;
 	static const char *const folded[][2] = {
 		{ "labels", "raw" }, { "keep-thread-frames", "yes" }, { "diff", "both" },
+		{ "count-unit", "samples" },
 	};
 	if (strcmp(to, "flamegraph") || (strcmp(from, "auto") && strcmp(from, "collapsed")))
 		return 0;
-	for (size_t i = 0; i < 3; i++)
+	for (size_t i = 0; i < sizeof(folded) / sizeof(folded[0]); i++)
 		if (!user_set(opts, folded[i][0]) &&
 		    tach_reader_set_option(ro->r, folded[i][0], folded[i][1]))
 			return -1;
