@@ -17,9 +17,24 @@ static bool str_eq(void *ctx, uint32_t id, const void *key)
 }
 
 
-static uint64_t frame_hash(const struct tach_frame *f)
+/* A frame and its native data, as one key; n is NULL for a frame without it. */
+struct fkey {
+	const struct tach_frame *f;
+	const struct tach_frame_native *n;
+};
+
+static bool native_zero(const struct tach_frame_native *n)
 {
-	uint8_t b[25];
+	return !n || (!n->address && !n->mapping && !n->inlined);
+}
+
+/* A frame without native data hashes as it did before native data existed, so Python
+ * profiles keep their speed; the address, mapping and mark only join the hash when set. */
+static uint64_t frame_hash(const struct fkey *k)
+{
+	uint8_t b[25 + 13];
+	size_t n = 25;
+	const struct tach_frame *f = k->f;
 	memcpy(b, &f->file, 4);
 	memcpy(b + 4, &f->func, 4);
 	memcpy(b + 8, &f->line, 4);
@@ -27,18 +42,55 @@ static uint64_t frame_hash(const struct tach_frame *f)
 	memcpy(b + 16, &f->col, 4);
 	memcpy(b + 20, &f->end_col, 4);
 	b[24] = f->opcode;
-	return tachi_hash(b, sizeof(b));
+	if (!native_zero(k->n)) {
+		memcpy(b + 25, &k->n->address, 8);
+		memcpy(b + 33, &k->n->mapping, 4);
+		b[37] = k->n->inlined;
+		n = sizeof(b);
+	}
+	return tachi_hash(b, n);
+}
+
+static const struct tach_frame_native *native_of(const struct tach_dict *d, uint32_t id)
+{
+	return d->natives && !native_zero(&d->natives[id]) ? &d->natives[id] : NULL;
 }
 
 static bool frame_eq(void *ctx, uint32_t id, const void *key)
 {
 	const struct tach_dict *d = ctx;
-	const struct tach_frame *a = &d->frames[id], *b = key;
-	return a->file == b->file && a->func == b->func && a->line == b->line &&
-	       a->end_line == b->end_line && a->col == b->col && a->end_col == b->end_col &&
-	       a->opcode == b->opcode;
+	const struct fkey *k = key;
+	const struct tach_frame *a = &d->frames[id], *b = k->f;
+	if (a->file != b->file || a->func != b->func || a->line != b->line ||
+	    a->end_line != b->end_line || a->col != b->col || a->end_col != b->end_col ||
+	    a->opcode != b->opcode)
+		return false;
+	const struct tach_frame_native *na = native_of(d, id), *nb = native_zero(k->n) ? NULL : k->n;
+	if (!na || !nb)
+		return na == nb;
+	return na->address == nb->address && na->mapping == nb->mapping &&
+	       na->inlined == nb->inlined;
 }
 
+static uint64_t mapping_hash(const struct tach_mapping *m)
+{
+	uint8_t b[36];
+	memcpy(b, &m->start, 8);
+	memcpy(b + 8, &m->limit, 8);
+	memcpy(b + 16, &m->offset, 8);
+	memcpy(b + 24, &m->file, 4);
+	memcpy(b + 28, &m->build_id, 4);
+	memcpy(b + 32, &m->flags, 4);
+	return tachi_hash(b, sizeof(b));
+}
+
+static bool mapping_eq(void *ctx, uint32_t id, const void *key)
+{
+	const struct tach_dict *d = ctx;
+	const struct tach_mapping *a = &d->maps[id - 1], *b = key;
+	return a->start == b->start && a->limit == b->limit && a->offset == b->offset &&
+	       a->file == b->file && a->build_id == b->build_id && a->flags == b->flags;
+}
 
 void tachi_dict_init(struct tach_dict *d, bool indexed)
 {
@@ -51,8 +103,11 @@ void tachi_dict_clear(struct tach_dict *d)
 	free(d->bytes);
 	free(d->strs);
 	free(d->frames);
+	free(d->natives);
+	free(d->maps);
 	tachi_idset_free(&d->str_index);
 	tachi_idset_free(&d->frame_index);
+	tachi_idset_free(&d->map_index);
 	memset(d, 0, sizeof(*d));
 }
 
@@ -116,13 +171,28 @@ int tachi_dict_append_string(struct tach_dict *d, const char *s, size_t len)
 	return TACH_OK;
 }
 
-int tachi_dict_append_frame(struct tach_dict *d, const struct tach_frame *f)
+int tachi_dict_append_frame_native(struct tach_dict *d, const struct tach_frame *f,
+				   const struct tach_frame_native *n)
 {
 	if (d->frame_count >= UINT32_MAX - 1 ||
 	    !TACHI_RESERVE(d->frames, d->frame_cap, d->frame_count + 1))
 		return TACH_E_NOMEM;
+	if (d->natives || !native_zero(n)) {
+		/* The first native frame gives every earlier frame its zero entry. */
+		size_t old = d->natives ? d->frame_count : 0;
+		if (!TACHI_RESERVE(d->natives, d->native_cap, d->frame_count + 1))
+			return TACH_E_NOMEM;
+		memset(d->natives + old, 0, (d->frame_count + 1 - old) * sizeof(*d->natives));
+		if (!native_zero(n))
+			d->natives[d->frame_count] = *n;
+	}
 	d->frames[d->frame_count++] = *f;
 	return TACH_OK;
+}
+
+int tachi_dict_append_frame(struct tach_dict *d, const struct tach_frame *f)
+{
+	return tachi_dict_append_frame_native(d, f, NULL);
 }
 
 TACH_API int tach_dict_intern_string(struct tach_dict *d, const char *s, size_t len, uint32_t *id)
@@ -144,15 +214,19 @@ TACH_API int tach_dict_intern_string(struct tach_dict *d, const char *s, size_t 
 	return TACH_OK;
 }
 
-TACH_API int tach_dict_intern_frame(struct tach_dict *d, const struct tach_frame *f, uint32_t *id)
+TACH_API int tach_dict_intern_frame_native(struct tach_dict *d, const struct tach_frame *f,
+					   const struct tach_frame_native *n, uint32_t *id)
 {
-	/* Writers trust a frame's string ids: a dict never holds one naming a missing string. */
-	if (!d->indexed || f->file >= d->str_count || f->func >= d->str_count)
+	/* Writers trust a frame's string and mapping ids: a dict never holds one naming a
+	 * missing string or mapping. */
+	if (!d->indexed || f->file >= d->str_count || f->func >= d->str_count ||
+	    (n && n->mapping > d->map_count) || (n && n->inlined > 1))
 		return TACH_E_USAGE;
-	uint64_t h = frame_hash(f);
-	if (tachi_idset_find(&d->frame_index, h, f, frame_eq, d, id))
+	struct fkey k = { f, native_zero(n) ? NULL : n };
+	uint64_t h = frame_hash(&k);
+	if (tachi_idset_find(&d->frame_index, h, &k, frame_eq, d, id))
 		return TACH_OK;
-	int rc = tachi_dict_append_frame(d, f);
+	int rc = tachi_dict_append_frame_native(d, f, k.n);
 	if (rc)
 		return rc;
 	*id = (uint32_t)d->frame_count - 1;
@@ -160,5 +234,45 @@ TACH_API int tach_dict_intern_frame(struct tach_dict *d, const struct tach_frame
 		d->frame_count--;
 		return TACH_E_NOMEM;
 	}
+	return TACH_OK;
+}
+
+TACH_API int tach_dict_intern_frame(struct tach_dict *d, const struct tach_frame *f, uint32_t *id)
+{
+	return tach_dict_intern_frame_native(d, f, NULL, id);
+}
+
+TACH_API const struct tach_frame_native *tach_dict_frame_native(const struct tach_dict *d,
+								uint32_t id)
+{
+	return id < d->frame_count ? native_of(d, id) : NULL;
+}
+
+TACH_API uint32_t tach_dict_mapping_count(const struct tach_dict *d)
+{
+	return (uint32_t)d->map_count;
+}
+
+TACH_API const struct tach_mapping *tach_dict_mapping(const struct tach_dict *d, uint32_t id)
+{
+	return id >= 1 && id <= d->map_count ? &d->maps[id - 1] : NULL;
+}
+
+TACH_API int tach_dict_intern_mapping(struct tach_dict *d, const struct tach_mapping *m,
+				      uint32_t *id)
+{
+	if (!d->indexed || m->file >= d->str_count ||
+	    (m->build_id != TACH_NO_STRING && m->build_id >= d->str_count))
+		return TACH_E_USAGE;
+	uint64_t h = mapping_hash(m);
+	if (tachi_idset_find(&d->map_index, h, m, mapping_eq, d, id))
+		return TACH_OK;
+	if (d->map_count >= UINT32_MAX - 1 || !TACHI_RESERVE(d->maps, d->map_cap, d->map_count + 1))
+		return TACH_E_NOMEM;
+	d->maps[d->map_count] = *m;
+	*id = (uint32_t)d->map_count + 1;
+	if (!tachi_idset_insert(&d->map_index, h, *id))
+		return TACH_E_NOMEM;
+	d->map_count++;
 	return TACH_OK;
 }

@@ -80,6 +80,31 @@ struct tach_frame {
 	uint8_t opcode;   /* 255: none */
 };
 
+/* Native code (optional, kept beside a frame in the dict; TACH has no field for it).
+ * A mapping is a range of the profiled process's address space loaded from one file. */
+#define TACH_NO_STRING UINT32_MAX
+struct tach_mapping {
+	uint64_t start, limit;   /* [start, limit) in the process */
+	uint64_t offset;         /* file offset that start was loaded from */
+	uint32_t file;           /* string id: the file as the profile names it */
+	uint32_t build_id;       /* string id (hex), or TACH_NO_STRING */
+	uint32_t flags;          /* TACH_MAPPING_* */
+};
+enum {
+	TACH_MAPPING_HAS_FUNCTIONS = 1,     /* its frames carry symbol names */
+	TACH_MAPPING_HAS_FILENAMES = 2,
+	TACH_MAPPING_HAS_LINE_NUMBERS = 4,
+	TACH_MAPPING_HAS_INLINE_FRAMES = 8,
+};
+/* Where a native frame's code is. All zero means none (a frame without it). */
+struct tach_frame_native {
+	uint64_t address;        /* in the profiled process; 0: unknown */
+	uint32_t mapping;        /* 1-based id from tach_dict_intern_mapping; 0: none */
+	/* 1: this frame was inlined into the next frame outward, which has the same address:
+	 * the run of frames up to the first one with 0 is one machine location. */
+	uint8_t inlined;
+};
+
 /* One sample. Frames are ids in the reader's dict, innermost first. */
 struct tach_sample {
 	uint64_t thread_id;
@@ -163,6 +188,19 @@ TACH_API const char *tach_dict_string(const struct tach_dict *d, uint32_t id, si
 TACH_API const struct tach_frame *tach_dict_frame(const struct tach_dict *d, uint32_t id);
 TACH_API int tach_dict_intern_string(struct tach_dict *d, const char *s, size_t len, uint32_t *id);
 TACH_API int tach_dict_intern_frame(struct tach_dict *d, const struct tach_frame *f, uint32_t *id);
+/* Native frames: the same frame fields at another address (or in another mapping) is
+ * another frame. n may be NULL or all zero: then this is tach_dict_intern_frame. */
+TACH_API int tach_dict_intern_frame_native(struct tach_dict *d, const struct tach_frame *f,
+					   const struct tach_frame_native *n, uint32_t *id);
+/* NULL when the frame has no native data (or id is out of range). */
+TACH_API const struct tach_frame_native *tach_dict_frame_native(const struct tach_dict *d,
+								uint32_t id);
+/* Mappings are numbered from 1 in first-seen order; equal ones are interned once. file and
+ * build_id must be string ids of the same dict. */
+TACH_API uint32_t tach_dict_mapping_count(const struct tach_dict *d);
+TACH_API const struct tach_mapping *tach_dict_mapping(const struct tach_dict *d, uint32_t id);
+TACH_API int tach_dict_intern_mapping(struct tach_dict *d, const struct tach_mapping *m,
+				      uint32_t *id);
 
 /* ---- readers: pull one sample at a time ---- */
 /* format is a name from tach_format_name, or "auto": the reader then detects the format

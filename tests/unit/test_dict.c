@@ -115,6 +115,67 @@ static void frames(void)
 	tach_dict_free(d);
 }
 
+/* Native data is part of a frame's key; frames without it are as before; mappings are
+ * numbered from 1 and interned. */
+static void natives(void)
+{
+	struct tach_dict *d = tach_dict_new();
+	uint32_t lib, fn, bid, id = 0;
+	CHECK_EQ_U64(tach_dict_intern_string(d, "/usr/lib/libc.so.6", 18, &lib), TACH_OK);
+	CHECK_EQ_U64(tach_dict_intern_string(d, "memcpy", 6, &fn), TACH_OK);
+	CHECK_EQ_U64(tach_dict_intern_string(d, "ab12", 4, &bid), TACH_OK);
+	CHECK_EQ_U64(tach_dict_mapping_count(d), 0);
+	CHECK(tach_dict_mapping(d, 0) == NULL && tach_dict_mapping(d, 1) == NULL);
+	struct tach_mapping m = { 0x7f0000, 0x7f8000, 0x1000, lib, TACH_NO_STRING, 0 };
+	CHECK_EQ_U64(tach_dict_intern_mapping(d, &m, &id), TACH_OK);
+	CHECK_EQ_U64(id, 1);
+	CHECK_EQ_U64(tach_dict_intern_mapping(d, &m, &id), TACH_OK);
+	CHECK_EQ_U64(id, 1);
+	m.build_id = bid;
+	CHECK_EQ_U64(tach_dict_intern_mapping(d, &m, &id), TACH_OK);
+	CHECK_EQ_U64(id, 2);
+	m.build_id = 99;
+	CHECK_EQ_U64(tach_dict_intern_mapping(d, &m, &id), (uint64_t)TACH_E_USAGE);
+	CHECK_EQ_U64(tach_dict_mapping_count(d), 2);
+	const struct tach_mapping *got = tach_dict_mapping(d, 2);
+	CHECK(got && got->start == 0x7f0000 && got->limit == 0x7f8000 && got->build_id == bid);
+
+	struct tach_frame f = fr(lib, fn, -1, -1, -1, -1, 255);
+	CHECK_EQ_U64(intern_frame(d, f), 0);
+	CHECK(tach_dict_frame_native(d, 0) == NULL);
+	struct tach_frame_native n = { 0x7f0123, 1, 0 }, zero = { 0, 0, 0 };
+	CHECK_EQ_U64(tach_dict_intern_frame_native(d, &f, &zero, &id), TACH_OK);
+	CHECK_EQ_U64(id, 0);
+	CHECK_EQ_U64(tach_dict_intern_frame_native(d, &f, &n, &id), TACH_OK);
+	CHECK_EQ_U64(id, 1);
+	CHECK_EQ_U64(tach_dict_intern_frame_native(d, &f, &n, &id), TACH_OK);
+	CHECK_EQ_U64(id, 1);
+	/* each native field is part of the key */
+	n.address++;
+	CHECK_EQ_U64(tach_dict_intern_frame_native(d, &f, &n, &id), TACH_OK);
+	CHECK_EQ_U64(id, 2);
+	n.mapping = 2;
+	CHECK_EQ_U64(tach_dict_intern_frame_native(d, &f, &n, &id), TACH_OK);
+	CHECK_EQ_U64(id, 3);
+	n.inlined = 1;
+	CHECK_EQ_U64(tach_dict_intern_frame_native(d, &f, &n, &id), TACH_OK);
+	CHECK_EQ_U64(id, 4);
+	/* a mapping the dict lacks, or a mark other than 0/1 */
+	n.mapping = 3;
+	CHECK_EQ_U64(tach_dict_intern_frame_native(d, &f, &n, &id), (uint64_t)TACH_E_USAGE);
+	n.mapping = 1;
+	n.inlined = 2;
+	CHECK_EQ_U64(tach_dict_intern_frame_native(d, &f, &n, &id), (uint64_t)TACH_E_USAGE);
+	/* a plain frame after native ones has none; the first frame still has none */
+	CHECK_EQ_U64(intern_frame(d, fr(lib, lib, -1, -1, -1, -1, 255)), 5);
+	CHECK(tach_dict_frame_native(d, 5) == NULL && tach_dict_frame_native(d, 0) == NULL);
+	const struct tach_frame_native *g = tach_dict_frame_native(d, 4);
+	CHECK(g && g->address == 0x7f0124 && g->mapping == 2 && g->inlined == 1);
+	CHECK(tach_dict_frame_native(d, 6) == NULL);
+	CHECK_EQ_U64(intern_frame(d, f), 0);
+	tach_dict_free(d);
+}
+
 static void append_vs_intern(void)
 {
 	/* A TACH table keeps duplicate rows: the append-only dict numbers every row. */
@@ -550,6 +611,7 @@ int main(void)
 {
 	strings();
 	frames();
+	natives();
 	append_vs_intern();
 	trie();
 	trie_interleaved();
