@@ -10,8 +10,8 @@
 
 #include "tachfmt.h"
 
-#include "base.h"
-#include "io.h"
+#include "base/base.h"
+#include "base/io.h"
 
 struct tachi_warner {
 	tach_warn_fn fn;

@@ -1067,7 +1067,7 @@ static int read_inputs(struct tc_run *run, struct tach_writer *w, int outfd)
 }
 
 /* The inputs into w, which compresses on worker threads when a second CPU is ours: its
- * output is the same bytes with any number of them (lib/gzip.c). */
+ * output is the same bytes with any number of them (lib/base/gzip.c). */
 static int write_through(struct tc_run *run, struct tach_writer *w, int outfd)
 {
 	if (w && run->output->gzip_level && tc_pipe_wanted()) {

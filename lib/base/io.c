@@ -6,7 +6,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "io.h"
+#include "base/io.h"
 
 #define IN_CHUNK (1u << 20)
 

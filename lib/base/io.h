@@ -8,7 +8,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "base.h"
+#include "base/base.h"
 
 /* ---- input ---- */
 struct tachi_in {

@@ -5,7 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "json.h"
+#include "base/json.h"
 
 static int fail(struct tachi_json *j, size_t off, const char *what)
 {

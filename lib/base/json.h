@@ -18,7 +18,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "base.h"
+#include "base/base.h"
 
 #define TACHI_JSON_MAX_DEPTH 512
 

@@ -23,7 +23,7 @@
 #include <stdlib.h>
 
 #include "internal.h"
-#include "symbolize.h"
+#include "formats/symbolize.h"
 
 #define RELEASE_STEP ((size_t)4 << 20)
 /* CPUPROFILE_FREQUENCY is a whole number of hertz, so libprofiler's longest period is

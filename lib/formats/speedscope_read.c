@@ -29,7 +29,7 @@
 #include <stdlib.h>
 
 #include "internal.h"
-#include "json.h"
+#include "base/json.h"
 
 #define DEFAULT_INTERVAL_US 1000
 #define NESTING 64

@@ -23,7 +23,7 @@
  * Not written: status flags, timestamps (the format's sampled profiles have none), opcodes.
  *
  * Memory: the frames, one stack trie shared by the threads (distinct stacks), and per
- * thread a spool of runs (lib/spool.c: a chunk in memory, the rest in a temporary file),
+ * thread a spool of runs (lib/model/spool.c: a chunk in memory, the rest in a temporary file),
  * joined at close; never the samples. A thread whose input goes back in time is sorted at
  * close (its runs then are in memory, with a warning).
  */

@@ -21,7 +21,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "symbolize.h"
+#include "formats/symbolize.h"
 
 #include <libiberty/demangle.h>
 

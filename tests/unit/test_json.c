@@ -3,7 +3,7 @@
 #include <stdlib.h>
 
 #include "check.h"
-#include "json.h"
+#include "base/json.h"
 
 /* Parses the whole of s (one value, skipped) and returns the status; *off gets the error
  * offset. */
