@@ -4,9 +4,13 @@
 #include <stdlib.h>
 
 #define XXH_INLINE_ALL
+#include <string.h>
 #include <xxhash.h>
 
-#include "internal.h"
+#include "base/hash.h"
+#include "base/utf8.h"
+#include "base/gzip.h"
+#include "core/handles.h"
 
 TACH_API const char *tach_version(void)
 {

@@ -26,7 +26,8 @@
 #include <isa-l/igzip_lib.h>
 #endif
 
-#include "internal.h"
+#include "base/gzip.h"
+#include "base/io.h"
 
 #define GZ_CHUNK (128u << 10)
 #define GZ_DICT (32u << 10)

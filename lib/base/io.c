@@ -2,6 +2,7 @@
  * whole (formats that need their tables before their samples) or streamed (line formats). */
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>

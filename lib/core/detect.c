@@ -14,8 +14,13 @@
  */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
-#include "internal.h"
+#include "core/detect.h"
+#include "base/base.h"
+#include "base/io.h"
+#include "core/handles.h"
+#include "core/format.h"
 
 /* An option given before the format is known: which formats took it. */
 struct aopt {

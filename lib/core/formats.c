@@ -1,7 +1,11 @@
 /* The format table: the only place that lists formats. Its order is detection's priority
  * (detect.c): formats with a magic number or a fixed header first, folded stacks, which
  * take almost any text, last. */
-#include "internal.h"
+#include <string.h>
+
+#include "core/formats.h"
+#include "core/format.h"
+#include "core/detect.h"
 
 static const struct tachi_format *const formats[] = {
 	&tachi_fmt_tach,

@@ -4,8 +4,15 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
-#include "internal.h"
+#include "core/handles.h"
+#include "base/base.h"
+#include "base/io.h"
+#include "model/dict.h"
+#include "model/stacktab.h"
+#include "model/ahead.h"
+#include "core/format.h"
 
 #define DEFAULT_MAX_DEPTH 4096u
 /* Aggregating writers pay per record, so the library sets no limit; programs whose

@@ -27,8 +27,14 @@
  */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
-#include "internal.h"
+#include "base/base.h"
+#include "base/hash.h"
+#include "core/handles.h"
+#include "core/format.h"
+#include "core/detect.h"
+#include "formats/collapsed.h"
 
 /* The label style is chosen from this many frames at the start of the input. */
 #define SNIFF_FRAMES 1000

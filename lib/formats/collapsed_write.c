@@ -12,8 +12,20 @@
  * bytes become '?', each with one warning, so that every consumer splits lines the same way.
  */
 #include <stdlib.h>
+#include <string.h>
 
-#include "internal.h"
+#include "base/base.h"
+#include "base/utf8.h"
+#include "base/io.h"
+#include "model/dict.h"
+#include "model/stacktab.h"
+#include "model/stackorder.h"
+#include "model/linekeys.h"
+#include "core/handles.h"
+#include "core/format.h"
+#include "core/formats.h"
+#include "formats/collapse.h"
+#include "formats/collapsed.h"
 
 
 

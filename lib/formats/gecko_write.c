@@ -67,8 +67,21 @@
 #include <assert.h>
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 
-#include "internal.h"
+#include "base/base.h"
+#include "base/bytes.h"
+#include "base/hash.h"
+#include "base/utf8.h"
+#include "base/io.h"
+#include "base/gzip.h"
+#include "base/jsonout.h"
+#include "model/dict.h"
+#include "model/stacktab.h"
+#include "model/spool.h"
+#include "core/handles.h"
+#include "core/format.h"
+#include "core/formats.h"
 
 enum { CAT_OTHER, CAT_PYTHON, CAT_NATIVE, CAT_IDLE, CAT_GIL, CAT_CPU, CAT_EXC };
 enum { SUB_NONE, SUB_GIL_WAIT };
@@ -181,7 +194,7 @@ static int gw_option(struct tach_writer *w, const char *key, const char *value)
 	return WFAIL(w, TACH_E_USAGE, "gecko writer has no option %s", key);
 }
 
-/* ---- JSON pieces (shared with the unit test through internal.h) ---- */
+/* ---- JSON pieces (declared in base/jsonout.h for the unit test) ---- */
 
 static const char digit_pairs[] =
 	"00010203040506070809101112131415161718192021222324252627282930313233343536373839"

@@ -21,8 +21,16 @@
  */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
-#include "internal.h"
+#include "base/base.h"
+#include "base/bytes.h"
+#include "base/hash.h"
+#include "base/io.h"
+#include "core/handles.h"
+#include "core/format.h"
+#include "core/formats.h"
+#include "formats/symbolize.h"
 #include "formats/symbolize.h"
 
 #define RELEASE_STEP ((size_t)4 << 20)

@@ -37,9 +37,16 @@
 #include <regex.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <zlib.h>
 
-#include "internal.h"
+#include "base/base.h"
+#include "base/bytes.h"
+#include "base/hash.h"
+#include "core/handles.h"
+#include "core/format.h"
+#include "core/detect.h"
+#include "formats/pprof.h"
 
 enum { WT_VARINT = 0, WT_I64 = 1, WT_LEN = 2, WT_I32 = 5 };
 #define NO_STR UINT32_MAX

@@ -26,8 +26,20 @@
  */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
-#include "internal.h"
+#include "base/base.h"
+#include "base/bytes.h"
+#include "base/hash.h"
+#include "base/io.h"
+#include "base/gzip.h"
+#include "model/dict.h"
+#include "model/stacktab.h"
+#include "core/handles.h"
+#include "core/format.h"
+#include "core/formats.h"
+#include "formats/collapse.h"
+#include "formats/pprof.h"
 
 #define NO_ID UINT32_MAX
 

@@ -27,8 +27,20 @@
  * mark per key, so deep recursion costs the stack's depth, not its square.
  */
 #include <stdlib.h>
+#include <string.h>
 
-#include "internal.h"
+#include "base/base.h"
+#include "base/bytes.h"
+#include "base/hash.h"
+#include "base/utf8.h"
+#include "base/io.h"
+#include "model/dict.h"
+#include "model/stacktab.h"
+#include "model/linekeys.h"
+#include "core/handles.h"
+#include "core/format.h"
+#include "core/formats.h"
+#include "formats/collapse.h"
 
 #define NONE UINT32_MAX
 

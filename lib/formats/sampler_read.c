@@ -37,8 +37,15 @@
  */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
-#include "internal.h"
+#include "base/base.h"
+#include "base/hash.h"
+#include "model/stacktab.h"
+#include "core/handles.h"
+#include "core/format.h"
+#include "core/formats.h"
+#include "formats/sampler.h"
 
 #define DETECT_LINES 64
 #define DEFAULT_INTERVAL_US 1000

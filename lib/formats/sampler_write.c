@@ -23,7 +23,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "internal.h"
+#include "base/base.h"
+#include "base/bytes.h"
+#include "base/io.h"
+#include "model/dict.h"
+#include "model/stacktab.h"
+#include "model/linekeys.h"
+#include "core/handles.h"
+#include "core/format.h"
+#include "formats/sampler.h"
 
 #define FIRST_ID 0x2122u
 #define NONE UINT32_MAX

@@ -13,8 +13,16 @@
  */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
-#include "internal.h"
+#include "base/base.h"
+#include "base/hash.h"
+#include "base/io.h"
+#include "model/dict.h"
+#include "core/handles.h"
+#include "core/format.h"
+#include "core/detect.h"
+#include "core/formats.h"
 
 /* ---- reader ---- */
 

@@ -27,8 +27,14 @@
  * or unbalanced, samples and weights of different lengths, stacks over max-depth. */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
-#include "internal.h"
+#include "base/base.h"
+#include "base/json.h"
+#include "core/handles.h"
+#include "core/format.h"
+#include "core/formats.h"
+#include "formats/speedscope.h"
 #include "base/json.h"
 
 #define DEFAULT_INTERVAL_US 1000

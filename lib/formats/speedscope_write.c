@@ -30,8 +30,18 @@
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
-#include "internal.h"
+#include "base/base.h"
+#include "base/hash.h"
+#include "base/io.h"
+#include "base/jsonout.h"
+#include "model/dict.h"
+#include "model/stacktab.h"
+#include "model/spool.h"
+#include "core/handles.h"
+#include "core/format.h"
+#include "formats/speedscope.h"
 
 #define NONE UINT32_MAX
 

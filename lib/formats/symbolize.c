@@ -18,10 +18,12 @@
 #include <gelf.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "formats/symbolize.h"
+#include "base/hash.h"
 
 #include <libiberty/demangle.h>
 

@@ -4,7 +4,7 @@
 #ifndef TACHFMT_SYMBOLIZE_H
 #define TACHFMT_SYMBOLIZE_H
 
-#include "internal.h"
+#include "base/base.h"
 
 struct tachi_sym;
 

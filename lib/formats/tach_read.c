@@ -14,9 +14,19 @@
  */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <zstd.h>
 
-#include "internal.h"
+#include "base/base.h"
+#include "base/bytes.h"
+#include "base/hash.h"
+#include "base/io.h"
+#include "model/dict.h"
+#include "model/stacktab.h"
+#include "core/handles.h"
+#include "core/format.h"
+#include "core/formats.h"
+#include "formats/tach.h"
 
 #define HDR 64
 #define FOOTER 32

@@ -11,10 +11,18 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 #include <zstd.h>
 
-#include "internal.h"
+#include "base/base.h"
+#include "base/bytes.h"
+#include "base/io.h"
+#include "model/dict.h"
+#include "model/stacktab.h"
+#include "core/handles.h"
+#include "core/format.h"
+#include "formats/tach.h"
 
 #define TACH_MAX_DEPTH 256
 #define RLE_BUF 16384

@@ -7,8 +7,13 @@
  * requested a few samples before the stage reads them. The output is the same bytes; an
  * error met while putting a queued sample is returned by a later put, or by close. */
 #include <stdlib.h>
+#include <string.h>
 
-#include "internal.h"
+#include "model/ahead.h"
+#include "model/dict.h"
+#include "model/stacktab.h"
+#include "core/handles.h"
+#include "core/format.h"
 
 /* Deeper stacks go straight through (after the queue): copying them costs more than their
  * few lookups save, and a deep input seldom has the tables this is for. */

@@ -1,8 +1,11 @@
 /* Strings and frames, numbered in first-seen order: that order is TACH's table order, so
  * output is deterministic and matches CPython's writer. */
 #include <stdlib.h>
+#include <string.h>
 
-#include "internal.h"
+#include "model/dict.h"
+#include "base/base.h"
+#include "base/hash.h"
 
 struct skey {
 	const char *s;

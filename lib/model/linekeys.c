@@ -3,8 +3,13 @@
  * hold one string twice), and a line of -1 (no location) read as 0. Frames that differ only
  * in end line, columns or opcode share a key. */
 #include <stdlib.h>
+#include <string.h>
 
-#include "internal.h"
+#include "model/linekeys.h"
+#include "base/base.h"
+#include "base/hash.h"
+#include "model/dict.h"
+#include "core/handles.h"
 
 #define NO_ID UINT32_MAX
 

@@ -9,9 +9,11 @@
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
-#include "internal.h"
+#include "model/spool.h"
+#include "base/base.h"
 
 #define SPOOL_CHUNK_BYTES (64u << 10)
 

@@ -11,8 +11,12 @@
  * ("P;L:x" sorts between them). So each child takes two places among its siblings, "L" and
  * "L" + separator, both ranked among all labels once. Labels must not contain the separator. */
 #include <stdlib.h>
+#include <string.h>
 
-#include "internal.h"
+#include "model/stackorder.h"
+#include "base/base.h"
+#include "base/hash.h"
+#include "model/stacktab.h"
 
 struct variant {
 	uint32_t key;

@@ -7,8 +7,11 @@
  * only such stacks, so inputs that change a little at a time (most real ones) or seldom
  * repeat a stack (a deep recursion) keep to the trie's memory. */
 #include <stdlib.h>
+#include <string.h>
 
-#include "internal.h"
+#include "model/stacktab.h"
+#include "base/base.h"
+#include "base/hash.h"
 
 struct nkey {
 	uint32_t parent, key;

@@ -1,6 +1,7 @@
 /* The JSON pull parser: walking and skipping, strings and their escapes, numbers exactly,
  * and malformed inputs refused at the right byte. */
 #include <stdlib.h>
+#include <string.h>
 
 #include "check.h"
 #include "base/json.h"

@@ -3,11 +3,14 @@
  * options change, gzip framing, and the failure paths. */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 #include <zlib.h>
 
 #include "check.h"
-#include "internal.h"
+#include "base/bytes.h"
+#include "model/dict.h"
+#include "core/handles.h"
 
 struct outbuf {
 	uint8_t *p;
