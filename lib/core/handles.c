@@ -9,6 +9,7 @@
 #include "core/handles.h"
 #include "base/base.h"
 #include "base/io.h"
+#include "base/gzip.h"
 #include "model/dict.h"
 #include "model/stacktab.h"
 #include "model/ahead.h"
@@ -269,6 +270,24 @@ TACH_API int tach_writer_set_meta(struct tach_writer *w, const struct tach_meta 
 	return w->fmt->writer->begin ? w->fmt->writer->begin(w) : TACH_OK;
 }
 
+/* The lookahead queue's hooks (model/ahead.h): a queued sample's put, with its stage-0 hash
+ * where the writer's put reads it, and the writer's own fetch. */
+static int ahead_put(void *ctx, const struct tach_dict *d, const struct tach_sample *s,
+		     uint64_t hash)
+{
+	struct tach_writer *w = ctx;
+	w->ahead_hash = hash;
+	int rc = w->fmt->writer->put(w, d, s);
+	w->ahead_hash = 0;
+	return rc;
+}
+
+static void ahead_fetch(void *ctx, struct tachi_ahead_item *it, unsigned stage)
+{
+	struct tach_writer *w = ctx;
+	w->fmt->writer->fetch(w, it, stage);
+}
+
 /* Every AHEAD_EVERY-th put, and every put once samples are queued (the countdown then stays
  * at 1): whether the writer wants them queued, and the queue. Out of line, so that the
  * common put stays a countdown and a jump to the writer's. */
@@ -278,13 +297,15 @@ static __attribute__((noinline)) int put_ahead(struct tach_writer *w, const stru
 	const struct tachi_writer_ops *ops = w->fmt->writer;
 	if (!w->ahead) {
 		w->ahead_tick = AHEAD_EVERY;
-		if (!ops->trie_at || !tachi_stacktab_far(tachi_writer_trie(w)))
+		if (!ops->trie_at)
 			return ops->put(w, d, s);
-		if (!(w->ahead = calloc(1, sizeof(*w->ahead))))
-			return WFAIL(w, TACH_E_NOMEM, "out of memory");
+		int rc = tachi_ahead_start(&w->ahead, tachi_writer_trie(w), ahead_put,
+					   ops->fetch ? ahead_fetch : NULL, w, &w->err);
+		if (rc || !w->ahead)
+			return rc ? rc : ops->put(w, d, s);
 	}
 	w->ahead_tick = 1;
-	return tachi_ahead_put(w, d, s);
+	return tachi_ahead_put(w->ahead, d, s);
 }
 
 TACH_API int tach_writer_put(struct tach_writer *w, const struct tach_dict *d,
@@ -311,7 +332,7 @@ TACH_API int tach_writer_close(struct tach_writer *w)
 	if (!w->has_meta || w->closed)
 		return WFAIL(w, TACH_E_USAGE, "close before set_meta or twice");
 	w->closed = true;
-	int rc = tachi_ahead_drain(w);
+	int rc = tachi_ahead_drain(w->ahead);
 	if (rc)
 		return rc;
 	rc = w->fmt->writer->close(w);
@@ -333,6 +354,33 @@ TACH_API const char *tach_writer_error(const struct tach_writer *w)
 int tachi_writer_io(struct tach_writer *w)
 {
 	return writer_io_error(w);
+}
+
+/* A writer's gzip options, and its failure for a gzip code (base/gzip.h knows no writers). */
+int tachi_gzip_level(struct tach_writer *w, const char *value, int *level)
+{
+	uint64_t v;
+	if (!tachi_parse_u64(value, 9, &v) || v < 1)
+		return WFAIL(w, TACH_E_USAGE, "gzip level must be 1-9, not %s", value);
+	*level = (int)v;
+	return TACH_OK;
+}
+
+int tachi_gzip_threads(struct tach_writer *w, const char *value, unsigned *n)
+{
+	uint64_t v;
+	if (!tachi_parse_u64(value, TACHI_GZ_MAX_WORKERS, &v))
+		return WFAIL(w, TACH_E_USAGE, "gzip threads must be 0-%d, not %s",
+			     TACHI_GZ_MAX_WORKERS, value);
+	*n = (unsigned)v;
+	return TACH_OK;
+}
+
+int tachi_gz_failed(struct tach_writer *w, int code)
+{
+	if (code == TACH_E_IO)
+		return tachi_writer_io(w);
+	return WFAIL(w, TACH_E_NOMEM, "gzip compression failed: out of memory");
 }
 
 int tachi_soft_fail(struct tach_reader *r, uint64_t off, const char *fmt, ...)

@@ -1,4 +1,5 @@
-/* Collapsing stacks (collapse.c): what the collapsed, flame graph and pstats writers share. */
+/* Collapsing stacks (collapsed_write.c): what the collapsed, flame graph and pstats writers
+ * share. */
 #ifndef TACHFMT_COLLAPSE_H
 #define TACHFMT_COLLAPSE_H
 

@@ -82,7 +82,7 @@ int tachi_collapse_entry(struct tach_writer *w, struct tachi_collapse *a,
 		return TACH_OK;
 	}
 	if (TACHI_UNLIKELY(a->lk.nmapped < d->frame_count)) {
-		int rc = tachi_linekeys_update(w, &a->lk, d);
+		int rc = tachi_linekeys_update(&w->err, &a->lk, d);
 		if (rc)
 			return rc;
 	}

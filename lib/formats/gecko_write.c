@@ -194,91 +194,6 @@ static int gw_option(struct tach_writer *w, const char *key, const char *value)
 	return WFAIL(w, TACH_E_USAGE, "gecko writer has no option %s", key);
 }
 
-/* ---- JSON pieces (declared in base/jsonout.h for the unit test) ---- */
-
-static const char digit_pairs[] =
-	"00010203040506070809101112131415161718192021222324252627282930313233343536373839"
-	"40414243444546474849505152535455565758596061626364656667686970717273747576777879"
-	"8081828384858687888990919293949596979899";
-
-/* Decimal as tachi_fmt_u64, for the u32 values (stack and frame indices) of every row:
- * 32-bit divisions and the length by comparisons cost about half. Writes up to 10 bytes. */
-static inline size_t fmt_u32(char *buf, uint32_t v)
-{
-	size_t n = v < 100000 ? (v < 100 ? 1 + (v >= 10) : v < 1000 ? 3 : v < 10000 ? 4 : 5)
-			      : v < 10000000 ? 6 + (v >= 1000000)
-					     : v < 100000000 ? 8 : v < 1000000000 ? 9 : 10;
-	char *q = buf + n;
-	while (v >= 100) {
-		uint32_t r = v % 100;
-		v /= 100;
-		q -= 2;
-		memcpy(q, digit_pairs + 2 * r, 2);
-	}
-	if (v >= 10)
-		memcpy(q - 2, digit_pairs + 2 * v, 2);
-	else
-		q[-1] = (char)('0' + v);
-	return n;
-}
-
-/* The fraction f/1000 of a ms, shortest (nothing for 0); writes 4 bytes whatever the
- * length. */
-static inline size_t fmt_frac(char *buf, unsigned f)
-{
-	unsigned h = f / 10, d = f - h * 10;
-	buf[0] = '.';
-	memcpy(buf + 1, digit_pairs + 2 * h, 2);
-	buf[3] = (char)('0' + d);
-	return d ? 4 : !f ? 0 : h % 10 ? 3 : 2;
-}
-
-size_t tachi_fmt_ms(char *buf, bool neg, uint64_t us)
-{
-	size_t n = 0;
-	if (neg && us)
-		buf[n++] = '-';
-	n += tachi_fmt_u64(buf + n, us / 1000);
-	return n + fmt_frac(buf + n, (unsigned)(us % 1000));
-}
-
-size_t tachi_json_escape(char *out, const char *s, size_t n, bool *repaired)
-{
-	static const char hex[] = "0123456789abcdef";
-	const uint8_t *p = (const uint8_t *)s;
-	size_t o = 0, i = 0;
-	while (i < n) {
-		uint8_t c = p[i];
-		if (c >= 0x20 && c < 0x80 && c != '"' && c != '\\') {
-			out[o++] = (char)c;
-			i++;
-			continue;
-		}
-		if (c < 0x80) {
-			out[o++] = '\\';
-			switch (c) {
-			case '"': out[o++] = '"'; break;
-			case '\\': out[o++] = '\\'; break;
-			case '\n': out[o++] = 'n'; break;
-			case '\r': out[o++] = 'r'; break;
-			case '\t': out[o++] = 't'; break;
-			case '\b': out[o++] = 'b'; break;
-			case '\f': out[o++] = 'f'; break;
-			default:
-				out[o++] = 'u';
-				out[o++] = '0';
-				out[o++] = '0';
-				out[o++] = hex[c >> 4];
-				out[o++] = hex[c & 15];
-			}
-			i++;
-			continue;
-		}
-		o += tachi_utf8_char(out + o, p, n, &i, repaired);
-	}
-	return o;
-}
-
 /* ---- output: a staging buffer, deflated or written as is ---- */
 
 static void j_flush(struct tach_writer *w)
@@ -1254,7 +1169,7 @@ static inline size_t fmt_rel_c(char *p, uint64_t t, uint64_t start, struct tcach
 		c->len = tachi_fmt_u64(c->txt, ms);
 	}
 	memcpy(p, c->txt, sizeof(c->txt));
-	return c->len + fmt_frac(p + c->len, (unsigned)(us - ms * 1000));
+	return c->len + tachi_fmt_frac(p + c->len, (unsigned)(us - ms * 1000));
 }
 
 /* The interval markers of a thread: runs of consecutive samples with a state bit. Found in
@@ -1336,7 +1251,7 @@ static int write_samples(struct tach_writer *w, struct scratch *sc, const struct
 		if (sw.rec.node != node) {
 			node = sw.rec.node;
 			stkl = node == NONE ? (memcpy(stk, "null", 4), 4)
-					    : fmt_u32(stk, stack_no(sc, node));
+					    : tachi_fmt_u32(stk, stack_no(sc, node));
 		}
 		char *p = (char *)j_room(w, 96);
 		size_t o = 0;
@@ -1485,10 +1400,10 @@ static uint32_t write_stack_table(struct tach_writer *w, struct scratch *sc, uin
 				memcpy(p + o, prev, sizeof(prev));
 				o += plen;
 			} else {
-				o += fmt_u32(p + o, stack_no(sc, parent));
+				o += tachi_fmt_u32(p + o, stack_no(sc, parent));
 			}
 			p[o++] = ',';
-			o += fmt_u32(p + o, sc->fidx[g]);
+			o += tachi_fmt_u32(p + o, sc->fidx[g]);
 			p[o++] = ']';
 			st->jlen += o;
 			dec_next(prev, &plen);

@@ -94,7 +94,7 @@ static int sw_put(struct tach_writer *w, const struct tach_dict *d, const struct
 		return add_weight(w, &st->counts[c->entry].n, s->weight);
 	/* Keys no written stack uses get no symbol (see sw_close). */
 	if (TACHI_UNLIKELY(st->lk.nmapped < d->frame_count)) {
-		int rc = tachi_linekeys_update(w, &st->lk, d);
+		int rc = tachi_linekeys_update(&w->err, &st->lk, d);
 		if (rc)
 			return rc;
 	}

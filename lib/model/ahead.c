@@ -10,10 +10,7 @@
 #include <string.h>
 
 #include "model/ahead.h"
-#include "model/dict.h"
 #include "model/stacktab.h"
-#include "core/handles.h"
-#include "core/format.h"
 
 /* Deeper stacks go straight through (after the queue): copying them costs more than their
  * few lookups save, and a deep input seldom has the tables this is for. */
@@ -22,55 +19,64 @@
 /* How far from its turn a queued sample gets stages 1, 2 and 3. */
 static const unsigned stage_at[3] = { 8, 4, 2 };
 
-static void fetch(struct tach_writer *w, struct tachi_ahead_item *it, unsigned stage)
+static void fetch(struct tachi_ahead *a, struct tachi_ahead_item *it, unsigned stage)
 {
-	if (w->fmt->writer->fetch)
-		w->fmt->writer->fetch(w, it, stage);
+	if (a->fetch)
+		a->fetch(a->ctx, it, stage);
 	else
-		tachi_stacktab_ahead(tachi_writer_trie(w), it, false, 0, stage);
+		tachi_stacktab_ahead(a->trie, it, false, 0, stage);
 }
 
-static int put_head(struct tach_writer *w)
+static int put_head(struct tachi_ahead *a)
 {
-	struct tachi_ahead *a = w->ahead;
-	const struct tachi_writer_ops *ops = w->fmt->writer;
 	for (unsigned k = 0; k < 3; k++)
 		if (stage_at[k] < a->n)
-			fetch(w, &a->q[(a->head + stage_at[k]) % TACHI_AHEAD], k + 1);
+			fetch(a, &a->q[(a->head + stage_at[k]) % TACHI_AHEAD], k + 1);
 	struct tachi_ahead_item *it = &a->q[a->head];
 	a->head = (a->head + 1) % TACHI_AHEAD;
 	a->n--;
-	w->ahead_hash = it->hash;
-	int rc = ops->put(w, it->d, &it->s);
-	w->ahead_hash = 0;
-	return rc;
+	return a->put(a->ctx, it->d, &it->s, it->hash);
 }
 
-int tachi_ahead_drain(struct tach_writer *w)
+int tachi_ahead_start(struct tachi_ahead **a, struct tachi_stacktab *trie, tachi_ahead_put_fn put,
+		      tachi_ahead_fetch_fn fetch_fn, void *ctx, struct tachi_err *err)
+{
+	if (!tachi_stacktab_far(trie))
+		return TACH_OK;
+	if (!(*a = calloc(1, sizeof(**a))))
+		return tachi_fail(err, TACH_E_NOMEM, TACH_POS_NONE, 0, "out of memory");
+	(*a)->trie = trie;
+	(*a)->put = put;
+	(*a)->fetch = fetch_fn;
+	(*a)->ctx = ctx;
+	(*a)->err = err;
+	return TACH_OK;
+}
+
+int tachi_ahead_drain(struct tachi_ahead *a)
 {
 	int rc = TACH_OK;
-	while (!rc && w->ahead && w->ahead->n)
-		rc = put_head(w);
+	while (!rc && a && a->n)
+		rc = put_head(a);
 	return rc;
 }
 
-int tachi_ahead_put(struct tach_writer *w, const struct tach_dict *d, const struct tach_sample *s)
+int tachi_ahead_put(struct tachi_ahead *a, const struct tach_dict *d, const struct tach_sample *s)
 {
-	struct tachi_ahead *a = w->ahead;
 	int rc;
 	if (s->depth > AHEAD_MAX_DEPTH) {
-		if ((rc = tachi_ahead_drain(w)))
+		if ((rc = tachi_ahead_drain(a)))
 			return rc;
-		return w->fmt->writer->put(w, d, s);
+		return a->put(a->ctx, d, s, 0);
 	}
-	if (a->n == TACHI_AHEAD && (rc = put_head(w)))
+	if (a->n == TACHI_AHEAD && (rc = put_head(a)))
 		return rc;
 	struct tachi_ahead_item *it = &a->q[(a->head + a->n) % TACHI_AHEAD];
 	if (s->depth > it->cap) {
 		uint32_t cap = s->depth < 64 ? 64 : s->depth;
 		uint32_t *f = realloc(it->frames, (size_t)cap * sizeof(*f));
 		if (!f)
-			return WFAIL(w, TACH_E_NOMEM, "out of memory");
+			return tachi_fail(a->err, TACH_E_NOMEM, TACH_POS_NONE, 0, "out of memory");
 		it->frames = f;
 		it->cap = cap;
 	}
@@ -80,7 +86,7 @@ int tachi_ahead_put(struct tach_writer *w, const struct tach_dict *d, const stru
 	it->s.frames = it->frames;
 	it->d = d;
 	it->hash = 0;
-	fetch(w, it, 0);
+	fetch(a, it, 0);
 	a->n++;
 	return TACH_OK;
 }

@@ -23,8 +23,8 @@ struct tachi_linekeys {
 	uint32_t *fmap;      /* source frame id -> key id, the map for tachi_stack_intern */
 	size_t fmap_cap, nmapped;
 };
-/* Maps the frames d gained since the last call; failures are recorded on w. */
-int tachi_linekeys_update(struct tach_writer *w, struct tachi_linekeys *lk, const struct tach_dict *d);
+/* Maps the frames d gained since the last call; failures are recorded in err. */
+int tachi_linekeys_update(struct tachi_err *err, struct tachi_linekeys *lk, const struct tach_dict *d);
 void tachi_linekeys_free(struct tachi_linekeys *lk);
 
 #endif
