@@ -1,5 +1,5 @@
 /* Apple Sampler trace writer: the layout Sampler is known to accept (kpreid 2008, see
- * fmt_sampler_read.c for the grammar). Big-endian 4-byte ids from 0x2122 upward, skipping
+ * sampler_read.c for the grammar). Big-endian 4-byte ids from 0x2122 upward, skipping
  * ids with a TAB, LF or CR byte (a byte-wise reader does not care, but tools that split
  * lines would); a symbol "Thread_XXXX" per thread, whose id is the hex in that thread's
  * "@threadV1.0" header; "@end" after the symbol table and at the end; one block per thread;

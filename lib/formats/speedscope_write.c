@@ -557,7 +557,7 @@ static void sw_free(struct tach_writer *w)
 	free(st->all);
 }
 
-/* The format's table row is in fmt_speedscope_read.c, beside the reader and its probe. */
+/* The format's table row is in speedscope_read.c, beside the reader and its probe. */
 const struct tachi_writer_ops tachi_speedscope_writer_ops = {
 	.state_size = sizeof(struct sstate),
 	.option = sw_option,
