@@ -139,7 +139,7 @@ summed() {
 	[ ! -e "$T/x.tach" ]
 	run collapsed2tach -o "$T/x.tach" <<<$'offcpu;sleep 5000000000\n'
 	[ "$status" -eq 1 ]
-	[[ "$output" == *"<stdin>:1: the counts add up to more than 100000000 samples"* ]]
+	[[ "$output" == *"<stdin>:1: the counts add up to more than 4294967295 samples"* ]]
 	run collapsed2tach --max-samples 101 -o "$T/x.tach" <<<$'a 60\nb 41\n'
 	[ "$status" -eq 0 ]
 }
