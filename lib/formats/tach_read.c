@@ -862,8 +862,6 @@ static const struct tachi_reader_ops reader_ops = {
 	.dict_at_open = true,
 };
 
-extern const struct tachi_writer_ops tachi_tach_writer_ops;
-
 /* The magic in either byte order; the reader explains anything else wrong. */
 static bool tach_probe(const uint8_t *p, size_t n)
 {
