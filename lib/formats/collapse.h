@@ -7,15 +7,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "base/buf.h"
 #include "core/handles.h"
 #include "model/linekeys.h"
 #include "model/stacktab.h"
 
-struct tachi_buf {
-	char *p;
-	size_t len, cap;
-};
-bool tachi_buf_add(struct tachi_buf *b, const void *p, size_t n);
 /* Per (thread, stack) aggregation over (file, func, line) keys. */
 struct tachi_collapse {
 	const struct tach_dict *src;

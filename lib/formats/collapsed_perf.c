@@ -23,6 +23,7 @@
 #include <string.h>
 
 #include "base/base.h"
+#include "base/buf.h"
 #include "base/hash.h"
 #include "base/io.h"
 #include "model/dict.h"

@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "base/base.h"
+#include "base/buf.h"
 #include "base/utf8.h"
 #include "base/io.h"
 #include "model/dict.h"
@@ -170,18 +171,6 @@ static void cw_fetch(struct tach_writer *w, struct tachi_ahead_item *it, unsigne
 {
 	struct cstate *st = w->state;
 	tachi_stackcount_fetch(&st->sc, it, stage);
-}
-
-bool tachi_buf_add(struct tachi_buf *b, const void *p, size_t n)
-{
-	/* An empty label may come with no buffer at all: memcpy must not see NULL. */
-	if (n == 0)
-		return true;
-	if (!TACHI_RESERVE(b->p, b->cap, b->len + n))
-		return false;
-	memcpy(b->p + b->len, p, n);
-	b->len += n;
-	return true;
 }
 
 /* Appends s as valid UTF-8 (invalid bytes become U+FFFD, as CPython's reader decodes

@@ -31,6 +31,7 @@
 #include <string.h>
 
 #include "base/base.h"
+#include "base/buf.h"
 #include "base/utf8.h"
 #include "base/io.h"
 #include "model/dict.h"
