@@ -6,6 +6,7 @@
 #   bench/checksums.sh > before.txt      (on the old tree)
 #   bench/checksums.sh | diff before.txt -
 #
+# Fixtures: tests/fixtures (tach, gperf, flamegraph, perf) and the readers' tests/data.
 # Each line: sha256 of the output (of stderr, for a failure), the exit status, and what
 # was run. Environment: SOURCE_ROOT (the tree with the fixtures; the script's), BUILD_ROOT
 # (./build), CHECKSUM_DIR (scratch; default a temp dir, removed), CHECKSUM_SAMPLES (bench
@@ -51,6 +52,7 @@ every_writer() {
 
 rel() { echo "${1#"$fix"/}"; }
 
+t0=$fix/tach/cases/threads_interleaved.tach
 for f in "$fix"/tach/*/*.tach; do
 	every_writer tach "$f" "$(rel "$f")"
 done
@@ -60,6 +62,33 @@ for f in "$fix"/gperf/*/*.prof; do
 done
 for f in "$fix"/flamegraph/inputs/*; do
 	every_writer collapsed "$f" "$(rel "$f")"
+done
+
+# The readers main gained since: perf script text (every stackcollapse-perf.pl label option
+# too), V8 CPU profiles, speedscope JSON, folded stacks of every producer, samples text.
+data=$src/tests/data
+for f in "$fix"/perf/inputs/*.txt "$fix"/perf/real/*.perf; do
+	every_writer auto "$f" "$(rel "$f")"
+	for o in w:perf-root=comm w:perf-root=pid w:perf-root=tid w:annotate=kernel \
+		w:annotate=jit w:annotate=all w:addrs=yes; do
+		run "collapsed labels=perf $o <- $(rel "$f")" "$convert" auto collapsed "$f" \
+			"$tmp/out" r:weight=period w:labels=perf "$o"
+	done
+done
+for f in "$data"/v8/*.cpuprofile "$data"/speedscope/*.json "$data"/collapsed/*.txt \
+	"$data"/austin1/*.txt "$data"/collapsed-cpython/*.txt "$data"/collapsed-options/*.txt \
+	"$data"/*.samples "$data"/*.folded; do
+	every_writer auto "$f" "${f#"$data"/}"
+done
+for u in samples ns us ms; do
+	every_writer collapsed "$data/collapsed/perf.txt" "collapsed/perf.txt count-unit=$u" \
+		r:count-unit=$u
+done
+# Read back what the pprof, sampler and speedscope writers wrote (the readers of formats
+# with no fixture made by a real tool here).
+for w in pprof sampler speedscope; do
+	"$convert" tach "$t0" "$w" "$tmp/back.$w" >/dev/null 2>&1
+	every_writer "$w" "$tmp/back.$w" "$w <- $(rel "$t0")"
 done
 
 # Bench shapes, made once per run.
@@ -105,6 +134,17 @@ for f in "$fix"/flamegraph/*.input; do
 	run "tach2flamegraph ${args[*]} $l" "$c/tach2flamegraph" --from collapsed "${args[@]}" "$in"
 	run "collapsed2tach $l" "$c/collapsed2tach" -o "$tmp/out" "$in"
 done
+for f in "$fix"/perf/inputs/perf-js-stacks-01.txt "$data"/collapsed/perf.txt; do
+	l=$(rel "$f")
+	run "tach-decode --labels perf --annotate all $l" "$c/tach-decode" --labels perf \
+		--annotate all "$f"
+	run "perf2tach -o $l" "$c/perf2tach" -o "$tmp/out" "$f"
+	run "collapsed2tach --count-unit us -o $l" "$c/collapsed2tach" --count-unit us \
+		-o "$tmp/out" "$f"
+	run "tach2flamegraph --progress $l" "$c/tach2flamegraph" --progress "$f"
+done
+run "v8 tach-decode" "$c/tach-decode" "$data"/v8/node_hot.cpuprofile
+run "speedscope2tach" "$c/speedscope2tach" -o "$tmp/out" "$data"/speedscope/pyspy.json
 # Input through a pipe (detection without a file) and a bad usage.
 run "tach-decode - <pipe" sh -c 'cat "$1" | "$2" -' sh "$t"/recursion.tach "$c/tach-decode"
 run "tach-decode --bogus" "$c/tach-decode" --bogus
