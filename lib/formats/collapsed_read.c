@@ -41,137 +41,7 @@
 #include "core/format.h"
 #include "core/detect.h"
 #include "formats/collapsed.h"
-
-/* The label style is chosen from this many frames at the start of the input. */
-#define SNIFF_FRAMES 1000
-#define SNIFF_LINES 4096
-#define SNIFF_BYTES (1u << 20)
-#define NO_FRAME UINT32_MAX
-
-enum { LAB_AUTO, LAB_PYSPY, LAB_COLON, LAB_AUSTIN2, LAB_RAW, LAB_AUSTIN1 };
-enum { THR_NONE, THR_CPYTHON, THR_AUSTIN, THR_PYSPY, THR_AUSTIN1, THR_PERF_PID, THR_PERF_TID };
-/* What a count is: samples, or a time in ns, µs or ms (UNIT_AUTO: decided per file). */
-enum { UNIT_AUTO, UNIT_SAMPLES, UNIT_NS, UNIT_US, UNIT_MS };
-/* Counts that share a divisor this large (in their own unit) look like times. */
-#define TIME_GCD_MIN 1000
-/* When the interval is chosen from the counts, the first lines' counts make at most about
- * this many samples, whatever their unit. */
-#define UNIT_MAX_WINDOW_SAMPLES (1u << 20)
-enum { DIFF_SECOND, DIFF_FIRST, DIFF_NONE, DIFF_BOTH };
-enum { L_DATA, L_INVALID, L_NEGATIVE, L_ZERO };
-
-/* A decimal number as text gives it: mant / 10^scale. */
-struct num {
-	unsigned __int128 mant;
-	unsigned scale;
-	bool neg;
-	bool big; /* the integer part exceeds 64 bits */
-};
-
-struct label {
-	uint64_t off;
-	uint32_t len;
-	uint32_t frame, frame2; /* frame2: a second frame (an austin 2 pair that did not fold) */
-};
-
-struct aline {
-	size_t off, len;
-	uint64_t line;
-};
-
-struct cread {
-	/* options */
-	int labels_opt;
-	int diff_opt;
-	bool keep_threads;
-	uint32_t metric; /* 1-based field of a comma-separated count */
-	struct num factor;
-	bool factor_set;
-	bool interval_set;
-	int unit_opt;
-
-	/* counts: each is multiplied by unit_mul and divided by unit_div (rounded), so that a
-	 * time becomes a number of intervals */
-	int unit;
-	uint64_t unit_mul, unit_div;
-	uint64_t period; /* the counts' common divisor in ns, when the interval comes from it */
-	bool meta_interval; /* the file said its interval (austin) */
-	bool meta_austin;   /* the file has austin's "# austin:" or "# mode:" header */
-	bool meta_memory;   /* austin's "# mode: memory": the counts are bytes */
-	bool spaced3;       /* austin 1's -f: "stack TIME MEM+ MEM-" */
-	uint64_t cgcd, csum; /* of the positive counts of the first lines */
-	uint64_t ncounts;
-
-	/* perf roots (stackcollapse-perf.pl --pid, --tid) seen in the first lines */
-	uint64_t n_roots, n_perf_pid, n_perf_tid, n_perf_q;
-	bool perf_pid_varies;
-	char perf_first[64];
-	size_t perf_first_len;
-	uint64_t perf_first_pid;
-	size_t root_len; /* the perf root's process name length, 0: none */
-
-	/* decided once per file */
-	bool decided;     /* label style and counters final */
-	bool first_valid; /* the first valid line has been seen */
-	int labels;
-	bool explicit_labels;
-	int threads;
-	bool differential;
-	uint64_t n_py, n_colon, n_austin2, n_austin1, n_frames;
-
-	/* label -> frame ids */
-	char *lbytes;
-	size_t lbytes_len, lbytes_cap;
-	struct label *labs;
-	size_t nlabs, labs_cap;
-	struct tachi_idset lindex;
-
-	/* lines read ahead to choose the styles, replayed first */
-	char *ahead;
-	size_t ahead_len, ahead_cap;
-	struct aline *alines;
-	size_t nalines, alines_cap, apos;
-	bool started;
-
-	/* the sample being built */
-	uint32_t *root; /* root first */
-	size_t root_cap;
-	uint32_t *frames; /* innermost first */
-	size_t frames_cap;
-	uint32_t *prev; /* previous sample's root-first ids */
-	size_t prev_cap;
-	uint32_t prev_depth;
-	uint64_t prev_tid;
-	uint32_t prev_iid;
-	bool has_prev;
-
-	uint64_t line;  /* number of the line being turned into a sample */
-	uint64_t clock; /* next synthesized timestamp */
-	uint64_t total; /* samples so far (sum of weights) */
-
-	uint64_t invalid, first_invalid;
-	bool any_stack; /* a line parsed as a stack, whatever its count */
-	char first_why[96];
-	char first_seen[48]; /* the start of the first invalid line, printable */
-	uint64_t negative, first_negative;
-	bool warned_round, warned_empty, warned_meta_late, finished;
-	unsigned __int128 time_exact, time_weighted; /* ns: as the counts say, as weighted */
-	const char *why;
-	/* diff=both: the first count of the line being read, then the baseline sample still
-	 * to hand out for the stack of the last one */
-	uint64_t base;
-	uint64_t pending;
-};
-
-static inline bool is_ws(char c)
-{
-	return c == ' ' || c == '\t';
-}
-
-static inline bool is_digit(char c)
-{
-	return c >= '0' && c <= '9';
-}
+#include "formats/collapsed_read.h"
 
 /* ---- numbers ---- */
 
@@ -238,29 +108,6 @@ static uint64_t scale_count(struct cread *st, const struct num *c, bool *rounded
 		}
 	}
 	return q > UINT64_MAX ? UINT64_MAX : (uint64_t)q;
-}
-
-static bool parse_hex_u64(const char *p, size_t n, uint64_t *v)
-{
-	if (!n || n > 16)
-		return false;
-	uint64_t x = 0;
-	for (size_t i = 0; i < n; i++) {
-		int h = tachi_hexval(p[i]);
-		if (h < 0)
-			return false;
-		x = x << 4 | (uint64_t)h;
-	}
-	*v = x;
-	return true;
-}
-
-/* A thread id as profilers print them: 0x-prefixed hex, decimal, or bare hex. */
-static bool parse_id(const char *p, size_t n, uint64_t *v)
-{
-	if (n > 2 && p[0] == '0' && (p[1] == 'x' || p[1] == 'X'))
-		return parse_hex_u64(p + 2, n - 2, v);
-	return tachi_parse_dec(p, n, UINT64_MAX, v) || parse_hex_u64(p, n, v);
 }
 
 /* ---- line level ---- */
@@ -500,432 +347,6 @@ static void meta_line(struct tach_reader *r, const char *s, size_t n)
 	}
 }
 
-/* ---- thread pseudo-frames ---- */
-
-/* The frame [p, end of frame) and where the next one starts (NULL after the last). */
-static const char *frame_end(const char *p, const char *end, const char **next)
-{
-	const char *q = memchr(p, ';', (size_t)(end - p));
-	*next = q ? q + 1 : NULL;
-	return q ? q : end;
-}
-
-static bool has_prefix(const char *p, size_t n, const char *pre)
-{
-	size_t k = strlen(pre);
-	return n >= k && !memcmp(p, pre, k);
-}
-
-static bool is_tid_frame(const char *p, size_t n, uint64_t *tid)
-{
-	return has_prefix(p, n, "tid:") && tachi_parse_dec(p + 4, n - 4, UINT64_MAX, tid);
-}
-
-static bool is_austin_p(const char *p, size_t n, uint64_t *pid)
-{
-	return n > 1 && p[0] == 'P' && tachi_parse_dec(p + 1, n - 1, UINT64_MAX, pid);
-}
-
-/* T<tid> or T<iid>:<tid> */
-static bool is_austin_t(const char *p, size_t n, uint64_t *tid, uint64_t *iid, bool *has_iid)
-{
-	if (n < 2 || p[0] != 'T')
-		return false;
-	const char *c = memchr(p + 1, ':', n - 1);
-	*has_iid = c != NULL;
-	if (!c)
-		return parse_id(p + 1, n - 1, tid);
-	return tachi_parse_dec(p + 1, (size_t)(c - p - 1), UINT64_MAX, iid) && *iid <= UINT32_MAX &&
-	       parse_id(c + 1, n - (size_t)(c + 1 - p), tid);
-}
-
-/* py-spy: thread (ID) or thread (ID): NAME */
-static bool is_pyspy_thread(const char *p, size_t n, uint64_t *tid)
-{
-	if (!has_prefix(p, n, "thread ("))
-		return false;
-	const char *c = memchr(p + 8, ')', n - 8);
-	if (!c)
-		return false;
-	size_t rest = n - (size_t)(c + 1 - p);
-	if (rest && !(rest >= 2 && c[1] == ':' && c[2] == ' '))
-		return false;
-	return parse_id(p + 8, (size_t)(c - p - 8), tid);
-}
-
-/* py-spy: process PID:"command line", where the command line may hold ';' */
-static bool is_pyspy_process(const char *p, const char *end, uint64_t *pid, const char **next)
-{
-	const char *nx;
-	const char *fe = frame_end(p, end, &nx);
-	size_t n = (size_t)(fe - p);
-	if (!has_prefix(p, n, "process "))
-		return false;
-	const char *c = memchr(p + 8, ':', n - 8);
-	if (!c || c + 1 >= fe || c[1] != '"' || !tachi_parse_dec(p + 8, (size_t)(c - p - 8), UINT64_MAX, pid))
-		return false;
-	/* the closing quote ends a frame; the command line may have split it */
-	while (!(fe > c + 1 && fe[-1] == '"')) {
-		if (!nx)
-			return false;
-		fe = frame_end(nx, end, &nx);
-	}
-	*next = nx;
-	return true;
-}
-
-static bool is_austin1_thread(const char *p, size_t n, uint64_t *tid)
-{
-	return has_prefix(p, n, "Thread ") && parse_id(p + 7, n - 7, tid);
-}
-
-/* austin 1 with -C: "Process PID;" before the thread */
-static bool is_austin1_process(const char *p, size_t n, uint64_t *pid)
-{
-	return has_prefix(p, n, "Process ") && tachi_parse_dec(p + 8, n - 8, UINT64_MAX, pid);
-}
-
-static const char *last_of(const char *p, size_t n, char c)
-{
-	while (n > 0)
-		if (p[--n] == c)
-			return p + n;
-	return NULL;
-}
-
-/* stackcollapse-perf.pl's root with --pid, "COMM-PID", or --tid, "COMM-PID/TID", where PID
- * is '?' when perf script did not print it: *comm_len is the process name's length, *pid
- * UINT64_MAX for '?'. Split at the last '-', so a name may hold '-' and '/'. */
-static bool perf_root(const char *p, size_t n, bool with_tid, size_t *comm_len, uint64_t *pid,
-		      uint64_t *tid)
-{
-	const char *slash = with_tid ? last_of(p, n, '/') : NULL;
-	if (with_tid && (!slash || !tachi_parse_dec(slash + 1, n - (size_t)(slash + 1 - p),
-						      UINT64_MAX, tid)))
-		return false;
-	size_t m = with_tid ? (size_t)(slash - p) : n;
-	const char *dash = last_of(p, m, '-');
-	if (!dash || dash == p)
-		return false;
-	size_t pl = m - (size_t)(dash + 1 - p);
-	if (pl == 1 && dash[1] == '?')
-		*pid = UINT64_MAX;
-	else if (!tachi_parse_dec(dash + 1, pl, UINT64_MAX - 1, pid))
-		return false;
-	*comm_len = (size_t)(dash - p);
-	return true;
-}
-
-/* Notes the root of one of the first lines for the per-file choice of perf roots. */
-static void sniff_perf_root(struct cread *st, const char *s, const char *end)
-{
-	const char *nx;
-	size_t n = (size_t)(frame_end(s, end, &nx) - s), cl;
-	uint64_t pid, tid;
-	st->n_roots++;
-	if (perf_root(s, n, true, &cl, &pid, &tid)) {
-		st->n_perf_tid++;
-	} else if (perf_root(s, n, false, &cl, &pid, &tid)) {
-		st->n_perf_pid++;
-		if (pid == UINT64_MAX)
-			st->n_perf_q++;
-		if (st->n_perf_pid == 1 && cl <= sizeof(st->perf_first)) {
-			memcpy(st->perf_first, s, cl);
-			st->perf_first_len = cl;
-			st->perf_first_pid = pid;
-		} else if (cl == st->perf_first_len && !memcmp(s, st->perf_first, cl) &&
-			   pid != st->perf_first_pid) {
-			st->perf_pid_varies = true;
-		}
-	}
-}
-
-/* The perf root style, when every root of the first lines has it. "COMM-PID/TID" says what
- * it is; "COMM-PID" alone may be a process name ("gcc-12"): it counts only when a PID is
- * '?' or one name comes with two PIDs, which no name does. */
-static int decide_perf_roots(const struct cread *st)
-{
-	if (!st->n_roots)
-		return THR_NONE;
-	if (st->n_perf_tid == st->n_roots)
-		return THR_PERF_TID;
-	if (st->n_perf_pid == st->n_roots && (st->n_perf_q || st->perf_pid_varies))
-		return THR_PERF_PID;
-	return THR_NONE;
-}
-
-/* The thread style of a file, from its first valid stack. */
-static int sniff_threads(const char *s, const char *end)
-{
-	const char *nx;
-	const char *fe = frame_end(s, end, &nx);
-	size_t n = (size_t)(fe - s);
-	uint64_t a, b;
-	bool h;
-	if (is_tid_frame(s, n, &a))
-		return THR_CPYTHON;
-	if (is_austin_p(s, n, &a) && nx) {
-		const char *nx2;
-		const char *fe2 = frame_end(nx, end, &nx2);
-		if (is_austin_t(nx, (size_t)(fe2 - nx), &a, &b, &h))
-			return THR_AUSTIN;
-	}
-	if (is_pyspy_thread(s, n, &a) || is_pyspy_process(s, end, &a, &nx))
-		return THR_PYSPY;
-	if (is_austin1_thread(s, n, &a))
-		return THR_AUSTIN1;
-	if (is_austin1_process(s, n, &a) && nx) {
-		const char *nx2;
-		const char *fe2 = frame_end(nx, end, &nx2);
-		if (is_austin1_thread(nx, (size_t)(fe2 - nx), &a))
-			return THR_AUSTIN1;
-	}
-	return THR_NONE;
-}
-
-/* A perf root's process name stays the root frame (st->root_len long); its PID is the
- * interpreter id (the process, as austin's P<pid> is) and its TID the thread. With --pid
- * alone the process's samples are one thread numbered with the PID, the id Linux gives its
- * first thread. */
-static const char *strip_perf_root(struct cread *st, const char *s, size_t n,
-				   uint64_t *tid, uint32_t *iid)
-{
-	size_t cl;
-	uint64_t pid, t = 0;
-	bool with_tid = st->threads == THR_PERF_TID;
-	if (!perf_root(s, n, with_tid, &cl, &pid, &t))
-		return s;
-	st->root_len = cl;
-	if (pid != UINT64_MAX && pid <= UINT32_MAX)
-		*iid = (uint32_t)pid;
-	*tid = with_tid ? t : pid != UINT64_MAX ? pid : 0;
-	return s;
-}
-
-/* Takes the file's kind of thread frames off the root of [s, end); returns where the real
- * frames start (end when none are left). */
-static const char *strip_threads(struct cread *st, const char *s, const char *end,
-				 uint64_t *tid, uint32_t *iid)
-{
-	const char *nx;
-	const char *fe = frame_end(s, end, &nx);
-	size_t n = (size_t)(fe - s);
-	uint64_t a, b;
-	bool h;
-	switch (st->threads) {
-	case THR_CPYTHON:
-		if (is_tid_frame(s, n, &a)) {
-			*tid = a;
-			return nx ? nx : end;
-		}
-		break;
-	case THR_AUSTIN:
-		if (is_austin_p(s, n, &a)) {
-			if (a <= UINT32_MAX)
-				*iid = (uint32_t)a;
-			s = nx ? nx : end;
-			if (s == end)
-				return end;
-			fe = frame_end(s, end, &nx);
-			if (is_austin_t(s, (size_t)(fe - s), &a, &b, &h)) {
-				*tid = a;
-				if (h)
-					*iid = (uint32_t)b;
-				return nx ? nx : end;
-			}
-		}
-		break;
-	case THR_PYSPY:
-		while (is_pyspy_process(s, end, &a, &nx)) {
-			if (a <= UINT32_MAX)
-				*iid = (uint32_t)a;
-			s = nx ? nx : end;
-			if (s == end)
-				return end;
-		}
-		fe = frame_end(s, end, &nx);
-		if (is_pyspy_thread(s, (size_t)(fe - s), &a)) {
-			*tid = a;
-			return nx ? nx : end;
-		}
-		break;
-	case THR_AUSTIN1:
-		if (is_austin1_process(s, n, &a) && nx) {
-			const char *nx2;
-			const char *fe2 = frame_end(nx, end, &nx2);
-			if (is_austin1_thread(nx, (size_t)(fe2 - nx), &b)) {
-				if (a <= UINT32_MAX)
-					*iid = (uint32_t)a;
-				s = nx;
-				n = (size_t)(fe2 - nx);
-				nx = nx2;
-			}
-		}
-		if (is_austin1_thread(s, n, &a)) {
-			*tid = a;
-			return nx ? nx : end;
-		}
-		break;
-	case THR_PERF_PID:
-	case THR_PERF_TID:
-		return strip_perf_root(st, s, n, tid, iid);
-	}
-	return s;
-}
-
-/* ---- frame labels ---- */
-
-static bool path_like(const char *f, size_t n)
-{
-	if (!n)
-		return false;
-	if (memchr(f, '/', n) || memchr(f, '\\', n) || memchr(f, '.', n))
-		return true;
-	if (n >= 2 && f[0] == '<' && f[n - 1] == '>')
-		return true;
-	return (n == 1 && f[0] == '~') || (n == 6 && !memcmp(f, "kernel", 6));
-}
-
-static bool parse_line_no(const char *p, size_t n, int32_t *line)
-{
-	uint64_t v;
-	if (!tachi_parse_dec(p, n, UINT64_MAX, &v) || v > INT32_MAX)
-		return false;
-	*line = (int32_t)v;
-	return true;
-}
-
-/* The last colon of s[0, lim) that is not half of "::", or SIZE_MAX. */
-static size_t last_single_colon(const char *s, size_t lim)
-{
-	size_t i = lim;
-	while (i > 0) {
-		i--;
-		if (s[i] != ':')
-			continue;
-		if (i > 0 && s[i - 1] == ':') {
-			i--;
-			continue;
-		}
-		if (i + 1 < lim && s[i + 1] == ':')
-			continue;
-		return i;
-	}
-	return SIZE_MAX;
-}
-
-/* file:func:line, split from the right. */
-static bool split_colon(const char *s, size_t n, size_t *file_len, size_t *func_off,
-			size_t *func_len, int32_t *line)
-{
-	size_t q = n;
-	while (q > 0 && is_digit(s[q - 1]))
-		q--;
-	if (q == n || q < 2 || s[q - 1] != ':' || s[q - 2] == ':')
-		return false;
-	if (!parse_line_no(s + q, n - q, line))
-		return false;
-	size_t c2 = q - 1;
-	size_t c1 = last_single_colon(s, c2);
-	if (c1 == SIZE_MAX || c1 == 0 || c1 + 1 >= c2)
-		return false;
-	*file_len = c1;
-	*func_off = c1 + 1;
-	*func_len = c2 - c1 - 1;
-	return true;
-}
-
-/* austin 2's "file:func" half of a pair. */
-static bool split_file_func(const char *s, size_t n, size_t *file_len)
-{
-	size_t c = last_single_colon(s, n);
-	if (c == SIZE_MAX || c == 0 || c + 1 >= n)
-		return false;
-	*file_len = c;
-	return true;
-}
-
-static bool is_lframe(const char *p, size_t n)
-{
-	int32_t l;
-	return n >= 2 && p[0] == 'L' && parse_line_no(p + 1, n - 1, &l);
-}
-
-/* func (file:line) or func (file), split at the last " (". */
-static bool split_pyspy(const char *s, size_t n, size_t *name_len, size_t *file_off,
-			size_t *file_len, int32_t *line)
-{
-	if (n < 5 || s[n - 1] != ')')
-		return false;
-	size_t k = n - 2;
-	while (k > 0 && !(s[k] == '(' && s[k - 1] == ' '))
-		k--;
-	if (k < 2)
-		return false;
-	size_t in = k + 1, inl = n - 1 - in;
-	if (!inl)
-		return false;
-	*name_len = k - 1;
-	*file_off = in;
-	*file_len = inl;
-	*line = TACH_NO_LINE;
-	size_t q = inl;
-	while (q > 0 && is_digit(s[in + q - 1]))
-		q--;
-	if (q < inl && q >= 2 && s[in + q - 1] == ':' && parse_line_no(s + in + q, inl - q, line))
-		*file_len = q - 1;
-	return true;
-}
-
-/* Counts which label style fits the frames of one stack (thread frames already off). */
-static void sniff_labels(struct cread *st, const char *p, const char *end)
-{
-	if (p == end)
-		return;
-	while (p && st->n_frames < SNIFF_FRAMES) {
-		const char *nx;
-		const char *fe = frame_end(p, end, &nx);
-		size_t n = (size_t)(fe - p), a, b, c;
-		int32_t l;
-		st->n_frames++;
-		if (split_pyspy(p, n, &a, &b, &c, &l) && path_like(p + b, c)) {
-			st->n_py++;
-			const char *nx2;
-			if (l == TACH_NO_LINE && nx &&
-			    is_lframe(nx, (size_t)(frame_end(nx, end, &nx2) - nx)))
-				st->n_austin1++;
-		}
-		else if (split_colon(p, n, &a, &b, &c, &l) && path_like(p, a))
-			st->n_colon++;
-		else if (nx && split_file_func(p, n, &a) && path_like(p, a)) {
-			const char *nx2;
-			const char *fe2 = frame_end(nx, end, &nx2);
-			if (is_lframe(nx, (size_t)(fe2 - nx)))
-				st->n_austin2++;
-		}
-		p = nx;
-	}
-}
-
-static void decide_labels(struct cread *st)
-{
-	st->decided = true;
-	if (st->labels_opt != LAB_AUTO) {
-		st->labels = st->labels_opt;
-		st->explicit_labels = true;
-		return;
-	}
-	/* austin 1's "func (file);L<line>": most py-spy-like labels come with an L frame */
-	if (st->n_py && st->n_py >= st->n_colon && st->n_py >= st->n_austin2)
-		st->labels = st->n_austin1 * 2 > st->n_py ? LAB_AUSTIN1 : LAB_PYSPY;
-	else if (st->n_colon && st->n_colon >= st->n_austin2)
-		st->labels = LAB_COLON;
-	else if (st->n_austin2)
-		st->labels = LAB_AUSTIN2;
-	else
-		st->labels = LAB_RAW;
-}
-
 struct lkey {
 	const char *p;
 	size_t n;
@@ -976,24 +397,27 @@ static int parse_label(struct tach_reader *r, const char *s, size_t n, uint32_t 
 	*f2 = NO_FRAME;
 	switch (st->labels) {
 	case LAB_PYSPY:
-		if (split_pyspy(s, n, &a, &b, &c, &line) && (!strict_path || path_like(s + b, c)))
+		if (tachi_cr_split_pyspy(s, n, &a, &b, &c, &line) &&
+		    (!strict_path || tachi_cr_path_like(s + b, c)))
 			return make_frame(r, s + b, c, s, a, line, f1);
 		break;
 	case LAB_COLON:
-		if (split_colon(s, n, &a, &b, &c, &line) && (!strict_path || path_like(s, a)))
+		if (tachi_cr_split_colon(s, n, &a, &b, &c, &line) &&
+		    (!strict_path || tachi_cr_path_like(s, a)))
 			return make_frame(r, s, a, s + b, c, line, f1);
 		break;
 	case LAB_AUSTIN1: {
 		const char *semi = memchr(s, ';', n);
 		if (!semi) {
-			if (split_pyspy(s, n, &a, &b, &c, &line) && (!strict_path || path_like(s + b, c)))
+			if (tachi_cr_split_pyspy(s, n, &a, &b, &c, &line) &&
+			    (!strict_path || tachi_cr_path_like(s + b, c)))
 				return make_frame(r, s + b, c, s, a, line, f1);
 			break;
 		}
 		size_t hl = (size_t)(semi - s);
-		if (split_pyspy(s, hl, &a, &b, &c, &line) && line == TACH_NO_LINE &&
-		    (!strict_path || path_like(s + b, c)) &&
-		    parse_line_no(semi + 2, n - hl - 2, &line))
+		if (tachi_cr_split_pyspy(s, hl, &a, &b, &c, &line) && line == TACH_NO_LINE &&
+		    (!strict_path || tachi_cr_path_like(s + b, c)) &&
+		    tachi_cr_parse_line_no(semi + 2, n - hl - 2, &line))
 			return make_frame(r, s + b, c, s, a, line, f1);
 		int rc = bare_frame(r, s, hl, f1);
 		return rc ? rc : bare_frame(r, semi + 1, n - hl - 1, f2);
@@ -1005,8 +429,8 @@ static int parse_label(struct tach_reader *r, const char *s, size_t n, uint32_t 
 		size_t hl = (size_t)(semi - s);
 		const char *lf = semi + 1;
 		size_t ll = n - hl - 1;
-		if (split_file_func(s, hl, &a) && (!strict_path || path_like(s, a)) &&
-		    parse_line_no(lf + 1, ll - 1, &line))
+		if (tachi_cr_split_file_func(s, hl, &a) && (!strict_path || tachi_cr_path_like(s, a)) &&
+		    tachi_cr_parse_line_no(lf + 1, ll - 1, &line))
 			return make_frame(r, s, a, s + a + 1, hl - a - 1, line, f1);
 		int rc = bare_frame(r, s, hl, f1);
 		return rc ? rc : bare_frame(r, lf, ll, f2);
@@ -1160,7 +584,7 @@ static void sniff_line(struct cread *st, const char *s, size_t n)
 		if (end > s && end[-1] == ';')
 			end--;
 		if (end > s)
-			st->threads = st->keep_threads ? THR_NONE : sniff_threads(s, end);
+			st->threads = st->keep_threads ? THR_NONE : tachi_cr_sniff_threads(s, end);
 	}
 	int kind = split_count(st, s, n, &sl, &count, &rounded);
 	if (kind == L_INVALID)
@@ -1171,11 +595,11 @@ static void sniff_line(struct cread *st, const char *s, size_t n)
 	if (end > s && end[-1] == ';')
 		end--;
 	if (st->threads == THR_NONE && !st->keep_threads && end > s)
-		sniff_perf_root(st, s, end);
+		tachi_cr_sniff_perf_root(st, s, end);
 	uint64_t tid = 0;
 	uint32_t iid = 0;
-	const char *p = strip_threads(st, s, end, &tid, &iid);
-	sniff_labels(st, p, end);
+	const char *p = tachi_cr_strip_threads(st, s, end, &tid, &iid);
+	tachi_cr_sniff_labels(st, p, end);
 }
 
 /* Whether the counts are austin's microseconds: its roots or header, and a time metric. */
@@ -1248,9 +672,9 @@ static void decide_unit(struct tach_reader *r)
 static void decide(struct tach_reader *r)
 {
 	struct cread *st = r->state;
-	decide_labels(st);
+	tachi_cr_decide_labels(st);
 	if (st->threads == THR_NONE && !st->keep_threads)
-		st->threads = decide_perf_roots(st);
+		st->threads = tachi_cr_decide_perf_roots(st);
 	decide_unit(r);
 }
 
@@ -1450,7 +874,7 @@ static int parse_stack(struct tach_reader *r, const char *p, const char *end, ui
 		} else if ((st->labels == LAB_AUSTIN2 || st->labels == LAB_AUSTIN1) && nx) {
 			const char *nx2;
 			const char *fe2 = frame_end(nx, end, &nx2);
-			if (is_lframe(nx, (size_t)(fe2 - nx))) {
+			if (tachi_cr_is_lframe(nx, (size_t)(fe2 - nx))) {
 				fe = fe2;
 				nx = nx2;
 			}
@@ -1569,7 +993,7 @@ static int cr_next(struct tach_reader *r, const struct tach_sample **out)
 	const char *p = s;
 	st->root_len = 0;
 	if (st->threads != THR_NONE)
-		p = strip_threads(st, s, end, &tid, &iid);
+		p = tachi_cr_strip_threads(st, s, end, &tid, &iid);
 	/* At the end, a frame is left only when a ';' ends the thread frames ("tid:1;;"). */
 	if (p == end && !(p > s && p[-1] == ';'))
 		p = NULL;
