@@ -87,7 +87,7 @@ done
 # Read back what the pprof, sampler and speedscope writers wrote (the readers of formats
 # with no fixture made by a real tool here).
 for w in pprof sampler speedscope; do
-	"$convert" tach "$t0" "$w" "$tmp/back.$w" >/dev/null 2>&1
+	"$convert" tach "$w" "$t0" "$tmp/back.$w" >/dev/null
 	every_writer "$w" "$tmp/back.$w" "$w <- $(rel "$t0")"
 done
 
