@@ -1,5 +1,5 @@
 # Shared by tach2pprof.bats and tach2gecko.bats: their gzip, compressed in 128 KiB chunks on
-# worker threads when there is a second CPU (lib/gzip.c).
+# worker threads when there is a second CPU (lib/base/gzip.c).
 
 # gzip_big_profile OUT: a profile whose pprof and Gecko outputs are many chunks: 8,000
 # samples on 3 threads, nearly every one a stack of its own.

@@ -134,7 +134,7 @@ def case_rxctl():
 
 
 def case_rxunicode():
-    # a Unicode class: Go takes it, we do not (lib/regex.h); nothing is dropped, with a word
+    # a Unicode class: Go takes it, we do not (lib/base/regex.h); nothing is dropped, with a word
     s = Strings()
     body = base(s) + fn(s, 1, "main", "m.c") + fn(s, 2, "\u03a9mega", "m.c")
     body += loc(1, [(1, 1)]) + loc(2, [(2, 2)]) + sample([2, 1], [1, 1000000])

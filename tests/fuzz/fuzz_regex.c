@@ -1,4 +1,4 @@
-/* The regex engine (lib/regex.c): the input is PATTERN, a NUL byte, SUBJECT. Compiles the
+/* The regex engine (lib/base/regex.c): the input is PATTERN, a NUL byte, SUBJECT. Compiles the
  * pattern and searches the subject; then the same search written as an anchored pattern,
  * ^(?s:.*)(?:PATTERN), must give the same answer whenever both compile (a wrong skip of
  * start positions, or of the anchored case, shows up as a difference). */
@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "tachfmt.h"
-#include "regex.h"
+#include "base/regex.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -1,8 +1,10 @@
 /* The collapsed reader: line syntax, label styles, thread frames, counts, limits, errors. */
 #include <stdlib.h>
+#include <string.h>
 
 #include "check.h"
-#include "internal.h"
+#include "model/dict.h"
+#include "core/handles.h"
 
 struct warns {
 	int n;

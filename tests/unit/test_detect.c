@@ -4,10 +4,12 @@
  * those read from memory, for an input far longer than the peek). */
 #include <pthread.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "check.h"
-#include "internal.h"
+#include "core/handles.h"
+#include "core/detect.h"
 
 /* Opens an auto reader on mem; returns the detected name ("" on failure) and the weight
  * of every sample read. */

@@ -1,9 +1,13 @@
 /* The dictionary (first-seen numbering, byte strings, interning vs appending), the stack trie
  * and the per-thread path cache. */
 #include <stdlib.h>
+#include <string.h>
 
 #include "check.h"
-#include "internal.h"
+#include "base/hash.h"
+#include "model/dict.h"
+#include "model/stacktab.h"
+#include "model/stackorder.h"
 
 static uint32_t intern(struct tach_dict *d, const char *s, size_t len)
 {

@@ -7,10 +7,15 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "check.h"
-#include "internal.h"
+#include "base/utf8.h"
+#include "base/jsonout.h"
+#include "model/dict.h"
+#include "model/spool.h"
+#include "core/handles.h"
 
 static void ms(bool neg, uint64_t us, const char *want)
 {

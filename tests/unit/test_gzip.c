@@ -3,11 +3,14 @@
  * workers busy are returned, never hung on; the writers' threads option is bounded. */
 #include <fcntl.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 #include <zlib.h>
 
 #include "check.h"
-#include "internal.h"
+#include "base/io.h"
+#include "base/gzip.h"
+#include "core/handles.h"
 
 #define CHUNK (128u << 10)
 

@@ -1,9 +1,10 @@
 /* The JSON pull parser: walking and skipping, strings and their escapes, numbers exactly,
  * and malformed inputs refused at the right byte. */
 #include <stdlib.h>
+#include <string.h>
 
 #include "check.h"
-#include "json.h"
+#include "base/json.h"
 
 /* Parses the whole of s (one value, skipped) and returns the status; *off gets the error
  * offset. */

@@ -3,11 +3,14 @@
  * options change, gzip framing, and the failure paths. */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 #include <zlib.h>
 
 #include "check.h"
-#include "internal.h"
+#include "base/bytes.h"
+#include "model/dict.h"
+#include "core/handles.h"
 
 struct outbuf {
 	uint8_t *p;
@@ -406,7 +409,7 @@ int main(void)
 	CHECK_EQ_U64(tach_writer_set_option(w, "colour", "yes"), (uint64_t)TACH_E_USAGE);
 	CHECK(strstr(tach_writer_error(w), "colour") != NULL);
 	tach_writer_free(w);
-	/* pprof reads too (fmt_pprof_read.c; tests/cli/pprof-read.bats) */
+	/* pprof reads too (formats/pprof_read.c; tests/cli/pprof-read.bats) */
 	struct tach_reader *pr = tach_reader_new("pprof");
 	CHECK(pr != NULL);
 	CHECK_EQ_STR(tach_reader_format(pr), "pprof");

@@ -1,4 +1,4 @@
-/* The RE2-syntax engine (lib/regex.c): the table of patterns x subjects in
+/* The RE2-syntax engine (lib/base/regex.c): the table of patterns x subjects in
  * tests/data/regex_cases.tsv, whose answers are Go's regexp's (tests/regex_go.go checks
  * them against Go); then what the table cannot hold: refusals with their messages and
  * offsets, bytes that are not UTF-8, the bounds, our documented departures from Go, and
@@ -7,8 +7,8 @@
 #include <stdlib.h>
 
 #include "check.h"
-#include "internal.h"
-#include "regex.h"
+#include "base/base.h"
+#include "base/regex.h"
 
 /* 1 match, 0 none, -1 refused (rc and *err then say why). */
 static int try(const char *pat, size_t pn, const char *s, size_t sn, int *rc,

@@ -3,10 +3,12 @@
  * output is deterministic, and the reader's options and timestamps. */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "check.h"
-#include "internal.h"
+#include "model/dict.h"
+#include "core/handles.h"
 
 struct warns {
 	int n;

@@ -2,9 +2,12 @@
  * profile names, evented profiles, the interval, and hostile values refused where they
  * are. */
 #include <stdlib.h>
+#include <string.h>
 
 #include "check.h"
-#include "internal.h"
+#include "model/dict.h"
+#include "core/handles.h"
+#include "formats/speedscope.h"
 
 #define SCHEMA "\"$schema\":\"https://www.speedscope.app/file-format-schema.json\""
 #define FRAMES "\"shared\":{\"frames\":[{\"name\":\"a\"},{\"name\":\"b\",\"file\":\"b.py\",\"line\":7}]}"

@@ -3,9 +3,11 @@
  * hand-made files sit exactly on the edges of CPython's checks. */
 #include <dirent.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "check.h"
-#include "internal.h"
+#include "base/bytes.h"
+#include "core/handles.h"
 
 static uint8_t *slurp(const char *path, size_t *len)
 {

@@ -4,11 +4,14 @@
  * (regular file, pipe, O_APPEND file, file at an offset). */
 #include <fcntl.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "check.h"
-#include "internal.h"
+#include "base/bytes.h"
+#include "model/dict.h"
+#include "core/handles.h"
 
 #define MAXS 400
 

@@ -1,7 +1,10 @@
 /* Varint and zigzag edge cases, against encodings worked out by hand from the LEB128 and
  * zigzag definitions CPython's writer uses. */
+#include <string.h>
+
 #include "check.h"
-#include "internal.h"
+#include "base/base.h"
+#include "base/bytes.h"
 
 static void roundtrip(uint64_t v, size_t expect_len)
 {

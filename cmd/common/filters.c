@@ -1,0 +1,142 @@
+/* The runner's sample filters: --thread, --status, --from-us and --to-us, applied to what
+ * the reader hands out before the writer sees it. */
+#include "run.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+bool tc_parse_u64(const char *s, uint64_t *out)
+{
+	char *end;
+	if (!*s || *s == '-' || *s == '+' || *s == ' ')
+		return false;
+	/* Decimal, or hexadecimal with 0x as profilers print thread ids; never octal. */
+	int base = (s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) ? 16 : 10;
+	errno = 0;
+	unsigned long long v = strtoull(s, &end, base);
+	if (errno || *end)
+		return false;
+	*out = v;
+	return true;
+}
+
+int tc_parse_status(struct tc_run *run, const char *list)
+{
+	static const struct { const char *name; uint8_t bit; } names[] = {
+		{ "gil", TACH_STATUS_HAS_GIL }, { "cpu", TACH_STATUS_ON_CPU },
+		{ "unknown", TACH_STATUS_UNKNOWN }, { "gil-wait", TACH_STATUS_GIL_REQUESTED },
+		{ "exception", TACH_STATUS_HAS_EXCEPTION }, { "main", TACH_STATUS_MAIN_THREAD },
+	};
+	char buf[256];
+	if (strlen(list) >= sizeof(buf))
+		return -1;
+	strcpy(buf, list);
+	for (char *save, *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		bool neg = !strncmp(tok, "no-", 3);
+		const char *n = neg ? tok + 3 : tok;
+		if (!strcmp(n, "idle") && !neg) {
+			run->status_idle = true;
+			continue;
+		}
+		size_t i;
+		for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+			if (!strcmp(n, names[i].name))
+				break;
+		if (i == sizeof(names) / sizeof(names[0]))
+			return -1;
+		if (neg)
+			run->status_none |= names[i].bit;
+		else
+			run->status_any |= names[i].bit;
+	}
+	run->has_status = true;
+	return 0;
+}
+
+static bool keep(const struct tc_run *run, const struct tach_sample *s)
+{
+	if (run->nthreads) {
+		size_t i;
+		for (i = 0; i < run->nthreads; i++)
+			if (run->threads[i] == s->thread_id)
+				break;
+		if (i == run->nthreads)
+			return false;
+	}
+	if (run->has_status) {
+		if (s->status & run->status_none)
+			return false;
+		bool idle = !(s->status & (TACH_STATUS_HAS_GIL | TACH_STATUS_ON_CPU));
+		if ((run->status_any || run->status_idle) &&
+		    !((s->status & run->status_any) || (run->status_idle && idle)))
+			return false;
+	}
+	return true;
+}
+
+/* The part of s (weight N: N samples one interval apart) inside [from_us, to_us), into
+ * run->copy; false when none of it is. */
+static bool clip(struct tc_run *run, const struct tach_sample *s)
+{
+	uint64_t t = s->timestamp_us, w = s->weight, iv = run->interval_us;
+	if (t < run->from_us) {
+		if (!iv)
+			return false;
+		uint64_t skip = (run->from_us - t + iv - 1) / iv;
+		if (skip >= w)
+			return false;
+		t += skip * iv;
+		w -= skip;
+	}
+	if (t >= run->to_us)
+		return false;
+	if (w > 1 && iv) {
+		uint64_t fit = (run->to_us - t - 1) / iv + 1; /* samples at t + k iv < to_us */
+		if (fit < w)
+			w = fit;
+	}
+	run->copy = *s;
+	run->copy.timestamp_us = t;
+	run->copy.weight = w;
+	/* Dropped samples break the same-stack chain the reader describes. */
+	run->copy.same_outer = 0;
+	return true;
+}
+
+int tc_next(struct tc_run *run, struct tach_reader *r, const struct tach_sample **out)
+{
+	for (;;) {
+		const struct tach_sample *s;
+		int rc = tach_reader_next(r, &s);
+		if (rc)
+			return rc;
+		run->read_samples += s->weight;
+		tc_progress_tick(&run->progress, run->read_samples);
+		if (!run->filtering) {
+			run->kept_samples += s->weight;
+			*out = s;
+			return TACH_OK;
+		}
+		/* text readers learn the interval as they read */
+		run->interval_us = tach_reader_meta(r)->interval_us;
+		if (keep(run, s) && clip(run, s)) {
+			run->kept_samples += run->copy.weight;
+			*out = &run->copy;
+			return TACH_OK;
+		}
+	}
+}
+
+/* tc_next as the reading thread's source. */
+int tc_next_kept(void *ctx, struct tach_reader *r, const struct tach_sample **out)
+{
+	return tc_next(ctx, r, out);
+}

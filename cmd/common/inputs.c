@@ -1,0 +1,178 @@
+/* The runner's inputs: one FILE or standard input, or several (tach-merge, tach-diff),
+ * each opened with a reader of the --from format or the detecting one, the reader options
+ * applied to each, and the folded-stack settings once an input is found to be folded. */
+#include "run.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* TACHFMT_BINARY_PATH: directories searched after those of --binary-path, as one more
+ * --binary-path given last; not for a --from format that reads no gperftools profile. */
+int tc_env_binary_path(const struct tc_run *run, struct cli *c)
+{
+	const char *env = getenv("TACHFMT_BINARY_PATH");
+	if (run->from && strcmp(run->from, "gperf"))
+		return 0;
+	for (size_t i = 0; env && *env && i < c->n; i++)
+		if (c->all[i]->target && !strcmp(c->all[i]->target, "r:binary-path"))
+			return tc_keep_value(c, i, env);
+	return 0;
+}
+
+/* For on_sigbus: a regular file's size at open. */
+static void note_size(struct tc_input *in)
+{
+	struct stat st;
+	if (fstat(in->fd, &st) == 0 && S_ISREG(st.st_mode))
+		in->size_at_open = st.st_size;
+}
+
+/* One input: a path, or stdin for "-"; its name is kept for messages. 0 or the exit status. */
+static int open_one_input(struct tc_run *run, struct tc_input *in, const char *path,
+			  bool *stdin_taken)
+{
+	in->run = run;
+	if (!strcmp(path, "-")) {
+		if (*stdin_taken)
+			return tc_usage_error(run->prog, "standard input (-) given more than once");
+		*stdin_taken = true;
+		in->name = "<stdin>";
+		in->fd = STDIN_FILENO;
+		note_size(in);
+		return 0;
+	}
+	in->name = path;
+	in->fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (in->fd < 0) {
+		fprintf(stderr, "%s: %s: %s\n", run->prog->name, path, strerror(errno));
+		return 1;
+	}
+	note_size(in);
+	return 0;
+}
+
+/* The input files named on the command line (standard input when a one-input program is
+ * given none), all opened before any output exists. 0 or the exit status. */
+int tc_open_inputs(struct tc_run *run, int nargs, char **args)
+{
+	const struct tc_prog *p = run->prog;
+	size_t n = (size_t)nargs, min = p->many ? p->many->min : 0, max = p->many ? p->many->max : 1;
+	if (max == 1 && n > 1)
+		return tc_usage_error(p, "one input file at most");
+	if (n < min || (max && n > max)) {
+		if (min == max)
+			return tc_usage_error(p, "%zu input files needed, not %zu", min, n);
+		if (!max)
+			return tc_usage_error(p, "%zu or more input files needed, not %zu", min, n);
+		return tc_usage_error(p, "%zu to %zu input files needed, not %zu", min, max, n);
+	}
+	size_t count = n ? n : 1;
+	run->inputs = calloc(count, sizeof(*run->inputs));
+	if (!run->inputs) {
+		fprintf(stderr, "%s: out of memory\n", p->name);
+		return 1;
+	}
+	bool stdin_taken = false;
+	for (size_t i = 0; i < count; i++) {
+		run->inputs[i].fd = -1;
+		run->ninputs = i + 1;
+		int status = open_one_input(run, &run->inputs[i], n ? args[i] : "-", &stdin_taken);
+		if (status)
+			return status;
+	}
+	run->in_name = run->inputs[0].name;
+	return 0;
+}
+
+void tc_close_inputs(struct tc_run *run)
+{
+	for (size_t i = 0; i < run->ninputs; i++) {
+		tach_reader_free(run->inputs[i].r);
+		if (run->inputs[i].fd > STDIN_FILENO)
+			close(run->inputs[i].fd);
+	}
+	free(run->inputs);
+	run->inputs = NULL;
+	run->ninputs = 0;
+}
+
+/* The values of options whose target starts with kind ('r' reader, 'w' writer) into r or w. */
+int tc_apply_targets(struct tc_run *run, struct cli *c, char kind, struct tach_reader *r,
+			 struct tach_writer *w)
+{
+	for (size_t i = 0; i < c->n; i++) {
+		const char *t = c->all[i]->target;
+		if (!c->values[i] || !t || t[0] != kind)
+			continue;
+		if (c->owner[i] && c->owner[i] != run->output)
+			return tc_usage_error(run->prog, "--%s applies to --format %s only",
+					   c->all[i]->name, c->owner[i]->name);
+		int status = tc_set_opt(run, r, w, t, c->values[i]);
+		if (status)
+			return status;
+	}
+	return 0;
+}
+
+/* The program's settings for folded input of kind 'r' or 'w' (see tc_prog.folded). */
+int tc_folded_settings(struct tc_run *run, char kind, struct tach_reader *r,
+			   struct tach_writer *w)
+{
+	for (const struct tc_setting *s = run->prog->folded; s && s->target; s++) {
+		bool user = false;
+		for (size_t i = 0; i < run->cli->n; i++)
+			user |= run->cli->values[i] && run->cli->all[i]->target &&
+				!strcmp(run->cli->all[i]->target, s->target);
+		int status = s->target[0] != kind || user ? 0 : tc_set_opt(run, r, w, s->target, s->value);
+		if (status)
+			return status;
+	}
+	return 0;
+}
+
+/* --labels perf prints what stackcollapse-perf.pl prints, which counts perf's periods: a
+ * perf reader then weighs samples by them. */
+static int perf_label_weights(struct tc_run *run, struct tach_reader *r)
+{
+	for (size_t i = 0; i < run->cli->n; i++) {
+		const char *t = run->cli->all[i]->target;
+		if (run->cli->values[i] && t && !strcmp(t, "w:labels") &&
+		    !strcmp(run->cli->values[i], "perf"))
+			return tc_set_opt(run, r, NULL, "r:weight", "period");
+	}
+	return 0;
+}
+
+/* Every input's reader, of the --from format, with the reader options set. */
+int tc_make_readers(struct tc_run *run)
+{
+	const char *format = run->from ? run->from : run->prog->reader;
+	for (size_t i = 0; i < run->ninputs; i++) {
+		struct tc_input *in = &run->inputs[i];
+		in->r = tach_reader_new(format);
+		if (!in->r) {
+			fprintf(stderr, "%s: out of memory\n", run->prog->name);
+			return 1;
+		}
+		tach_reader_set_warn(in->r, tc_on_warn, in);
+		tc_default_max_samples(run->output, in->r);
+		int status = 0;
+		if (!strcmp(format, "auto") || !strcmp(format, "collapsed"))
+			status = tc_folded_settings(run, 'r', in->r, NULL);
+		if (!status && (!strcmp(format, "auto") || !strcmp(format, "perf")))
+			status = perf_label_weights(run, in->r);
+		if (!status)
+			status = tc_apply_targets(run, run->cli, 'r', in->r, NULL);
+		if (status)
+			return status;
+	}
+	return 0;
+}

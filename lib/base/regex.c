@@ -1,0 +1,1014 @@
+/* RE2-syntax regular expressions, matched by a Pike-style NFA simulation (see regex.h).
+ *
+ * Three steps: a recursive-descent parser builds a tree of nodes (literals and classes are
+ * both classes: sorted code point ranges); the compiler expands it into a program of at most
+ * TACHI_REGEX_MAX_INSNS instructions; the matcher advances every live thread one code point
+ * at a time, each instruction at most once per position, so no input makes it backtrack.
+ * The parser follows Go's regexp/syntax (Perl flags, as regexp.Compile uses): what it
+ * accepts, what it refuses and the order of its checks, with its error names in the
+ * messages. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/base.h"
+#include "base/regex.h"
+
+#define MAX_RUNE 0x10FFFFu
+#define BAD_RUNE 0xFFFDu
+
+enum { N_EMPTY, N_CLASS, N_ASSERT, N_CAT, N_ALT, N_REP };
+enum { A_BOT, A_EOT, A_BOL, A_EOL, A_WORD, A_NOTWORD };
+enum { F_FOLD = 1, F_DOTNL = 2, F_MULTI = 4, F_UNGREEDY = 8 };
+
+struct node {
+	uint8_t kind;
+	bool counted;     /* N_REP written {n,m}: RE2 bounds the nesting of these */
+	int32_t min, max; /* N_REP (max -1: no bound); N_CLASS: first range, count; N_ASSERT */
+	int32_t child;    /* N_CAT, N_ALT, N_REP: first child, -1 none */
+	int32_t last;     /* N_CAT, N_ALT: last child */
+	int32_t next;     /* next sibling */
+	int32_t height;   /* of the tree under this node: Go bounds it, our recursions follow it */
+};
+
+struct parser {
+	const uint8_t *p;
+	size_t n, i;
+	struct node *nodes;
+	size_t nnodes, nodes_cap;
+	uint32_t *rg;     /* ranges: pairs lo, hi */
+	size_t nrg, rg_cap;
+	size_t *names;    /* capture names: pairs offset, length */
+	size_t nnames, names_cap;
+	struct tachi_regex_err *err;
+	int rc;
+};
+
+enum { I_CLASS, I_ASSERT, I_SPLIT, I_JMP, I_MATCH };
+
+struct insn {
+	uint8_t op, kind;
+	uint32_t x, y;    /* I_CLASS: first range, count; I_SPLIT, I_JMP: targets */
+};
+
+struct tachi_regex {
+	struct insn *prog;
+	size_t n, cap;
+	uint32_t *rg;
+	bool anchored;    /* every path starts with \A: only offset 0 can start a match */
+	size_t min_len;   /* no shorter subject matches (Go checks it too) */
+	uint32_t *dense[2], *sparse[2], *stack;
+	size_t count[2];
+};
+
+/* ---- errors ---- */
+
+static int fail(struct parser *P, int code, size_t at, const char *fmt, ...) TACHI_PRINTF(4, 5);
+static int fail(struct parser *P, int code, size_t at, const char *fmt, ...)
+{
+	if (P->rc)
+		return -1;
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(P->err->msg, sizeof(P->err->msg), fmt, ap);
+	va_end(ap);
+	P->err->at = at;
+	P->rc = code;
+	return -1;
+}
+
+static int nomem(struct parser *P)
+{
+	return fail(P, TACH_E_NOMEM, P->i, "out of memory");
+}
+
+/* ---- code points ---- */
+
+/* One code point of s[0, n), n > 0, as Go's utf8.DecodeRune: anything but a valid shortest
+ * sequence is U+FFFD of width 1. */
+static uint32_t decode(const uint8_t *s, size_t n, size_t *w)
+{
+	uint8_t c = s[0], lo = 0x80, hi = 0xBF;
+	uint32_t r;
+	size_t len;
+	*w = 1;
+	if (c < 0x80)
+		return c;
+	if (c >= 0xC2 && c <= 0xDF)
+		len = 2, r = c & 0x1F;
+	else if (c >= 0xE0 && c <= 0xEF)
+		len = 3, r = c & 0x0F, lo = c == 0xE0 ? 0xA0 : 0x80, hi = c == 0xED ? 0x9F : 0xBF;
+	else if (c >= 0xF0 && c <= 0xF4)
+		len = 4, r = c & 0x07, lo = c == 0xF0 ? 0x90 : 0x80, hi = c == 0xF4 ? 0x8F : 0xBF;
+	else
+		return BAD_RUNE;
+	if (n < len)
+		return BAD_RUNE;
+	for (size_t k = 1; k < len; k++) {
+		uint8_t b = s[k];
+		if (b < (k == 1 ? lo : 0x80) || b > (k == 1 ? hi : 0xBF))
+			return BAD_RUNE;
+		r = r << 6 | (b & 0x3F);
+	}
+	*w = len;
+	return r;
+}
+
+/* The pattern's next code point; Go refuses a pattern that is not UTF-8. */
+static int32_t next_rune(struct parser *P)
+{
+	size_t w;
+	uint32_t r = decode(P->p + P->i, P->n - P->i, &w);
+	if (w == 1 && P->p[P->i] >= 0x80)
+		return fail(P, TACH_E_FORMAT, P->i, "invalid UTF-8");
+	P->i += w;
+	return (int32_t)r;
+}
+
+static bool is_alnum(int c)
+{
+	return (c >= '0' && c <= '9') || (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z');
+}
+
+static bool is_word(int c)
+{
+	return is_alnum(c) || c == '_';
+}
+
+static int hex_val(int c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	c |= 0x20;
+	return c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+}
+
+/* ---- nodes and ranges ---- */
+
+static int32_t new_node(struct parser *P, int kind)
+{
+	if (P->nnodes >= INT32_MAX || !TACHI_RESERVE(P->nodes, P->nodes_cap, P->nnodes + 1))
+		return nomem(P);
+	P->nodes[P->nnodes] = (struct node){ .kind = (uint8_t)kind, .child = -1, .last = -1,
+					     .next = -1, .height = 1 };
+	return (int32_t)P->nnodes++;
+}
+
+static bool set_height(struct parser *P, int32_t x, int32_t h)
+{
+	if (h > TACHI_REGEX_MAX_DEPTH)
+		return fail(P, TACH_E_FORMAT, P->i, "expression nests too deeply (over %d levels)",
+			    TACHI_REGEX_MAX_DEPTH), false;
+	if (P->nodes[x].height < h)
+		P->nodes[x].height = h;
+	return true;
+}
+
+static bool add_child(struct parser *P, int32_t parent, int32_t c)
+{
+	struct node *p = &P->nodes[parent];
+	if (p->last < 0)
+		p->child = c;
+	else
+		P->nodes[p->last].next = c;
+	p->last = c;
+	return set_height(P, parent, P->nodes[c].height + 1);
+}
+
+static bool add_range(struct parser *P, uint32_t lo, uint32_t hi)
+{
+	if (!TACHI_RESERVE(P->rg, P->rg_cap, P->nrg + 2))
+		return nomem(P), false;
+	P->rg[P->nrg++] = lo;
+	P->rg[P->nrg++] = hi;
+	return true;
+}
+
+/* [lo, hi] and, under (?i), its ASCII letters' other case. */
+static bool add_folded(struct parser *P, uint32_t lo, uint32_t hi, unsigned flags)
+{
+	if (!add_range(P, lo, hi))
+		return false;
+	if (!(flags & F_FOLD))
+		return true;
+	uint32_t a = lo > 'A' ? lo : 'A', b = hi < 'Z' ? hi : 'Z';
+	if (a <= b && !add_range(P, a + 32, b + 32))
+		return false;
+	a = lo > 'a' ? lo : 'a', b = hi < 'z' ? hi : 'z';
+	return a > b || add_range(P, a - 32, b - 32);
+}
+
+static int cmp_range(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	return (x > y) - (x < y);
+}
+
+/* Ranges from r0 on: sorted, merged, and complemented when neg. */
+static bool clean_class(struct parser *P, size_t r0, bool neg)
+{
+	size_t k = (P->nrg - r0) / 2, out = r0;
+	if (k > 1)
+		qsort(P->rg + r0, k, 2 * sizeof(uint32_t), cmp_range);
+	for (size_t j = r0; j < P->nrg; j += 2) {
+		if (out > r0 && P->rg[j] <= P->rg[out - 1] + 1) {
+			if (P->rg[j + 1] > P->rg[out - 1])
+				P->rg[out - 1] = P->rg[j + 1];
+			continue;
+		}
+		P->rg[out++] = P->rg[j], P->rg[out++] = P->rg[j + 1];
+	}
+	P->nrg = out;
+	if (!neg)
+		return true;
+	/* the complement has at most one range more: append it, then move it down */
+	size_t end = P->nrg;
+	uint32_t from = 0;
+	for (size_t j = r0; j < end; j += 2) {
+		if (P->rg[j] > from && !add_range(P, from, P->rg[j] - 1))
+			return false;
+		from = P->rg[j + 1] + 1;
+	}
+	if (from <= MAX_RUNE && !add_range(P, from, MAX_RUNE))
+		return false;
+	memmove(P->rg + r0, P->rg + end, (P->nrg - end) * sizeof(uint32_t));
+	P->nrg = r0 + (P->nrg - end);
+	return true;
+}
+
+static int32_t class_node(struct parser *P, size_t r0)
+{
+	int32_t c = new_node(P, N_CLASS);
+	if (c >= 0)
+		P->nodes[c].min = (int32_t)r0, P->nodes[c].max = (int32_t)((P->nrg - r0) / 2);
+	return c;
+}
+
+static int32_t literal(struct parser *P, uint32_t r, unsigned flags)
+{
+	size_t r0 = P->nrg;
+	if (!add_folded(P, r, r, flags) || !clean_class(P, r0, false))
+		return -1;
+	return class_node(P, r0);
+}
+
+static int32_t assertion(struct parser *P, int kind)
+{
+	int32_t a = new_node(P, N_ASSERT);
+	if (a >= 0)
+		P->nodes[a].min = kind;
+	return a;
+}
+
+/* ---- classes ---- */
+
+/* \d \s \w (ASCII, as RE2's Perl classes) and POSIX [:name:]: pairs lo, hi, 0-terminated. */
+static const struct {
+	const char *name;
+	uint8_t r[12];
+} groups[] = {
+	{ "d", { '0', '9' } },
+	{ "s", { '\t', '\n', '\f', '\r', ' ', ' ' } },
+	{ "w", { '0', '9', 'A', 'Z', '_', '_', 'a', 'z' } },
+	{ "alnum", { '0', '9', 'A', 'Z', 'a', 'z' } },
+	{ "alpha", { 'A', 'Z', 'a', 'z' } },
+	{ "ascii", { 1, 0x7f } }, /* and 0: below */
+	{ "blank", { '\t', '\t', ' ', ' ' } },
+	{ "cntrl", { 1, 0x1f, 0x7f, 0x7f } },
+	{ "digit", { '0', '9' } },
+	{ "graph", { '!', '~' } },
+	{ "lower", { 'a', 'z' } },
+	{ "print", { ' ', '~' } },
+	{ "punct", { '!', '/', ':', '@', '[', '`', '{', '~' } },
+	{ "space", { '\t', '\r', ' ', ' ' } },
+	{ "upper", { 'A', 'Z' } },
+	{ "word", { '0', '9', 'A', 'Z', '_', '_', 'a', 'z' } },
+	{ "xdigit", { '0', '9', 'A', 'F', 'a', 'f' } },
+};
+
+static int find_group(const uint8_t *name, size_t len)
+{
+	for (size_t g = 0; g < sizeof(groups) / sizeof(groups[0]); g++)
+		if (strlen(groups[g].name) == len && !memcmp(groups[g].name, name, len))
+			return (int)g;
+	return -1;
+}
+
+/* Group g into the class being built (r0 on), negated when neg: the group is folded first,
+ * then complemented, as Go does. */
+static bool add_group(struct parser *P, int g, bool neg, unsigned flags)
+{
+	size_t r0 = P->nrg;
+	bool nul = !strcmp(groups[g].name, "ascii") || !strcmp(groups[g].name, "cntrl");
+	if (nul && !add_range(P, 0, 0))
+		return false;
+	for (int k = 0; k < 12 && groups[g].r[k]; k += 2)
+		if (!add_folded(P, groups[g].r[k], groups[g].r[k + 1], flags))
+			return false;
+	return clean_class(P, r0, neg);
+}
+
+/* \xHH or \x{H...} (at: the backslash), P->i after the x. */
+static int32_t parse_hex(struct parser *P, size_t at)
+{
+	const uint8_t *p = P->p;
+	uint32_t r = 0;
+	if (P->i < P->n && p[P->i] == '{') {
+		size_t k = P->i + 1;
+		for (; k < P->n && hex_val(p[k]) >= 0 && r <= MAX_RUNE; k++)
+			r = r * 16 + (uint32_t)hex_val(p[k]);
+		if (k < P->n && p[k] == '}' && k > P->i + 1 && r <= MAX_RUNE) {
+			P->i = k + 1;
+			return (int32_t)r;
+		}
+	} else if (P->n - P->i >= 2 && hex_val(p[P->i]) >= 0 && hex_val(p[P->i + 1]) >= 0) {
+		r = (uint32_t)(hex_val(p[P->i]) * 16 + hex_val(p[P->i + 1]));
+		P->i += 2;
+		return (int32_t)r;
+	}
+	return fail(P, TACH_E_FORMAT, at, "invalid escape sequence \\x: two hex digits or "
+		    "\\x{...} with at most 10FFFF");
+}
+
+/* The escape after a backslash at P->i - 1 (P->i on the escaped character), in or out of
+ * a class: a code point, or -1 with the error set. */
+static int32_t parse_escape(struct parser *P)
+{
+	size_t at = P->i - 1;
+	if (P->i >= P->n)
+		return fail(P, TACH_E_FORMAT, at, "trailing backslash at end of expression");
+	int32_t c = next_rune(P);
+	if (c < 0)
+		return -1;
+	if (c < 0x80 && !is_alnum(c)) /* escaped punctuation is itself */
+		return c;
+	if (c >= '1' && c <= '9' && (P->i >= P->n || P->p[P->i] < '0' || P->p[P->i] > '7'))
+		return fail(P, TACH_E_FORMAT, at, "backreference \\%c: RE2 has none", (char)c);
+	if (c >= '0' && c <= '7') {
+		int32_t r = c - '0';
+		for (int k = 1; k < 3 && P->i < P->n && P->p[P->i] >= '0' && P->p[P->i] <= '7'; k++)
+			r = r * 8 + (P->p[P->i++] - '0');
+		return r;
+	}
+	static const char cesc[] = "a\af\fn\nr\rt\tv\v";
+	const char *e = c < 0x80 && c ? strchr(cesc, c) : NULL;
+	if (e && (e - cesc) % 2 == 0)
+		return e[1];
+	if (c == 'x')
+		return parse_hex(P, at);
+	return fail(P, TACH_E_FORMAT, at, "invalid escape sequence \\%.*s", (int)(P->i - at - 1),
+		    (const char *)P->p + at + 1);
+}
+
+/* [:name:] or [:^name:] at P->i (on the first '['), into the class from the current range
+ * on. Returns 1 done, 0 not a named class (the '[' is a literal), -1 error. */
+static int named_class(struct parser *P, unsigned flags)
+{
+	const uint8_t *p = P->p + P->i, *e = P->p + P->n;
+	if (e - p <= 2 || p[0] != '[' || p[1] != ':')
+		return 0;
+	const uint8_t *end = NULL;
+	for (const uint8_t *q = p + 2; q + 1 < e && !end; q++)
+		if (q[0] == ':' && q[1] == ']')
+			end = q;
+	if (!end)
+		return 0;
+	bool neg = p[2] == '^';
+	const uint8_t *name = p + 2 + neg;
+	int g = end >= name ? find_group(name, (size_t)(end - name)) : -1;
+	if (g < 3) /* the first three are Perl's, not POSIX names */
+		return fail(P, TACH_E_FORMAT, P->i, "invalid character class range %.*s",
+			    (int)(end + 2 - p), (const char *)p);
+	P->i += (size_t)(end + 2 - p);
+	return add_group(P, g, neg, flags) ? 1 : -1;
+}
+
+/* \d \D \s \S \w \W at P->i: 1 added, 0 not one. */
+static int perl_class(struct parser *P, unsigned flags)
+{
+	if (P->n - P->i < 2 || P->p[P->i] != '\\')
+		return 0;
+	uint8_t c = P->p[P->i + 1], lc = c | 0x20;
+	if (lc != 'd' && lc != 's' && lc != 'w')
+		return 0;
+	P->i += 2;
+	return add_group(P, lc == 'd' ? 0 : lc == 's' ? 1 : 2, c != lc, flags) ? 1 : -1;
+}
+
+static bool unicode_class(struct parser *P)
+{
+	if (P->n - P->i < 2 || P->p[P->i] != '\\' || (P->p[P->i + 1] | 0x20) != 'p')
+		return false;
+	fail(P, TACH_E_UNSUPPORTED, P->i, "Unicode class \\%c: not supported here (ASCII classes "
+	     "are: [[:alpha:]], \\d, \\w, \\s)", P->p[P->i + 1]);
+	return true;
+}
+
+/* One character of a class, escaped or not. */
+static int32_t class_char(struct parser *P, size_t open)
+{
+	if (P->i >= P->n)
+		return fail(P, TACH_E_FORMAT, open, "missing closing ]");
+	if (P->p[P->i] == '\\') {
+		P->i++;
+		return parse_escape(P);
+	}
+	return next_rune(P);
+}
+
+/* A bracketed class, P->i on the '['. */
+static int32_t parse_class(struct parser *P, unsigned flags)
+{
+	size_t open = P->i++, r0 = P->nrg;
+	bool neg = P->i < P->n && P->p[P->i] == '^', first = true;
+	P->i += neg;
+	while (P->i >= P->n || P->p[P->i] != ']' || first) {
+		first = false;
+		int k = named_class(P, flags);
+		if (!k)
+			k = unicode_class(P) ? -1 : perl_class(P, flags);
+		if (k < 0)
+			return -1;
+		if (k)
+			continue;
+		size_t at = P->i;
+		int32_t lo = class_char(P, open), hi = lo;
+		if (lo < 0)
+			return -1;
+		if (P->n - P->i >= 2 && P->p[P->i] == '-' && P->p[P->i + 1] != ']') {
+			P->i++;
+			if ((hi = class_char(P, open)) < 0)
+				return -1;
+			if (hi < lo)
+				return fail(P, TACH_E_FORMAT, at, "invalid character class range "
+					    "%.*s", (int)(P->i - at), (const char *)P->p + at);
+		}
+		if (!add_folded(P, (uint32_t)lo, (uint32_t)hi, flags))
+			return -1;
+	}
+	P->i++;
+	if (!clean_class(P, r0, neg))
+		return -1;
+	return class_node(P, r0);
+}
+
+/* ---- groups, atoms, repeats ---- */
+
+static int32_t parse_alt(struct parser *P, unsigned *flags, int depth);
+
+/* After "(?" : flags i m s U, a '-' to clear those after it, then ')' (for the rest of the
+ * group) or ':' (for a new group). Returns 0 flags only, 1 group with *gflags, -1 error. */
+static int parse_flags(struct parser *P, size_t open, unsigned *flags, unsigned *gflags)
+{
+	unsigned f = *flags;
+	bool neg = false, saw = false;
+	while (P->i < P->n) {
+		uint8_t c = P->p[P->i++];
+		unsigned bit = c == 'i' ? F_FOLD : c == 's' ? F_DOTNL : c == 'm' ? F_MULTI :
+			       c == 'U' ? F_UNGREEDY : 0;
+		if (bit) {
+			f = neg ? f & ~bit : f | bit;
+			saw = true;
+		} else if (c == '-' && !neg) {
+			neg = true, saw = false;
+		} else if ((c == ':' || c == ')') && (!neg || saw)) {
+			if (c == ')')
+				*flags = f;
+			*gflags = f;
+			return c == ':';
+		} else {
+			break;
+		}
+	}
+	return fail(P, TACH_E_FORMAT, open, "invalid or unsupported Perl syntax %.*s",
+		    (int)(P->i - open), (const char *)P->p + open);
+}
+
+/* What follows "(?" that is not flags: a named group, or what RE2 refuses. Returns 1 a
+ * named group (P->i after the '>'), 0 not one of these, -1 error. */
+static int group_name(struct parser *P, size_t open)
+{
+	const uint8_t *p = P->p + P->i;
+	size_t left = P->n - P->i;
+	if (left >= 1 && (p[0] == '=' || p[0] == '!'))
+		return fail(P, TACH_E_FORMAT, open, "lookahead (?%c: RE2 has none", p[0]);
+	if (left >= 2 && p[0] == '<' && (p[1] == '=' || p[1] == '!'))
+		return fail(P, TACH_E_FORMAT, open, "lookbehind (?<%c: RE2 has none", p[1]);
+	if (left >= 1 && p[0] == '>')
+		return fail(P, TACH_E_FORMAT, open, "atomic group (?>: RE2 has none");
+	size_t k = left >= 2 && p[0] == 'P' && p[1] == '<' ? 2 : left >= 1 && p[0] == '<' ? 1 : 0;
+	if (!k)
+		return 0;
+	size_t j = k;
+	while (j < left && is_word(p[j]))
+		j++;
+	if (j == k || j >= left || p[j] != '>')
+		return fail(P, TACH_E_FORMAT, open, "invalid named capture %.*s",
+			    (int)(j < left ? j + 3 : j + 2), (const char *)P->p + open);
+	P->i += j + 1;
+	return 1;
+}
+
+/* A group, P->i on the '('. Returns the group's tree, -2 for flags only, -1 error. */
+static int32_t parse_group(struct parser *P, unsigned *flags, int depth)
+{
+	size_t open = P->i++;
+	unsigned gflags = *flags;
+	if (depth >= TACHI_REGEX_MAX_DEPTH)
+		return fail(P, TACH_E_FORMAT, open, "expression nests too deeply (over %d levels)",
+			    TACHI_REGEX_MAX_DEPTH);
+	if (P->i < P->n && P->p[P->i] == '?') {
+		P->i++;
+		int k = group_name(P, open);
+		if (!k)
+			k = parse_flags(P, open, flags, &gflags);
+		if (k <= 0)
+			return k < 0 ? -1 : -2;
+	}
+	int32_t x = parse_alt(P, &gflags, depth + 1);
+	if (x < 0)
+		return -1;
+	if (P->i >= P->n)
+		return fail(P, TACH_E_FORMAT, open, "missing closing )");
+	P->i++;
+	return x;
+}
+
+/* \ at P->i outside a class: an assertion, a class, \Q...\E (-2 when it holds no literal;
+ * its literals but the last are added to cat here), or one code point. */
+static int32_t parse_backslash(struct parser *P, unsigned flags, int32_t cat)
+{
+	uint8_t c = P->i + 1 < P->n ? P->p[P->i + 1] : 0;
+	int kind = c == 'A' ? A_BOT : c == 'z' ? A_EOT : c == 'b' ? A_WORD : c == 'B' ? A_NOTWORD : -1;
+	if (kind >= 0) {
+		P->i += 2;
+		return assertion(P, kind);
+	}
+	if (c == 'C')
+		return fail(P, TACH_E_FORMAT, P->i, "invalid escape sequence \\C (any byte): RE2 "
+			    "syntax, but not supported by Go");
+	if (c == 'Q') {
+		size_t end = P->i + 2;
+		while (end < P->n && !(P->p[end] == '\\' && end + 1 < P->n && P->p[end + 1] == 'E'))
+			end++;
+		int32_t last = -2;
+		P->i += 2;
+		while (P->i < end) {
+			if (last >= 0 && !add_child(P, cat, last))
+				return -1;
+			int32_t r = next_rune(P);
+			if (r < 0 || (last = literal(P, (uint32_t)r, flags)) < 0)
+				return -1;
+		}
+		P->i = end < P->n ? end + 2 : end;
+		return last;
+	}
+	size_t r0 = P->nrg;
+	int k = unicode_class(P) ? -1 : perl_class(P, flags);
+	if (k)
+		return k < 0 ? -1 : class_node(P, r0);
+	P->i++;
+	int32_t r = parse_escape(P);
+	return r < 0 ? -1 : literal(P, (uint32_t)r, flags);
+}
+
+/* One atom at P->i (not a repeat, '|' or ')'): its node, -2 when it adds none, -1 error. */
+static int32_t parse_atom(struct parser *P, unsigned *flags, int depth, int32_t cat)
+{
+	uint8_t c = P->p[P->i];
+	size_t r0 = P->nrg;
+	switch (c) {
+	case '(':
+		return parse_group(P, flags, depth);
+	case '[':
+		return parse_class(P, *flags);
+	case '\\':
+		return parse_backslash(P, *flags, cat);
+	case '^':
+	case '$':
+		P->i++;
+		if (*flags & F_MULTI)
+			return assertion(P, c == '^' ? A_BOL : A_EOL);
+		return assertion(P, c == '^' ? A_BOT : A_EOT);
+	case '.':
+		P->i++;
+		if ((!(*flags & F_DOTNL) && !add_range(P, '\n', '\n')) || !clean_class(P, r0, true))
+			return -1;
+		return class_node(P, r0);
+	default: {
+		int32_t r = next_rune(P);
+		return r < 0 ? -1 : literal(P, (uint32_t)r, *flags);
+	}
+	}
+}
+
+/* A decimal count as Go's parser reads one: no leading zero, -1 when over 10^8. */
+static bool parse_int(struct parser *P, int *v)
+{
+	size_t i = P->i;
+	if (i >= P->n || P->p[i] < '0' || P->p[i] > '9' ||
+	    (P->n - i >= 2 && P->p[i] == '0' && P->p[i + 1] >= '0' && P->p[i + 1] <= '9'))
+		return false;
+	int x = 0;
+	for (; i < P->n && P->p[i] >= '0' && P->p[i] <= '9'; i++)
+		if (x >= 0)
+			x = x >= 100000000 ? -1 : x * 10 + (P->p[i] - '0');
+	P->i = i;
+	*v = x;
+	return true;
+}
+
+/* {n}, {n,} or {n,m} at P->i; anything else leaves P->i and is a literal '{'. */
+static bool parse_braces(struct parser *P, int *min, int *max)
+{
+	size_t start = P->i++;
+	if (!parse_int(P, min) || P->i >= P->n)
+		goto no;
+	if (P->p[P->i] != ',') {
+		*max = *min;
+	} else if (++P->i >= P->n) {
+		goto no;
+	} else if (P->p[P->i] == '}') {
+		*max = -1;
+	} else if (!parse_int(P, max)) {
+		goto no;
+	} else if (*max < 0) {
+		*min = -1;
+	}
+	if (P->i >= P->n || P->p[P->i] != '}')
+		goto no;
+	P->i++;
+	return true;
+no:
+	P->i = start;
+	return false;
+}
+
+/* RE2's bound on nested counted repeats: at most n copies of the innermost thing. */
+static bool repeat_ok(const struct parser *P, int32_t x, int n)
+{
+	const struct node *d = &P->nodes[x];
+	if (d->kind == N_REP && d->counted) {
+		int m = d->max < 0 ? d->min : d->max;
+		if (d->max == 0)
+			return true;
+		if (m > n)
+			return false;
+		if (m > 0)
+			n /= m;
+	}
+	for (int32_t c = d->child; c >= 0; c = P->nodes[c].next)
+		if (!repeat_ok(P, c, n))
+			return false;
+	return true;
+}
+
+/* Makes cat's last child sub the child of a repeat that takes its place. */
+static bool wrap_repeat(struct parser *P, int32_t cat, int32_t sub, int min, int max, bool counted)
+{
+	int32_t copy = new_node(P, N_EMPTY);
+	if (copy < 0)
+		return false;
+	P->nodes[copy] = P->nodes[sub];
+	P->nodes[copy].next = -1;
+	P->nodes[sub] = (struct node){ .kind = N_REP, .counted = counted, .min = min, .max = max,
+				       .child = copy, .last = -1, .next = -1, .height = 1 };
+	return set_height(P, sub, P->nodes[copy].height + 1) &&
+	       set_height(P, cat, P->nodes[sub].height + 1);
+}
+
+/* A repeat operator at P->i for cat's last child: 1 done, 0 none here, -1 error. *last_rep:
+ * where the previous token's repeat began, if it was one (RE2 refuses a** and a*+). */
+static int parse_repeat(struct parser *P, int32_t cat, size_t *last_rep)
+{
+	size_t at = P->i;
+	uint8_t c = P->p[at];
+	int min = c == '+', max = c == '?' ? 1 : -1;
+	if (c == '*' || c == '+' || c == '?')
+		P->i++;
+	else if (c != '{' || !parse_braces(P, &min, &max))
+		return 0;
+	const char *what = (const char *)P->p + at;
+	if (c == '{' && (min < 0 || min > TACHI_REGEX_MAX_REPEAT || max > TACHI_REGEX_MAX_REPEAT ||
+			 (max >= 0 && min > max)))
+		return fail(P, TACH_E_FORMAT, at, "invalid repeat count %.*s", (int)(P->i - at), what);
+	if (P->i < P->n && P->p[P->i] == '?')
+		P->i++; /* lazy: the same set of matches */
+	if (*last_rep != SIZE_MAX)
+		return fail(P, TACH_E_FORMAT, *last_rep, "invalid nested repetition operator %.*s",
+			    (int)(P->i - *last_rep), (const char *)P->p + *last_rep);
+	int32_t sub = P->nodes[cat].last;
+	if (sub < 0)
+		return fail(P, TACH_E_FORMAT, at, "missing argument to repetition operator %.*s",
+			    (int)(P->i - at), what);
+	if (!wrap_repeat(P, cat, sub, min, max, c == '{'))
+		return -1;
+	if (c == '{' && (min >= 2 || max >= 2) && !repeat_ok(P, sub, TACHI_REGEX_MAX_REPEAT))
+		return fail(P, TACH_E_FORMAT, at, "invalid repeat count %.*s: nested repeats over "
+			    "%d copies", (int)(P->i - at), what, TACHI_REGEX_MAX_REPEAT);
+	*last_rep = at;
+	return 1;
+}
+
+/* Its only child stands for a node of one child. */
+static int32_t single(const struct parser *P, int32_t x)
+{
+	int32_t c = P->nodes[x].child;
+	return c >= 0 && P->nodes[c].next < 0 ? c : x;
+}
+
+static int32_t parse_cat(struct parser *P, unsigned *flags, int depth)
+{
+	int32_t cat = new_node(P, N_CAT);
+	size_t last_rep = SIZE_MAX;
+	while (cat >= 0 && P->i < P->n && P->p[P->i] != '|' && P->p[P->i] != ')') {
+		int k = parse_repeat(P, cat, &last_rep);
+		if (k < 0)
+			return -1;
+		if (k)
+			continue;
+		last_rep = SIZE_MAX;
+		int32_t a = parse_atom(P, flags, depth, cat);
+		if (a == -1 || (a >= 0 && !add_child(P, cat, a)))
+			return -1;
+	}
+	return cat < 0 ? -1 : single(P, cat);
+}
+
+static int32_t parse_alt(struct parser *P, unsigned *flags, int depth)
+{
+	int32_t alt = new_node(P, N_ALT);
+	while (alt >= 0) {
+		int32_t c = parse_cat(P, flags, depth);
+		if (c < 0 || !add_child(P, alt, c))
+			return -1;
+		if (P->i >= P->n || P->p[P->i] != '|')
+			return single(P, alt);
+		P->i++;
+	}
+	return -1;
+}
+
+/* ---- the program ---- */
+
+static bool emit(struct parser *P, struct tachi_regex *re, int op, int kind, uint32_t x, uint32_t y)
+{
+	if (re->n >= TACHI_REGEX_MAX_INSNS)
+		return fail(P, TACH_E_LIMIT, 0, "expression too large: over %d instructions once "
+			    "repeats are expanded", TACHI_REGEX_MAX_INSNS), false;
+	if (!TACHI_RESERVE(re->prog, re->cap, re->n + 1))
+		return nomem(P), false;
+	re->prog[re->n++] = (struct insn){ (uint8_t)op, (uint8_t)kind, x, y };
+	return true;
+}
+
+static bool gen(struct parser *P, struct tachi_regex *re, int32_t x);
+
+/* Each branch but the last: split to it or the next; it jumps to the end. */
+static bool gen_alt(struct parser *P, struct tachi_regex *re, int32_t x)
+{
+	uint32_t chain = UINT32_MAX;
+	for (int32_t c = P->nodes[x].child; c >= 0; c = P->nodes[c].next) {
+		if (P->nodes[c].next < 0) {
+			if (!gen(P, re, c))
+				return false;
+			break;
+		}
+		uint32_t s = (uint32_t)re->n;
+		if (!emit(P, re, I_SPLIT, 0, s + 1, 0) || !gen(P, re, c) ||
+		    !emit(P, re, I_JMP, 0, chain, 0))
+			return false;
+		chain = (uint32_t)re->n - 1;
+		re->prog[s].y = (uint32_t)re->n;
+	}
+	while (chain != UINT32_MAX) {
+		uint32_t next = re->prog[chain].x;
+		re->prog[chain].x = (uint32_t)re->n;
+		chain = next;
+	}
+	return true;
+}
+
+/* x{n,m}: n copies, then m - n optional ones that each may end the repeat; x{n,}: n - 1
+ * copies and a loop over the last (x* when n is 0). */
+static bool gen_rep(struct parser *P, struct tachi_regex *re, int32_t x)
+{
+	const struct node *d = &P->nodes[x];
+	int32_t sub = d->child;
+	int min = d->max < 0 && d->min > 0 ? d->min - 1 : d->min;
+	for (int k = 0; k < min; k++)
+		if (!gen(P, re, sub))
+			return false;
+	uint32_t s = (uint32_t)re->n, chain = UINT32_MAX;
+	if (d->max < 0 && d->min > 0)
+		return gen(P, re, sub) && emit(P, re, I_SPLIT, 0, s, (uint32_t)re->n + 1);
+	if (d->max < 0) {
+		if (!emit(P, re, I_SPLIT, 0, s + 1, 0) || !gen(P, re, sub) ||
+		    !emit(P, re, I_JMP, 0, s, 0))
+			return false;
+		re->prog[s].y = (uint32_t)re->n;
+		return true;
+	}
+	for (int k = d->min; k < d->max; k++) {
+		s = (uint32_t)re->n;
+		if (!emit(P, re, I_SPLIT, 0, s + 1, chain) || !gen(P, re, sub))
+			return false;
+		chain = s;
+	}
+	while (chain != UINT32_MAX) {
+		uint32_t next = re->prog[chain].y;
+		re->prog[chain].y = (uint32_t)re->n;
+		chain = next;
+	}
+	return true;
+}
+
+static bool gen(struct parser *P, struct tachi_regex *re, int32_t x)
+{
+	const struct node *d = &P->nodes[x];
+	switch (d->kind) {
+	case N_CLASS:
+		return emit(P, re, I_CLASS, 0, (uint32_t)d->min, (uint32_t)d->max);
+	case N_ASSERT:
+		return emit(P, re, I_ASSERT, d->min, 0, 0);
+	case N_CAT:
+		for (int32_t c = d->child; c >= 0; c = P->nodes[c].next)
+			if (!gen(P, re, c))
+				return false;
+		return true;
+	case N_ALT:
+		return gen_alt(P, re, x);
+	case N_REP:
+		return gen_rep(P, re, x);
+	default:
+		return true;
+	}
+}
+
+/* The fewest bytes a match takes (a code point takes at least one), saturating. */
+static size_t min_len(const struct parser *P, int32_t x)
+{
+	const struct node *d = &P->nodes[x];
+	size_t sum = 0, m = SIZE_MAX;
+	switch (d->kind) {
+	case N_CLASS:
+		return 1;
+	case N_CAT:
+		for (int32_t c = d->child; c >= 0; c = P->nodes[c].next)
+			if (__builtin_add_overflow(sum, min_len(P, c), &sum))
+				return SIZE_MAX;
+		return sum;
+	case N_ALT:
+		for (int32_t c = d->child; c >= 0; c = P->nodes[c].next) {
+			size_t k = min_len(P, c);
+			m = k < m ? k : m;
+		}
+		return m;
+	case N_REP:
+		return __builtin_mul_overflow(min_len(P, d->child), (size_t)d->min, &sum) ?
+			       SIZE_MAX : sum;
+	default:
+		return 0;
+	}
+}
+
+/* ---- matching ---- */
+
+static bool holds(int kind, const uint8_t *s, size_t n, size_t pos)
+{
+	switch (kind) {
+	case A_BOT: return pos == 0;
+	case A_EOT: return pos == n;
+	case A_BOL: return pos == 0 || s[pos - 1] == '\n';
+	case A_EOL: return pos == n || s[pos] == '\n';
+	default: {
+		bool a = pos > 0 && is_word(s[pos - 1]), b = pos < n && is_word(s[pos]);
+		return (a != b) == (kind == A_WORD);
+	}
+	}
+}
+
+/* Adds pc to list l with every instruction it reaches without consuming input, each once
+ * per list: true when that reaches MATCH. */
+static bool add_thread(struct tachi_regex *re, int l, uint32_t pc, const uint8_t *s, size_t n,
+		       size_t pos)
+{
+	uint32_t *dense = re->dense[l], *sparse = re->sparse[l], *st = re->stack;
+	size_t sp = 0;
+	st[sp++] = pc;
+	while (sp) {
+		pc = st[--sp];
+		uint32_t k = sparse[pc];
+		if (k < re->count[l] && dense[k] == pc)
+			continue;
+		sparse[pc] = (uint32_t)re->count[l];
+		dense[re->count[l]++] = pc;
+		const struct insn *in = &re->prog[pc];
+		if (in->op == I_MATCH)
+			return true;
+		if (in->op == I_JMP)
+			st[sp++] = in->x;
+		else if (in->op == I_SPLIT)
+			st[sp++] = in->y, st[sp++] = in->x;
+		else if (in->op == I_ASSERT && holds(in->kind, s, n, pos))
+			st[sp++] = pc + 1;
+	}
+	return false;
+}
+
+static bool in_class(const uint32_t *rg, uint32_t count, uint32_t r)
+{
+	for (uint32_t k = 0; k < count; k++, rg += 2) {
+		if (r < rg[0])
+			return false;
+		if (r <= rg[1])
+			return true;
+	}
+	return false;
+}
+
+bool tachi_regex_search(struct tachi_regex *re, const char *str, size_t n)
+{
+	const uint8_t *s = (const uint8_t *)str;
+	int cur = 0;
+	if (n < re->min_len)
+		return false;
+	re->count[0] = 0;
+	for (size_t pos = 0;;) {
+		if ((pos == 0 || !re->anchored) && add_thread(re, cur, 0, s, n, pos))
+			return true;
+		if (pos >= n || (re->anchored && !re->count[cur]))
+			return false;
+		size_t w;
+		uint32_t r = decode(s + pos, n - pos, &w);
+		int nx = !cur;
+		re->count[nx] = 0;
+		for (size_t t = 0; t < re->count[cur]; t++) {
+			uint32_t pc = re->dense[cur][t];
+			const struct insn *in = &re->prog[pc];
+			if (in->op == I_CLASS && in_class(re->rg + in->x, in->y, r) &&
+			    add_thread(re, nx, pc + 1, s, n, pos + w))
+				return true;
+		}
+		cur = nx;
+		pos += w;
+	}
+}
+
+/* ---- the handle ---- */
+
+static bool scratch(struct tachi_regex *re)
+{
+	for (int l = 0; l < 2; l++)
+		if (!(re->dense[l] = calloc(re->n, sizeof(uint32_t))) ||
+		    !(re->sparse[l] = calloc(re->n, sizeof(uint32_t))))
+			return false;
+	return (re->stack = calloc(2 * re->n + 2, sizeof(uint32_t))) != NULL;
+}
+
+int tachi_regex_compile(const char *pat, size_t n, struct tachi_regex **out,
+			struct tachi_regex_err *err)
+{
+	struct parser P = { .p = (const uint8_t *)pat, .n = n, .err = err };
+	unsigned flags = 0;
+	*out = NULL;
+	err->at = 0;
+	err->msg[0] = 0;
+	struct tachi_regex *re = calloc(1, sizeof(*re));
+	if (!re)
+		return nomem(&P), P.rc;
+	int32_t root = parse_alt(&P, &flags, 0);
+	if (root >= 0 && P.i < P.n)
+		fail(&P, TACH_E_FORMAT, P.i, "unexpected )");
+	if (!P.rc && gen(&P, re, root) && emit(&P, re, I_MATCH, 0, 0, 0) && !scratch(re))
+		nomem(&P);
+	if (!P.rc)
+		re->min_len = min_len(&P, root);
+	free(P.nodes);
+	re->rg = P.rg;
+	if (P.rc) {
+		tachi_regex_free(re);
+		return P.rc;
+	}
+	re->anchored = re->prog[0].op == I_ASSERT && re->prog[0].kind == A_BOT;
+	*out = re;
+	return TACH_OK;
+}
+
+size_t tachi_regex_size(const struct tachi_regex *re)
+{
+	return re->n;
+}
+
+void tachi_regex_free(struct tachi_regex *re)
+{
+	if (!re)
+		return;
+	for (int l = 0; l < 2; l++)
+		free(re->dense[l]), free(re->sparse[l]);
+	free(re->stack);
+	free(re->prog);
+	free(re->rg);
+	free(re);
+}

@@ -1,0 +1,51 @@
+/* The format table: the only place that lists formats. Its order is detection's priority
+ * (detect.c): formats with a magic number or a fixed header first, folded stacks, which
+ * take almost any text, last. */
+#include <string.h>
+
+#include "core/formats.h"
+#include "core/format.h"
+#include "core/detect.h"
+
+static const struct tachi_format *const formats[] = {
+	&tachi_fmt_tach,
+	&tachi_fmt_gperf,
+	&tachi_fmt_pprof,
+	&tachi_fmt_sampler,
+	&tachi_fmt_speedscope,
+	&tachi_fmt_v8,
+	&tachi_fmt_samples,
+	&tachi_fmt_gecko,
+	&tachi_fmt_flamegraph,
+	&tachi_fmt_pstats,
+	&tachi_fmt_perf,
+	&tachi_fmt_collapsed,
+};
+
+const struct tachi_format *tachi_format_at(size_t i)
+{
+	return i < sizeof(formats) / sizeof(formats[0]) ? formats[i] : NULL;
+}
+
+const struct tachi_format *tachi_format_find(const char *name)
+{
+	if (!name)
+		return NULL;
+	if (!strcmp(name, "auto"))
+		return &tachi_fmt_auto;
+	for (size_t i = 0; i < sizeof(formats) / sizeof(formats[0]); i++)
+		if (!strcmp(formats[i]->name, name))
+			return formats[i];
+	return NULL;
+}
+
+TACH_API const char *tach_format_name(size_t index, int *can_read, int *can_write)
+{
+	if (index >= sizeof(formats) / sizeof(formats[0]))
+		return NULL;
+	if (can_read)
+		*can_read = formats[index]->reader != NULL;
+	if (can_write)
+		*can_write = formats[index]->writer != NULL;
+	return formats[index]->name;
+}

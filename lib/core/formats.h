@@ -1,0 +1,23 @@
+/* The format table's rows (formats.c lists them): one per format, each defined in its
+ * format's file under formats/. */
+#ifndef TACHFMT_FORMATS_H
+#define TACHFMT_FORMATS_H
+
+#include "core/format.h"
+
+extern const struct tachi_format tachi_fmt_tach;
+extern const struct tachi_format tachi_fmt_samples;
+extern const struct tachi_format tachi_fmt_collapsed;
+extern const struct tachi_format tachi_fmt_gecko;
+extern const struct tachi_format tachi_fmt_gperf;
+extern const struct tachi_format tachi_fmt_pprof;
+extern const struct tachi_format tachi_fmt_sampler;
+extern const struct tachi_format tachi_fmt_flamegraph;
+extern const struct tachi_format tachi_fmt_pstats;
+extern const struct tachi_format tachi_fmt_speedscope;
+/* Linux perf script text (perf_read.c); before folded stacks in detection. */
+extern const struct tachi_format tachi_fmt_perf;
+/* V8 CPU profiles (.cpuprofile, v8_read.c). */
+extern const struct tachi_format tachi_fmt_v8;
+
+#endif

@@ -1,0 +1,84 @@
+/* Reader and writer handles (handles.c): what every format's ops are handed, the limits
+ * and options they share, and how a format records failures on them. */
+#ifndef TACHFMT_HANDLES_H
+#define TACHFMT_HANDLES_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "tachfmt.h"
+#include "base/base.h"
+#include "base/io.h"
+#include "model/dict.h"
+
+struct tachi_format;
+struct tachi_ahead;
+
+struct tachi_limits {
+	uint32_t max_depth;     /* frames per stack */
+	uint64_t max_samples;   /* samples produced from one input */
+	uint64_t max_input;     /* bytes a whole-input reader may hold */
+	bool strict;
+};
+
+struct tach_reader {
+	const struct tachi_format *fmt;
+	struct tachi_err err;
+	struct tachi_warner warn;
+	struct tachi_limits lim;
+	struct tachi_in in;
+	struct tach_dict dict;
+	struct tach_meta meta;
+	struct tach_stats stats;
+	struct tach_sample sample;
+	void *state;
+	bool opened;
+};
+
+struct tach_writer {
+	const struct tachi_format *fmt;
+	struct tachi_err err;
+	struct tachi_warner warn;
+	struct tachi_out out;
+	struct tach_meta meta;
+	char *program;          /* meta.program's own copy */
+	void *state;
+	bool opened, has_meta, closed;
+	/* Samples queued ahead (ahead.c), once its trie is far past the caches; NULL before. */
+	struct tachi_ahead *ahead;
+	uint32_t ahead_tick;    /* puts until the trie is looked at again (handles.c) */
+	uint64_t ahead_hash;    /* during a queued sample's put: its fetch's hash */
+};
+
+/* Helpers for format modules. */
+#define RFAIL(r, code, kind, pos, ...) tachi_fail(&(r)->err, (code), (kind), (pos), __VA_ARGS__)
+#define WFAIL(w, code, ...) tachi_fail(&(w)->err, (code), TACH_POS_NONE, 0, __VA_ARGS__)
+/* A recoverable fault in the input at byte offset off: a warning, or the error under the
+ * reader's strict option. Returns TACH_OK or the error code. */
+int tachi_soft_fail(struct tach_reader *r, uint64_t off, const char *fmt, ...) TACHI_PRINTF(3, 4);
+/* Records a write failure of w->out on w and returns TACH_E_IO. */
+int tachi_writer_io(struct tach_writer *w);
+/* A writer's gzip "level" option, 1 to 9, into *level; a usage error otherwise. */
+int tachi_gzip_level(struct tach_writer *w, const char *value, int *level);
+/* A writer's gzip "threads" option (compression workers, 0 to TACHI_GZ_MAX_WORKERS). */
+int tachi_gzip_threads(struct tach_writer *w, const char *value, unsigned *n);
+/* The writer's failure for a tachi_gz code. */
+int tachi_gz_failed(struct tach_writer *w, int code);
+/* A reader's input (io.h), failures on the reader. */
+static inline int tachi_in_load_whole(struct tach_reader *r)
+{
+	return tachi_in_load(&r->in, r->lim.max_input, &r->err);
+}
+/* Streaming line input: the next line without its LF (a CR before it is kept), or TACH_EOF. */
+static inline int tachi_in_line(struct tach_reader *r, const char **line, size_t *len)
+{
+	return tachi_in_next_line(&r->in, &r->err, line, len);
+}
+/* Byte offset of the start of the last line returned. */
+static inline uint64_t tachi_in_line_offset(const struct tach_reader *r)
+{
+	return tachi_in_offset(&r->in);
+}
+
+#endif

@@ -1,0 +1,59 @@
+/* Collapsing stacks (collapsed_write.c): what the collapsed, flame graph and pstats writers
+ * share. */
+#ifndef TACHFMT_COLLAPSE_H
+#define TACHFMT_COLLAPSE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "base/buf.h"
+#include "core/handles.h"
+#include "model/linekeys.h"
+#include "model/stacktab.h"
+
+/* Per (thread, stack) aggregation over (file, func, line) keys. */
+struct tachi_collapse {
+	const struct tach_dict *src;
+	struct tachi_linekeys lk;
+	struct tachi_stacktab trie;
+	struct tachi_threads threads;
+	bool no_threads;  /* one context for every thread */
+};
+/* s's entry (an index into a->trie.pairs, dense from 0) into *entry; s has frames.
+ * Failures are recorded on w. */
+int tachi_collapse_entry(struct tach_writer *w, struct tachi_collapse *a,
+			 const struct tach_dict *d, const struct tach_sample *s, uint32_t *entry);
+void tachi_collapse_free(struct tachi_collapse *a);
+/* Lookahead for writers built on a tachi_collapse: a queued sample's stage, which at stage 3
+ * returns its likely entry + 1. */
+uint32_t tachi_collapse_fetch(struct tachi_collapse *a, struct tachi_ahead_item *it,
+			      unsigned stage);
+/* Grows a zeroed per-entry array *v of *n used elements to hold index entry. */
+bool tachi_counts_reserve(uint64_t **v, size_t *cap, size_t *n, uint32_t entry);
+/* Frame labels as the collapsed writer prints them: valid UTF-8, ';' as ':' and control
+ * bytes as '?' (one warning each). */
+struct tachi_labeler {
+	bool pyspy;       /* "func (file:line)" instead of "file:func:line" */
+	bool full_paths;
+	bool warned_semi, warned_ctrl;
+};
+bool tachi_collapsed_label(struct tach_writer *w, struct tachi_labeler *lb, struct tachi_buf *b,
+			   const struct tachi_linekeys *lk, const struct tachi_linekey *k);
+/* Samples counted per (thread, stack): the aggregate of writers that show (file, function,
+ * line) frames (collapsed, pstats). counts[i] is the weight of agg.trie.pairs[i], pairs
+ * numbered in first-seen order. Memory follows distinct stacks. */
+struct tachi_stackcount {
+	struct tachi_collapse agg;
+	uint64_t *counts;
+	size_t ncounts, counts_cap;
+};
+/* Adds s (empty stacks skipped); failures are recorded on w. */
+int tachi_stackcount_put(struct tach_writer *w, struct tachi_stackcount *sc,
+			 const struct tach_dict *d, const struct tach_sample *s);
+/* tachi_collapse_fetch, and at stage 3 the entry's count requested too. */
+void tachi_stackcount_fetch(struct tachi_stackcount *sc, struct tachi_ahead_item *it,
+			    unsigned stage);
+void tachi_stackcount_free(struct tachi_stackcount *sc);
+
+#endif

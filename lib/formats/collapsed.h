@@ -1,0 +1,14 @@
+/* The collapsed format's two files: the reader's ops and probe, for the writer file's row. */
+#ifndef TACHFMT_FMT_COLLAPSED_H
+#define TACHFMT_FMT_COLLAPSED_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/format.h"
+
+extern const struct tachi_reader_ops tachi_collapsed_reader_ops;
+bool tachi_collapsed_probe(const uint8_t *p, size_t n);
+
+#endif

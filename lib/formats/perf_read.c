@@ -1,0 +1,813 @@
+/* Linux `perf script` text reader: the text perf script writes by default and with -F field
+ * lists, read the way FlameGraph's stackcollapse-perf.pl reads it.
+ *
+ * A sample is an event line, then its call chain one frame a line (innermost first,
+ * indented), then a blank line:
+ *
+ *   comm pid/tid [cpu] secs.usecs: period event:
+ *           addr sym+off (dso)
+ *
+ * Event line: the comm (which may hold spaces) is the shortest start of the line followed
+ * by white space and a "pid/tid" or "tid" word, as stackcollapse-perf.pl's event pattern
+ * takes it; a "0" tid (the idle task's "0/0") means the pid is unknown, as there. Every
+ * other part is optional: the timestamp is the first "secs.frac:" word after the tid (µs; without one, samples are one interval apart), the period and event
+ * are read from the line's end (":[ period] event:"). Only the first event's samples are
+ * read (mixing cycles with instructions misleads), or those of the event option (the full
+ * name, "cycles:u", or the name before its modifiers); a warning counts the others.
+ *
+ * Frame line: "addr sym[+0xoff] (dso)", split at the last " (" whose closing parenthesis
+ * ends the line's last word. Offsets are dropped (frames are functions, as the script
+ * makes them); a sym "[unknown]" keeps the address in the name, "0xADDR", so that output
+ * stays symbolizable; the dso is the frame's file: a binary's path, "[kernel.kallsyms]",
+ * "/tmp/perf-PID.map" for JIT code, "[unknown]", or "inlined" for perf's inlined frames.
+ * CPython's -X perf trampolines, "py::FUNC:FILE" in a perf map, are Python frames: file
+ * FILE, function FUNC. A sym starting '(' is skipped, as the script skips it.
+ *
+ * Kept per sample: the tid as the thread, the timestamp, and a root (outermost) frame
+ * naming the process: file "[comm]", function the comm, line the pid when the line has one
+ * (-1 otherwise); the model has no thread names, and the script's output starts there.
+ * Weights (option weight): auto (default) reads cpu-clock and task-clock periods, which
+ * are nanoseconds, as time: the interval is the first sample's period in µs and a sample
+ * weighs its period in intervals (1 for a steady clock); other events' periods are event
+ * counts and each sample weighs 1 (a warning says so); period: the period itself, as
+ * stackcollapse-perf.pl sums it; samples: 1 each.
+ *
+ * Not read: perf script's other output (-F with ip/sym on the event line, brstack, srcline
+ * lines, trace fields), which leaves a sample with only its root. Lines are bounded by
+ * MAX_LINE and chains by the max-depth limit; memory grows with distinct frame lines.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/base.h"
+#include "base/hash.h"
+#include "core/handles.h"
+#include "core/format.h"
+#include "core/detect.h"
+#include "core/formats.h"
+
+#define MAX_LINE (1u << 20)
+#define MAX_EVENTS 8
+#define EVENT_NAME_MAX 64
+
+enum { W_AUTO, W_PERIOD, W_SAMPLES };
+
+/* A frame line already seen (its text after the leading white space) and its frame; a
+ * skipped sym has frame NO_FRAME. */
+struct fline {
+	uint64_t off;
+	uint32_t len, frame;
+};
+#define NO_FRAME UINT32_MAX
+
+struct lkey {
+	const char *p;
+	size_t n;
+};
+
+/* What an event line says. */
+struct hdr {
+	const char *comm, *event;
+	size_t comm_len, event_len;
+	uint64_t tid, period, ts;
+	int32_t pid;
+	bool has_period, has_ts, has_event;
+};
+
+struct pread {
+	/* options */
+	char event_opt[EVENT_NAME_MAX + 1];
+	int weight_mode;
+
+	/* the event read (the option's, or the first seen) */
+	char event[EVENT_NAME_MAX + 1];
+	bool event_set;
+	/* other events seen, for the warning */
+	char others[MAX_EVENTS][EVENT_NAME_MAX + 1];
+	size_t nothers;
+	uint64_t skipped, first_skipped;
+
+	/* weights */
+	bool weight_decided, time_event;
+	uint64_t base_ns;
+
+	/* frame lines seen */
+	char *bytes;
+	size_t bytes_len, bytes_cap;
+	struct fline *lines;
+	size_t nlines, lines_cap;
+	struct tachi_idset index;
+
+	/* the root frame of the last comm */
+	char *comm;
+	size_t comm_len, comm_cap;
+	int32_t comm_pid;
+	uint32_t comm_frame;
+	bool comm_valid;
+
+	/* the sample being read: frames innermost first, the root added at its end */
+	bool in_sample;   /* an event line of the chosen event was read */
+	bool skipping;    /* an event line of another event, or a bad one, was read */
+	struct hdr h;
+	char *hbuf;       /* the event line's copy (h points into it) */
+	size_t hbuf_cap;
+	uint64_t h_line;
+	uint32_t *frames;
+	size_t frames_cap;
+	uint32_t depth;
+	uint32_t *prev;   /* the last sample's frames, for same_outer */
+	size_t prev_cap;
+	uint32_t prev_depth;
+	uint64_t prev_tid;
+	bool has_prev;
+
+	uint64_t clock;   /* the last timestamp */
+	uint64_t total;   /* weight so far */
+	uint64_t samples, bad_lines, first_bad;
+	bool warned_counts, finished;
+};
+
+static inline bool is_ws(char c)
+{
+	return c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v';
+}
+
+static inline bool is_digit(char c)
+{
+	return c >= '0' && c <= '9';
+}
+
+static inline bool is_word(char c)
+{
+	return is_digit(c) || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
+}
+
+static int nomem(struct tach_reader *r)
+{
+	return RFAIL(r, TACH_E_NOMEM, TACH_POS_NONE, 0, "out of memory");
+}
+
+/* ---- the event line ---- */
+
+/* At p (a white-space run's start): blanks, digits, slashes, digits, a blank, as the
+ * script's pattern wants them. */
+static bool pid_word(const char *p, const char *end, const char **d1, size_t *n1,
+		     const char **d2, size_t *n2)
+{
+	while (p < end && is_ws(*p))
+		p++;
+	*d1 = p;
+	while (p < end && is_digit(*p))
+		p++;
+	*n1 = (size_t)(p - *d1);
+	if (!*n1)
+		return false;
+	while (p < end && *p == '/')
+		p++;
+	*d2 = p;
+	while (p < end && is_digit(*p))
+		p++;
+	*n2 = (size_t)(p - *d2);
+	return p < end && is_ws(*p);
+}
+
+/* The first "secs.frac:" word after p, as µs. */
+static bool find_time(const char *p, const char *end, uint64_t *us)
+{
+	while (p < end) {
+		while (p < end && is_ws(*p))
+			p++;
+		const char *w = p;
+		while (p < end && !is_ws(*p))
+			p++;
+		const char *dot = memchr(w, '.', (size_t)(p - w));
+		if (p - w < 4 || p[-1] != ':' || !dot)
+			continue;
+		uint64_t s, f = 0;
+		size_t fl = (size_t)(p - 1 - dot - 1);
+		if (!tachi_parse_dec(w, (size_t)(dot - w), UINT64_MAX / 2000000, &s) || !fl ||
+		    !tachi_parse_dec(dot + 1, fl < 6 ? fl : 6, UINT64_MAX, &f) ||
+		    (fl > 6 && !tachi_parse_dec(dot + 7, fl - 6, UINT64_MAX, &(uint64_t){ 0 })))
+			continue;
+		for (size_t k = fl; k < 6; k++)
+			f *= 10;
+		*us = s * 1000000 + f;
+		return true;
+	}
+	return false;
+}
+
+/* ":\s*(\d+)*\s+(\S+):\s*$": the period and the event at the line's end. */
+static void find_event(struct hdr *h, const char *s, const char *end)
+{
+	while (end > s && is_ws(end[-1]))
+		end--;
+	if (end - s < 2 || end[-1] != ':')
+		return;
+	const char *t = end - 1;
+	while (t > s && !is_ws(t[-1]))
+		t--;
+	if (t == end - 1)
+		return;
+	const char *w = t;
+	while (w > s && is_ws(w[-1]))
+		w--;
+	if (w == t)
+		return;
+	const char *d = w;
+	while (d > s && is_digit(d[-1]))
+		d--;
+	const char *c = d;
+	if (d < w)
+		while (c > s && is_ws(c[-1]))
+			c--;
+	if (c == s || c[-1] != ':')
+		return;
+	h->event = t;
+	h->event_len = (size_t)(end - 1 - t);
+	h->has_event = true;
+	if (d < w && tachi_parse_dec(d, (size_t)(w - d), UINT64_MAX, &h->period) && h->period)
+		h->has_period = true;
+}
+
+/* Parses an event line (s[0] is not white space). False when it is not one. */
+static bool parse_event_line(const char *s, size_t n, struct hdr *h)
+{
+	const char *end = s + n, *d1, *d2;
+	size_t n1, n2;
+	memset(h, 0, sizeof(*h));
+	for (const char *p = s + 2; p < end; p++) {
+		if (!is_ws(*p) || is_ws(p[-1]))
+			continue;
+		if (!pid_word(p, end, &d1, &n1, &d2, &n2))
+			continue;
+		uint64_t a, b = 0;
+		if (!tachi_parse_dec(d1, n1, UINT64_MAX, &a) ||
+		    (n2 && !tachi_parse_dec(d2, n2, UINT64_MAX, &b)))
+			return false;
+		h->comm = s;
+		h->comm_len = (size_t)(p - s);
+		bool has_tid = n2 && !(n2 == 1 && d2[0] == '0');
+		h->tid = has_tid ? b : a;
+		h->pid = has_tid && a <= INT32_MAX ? (int32_t)a : -1;
+		const char *rest = (n2 ? d2 + n2 : d1 + n1);
+		h->has_ts = find_time(rest, end, &h->ts);
+		find_event(h, s, end);
+		return true;
+	}
+	return false;
+}
+
+/* ---- frame lines ---- */
+
+/* Splits "sym (dso)" at the last " (" whose ")" ends the word it starts; rawfunc must not
+ * be empty (stackcollapse-perf.pl's "(.+) \((\S*)\)"). */
+static bool split_frame(const char *s, const char *end, const char *f0, const char **fe,
+			const char **m, size_t *ml)
+{
+	for (const char *q = end - 2; q > f0; q--) {
+		if (q[0] != ' ' || q[1] != '(')
+			continue;
+		const char *w = q + 2, *we = w, *close = NULL;
+		while (we < end && !is_ws(*we)) {
+			if (*we == ')')
+				close = we;
+			we++;
+		}
+		if (!close)
+			continue;
+		*fe = q;
+		*m = w;
+		*ml = (size_t)(close - w);
+		return true;
+	}
+	(void)s;
+	return false;
+}
+
+/* pc, sym and dso of a frame line (leading white space gone). */
+static bool parse_frame_line(const char *s, size_t n, const char **pc, size_t *pcl,
+			     const char **fn, size_t *fnl, const char **mod, size_t *modl)
+{
+	const char *end = s + n, *p = s;
+	while (p < end && is_word(*p))
+		p++;
+	if (p == s)
+		return false;
+	*pc = s;
+	*pcl = (size_t)(p - s);
+	const char *f0 = p;
+	while (f0 < end && is_ws(*f0))
+		f0++;
+	const char *fe;
+	if (split_frame(s, end, f0, &fe, mod, modl)) {
+		*fn = f0;
+		*fnl = (size_t)(fe - f0);
+		return true;
+	}
+	/* "addr  (dso)": the script's sym is then one blank */
+	if (f0 - p >= 2 && f0[-1] == ' ' && f0 < end && f0[0] == '(' &&
+	    split_frame(s, end, f0 - 2, &fe, mod, modl) && fe == f0 - 1) {
+		*fn = f0 - 2;
+		*fnl = 1;
+		return true;
+	}
+	return false;
+}
+
+static bool is_perf_map(const char *m, size_t n)
+{
+	/* the script's m:/tmp/perf-\d+\.map: */
+	for (size_t i = 0; i + 15 <= n; i++) {
+		if (memcmp(m + i, "/tmp/perf-", 10))
+			continue;
+		size_t k = i + 10, d = k;
+		while (k < n && is_digit(m[k]))
+			k++;
+		if (k > d && k + 4 <= n && !memcmp(m + k, ".map", 4))
+			return true;
+	}
+	return false;
+}
+
+static bool all_hex(const char *p, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (tachi_hexval(p[i]) < 0)
+			return false;
+	return n > 0;
+}
+
+static int intern(struct tach_reader *r, const char *file, size_t fl, const char *func,
+		  size_t nl, int32_t line, uint32_t *id)
+{
+	struct tach_frame f = { 0, 0, line, line, -1, -1, TACH_NO_OPCODE };
+	if (tach_dict_intern_string(&r->dict, file, fl, &f.file) ||
+	    tach_dict_intern_string(&r->dict, func, nl, &f.func) ||
+	    tach_dict_intern_frame(&r->dict, &f, id))
+		return nomem(r);
+	return TACH_OK;
+}
+
+/* The frame of a frame line; *id NO_FRAME when the line is skipped, and *ok false when it
+ * is no frame line. */
+static int line_frame(struct tach_reader *r, const char *s, size_t n, uint32_t *id, bool *ok)
+{
+	const char *pc, *fn, *mod;
+	size_t pcl, fnl, modl;
+	*ok = parse_frame_line(s, n, &pc, &pcl, &fn, &fnl, &mod, &modl);
+	*id = NO_FRAME;
+	if (!*ok)
+		return TACH_OK;
+	/* s/\+0x[\da-f]+$// */
+	for (size_t k = fnl; k >= 4; k--) {
+		char c = fn[k - 1];
+		if ((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'))
+			continue;
+		if (k < fnl && c == 'x' && fn[k - 2] == '0' && fn[k - 3] == '+')
+			fnl = k - 3;
+		break;
+	}
+	if (fnl && fn[0] == '(')
+		return TACH_OK;
+	if (fnl == 9 && !memcmp(fn, "[unknown]", 9) && all_hex(pc, pcl) && pcl <= 16) {
+		char a[20] = "0x";
+		memcpy(a + 2, pc, pcl);
+		return intern(r, mod, modl, a, pcl + 2, TACH_NO_LINE, id);
+	}
+	if (fnl > 4 && !memcmp(fn, "py::", 4) && is_perf_map(mod, modl)) {
+		const char *colon = memchr(fn + 4, ':', fnl - 4);
+		if (colon)
+			return intern(r, colon + 1, (size_t)(fn + fnl - colon - 1), fn + 4,
+				      (size_t)(colon - fn - 4), TACH_NO_LINE, id);
+	}
+	return intern(r, mod, modl, fn, fnl, TACH_NO_LINE, id);
+}
+
+static bool fline_eq(void *ctx, uint32_t id, const void *key)
+{
+	const struct pread *st = ctx;
+	const struct fline *l = &st->lines[id];
+	const struct lkey *k = key;
+	return l->len == k->n && !memcmp(st->bytes + l->off, k->p, k->n);
+}
+
+/* A frame line's frame through the cache of lines seen. */
+static int cached_frame(struct tach_reader *r, const char *s, size_t n, uint32_t *frame,
+			bool *ok)
+{
+	struct pread *st = r->state;
+	uint64_t h = tachi_hash(s, n);
+	struct lkey key = { s, n };
+	uint32_t id;
+	*ok = true;
+	if (TACHI_LIKELY(tachi_idset_find(&st->index, h, &key, fline_eq, st, &id))) {
+		*frame = st->lines[id].frame;
+		return TACH_OK;
+	}
+	int rc = line_frame(r, s, n, frame, ok);
+	if (rc || !*ok)
+		return rc;
+	size_t need;
+	if (st->nlines >= UINT32_MAX - 1 || tachi_add_overflows(st->bytes_len, n, &need) ||
+	    !TACHI_RESERVE(st->bytes, st->bytes_cap, need ? need : 1) ||
+	    !TACHI_RESERVE(st->lines, st->lines_cap, st->nlines + 1))
+		return nomem(r);
+	memcpy(st->bytes + st->bytes_len, s, n);
+	id = (uint32_t)st->nlines;
+	st->lines[id] = (struct fline){ st->bytes_len, (uint32_t)n, *frame };
+	st->bytes_len = need;
+	if (!tachi_idset_insert(&st->index, h, id))
+		return nomem(r);
+	st->nlines++;
+	return TACH_OK;
+}
+
+/* ---- events and weights ---- */
+
+static bool event_is(const char *e, size_t n, const char *name)
+{
+	size_t l = strlen(name);
+	return (n == l && !memcmp(e, name, l)) || (n > l && !memcmp(e, name, l) && e[l] == ':');
+}
+
+static void note_other(struct pread *st, const struct hdr *h, uint64_t line)
+{
+	if (!st->skipped++)
+		st->first_skipped = line;
+	size_t n = h->event_len < EVENT_NAME_MAX ? h->event_len : EVENT_NAME_MAX;
+	for (size_t i = 0; i < st->nothers; i++)
+		if (strlen(st->others[i]) == n && !memcmp(st->others[i], h->event, n))
+			return;
+	if (st->nothers < MAX_EVENTS) {
+		memcpy(st->others[st->nothers], h->event, n);
+		st->others[st->nothers++][n] = 0;
+	}
+}
+
+/* Whether a sample of this event line is read. */
+static bool wanted(struct pread *st, const struct hdr *h, uint64_t line)
+{
+	if (!h->has_event)
+		return true;
+	if (!st->event_set) {
+		if (st->event_opt[0]) {
+			if (!event_is(h->event, h->event_len, st->event_opt)) {
+				note_other(st, h, line);
+				return false;
+			}
+		}
+		size_t n = h->event_len < EVENT_NAME_MAX ? h->event_len : EVENT_NAME_MAX;
+		memcpy(st->event, h->event, n);
+		st->event[n] = 0;
+		st->event_set = true;
+		return true;
+	}
+	if (h->event_len == strlen(st->event) && !memcmp(h->event, st->event, h->event_len))
+		return true;
+	if (st->event_opt[0] && event_is(h->event, h->event_len, st->event_opt))
+		return true;
+	note_other(st, h, line);
+	return false;
+}
+
+static void decide_weights(struct tach_reader *r, const struct hdr *h)
+{
+	struct pread *st = r->state;
+	st->weight_decided = true;
+	if (st->weight_mode != W_AUTO || !h->has_period || !h->has_event)
+		return;
+	if (event_is(h->event, h->event_len, "cpu-clock") ||
+	    event_is(h->event, h->event_len, "task-clock")) {
+		st->time_event = true;
+		st->base_ns = h->period;
+		r->meta.interval_us = h->period < 1000 ? 1 : (h->period + 500) / 1000;
+		return;
+	}
+	st->warned_counts = true;
+	tachi_warn(&r->warn, TACH_POS_LINE, st->h_line,
+		   "event %.*s: periods are event counts, not time; each sample is read as one",
+		   (int)(h->event_len < EVENT_NAME_MAX ? h->event_len : EVENT_NAME_MAX), h->event);
+}
+
+static uint64_t weight_of(const struct pread *st, const struct hdr *h)
+{
+	if (st->weight_mode == W_PERIOD)
+		return h->has_period ? h->period : 1;
+	if (!st->time_event || !h->has_period)
+		return 1;
+	uint64_t w = h->period / st->base_ns;
+	if (h->period % st->base_ns >= (st->base_ns + 1) / 2)
+		w++;
+	return w ? w : 1;
+}
+
+/* ---- samples ---- */
+
+static int root_frame(struct tach_reader *r, const struct hdr *h, uint32_t *id)
+{
+	struct pread *st = r->state;
+	if (st->comm_valid && st->comm_pid == h->pid && st->comm_len == h->comm_len &&
+	    !memcmp(st->comm, h->comm, h->comm_len)) {
+		*id = st->comm_frame;
+		return TACH_OK;
+	}
+	int rc = intern(r, "[comm]", 6, h->comm, h->comm_len, h->pid, id);
+	if (rc)
+		return rc;
+	if (!TACHI_RESERVE(st->comm, st->comm_cap, h->comm_len + 1))
+		return nomem(r);
+	memcpy(st->comm, h->comm, h->comm_len);
+	st->comm_len = h->comm_len;
+	st->comm_pid = h->pid;
+	st->comm_frame = *id;
+	st->comm_valid = true;
+	return TACH_OK;
+}
+
+static int push_frame(struct tach_reader *r, uint32_t id)
+{
+	struct pread *st = r->state;
+	if (st->depth >= r->lim.max_depth)
+		return RFAIL(r, TACH_E_LIMIT, TACH_POS_LINE, r->in.line,
+			     "call chain deeper than %u frames (see max-depth)", r->lim.max_depth);
+	if (st->depth >= st->frames_cap && !TACHI_RESERVE(st->frames, st->frames_cap, st->depth + 1))
+		return nomem(r);
+	st->frames[st->depth++] = id;
+	return TACH_OK;
+}
+
+/* The sample read so far, with its root, into r->sample. */
+static int make_sample(struct tach_reader *r)
+{
+	struct pread *st = r->state;
+	const struct hdr *h = &st->h;
+	uint32_t root;
+	int rc = root_frame(r, h, &root);
+	if (!rc)
+		rc = push_frame(r, root);
+	if (rc)
+		return rc;
+	if (!st->weight_decided)
+		decide_weights(r, h);
+	uint64_t w = weight_of(st, h);
+	if (w > r->lim.max_samples - st->total)
+		return RFAIL(r, TACH_E_LIMIT, TACH_POS_LINE, st->h_line,
+			     "more than %llu samples (see max-samples)",
+			     (unsigned long long)r->lim.max_samples);
+	st->total += w;
+	uint32_t same = 0, d = st->depth;
+	if (st->has_prev && st->prev_tid == h->tid) {
+		uint32_t m = d < st->prev_depth ? d : st->prev_depth;
+		while (same < m && st->prev[st->prev_depth - 1 - same] == st->frames[d - 1 - same])
+			same++;
+	}
+	if (d > st->prev_cap && !TACHI_RESERVE(st->prev, st->prev_cap, d))
+		return nomem(r);
+	memcpy(st->prev, st->frames, d * sizeof(*st->prev));
+	st->prev_depth = d;
+	st->prev_tid = h->tid;
+	st->has_prev = true;
+	/* samples without a time are one interval apart */
+	uint64_t step = r->meta.interval_us ? r->meta.interval_us : 1;
+	st->clock = h->has_ts ? h->ts : st->clock + (st->samples ? step : 0);
+	struct tach_sample *s = &r->sample;
+	s->thread_id = h->tid;
+	s->interp_id = 0;
+	s->timestamp_us = st->clock;
+	s->status = TACH_STATUS_UNKNOWN;
+	s->weight = w;
+	s->depth = d;
+	s->same_outer = same;
+	s->frames = st->frames;
+	st->samples++;
+	r->stats.full_records++;
+	r->stats.total_records++;
+	r->stats.total_samples += w;
+	return TACH_OK;
+}
+
+static int bad_line(struct tach_reader *r, const char *what)
+{
+	struct pread *st = r->state;
+	if (!st->bad_lines++)
+		st->first_bad = r->in.line;
+	if (r->lim.strict)
+		return RFAIL(r, TACH_E_FORMAT, TACH_POS_LINE, r->in.line, "%s", what);
+	return TACH_OK;
+}
+
+/* An event line starts a sample (kept in st->h, copied: the line buffer moves). */
+static int start_sample(struct tach_reader *r, const char *s, size_t n)
+{
+	struct pread *st = r->state;
+	struct hdr h;
+	st->depth = 0;
+	st->in_sample = false;
+	st->skipping = true;
+	if (!parse_event_line(s, n, &h))
+		return bad_line(r, "not a perf script event line (comm, then pid/tid)");
+	if (!wanted(st, &h, r->in.line))
+		return TACH_OK;
+	if (!TACHI_RESERVE(st->hbuf, st->hbuf_cap, n + 1))
+		return nomem(r);
+	memcpy(st->hbuf, s, n);
+	h.comm = st->hbuf + (h.comm - s);
+	if (h.has_event)
+		h.event = st->hbuf + (h.event - s);
+	st->h = h;
+	st->h_line = r->in.line;
+	st->in_sample = true;
+	st->skipping = false;
+	return TACH_OK;
+}
+
+static int finish(struct tach_reader *r)
+{
+	struct pread *st = r->state;
+	if (st->finished)
+		return TACH_EOF;
+	st->finished = true;
+	if (st->bad_lines && !st->samples && !st->skipped)
+		return RFAIL(r, TACH_E_FORMAT, TACH_POS_LINE, st->first_bad,
+			     "not perf script output: no event line (comm pid/tid ...) found");
+	if (st->event_opt[0] && !st->event_set) {
+		char list[MAX_EVENTS * (EVENT_NAME_MAX + 2) + 1] = "";
+		for (size_t i = 0; i < st->nothers; i++)
+			snprintf(list + strlen(list), sizeof(list) - strlen(list), "%s%s",
+				 i ? ", " : "", st->others[i]);
+		return RFAIL(r, TACH_E_FORMAT, TACH_POS_NONE, 0,
+			     "no samples of event %s; the capture has: %s", st->event_opt,
+			     st->nothers ? list : "no named events");
+	}
+	if (st->bad_lines)
+		tachi_warn(&r->warn, TACH_POS_LINE, st->first_bad,
+			   "%llu line%s not understood and skipped; the first is here",
+			   (unsigned long long)st->bad_lines, st->bad_lines == 1 ? "" : "s");
+	if (st->skipped)
+		tachi_warn(&r->warn, TACH_POS_LINE, st->first_skipped,
+			   "%llu sample%s of other events (%s%s) skipped; only %s read (the event "
+			   "option picks another)",
+			   (unsigned long long)st->skipped, st->skipped == 1 ? "" : "s",
+			   st->others[0], st->nothers > 1 ? ", ..." : "", st->event);
+	return TACH_EOF;
+}
+
+/* Handles one line; *done when it completed a sample. */
+static int on_line(struct tach_reader *r, const char *s, size_t n, bool *done)
+{
+	struct pread *st = r->state;
+	if (n > MAX_LINE)
+		return RFAIL(r, TACH_E_LIMIT, TACH_POS_LINE, r->in.line,
+			     "line longer than %u bytes", MAX_LINE);
+	if (n && s[0] == '#')
+		return TACH_OK;
+	while (n && is_ws(s[n - 1]))
+		n--;
+	if (!n) {
+		int rc = st->in_sample ? make_sample(r) : TACH_OK;
+		*done = st->in_sample && !rc;
+		st->in_sample = st->skipping = false;
+		return rc;
+	}
+	if (!is_ws(s[0])) {
+		/* an event line with no blank line before it ends the sample before */
+		int rc = st->in_sample ? make_sample(r) : TACH_OK;
+		*done = st->in_sample && !rc;
+		return rc ? rc : start_sample(r, s, n);
+	}
+	if (!st->in_sample)
+		return st->skipping ? TACH_OK : bad_line(r, "a frame line outside a sample");
+	size_t k = 0;
+	while (k < n && is_ws(s[k]))
+		k++;
+	uint32_t id;
+	bool ok;
+	int rc = cached_frame(r, s + k, n - k, &id, &ok);
+	if (rc)
+		return rc;
+	if (!ok)
+		return bad_line(r, "not a perf script frame line (addr sym (dso))");
+	return id == NO_FRAME ? TACH_OK : push_frame(r, id);
+}
+
+static int pr_next(struct tach_reader *r, const struct tach_sample **out)
+{
+	struct pread *st = r->state;
+	for (;;) {
+		const char *s;
+		size_t n;
+		bool done = false;
+		int rc = tachi_in_line(r, &s, &n);
+		if (rc == TACH_EOF) {
+			/* perf script ends every sample with a blank line: one without may be cut
+			 * short, and stackcollapse-perf.pl drops it too */
+			if (st->in_sample && !st->finished) {
+				st->in_sample = false;
+				tachi_warn(&r->warn, TACH_POS_LINE, st->h_line,
+					   "the last sample has no blank line after it (the capture may "
+					   "be cut short): dropped");
+			}
+			return finish(r);
+		}
+		if (rc)
+			return rc;
+		if ((rc = on_line(r, s, n, &done)))
+			return rc;
+		if (done) {
+			*out = &r->sample;
+			return TACH_OK;
+		}
+	}
+}
+
+static int pr_option(struct tach_reader *r, const char *key, const char *value)
+{
+	struct pread *st = r->state;
+	if (!strcmp(key, "event")) {
+		if (!value[0] || strlen(value) > EVENT_NAME_MAX)
+			return RFAIL(r, TACH_E_USAGE, TACH_POS_NONE, 0,
+				     "event must be 1 to %d bytes", EVENT_NAME_MAX);
+		snprintf(st->event_opt, sizeof(st->event_opt), "%s", value);
+		return TACH_OK;
+	}
+	if (!strcmp(key, "weight")) {
+		static const char *const names[] = { "auto", "period", "samples" };
+		for (int i = 0; i < 3; i++)
+			if (!strcmp(value, names[i])) {
+				st->weight_mode = i;
+				return TACH_OK;
+			}
+		return RFAIL(r, TACH_E_USAGE, TACH_POS_NONE, 0,
+			     "weight must be auto, period or samples, not %s", value);
+	}
+	return RFAIL(r, TACH_E_USAGE, TACH_POS_NONE, 0, "perf reader has no option %s", key);
+}
+
+static int pr_open(struct tach_reader *r)
+{
+	if (r->in.max_line > MAX_LINE)
+		r->in.max_line = MAX_LINE;
+	return TACH_OK;
+}
+
+static void pr_free(struct tach_reader *r)
+{
+	struct pread *st = r->state;
+	free(st->bytes);
+	free(st->lines);
+	tachi_idset_free(&st->index);
+	free(st->comm);
+	free(st->hbuf);
+	free(st->frames);
+	free(st->prev);
+}
+
+/* The first data line is an event line (comm, then a pid[/tid] word), and the next one is
+ * an indented frame line, or the event line ends in "secs.frac: [period] event:" (a
+ * capture without call chains). Folded stacks ("a;b 12") have neither. */
+static bool pr_probe(const uint8_t *p, size_t n)
+{
+	const uint8_t *s;
+	size_t at = 0, len;
+	bool complete;
+	struct hdr h;
+	if (!tachi_probe_text(p, n) || !tachi_probe_line(p, n, &at, &s, &len, &complete) ||
+	    !complete || is_ws((char)s[0]))
+		return false;
+	while (len && is_ws((char)s[len - 1]))
+		len--;
+	if (!parse_event_line((const char *)s, len, &h))
+		return false;
+	if (h.has_ts && h.has_event)
+		return true;
+	size_t k = at;
+	const uint8_t *nl = memchr(p + k, '\n', n - k);
+	size_t l = nl ? (size_t)(nl - p - k) : n - k;
+	const char *f = (const char *)p + k;
+	if (!l || !is_ws(f[0]))
+		return false;
+	size_t i = 0;
+	while (i < l && is_ws(f[i]))
+		i++;
+	const char *pc, *fn, *mod;
+	size_t pcl, fnl, modl;
+	while (l > i && is_ws(f[l - 1]))
+		l--;
+	return parse_frame_line(f + i, l - i, &pc, &pcl, &fn, &fnl, &mod, &modl);
+}
+
+static const struct tachi_reader_ops reader_ops = {
+	.state_size = sizeof(struct pread),
+	.option = pr_option,
+	.open = pr_open,
+	.next = pr_next,
+	.free = pr_free,
+};
+
+const struct tachi_format tachi_fmt_perf = {
+	.name = "perf",
+	.reader = &reader_ops,
+	.probe = pr_probe,
+};

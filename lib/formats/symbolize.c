@@ -1,0 +1,1182 @@
+/* Native symbolization with elfutils: each executable mapping of the profiled process is
+ * matched to a binary on this machine (the recorded path, then a search path), its load
+ * bias is computed as google/pprof computes it (internal/elfexec GetBase), and addresses
+ * are resolved through libdwfl: DWARF function names, source lines, columns and inline
+ * chains, ELF symbols where there is no DWARF, the bare address where there is nothing.
+ *
+ * Every binary is reported at bias 0 in a Dwfl of its own, so libdwfl works in the
+ * object's own address space and overlapping or odd mappings cannot confuse it; we
+ * subtract the bias ourselves. ELF symbols go through a table sorted once per module,
+ * because dwfl_module_addrinfo scans the symbol table linearly on every call; DWARF scopes
+ * through a tree built once per unit, because dwarf_getscopes walks the unit from its root
+ * on every call (see "DWARF scopes" below).
+ */
+#include <dwarf.h>
+#include <elfutils/libdw.h>
+#include <elfutils/libdwfl.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "formats/symbolize.h"
+#include "base/hash.h"
+
+#include <libiberty/demangle.h>
+
+struct symbol {
+	uint64_t addr, size;
+	const char *name;
+	uint8_t rank;    /* preference among symbols at one address: higher wins */
+};
+
+struct unit;
+static void unit_free(struct unit *u);
+
+struct module {
+	Dwfl *dwfl;
+	Dwfl_Module *mod;
+	uint64_t base;   /* object address = runtime address - base */
+	struct symbol *syms;
+	size_t nsyms;
+	bool syms_loaded;
+	struct unit **units;       /* DWARF units walked so far */
+	size_t nunits, units_cap;
+	struct tachi_idset unit_index;
+	struct unit *last;         /* the last one asked for: the next address is often in it */
+};
+
+struct mapping {
+	uint64_t start, limit, offset;
+	char *path;      /* as recorded */
+	size_t seq;      /* order added, for a stable sort */
+	struct module *m;
+	bool tried;
+};
+
+struct named {
+	const Dwarf *dbg;  /* NULL: an empty slot */
+	Dwarf_Off off;
+	char *name;
+	bool link;         /* the function has a linkage name */
+};
+
+struct tachi_sym {
+	const struct tachi_warner *warn;
+	char **dirs;
+	size_t ndirs;
+	char *debuginfo_path;
+	Dwfl_Callbacks cb;
+	bool symbolize;
+	struct mapping *maps;
+	size_t nmaps, cap;
+	bool sorted;
+	Dwarf_Die *chain;          /* scratch: the DIEs of one inline chain */
+	size_t chain_cap;
+	char name[64];
+	int names;                 /* TACHI_NAMES_* */
+	const char *alias;         /* the global symbol at the address looked up, or NULL */
+	char **made;               /* names demangled for the current lookup */
+	size_t nmade, made_cap;
+	struct named *named;       /* function names by DIE: demangled once per function */
+	size_t named_cap, nnamed;  /* slots (a power of two or 0), used */
+};
+
+struct tachi_sym *tachi_sym_new(const struct tachi_warner *warn, const char *search_path,
+				bool symbolize)
+{
+	struct tachi_sym *s = calloc(1, sizeof(*s));
+	if (!s)
+		return NULL;
+	s->warn = warn;
+	s->symbolize = symbolize;
+	/* Idempotent; libelf needs it before the first elf_begin. */
+	elf_version(EV_CURRENT);
+	size_t plen = search_path ? strlen(search_path) : 0;
+	/* libdwfl's default, then our directories: they are searched by build ID
+	 * (DIR/.build-id/xx/yyyy.debug) and by debuglink name. */
+	static const char dflt[] = ":.debug:/usr/lib/debug";
+	s->debuginfo_path = malloc(sizeof(dflt) + plen + 1);
+	if (!s->debuginfo_path) {
+		free(s);
+		return NULL;
+	}
+	strcpy(s->debuginfo_path, dflt);
+	for (const char *p = search_path; p && *p;) {
+		const char *c = strchr(p, ':');
+		size_t n = c ? (size_t)(c - p) : strlen(p);
+		if (n) {
+			char **nd = realloc(s->dirs, (s->ndirs + 1) * sizeof(*nd));
+			char *d = strndup(p, n);
+			if (!nd || !d) {
+				free(d);
+				if (nd)
+					s->dirs = nd;
+				tachi_sym_free(s);
+				return NULL;
+			}
+			s->dirs = nd;
+			s->dirs[s->ndirs++] = d;
+			/* Relative entries would mean "beside the binary" to libdwfl. */
+			if (d[0] == '/') {
+				strcat(s->debuginfo_path, ":");
+				strcat(s->debuginfo_path, d);
+			}
+		}
+		p = c ? c + 1 : p + n;
+	}
+	s->cb.find_elf = dwfl_build_id_find_elf;
+	s->cb.find_debuginfo = dwfl_standard_find_debuginfo;
+	s->cb.section_address = dwfl_offline_section_address;
+	s->cb.debuginfo_path = &s->debuginfo_path;
+	return s;
+}
+
+static void module_free(struct module *m)
+{
+	if (!m)
+		return;
+	if (m->dwfl)
+		dwfl_end(m->dwfl);
+	free(m->syms);
+	for (size_t i = 0; i < m->nunits; i++)
+		unit_free(m->units[i]);
+	free(m->units);
+	tachi_idset_free(&m->unit_index);
+	free(m);
+}
+
+/* ---- names ----
+ * libiberty's cplus_demangle, as binutils (c++filt, nm -C, addr2line -C) uses it: one
+ * well-kept demangler for C++ (Itanium), Rust (legacy and v0) and other styles, callable
+ * from C, linked in statically (it ships no shared library), where the C++ runtime's
+ * __cxa_demangle would bring libstdc++ into a C library and knows no Rust. */
+
+static void forget_names(struct tachi_sym *s)
+{
+	for (size_t i = 0; i < s->nmade; i++)
+		free(s->made[i]);
+	s->nmade = 0;
+}
+
+/* name demangled (with parameters unless short), or name itself when it is not a
+ * mangled name or memory runs out; valid until the next lookup. */
+static const char *demangled(struct tachi_sym *s, const char *name, bool params)
+{
+	/* Mangled names (Itanium _Z, Rust _R) start with '_': others are left alone. */
+	if (!name || name[0] != '_')
+		return name;
+	int opts = DMGL_ANSI | DMGL_AUTO | (params ? DMGL_PARAMS : 0);
+	char *d = cplus_demangle(name, opts);
+	if (!d)
+		return name;
+	if (!TACHI_RESERVE(s->made, s->made_cap, s->nmade + 1)) {
+		free(d);
+		return name;
+	}
+	s->made[s->nmade++] = d;
+	return d;
+}
+
+void tachi_sym_set_names(struct tachi_sym *s, int names)
+{
+	s->names = names;
+}
+
+/* name without an ELF symbol version ("__libc_start_main@@GLIBC_2.34"), as nm -D lists
+ * the symbol and pprof shows it. */
+static const char *unversioned(struct tachi_sym *s, const char *name)
+{
+	const char *at = name ? strchr(name, '@') : NULL;
+	if (!at || at == name || !TACHI_RESERVE(s->made, s->made_cap, s->nmade + 1))
+		return name;
+	char *c = strndup(name, (size_t)(at - name));
+	if (!c)
+		return name;
+	s->made[s->nmade++] = c;
+	return c;
+}
+
+/* A symbol table name as the naming mode wants it. */
+static const char *symbol_name(struct tachi_sym *s, const char *name)
+{
+	if (s->names == TACHI_NAMES_MANGLED)
+		return name;
+	return demangled(s, unversioned(s, name), s->names == TACHI_NAMES_FULL);
+}
+
+void tachi_sym_free(struct tachi_sym *s)
+{
+	if (!s)
+		return;
+	for (size_t i = 0; i < s->nmaps; i++) {
+		module_free(s->maps[i].m);
+		free(s->maps[i].path);
+	}
+	free(s->maps);
+	for (size_t i = 0; i < s->ndirs; i++)
+		free(s->dirs[i]);
+	free(s->dirs);
+	free(s->debuginfo_path);
+	free(s->chain);
+	forget_names(s);
+	free(s->made);
+	for (size_t i = 0; i < s->named_cap; i++)
+		free(s->named[i].name);
+	free(s->named);
+	free(s);
+}
+
+int tachi_sym_add_map(struct tachi_sym *s, uint64_t start, uint64_t limit, uint64_t offset,
+		      const char *path, size_t len)
+{
+	if (!TACHI_RESERVE(s->maps, s->cap, s->nmaps + 1))
+		return TACH_E_NOMEM;
+	char *p = strndup(path, len);
+	if (!p)
+		return TACH_E_NOMEM;
+	s->maps[s->nmaps] = (struct mapping){ start, limit, offset, p, s->nmaps, NULL, false };
+	s->nmaps++;
+	s->sorted = false;
+	return TACH_OK;
+}
+
+size_t tachi_sym_map_count(const struct tachi_sym *s)
+{
+	return s->nmaps;
+}
+
+static int map_cmp(const void *a, const void *b)
+{
+	const struct mapping *x = a, *y = b;
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+/* The mapping holding addr, as pprof assigns locations: start <= addr < limit, else a
+ * mapping with a file offset whose start - offset <= addr < start. */
+static struct mapping *find_map(struct tachi_sym *s, uint64_t addr)
+{
+	if (!s->sorted) {
+		qsort(s->maps, s->nmaps, sizeof(*s->maps), map_cmp);
+		s->sorted = true;
+	}
+	size_t lo = 0, hi = s->nmaps;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (s->maps[mid].start <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	/* Mappings may overlap in junk input: the latest start at or below addr first. */
+	for (size_t i = lo; i-- > 0;) {
+		if (addr < s->maps[i].limit)
+			return &s->maps[i];
+		if (i + 8 < lo)
+			break;
+	}
+	for (size_t i = 0; i < s->nmaps; i++) {
+		const struct mapping *m = &s->maps[i];
+		if (m->offset && m->start >= m->offset && m->start - m->offset <= addr && addr < m->start)
+			return &s->maps[i];
+	}
+	return NULL;
+}
+
+/* Names pprof never tries to open. */
+static bool unsymbolizable(const char *p)
+{
+	return !p[0] || p[0] == '[' || !strncmp(p, "linux-vdso", 10) || !strncmp(p, "/dev/", 5) ||
+	       !strncmp(p, "//anon", 6) || !strncmp(p, "/memfd:", 7);
+}
+
+/* ---- load bias (pprof internal/elfexec) ---- */
+
+#define PAGE 4096u
+
+/* The PT_LOAD segment behind a mapping at file offset off of size sz, or NULL. */
+static bool load_segment(Elf *e, uint64_t off, uint64_t sz, GElf_Phdr *out)
+{
+	size_t n;
+	if (elf_getphdrnum(e, &n))
+		return false;
+	uint64_t lim = off + sz;
+	if (lim < off)
+		lim = UINT64_MAX;
+	int found = 0;
+	GElf_Phdr first = { 0 }, hit = { 0 };
+	bool has_hit = false;
+	for (size_t i = 0; i < n; i++) {
+		GElf_Phdr ph;
+		if (!gelf_getphdr(e, (int)i, &ph) || ph.p_type != PT_LOAD || ph.p_filesz == 0)
+			continue;
+		uint64_t seg_lim = ph.p_offset + ph.p_memsz;
+		if (!(off < seg_lim && ph.p_offset < lim))
+			continue;
+		uint64_t aligned = ph.p_offset > (ph.p_vaddr & (PAGE - 1)) ?
+			ph.p_offset - (ph.p_vaddr & (PAGE - 1)) : 0;
+		if (off < aligned)
+			continue;
+		if (off > ph.p_offset && seg_lim < off + PAGE && lim >= seg_lim + PAGE)
+			continue;
+		if (!found++)
+			first = ph;
+		if (!has_hit && ph.p_offset <= off && off < ph.p_offset + ph.p_filesz) {
+			hit = ph;
+			has_hit = true;
+		}
+	}
+	if (!found)
+		return false;
+	*out = found > 1 && has_hit ? hit : first;
+	return true;
+}
+
+static bool get_base(Elf *e, const struct mapping *m, uint64_t *base)
+{
+	GElf_Ehdr eh;
+	if (!gelf_getehdr(e, &eh))
+		return false;
+	GElf_Phdr seg;
+	bool has = m->start < m->limit && m->limit < (1ull << 63) &&
+		   load_segment(e, m->offset, m->limit - m->start, &seg);
+	switch (eh.e_type) {
+	case ET_EXEC:
+		*base = has && m->start > 0 ? m->start - m->offset + seg.p_offset - seg.p_vaddr : 0;
+		return true;
+	case ET_DYN:
+		*base = has ? m->start - m->offset + seg.p_offset - seg.p_vaddr : m->start - m->offset;
+		return true;
+	default:
+		return false;
+	}
+}
+
+/* Opens path if it is a regular ELF file; returns the fd or -1. */
+static int open_elf(const char *path)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	struct stat st;
+	unsigned char magic[4];
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || pread(fd, magic, 4, 0) != 4 ||
+	    memcmp(magic, ELFMAG, SELFMAG)) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+/* The recorded path, then DIR/basename and DIR/recorded-path for each search dir. */
+static int locate(struct tachi_sym *s, const char *path, char *found, size_t cap)
+{
+	int fd = open_elf(path);
+	if (fd >= 0) {
+		snprintf(found, cap, "%s", path);
+		return fd;
+	}
+	const char *base = strrchr(path, '/');
+	base = base ? base + 1 : path;
+	for (size_t i = 0; i < s->ndirs; i++) {
+		for (int k = 0; k < 2; k++) {
+			const char *tail = k ? path : base;
+			int n = snprintf(found, cap, "%s%s%s", s->dirs[i],
+					 tail[0] == '/' ? "" : "/", tail);
+			if (n < 0 || (size_t)n >= cap)
+				continue;
+			if ((fd = open_elf(found)) >= 0)
+				return fd;
+		}
+	}
+	return -1;
+}
+
+static struct module *load_module(struct tachi_sym *s, const struct mapping *m)
+{
+	char found[4096];
+	int fd = locate(s, m->path, found, sizeof(found));
+	if (fd < 0) {
+		tachi_warn(s->warn, TACH_POS_NONE, 0,
+			   "%s: binary not found (tried the recorded path and %zu --binary-path "
+			   "directories); its frames keep their addresses", m->path, s->ndirs);
+		return NULL;
+	}
+	Elf *e = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	uint64_t base = 0;
+	bool ok = e && get_base(e, m, &base);
+	if (e)
+		elf_end(e);
+	if (!ok) {
+		close(fd);
+		tachi_warn(s->warn, TACH_POS_NONE, 0, "%s: not an executable or shared object", found);
+		return NULL;
+	}
+	struct module *mod = calloc(1, sizeof(*mod));
+	if (!mod) {
+		close(fd);
+		return NULL;
+	}
+	mod->base = base;
+	mod->dwfl = dwfl_begin(&s->cb);
+	if (!mod->dwfl) {
+		close(fd);
+		free(mod);
+		return NULL;
+	}
+	dwfl_report_begin(mod->dwfl);
+	/* Bias 0: libdwfl works in object addresses; the bias is applied in lookups. */
+	mod->mod = dwfl_report_elf(mod->dwfl, found, found, fd, 0, true);
+	if (!mod->mod)
+		close(fd);
+	dwfl_report_end(mod->dwfl, NULL, NULL);
+	if (!mod->mod) {
+		tachi_warn(s->warn, TACH_POS_NONE, 0, "%s: %s", found, dwfl_errmsg(-1));
+		module_free(mod);
+		return NULL;
+	}
+	return mod;
+}
+
+/* ---- ELF symbols: sorted once per module ---- */
+
+static int sym_cmp(const void *a, const void *b)
+{
+	const struct symbol *x = a, *y = b;
+	if (x->addr != y->addr)
+		return x->addr < y->addr ? -1 : 1;
+	if (x->rank != y->rank)
+		return x->rank > y->rank ? -1 : 1;
+	size_t lx = strlen(x->name), ly = strlen(y->name);
+	if (lx != ly)
+		return lx > ly ? -1 : 1;
+	return strcmp(x->name, y->name);
+}
+
+/* Among aliases of one address, the name nm and pprof users know: an exported (global,
+ * default visibility) name over a weak one, over a hidden one (glibc's internal __GI_
+ * aliases), over a local one (__libc_start_main_impl); a function over an untyped label. */
+static uint8_t sym_rank(const GElf_Sym *sym, const char *name)
+{
+	int bind = GELF_ST_BIND(sym->st_info);
+	bool hidden = GELF_ST_VISIBILITY(sym->st_other) != STV_DEFAULT ||
+		      !strncmp(name, "__GI_", 5);
+	int r = bind == STB_LOCAL ? 0 : hidden ? 2 : bind == STB_GLOBAL ? 6 : 4;
+	return (uint8_t)(r + (GELF_ST_TYPE(sym->st_info) != STT_NOTYPE));
+}
+
+static void load_symbols(struct module *m)
+{
+	m->syms_loaded = true;
+	int n = dwfl_module_getsymtab(m->mod);
+	if (n <= 0)
+		return;
+	m->syms = malloc((size_t)n * sizeof(*m->syms));
+	if (!m->syms)
+		return;
+	size_t k = 0;
+	for (int i = 1; i < n; i++) {
+		GElf_Sym sym;
+		GElf_Addr addr;
+		GElf_Word shndx;
+		const char *name = dwfl_module_getsym_info(m->mod, i, &sym, &addr, &shndx, NULL, NULL);
+		int type = GELF_ST_TYPE(sym.st_info);
+		if (!name || !name[0] || sym.st_shndx == SHN_UNDEF)
+			continue;
+		if (type != STT_FUNC && type != STT_GNU_IFUNC && type != STT_NOTYPE)
+			continue;
+		if (type == STT_NOTYPE && sym.st_shndx == SHN_ABS)
+			continue;
+		m->syms[k++] = (struct symbol){ addr, sym.st_size, name, sym_rank(&sym, name) };
+	}
+	qsort(m->syms, k, sizeof(*m->syms), sym_cmp);
+	/* Keep the preferred symbol of each address. */
+	size_t w = 0;
+	for (size_t i = 0; i < k; i++)
+		if (!w || m->syms[w - 1].addr != m->syms[i].addr)
+			m->syms[w++] = m->syms[i];
+	m->nsyms = w;
+}
+
+static const struct symbol *symbol_entry(struct module *m, uint64_t addr);
+
+static const char *symbol_at(struct module *m, uint64_t addr)
+{
+	const struct symbol *y = symbol_entry(m, addr);
+	return y ? y->name : NULL;
+}
+
+/* The symbol at addr when it is global, of default visibility and typed: an exported name. */
+static const char *global_symbol_at(struct module *m, uint64_t addr)
+{
+	const struct symbol *y = symbol_entry(m, addr);
+	return y && y->rank == 7 ? y->name : NULL;
+}
+
+static const struct symbol *symbol_entry(struct module *m, uint64_t addr)
+{
+	if (!m->syms_loaded)
+		load_symbols(m);
+	size_t lo = 0, hi = m->nsyms;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (m->syms[mid].addr <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!lo)
+		return NULL;
+	const struct symbol *y = &m->syms[lo - 1];
+	if (y->size && addr - y->addr >= y->size)
+		return NULL;
+	return y;
+}
+
+/* ---- DWARF ---- */
+
+/* The DIE that declares die: its abstract origin's or specification's, where the
+ * enclosing scopes are. */
+static void declaring_die(Dwarf_Die *die, Dwarf_Die *out)
+{
+	*out = *die;
+	for (int hops = 0; hops < 8; hops++) {
+		Dwarf_Attribute a;
+		Dwarf_Die next;
+		if (!(dwarf_attr(out, DW_AT_abstract_origin, &a) ||
+		      dwarf_attr(out, DW_AT_specification, &a)) ||
+		    !dwarf_formref_die(&a, &next))
+			return;
+		*out = next;
+	}
+}
+
+/* A function without a linkage name (a lambda's operator(), a member of a class template
+ * instance) named with its enclosing namespaces, classes and functions, so that two such
+ * functions do not share a name: "main::<lambda(int)>::operator()". */
+static const char *qualified(struct tachi_sym *s, Dwarf_Die *die, const char *name)
+{
+	Dwarf_Die decl, *scopes = NULL;
+	declaring_die(die, &decl);
+	int n = dwarf_getscopes_die(&decl, &scopes);
+	size_t len = strlen(name) + 1, used = 0;
+	const char *part[32];
+	uint32_t pline[32];
+	for (int i = 1; i < n && used < 32; i++) {
+		int tag = dwarf_tag(&scopes[i]);
+		if (tag != DW_TAG_namespace && tag != DW_TAG_class_type &&
+		    tag != DW_TAG_structure_type && tag != DW_TAG_union_type &&
+		    tag != DW_TAG_subprogram)
+			continue;
+		const char *p = dwarf_diename(&scopes[i]);
+		Dwarf_Word line = 0;
+		Dwarf_Attribute a;
+		if (!p && tag != DW_TAG_namespace && dwarf_attr(&scopes[i], DW_AT_decl_line, &a))
+			dwarf_formudata(&a, &line);
+		/* An unnamed class (a lambda's) by the line it is declared on. */
+		part[used] = p ? p : tag == DW_TAG_namespace ? "(anonymous namespace)" : NULL;
+		pline[used++] = (uint32_t)line;
+		len += (p ? strlen(p) : 32) + 2;
+	}
+	free(scopes);
+	if (!used || !TACHI_RESERVE(s->made, s->made_cap, s->nmade + 1))
+		return name;
+	char *q = malloc(len), *w = q;
+	if (!q)
+		return name;
+	for (size_t i = used; i-- > 0;)
+		w += part[i] ? sprintf(w, "%s::", part[i]) : sprintf(w, "{unnamed:%u}::", pline[i]);
+	strcpy(w, name);
+	s->made[s->nmade++] = q;
+	return q;
+}
+
+/* A function's name: by default its linkage name demangled, with scope, template
+ * arguments and parameters, as pprof and c++filt show it (inlined instances reach it
+ * through their abstract origin); the DWARF short name (short), or the linkage name as is
+ * (mangled). A function without a linkage name (C) has its plain name in every mode. */
+static const char *die_name(struct tachi_sym *s, Dwarf_Die *die, bool outer)
+{
+	Dwarf_Attribute a;
+	const char *n = NULL, *link = NULL;
+	if (dwarf_attr_integrate(die, DW_AT_linkage_name, &a) ||
+	    dwarf_attr_integrate(die, DW_AT_MIPS_linkage_name, &a))
+		link = dwarf_formstring(&a);
+	if (link && s->names == TACHI_NAMES_MANGLED)
+		return link;
+	if (link && s->names == TACHI_NAMES_FULL)
+		return demangled(s, link, true);
+	/* A C function known under an exported alias (glibc's __libc_start_main_impl is
+	 * __libc_start_main) goes by the alias, as nm and pprof show it. */
+	if (!link && outer && s->alias && s->names == TACHI_NAMES_FULL)
+		return s->alias;
+	if (dwarf_attr_integrate(die, DW_AT_name, &a))
+		n = dwarf_formstring(&a);
+	if (n && s->names == TACHI_NAMES_FULL)
+		return qualified(s, die, n);
+	return n ? n : link;
+}
+
+static size_t named_slot(const struct named *t, size_t cap, const Dwarf *dbg, Dwarf_Off off)
+{
+	uint64_t h = ((uint64_t)(uintptr_t)dbg ^ off) * 0x9e3779b97f4a7c15u;
+	size_t i = (size_t)(h >> 32) & (cap - 1);
+	while (t[i].dbg && (t[i].dbg != dbg || t[i].off != off))
+		i = (i + 1) & (cap - 1);
+	return i;
+}
+
+static bool named_grow(struct tachi_sym *s)
+{
+	size_t cap = s->named_cap ? s->named_cap * 2 : 256;
+	struct named *t = calloc(cap, sizeof(*t));
+	if (!t)
+		return false;
+	for (size_t i = 0; i < s->named_cap; i++)
+		if (s->named[i].dbg)
+			t[named_slot(t, cap, s->named[i].dbg, s->named[i].off)] = s->named[i];
+	free(s->named);
+	s->named = t;
+	s->named_cap = cap;
+	return true;
+}
+
+/* die_name, worked out once per function DIE: demangling and the scope walk cost far
+ * more than a lookup, and every PC in a function asks again. Only the exported alias
+ * depends on the PC looked up: applied here, after the cache. */
+static const char *die_name_cached(struct tachi_sym *s, Dwarf_Die *die, bool outer)
+{
+	const Dwarf *dbg = dwarf_cu_getdwarf(die->cu);
+	Dwarf_Off off = dwarf_dieoffset(die);
+	if (!dbg || off == (Dwarf_Off)-1 ||
+	    (s->nnamed * 2 >= s->named_cap && !named_grow(s)))
+		return die_name(s, die, outer);
+	size_t i = named_slot(s->named, s->named_cap, dbg, off);
+	if (!s->named[i].dbg) {
+		Dwarf_Attribute a;
+		const char *name = die_name(s, die, false);
+		char *copy = name ? strdup(name) : NULL;
+		if (!copy)
+			return die_name(s, die, outer);
+		bool link = dwarf_attr_integrate(die, DW_AT_linkage_name, &a) ||
+			    dwarf_attr_integrate(die, DW_AT_MIPS_linkage_name, &a);
+		s->named[i] = (struct named){ dbg, off, copy, link };
+		s->nnamed++;
+	}
+	if (!s->named[i].link && outer && s->alias && s->names == TACHI_NAMES_FULL)
+		return s->alias;
+	return s->named[i].name;
+}
+
+static int32_t clamp_num(Dwarf_Word v)
+{
+	return v == 0 || v > INT32_MAX ? -1 : (int32_t)v;
+}
+
+struct loc {
+	const char *file;
+	int32_t line, col;
+};
+
+/* The frames of chain (innermost first; DIEs other than subprograms and inlined subroutines
+ * are skipped) up to the first subprogram: the innermost at cur, each caller at the call
+ * site its inlined callee records. */
+static void emit_chain(struct tachi_sym *s, Dwarf_Die *cu, Dwarf_Die *chain, size_t nc,
+		       struct loc cur,
+		       const char *fallback_file, tachi_sym_emit_fn emit, void *ctx, int *rc)
+{
+	Dwarf_Files *files = NULL;
+	size_t nfiles = 0;
+	bool have_files = false;
+	*rc = TACH_OK;
+	for (size_t i = 0; i < nc && !*rc; i++) {
+		int tag = dwarf_tag(&chain[i]);
+		if (tag != DW_TAG_subprogram && tag != DW_TAG_inlined_subroutine)
+			continue;
+		const char *name = die_name_cached(s, &chain[i], tag == DW_TAG_subprogram);
+		if (!name)
+			name = "??";
+		*rc = emit(ctx, cur.file, name, cur.line, cur.col);
+		if (tag == DW_TAG_subprogram)
+			break;
+		Dwarf_Attribute a;
+		Dwarf_Word v;
+		cur.file = fallback_file;
+		cur.line = cur.col = -1;
+		if (dwarf_attr(&chain[i], DW_AT_call_file, &a) && !dwarf_formudata(&a, &v)) {
+			if (!have_files) {
+				have_files = true;
+				if (dwarf_getsrcfiles(cu, &files, &nfiles))
+					files = NULL;
+			}
+			const char *f = files && v < nfiles ? dwarf_filesrc(files, v, NULL, NULL) : NULL;
+			if (f)
+				cur.file = f;
+		}
+		if (dwarf_attr(&chain[i], DW_AT_call_line, &a) && !dwarf_formudata(&a, &v))
+			cur.line = clamp_num(v);
+		if (dwarf_attr(&chain[i], DW_AT_call_column, &a) && !dwarf_formudata(&a, &v))
+			cur.col = clamp_num(v);
+	}
+}
+
+static struct loc line_at(struct module *m, uint64_t addr, const char *fallback_file)
+{
+	struct loc cur = { fallback_file, -1, -1 };
+	Dwfl_Line *ln = dwfl_module_getsrc(m->mod, addr);
+	if (ln) {
+		int line = 0, col = 0;
+		const char *f = dwfl_lineinfo(ln, NULL, &line, &col, NULL, NULL);
+		if (f) {
+			cur.file = f;
+			cur.line = line > 0 ? line : -1;
+			cur.col = col > 0 ? col : -1;
+		}
+	}
+	return cur;
+}
+
+/* The inline chain through libdw's own scope walks, which start from the unit's root on
+ * every call: the reference the cached walk below reproduces, and what units it cannot
+ * reproduce use. False when DWARF does not know addr. */
+static bool frames_libdw(struct tachi_sym *s, struct module *m, Dwarf_Die *cu, uint64_t pc,
+			 uint64_t addr, const char *fallback_file, tachi_sym_emit_fn emit, void *ctx,
+			 int *rc)
+{
+	Dwarf_Die *scopes = NULL;
+	int n = dwarf_getscopes(cu, pc, &scopes);
+	int fn = -1;
+	for (int i = 0; i < n; i++) {
+		int tag = dwarf_tag(&scopes[i]);
+		if (tag == DW_TAG_subprogram || tag == DW_TAG_inlined_subroutine) {
+			fn = i;
+			break;
+		}
+	}
+	if (fn < 0) {
+		free(scopes);
+		return false;
+	}
+	struct loc cur = line_at(m, addr, fallback_file);
+	/* The rest of scopes follows abstract origins; the concrete callers of an inlined
+	 * instance come from walking its own parents. */
+	Dwarf_Die *chain = NULL;
+	int nc = dwarf_getscopes_die(&scopes[fn], &chain);
+	*rc = TACH_OK;
+	if (nc > 0)
+		emit_chain(s, cu, chain, (size_t)nc, cur, fallback_file, emit, ctx, rc);
+	free(chain);
+	free(scopes);
+	return nc > 0;
+}
+
+/* ---- DWARF scopes, walked once per unit ----
+ *
+ * dwarf_getscopes walks a unit from its root for every address, and dwarf_getscopes_die
+ * walks it again to find an inlined instance's callers: about 40 µs per address on libc.
+ * Here each unit is walked once, the way libdw's scope walk goes (descending into the tags
+ * it descends into, imported partial units spliced in place), keeping
+ * - the DIEs that walk can enter for some address: those with PC ranges whose ancestors
+ *   all have PC ranges, as a tree where each node's children's ranges are sorted;
+ * - the addresses of every DW_TAG_subprogram the walk reaches: dwarf_getscopes gives up
+ *   on an inlined instance whose abstract origin its walk of the origin's unit misses.
+ * A lookup takes the path dwarf_getscopes takes (at each level the first child, in DIE
+ * order, whose ranges hold the address) and so finds the same DIEs. One difference, on
+ * purpose: the abstract origin is looked for in its own unit, as newer elfutils do;
+ * elfutils 0.188 looks only in the concrete instance's unit and so loses every inline chain
+ * that gcc -flto builds across units. A unit whose walk meets what is not mirrored here (a
+ * libdw error, a range list error, DIEs with addresses inside an imported unit, nesting
+ * deeper than MAX_NEST) is left to libdw's walks.
+ */
+
+#define NO_NODE UINT32_MAX
+#define MAX_NEST 256
+
+struct dnode {
+	Dwarf_Die die;
+	uint32_t parent;     /* node 0 is the unit's root */
+	uint32_t ent, nent;  /* the children's ranges: unit.ents[ent, ent + nent) */
+	int tag;
+	uint8_t origin;      /* inlined subroutine: 0 not checked, else an ORIGIN_ value */
+};
+
+struct dent {
+	uint64_t lo, hi;
+	uint64_t maxhi;      /* the largest hi of this and the earlier entries of its slice */
+	uint32_t node, parent;
+};
+
+struct unit {
+	const void *key;     /* the unit DIE's address in the debug data */
+	uint64_t hash;
+	struct dnode *nodes;
+	size_t nnodes, nodes_cap;
+	struct dent *ents;
+	size_t nents, ents_cap;
+	const void **subs;   /* sorted */
+	size_t nsubs, subs_cap;
+	bool complete;       /* the walk reached the end: subs is every subprogram */
+	bool slow;           /* lookups go through frames_libdw */
+};
+
+enum { ORIGIN_FOUND = 1, ORIGIN_MISSED, ORIGIN_SLOW };
+
+static bool may_have_scopes(int tag)
+{
+	switch (tag) {
+	case DW_TAG_compile_unit:
+	case DW_TAG_module:
+	case DW_TAG_lexical_block:
+	case DW_TAG_with_stmt:
+	case DW_TAG_catch_block:
+	case DW_TAG_try_block:
+	case DW_TAG_entry_point:
+	case DW_TAG_inlined_subroutine:
+	case DW_TAG_subprogram:
+	case DW_TAG_namespace:
+	case DW_TAG_class_type:
+	case DW_TAG_structure_type:
+		return true;
+	default:
+		return false;
+	}
+}
+
+struct walker {
+	struct unit *u;
+	bool stop;
+};
+
+static void walk_stop(struct walker *w)
+{
+	w->u->slow = true;
+	w->stop = true;
+}
+
+/* A node for die when it has PC ranges (NO_NODE if not); stops the walk where the ranges
+ * cannot be mirrored. */
+static uint32_t walk_node(struct walker *w, Dwarf_Die *die, int tag, uint32_t parent,
+			  bool imported)
+{
+	struct unit *u = w->u;
+	size_t first = u->nents;
+	uint32_t id = (uint32_t)u->nnodes;
+	Dwarf_Addr base, lo, hi;
+	ptrdiff_t off = 0;
+	while ((off = dwarf_ranges(die, off, &base, &lo, &hi)) > 0) {
+		if (!TACHI_RESERVE(u->ents, u->ents_cap, u->nents + 1)) {
+			walk_stop(w);
+			return NO_NODE;
+		}
+		u->ents[u->nents++] = (struct dent){ lo, hi, 0, id, parent };
+	}
+	if (off < 0 || (u->nents > first && imported)) {
+		walk_stop(w);
+		return NO_NODE;
+	}
+	if (u->nents == first)
+		return NO_NODE;
+	if (u->nnodes >= NO_NODE - 1 || !TACHI_RESERVE(u->nodes, u->nodes_cap, u->nnodes + 1)) {
+		walk_stop(w);
+		return NO_NODE;
+	}
+	u->nodes[u->nnodes++] = (struct dnode){ *die, parent, 0, 0, tag, 0 };
+	return id;
+}
+
+/* The siblings from first on, as __libdw_visit_scopes visits them; parent is the node
+ * they hang under, NO_NODE where an ancestor has no ranges (dwarf_getscopes prunes there). */
+static void walk(struct walker *w, Dwarf_Die *first, uint32_t parent, bool imported,
+		 unsigned nest)
+{
+	if (nest > MAX_NEST) {
+		walk_stop(w);
+		return;
+	}
+	struct unit *u = w->u;
+	Dwarf_Die child = *first;
+	int ret;
+	do {
+		while (dwarf_tag(&child) == DW_TAG_imported_unit) {
+			Dwarf_Die orig = child, sub;
+			Dwarf_Attribute a;
+			/* Some gcc -flto versions imported whole compile units: skipped. */
+			if (dwarf_formref_die(dwarf_attr(&child, DW_AT_import, &a), &sub) &&
+			    dwarf_tag(&sub) != DW_TAG_compile_unit && dwarf_child(&sub, &sub) == 0) {
+				walk(w, &sub, parent, true, nest + 1);
+				if (w->stop)
+					return;
+			}
+			if ((ret = dwarf_siblingof(&orig, &child)) != 0) {
+				if (ret < 0)
+					walk_stop(w);
+				return;
+			}
+		}
+		int tag = dwarf_tag(&child);
+		if (tag == DW_TAG_subprogram) {
+			if (!TACHI_RESERVE(u->subs, u->subs_cap, u->nsubs + 1)) {
+				walk_stop(w);
+				return;
+			}
+			u->subs[u->nsubs++] = child.addr;
+		}
+		uint32_t node = NO_NODE;
+		if (parent != NO_NODE) {
+			node = walk_node(w, &child, tag, parent, imported);
+			if (w->stop)
+				return;
+		}
+		if (may_have_scopes(tag) && dwarf_haschildren(&child)) {
+			Dwarf_Die kid;
+			if ((ret = dwarf_child(&child, &kid)) < 0) {
+				walk_stop(w);
+				return;
+			}
+			if (ret == 0) {
+				walk(w, &kid, node, imported, nest + 1);
+				if (w->stop)
+					return;
+			}
+		}
+	} while ((ret = dwarf_siblingof(&child, &child)) == 0);
+	if (ret < 0)
+		walk_stop(w);
+}
+
+static int dent_cmp(const void *a, const void *b)
+{
+	const struct dent *x = a, *y = b;
+	if (x->parent != y->parent)
+		return x->parent < y->parent ? -1 : 1;
+	if (x->lo != y->lo)
+		return x->lo < y->lo ? -1 : 1;
+	if (x->node != y->node)
+		return x->node < y->node ? -1 : 1;
+	return x->hi < y->hi ? -1 : x->hi > y->hi;
+}
+
+static int ptr_cmp(const void *a, const void *b)
+{
+	uintptr_t x = (uintptr_t)*(const void *const *)a, y = (uintptr_t)*(const void *const *)b;
+	return x < y ? -1 : x > y;
+}
+
+static void unit_free(struct unit *u)
+{
+	if (!u)
+		return;
+	free(u->nodes);
+	free(u->ents);
+	free(u->subs);
+	free(u);
+}
+
+static void unit_build(struct unit *u, Dwarf_Die *root)
+{
+	if (!TACHI_RESERVE(u->nodes, u->nodes_cap, 1)) {
+		u->slow = true;
+		return;
+	}
+	u->nodes[u->nnodes++] = (struct dnode){ *root, NO_NODE, 0, 0, dwarf_tag(root), 0 };
+	struct walker w = { u, false };
+	Dwarf_Die first;
+	int ret = dwarf_child(root, &first);
+	if (ret < 0)
+		walk_stop(&w);
+	else if (ret == 0)
+		walk(&w, &first, 0, false, 0);
+	u->complete = !w.stop;
+	/* In DIE order already unless imported units were spliced in. */
+	bool sorted = true;
+	for (size_t i = 1; i < u->nsubs && sorted; i++)
+		sorted = (uintptr_t)u->subs[i - 1] < (uintptr_t)u->subs[i];
+	if (!sorted)
+		qsort(u->subs, u->nsubs, sizeof(*u->subs), ptr_cmp);
+	if (u->slow) {
+		/* The tree is not used; the subprograms may still answer origin queries. */
+		free(u->ents);
+		u->ents = NULL;
+		u->nents = u->ents_cap = 0;
+		return;
+	}
+	if (u->nents > 1)
+		qsort(u->ents, u->nents, sizeof(*u->ents), dent_cmp);
+	for (size_t i = 0; i < u->nents;) {
+		struct dnode *p = &u->nodes[u->ents[i].parent];
+		p->ent = (uint32_t)i;
+		uint64_t maxhi = 0;
+		size_t j = i;
+		for (; j < u->nents && u->ents[j].parent == u->ents[i].parent; j++) {
+			if (u->ents[j].hi > maxhi)
+				maxhi = u->ents[j].hi;
+			u->ents[j].maxhi = maxhi;
+		}
+		p->nent = (uint32_t)(j - i);
+		i = j;
+	}
+}
+
+static bool unit_eq(void *ctx, uint32_t id, const void *key)
+{
+	const struct module *m = ctx;
+	return m->units[id]->key == key;
+}
+
+
+/* The walked unit whose root DIE is root, or NULL when out of memory. */
+static struct unit *unit_get(struct module *m, Dwarf_Die *root)
+{
+	if (m->last && m->last->key == root->addr)
+		return m->last;
+	uint64_t h = tachi_mix64((uint64_t)(uintptr_t)root->addr);
+	uint32_t id;
+	if (tachi_idset_find(&m->unit_index, h, root->addr, unit_eq, m, &id))
+		return m->last = m->units[id];
+	if (m->nunits >= UINT32_MAX - 1 || !TACHI_RESERVE(m->units, m->units_cap, m->nunits + 1))
+		return NULL;
+	struct unit *u = calloc(1, sizeof(*u));
+	if (!u)
+		return NULL;
+	u->key = root->addr;
+	u->hash = h;
+	unit_build(u, root);
+	m->units[m->nunits] = u;
+	if (!tachi_idset_insert(&m->unit_index, h, (uint32_t)m->nunits)) {
+		unit_free(u);
+		return NULL;
+	}
+	m->nunits++;
+	return m->last = u;
+}
+
+/* The innermost node whose ranges hold pc on dwarf_getscopes' path; 0 when none does. */
+static uint32_t unit_find(const struct unit *u, uint64_t pc)
+{
+	uint32_t at = 0;
+	for (;;) {
+		const struct dnode *n = &u->nodes[at];
+		if (!n->nent)
+			return at;
+		const struct dent *e = u->ents + n->ent;
+		size_t lo = 0, hi = n->nent;
+		while (lo < hi) {
+			size_t mid = lo + (hi - lo) / 2;
+			if (e[mid].lo <= pc)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		uint32_t best = NO_NODE;
+		for (size_t i = lo; i-- > 0 && e[i].maxhi > pc;)
+			if (pc < e[i].hi && e[i].node < best)
+				best = e[i].node;
+		if (best == NO_NODE)
+			return at;
+		at = best;
+	}
+}
+
+/* Whether dwarf_getscopes' walk of the abstract origin's unit finds the origin of the
+ * inlined instance n. */
+static int origin_state(struct module *m, struct dnode *n)
+{
+	if (n->origin)
+		return n->origin;
+	Dwarf_Attribute a;
+	Dwarf_Die o, ocu;
+	int st;
+	if (!dwarf_formref_die(dwarf_attr(&n->die, DW_AT_abstract_origin, &a), &o)) {
+		st = ORIGIN_MISSED;
+	} else if (dwarf_tag(&o) != DW_TAG_subprogram || !dwarf_diecu(&o, &ocu, NULL, NULL)) {
+		st = ORIGIN_SLOW;
+	} else {
+		const struct unit *ou = unit_get(m, &ocu);
+		if (!ou || !ou->complete)
+			st = ORIGIN_SLOW;
+		else if (!ou->nsubs)
+			st = ORIGIN_MISSED;
+		else
+			st = bsearch(&o.addr, ou->subs, ou->nsubs, sizeof(*ou->subs), ptr_cmp) ?
+			     ORIGIN_FOUND : ORIGIN_MISSED;
+	}
+	n->origin = (uint8_t)st;
+	return st;
+}
+
+/* Emits the inline chain at addr (object address); false when DWARF does not know it. */
+static bool dwarf_frames(struct tachi_sym *s, struct module *m, uint64_t addr,
+			 const char *fallback_file, tachi_sym_emit_fn emit, void *ctx, int *rc)
+{
+	Dwarf_Addr cubias;
+	Dwarf_Die *cu = dwfl_module_addrdie(m->mod, addr, &cubias);
+	if (!cu)
+		return false;
+	uint64_t pc = addr - cubias;
+	struct unit *u = unit_get(m, cu);
+	if (!u || u->slow)
+		return frames_libdw(s, m, cu, pc, addr, fallback_file, emit, ctx, rc);
+	uint32_t in = unit_find(u, pc);
+	if (!in)
+		return false;
+	/* dwarf_getscopes continues from the innermost inlined instance to its abstract
+	 * origin, and fails when it cannot find it. */
+	for (uint32_t k = in; k; k = u->nodes[k].parent) {
+		if (u->nodes[k].tag != DW_TAG_inlined_subroutine)
+			continue;
+		int st = origin_state(m, &u->nodes[k]);
+		if (st == ORIGIN_MISSED)
+			return false;
+		if (st == ORIGIN_SLOW)
+			return frames_libdw(s, m, cu, pc, addr, fallback_file, emit, ctx, rc);
+		break;
+	}
+	/* unit_get may have grown m->units, never u->nodes. */
+	size_t nc = 0;
+	for (uint32_t k = in; k; k = u->nodes[k].parent) {
+		int tag = u->nodes[k].tag;
+		if (tag != DW_TAG_subprogram && tag != DW_TAG_inlined_subroutine)
+			continue;
+		if (!TACHI_RESERVE(s->chain, s->chain_cap, nc + 1))
+			return frames_libdw(s, m, cu, pc, addr, fallback_file, emit, ctx, rc);
+		s->chain[nc++] = u->nodes[k].die;
+		if (tag == DW_TAG_subprogram)
+			break;
+	}
+	if (!nc)
+		return false;
+	emit_chain(s, cu, s->chain, nc, line_at(m, addr, fallback_file), fallback_file, emit, ctx,
+		   rc);
+	return true;
+}
+
+int tachi_sym_lookup(struct tachi_sym *s, uint64_t pc, bool leaf, tachi_sym_emit_fn emit,
+		     void *ctx)
+{
+	/* Callers' PCs are return addresses: pc - 1 lies inside the call instruction. */
+	uint64_t addr = leaf || pc == 0 ? pc : pc - 1;
+	forget_names(s);
+	snprintf(s->name, sizeof(s->name), "0x%llx", (unsigned long long)pc);
+	struct mapping *m = s->nmaps ? find_map(s, addr) : NULL;
+	const char *file = m && m->path[0] ? m->path : "[unknown]";
+	if (!m || !s->symbolize || unsymbolizable(m->path))
+		return emit(ctx, file, s->name, -1, -1);
+	if (!m->tried) {
+		m->tried = true;
+		m->m = load_module(s, m);
+	}
+	if (!m->m)
+		return emit(ctx, file, s->name, -1, -1);
+	uint64_t obj = addr - m->m->base;
+	int rc = TACH_OK;
+	s->alias = unversioned(s, global_symbol_at(m->m, obj));
+	if (dwarf_frames(s, m->m, obj, file, emit, ctx, &rc))
+		return rc;
+	const char *sym = symbol_at(m->m, obj);
+	return emit(ctx, file, sym ? symbol_name(s, sym) : s->name, -1, -1);
+}

@@ -1,0 +1,701 @@
+/* V8 CPU profile reader: the ".cpuprofile" JSON that `node --cpu-prof`, Chrome DevTools'
+ * "Save profile" and the DevTools protocol's Profiler.stop give (the protocol's
+ * Profiler.Profile type).
+ *
+ * A file is one JSON object, its keys in any order (node writes nodes, startTime, endTime,
+ * samples, timeDeltas; other producers differ): "nodes", the call tree, each node
+ * {id, callFrame {functionName, scriptId, url, lineNumber, columnNumber}, hitCount,
+ * children [ids], positionTicks}, or with "parent" (an id) instead of "children" as older
+ * profiles and trace-event chunks have it (both are accepted and must agree); "samples",
+ * the node id of each sample in the order taken; "timeDeltas", µs from the previous sample
+ * (the first from startTime); "startTime" and "endTime" in µs of the producer's monotonic
+ * clock. Not read: the trace-event form (an array of events, "ProfileChunk"s), the legacy
+ * "head" tree, hitCount and positionTicks (they are derived from samples).
+ *
+ * What a sample becomes: one sample (weight 1) per entry of "samples", thread 0, at
+ * startTime plus the deltas up to it. V8's deltas can be negative (a sample listed after
+ * one it was taken before): samples are put in time order by a stable sort on that
+ * timestamp, as Chrome DevTools' CPUProfileDataModel does (speedscope's importer instead
+ * clamps a time that goes back to the latest one, the Firefox Profiler's resamples at
+ * 500 µs and drops what goes back; both keep every stack but lose the order in time).
+ * Timestamps are in the profile's own clock, the header's start time is startTime; the
+ * interval is the median of the gaps between consecutive sorted samples, rounded to µs
+ * (at least 1; 1000, node's default, with fewer than two samples): unlike the mean, it is
+ * not moved by the odd long gap (a sampler thread descheduled on a busy machine). Deltas are read exactly (to
+ * the nanosecond, no floating point); a timestamp rounds down to the µs.
+ *
+ * Frames: the path from the sampled node to its root, innermost first; a parentless node
+ * named "(root)" is no frame. Function name as given, "(anonymous)" when empty; file the
+ * url, "~" (no file, as CPython marks its special frames) when empty or absent; line and
+ * column 1-based (V8's are 0-based; -1 or absent: none). V8's own nodes "(program)",
+ * "(garbage collector)" and "(idle)" stay frames, so every writer shows them; the status
+ * byte is on CPU for every sample but those of "(idle)", which have no state bit (the
+ * programs' --status idle).
+ *
+ * The whole file is read and checked at open (strict JSON, json.c): memory is the file
+ * plus a record per node and per sample, each grown as elements are read, never from a
+ * count. Refused with the byte offset: a node without an integer id or a callFrame, an
+ * id given twice, a child or parent or sample naming no node, a node with two parents,
+ * parents that form a cycle, a stack deeper than max-depth, samples and timeDeltas of
+ * different lengths, times that overflow or fall before 0. */
+#include <assert.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/base.h"
+#include "base/json.h"
+#include "core/handles.h"
+#include "core/format.h"
+#include "core/formats.h"
+#include "formats/v8.h"
+
+#define NESTING 64
+#define NONE UINT64_MAX
+#define NO_ID UINT32_MAX
+#define DEPTH_UNKNOWN UINT32_MAX
+#define DEPTH_BUSY (UINT32_MAX - 1)
+#define DEFAULT_INTERVAL_US 1000
+
+struct vnode {
+	int64_t id;
+	uint64_t off;             /* the node object */
+	uint64_t name_off, url_off; /* string tokens; url NONE when absent */
+	uint64_t kids_off, parent_off; /* "children" and "parent" values, NONE when absent */
+	uint64_t link_off;        /* the id token that gave this node its parent */
+	uint32_t parent;          /* index, NO_ID for none */
+	uint32_t depth;           /* frames from the root to here, this one included */
+	uint32_t frame;           /* dict frame, NO_ID until first used */
+	int32_t line, col;
+	bool root_name, idle;
+};
+
+struct vid {
+	int64_t id;
+	uint32_t idx;
+};
+
+struct vsample {
+	int64_t t;                /* ns */
+	uint32_t node, seq;
+};
+
+struct vstate {
+	struct vnode *nodes;
+	size_t nnodes, nodes_cap;
+	struct vid *ids;
+	struct vsample *s;
+	size_t ns, s_cap, cur;
+	int64_t start;            /* startTime, ns */
+	uint32_t *walk;
+	size_t walk_cap;
+	uint32_t *out;
+	size_t out_cap;
+	char *sbuf;
+	size_t sbuf_cap;
+};
+
+static int nomem(struct tach_reader *r)
+{
+	return RFAIL(r, TACH_E_NOMEM, TACH_POS_NONE, 0, "out of memory");
+}
+
+static int bad(struct tach_reader *r, uint64_t off, const char *what)
+{
+	return RFAIL(r, TACH_E_FORMAT, TACH_POS_OFFSET, off, "%s", what);
+}
+
+static int value_at(struct tach_reader *r, struct tachi_json *j, uint64_t off, struct tachi_jtok *t)
+{
+	tachi_json_init(j, r->in.data, r->in.size, (size_t)off, NESTING, &r->err);
+	return tachi_json_value(j, t);
+}
+
+/* ---- detection ---- */
+
+/* In the first element of "nodes", which j has just entered: a "callFrame" key. */
+static bool first_node_has_callframe(struct tachi_json *j)
+{
+	struct tachi_jtok t, k;
+	bool more;
+	if (tachi_json_elem(j, &more) || !more || tachi_json_value(j, &t) || t.type != TJ_OBJECT)
+		return false;
+	while (!tachi_json_key(j, &k, &more) && more) {
+		if (tachi_json_str_eq(j->p, &k, "callFrame"))
+			return !tachi_json_value(j, &t) && t.type == TJ_OBJECT;
+		if (tachi_json_skip(j))
+			return false;
+	}
+	return false;
+}
+
+/* A JSON object that names a key of V8's profile in the peeked bytes. */
+bool tachi_v8_resembles(const uint8_t *p, size_t n)
+{
+	return tachi_json_object_start(p, n) &&
+	       (memmem(p, n, "\"nodes\"", 7) || memmem(p, n, "\"timeDeltas\"", 12) ||
+		memmem(p, n, "\"callFrame\"", 11));
+}
+
+bool tachi_v8_probe(const uint8_t *p, size_t n)
+{
+	struct tachi_err e = { 0 };
+	struct tachi_json j;
+	struct tachi_jtok t, k;
+	bool more, samples = false, deltas = false;
+	size_t lead = tachi_json_bom(p, n);
+	tachi_json_init(&j, p, n, lead, NESTING, &e);
+	if (tachi_json_value(&j, &t) || t.type != TJ_OBJECT)
+		return false;
+	while (!tachi_json_key(&j, &k, &more) && more) {
+		/* node writes "nodes" first and it may fill the peeked bytes: its first node
+		 * decides */
+		if (tachi_json_str_eq(p, &k, "nodes"))
+			return !tachi_json_value(&j, &t) && t.type == TJ_ARRAY &&
+			       first_node_has_callframe(&j);
+		samples |= tachi_json_str_eq(p, &k, "samples");
+		deltas |= tachi_json_str_eq(p, &k, "timeDeltas");
+		if (samples && deltas)
+			return true;
+		if (tachi_json_skip(&j))
+			return false;
+	}
+	return false;
+}
+
+/* ---- the nodes ---- */
+
+/* An integer id token. */
+static int read_id(struct tach_reader *r, const struct tachi_jtok *t, const char *what, int64_t *id)
+{
+	struct tachi_jnum v;
+	if (t->type == TJ_NUMBER) {
+		tachi_json_number(r->in.data, t, &v);
+		if (tachi_json_int(&v, INT64_MIN, INT64_MAX, id))
+			return TACH_OK;
+	}
+	return RFAIL(r, TACH_E_FORMAT, TACH_POS_OFFSET, t->off, "%s must be an integer node id", what);
+}
+
+/* lineNumber or columnNumber: 0-based, -1 or absent for none; 1-based out. */
+static int position(struct tach_reader *r, uint64_t off, const char *what, int32_t *out)
+{
+	struct tachi_json j;
+	struct tachi_jtok t;
+	struct tachi_jnum v;
+	int64_t x;
+	*out = -1;
+	if (off == NONE)
+		return TACH_OK;
+	int rc = value_at(r, &j, off, &t);
+	if (rc)
+		return rc;
+	if (t.type == TJ_NUMBER) {
+		tachi_json_number(r->in.data, &t, &v);
+		if (tachi_json_int(&v, -1, INT32_MAX - 1, &x)) {
+			*out = x < 0 ? -1 : (int32_t)(x + 1);
+			return TACH_OK;
+		}
+	}
+	return RFAIL(r, TACH_E_FORMAT, TACH_POS_OFFSET, t.off, "%s must be an integer -1..%d",
+		     what, INT32_MAX - 1);
+}
+
+static int call_frame(struct tach_reader *r, uint64_t off, struct vnode *nd)
+{
+	static const char *const want[] = { "functionName", "url", "lineNumber", "columnNumber" };
+	struct tachi_json j, c;
+	struct tachi_jtok t;
+	uint64_t o[4];
+	int rc = value_at(r, &j, off, &t);
+	if (rc)
+		return rc;
+	if (t.type != TJ_OBJECT)
+		return bad(r, t.off, "callFrame must be an object");
+	uint64_t at = t.off;
+	if ((rc = tachi_json_keys(&j, want, o, 4)))
+		return rc;
+	if (o[0] == NONE)
+		return bad(r, at, "callFrame without a \"functionName\"");
+	if ((rc = value_at(r, &c, o[0], &t)))
+		return rc;
+	if (t.type != TJ_STRING)
+		return bad(r, t.off, "functionName must be a string");
+	nd->name_off = t.off;
+	nd->root_name = tachi_json_str_eq(r->in.data, &t, "(root)");
+	nd->idle = tachi_json_str_eq(r->in.data, &t, "(idle)");
+	nd->url_off = NONE;
+	if (o[1] != NONE) {
+		if ((rc = value_at(r, &c, o[1], &t)))
+			return rc;
+		if (t.type != TJ_STRING)
+			return bad(r, t.off, "url must be a string");
+		nd->url_off = t.off;
+	}
+	if ((rc = position(r, o[2], "lineNumber", &nd->line)) ||
+	    (rc = position(r, o[3], "columnNumber", &nd->col)))
+		return rc;
+	return TACH_OK;
+}
+
+/* One node object, whose '{' j has just read at off. */
+static int node_obj(struct tach_reader *r, struct tachi_json *j, uint64_t off, struct vnode *nd)
+{
+	static const char *const want[] = { "id", "callFrame", "children", "parent" };
+	struct tachi_json c;
+	struct tachi_jtok t;
+	uint64_t o[4];
+	int rc = tachi_json_keys(j, want, o, 4);
+	if (rc)
+		return rc;
+	memset(nd, 0, sizeof(*nd));
+	nd->off = off;
+	nd->parent = NO_ID;
+	nd->depth = DEPTH_UNKNOWN;
+	nd->frame = NO_ID;
+	nd->kids_off = o[2];
+	nd->parent_off = o[3];
+	nd->link_off = off;
+	if (o[0] == NONE)
+		return bad(r, off, "node without an \"id\"");
+	if (o[1] == NONE)
+		return bad(r, off, "node without a \"callFrame\"");
+	if ((rc = value_at(r, &c, o[0], &t)) || (rc = read_id(r, &t, "\"id\"", &nd->id)))
+		return rc;
+	return call_frame(r, o[1], nd);
+}
+
+static int parse_nodes(struct tach_reader *r, uint64_t off)
+{
+	struct vstate *st = r->state;
+	struct tachi_json j;
+	struct tachi_jtok t;
+	bool more;
+	int rc = value_at(r, &j, off, &t);
+	if (rc)
+		return rc;
+	if (t.type != TJ_ARRAY)
+		return bad(r, t.off, "\"nodes\" must be an array");
+	while (!(rc = tachi_json_elem(&j, &more)) && more) {
+		if ((rc = tachi_json_value(&j, &t)))
+			return rc;
+		if (t.type != TJ_OBJECT)
+			return bad(r, t.off, "a node must be an object");
+		if (st->nnodes >= UINT32_MAX - 2)
+			return bad(r, t.off, "more than 2^32 - 3 nodes");
+		if (!TACHI_RESERVE(st->nodes, st->nodes_cap, st->nnodes + 1))
+			return nomem(r);
+		if ((rc = node_obj(r, &j, t.off, &st->nodes[st->nnodes])))
+			return rc;
+		st->nnodes++;
+	}
+	return rc;
+}
+
+static int cmp_id(const void *a, const void *b)
+{
+	const struct vid *x = a, *y = b;
+	if (x->id != y->id)
+		return x->id < y->id ? -1 : 1;
+	return x->idx < y->idx ? -1 : x->idx > y->idx;
+}
+
+/* The ids sorted, for lookups by binary search; an id given twice is refused where it
+ * is given the second time. */
+static int index_ids(struct tach_reader *r)
+{
+	struct vstate *st = r->state;
+	if (!st->nnodes)
+		return TACH_OK;
+	if (!(st->ids = malloc(st->nnodes * sizeof(*st->ids))))
+		return nomem(r);
+	for (size_t i = 0; i < st->nnodes; i++)
+		st->ids[i] = (struct vid){ st->nodes[i].id, (uint32_t)i };
+	qsort(st->ids, st->nnodes, sizeof(*st->ids), cmp_id);
+	for (size_t i = 1; i < st->nnodes; i++)
+		if (st->ids[i].id == st->ids[i - 1].id)
+			return RFAIL(r, TACH_E_FORMAT, TACH_POS_OFFSET, st->nodes[st->ids[i].idx].off,
+				     "node id %lld given twice", (long long)st->ids[i].id);
+	return TACH_OK;
+}
+
+static uint32_t find(const struct vstate *st, int64_t id)
+{
+	size_t lo = 0, hi = st->nnodes;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (st->ids[mid].id < id)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < st->nnodes && st->ids[lo].id == id ? st->ids[lo].idx : NO_ID;
+}
+
+/* The node that the id token t names, NO_ID refused. */
+static int lookup(struct tach_reader *r, const struct tachi_jtok *t, const char *what, uint32_t *idx)
+{
+	int64_t id;
+	int rc = read_id(r, t, what, &id);
+	if (rc)
+		return rc;
+	if ((*idx = find(r->state, id)) == NO_ID)
+		return RFAIL(r, TACH_E_FORMAT, TACH_POS_OFFSET, t->off, "%s %lld names no node",
+			     what, (long long)id);
+	return TACH_OK;
+}
+
+/* child's parent is p, named by the id token at off. */
+static int set_parent(struct tach_reader *r, uint32_t child, uint32_t p, uint64_t off)
+{
+	struct vnode *c = &((struct vstate *)r->state)->nodes[child];
+	if (c->parent != NO_ID && c->parent != p)
+		return RFAIL(r, TACH_E_FORMAT, TACH_POS_OFFSET, off, "node %lld has two parents",
+			     (long long)c->id);
+	if (c->parent == NO_ID) {
+		c->parent = p;
+		c->link_off = off;
+	}
+	return TACH_OK;
+}
+
+static int link_children(struct tach_reader *r, uint32_t i)
+{
+	struct vstate *st = r->state;
+	struct tachi_json j;
+	struct tachi_jtok t;
+	bool more;
+	int rc = value_at(r, &j, st->nodes[i].kids_off, &t);
+	if (rc)
+		return rc;
+	if (t.type != TJ_ARRAY)
+		return bad(r, t.off, "\"children\" must be an array of node ids");
+	while (!(rc = tachi_json_elem(&j, &more)) && more) {
+		uint32_t c;
+		if ((rc = tachi_json_value(&j, &t)) || (rc = lookup(r, &t, "child", &c)) ||
+		    (rc = set_parent(r, c, i, t.off)))
+			return rc;
+	}
+	return rc;
+}
+
+/* Parent links from "children", then from "parent" where given. */
+static int link(struct tach_reader *r)
+{
+	struct vstate *st = r->state;
+	int rc;
+	for (uint32_t i = 0; i < st->nnodes; i++)
+		if (st->nodes[i].kids_off != NONE && (rc = link_children(r, i)))
+			return rc;
+	for (uint32_t i = 0; i < st->nnodes; i++) {
+		struct tachi_json j;
+		struct tachi_jtok t;
+		uint32_t p;
+		if (st->nodes[i].parent_off == NONE)
+			continue;
+		if ((rc = value_at(r, &j, st->nodes[i].parent_off, &t)))
+			return rc;
+		if (t.type == TJ_NULL)
+			continue;
+		if ((rc = lookup(r, &t, "parent", &p)) || (rc = set_parent(r, i, p, t.off)))
+			return rc;
+	}
+	return TACH_OK;
+}
+
+static bool is_root(const struct vnode *nd)
+{
+	return nd->parent == NO_ID && nd->root_name;
+}
+
+/* Node i's depth: its ancestors up to one whose depth is known, then back down. A node
+ * met again on the way up closes a cycle. Each node is walked once. */
+static int depth_of(struct tach_reader *r, uint32_t i)
+{
+	struct vstate *st = r->state;
+	size_t n = 0;
+	uint32_t k = i;
+	while (k != NO_ID && st->nodes[k].depth == DEPTH_UNKNOWN) {
+		if (!TACHI_RESERVE(st->walk, st->walk_cap, n + 1))
+			return nomem(r);
+		st->walk[n++] = k;
+		st->nodes[k].depth = DEPTH_BUSY;
+		k = st->nodes[k].parent;
+	}
+	if (k != NO_ID && st->nodes[k].depth == DEPTH_BUSY)
+		return RFAIL(r, TACH_E_FORMAT, TACH_POS_OFFSET, st->nodes[k].link_off,
+			     "node %lld is its own ancestor: the parent links form a cycle",
+			     (long long)st->nodes[k].id);
+	uint32_t d = k == NO_ID ? 0 : st->nodes[k].depth;
+	while (n--) {
+		struct vnode *nd = &st->nodes[st->walk[n]];
+		d += !is_root(nd);
+		nd->depth = d;
+	}
+	return TACH_OK;
+}
+
+/* ---- the samples ---- */
+
+static int time_ns(struct tach_reader *r, const struct tachi_jtok *t, const char *what, int64_t *out)
+{
+	struct tachi_jnum v;
+	if (t->type != TJ_NUMBER)
+		return RFAIL(r, TACH_E_FORMAT, TACH_POS_OFFSET, t->off, "%s must be a number", what);
+	tachi_json_number(r->in.data, t, &v);
+	if (!tachi_json_scaled(&v, 3, out))
+		return RFAIL(r, TACH_E_FORMAT, TACH_POS_OFFSET, t->off, "%s %.*s is out of range",
+			     what, (int)(t->len > 40 ? 40 : t->len), (const char *)r->in.data + t->start);
+	return TACH_OK;
+}
+
+static int begin_array(struct tach_reader *r, struct tachi_json *j, uint64_t off, const char *what)
+{
+	struct tachi_jtok t;
+	int rc = value_at(r, j, off, &t);
+	if (rc)
+		return rc;
+	if (t.type != TJ_ARRAY)
+		return RFAIL(r, TACH_E_FORMAT, TACH_POS_OFFSET, t.off, "\"%s\" must be an array", what);
+	return TACH_OK;
+}
+
+/* One entry of each array: the sample's node and its time, checked. */
+static int one_sample(struct tach_reader *r, struct tachi_json *a, struct tachi_json *b,
+		      int64_t *now)
+{
+	struct vstate *st = r->state;
+	struct tachi_jtok t, d;
+	uint32_t idx;
+	int64_t delta;
+	int rc;
+	if ((rc = tachi_json_value(a, &t)) || (rc = lookup(r, &t, "sample", &idx)) ||
+	    (rc = tachi_json_value(b, &d)) || (rc = time_ns(r, &d, "time delta", &delta)))
+		return rc;
+	if (st->nodes[idx].depth > r->lim.max_depth)
+		return RFAIL(r, TACH_E_LIMIT, TACH_POS_OFFSET, t.off,
+			     "stack deeper than the depth limit of %u frames", r->lim.max_depth);
+	if (__builtin_add_overflow(*now, delta, now))
+		return bad(r, d.off, "the time deltas add up past the range of times");
+	if (*now < 0)
+		return bad(r, d.off, "a sample time before 0");
+	if (st->ns >= r->lim.max_samples || st->ns >= UINT32_MAX)
+		return RFAIL(r, TACH_E_LIMIT, TACH_POS_OFFSET, t.off,
+			     "more than %llu samples (see --max-samples)",
+			     (unsigned long long)(r->lim.max_samples < UINT32_MAX ? r->lim.max_samples
+										 : UINT32_MAX));
+	if (!TACHI_RESERVE(st->s, st->s_cap, st->ns + 1))
+		return nomem(r);
+	st->s[st->ns] = (struct vsample){ *now, idx, (uint32_t)st->ns };
+	st->ns++;
+	return TACH_OK;
+}
+
+static int parse_samples(struct tach_reader *r, uint64_t s_off, uint64_t d_off)
+{
+	struct vstate *st = r->state;
+	struct tachi_json a, b;
+	int64_t now = st->start;
+	int rc;
+	if ((rc = begin_array(r, &a, s_off, "samples")) ||
+	    (rc = begin_array(r, &b, d_off, "timeDeltas")))
+		return rc;
+	for (;;) {
+		bool ma, mb;
+		if ((rc = tachi_json_elem(&a, &ma)) || (rc = tachi_json_elem(&b, &mb)))
+			return rc;
+		if (ma != mb)
+			return bad(r, ma ? b.pos - 1 : a.pos - 1,
+				   "\"samples\" and \"timeDeltas\" differ in length");
+		if (!ma)
+			return TACH_OK;
+		if ((rc = one_sample(r, &a, &b, &now)))
+			return rc;
+	}
+}
+
+static int cmp_sample(const void *a, const void *b)
+{
+	const struct vsample *x = a, *y = b;
+	if (x->t != y->t)
+		return x->t < y->t ? -1 : 1;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+static int cmp_i64(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+/* Time order (ties in file order), then the median gap as the interval. */
+static int order_and_interval(struct tach_reader *r)
+{
+	struct vstate *st = r->state;
+	bool sorted = true;
+	for (size_t i = 1; i < st->ns && sorted; i++)
+		sorted = st->s[i].t >= st->s[i - 1].t;
+	if (!sorted)
+		qsort(st->s, st->ns, sizeof(*st->s), cmp_sample);
+	r->meta.interval_us = DEFAULT_INTERVAL_US;
+	if (st->ns < 2)
+		return TACH_OK;
+	int64_t *gaps = malloc((st->ns - 1) * sizeof(*gaps));
+	if (!gaps)
+		return nomem(r);
+	for (size_t i = 1; i < st->ns; i++)
+		gaps[i - 1] = st->s[i].t - st->s[i - 1].t;
+	qsort(gaps, st->ns - 1, sizeof(*gaps), cmp_i64);
+	uint64_t us = ((uint64_t)gaps[(st->ns - 1) / 2] + 500) / 1000;
+	free(gaps);
+	r->meta.interval_us = us ? us : 1;
+	return TACH_OK;
+}
+
+/* ---- open ---- */
+
+/* The top object's keys: nodes, samples, timeDeltas, startTime, endTime. */
+static int parse_top(struct tach_reader *r, uint64_t *o)
+{
+	static const char *const want[] = { "nodes", "samples", "timeDeltas", "startTime",
+					    "endTime" };
+	static const char *const names[] = { "\"nodes\"", "\"samples\"", "\"timeDeltas\"",
+					     "\"startTime\"" };
+	struct vstate *st = r->state;
+	struct tachi_json j;
+	struct tachi_jtok t;
+	int rc = value_at(r, &j, tachi_json_bom(r->in.data, r->in.size), &t);
+	if (rc)
+		return rc;
+	if (t.type != TJ_OBJECT)
+		return bad(r, t.off, "not a V8 CPU profile: expected a JSON object");
+	if ((rc = tachi_json_keys(&j, want, o, 5)) || (rc = tachi_json_end(&j)))
+		return rc;
+	for (int i = 0; i < 4; i++)
+		if (o[i] == NONE)
+			return RFAIL(r, TACH_E_FORMAT, TACH_POS_OFFSET, t.off,
+				     "not a V8 CPU profile: no %s", names[i]);
+	int64_t end;
+	if ((rc = value_at(r, &j, o[3], &t)) || (rc = time_ns(r, &t, "startTime", &st->start)))
+		return rc;
+	if (st->start < 0)
+		return bad(r, t.off, "startTime before 0");
+	if (o[4] != NONE &&
+	    ((rc = value_at(r, &j, o[4], &t)) || (rc = time_ns(r, &t, "endTime", &end))))
+		return rc;
+	return TACH_OK;
+}
+
+static int v8_open(struct tach_reader *r)
+{
+	struct vstate *st = r->state;
+	uint64_t o[5];
+	int rc;
+	if ((rc = parse_top(r, o)) || (rc = parse_nodes(r, o[0])) || (rc = index_ids(r)) ||
+	    (rc = link(r)))
+		return rc;
+	for (uint32_t i = 0; i < st->nnodes; i++)
+		if (st->nodes[i].depth == DEPTH_UNKNOWN && (rc = depth_of(r, i)))
+			return rc;
+	if ((rc = parse_samples(r, o[1], o[2])) || (rc = order_and_interval(r)))
+		return rc;
+	r->meta.start_time_us = (uint64_t)st->start / 1000;
+	return TACH_OK;
+}
+
+/* ---- samples out ---- */
+
+/* The token at off as a string into sbuf (alt when empty or off NONE). */
+static int string_id(struct tach_reader *r, uint64_t off, const char *alt, uint32_t *id)
+{
+	struct vstate *st = r->state;
+	struct tachi_json j;
+	struct tachi_jtok t;
+	size_t n = 0;
+	if (off != NONE) {
+		int rc = value_at(r, &j, off, &t);
+		if (rc)
+			return rc;
+		if (!TACHI_RESERVE(st->sbuf, st->sbuf_cap, t.len + 1))
+			return nomem(r);
+		n = tachi_json_unescape(r->in.data, &t, st->sbuf);
+	}
+	const char *s = n ? st->sbuf : alt;
+	if (tach_dict_intern_string(&r->dict, s, n ? n : strlen(alt), id))
+		return nomem(r);
+	return TACH_OK;
+}
+
+static int frame_id(struct tach_reader *r, struct vnode *nd, uint32_t *id)
+{
+	if (nd->frame == NO_ID) {
+		struct tach_frame f = { 0, 0, nd->line, nd->line, nd->col, -1, TACH_NO_OPCODE };
+		int rc;
+		if ((rc = string_id(r, nd->name_off, "(anonymous)", &f.func)) ||
+		    (rc = string_id(r, nd->url_off, "~", &f.file)))
+			return rc;
+		if (tach_dict_intern_frame(&r->dict, &f, &nd->frame))
+			return nomem(r);
+	}
+	*id = nd->frame;
+	return TACH_OK;
+}
+
+static int v8_next(struct tach_reader *r, const struct tach_sample **out)
+{
+	struct vstate *st = r->state;
+	if (st->cur >= st->ns)
+		return TACH_EOF;
+	const struct vsample *vs = &st->s[st->cur++];
+	struct vnode *leaf = &st->nodes[vs->node];
+	uint32_t depth = leaf->depth, k = 0;
+	if (depth && !TACHI_RESERVE(st->out, st->out_cap, depth))
+		return nomem(r);
+	for (uint32_t i = vs->node; i != NO_ID; i = st->nodes[i].parent) {
+		struct vnode *nd = &st->nodes[i];
+		int rc;
+		if (!is_root(nd) && (rc = frame_id(r, nd, &st->out[k++])))
+			return rc;
+	}
+	assert(k == depth);
+	struct tach_sample *s = &r->sample;
+	s->thread_id = 0;
+	s->interp_id = 0;
+	s->timestamp_us = (uint64_t)vs->t / 1000;
+	s->weight = 1;
+	s->status = leaf->idle ? 0 : TACH_STATUS_ON_CPU;
+	s->depth = depth;
+	s->same_outer = 0;
+	s->frames = st->out;
+	r->stats.full_records++;
+	r->stats.total_records++;
+	r->stats.total_samples++;
+	*out = s;
+	return TACH_OK;
+}
+
+static void v8_free(struct tach_reader *r)
+{
+	struct vstate *st = r->state;
+	free(st->nodes);
+	free(st->ids);
+	free(st->s);
+	free(st->walk);
+	free(st->out);
+	free(st->sbuf);
+}
+
+static const struct tachi_reader_ops v8_reader_ops = {
+	.state_size = sizeof(struct vstate),
+	.open = v8_open,
+	.next = v8_next,
+	.free = v8_free,
+	.whole_input = true,
+};
+
+const struct tachi_format tachi_fmt_v8 = {
+	.name = "v8",
+	.reader = &v8_reader_ops,
+	.probe = tachi_v8_probe,
+	.resembles = tachi_v8_resembles,
+};
