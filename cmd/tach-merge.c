@@ -22,7 +22,7 @@ struct src {
 	struct tc_input *in;
 	struct tach_sample s;   /* the pending sample; its frames belong to the reader */
 	bool live;              /* s is pending */
-	struct idmap strings, frames;
+	struct idmap strings, frames, maps;
 	uint32_t tag;           /* --tag-inputs: the output id of the input's root frame */
 };
 
@@ -74,6 +74,30 @@ static int map_string(struct merge *m, struct src *sr, uint32_t id, uint32_t *ou
 	return rc;
 }
 
+/* A native frame's mapping (its strings too) in the output dict. */
+static int map_mapping(struct merge *m, struct src *sr, uint32_t id, uint32_t *out)
+{
+	if (id < sr->maps.cap && sr->maps.ids[id]) {
+		*out = sr->maps.ids[id] - 1;
+		return TACH_OK;
+	}
+	const struct tach_mapping *mp = tach_dict_mapping(tach_reader_dict(sr->in->r), id);
+	if (!mp)
+		return TACH_E_USAGE;
+	struct tach_mapping g = *mp;
+	int rc;
+	if ((rc = map_string(m, sr, mp->file, &g.file)) ||
+	    (mp->build_id != TACH_NO_STRING && (rc = map_string(m, sr, mp->build_id, &g.build_id))))
+		return rc;
+	if (!idmap_reserve(&sr->maps, id))
+		return TACH_E_NOMEM;
+	if ((rc = tach_dict_intern_mapping(m->dict, &g, out)) == TACH_OK)
+		sr->maps.ids[id] = *out + 1;
+	return rc;
+}
+
+/* Frames keep their native data (address, mapping, inline mark): a TACH file has no field
+ * for it, but the output dict is the TACH writer's, which keeps one row per value. */
 static int map_frame(struct merge *m, struct src *sr, uint32_t id, uint32_t *out)
 {
 	if (id < sr->frames.cap && sr->frames.ids[id]) {
@@ -87,9 +111,13 @@ static int map_frame(struct merge *m, struct src *sr, uint32_t id, uint32_t *out
 	int rc;
 	if ((rc = map_string(m, sr, f->file, &g.file)) || (rc = map_string(m, sr, f->func, &g.func)))
 		return rc;
+	const struct tach_frame_native *n = tach_dict_frame_native(tach_reader_dict(sr->in->r), id);
+	struct tach_frame_native gn = n ? *n : (struct tach_frame_native){ 0 };
+	if (gn.mapping && (rc = map_mapping(m, sr, n->mapping, &gn.mapping)))
+		return rc;
 	if (!idmap_reserve(&sr->frames, id))
 		return TACH_E_NOMEM;
-	if ((rc = tach_dict_intern_frame(m->dict, &g, out)) == TACH_OK)
+	if ((rc = tach_dict_intern_frame_native(m->dict, &g, n ? &gn : NULL, out)) == TACH_OK)
 		sr->frames.ids[id] = *out + 1;
 	return rc;
 }
@@ -266,6 +294,7 @@ static void free_merge(struct merge *m)
 {
 	for (size_t i = 0; m->src && i < m->n; i++) {
 		free(m->src[i].strings.ids);
+		free(m->src[i].maps.ids);
 		free(m->src[i].frames.ids);
 	}
 	free(m->src);

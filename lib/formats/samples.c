@@ -483,6 +483,12 @@ static int64_t dup_index(struct swstate *st, const struct tach_dict *d, uint32_t
 	uint64_t h = shown_hash(d, f);
 	uint32_t r;
 	if (tachi_idset_find(&st->index, h, f, shown_eq, st, &r)) {
+		/* Native frames that differ only by address, mapping or inline mark print as
+		 * one: the text has no field for those (tachfmt(5)). */
+		if (tach_dict_frame_native(d, fid) && tach_dict_frame_native(d, st->rep[r])) {
+			st->dup[fid] = 1;
+			return 0;
+		}
 		st->dup[fid] = ++st->rows[r];
 		return st->dup[fid] - 1;
 	}

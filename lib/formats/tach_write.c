@@ -49,6 +49,7 @@ struct wstate {
 	uint32_t *fmap, *smap;   /* source frame/string id -> ours */
 	size_t fmap_cap, smap_cap;
 	const struct tach_dict *src; /* the dict the maps belong to */
+	struct tachi_idset native_rows; /* rows of native source frames, by value */
 	struct tachi_threads threads; /* only the index; per-thread data below */
 	struct wthread **wt;
 	size_t nwt, wt_cap;
@@ -217,6 +218,42 @@ static int map_string(struct tach_writer *w, const struct tach_dict *d, uint32_t
 	return TACH_OK;
 }
 
+static uint64_t row_hash(const struct tach_frame *f)
+{
+	int32_t v[7] = { (int32_t)f->file, (int32_t)f->func, f->line, f->end_line, f->col,
+			 f->end_col, f->opcode };
+	return tachi_hash(v, sizeof(v));
+}
+
+static bool row_eq(void *ctx, uint32_t id, const void *key)
+{
+	const struct tach_dict *d = ctx;
+	const struct tach_frame *a = &d->frames[id], *b = key;
+	return a->file == b->file && a->func == b->func && a->line == b->line &&
+	       a->end_line == b->end_line && a->col == b->col && a->end_col == b->end_col &&
+	       a->opcode == b->opcode;
+}
+
+/* A row per source frame, not per value: readers intern by value, so distinct ids are
+ * distinct given frames (CPython's key), or a TACH table's own distinct rows. Native
+ * frames differ by address, mapping or inline mark too, which TACH has no field for
+ * (tachfmt(5)): those that are equal otherwise share one row. */
+static int append_row(struct tach_writer *w, const struct tach_dict *d, uint32_t fid,
+		      const struct tach_frame *f, uint32_t *row)
+{
+	struct wstate *st = w->state;
+	bool native = tach_dict_frame_native(d, fid) != NULL;
+	uint64_t h = native ? row_hash(f) : 0;
+	if (native && tachi_idset_find(&st->native_rows, h, f, row_eq, &st->dict, row))
+		return TACH_OK;
+	if (tachi_dict_append_frame(&st->dict, f))
+		return WFAIL(w, TACH_E_NOMEM, "out of memory");
+	*row = (uint32_t)st->dict.frame_count - 1;
+	if (native && !tachi_idset_insert(&st->native_rows, h, *row))
+		return WFAIL(w, TACH_E_NOMEM, "out of memory");
+	return TACH_OK;
+}
+
 static int map_frame(struct tach_writer *w, const struct tach_dict *d, uint32_t fid, uint32_t *out)
 {
 	struct wstate *st = w->state;
@@ -232,11 +269,8 @@ static int map_frame(struct tach_writer *w, const struct tach_dict *d, uint32_t 
 	int rc;
 	if ((rc = map_string(w, d, f.file, &f.file)) || (rc = map_string(w, d, f.func, &f.func)))
 		return rc;
-	/* A row per source frame, not per value: readers intern by value, so distinct ids
-	 * are distinct given frames (CPython's key), or a TACH table's own distinct rows. */
-	if (tachi_dict_append_frame(&st->dict, &f))
-		return WFAIL(w, TACH_E_NOMEM, "out of memory");
-	st->fmap[fid] = (uint32_t)st->dict.frame_count - 1;
+	if ((rc = append_row(w, d, fid, &f, &st->fmap[fid])))
+		return rc;
 	*out = st->fmap[fid];
 	return TACH_OK;
 }
@@ -575,6 +609,7 @@ static void ww_free(struct tach_writer *w)
 	if (!st)
 		return;
 	tachi_dict_clear(&st->dict);
+	tachi_idset_free(&st->native_rows);
 	free(st->fmap);
 	free(st->smap);
 	for (size_t i = 0; i < st->nwt; i++)

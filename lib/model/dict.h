@@ -18,11 +18,21 @@ struct tach_dict {
 	struct tach_frame *frames;
 	size_t frame_count, frame_cap;
 	struct tachi_idset str_index, frame_index;
+	/* Native data, parallel to frames; NULL until a frame has some (Python profiles never
+	 * pay for it). Zero entries are frames without it. */
+	struct tach_frame_native *natives;
+	size_t native_cap;
+	struct tach_mapping *maps;   /* id 1 is maps[0] */
+	size_t map_count, map_cap;
+	struct tachi_idset map_index;
 	bool indexed;        /* false: append-only table (TACH tables keep duplicates) */
 };
 /* Append without interning (a TACH table row); fails with TACH_E_NOMEM only. */
 int tachi_dict_append_string(struct tach_dict *d, const char *s, size_t len);
 int tachi_dict_append_frame(struct tach_dict *d, const struct tach_frame *f);
+/* n may be NULL; a zero n on a dict without native data costs nothing. */
+int tachi_dict_append_frame_native(struct tach_dict *d, const struct tach_frame *f,
+				   const struct tach_frame_native *n);
 void tachi_dict_init(struct tach_dict *d, bool indexed);
 void tachi_dict_clear(struct tach_dict *d);
 static inline const char *tachi_str(const struct tach_dict *d, uint32_t id, size_t *len)

@@ -288,8 +288,70 @@ static void check_huge_sample(void)
 	tach_dict_free(fx.d);
 }
 
+/* Native frames: written with mappings, addresses and an inline run, read back the same:
+ * the mapping kept, the inline marks, the address on every frame of the location, and an
+ * unsymbolized frame named by module and file offset. */
+static void check_native_round_trip(void)
+{
+	struct fixture fx = { tach_dict_new(), 0, 0 };
+	struct tach_dict *d = fx.d;
+	uint32_t file, bid, src, inner, outer, unsym, map, fr[3];
+	CHECK(!tach_dict_intern_string(d, "/usr/lib/libx.so", 16, &file));
+	CHECK(!tach_dict_intern_string(d, "abcd", 4, &bid));
+	CHECK(!tach_dict_intern_string(d, "x.c", 3, &src));
+	CHECK(!tach_dict_intern_string(d, "inner", 5, &inner));
+	CHECK(!tach_dict_intern_string(d, "outer", 5, &outer));
+	CHECK(!tach_dict_intern_string(d, "libx.so+0x1234", 14, &unsym));
+	struct tach_mapping m = { 0x7f0000001000, 0x7f0000009000, 0x1000, file, bid,
+				  TACH_MAPPING_HAS_FUNCTIONS };
+	CHECK(!tach_dict_intern_mapping(d, &m, &map));
+	struct tach_frame a = { src, inner, 7, 7, -1, -1, TACH_NO_OPCODE };
+	struct tach_frame b = { src, outer, 9, 9, -1, -1, TACH_NO_OPCODE };
+	struct tach_frame u = { file, unsym, -1, -1, -1, -1, TACH_NO_OPCODE };
+	struct tach_frame_native na = { 0x7f0000002000, map, 1 }, nb = { 0x7f0000002000, map, 0 };
+	struct tach_frame_native nu = { 0x7f0000001234, map, 0 };
+	CHECK(!tach_dict_intern_frame_native(d, &u, &nu, &fr[0]));
+	CHECK(!tach_dict_intern_frame_native(d, &a, &na, &fr[1]));
+	CHECK(!tach_dict_intern_frame_native(d, &b, &nb, &fr[2]));
+	struct tach_meta meta = TACH_META_INIT;
+	meta.interval_us = 1000;
+	struct tach_sample s = { .thread_id = 1, .weight = 3, .depth = 3, .frames = fr };
+	static const char *const raw[] = { "gzip", "no", NULL };
+	int rc;
+	struct outbuf o = run(&fx, &meta, &s, 1, raw, &rc);
+	CHECK_EQ_U64(rc, 0);
+	struct tach_reader *r = tach_reader_new("pprof");
+	CHECK(!tach_reader_open_mem(r, o.p, o.n));
+	const struct tach_sample *got = NULL;
+	CHECK(!tach_reader_next(r, &got));
+	const struct tach_dict *rd = tach_reader_dict(r);
+	CHECK_EQ_U64(tach_dict_mapping_count(rd), 1);
+	const struct tach_mapping *rm = tach_dict_mapping(rd, 1);
+	CHECK(rm && rm->start == m.start && rm->limit == m.limit && rm->offset == m.offset);
+	size_t n;
+	CHECK(rm && !strcmp(tach_dict_string(rd, rm->build_id, &n), "abcd"));
+	/* written truthfully: one location has no line, so no functions, files or lines */
+	CHECK(rm && rm->flags == 0);
+	CHECK(got && got->depth == 3 && got->weight == 3);
+	static const char *const names[3] = { "libx.so+0x1234", "inner", "outer" };
+	static const uint64_t addrs[3] = { 0x7f0000001234, 0x7f0000002000, 0x7f0000002000 };
+	for (uint32_t i = 0; got && i < 3 && i < got->depth; i++) {
+		const struct tach_frame *f = tach_dict_frame(rd, got->frames[i]);
+		const struct tach_frame_native *fn = tach_dict_frame_native(rd, got->frames[i]);
+		CHECK(f && !strcmp(tach_dict_string(rd, f->func, &n), names[i]));
+		CHECK(fn && fn->address == addrs[i] && fn->mapping == 1 && fn->inlined == (i == 1));
+	}
+	CHECK(got && !strcmp(tach_dict_string(rd, tach_dict_frame(rd, got->frames[0])->file, &n),
+			     "/usr/lib/libx.so"));
+	CHECK_EQ_U64(tach_reader_next(r, &got), TACH_EOF);
+	tach_reader_free(r);
+	free(o.p);
+	tach_dict_free(d);
+}
+
 int main(void)
 {
+	check_native_round_trip();
 	struct fixture fx;
 	make_dict(&fx);
 	struct tach_meta m = TACH_META_INIT;

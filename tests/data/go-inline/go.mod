@@ -1,0 +1,3 @@
+module inl
+
+go 1.19
