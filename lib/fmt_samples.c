@@ -475,6 +475,12 @@ static int64_t dup_index(struct swstate *st, const struct tach_dict *d, uint32_t
 	uint64_t h = shown_hash(d, f);
 	uint32_t r;
 	if (tachi_idset_find(&st->index, h, f, shown_eq, st, &r)) {
+		/* Native frames that differ only in native data (one line at two addresses)
+		 * are one row, as the TACH writer makes them: the text has no field for it. */
+		if (tach_dict_frame_native(d, fid) && tach_dict_frame_native(d, st->rep[r])) {
+			st->dup[fid] = 1;
+			return 0;
+		}
 		st->dup[fid] = ++st->rows[r];
 		return st->dup[fid] - 1;
 	}

@@ -225,10 +225,17 @@ static int map_frame(struct tach_writer *w, const struct tach_dict *d, uint32_t 
 	if ((rc = map_string(w, d, f.file, &f.file)) || (rc = map_string(w, d, f.func, &f.func)))
 		return rc;
 	/* A row per source frame, not per value: readers intern by value, so distinct ids
-	 * are distinct given frames (CPython's key), or a TACH table's own distinct rows. */
-	if (tachi_dict_append_frame(&st->dict, &f))
-		return WFAIL(w, TACH_E_NOMEM, "out of memory");
-	st->fmap[fid] = (uint32_t)st->dict.frame_count - 1;
+	 * are distinct given frames (CPython's key), or a TACH table's own distinct rows.
+	 * Native data is part of a frame's key but TACH has no field for it: frames that
+	 * differ only there (one line at two addresses) are one row, as they read back. */
+	if (tach_dict_frame_native(d, fid)) {
+		if (tach_dict_intern_frame(&st->dict, &f, &st->fmap[fid]))
+			return WFAIL(w, TACH_E_NOMEM, "out of memory");
+	} else {
+		if (tachi_dict_append_frame(&st->dict, &f))
+			return WFAIL(w, TACH_E_NOMEM, "out of memory");
+		st->fmap[fid] = (uint32_t)st->dict.frame_count - 1;
+	}
 	*out = st->fmap[fid];
 	return TACH_OK;
 }
