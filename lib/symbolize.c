@@ -409,7 +409,7 @@ static struct module *load_module(struct tachi_sym *s, const struct mapping *m)
 	if (fd < 0) {
 		tachi_warn(s->warn, TACH_POS_NONE, 0,
 			   "%s: binary not found (tried the recorded path and %zu --binary-path "
-			   "directories); its frames keep their addresses", m->path, s->ndirs);
+			   "directories); its frames are named by module and file offset", m->path, s->ndirs);
 		return NULL;
 	}
 	Elf *e = elf_begin(fd, ELF_C_READ_MMAP, NULL);
