@@ -22,9 +22,13 @@
  * when the period is a time too, rounded with a warning when not a whole multiple. Samples
  * whose value is 0 or negative are left out (negative ones with a warning). Frames: each
  * location, leaf first, gives its lines innermost first (inlined functions), a line the
- * function's name (else its system name) in the function's file at its line and column; a
- * location without lines is named by its address, "0x4011d6", in its binary's path (else
- * "~", no file), the way pprof shows an unsymbolized frame.
+ * function's name (else its system name) in the function's file at its line and column.
+ * Each frame carries its location's address and mapping as native data, and all but the
+ * location's outermost line are marked inlined, so the pprof writer rebuilds the location.
+ * A location without lines is named by module and file offset, "libc.so.6+0x2a1c0" in its
+ * mapping's file (tachfmt(5)), or by its address, "0x4011d6", when outside its mapping's
+ * range (in "~", no file, without a mapping). The mappings (range, file offset, file,
+ * build ID, has_* flags) go to the dict in file order.
  * drop_frames/keep_frames prune stacks as pprof does, in RE2 syntax as Go's regexp takes
  * it (lib/regex.c: linear time; a pattern Go refuses prunes nothing, with a warning, as in
  * pprof). Labels: "thread id" (number, or decimal string past 2^63-1), "interpreter id"
@@ -33,7 +37,7 @@
  * sample type, else unknown. Timestamps do not exist in the format: samples are put one
  * period apart from time_nanos, in file order.
  *
- * Not kept: other labels, build ids, mapping ranges, is_folded, comments.
+ * Not kept: other labels, is_folded, comments.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -62,7 +66,10 @@ struct pvt {
 struct pmap {
 	uint64_t id;
 	size_t at;
-	int64_t file;
+	int64_t file, build_id;
+	uint64_t start, limit, offset;
+	uint32_t flags;      /* TACH_MAPPING_* from has_functions ... has_inline_frames */
+	uint32_t did;        /* its id in the dict */
 };
 
 struct pfn {
@@ -297,13 +304,27 @@ static int id_field(struct tach_reader *r, const struct field *f, uint64_t *id)
 static int map_field(struct tach_reader *r, void *rec, const struct field *f)
 {
 	struct pmap *m = rec;
-	int64_t v;
-	if (f->num == 1)
-		return id_field(r, f, &m->id);
-	if (f->num == 5)
-		return num_field(r, f, &m->file);
-	/* ranges, offset, build id, the has_* flags: numbers, not kept */
-	return f->num >= 2 && f->num <= 10 ? num_field(r, f, &v) : TACH_OK;
+	int64_t v = 0;
+	int rc;
+	switch (f->num) {
+	case 1: return id_field(r, f, &m->id);
+	case 2: return id_field(r, f, &m->start);
+	case 3: return id_field(r, f, &m->limit);
+	case 4: return id_field(r, f, &m->offset);
+	case 5: return num_field(r, f, &m->file);
+	case 6: return num_field(r, f, &m->build_id);
+	case 7: case 8: case 9: case 10:
+		/* has_functions, has_filenames, has_line_numbers, has_inline_frames: the last
+		 * value wins, as for any optional field */
+		if ((rc = num_field(r, f, &v)))
+			return rc;
+		if (v)
+			m->flags |= 1u << (f->num - 7);
+		else
+			m->flags &= ~(1u << (f->num - 7));
+		return TACH_OK;
+	default: return TACH_OK;
+	}
 }
 
 static int fn_field(struct tach_reader *r, void *rec, const struct field *f)
@@ -530,8 +551,8 @@ static int check_strings(struct tach_reader *r)
 	if (!st->nstr)
 		return pfail(r, 0, "no string table: string_table[0] must be ''");
 	for (size_t i = 0; i < st->nmaps; i++)
-		if (!str_ok(st, st->maps[i].file))
-			return pfail(r, st->maps[i].at, "mapping %llu: file name index out of range",
+		if (!str_ok(st, st->maps[i].file) || !str_ok(st, st->maps[i].build_id))
+			return pfail(r, st->maps[i].at, "mapping %llu: string index out of range",
 				     (unsigned long long)st->maps[i].id);
 	for (size_t i = 0; i < st->nfns; i++)
 		if (!str_ok(st, st->fns[i].name) || !str_ok(st, st->fns[i].sysname) ||
@@ -687,33 +708,30 @@ static bool dropped(struct pread *st, struct prune *pr, const struct pfn *fn)
 	return *seen == 2;
 }
 
-/* An unsymbolized frame's file: the location's binary, else "~" (none). */
-static int frame_file(struct tach_reader *r, const struct ploc *l, uint32_t *id)
+/* The location's mapping, NULL when its id names none (no mapping, as in pprof). */
+static const struct pmap *loc_map(const struct pread *st, const struct ploc *l)
 {
-	struct pread *st = r->state;
 	uint32_t m;
-	if (find_id(&st->map_ix, st->maps, sizeof(*st->maps), l->mapping, &m) &&
-	    st->slen[st->maps[m].file])
-		return dict_str(r, st->maps[m].file, id);
-	if (tach_dict_intern_string(&r->dict, "~", 1, id))
-		return RFAIL(r, TACH_E_NOMEM, TACH_POS_NONE, 0, "out of memory");
-	return TACH_OK;
+	return find_id(&st->map_ix, st->maps, sizeof(*st->maps), l->mapping, &m) ? &st->maps[m]
+										 : NULL;
 }
 
-static int add_frame(struct tach_reader *r, const struct tach_frame *f)
+static int add_frame(struct tach_reader *r, const struct tach_frame *f,
+		     const struct tach_frame_native *n)
 {
 	struct pread *st = r->state;
 	if (st->nframes >= UINT32_MAX - 1)
 		return RFAIL(r, TACH_E_LIMIT, TACH_POS_NONE, 0, "more than %u frames",
 			     UINT32_MAX - 1);
 	if (!TACHI_RESERVE(st->frames, st->frames_cap, st->nframes + 1) ||
-	    tach_dict_intern_frame(&r->dict, f, &st->frames[st->nframes]))
+	    tach_dict_intern_frame_native(&r->dict, f, n, &st->frames[st->nframes]))
 		return RFAIL(r, TACH_E_NOMEM, TACH_POS_NONE, 0, "out of memory");
 	st->nframes++;
 	return TACH_OK;
 }
 
-static int line_frame(struct tach_reader *r, const struct pline *ln, const struct pfn *fn)
+static int line_frame(struct tach_reader *r, const struct pline *ln, const struct pfn *fn,
+		      const struct tach_frame_native *n)
 {
 	struct pread *st = r->state;
 	struct tach_frame f = { 0, 0, -1, -1, -1, -1, TACH_NO_OPCODE };
@@ -725,19 +743,43 @@ static int line_frame(struct tach_reader *r, const struct pline *ln, const struc
 		f.line = f.end_line = (int32_t)ln->line;
 	if (ln->col > 0 && ln->col <= INT32_MAX)
 		f.col = (int32_t)ln->col;
-	return add_frame(r, &f);
+	return add_frame(r, &f, n);
 }
 
-/* A location without lines: its address in its binary, as pprof shows it. */
-static int address_frame(struct tach_reader *r, const struct ploc *l)
+/* A location without lines (unsymbolized). In its mapping's range it is named by module
+ * and file offset, "libc.so.6+0x2a1c0" in "/usr/lib/.../libc.so.6", so that it stays
+ * symbolizable where no mapping table goes (TACH, collapsed text: tachfmt(5)); else by its
+ * address, "0x4011d6", in its mapping's file, else in "~" (none). */
+static int address_frame(struct tach_reader *r, const struct ploc *l,
+			 const struct tach_frame_native *n)
 {
+	struct pread *st = r->state;
 	struct tach_frame f = { 0, 0, -1, -1, -1, -1, TACH_NO_OPCODE };
-	char name[24];
-	int n = snprintf(name, sizeof(name), "0x%llx", (unsigned long long)l->address);
-	if (tach_dict_intern_string(&r->dict, name, (size_t)n, &f.func))
+	const struct pmap *m = loc_map(st, l);
+	size_t flen = m ? st->slen[m->file] : 0;
+	const char *file = flen ? str_at(st, m->file, &flen) : NULL;
+	char name[300];
+	int k;
+	if (file && l->address >= m->start && l->address < m->limit) {
+		const char *slash = memchr(file, '/', flen) ? file + flen : NULL;
+		while (slash && slash[-1] != '/')
+			slash--;
+		const char *base = slash ? slash : file;
+		size_t blen = flen - (size_t)(base - file);
+		if (blen > 250)
+			blen = 250;
+		k = snprintf(name, sizeof(name), "%.*s+0x%llx", (int)blen, base,
+			     (unsigned long long)(l->address - m->start + m->offset));
+	} else {
+		k = snprintf(name, sizeof(name), "0x%llx", (unsigned long long)l->address);
+	}
+	if (tach_dict_intern_string(&r->dict, name, (size_t)k, &f.func))
 		return RFAIL(r, TACH_E_NOMEM, TACH_POS_NONE, 0, "out of memory");
-	int rc = frame_file(r, l, &f.file);
-	return rc ? rc : add_frame(r, &f);
+	int rc = file ? dict_str(r, m->file, &f.file)
+		      : tach_dict_intern_string(&r->dict, "~", 1, &f.file) ? TACH_E_NOMEM : TACH_OK;
+	if (rc)
+		return rc == TACH_E_NOMEM ? RFAIL(r, rc, TACH_POS_NONE, 0, "out of memory") : rc;
+	return add_frame(r, &f, n);
 }
 
 static const struct pfn *line_fn(struct tach_reader *r, const struct ploc *l, uint32_t j)
@@ -774,10 +816,16 @@ static int loc_frames(struct tach_reader *r, struct prune *pr, size_t i)
 		}
 	}
 	l->fr0 = (uint32_t)st->nframes;
-	int rc = l->nlines ? TACH_OK : address_frame(r, l);
-	for (uint32_t j = start; !rc && j < l->nlines; j++)
-		rc = (fn = line_fn(r, l, j)) ? line_frame(r, &st->lines[l->line0 + j], fn)
+	/* Its address and mapping go on each of its frames; all but the outermost line
+	 * were inlined into the next one out (tach_frame_native). */
+	const struct pmap *m = loc_map(st, l);
+	struct tach_frame_native n = { l->address, m ? m->did : 0, 0 };
+	int rc = l->nlines ? TACH_OK : address_frame(r, l, &n);
+	for (uint32_t j = start; !rc && j < l->nlines; j++) {
+		n.inlined = j + 1 < l->nlines;
+		rc = (fn = line_fn(r, l, j)) ? line_frame(r, &st->lines[l->line0 + j], fn, &n)
 					     : r->err.code;
+	}
 	l->nfr = (uint32_t)(st->nframes - l->fr0);
 	return rc;
 }
@@ -1111,6 +1159,19 @@ static int prune_setup(struct tach_reader *r, struct prune *pr)
 	return TACH_OK;
 }
 
+/* A mapping into the dict, in file order (pprof's first is the main one). */
+static int dict_mapping(struct tach_reader *r, struct pmap *pm)
+{
+	struct pread *st = r->state;
+	struct tach_mapping m = { pm->start, pm->limit, pm->offset, 0, TACH_NO_STRING, pm->flags };
+	int rc = dict_str(r, pm->file, &m.file);
+	if (!rc && st->slen[pm->build_id])
+		rc = dict_str(r, pm->build_id, &m.build_id);
+	if (!rc && tach_dict_intern_mapping(&r->dict, &m, &pm->did))
+		rc = RFAIL(r, TACH_E_NOMEM, TACH_POS_NONE, 0, "out of memory");
+	return rc;
+}
+
 static int all_frames(struct tach_reader *r)
 {
 	struct pread *st = r->state;
@@ -1121,6 +1182,8 @@ static int all_frames(struct tach_reader *r)
 		return RFAIL(r, TACH_E_NOMEM, TACH_POS_NONE, 0, "out of memory");
 	memset(st->sid, 0xff, st->nstr * sizeof(*st->sid));
 	rc = prune_setup(r, &pr);
+	for (size_t i = 0; !rc && i < st->nmaps; i++)
+		rc = dict_mapping(r, &st->maps[i]);
 	for (size_t i = 0; !rc && i < st->nlocs; i++)
 		rc = loc_frames(r, &pr, i);
 	tachi_regex_free(pr.drop);

@@ -15,11 +15,20 @@
  *   - One Location per distinct (file, function, line, column) with a single Line, one
  *     Function per distinct (name, file), start_line 0 (not known), system_name empty
  *     (pprof strips <...> from names equal to their system name, turning <module> into
- *     nothing), all Locations in one Mapping marked as already symbolized so pprof neither
- *     complains about a missing binary nor tries to symbolize.
+ *     nothing). Without any mapping (Python), all Locations are in one Mapping marked as
+ *     already symbolized so pprof neither complains about a missing binary nor tries to
+ *     symbolize.
+ *   - Native frames (fmt_pprof_maps.c): the dict's mappings, the main one (meta.program's,
+ *     else the first) first, has_* flags as the locations written in each show; a native
+ *     frame's Location has its address and mapping; a run of frames inlined each into the
+ *     next is one Location with their Lines innermost first, as pprof writes them; an
+ *     unsymbolized one (named "libc.so.6+0x2a1c0" or by its address) has no Line, so pprof
+ *     groups it by mapping and can symbolize it from the binary. Such a name on a frame
+ *     without native data (read back from TACH) gets a mapping rebuilt for its file and an
+ *     address at that file offset. Inline runs are kept when the dict has native data at
+ *     the first sample (readers that intern their frames at open), else warned about.
  *
- * Not supported: addresses and real mappings of native frames, inline chains (each frame is
- * its own Location), per-sample timestamps (pprof has none), several value types.
+ * Not supported: per-sample timestamps (pprof has none), several value types.
  * Samples with an empty stack are left out, as CPython's collectors and tach-decode do.
  * Memory grows with distinct stacks and label sets: stacks live in a trie keyed by
  * Location, and the output is encoded field by field into the (gzip) stream at close.
@@ -28,6 +37,7 @@
 #include <stdlib.h>
 
 #include "internal.h"
+#include "pprof_maps.h"
 
 #define NO_ID UINT32_MAX
 
@@ -45,14 +55,26 @@ enum { CPU_AUTO, CPU_YES, CPU_NO };
  * profiling_config. CPU and "all" (GIL + CPU) only sample threads on a CPU. */
 enum { MODE_WALL = 0, MODE_CPU = 1, MODE_GIL = 2, MODE_ALL = 3, MODE_EXCEPTION = 4 };
 
-struct lockey {
-	uint32_t func, file; /* pprof string indices */
-	int64_t line, col;   /* as written: 0 = unknown */
+/* A Line: function index and, as written, line and column (0 = unknown). */
+struct pline {
+	uint32_t fn;
+	int64_t line, col;
 };
 
+/* A Location: its innermost line (fn NO_ID: none, an unsymbolized address), the lines it
+ * was inlined into, outward (xl[x0, x0 + nx)), its address and its mapping: a dict mapping
+ * id (dmap), else a rebuilt one's index + 1 (rmap; addr is then a file offset), else none. */
 struct loc {
-	uint32_t fn;         /* function index */
-	int64_t line, col;
+	struct pline l;
+	uint64_t addr;
+	uint32_t dmap, rmap;
+	uint32_t x0, nx;
+};
+
+/* A location to find: its extra lines are in x, not yet in xl. */
+struct lockey {
+	const struct loc *loc;
+	const struct pline *x;
 };
 
 struct fnkey {
@@ -101,6 +123,15 @@ struct pstate {
 	struct loc *locs;
 	size_t nlocs, locs_cap;
 	struct tachi_idset loc_index;
+	struct pline *xl;    /* locations' inlined-into lines */
+	size_t nxl, xl_cap;
+	/* native mode (the dict had native data at the first sample): the trie is keyed by
+	 * location, a run of inlined frames and the frame they were inlined into being one */
+	bool native, warned_inline;
+	uint32_t *keys;      /* a sample's location indices, innermost first */
+	struct pline *run;   /* a run's lines */
+	size_t keys_cap, run_cap;
+	struct tachi_pmaps maps;
 	struct fnkey *fns;
 	size_t nfns, fns_cap;
 	struct tachi_idset fn_index;
@@ -241,64 +272,206 @@ static bool fn_eq(void *ctx, uint32_t id, const void *p)
 }
 
 
-static uint64_t loc_hash(uint32_t fn, int64_t line, int64_t col)
+static uint64_t line_hash(uint64_t h, const struct pline *l)
 {
-	int64_t b[3] = { fn, line, col };
+	int64_t b[4] = { (int64_t)h, l->fn, l->line, l->col };
 	return tachi_hash(b, sizeof(b));
+}
+
+static uint64_t loc_hash(const struct loc *k, const struct pline *x)
+{
+	uint64_t h = line_hash(tachi_mix64(k->addr ^ tachi_mix64((uint64_t)k->dmap << 32 | k->rmap)),
+			       &k->l);
+	for (uint32_t i = 0; i < k->nx; i++)
+		h = line_hash(h, &x[i]);
+	return h;
+}
+
+static bool line_eq(const struct pline *a, const struct pline *b)
+{
+	return a->fn == b->fn && a->line == b->line && a->col == b->col;
 }
 
 static bool loc_eq(void *ctx, uint32_t id, const void *p)
 {
 	const struct pstate *st = ctx;
-	const struct loc *k = p;
-	const struct loc *l = &st->locs[id];
-	return l->fn == k->fn && l->line == k->line && l->col == k->col;
+	const struct lockey *k = p;
+	const struct loc *a = &st->locs[id], *b = k->loc;
+	if (!line_eq(&a->l, &b->l) || a->addr != b->addr || a->dmap != b->dmap ||
+	    a->rmap != b->rmap || a->nx != b->nx)
+		return false;
+	for (uint32_t i = 0; i < a->nx; i++)
+		if (!line_eq(&st->xl[a->x0 + i], &k->x[i]))
+			return false;
+	return true;
 }
 
+#define NOMEM(w) WFAIL((w), TACH_E_NOMEM, "out of memory")
 
-static int map_frame(struct tach_writer *w, const struct tach_dict *d, uint32_t fid)
+/* The index of location k (extra lines in x), made if new. */
+static int loc_get(struct tach_writer *w, struct loc *k, const struct pline *x, uint32_t *li)
 {
 	struct pstate *st = w->state;
+	struct lockey key = { k, x };
+	uint64_t h = loc_hash(k, x);
+	if (tachi_idset_find(&st->loc_index, h, &key, loc_eq, st, li))
+		return TACH_OK;
+	if (st->nlocs >= UINT32_MAX - 2 || st->nxl > UINT32_MAX - 1 - k->nx ||
+	    !TACHI_RESERVE(st->locs, st->locs_cap, st->nlocs + 1) ||
+	    !TACHI_RESERVE(st->xl, st->xl_cap, st->nxl + k->nx))
+		return NOMEM(w);
+	k->x0 = (uint32_t)st->nxl;
+	if (k->nx)
+		memcpy(st->xl + st->nxl, x, k->nx * sizeof(*x));
+	st->nxl += k->nx;
+	*li = (uint32_t)st->nlocs;
+	st->locs[*li] = *k;
+	if (!tachi_idset_insert(&st->loc_index, h, *li))
+		return NOMEM(w);
+	st->nlocs++;
+	return TACH_OK;
+}
+
+static int frame_ok(struct tach_writer *w, const struct tach_dict *d, uint32_t fid)
+{
 	if (fid >= d->frame_count)
 		return WFAIL(w, TACH_E_USAGE, "frame id %u out of range", fid);
 	const struct tach_frame *f = &d->frames[fid];
 	if (f->file >= d->str_count || f->func >= d->str_count)
 		return WFAIL(w, TACH_E_USAGE, "string id out of range in frame %u", fid);
-	if (fid >= st->fmap_cap && !tachi_idmap_reserve(&st->fmap, &st->fmap_cap, (size_t)fid + 1))
-		goto nomem;
+	return TACH_OK;
+}
+
+/* A frame's Line: its Function (one per distinct name and file), line and column. */
+static int frame_line(struct tach_writer *w, const struct tach_dict *d, uint32_t fid,
+		      struct pline *out)
+{
+	struct pstate *st = w->state;
+	const struct tach_frame *f = &d->frames[fid];
 	struct fnkey fk;
 	if (!src_str(st, d, f->func, &fk.name) || !src_str(st, d, f->file, &fk.file))
-		goto nomem;
+		return NOMEM(w);
 	uint64_t h = fn_hash(&fk);
 	uint32_t fn;
 	if (!tachi_idset_find(&st->fn_index, h, &fk, fn_eq, st, &fn)) {
 		if (st->nfns >= UINT32_MAX - 2 || !TACHI_RESERVE(st->fns, st->fns_cap, st->nfns + 1))
-			goto nomem;
+			return NOMEM(w);
 		fn = (uint32_t)st->nfns;
 		st->fns[fn] = fk;
 		if (!tachi_idset_insert(&st->fn_index, h, fn))
-			goto nomem;
+			return NOMEM(w);
 		st->nfns++;
 	}
 	/* pprof's 0 means unknown: lines below 1 say nothing; TACH columns count from 0. */
-	struct loc lk = { fn, f->line > 0 ? f->line : 0, f->col >= 0 ? (int64_t)f->col + 1 : 0 };
-	h = loc_hash(lk.fn, lk.line, lk.col);
-	uint32_t li;
-	if (!tachi_idset_find(&st->loc_index, h, &lk, loc_eq, st, &li)) {
-		if (st->nlocs >= UINT32_MAX - 2 ||
-		    !TACHI_RESERVE(st->locs, st->locs_cap, st->nlocs + 1))
-			goto nomem;
-		li = (uint32_t)st->nlocs;
-		st->locs[li] = lk;
-		if (!tachi_idset_insert(&st->loc_index, h, li))
-			goto nomem;
-		st->nlocs++;
+	*out = (struct pline){ fn, f->line > 0 ? f->line : 0, f->col >= 0 ? (int64_t)f->col + 1 : 0 };
+	return TACH_OK;
+}
+
+/* The location of one frame: its native address and mapping when it has them; no line for
+ * an unsymbolized native frame; a rebuilt mapping for one named by module and offset. */
+static int frame_loc(struct tach_writer *w, const struct tach_dict *d, uint32_t fid,
+		     struct loc *k)
+{
+	struct pstate *st = w->state;
+	const struct tach_frame *f = &d->frames[fid];
+	const struct tach_frame_native *n = tach_dict_frame_native(d, fid);
+	uint64_t off;
+	*k = (struct loc){ .l = { NO_ID, 0, 0 } };
+	if (n) {
+		k->addr = n->address;
+		k->dmap = n->mapping;
+		if (n->inlined && !st->native && !st->warned_inline) {
+			st->warned_inline = true;
+			tachi_warn(&w->warn, TACH_POS_NONE, 0, "inline marks on frames met after "
+				   "the first sample are not kept: such frames are locations of their own");
+		}
+		if ((n->mapping && tachi_modoff_name(d, f, &off)) ||
+		    (n->address && tachi_addr_name(d, f, n->address)))
+			return TACH_OK;
+	} else if (tachi_modoff_name(d, f, &off)) {
+		int64_t i = tachi_pmaps_rebuilt(&st->maps, f->file, off);
+		if (i < 0)
+			return NOMEM(w);
+		k->rmap = (uint32_t)i + 1;
+		k->addr = off;
+		return TACH_OK;
 	}
+	return frame_line(w, d, fid, &k->l);
+}
+
+static int map_frame(struct tach_writer *w, const struct tach_dict *d, uint32_t fid)
+{
+	struct pstate *st = w->state;
+	int rc = frame_ok(w, d, fid);
+	if (rc)
+		return rc;
+	if (fid >= st->fmap_cap && !tachi_idmap_reserve(&st->fmap, &st->fmap_cap, (size_t)fid + 1))
+		return NOMEM(w);
+	struct loc k;
+	uint32_t li;
+	if ((rc = frame_loc(w, d, fid, &k)) || (rc = loc_get(w, &k, NULL, &li)))
+		return rc;
 	st->fmap[fid] = li;
 	st->nmapped++;
 	return TACH_OK;
-nomem:
-	return WFAIL(w, TACH_E_NOMEM, "out of memory");
+}
+
+static bool inlined(const struct tach_dict *d, uint32_t fid)
+{
+	const struct tach_frame_native *n = tach_dict_frame_native(d, fid);
+	return n && n->inlined;
+}
+
+/* The location of fr[0, n), frames inlined each into the next one out: one machine
+ * address (the outermost frame's) with their lines, innermost first, as pprof writes. */
+static int run_loc(struct tach_writer *w, const struct tach_dict *d, const uint32_t *fr,
+		   uint32_t n, uint32_t *li)
+{
+	struct pstate *st = w->state;
+	int rc;
+	if (n == 1) {
+		if ((fr[0] >= st->fmap_cap || st->fmap[fr[0]] == NO_ID) && (rc = map_frame(w, d, fr[0])))
+			return rc;
+		*li = st->fmap[fr[0]];
+		return TACH_OK;
+	}
+	if (!TACHI_RESERVE(st->run, st->run_cap, n))
+		return NOMEM(w);
+	for (uint32_t i = 0; i < n; i++)
+		if ((rc = frame_ok(w, d, fr[i])) || (rc = frame_line(w, d, fr[i], &st->run[i])))
+			return rc;
+	const struct tach_frame_native *o = tach_dict_frame_native(d, fr[n - 1]);
+	struct loc k = { .l = st->run[0], .nx = n - 1 };
+	if (o) {
+		k.addr = o->address;
+		k.dmap = o->mapping;
+	}
+	return loc_get(w, &k, st->run + 1, li);
+}
+
+/* s's stack as location indices into *out (native mode). The outer locations made only of
+ * frames the reader says are unchanged are unchanged too: a frame inlined across that
+ * border joins the location outside it, which is then not counted. */
+static int native_keys(struct tach_writer *w, const struct tach_dict *d,
+		       const struct tach_sample *s, struct tach_sample *out)
+{
+	struct pstate *st = w->state;
+	if (!TACHI_RESERVE(st->keys, st->keys_cap, s->depth))
+		return NOMEM(w);
+	uint32_t n = 0, same = 0, from = s->same_outer < s->depth ? s->depth - s->same_outer : 0;
+	for (uint32_t i = 0, j; i < s->depth; i = j + 1) {
+		for (j = i; j + 1 < s->depth && inlined(d, s->frames[j]);)
+			j++;
+		int rc = run_loc(w, d, s->frames + i, j - i + 1, &st->keys[n++]);
+		if (rc)
+			return rc;
+		same += i >= from;
+	}
+	*out = *s;
+	out->frames = st->keys;
+	out->depth = n;
+	out->same_outer = same;
+	return TACH_OK;
 }
 
 /* ---- aggregation ---- */
@@ -398,6 +571,7 @@ static int pw_put(struct tach_writer *w, const struct tach_dict *d, const struct
 		if (st->src)
 			return WFAIL(w, TACH_E_USAGE, "samples from more than one dict");
 		st->src = d;
+		st->native = d->natives != NULL;
 	}
 	/* The end of the time the sample stands for, for duration_nanos. */
 	uint64_t last = s->timestamp_us, span;
@@ -418,20 +592,32 @@ static int pw_put(struct tach_writer *w, const struct tach_dict *d, const struct
 		return WFAIL(w, TACH_E_NOMEM, "out of memory");
 	if (created)
 		c->slot = NO_ID;
-	for (uint32_t i = 0, n = st->nmapped < d->frame_count ? tachi_new_inner(c, s) : 0; i < n;
-	     i++) {
-		uint32_t f = s->frames[i];
-		if (TACHI_UNLIKELY(f >= st->fmap_cap || st->fmap[f] == NO_ID)) {
-			int rc = map_frame(w, d, f);
-			if (rc)
-				return rc;
+	const uint32_t *map = NULL; /* set after mapping: map_frame may move fmap */
+	struct tach_sample keyed;
+	if (TACHI_UNLIKELY(st->native)) {
+		/* keyed by location: the lookahead's hash of the frames does not apply */
+		int rc = native_keys(w, d, s, &keyed);
+		if (rc)
+			return rc;
+		s = &keyed;
+		st->trie.hint = 0;
+	} else {
+		for (uint32_t i = 0, n = st->nmapped < d->frame_count ? tachi_new_inner(c, s) : 0;
+		     i < n; i++) {
+			uint32_t f = s->frames[i];
+			if (TACHI_UNLIKELY(f >= st->fmap_cap || st->fmap[f] == NO_ID)) {
+				int rc = map_frame(w, d, f);
+				if (rc)
+					return rc;
+			}
 		}
+		st->trie.hint = w->ahead_hash;
+		map = st->fmap;
 	}
 	/* the same stack and labels as the thread's previous sample cost no lookup here */
 	uint32_t lset;
-	st->trie.hint = w->ahead_hash;
 	if (!lset_get(st, c, s, &lset) ||
-	    tachi_stack_intern_ctx(&st->trie, c, s, st->fmap, lset) == TACHI_NOMEM_NODE ||
+	    tachi_stack_intern_ctx(&st->trie, c, s, map, lset) == TACHI_NOMEM_NODE ||
 	    (c->entry >= st->ncounts &&
 	     !tachi_counts_reserve(&st->counts, &st->counts_cap, &st->ncounts, c->entry)))
 		return WFAIL(w, TACH_E_NOMEM, "out of memory");
@@ -446,6 +632,8 @@ static int pw_put(struct tach_writer *w, const struct tach_dict *d, const struct
 static void pw_fetch(struct tach_writer *w, struct tachi_ahead_item *it, unsigned stage)
 {
 	struct pstate *st = w->state;
+	if (st->native)
+		return;
 	struct lset q = lset_of(st, &it->s);
 	uint32_t lset = 0;
 	bool pairs = stage > 1 &&
@@ -618,8 +806,6 @@ static bool tid_label(struct pstate *st, struct buf *b, uint64_t tid)
 	}
 	return label(st, b, st->s_tid, st->big_tid_idx, 0);
 }
-
-#define NOMEM(w) WFAIL((w), TACH_E_NOMEM, "out of memory")
 
 /* The encoded labels of a (thread, interpreter, state), made once: they are the same on
  * every Sample of that thread in that state. A direct-mapped cache; a thread id past
@@ -804,28 +990,123 @@ static int write_samples(struct tach_writer *w, uint64_t period_ns)
 	return rc;
 }
 
-/* The one mapping, then the locations and functions. */
+/* The output mapping id of location l, 0 for none. */
+static uint32_t loc_map_id(const struct pstate *st, const struct loc *l)
+{
+	return l->dmap ? st->maps.dict_out[l->dmap] : l->rmap ? st->maps.rb_out[l->rmap - 1] : 0;
+}
+
+/* What the written locations of each mapping have: has_functions, has_filenames and
+ * has_line_numbers when every one of them has that for every line, has_inline_frames when
+ * besides the input said so or one of them has inlined lines. A mapping no location uses
+ * keeps the input's flags. */
+static bool map_flags(struct pstate *st, uint32_t **flags)
+{
+	size_t n = st->maps.nout;
+	uint32_t *f = *flags = calloc(n ? 2 * n : 1, sizeof(uint32_t)), *used = f + n;
+	if (!f)
+		return false;
+	for (size_t i = 0; i < n; i++)
+		f[i] = TACH_MAPPING_HAS_FUNCTIONS | TACH_MAPPING_HAS_FILENAMES |
+		       TACH_MAPPING_HAS_LINE_NUMBERS;
+	for (size_t i = 0; i < st->nlocs; i++) {
+		const struct loc *l = &st->locs[i];
+		uint32_t o = loc_map_id(st, l);
+		if (!o--)
+			continue;
+		used[o] |= l->nx ? TACH_MAPPING_HAS_INLINE_FRAMES : 1;
+		for (uint32_t j = 0; j <= l->nx; j++) {
+			const struct pline *ln = j ? &st->xl[l->x0 + j - 1] : &l->l;
+			if (ln->fn == NO_ID) {
+				f[o] = 0;
+				break;
+			}
+			if (!st->fns[ln->fn].name)
+				f[o] &= ~(uint32_t)TACH_MAPPING_HAS_FUNCTIONS;
+			if (!st->fns[ln->fn].file)
+				f[o] &= ~(uint32_t)TACH_MAPPING_HAS_FILENAMES;
+			if (!ln->line)
+				f[o] &= ~(uint32_t)TACH_MAPPING_HAS_LINE_NUMBERS;
+		}
+	}
+	for (size_t i = 0; i < n; i++) {
+		uint32_t in = st->maps.out[i].flags;
+		if (!used[i])
+			f[i] = in;
+		else if (f[i] & TACH_MAPPING_HAS_FUNCTIONS)
+			f[i] |= (in | used[i]) & TACH_MAPPING_HAS_INLINE_FRAMES;
+	}
+	return true;
+}
+
+/* The dict's mappings (the main one first), the rebuilt ones; *fake: whether locations
+ * without a mapping go to one made up (the only one then, as before mappings were kept:
+ * marked symbolized, so pprof neither looks for a binary nor complains of none). */
+static int write_mappings(struct tach_writer *w, uint32_t *fake)
+{
+	struct pstate *st = w->state;
+	struct buf *m = &st->msg;
+	uint32_t *flags = NULL;
+	int rc = TACH_OK;
+	*fake = 0;
+	if (st->src && !tachi_pmaps_layout(&st->maps, st->src, w->meta.program))
+		return NOMEM(w);
+	if (!st->maps.nout) {
+		*fake = 1;
+		m->len = 0;
+		if (!put_varint(m, 1, 1) || !put_varint(m, 5, st->s_mapfile) ||
+		    !put_varint(m, 7, 1) || !put_varint(m, 8, 1) || !put_varint(m, 9, 1))
+			return NOMEM(w);
+		return emit_msg(w, P_MAPPING, m);
+	}
+	if (!map_flags(st, &flags))
+		return NOMEM(w);
+	for (size_t i = 0; !rc && i < st->maps.nout; i++) {
+		const struct tachi_pmap_out *o = &st->maps.out[i];
+		uint32_t file, bid = 0;
+		m->len = 0;
+		bool ok = src_str(st, st->src, o->file, &file) &&
+			  (o->build_id == TACH_NO_STRING || src_str(st, st->src, o->build_id, &bid)) &&
+			  put_varint(m, 1, i + 1) && put_varint(m, 2, o->start) &&
+			  put_varint(m, 3, o->limit) && put_varint(m, 4, o->offset) &&
+			  put_varint(m, 5, file) && put_varint(m, 6, bid);
+		for (unsigned b = 0; ok && b < 4; b++)
+			ok = put_varint(m, 7 + b, flags[i] >> b & 1);
+		rc = ok ? emit_msg(w, P_MAPPING, m) : NOMEM(w);
+	}
+	free(flags);
+	return rc;
+}
+
+static bool put_line(struct pstate *st, struct buf *m, const struct pline *l)
+{
+	/* Negative numbers cannot occur here: lines and columns are clamped at 0. */
+	st->sub.len = 0;
+	return put_varint(&st->sub, 1, (uint64_t)l->fn + 1) &&
+	       put_varint(&st->sub, 2, (uint64_t)l->line) &&
+	       put_varint(&st->sub, 3, (uint64_t)l->col) && put_bytes(m, 4, st->sub.p, st->sub.len);
+}
+
+/* The mappings, then the locations and functions. */
 static int write_locations(struct tach_writer *w)
 {
 	struct pstate *st = w->state;
 	struct buf *m = &st->msg;
-	int rc;
-	m->len = 0;
-	if (!put_varint(m, 1, 1) || !put_varint(m, 5, st->s_mapfile) || !put_varint(m, 7, 1) ||
-	    !put_varint(m, 8, 1) || !put_varint(m, 9, 1))
-		return NOMEM(w);
-	if ((rc = emit_msg(w, P_MAPPING, m)))
+	uint32_t fake;
+	int rc = write_mappings(w, &fake);
+	if (rc)
 		return rc;
 	for (size_t i = 0; i < st->nlocs; i++) {
 		const struct loc *l = &st->locs[i];
+		uint32_t map = loc_map_id(st, l);
+		uint64_t addr = l->rmap ? tachi_pmaps_rb_address(&st->maps, l->rmap - 1, l->addr)
+					: l->addr;
 		m->len = 0;
-		st->sub.len = 0;
-		/* Negative numbers cannot occur here: lines and columns are clamped at 0. */
-		if (!put_varint(m, 1, i + 1) || !put_varint(m, 2, 1) ||
-		    !put_varint(&st->sub, 1, (uint64_t)l->fn + 1) ||
-		    !put_varint(&st->sub, 2, (uint64_t)l->line) ||
-		    !put_varint(&st->sub, 3, (uint64_t)l->col) ||
-		    !put_bytes(m, 4, st->sub.p, st->sub.len))
+		bool ok = put_varint(m, 1, i + 1) && put_varint(m, 2, map ? map : fake) &&
+			  put_varint(m, 3, addr) && (l->l.fn == NO_ID || put_line(st, m, &l->l));
+		for (uint32_t j = 0; ok && j < l->nx; j++)
+			ok = put_line(st, m, &st->xl[l->x0 + j]);
+		if (!ok)
 			return NOMEM(w);
 		if ((rc = emit_msg(w, P_LOCATION, m)))
 			return rc;
@@ -941,6 +1222,10 @@ static void pw_free(struct tach_writer *w)
 	free(st->fmap);
 	free(st->locs);
 	tachi_idset_free(&st->loc_index);
+	free(st->xl);
+	free(st->keys);
+	free(st->run);
+	tachi_pmaps_free(&st->maps);
 	free(st->fns);
 	tachi_idset_free(&st->fn_index);
 	tachi_stacktab_free(&st->trie);
