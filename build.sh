@@ -16,6 +16,8 @@ TEST_PKGS+=(python3-dev python3-mesonpy python3-venv python3-pip python3-pytest)
 # collapsed-producers.bats: austin 1.x records a capture in the run (when a CPython <= 3.8,
 # which it can read, is on the machine; bookworm's 3.11 is too new for it).
 TEST_PKGS+=(austin)
+# gperf-native.bats profiles a C program with gperftools' libprofiler in the run.
+TEST_PKGS+=(libgoogle-perftools-dev)
 # Extra test tools, one line per check that needs them (read by need_extra below).
 EXTRA_TEST_PKGS=()
 # tach2pprof.bats: go tool pprof reads every output; protoc --decode_raw checks the wire format.

@@ -586,15 +586,36 @@ struct emit_ctx {
 	struct gread *g;
 };
 
-static int emit_frame(void *ctx, const char *file, const char *func, int32_t line, int32_t col)
+/* The dict's mapping for m, interned when a frame first uses it (so mappings no sample
+ * touches are not kept), once its file was read for the build ID and flags. */
+static int frame_mapping(struct tach_dict *d, struct tachi_sym_map *m, uint32_t *id)
+{
+	if (m->user) {
+		*id = m->user;
+		return TACH_OK;
+	}
+	struct tach_mapping tm = { m->start, m->limit, m->offset, 0, TACH_NO_STRING, m->flags };
+	if (tach_dict_intern_string(d, m->path, strlen(m->path), &tm.file) ||
+	    (m->build_id &&
+	     tach_dict_intern_string(d, m->build_id, strlen(m->build_id), &tm.build_id)) ||
+	    tach_dict_intern_mapping(d, &tm, id))
+		return TACH_E_NOMEM;
+	m->user = *id;
+	return TACH_OK;
+}
+
+static int emit_frame(void *ctx, const struct tachi_sym_frame *sf)
 {
 	struct emit_ctx *e = ctx;
-	struct tach_frame f = { 0, 0, line, line, col, -1, TACH_NO_OPCODE };
-	if (tach_dict_intern_string(&e->r->dict, file, strlen(file), &f.file) ||
-	    tach_dict_intern_string(&e->r->dict, func, strlen(func), &f.func))
+	struct tach_dict *d = &e->r->dict;
+	struct tach_frame f = { 0, 0, sf->line, sf->line, sf->col, -1, TACH_NO_OPCODE };
+	struct tach_frame_native n = { sf->address, 0, sf->inlined };
+	if (tach_dict_intern_string(d, sf->file, strlen(sf->file), &f.file) ||
+	    tach_dict_intern_string(d, sf->func, strlen(sf->func), &f.func) ||
+	    (sf->map && frame_mapping(d, sf->map, &n.mapping)))
 		return TACH_E_NOMEM;
 	uint32_t id;
-	if (tach_dict_intern_frame(&e->r->dict, &f, &id))
+	if (tach_dict_intern_frame_native(d, &f, &n, &id))
 		return TACH_E_NOMEM;
 	if (!TACHI_RESERVE(e->g->chain, e->g->chain_cap, e->g->chain_len + 1))
 		return TACH_E_NOMEM;

@@ -22,6 +22,9 @@
  * "/tmp/perf-PID.map" for JIT code, "[unknown]", or "inlined" for perf's inlined frames.
  * CPython's -X perf trampolines, "py::FUNC:FILE" in a perf map, are Python frames: file
  * FILE, function FUNC. A sym starting '(' is skipped, as the script skips it.
+ * Native frames keep the printed address and a mapping per dso (see dso_mapping: the
+ * script prints no ranges, so none is stored); an [unknown] sym is not named by module and
+ * file offset, because no file offset can be told from the script.
  *
  * Kept per sample: the tid as the thread, the timestamp, and a root (outermost) frame
  * naming the process: file "[comm]", function the comm, line the pid when the line has one
@@ -340,12 +343,30 @@ static bool all_hex(const char *p, size_t n)
 }
 
 static int intern(struct tach_reader *r, const char *file, size_t fl, const char *func,
-		  size_t nl, int32_t line, uint32_t *id)
+		  size_t nl, int32_t line, const struct tach_frame_native *n, uint32_t *id)
 {
 	struct tach_frame f = { 0, 0, line, line, -1, -1, TACH_NO_OPCODE };
 	if (tach_dict_intern_string(&r->dict, file, fl, &f.file) ||
 	    tach_dict_intern_string(&r->dict, func, nl, &f.func) ||
-	    tach_dict_intern_frame(&r->dict, &f, id))
+	    tach_dict_intern_frame_native(&r->dict, &f, n, id))
+		return nomem(r);
+	return TACH_OK;
+}
+
+/* The mapping of a dso, one per path. perf script prints no ranges, so it has none: start,
+ * limit and file offset are 0 (unknown), which names the library of each address (pprof
+ * groups by it) without claiming a load address nobody printed. perf symbolized the dso
+ * when it wrote the script; what it left [unknown] it could not name, and neither could
+ * anyone without the range: so the mapping says it has functions. 0 when the dso names no
+ * file ("[unknown]"). */
+static int dso_mapping(struct tach_reader *r, const char *mod, size_t modl, uint32_t *id)
+{
+	*id = 0;
+	if (!modl || (modl == 9 && !memcmp(mod, "[unknown]", 9)))
+		return TACH_OK;
+	struct tach_mapping m = { 0, 0, 0, 0, TACH_NO_STRING, TACH_MAPPING_HAS_FUNCTIONS };
+	if (tach_dict_intern_string(&r->dict, mod, modl, &m.file) ||
+	    tach_dict_intern_mapping(&r->dict, &m, id))
 		return nomem(r);
 	return TACH_OK;
 }
@@ -371,18 +392,32 @@ static int line_frame(struct tach_reader *r, const char *s, size_t n, uint32_t *
 	}
 	if (fnl && fn[0] == '(')
 		return TACH_OK;
-	if (fnl == 9 && !memcmp(fn, "[unknown]", 9) && all_hex(pc, pcl) && pcl <= 16) {
-		char a[20] = "0x";
-		memcpy(a + 2, pc, pcl);
-		return intern(r, mod, modl, a, pcl + 2, TACH_NO_LINE, id);
-	}
 	if (fnl > 4 && !memcmp(fn, "py::", 4) && is_perf_map(mod, modl)) {
 		const char *colon = memchr(fn + 4, ':', fnl - 4);
 		if (colon)
 			return intern(r, colon + 1, (size_t)(fn + fnl - colon - 1), fn + 4,
-				      (size_t)(colon - fn - 4), TACH_NO_LINE, id);
+				      (size_t)(colon - fn - 4), TACH_NO_LINE, NULL, id);
 	}
-	return intern(r, mod, modl, fn, fnl, TACH_NO_LINE, id);
+	/* A native frame keeps the address perf printed and its dso's mapping. Inlined
+	 * frames (dso "inlined") carry no address of their own in the script. */
+	struct tach_frame_native nat = { 0, 0, 0 };
+	bool hex = all_hex(pc, pcl) && pcl <= 16;
+	bool native = hex && !(modl == 7 && !memcmp(mod, "inlined", 7));
+	int rc;
+	if (native) {
+		for (size_t i = 0; i < pcl; i++)
+			nat.address = nat.address << 4 | (uint64_t)tachi_hexval(pc[i]);
+		if ((rc = dso_mapping(r, mod, modl, &nat.mapping)))
+			return rc;
+	}
+	/* An [unknown] symbol keeps its address in the name: without the dso's load address
+	 * no file offset can be told, so it is not named module+offset (tachfmt(5)). */
+	if (fnl == 9 && !memcmp(fn, "[unknown]", 9) && hex) {
+		char a[20] = "0x";
+		memcpy(a + 2, pc, pcl);
+		return intern(r, mod, modl, a, pcl + 2, TACH_NO_LINE, &nat, id);
+	}
+	return intern(r, mod, modl, fn, fnl, TACH_NO_LINE, &nat, id);
 }
 
 static bool fline_eq(void *ctx, uint32_t id, const void *key)
@@ -513,7 +548,7 @@ static int root_frame(struct tach_reader *r, const struct hdr *h, uint32_t *id)
 		*id = st->comm_frame;
 		return TACH_OK;
 	}
-	int rc = intern(r, "[comm]", 6, h->comm, h->comm_len, h->pid, id);
+	int rc = intern(r, "[comm]", 6, h->comm, h->comm_len, h->pid, NULL, id);
 	if (rc)
 		return rc;
 	if (!TACHI_RESERVE(st->comm, st->comm_cap, h->comm_len + 1))

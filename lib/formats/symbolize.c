@@ -55,6 +55,8 @@ struct mapping {
 	size_t seq;      /* order added, for a stable sort */
 	struct module *m;
 	bool tried;
+	struct tachi_sym_map pub;  /* what frames point at */
+	char *build_id;
 };
 
 struct named {
@@ -76,7 +78,8 @@ struct tachi_sym {
 	bool sorted;
 	Dwarf_Die *chain;          /* scratch: the DIEs of one inline chain */
 	size_t chain_cap;
-	char name[64];
+	bool warned_depth;         /* an inline chain was cut (said once) */
+	char name[4200];           /* a frame named by address or by module and offset */
 	int names;                 /* TACHI_NAMES_* */
 	const char *alias;         /* the global symbol at the address looked up, or NULL */
 	char **made;               /* names demangled for the current lookup */
@@ -215,6 +218,7 @@ void tachi_sym_free(struct tachi_sym *s)
 	for (size_t i = 0; i < s->nmaps; i++) {
 		module_free(s->maps[i].m);
 		free(s->maps[i].path);
+		free(s->maps[i].build_id);
 	}
 	free(s->maps);
 	for (size_t i = 0; i < s->ndirs; i++)
@@ -238,7 +242,10 @@ int tachi_sym_add_map(struct tachi_sym *s, uint64_t start, uint64_t limit, uint6
 	char *p = strndup(path, len);
 	if (!p)
 		return TACH_E_NOMEM;
-	s->maps[s->nmaps] = (struct mapping){ start, limit, offset, p, s->nmaps, NULL, false };
+	s->maps[s->nmaps] = (struct mapping){
+		start, limit, offset, p, s->nmaps, NULL, false,
+		{ start, limit, offset, p, NULL, 0, 0 }, NULL,
+	};
 	s->nmaps++;
 	s->sorted = false;
 	return TACH_OK;
@@ -404,7 +411,7 @@ static struct module *load_module(struct tachi_sym *s, const struct mapping *m)
 	if (fd < 0) {
 		tachi_warn(s->warn, TACH_POS_NONE, 0,
 			   "%s: binary not found (tried the recorded path and %zu --binary-path "
-			   "directories); its frames keep their addresses", m->path, s->ndirs);
+			   "directories); its frames are named by module and file offset", m->path, s->ndirs);
 		return NULL;
 	}
 	Elf *e = elf_begin(fd, ELF_C_READ_MMAP, NULL);
@@ -683,26 +690,58 @@ struct loc {
 	int32_t line, col;
 };
 
+/* Inline chains deeper than this keep their innermost frames and their function, with the
+ * frames between dropped (and said once): real chains are a few frames, and a sample's
+ * frames are bounded by the depth limit anyway. */
+#define MAX_INLINE 64
+
 /* The frames of chain (innermost first; DIEs other than subprograms and inlined subroutines
  * are skipped) up to the first subprogram: the innermost at cur, each caller at the call
- * site its inlined callee records. */
+ * site its inlined callee records. All but the last are marked inlined: one address. */
 static void emit_chain(struct tachi_sym *s, Dwarf_Die *cu, Dwarf_Die *chain, size_t nc,
-		       struct loc cur,
-		       const char *fallback_file, tachi_sym_emit_fn emit, void *ctx, int *rc)
+		       struct loc cur, struct tachi_sym_frame *fr, tachi_sym_emit_fn emit,
+		       void *ctx, int *rc)
 {
 	Dwarf_Files *files = NULL;
 	size_t nfiles = 0;
 	bool have_files = false;
-	*rc = TACH_OK;
-	for (size_t i = 0; i < nc && !*rc; i++) {
+	const char *fallback_file = fr->file;
+	/* The frames to emit: those up to the first subprogram, the last of them unmarked. */
+	size_t last = 0, count = 0;
+	for (size_t i = 0; i < nc; i++) {
 		int tag = dwarf_tag(&chain[i]);
 		if (tag != DW_TAG_subprogram && tag != DW_TAG_inlined_subroutine)
 			continue;
-		const char *name = die_name_cached(s, &chain[i], tag == DW_TAG_subprogram);
-		if (!name)
-			name = "??";
-		*rc = emit(ctx, cur.file, name, cur.line, cur.col);
+		count++;
+		last = i;
 		if (tag == DW_TAG_subprogram)
+			break;
+	}
+	*rc = TACH_OK;
+	if (!count)
+		return;
+	if (count > MAX_INLINE && !s->warned_depth) {
+		s->warned_depth = true;
+		tachi_warn(s->warn, TACH_POS_NONE, 0, "an inline chain of %zu frames at 0x%llx keeps "
+			   "its %d innermost frames and its function", count,
+			   (unsigned long long)fr->address, MAX_INLINE - 1);
+	}
+	size_t emitted = 0;
+	for (size_t i = 0; i <= last && !*rc; i++) {
+		int tag = dwarf_tag(&chain[i]);
+		if (tag != DW_TAG_subprogram && tag != DW_TAG_inlined_subroutine)
+			continue;
+		if (i == last || emitted < MAX_INLINE - 1) {
+			const char *name = die_name_cached(s, &chain[i], tag == DW_TAG_subprogram);
+			fr->file = cur.file;
+			fr->func = name ? name : "??";
+			fr->line = cur.line;
+			fr->col = cur.col;
+			fr->inlined = i != last;
+			*rc = emit(ctx, fr);
+			emitted++;
+		}
+		if (i == last)
 			break;
 		Dwarf_Attribute a;
 		Dwarf_Word v;
@@ -745,7 +784,7 @@ static struct loc line_at(struct module *m, uint64_t addr, const char *fallback_
  * every call: the reference the cached walk below reproduces, and what units it cannot
  * reproduce use. False when DWARF does not know addr. */
 static bool frames_libdw(struct tachi_sym *s, struct module *m, Dwarf_Die *cu, uint64_t pc,
-			 uint64_t addr, const char *fallback_file, tachi_sym_emit_fn emit, void *ctx,
+			 uint64_t addr, struct tachi_sym_frame *fr, tachi_sym_emit_fn emit, void *ctx,
 			 int *rc)
 {
 	Dwarf_Die *scopes = NULL;
@@ -762,14 +801,14 @@ static bool frames_libdw(struct tachi_sym *s, struct module *m, Dwarf_Die *cu, u
 		free(scopes);
 		return false;
 	}
-	struct loc cur = line_at(m, addr, fallback_file);
+	struct loc cur = line_at(m, addr, fr->file);
 	/* The rest of scopes follows abstract origins; the concrete callers of an inlined
 	 * instance come from walking its own parents. */
 	Dwarf_Die *chain = NULL;
 	int nc = dwarf_getscopes_die(&scopes[fn], &chain);
 	*rc = TACH_OK;
 	if (nc > 0)
-		emit_chain(s, cu, chain, (size_t)nc, cur, fallback_file, emit, ctx, rc);
+		emit_chain(s, cu, chain, (size_t)nc, cur, fr, emit, ctx, rc);
 	free(chain);
 	free(scopes);
 	return nc > 0;
@@ -1111,7 +1150,7 @@ static int origin_state(struct module *m, struct dnode *n)
 
 /* Emits the inline chain at addr (object address); false when DWARF does not know it. */
 static bool dwarf_frames(struct tachi_sym *s, struct module *m, uint64_t addr,
-			 const char *fallback_file, tachi_sym_emit_fn emit, void *ctx, int *rc)
+			 struct tachi_sym_frame *fr, tachi_sym_emit_fn emit, void *ctx, int *rc)
 {
 	Dwarf_Addr cubias;
 	Dwarf_Die *cu = dwfl_module_addrdie(m->mod, addr, &cubias);
@@ -1120,7 +1159,7 @@ static bool dwarf_frames(struct tachi_sym *s, struct module *m, uint64_t addr,
 	uint64_t pc = addr - cubias;
 	struct unit *u = unit_get(m, cu);
 	if (!u || u->slow)
-		return frames_libdw(s, m, cu, pc, addr, fallback_file, emit, ctx, rc);
+		return frames_libdw(s, m, cu, pc, addr, fr, emit, ctx, rc);
 	uint32_t in = unit_find(u, pc);
 	if (!in)
 		return false;
@@ -1133,7 +1172,7 @@ static bool dwarf_frames(struct tachi_sym *s, struct module *m, uint64_t addr,
 		if (st == ORIGIN_MISSED)
 			return false;
 		if (st == ORIGIN_SLOW)
-			return frames_libdw(s, m, cu, pc, addr, fallback_file, emit, ctx, rc);
+			return frames_libdw(s, m, cu, pc, addr, fr, emit, ctx, rc);
 		break;
 	}
 	/* unit_get may have grown m->units, never u->nodes. */
@@ -1143,16 +1182,54 @@ static bool dwarf_frames(struct tachi_sym *s, struct module *m, uint64_t addr,
 		if (tag != DW_TAG_subprogram && tag != DW_TAG_inlined_subroutine)
 			continue;
 		if (!TACHI_RESERVE(s->chain, s->chain_cap, nc + 1))
-			return frames_libdw(s, m, cu, pc, addr, fallback_file, emit, ctx, rc);
+			return frames_libdw(s, m, cu, pc, addr, fr, emit, ctx, rc);
 		s->chain[nc++] = u->nodes[k].die;
 		if (tag == DW_TAG_subprogram)
 			break;
 	}
 	if (!nc)
 		return false;
-	emit_chain(s, cu, s->chain, nc, line_at(m, addr, fallback_file), fallback_file, emit, ctx,
-		   rc);
+	emit_chain(s, cu, s->chain, nc, line_at(m, addr, fr->file), fr, emit, ctx, rc);
 	return true;
+}
+
+/* Names a frame that has no symbol: by module and file offset when the mapping names a
+ * file, so that it stays symbolizable where no mapping table goes (TACH, folded stacks);
+ * by its PC, as before, outside any mapping or in an anonymous one. */
+static const char *unnamed(struct tachi_sym *s, const struct mapping *m, uint64_t pc,
+			   uint64_t addr)
+{
+	if (!m || !m->path[0]) {
+		snprintf(s->name, sizeof(s->name), "0x%llx", (unsigned long long)pc);
+		return s->name;
+	}
+	const char *base = strrchr(m->path, '/');
+	base = base && base[1] ? base + 1 : m->path;
+	/* Wraps back into range for an address below start (find_map's offset rule). */
+	uint64_t off = addr - m->start + m->offset;
+	snprintf(s->name, sizeof(s->name), "%.4096s+0x%llx", base, (unsigned long long)off);
+	return s->name;
+}
+
+/* The build ID and what the file gives, for its frames' native data: functions where it
+ * has symbols or DWARF, file names, lines and inline chains where it has DWARF. */
+static void describe(struct mapping *m)
+{
+	const unsigned char *bits;
+	GElf_Addr vaddr;
+	int n = dwfl_module_build_id(m->m->mod, &bits, &vaddr);
+	/* GNU build IDs are 8 to 20 bytes; anything up to 64 is kept. */
+	if (n > 0 && n <= 64 && (m->build_id = malloc((size_t)n * 2 + 1))) {
+		for (int i = 0; i < n; i++)
+			snprintf(m->build_id + 2 * i, 3, "%02x", bits[i]);
+		m->pub.build_id = m->build_id;
+	}
+	Dwarf_Addr bias;
+	bool dw = dwfl_module_getdwarf(m->m->mod, &bias) != NULL;
+	bool syms = dwfl_module_getsymtab(m->m->mod) > 0;
+	m->pub.flags = (dw || syms ? TACH_MAPPING_HAS_FUNCTIONS : 0) |
+		       (dw ? TACH_MAPPING_HAS_FILENAMES | TACH_MAPPING_HAS_LINE_NUMBERS |
+			     TACH_MAPPING_HAS_INLINE_FRAMES : 0);
 }
 
 int tachi_sym_lookup(struct tachi_sym *s, uint64_t pc, bool leaf, tachi_sym_emit_fn emit,
@@ -1161,22 +1238,28 @@ int tachi_sym_lookup(struct tachi_sym *s, uint64_t pc, bool leaf, tachi_sym_emit
 	/* Callers' PCs are return addresses: pc - 1 lies inside the call instruction. */
 	uint64_t addr = leaf || pc == 0 ? pc : pc - 1;
 	forget_names(s);
-	snprintf(s->name, sizeof(s->name), "0x%llx", (unsigned long long)pc);
 	struct mapping *m = s->nmaps ? find_map(s, addr) : NULL;
-	const char *file = m && m->path[0] ? m->path : "[unknown]";
-	if (!m || !s->symbolize || unsymbolizable(m->path))
-		return emit(ctx, file, s->name, -1, -1);
+	struct tachi_sym_frame fr = { m && m->path[0] ? m->path : "[unknown]", NULL, -1, -1, addr,
+				      m ? &m->pub : NULL, false };
+	if (!m || !s->symbolize || unsymbolizable(m->path)) {
+		fr.func = unnamed(s, m, pc, addr);
+		return emit(ctx, &fr);
+	}
 	if (!m->tried) {
 		m->tried = true;
-		m->m = load_module(s, m);
+		if ((m->m = load_module(s, m)))
+			describe(m);
 	}
-	if (!m->m)
-		return emit(ctx, file, s->name, -1, -1);
+	if (!m->m) {
+		fr.func = unnamed(s, m, pc, addr);
+		return emit(ctx, &fr);
+	}
 	uint64_t obj = addr - m->m->base;
 	int rc = TACH_OK;
 	s->alias = unversioned(s, global_symbol_at(m->m, obj));
-	if (dwarf_frames(s, m->m, obj, file, emit, ctx, &rc))
+	if (dwarf_frames(s, m->m, obj, &fr, emit, ctx, &rc))
 		return rc;
 	const char *sym = symbol_at(m->m, obj);
-	return emit(ctx, file, sym ? symbol_name(s, sym) : s->name, -1, -1);
+	fr.func = sym ? symbol_name(s, sym) : unnamed(s, m, pc, addr);
+	return emit(ctx, &fr);
 }

@@ -8,10 +8,30 @@
 
 struct tachi_sym;
 
+/* A mapping as the symbolizer knows it. build_id and flags are set once an address in it
+ * was looked up with its file at hand; user is the caller's (0 until it sets it). */
+struct tachi_sym_map {
+	uint64_t start, limit, offset;
+	const char *path;       /* as recorded */
+	const char *build_id;   /* lowercase hex of the ELF build ID, or NULL */
+	uint32_t flags;         /* TACH_MAPPING_*: what its file gave */
+	uint32_t user;
+};
+
 /* One frame of a resolved address, innermost first. file is never NULL; line and col are
- * -1 when unknown. The strings are valid until the next tachi_sym_lookup call. */
-typedef int (*tachi_sym_emit_fn)(void *ctx, const char *file, const char *func, int32_t line,
-				 int32_t col);
+ * -1 when unknown. address is where the frame's code is (the leaf's PC, a return address
+ * minus one, as pprof records them); map is NULL outside every mapping; inlined: inlined
+ * into the next frame, which has the same address. The strings are valid until the next
+ * tachi_sym_lookup call, map until the next tachi_sym_add_map. A frame with no symbol is
+ * named <file's base name>+0x<file offset> (tachfmt(5)), or 0x<PC> outside any file. */
+struct tachi_sym_frame {
+	const char *file, *func;
+	int32_t line, col;
+	uint64_t address;
+	struct tachi_sym_map *map;
+	bool inlined;
+};
+typedef int (*tachi_sym_emit_fn)(void *ctx, const struct tachi_sym_frame *f);
 
 /* search_path: colon-separated directories where binaries are looked for when they are
  * not at the recorded path (NULL or "" for none). With symbolize false only mappings are
