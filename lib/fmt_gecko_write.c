@@ -4,7 +4,8 @@
  *
  * What is written (notes: spec/gecko.md, checked against the profiler's own importer):
  *   - meta.version 31: every front end since 2024 reads it, and the importer upgrades it;
- *     libs and processes empty, presymbolicated, a grey default category, a marker schema.
+ *     processes empty, presymbolicated, a grey default category, a marker schema; libs
+ *     from the input's mappings (gecko_native.c), empty for Python.
  *   - One thread per (thread id, interpreter id), in first-seen order, each with its own
  *     string, frame and stack tables (the format has no shared tables). Threads of one
  *     interpreter form one process (pid = interpreter id). The first thread of an
@@ -12,6 +13,16 @@
  *     only way the format marks a main thread; the profiler then labels it with its
  *     processName ("Python", or "Python interpreter N"; the profiled program's file name
  *     instead of "Python" where the input names it, as gperftools profiles do).
+ *   - Where the profile comes from: it is Python's when a frame is in a Python source
+ *     (whatever the input's format: pprof and folded stacks come from both kinds), or when
+ *     it has no frame and the input names a Python version; else native: the product and
+ *     process are named after the program, or the format read ("perf", "pprof"), and every
+ *     function is native code, as is any function with a mapping in a Python profile.
+ *     Native functions are never script frames (the importer makes "name (file:line)" a
+ *     JavaScript function): "name (in library)", the library being the last component
+ *     of the mapping's file (else of the frame's), followed by "(file:line)" with a line;
+ *     an address without a symbol in a listed library is "0x<address>", which the
+ *     importer places in that library; relevantForJS is false.
  *   - A frame's location is "func (path:line)" with one line per function (the smallest
  *     line seen for that file and function, since the input has no definition line), so a
  *     function is one call-tree node whatever line was sampled; the sampled line and column
@@ -43,8 +54,9 @@
  *     characters in names become '?' (the importer's patterns stop at a line break).
  * An input without samples gives one empty thread "No samples": the profiler refuses a
  * profile without threads.
- * Not written: source text, native libraries, opcodes (the format has no place the profiler
- * shows them), pages, counters.
+ * Not written: source text, opcodes (the format has no place the profiler shows them),
+ * pages, counters, the address of a symbolized native frame (a location string holds a
+ * name or an address, not both), inline marks.
  *
  * Memory: one stack trie for all threads, as the other aggregating writers have; the sample
  * records, packed (put_record), go to a spool (a chunk a thread in memory, the rest in a
@@ -66,8 +78,11 @@
  */
 #include <assert.h>
 #include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 
+#include "gecko_native.h"
 #include "internal.h"
 
 enum { CAT_OTHER, CAT_PYTHON, CAT_NATIVE, CAT_IDLE, CAT_GIL, CAT_CPU, CAT_EXC };
@@ -97,6 +112,11 @@ static const struct {
 struct gfunc {
 	uint32_t file, name; /* source dict string ids */
 	int32_t min_line;    /* -1: no line seen */
+	/* Native code (gecko_native.c): the mapping of the frames that made this function
+	 * (0: none; part of its identity), and for an address without a symbol, the address. */
+	uint32_t mapping;
+	bool unsym;
+	uint64_t address;
 };
 
 struct gframe {
@@ -154,6 +174,10 @@ struct gstate {
 	/* The profiled program's file name, JSON-escaped, where the input names one (native
 	 * profiles): the product and the process name, which are "Python" otherwise. */
 	char *pname;
+	/* Where the profile comes from: a frame in a Python source makes it Python's; native
+	 * when none is (set at close), and its functions then are native code. */
+	bool any_python, native;
+	struct tachi_gecko_libs libs;
 	bool warned_utf8, warned_order;
 	bool ctrl_seen;
 	/* output */
@@ -348,17 +372,17 @@ static void j_rel(struct tach_writer *w, uint64_t t)
 
 /* ---- interning ---- */
 
-static uint64_t func_hash(uint32_t file, uint32_t name)
+static uint64_t func_hash(uint32_t file, uint32_t name, uint32_t mapping)
 {
-	uint32_t b[2] = { file, name };
-	return tachi_hash(b, sizeof(b));
+	uint32_t b[3] = { file, name, mapping };
+	return tachi_hash(b, mapping ? sizeof(b) : 2 * sizeof(b[0]));
 }
 
 static bool func_eq(void *ctx, uint32_t id, const void *k)
 {
 	const struct gstate *st = ctx;
 	const struct gfunc *a = &st->funcs[id], *b = k;
-	return a->file == b->file && a->name == b->name;
+	return a->file == b->file && a->name == b->name && a->mapping == b->mapping;
 }
 
 
@@ -437,6 +461,19 @@ static uint8_t base_category(const struct tach_dict *d, const struct tach_frame 
 	return ext_in(ext, en, python_exts) ? CAT_PYTHON : CAT_NATIVE;
 }
 
+/* The native data of source frame fid into its function's key: the mapping, and whether
+ * it is an address without a symbol (and which). */
+static void func_native(const struct tach_dict *d, uint32_t fid, struct gfunc *k)
+{
+	const struct tach_frame_native *n = tach_dict_frame_native(d, fid);
+	const struct tach_mapping *m = n ? tach_dict_mapping(d, n->mapping) : NULL;
+	if (!n)
+		return;
+	k->mapping = m ? n->mapping : 0;
+	k->unsym = tachi_gecko_unsymbolized(d, &d->frames[fid], n, m);
+	k->address = n->address;
+}
+
 static int map_frame(struct tach_writer *w, const struct tach_dict *d, uint32_t fid)
 {
 	struct gstate *st = w->state;
@@ -447,8 +484,9 @@ static int map_frame(struct tach_writer *w, const struct tach_dict *d, uint32_t 
 	const struct tach_frame *f = &d->frames[fid];
 	if (f->file >= d->str_count || f->func >= d->str_count)
 		return WFAIL(w, TACH_E_USAGE, "string id out of range in frame %u", fid);
-	struct gfunc k = { f->file, f->func, -1 };
-	uint64_t h = func_hash(k.file, k.name);
+	struct gfunc k = { f->file, f->func, -1, 0, false, 0 };
+	func_native(d, fid, &k);
+	uint64_t h = func_hash(k.file, k.name, k.mapping);
 	uint32_t fn;
 	if (!tachi_idset_find(&st->func_index, h, &k, func_eq, st, &fn)) {
 		if (st->nfuncs >= NONE - 2 || !TACHI_RESERVE(st->funcs, st->funcs_cap, st->nfuncs + 1))
@@ -461,7 +499,9 @@ static int map_frame(struct tach_writer *w, const struct tach_dict *d, uint32_t 
 	}
 	if (f->line >= 0 && (st->funcs[fn].min_line < 0 || f->line < st->funcs[fn].min_line))
 		st->funcs[fn].min_line = f->line;
-	uint8_t cat = base_category(d, f);
+	uint8_t cat = k.mapping ? CAT_NATIVE : base_category(d, f);
+	if (cat == CAT_PYTHON)
+		st->any_python = true;
 	struct gframe g = { fn, f->line < 0 ? -1 : f->line, f->col < 0 ? -1 : f->col, cat,
 			    SUB_NONE, cat };
 	uint32_t id = intern_frame(st, &g);
@@ -713,7 +753,12 @@ static void write_meta(struct tach_writer *w)
 		j_str(w, ",\"profilingStartTime\":0,\"profilingEndTime\":");
 		j_put(w, b, tachi_fmt_ms(b, false, m->interval_us ? m->interval_us : 1000));
 	}
-	j_str(w, "},\"libs\":[],\"processes\":[],\"pausedRanges\":[],\"threads\":[");
+	j_str(w, "},\"libs\":");
+	if (st->libs.json)
+		j_put(w, st->libs.json, st->libs.len);
+	else
+		j_str(w, "[]");
+	j_str(w, ",\"processes\":[],\"pausedRanges\":[],\"threads\":[");
 }
 
 /* Scratch shared by the threads at close. */
@@ -779,10 +824,43 @@ static bool lb_text(struct gstate *st, struct lbuf *b, const char *s, size_t n)
  * "name (file:line)" a script function with the file as resource, "name (in file)" a
  * function of a library named file, or the bare name. A file with ')' would end the
  * library form early, and the script form needs a non-empty file. */
-enum { LOC_JS, LOC_LIB, LOC_PLAIN };
+enum { LOC_JS, LOC_LIB, LOC_PLAIN, LOC_ADDR };
+
+/* Native code: every function of a native profile, and any with a mapping. */
+static bool func_is_native(const struct gstate *st, const struct gfunc *f)
+{
+	return st->native || f->mapping;
+}
+
+/* The library a native function names: its mapping's file, else the frame's (a binary,
+ * or a source without its binary), by its last component as the libs table names it. */
+static const char *native_lib(const struct gstate *st, const struct gfunc *f, size_t *len)
+{
+	const struct tach_mapping *m = tach_dict_mapping(st->src, f->mapping);
+	size_t n;
+	const char *file = m ? tachi_str(st->src, m->file, &n) : "";
+	if (!m || !n)
+		file = tachi_str(st->src, f->file, &n);
+	return tachi_gecko_basename(file, n, len);
+}
+
+/* A native function is never a script: an address its library places ("0x..."),
+ * "name (in library)", or the bare name. */
+static int native_kind(const struct gstate *st, const struct gfunc *f)
+{
+	if (f->unsym && tachi_gecko_listed(&st->libs, f->mapping))
+		return LOC_ADDR;
+	size_t n;
+	const char *lib = native_lib(st, f, &n);
+	if (!n || (n == 1 && lib[0] == '~') || memchr(lib, ')', n))
+		return LOC_PLAIN;
+	return LOC_LIB;
+}
 
 static int func_kind(const struct gstate *st, const struct gfunc *f)
 {
+	if (func_is_native(st, f))
+		return native_kind(st, f);
 	size_t fl;
 	const char *file = tachi_str(st->src, f->file, &fl);
 	/* CPython's "~" file marks a frame with no source (<GC>, native): no file shown, as
@@ -794,6 +872,33 @@ static int func_kind(const struct gstate *st, const struct gfunc *f)
 	if (memchr(file, ')', fl))
 		return LOC_PLAIN;
 	return LOC_LIB;
+}
+
+/* A native function's location: its address, or "name (in library)" with the source
+ * file and first line seen after it (the importer reads only the name and the library,
+ * which keeps the form out of its script pattern; the rest is for people). */
+static bool native_location(struct gstate *st, struct lbuf *b, const struct gfunc *f,
+			    int kind)
+{
+	size_t nl, ll, fl;
+	const char *name = tachi_str(st->src, f->name, &nl);
+	if (kind == LOC_ADDR) {
+		char hex[24];
+		return lb_add(b, hex, (size_t)snprintf(hex, sizeof(hex), "0x%" PRIx64, f->address));
+	}
+	if (!lb_text(st, b, name, nl))
+		return false;
+	if (kind != LOC_LIB)
+		return true;
+	const char *lib = native_lib(st, f, &ll);
+	const char *file = tachi_str(st->src, f->file, &fl);
+	if (!lb_add(b, " (in ", 5) || !lb_text(st, b, lib, ll) || !lb_add(b, ")", 1))
+		return false;
+	if (f->min_line < 0 || !fl)
+		return true;
+	char num[16];
+	return lb_add(b, " (", 2) && lb_text(st, b, file, fl) && lb_add(b, ":", 1) &&
+	       lb_add(b, num, tachi_fmt_i64(num, f->min_line)) && lb_add(b, ")", 1);
 }
 
 /* Every function's location string as a JSON literal, built once for all threads. */
@@ -811,9 +916,13 @@ static int build_locations(struct tach_writer *w, struct scratch *sc)
 		const char *file = tachi_str(st->src, f->file, &fl);
 		const char *name = tachi_str(st->src, f->name, &nl);
 		sc->loc_off[i] = b.len;
-		bool ok = lb_add(&b, "\"", 1) && lb_text(st, &b, name, nl);
 		int kind = func_kind(st, f);
-		if (kind == LOC_JS) {
+		bool native = func_is_native(st, f);
+		bool ok = lb_add(&b, "\"", 1) && (native ? native_location(st, &b, f, kind)
+							  : lb_text(st, &b, name, nl));
+		if (native) {
+			/* native_location wrote it whole */
+		} else if (kind == LOC_JS) {
 			char num[16];
 			ok = ok && lb_add(&b, " (", 2) && lb_text(st, &b, file, fl) &&
 			     lb_add(&b, ":", 1) && lb_add(&b, num, tachi_fmt_i64(num, f->min_line)) &&
@@ -1491,7 +1600,10 @@ static void write_frame_row(struct tach_writer *w, const struct gframe *g, uint3
 			    bool comma)
 {
 	struct gstate *st = w->state;
-	bool plain = func_kind(st, &st->funcs[g->func]) == LOC_PLAIN;
+	const struct gfunc *f = &st->funcs[g->func];
+	/* Python's pseudo frames (<GC>, ~) stay in the JavaScript-only view; native code does
+	 * not belong there. */
+	bool plain = func_kind(st, f) == LOC_PLAIN && !func_is_native(st, f);
 	j_str(w, comma ? ",[" : "[");
 	j_u64(w, sidx);
 	j_str(w, plain ? ",true,null,null," : ",false,null,null,");
@@ -1643,11 +1755,15 @@ static void scratch_free(struct scratch *sc)
 	free(sc->loc_off);
 }
 
-/* st->pname from the input's program path: its last component, as JSON text. */
+/* st->pname from the input's program path: its last component, as JSON text; for a native
+ * profile without one, the name of the format read. */
 static int name_process(struct tach_writer *w)
 {
 	struct gstate *st = w->state;
 	const char *prog = w->meta.program;
+	if ((!prog || !*prog) && st->native)
+		prog = w->meta.source_format && *w->meta.source_format ? w->meta.source_format
+									: "native";
 	if (!prog || !*prog)
 		return TACH_OK;
 	const char *base = strrchr(prog, '/');
@@ -1657,6 +1773,21 @@ static int name_process(struct tach_writer *w)
 	if (n > SIZE_MAX / 6 - 1 || !(st->pname = malloc(n * 6 + 1)))
 		return WFAIL(w, TACH_E_NOMEM, "out of memory");
 	st->pname[tachi_json_escape(st->pname, base, n, &repaired)] = '\0';
+	return TACH_OK;
+}
+
+/* Whether the profile is native (no frame in a Python source; an input without frames
+ * that names no Python version), and its library table. */
+static int prepare_native(struct tach_writer *w)
+{
+	struct gstate *st = w->state;
+	st->native = !st->any_python && (st->nfuncs || !w->meta.py_major);
+	bool repaired = false;
+	if (tachi_gecko_libs_build(&st->libs, st->src, &repaired))
+		return WFAIL(w, TACH_E_NOMEM, "out of memory");
+	if (repaired)
+		tachi_warn(&w->warn, TACH_POS_NONE, 0,
+			   "a library's file name is not valid UTF-8: invalid bytes written as U+FFFD");
 	return TACH_OK;
 }
 
@@ -1678,6 +1809,8 @@ static int gw_close(struct tach_writer *w)
 		rc = WFAIL(w, TACH_E_NOMEM, "out of memory");
 		goto out;
 	}
+	if ((rc = prepare_native(w)))
+		goto out;
 	if (st->nfuncs && (rc = build_locations(w, &sc)))
 		goto out;
 	if ((rc = name_process(w)))
@@ -1734,6 +1867,7 @@ static void gw_free(struct tach_writer *w)
 	free(st->th);
 	free(st->jbuf);
 	free(st->pname);
+	tachi_gecko_libs_free(&st->libs);
 	tachi_gz_free(st->gz);
 }
 
