@@ -16,8 +16,9 @@
  *   - Where the profile comes from: it is Python's when a frame is in a Python source
  *     (whatever the input's format: pprof and folded stacks come from both kinds), or when
  *     it has no frame and the input names a Python version; else native: the product and
- *     process are named after the program, or the format read ("perf", "pprof"), and every
- *     function is native code, as is any function with a mapping in a Python profile.
+ *     process are named after the program, or the format read ("perf", "pprof"), the
+ *     Python category is named Script, and every function of the Native category is
+ *     native code, as is any function with a mapping in a Python profile.
  *     Native functions are never script frames (the importer makes "name (file:line)" a
  *     JavaScript function): "name (in library)", the library being the last component
  *     of the mapping's file (else of the frame's), followed by "(file:line)" with a line;
@@ -116,6 +117,7 @@ struct gfunc {
 	 * (0: none; part of its identity), and for an address without a symbol, the address. */
 	uint32_t mapping;
 	bool unsym;
+	bool native_code; /* in the Native category: compiled code, a binary, no file */
 	uint64_t address;
 };
 
@@ -175,7 +177,7 @@ struct gstate {
 	 * profiles): the product and the process name, which are "Python" otherwise. */
 	char *pname;
 	/* Where the profile comes from: a frame in a Python source makes it Python's; native
-	 * when none is (set at close), and its functions then are native code. */
+	 * (not Python's) when none is, set at close. */
 	bool any_python, native;
 	struct tachi_gecko_libs libs;
 	bool warned_utf8, warned_order;
@@ -474,6 +476,18 @@ static void func_native(const struct tach_dict *d, uint32_t fid, struct gfunc *k
 	k->address = n->address;
 }
 
+/* A frame only CPython makes: in a Python source, or in one of its pseudo files
+ * ("<string>", "<frozen importlib._bootstrap>") with a line. */
+static bool python_source(const struct tach_dict *d, const struct tach_frame *f)
+{
+	size_t n, en;
+	const char *file = tachi_str(d, f->file, &n);
+	const char *ext = file_ext(file, n, &en);
+	if (n && file[0] == '<')
+		return f->line >= 0 || !strcmp(file, "<stdin>") || !strcmp(file, "<string>");
+	return ext_in(ext, en, python_exts);
+}
+
 static int map_frame(struct tach_writer *w, const struct tach_dict *d, uint32_t fid)
 {
 	struct gstate *st = w->state;
@@ -484,8 +498,12 @@ static int map_frame(struct tach_writer *w, const struct tach_dict *d, uint32_t 
 	const struct tach_frame *f = &d->frames[fid];
 	if (f->file >= d->str_count || f->func >= d->str_count)
 		return WFAIL(w, TACH_E_USAGE, "string id out of range in frame %u", fid);
-	struct gfunc k = { f->file, f->func, -1, 0, false, 0 };
+	struct gfunc k = { f->file, f->func, -1, 0, false, false, 0 };
 	func_native(d, fid, &k);
+	uint8_t cat = k.mapping ? CAT_NATIVE : base_category(d, f);
+	k.native_code = cat == CAT_NATIVE;
+	if (!st->any_python && python_source(d, f))
+		st->any_python = true;
 	uint64_t h = func_hash(k.file, k.name, k.mapping);
 	uint32_t fn;
 	if (!tachi_idset_find(&st->func_index, h, &k, func_eq, st, &fn)) {
@@ -499,9 +517,6 @@ static int map_frame(struct tach_writer *w, const struct tach_dict *d, uint32_t 
 	}
 	if (f->line >= 0 && (st->funcs[fn].min_line < 0 || f->line < st->funcs[fn].min_line))
 		st->funcs[fn].min_line = f->line;
-	uint8_t cat = k.mapping ? CAT_NATIVE : base_category(d, f);
-	if (cat == CAT_PYTHON)
-		st->any_python = true;
 	struct gframe g = { fn, f->line < 0 ? -1 : f->line, f->col < 0 ? -1 : f->col, cat,
 			    SUB_NONE, cat };
 	uint32_t id = intern_frame(st, &g);
@@ -701,9 +716,12 @@ static int gw_put(struct tach_writer *w, const struct tach_dict *d, const struct
 
 /* ---- close: the JSON document ---- */
 
+/* The categories, around the name of the second: "Python", or for a profile that is not
+ * Python's (its scripts: V8's JavaScript, templates), "Script". */
+static const char *const cat_json_head =
+	"[{\"name\":\"Other\",\"color\":\"grey\",\"subcategories\":[\"Other\"]},{\"name\":\"";
 static const char *const cat_json =
-	"[{\"name\":\"Other\",\"color\":\"grey\",\"subcategories\":[\"Other\"]},"
-	"{\"name\":\"Python\",\"color\":\"yellow\",\"subcategories\":[\"Other\"]},"
+	"\",\"color\":\"yellow\",\"subcategories\":[\"Other\"]},"
 	"{\"name\":\"Native\",\"color\":\"blue\",\"subcategories\":[\"Other\",\"Waiting for GIL\"]},"
 	"{\"name\":\"Idle\",\"color\":\"transparent\",\"subcategories\":[\"Other\",\"Waiting for GIL\"]},"
 	"{\"name\":\"GIL\",\"color\":\"green\",\"subcategories\":[\"Other\"]},"
@@ -742,6 +760,8 @@ static void write_meta(struct tach_writer *w)
 		}
 	}
 	j_str(w, "\",\"presymbolicated\":true,\"categories\":");
+	j_str(w, cat_json_head);
+	j_str(w, st->native ? "Script" : "Python");
 	j_str(w, cat_json);
 	j_str(w, ",\"markerSchema\":");
 	j_str(w, schema_json);
@@ -826,10 +846,11 @@ static bool lb_text(struct gstate *st, struct lbuf *b, const char *s, size_t n)
  * library form early, and the script form needs a non-empty file. */
 enum { LOC_JS, LOC_LIB, LOC_PLAIN, LOC_ADDR };
 
-/* Native code: every function of a native profile, and any with a mapping. */
+/* Native code written as such: any function with a mapping, and in a profile that is not
+ * Python's, every function of the Native category (a script's stays a script's: V8). */
 static bool func_is_native(const struct gstate *st, const struct gfunc *f)
 {
-	return st->native || f->mapping;
+	return f->mapping || (st->native && f->native_code);
 }
 
 /* The library a native function names: its mapping's file, else the frame's (a binary,

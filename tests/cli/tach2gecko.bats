@@ -222,6 +222,12 @@ native_inputs() {
 	tach2gecko -q --no-gzip "$FIXTURES/gperf/hotloop/hotloop.pprof.pb.gz" -o "$TMP/n.json"
 	run jq -r '.threads[0].stringTable[]' "$TMP/n.json"
 	[[ "$output" == *$'\nmain (in hotloop.c) (/srv/profiles/gperf-fixtures/hotloop/hotloop.c:54)\n'* ]]
+	# V8 is not Python's either, but its JavaScript frames stay script frames.
+	tach2gecko -q --no-gzip "$TESTDATA/v8/node_hot.cpuprofile" -o "$TMP/v.json"
+	run jq -r '.meta.product, .threads[0].processName, .meta.categories[].name' "$TMP/v.json"
+	[ "${lines[0]}" = v8 ] && [ "${lines[1]}" = v8 ] && [[ "$output" != *Python* ]]
+	jq -r '.threads[0].stringTable[]' "$TMP/v.json" >"$TMP/v.txt"
+	grep -q '^addListener (node:events:[0-9]*)$' "$TMP/v.txt"
 }
 
 @test "the samples text of a native input names no Python version and reads back the same; TACH from it says 3.15.0" {
