@@ -15,8 +15,12 @@ static int info(struct tc_run *run, struct tach_reader *r, FILE *out)
 	const struct tach_meta *m = tach_reader_meta(r);
 	const struct tach_stats *st = tach_reader_stats(r);
 	fprintf(out, "format_version: %" PRIu32 "\n", m->format_version);
-	fprintf(out, "python_version: %u.%u.%u\n", m->py_major, m->py_minor, m->py_micro);
-	fprintf(out, "header_layout: %c\n", m->layout);
+	/* A TACH header always holds a version; other inputs say it only when they know it. */
+	if (m->format_version || m->py_major)
+		fprintf(out, "python_version: %u.%u.%u\n", m->py_major, m->py_minor,
+			m->py_micro);
+	if (m->layout) /* a TACH header's; other inputs have none */
+		fprintf(out, "header_layout: %c\n", m->layout);
 	fprintf(out, "byte_order: %s\n", m->big_endian ? "big" : "little");
 	fprintf(out, "compression: %s\n", m->compression == 1 ? "zstd" : m->compression ? "unknown" : "none");
 	fprintf(out, "start_time_us: %" PRIu64 "\n", m->start_time_us);

@@ -153,7 +153,9 @@ struct tach_meta {
 	 * executable mapping); NULL when unknown. A writer copies it at set_meta. */
 	const char *program;
 };
-#define TACH_META_INIT { .size = sizeof(struct tach_meta), .py_major = 3, .py_minor = 15, .layout = 'B' }
+/* The Python version is unknown (0.0.0) until the caller sets it: a profile is not
+ * CPython's unless its input says so. The TACH writer still writes 3.15.0 then. */
+#define TACH_META_INIT { .size = sizeof(struct tach_meta), .layout = 'B' }
 
 /* Record statistics a reader gathered (TACH's record encodings; other readers count
  * records as "full"). Valid after TACH_EOF. */

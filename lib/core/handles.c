@@ -46,8 +46,6 @@ TACH_API struct tach_reader *tach_reader_new(const char *format)
 	struct tach_meta m = TACH_META_INIT;
 	r->meta = m;
 	r->meta.source_format = f->name;
-	r->meta.py_minor = 0;
-	r->meta.py_major = 0;
 	r->meta.layout = 0;
 	if (f->reader->state_size) {
 		r->state = calloc(1, f->reader->state_size);

@@ -17,6 +17,7 @@
 #include "model/spool.h"
 #include "model/stacktab.h"
 #include "core/handles.h"
+#include "formats/gecko_native.h"
 
 enum { CAT_OTHER, CAT_PYTHON, CAT_NATIVE, CAT_IDLE, CAT_GIL, CAT_CPU, CAT_EXC };
 enum { SUB_NONE, SUB_GIL_WAIT };
@@ -45,6 +46,12 @@ static const struct {
 struct gfunc {
 	uint32_t file, name; /* source dict string ids */
 	int32_t min_line;    /* -1: no line seen */
+	/* Native code (gecko_native.c): the mapping of the frames that made this function
+	 * (0: none; part of its identity), and for an address without a symbol, the address. */
+	uint32_t mapping;
+	bool unsym;
+	bool native_code; /* in the Native category: compiled code, a binary, no file */
+	uint64_t address;
 };
 
 struct gframe {
@@ -102,6 +109,10 @@ struct gstate {
 	/* The profiled program's file name, JSON-escaped, where the input names one (native
 	 * profiles): the product and the process name, which are "Python" otherwise. */
 	char *pname;
+	/* Where the profile comes from: a frame in a Python source makes it Python's; native
+	 * (not Python's) when none is, set at close. */
+	bool any_python, native;
+	struct tachi_gecko_libs libs;
 	bool warned_utf8, warned_order;
 	bool ctrl_seen;
 	/* output */

@@ -4,6 +4,8 @@
  * (categories by file kind). State, interning and the document around the threads are in
  * gecko_write.c; the format note is there. */
 #include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -55,10 +57,44 @@ static bool lb_text(struct gstate *st, struct lbuf *b, const char *s, size_t n)
  * "name (file:line)" a script function with the file as resource, "name (in file)" a
  * function of a library named file, or the bare name. A file with ')' would end the
  * library form early, and the script form needs a non-empty file. */
-enum { LOC_JS, LOC_LIB, LOC_PLAIN };
+enum { LOC_JS, LOC_LIB, LOC_PLAIN, LOC_ADDR };
+
+/* Native code written as such: any function with a mapping, and in a profile that is not
+ * Python's, every function of the Native category (a script's stays a script's: V8). */
+static bool func_is_native(const struct gstate *st, const struct gfunc *f)
+{
+	return f->mapping || (st->native && f->native_code);
+}
+
+/* The library a native function names: its mapping's file, else the frame's (a binary,
+ * or a source without its binary), by its last component as the libs table names it. */
+static const char *native_lib(const struct gstate *st, const struct gfunc *f, size_t *len)
+{
+	const struct tach_mapping *m = tach_dict_mapping(st->src, f->mapping);
+	size_t n;
+	const char *file = m ? tachi_str(st->src, m->file, &n) : "";
+	if (!m || !n)
+		file = tachi_str(st->src, f->file, &n);
+	return tachi_gecko_basename(file, n, len);
+}
+
+/* A native function is never a script: an address its library places ("0x..."),
+ * "name (in library)", or the bare name. */
+static int native_kind(const struct gstate *st, const struct gfunc *f)
+{
+	if (f->unsym && tachi_gecko_listed(&st->libs, f->mapping))
+		return LOC_ADDR;
+	size_t n;
+	const char *lib = native_lib(st, f, &n);
+	if (!n || (n == 1 && lib[0] == '~') || memchr(lib, ')', n))
+		return LOC_PLAIN;
+	return LOC_LIB;
+}
 
 static int func_kind(const struct gstate *st, const struct gfunc *f)
 {
+	if (func_is_native(st, f))
+		return native_kind(st, f);
 	size_t fl;
 	const char *file = tachi_str(st->src, f->file, &fl);
 	/* CPython's "~" file marks a frame with no source (<GC>, native): no file shown, as
@@ -70,6 +106,33 @@ static int func_kind(const struct gstate *st, const struct gfunc *f)
 	if (memchr(file, ')', fl))
 		return LOC_PLAIN;
 	return LOC_LIB;
+}
+
+/* A native function's location: its address, or "name (in library)" with the source
+ * file and first line seen after it (the importer reads only the name and the library,
+ * which keeps the form out of its script pattern; the rest is for people). */
+static bool native_location(struct gstate *st, struct lbuf *b, const struct gfunc *f,
+			    int kind)
+{
+	size_t nl, ll, fl;
+	const char *name = tachi_str(st->src, f->name, &nl);
+	if (kind == LOC_ADDR) {
+		char hex[24];
+		return lb_add(b, hex, (size_t)snprintf(hex, sizeof(hex), "0x%" PRIx64, f->address));
+	}
+	if (!lb_text(st, b, name, nl))
+		return false;
+	if (kind != LOC_LIB)
+		return true;
+	const char *lib = native_lib(st, f, &ll);
+	const char *file = tachi_str(st->src, f->file, &fl);
+	if (!lb_add(b, " (in ", 5) || !lb_text(st, b, lib, ll) || !lb_add(b, ")", 1))
+		return false;
+	if (f->min_line < 0 || !fl)
+		return true;
+	char num[16];
+	return lb_add(b, " (", 2) && lb_text(st, b, file, fl) && lb_add(b, ":", 1) &&
+	       lb_add(b, num, tachi_fmt_i64(num, f->min_line)) && lb_add(b, ")", 1);
 }
 
 /* Every function's location string as a JSON literal, built once for all threads. */
@@ -87,9 +150,13 @@ int tachi_gecko_locations(struct tach_writer *w, struct scratch *sc)
 		const char *file = tachi_str(st->src, f->file, &fl);
 		const char *name = tachi_str(st->src, f->name, &nl);
 		sc->loc_off[i] = b.len;
-		bool ok = lb_add(&b, "\"", 1) && lb_text(st, &b, name, nl);
 		int kind = func_kind(st, f);
-		if (kind == LOC_JS) {
+		bool native = func_is_native(st, f);
+		bool ok = lb_add(&b, "\"", 1) && (native ? native_location(st, &b, f, kind)
+							  : lb_text(st, &b, name, nl));
+		if (native) {
+			/* native_location wrote it whole */
+		} else if (kind == LOC_JS) {
 			char num[16];
 			ok = ok && lb_add(&b, " (", 2) && lb_text(st, &b, file, fl) &&
 			     lb_add(&b, ":", 1) && lb_add(&b, num, tachi_fmt_i64(num, f->min_line)) &&
@@ -767,7 +834,10 @@ static void write_frame_row(struct tach_writer *w, const struct gframe *g, uint3
 			    bool comma)
 {
 	struct gstate *st = w->state;
-	bool plain = func_kind(st, &st->funcs[g->func]) == LOC_PLAIN;
+	const struct gfunc *f = &st->funcs[g->func];
+	/* Python's pseudo frames (<GC>, ~) stay in the JavaScript-only view; native code does
+	 * not belong there. */
+	bool plain = func_kind(st, f) == LOC_PLAIN && !func_is_native(st, f);
 	j_str(w, comma ? ",[" : "[");
 	j_u64(w, sidx);
 	j_str(w, plain ? ",true,null,null," : ",false,null,null,");

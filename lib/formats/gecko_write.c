@@ -4,7 +4,8 @@
  *
  * What is written (notes: spec/gecko.md, checked against the profiler's own importer):
  *   - meta.version 31: every front end since 2024 reads it, and the importer upgrades it;
- *     libs and processes empty, presymbolicated, a grey default category, a marker schema.
+ *     processes empty, presymbolicated, a grey default category, a marker schema; libs
+ *     from the input's mappings (gecko_native.c), empty for Python.
  *   - One thread per (thread id, interpreter id), in first-seen order, each with its own
  *     string, frame and stack tables (the format has no shared tables). Threads of one
  *     interpreter form one process (pid = interpreter id). The first thread of an
@@ -12,6 +13,17 @@
  *     only way the format marks a main thread; the profiler then labels it with its
  *     processName ("Python", or "Python interpreter N"; the profiled program's file name
  *     instead of "Python" where the input names it, as gperftools profiles do).
+ *   - Where the profile comes from: it is Python's when a frame is in a Python source
+ *     (whatever the input's format: pprof and folded stacks come from both kinds), or when
+ *     it has no frame and the input names a Python version; else native: the product and
+ *     process are named after the program, or the format read ("perf", "pprof"), the
+ *     Python category is named Script, and every function of the Native category is
+ *     native code, as is any function with a mapping in a Python profile.
+ *     Native functions are never script frames (the importer makes "name (file:line)" a
+ *     JavaScript function): "name (in library)", the library being the last component
+ *     of the mapping's file (else of the frame's), followed by "(file:line)" with a line;
+ *     an address without a symbol in a listed library is "0x<address>", which the
+ *     importer places in that library; relevantForJS is false.
  *   - A frame's location is "func (path:line)" with one line per function (the smallest
  *     line seen for that file and function, since the input has no definition line), so a
  *     function is one call-tree node whatever line was sampled; the sampled line and column
@@ -43,8 +55,9 @@
  *     characters in names become '?' (the importer's patterns stop at a line break).
  * An input without samples gives one empty thread "No samples": the profiler refuses a
  * profile without threads.
- * Not written: source text, native libraries, opcodes (the format has no place the profiler
- * shows them), pages, counters.
+ * Not written: source text, opcodes (the format has no place the profiler shows them),
+ * pages, counters, the address of a symbolized native frame (a location string holds a
+ * name or an address, not both), inline marks.
  *
  * Memory: one stack trie for all threads, as the other aggregating writers have; the sample
  * records, packed (put_record), go to a spool (a chunk a thread in memory, the rest in a
@@ -66,6 +79,8 @@
  */
 #include <assert.h>
 #include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -104,17 +119,17 @@ static int gw_option(struct tach_writer *w, const char *key, const char *value)
 
 /* ---- interning ---- */
 
-static uint64_t func_hash(uint32_t file, uint32_t name)
+static uint64_t func_hash(uint32_t file, uint32_t name, uint32_t mapping)
 {
-	uint32_t b[2] = { file, name };
-	return tachi_hash(b, sizeof(b));
+	uint32_t b[3] = { file, name, mapping };
+	return tachi_hash(b, mapping ? sizeof(b) : 2 * sizeof(b[0]));
 }
 
 static bool func_eq(void *ctx, uint32_t id, const void *k)
 {
 	const struct gstate *st = ctx;
 	const struct gfunc *a = &st->funcs[id], *b = k;
-	return a->file == b->file && a->name == b->name;
+	return a->file == b->file && a->name == b->name && a->mapping == b->mapping;
 }
 
 
@@ -193,6 +208,31 @@ static uint8_t base_category(const struct tach_dict *d, const struct tach_frame 
 	return ext_in(ext, en, python_exts) ? CAT_PYTHON : CAT_NATIVE;
 }
 
+/* The native data of source frame fid into its function's key: the mapping, and whether
+ * it is an address without a symbol (and which). */
+static void func_native(const struct tach_dict *d, uint32_t fid, struct gfunc *k)
+{
+	const struct tach_frame_native *n = tach_dict_frame_native(d, fid);
+	const struct tach_mapping *m = n ? tach_dict_mapping(d, n->mapping) : NULL;
+	if (!n)
+		return;
+	k->mapping = m ? n->mapping : 0;
+	k->unsym = tachi_gecko_unsymbolized(d, &d->frames[fid], n, m);
+	k->address = n->address;
+}
+
+/* A frame only CPython makes: in a Python source, or in one of its pseudo files
+ * ("<string>", "<frozen importlib._bootstrap>") with a line. */
+static bool python_source(const struct tach_dict *d, const struct tach_frame *f)
+{
+	size_t n, en;
+	const char *file = tachi_str(d, f->file, &n);
+	const char *ext = file_ext(file, n, &en);
+	if (n && file[0] == '<')
+		return f->line >= 0 || !strcmp(file, "<stdin>") || !strcmp(file, "<string>");
+	return ext_in(ext, en, python_exts);
+}
+
 static int map_frame(struct tach_writer *w, const struct tach_dict *d, uint32_t fid)
 {
 	struct gstate *st = w->state;
@@ -203,8 +243,13 @@ static int map_frame(struct tach_writer *w, const struct tach_dict *d, uint32_t 
 	const struct tach_frame *f = &d->frames[fid];
 	if (f->file >= d->str_count || f->func >= d->str_count)
 		return WFAIL(w, TACH_E_USAGE, "string id out of range in frame %u", fid);
-	struct gfunc k = { f->file, f->func, -1 };
-	uint64_t h = func_hash(k.file, k.name);
+	struct gfunc k = { f->file, f->func, -1, 0, false, false, 0 };
+	func_native(d, fid, &k);
+	uint8_t cat = k.mapping ? CAT_NATIVE : base_category(d, f);
+	k.native_code = cat == CAT_NATIVE;
+	if (!st->any_python && python_source(d, f))
+		st->any_python = true;
+	uint64_t h = func_hash(k.file, k.name, k.mapping);
 	uint32_t fn;
 	if (!tachi_idset_find(&st->func_index, h, &k, func_eq, st, &fn)) {
 		if (st->nfuncs >= NONE - 2 || !TACHI_RESERVE(st->funcs, st->funcs_cap, st->nfuncs + 1))
@@ -217,7 +262,6 @@ static int map_frame(struct tach_writer *w, const struct tach_dict *d, uint32_t 
 	}
 	if (f->line >= 0 && (st->funcs[fn].min_line < 0 || f->line < st->funcs[fn].min_line))
 		st->funcs[fn].min_line = f->line;
-	uint8_t cat = base_category(d, f);
 	struct gframe g = { fn, f->line < 0 ? -1 : f->line, f->col < 0 ? -1 : f->col, cat,
 			    SUB_NONE, cat };
 	uint32_t id = intern_frame(st, &g);
@@ -381,9 +425,12 @@ static int gw_put(struct tach_writer *w, const struct tach_dict *d, const struct
 
 /* ---- close: the JSON document ---- */
 
+/* The categories, around the name of the second: "Python", or for a profile that is not
+ * Python's (its scripts: V8's JavaScript, templates), "Script". */
+static const char *const cat_json_head =
+	"[{\"name\":\"Other\",\"color\":\"grey\",\"subcategories\":[\"Other\"]},{\"name\":\"";
 static const char *const cat_json =
-	"[{\"name\":\"Other\",\"color\":\"grey\",\"subcategories\":[\"Other\"]},"
-	"{\"name\":\"Python\",\"color\":\"yellow\",\"subcategories\":[\"Other\"]},"
+	"\",\"color\":\"yellow\",\"subcategories\":[\"Other\"]},"
 	"{\"name\":\"Native\",\"color\":\"blue\",\"subcategories\":[\"Other\",\"Waiting for GIL\"]},"
 	"{\"name\":\"Idle\",\"color\":\"transparent\",\"subcategories\":[\"Other\",\"Waiting for GIL\"]},"
 	"{\"name\":\"GIL\",\"color\":\"green\",\"subcategories\":[\"Other\"]},"
@@ -422,6 +469,8 @@ static void write_meta(struct tach_writer *w)
 		}
 	}
 	j_str(w, "\",\"presymbolicated\":true,\"categories\":");
+	j_str(w, cat_json_head);
+	j_str(w, st->native ? "Script" : "Python");
 	j_str(w, cat_json);
 	j_str(w, ",\"markerSchema\":");
 	j_str(w, schema_json);
@@ -433,7 +482,12 @@ static void write_meta(struct tach_writer *w)
 		j_str(w, ",\"profilingStartTime\":0,\"profilingEndTime\":");
 		j_put(w, b, tachi_fmt_ms(b, false, m->interval_us ? m->interval_us : 1000));
 	}
-	j_str(w, "},\"libs\":[],\"processes\":[],\"pausedRanges\":[],\"threads\":[");
+	j_str(w, "},\"libs\":");
+	if (st->libs.json)
+		j_put(w, st->libs.json, st->libs.len);
+	else
+		j_str(w, "[]");
+	j_str(w, ",\"processes\":[],\"pausedRanges\":[],\"threads\":[");
 }
 
 struct iidset {
@@ -510,11 +564,15 @@ static void scratch_free(struct scratch *sc)
 	free(sc->loc_off);
 }
 
-/* st->pname from the input's program path: its last component, as JSON text. */
+/* st->pname from the input's program path: its last component, as JSON text; for a native
+ * profile without one, the name of the format read. */
 static int name_process(struct tach_writer *w)
 {
 	struct gstate *st = w->state;
 	const char *prog = w->meta.program;
+	if ((!prog || !*prog) && st->native)
+		prog = w->meta.source_format && *w->meta.source_format ? w->meta.source_format
+									: "native";
 	if (!prog || !*prog)
 		return TACH_OK;
 	const char *base = strrchr(prog, '/');
@@ -524,6 +582,21 @@ static int name_process(struct tach_writer *w)
 	if (n > SIZE_MAX / 6 - 1 || !(st->pname = malloc(n * 6 + 1)))
 		return WFAIL(w, TACH_E_NOMEM, "out of memory");
 	st->pname[tachi_json_escape(st->pname, base, n, &repaired)] = '\0';
+	return TACH_OK;
+}
+
+/* Whether the profile is native (no frame in a Python source; an input without frames
+ * that names no Python version), and its library table. */
+static int prepare_native(struct tach_writer *w)
+{
+	struct gstate *st = w->state;
+	st->native = !st->any_python && (st->nfuncs || !w->meta.py_major);
+	bool repaired = false;
+	if (tachi_gecko_libs_build(&st->libs, st->src, &repaired))
+		return WFAIL(w, TACH_E_NOMEM, "out of memory");
+	if (repaired)
+		tachi_warn(&w->warn, TACH_POS_NONE, 0,
+			   "a library's file name is not valid UTF-8: invalid bytes written as U+FFFD");
 	return TACH_OK;
 }
 
@@ -545,6 +618,8 @@ static int gw_close(struct tach_writer *w)
 		rc = WFAIL(w, TACH_E_NOMEM, "out of memory");
 		goto out;
 	}
+	if ((rc = prepare_native(w)))
+		goto out;
 	if (st->nfuncs && (rc = tachi_gecko_locations(w, &sc)))
 		goto out;
 	if ((rc = name_process(w)))
@@ -601,6 +676,7 @@ static void gw_free(struct tach_writer *w)
 	free(st->th);
 	free(st->jbuf);
 	free(st->pname);
+	tachi_gecko_libs_free(&st->libs);
 	tachi_gz_free(st->gz);
 }
 

@@ -7,7 +7,8 @@
  *     the ordinal first, so that names differ where speedscope's profile menu cuts them.
  *   - Frames in shared.frames, interned once by (function, file, line, column) text: name
  *     is the function, file the path, line and col 1-based (TACH columns are 0-based);
- *     line and col left out where the input has none.
+ *     line and col left out where the input has none. A native frame without a file
+ *     takes its mapping's (the binary or library it is in), where the input names it.
  *   - Each profile's samples in time order, stacks root first, with consecutive identical
  *     stacks merged into one weighted sample (speedscope's time-ordered view joins them
  *     anyway). Samples with an empty stack are left out, as CPython's collectors skip them.
@@ -134,6 +135,21 @@ static bool frame_eq(void *ctx, uint32_t id, const void *k)
 }
 
 
+/* A native frame without a file of its own (a function without line information) is
+ * named after the file of its mapping, the binary or library its code is in. */
+static uint32_t native_file(const struct tach_dict *d, uint32_t fid, uint32_t file)
+{
+	size_t fl = 0;
+	if (file != NONE)
+		tachi_str(d, file, &fl);
+	const struct tach_frame_native *n = fl ? NULL : tach_dict_frame_native(d, fid);
+	const struct tach_mapping *m = n ? tach_dict_mapping(d, n->mapping) : NULL;
+	size_t ml = 0;
+	if (m)
+		tachi_str(d, m->file, &ml);
+	return ml ? m->file : file;
+}
+
 static int map_frame(struct tach_writer *w, uint32_t fid)
 {
 	struct sstate *st = w->state;
@@ -147,6 +163,7 @@ static int map_frame(struct tach_writer *w, uint32_t fid)
 		.line = f->line < 0 ? -1 : f->line,
 		.col = f->line < 0 || f->col < 0 ? -1 : f->col,
 	};
+	k.file = native_file(d, fid, k.file);
 	uint64_t h = frame_hash(st, &k);
 	uint32_t id;
 	if (!tachi_idset_find(&st->frame_index, h, &k, frame_eq, st, &id)) {

@@ -174,6 +174,88 @@ pcli_load() {
 	[ "${lines[*]}" = "Python 3.15 Python" ]
 }
 
+# Native inputs: gperftools (read directly), its pprof conversion, perf script, folded.
+native_inputs() {
+	local dir=$FIXTURES/gperf/hotloop
+	echo "hotloop $dir/hotloop.prof"
+	echo "pprof $dir/hotloop.pprof.pb.gz"
+	echo "perf $FIXTURES/perf/inputs/perf-funcab-cmd-01.txt"
+	echo "collapsed $TESTDATA/collapsed/perf.txt"
+}
+
+@test "native input is not Python's: product and process after the program or format, native frames not script frames, no Python version" {
+	local name f
+	while read -r name f; do
+		tach2gecko -q --no-gzip "$f" -o "$TMP/n.json"
+		run jq -r '.meta.product, (.threads[] | .processName)' "$TMP/n.json"
+		[ "$status" -eq 0 ]
+		[ "${lines[0]}" = "$name" ] && [ "${lines[1]}" = "$name" ] ||
+			{ echo "$f: product and process: ${lines[*]}"; false; }
+		[[ "$output" != *Python* && "$output" != *3.15* ]]
+		# No frame Python's (a leaf may be in its sample's state, Other for perf's) or
+		# relevant for JS, and no location the importer takes for a script (its C++
+		# patterns first, then its JS one).
+		jq -r '.meta.categories as $c | .threads[] | .stringTable as $s |
+		  .frameTable.data[] | "\(.[1]) \($c[.[6]].name) \($s[.[0]])"' "$TMP/n.json" >"$TMP/rows"
+		[ -s "$TMP/rows" ]
+		python3 - "$TMP/rows" <<-'EOF'
+		import re, sys
+		cpp = [r"^(.*) \(in ([^)]*)\) (\+ [0-9]+)$", r"^(.*) \(in ([^)]*)\) (\(.*:.*\))$",
+		       r"^(.*) \(in ([^)]*)\)$"]
+		js = [r"^(.*) \((.+?):([0-9]+)(?::([0-9]+))?\)(?:\[(\d+)\])?$",
+		      r"^()(.+?):([0-9]+)(?::([0-9]+))?(?:\[(\d+)\])?$"]
+		bad = []
+		for row in open(sys.argv[1], encoding="utf-8"):
+		    rel, cat, loc = row.rstrip("\n").split(" ", 2)
+		    script = not loc.startswith("0x") and not any(re.match(p, loc) for p in cpp) \
+		        and any(re.match(p, loc) for p in js)
+		    if rel != "false" or cat == "Python" or script:
+		        bad.append(row.strip())
+		if bad:
+		    sys.exit("\n".join(bad[:10]))
+		EOF
+		# -F info names no Python version the input did not have
+		tach-decode -q -F info "$f" >"$TMP/info"
+		[ "$(grep -c python_version "$TMP/info")" -eq 0 ] || { echo "$f: python_version"; false; }
+	done < <(native_inputs)
+	# A C frame with its source line and no mapping: the library form, not a script's.
+	tach2gecko -q --no-gzip "$FIXTURES/gperf/hotloop/hotloop.pprof.pb.gz" -o "$TMP/n.json"
+	run jq -r '.threads[0].stringTable[]' "$TMP/n.json"
+	[[ "$output" == *$'\nmain (in hotloop.c) (/srv/profiles/gperf-fixtures/hotloop/hotloop.c:54)\n'* ]]
+	# V8 is not Python's either, but its JavaScript frames stay script frames.
+	tach2gecko -q --no-gzip "$TESTDATA/v8/node_hot.cpuprofile" -o "$TMP/v.json"
+	run jq -r '.meta.product, .threads[0].processName, .meta.categories[].name' "$TMP/v.json"
+	[ "${lines[0]}" = v8 ] && [ "${lines[1]}" = v8 ] && [[ "$output" != *Python* ]]
+	jq -r '.threads[0].stringTable[]' "$TMP/v.json" >"$TMP/v.txt"
+	grep -q '^addListener (node:events:[0-9]*)$' "$TMP/v.txt"
+}
+
+@test "the samples text of a native input names no Python version and reads back the same; TACH from it says 3.15.0" {
+	tach-decode -q -F samples "$TESTDATA/collapsed/perf.txt" >"$TMP/a.txt"
+	[ "$(grep -c '^@python_version' "$TMP/a.txt")" -eq 0 ]
+	tach-decode -q -F samples "$TMP/a.txt" >"$TMP/b.txt"
+	cmp "$TMP/a.txt" "$TMP/b.txt"
+	tach-decode -q -F info "$TMP/a.txt" >"$TMP/info"
+	[ "$(grep -c python_version "$TMP/info")" -eq 0 ]
+	# TACH's header always holds a version: CPython's reader needs one; 3.15.0 when unknown.
+	tach-encode "$TMP/a.txt" -o "$TMP/a.tach"
+	grep -qx 'python_version: 3.15.0' <(tach-decode -F info "$TMP/a.tach")
+	tach-decode -q -F samples "$TMP/a.tach" | grep -qx '@python_version 3.15.0'
+	# and a version the input names is kept
+	printf '@python_version 3.12.1\n1 0 5 1\tm.py:f:1\n' >"$TMP/v.txt"
+	grep -qx '@python_version 3.12.1' <(tach-decode -q -F samples "$TMP/v.txt")
+	grep -qx 'python_version: 3.12.1' <(tach-decode -q -F info "$TMP/v.txt")
+}
+
+@test "the Firefox Profiler imports the native outputs" {
+	profiler_cli
+	local name f
+	while read -r name f; do
+		tach2gecko -q "$f" -o "$TMP/n.json.gz"
+		pcli_load "$TMP/n.json.gz" || { echo "$f: not imported"; false; }
+	done < <(native_inputs)
+}
+
 @test "states: categories, CPU delta, markers, threads and main threads" {
 	encode gecko_states
 	json "$TMP/gecko_states.tach" >"$TMP/s.json"

@@ -288,6 +288,92 @@ static void chain_rows(void)
 	free(out);
 }
 
+/* Native code: three mappings (prog, libfoo with a build id in upper case, libbar over
+ * libfoo's end), frames with their native data, and optionally one Python frame. */
+static struct tach_dict *native_dict(uint32_t ids[4], bool python)
+{
+	struct tach_dict *d = tach_dict_new();
+	uint32_t s[10];
+	static const char *const str[10] = {
+		"/usr/bin/prog", "/usr/lib/libfoo.so.1", "/x/libbar.so",
+		"0123456789ABCDEF0011223344556677AABBCCDD", "libfoo.so.1+0x2234", "main", "prog.c",
+		"libbar.so+0x10", "run", "app.py",
+	};
+	for (int i = 0; i < 10; i++)
+		CHECK(!tach_dict_intern_string(d, str[i], strlen(str[i]), &s[i]));
+	const struct tach_mapping maps[3] = {
+		{ 0x400000, 0x401000, 0, s[0], TACH_NO_STRING, TACH_MAPPING_HAS_FUNCTIONS },
+		{ 0x7f0000001000, 0x7f0000005000, 0x1000, s[1], s[3], 0 },
+		{ 0x7f0000004000, 0x7f0000006000, 0, s[2], TACH_NO_STRING, 0 },
+	};
+	uint32_t m[3];
+	for (int i = 0; i < 3; i++)
+		CHECK(!tach_dict_intern_mapping(d, &maps[i], &m[i]));
+	/* unsymbolized in libfoo: file offset 0x7f0000002234 - 0x7f0000001000 + 0x1000 */
+	struct tach_frame f = { s[1], s[4], -1, -1, -1, -1, TACH_NO_OPCODE };
+	struct tach_frame_native n = { 0x7f0000002234, m[1], 0 };
+	CHECK(!tach_dict_intern_frame_native(d, &f, &n, &ids[0]));
+	/* symbolized, with a source line, in prog */
+	f = (struct tach_frame){ s[6], s[5], 12, 12, -1, -1, TACH_NO_OPCODE };
+	n = (struct tach_frame_native){ 0x400123, m[0], 0 };
+	CHECK(!tach_dict_intern_frame_native(d, &f, &n, &ids[1]));
+	/* unsymbolized in libbar, which overlaps libfoo and is not listed */
+	f = (struct tach_frame){ s[2], s[7], -1, -1, -1, -1, TACH_NO_OPCODE };
+	n = (struct tach_frame_native){ 0x7f0000004010, m[2], 0 };
+	CHECK(!tach_dict_intern_frame_native(d, &f, &n, &ids[2]));
+	f = (struct tach_frame){ python ? s[9] : s[6], s[8], 3, 3, -1, -1, TACH_NO_OPCODE };
+	CHECK(!tach_dict_intern_frame(d, &f, &ids[3]));
+	return d;
+}
+
+static char *native_json(bool python)
+{
+	uint32_t ids[4];
+	struct tach_dict *d = native_dict(ids, python);
+	const uint32_t frames[4] = { ids[0], ids[2], ids[3], ids[1] }; /* main outermost */
+	struct tach_sample smp = { .thread_id = 1, .timestamp_us = 1000000, .weight = 1,
+				   .depth = 4, .frames = frames };
+	return gecko_json(d, &smp, 1, 1000, NULL);
+}
+
+/* The library table from the mappings (sorted by start, the overlapping one left out,
+ * Breakpad and code ids from the build id) and native frames located in it; the profile
+ * is named after its source, not Python, and no native frame is a script frame. */
+static void native_frames(void)
+{
+	char *out = native_json(false);
+	contains(out, "\"libs\":[{\"arch\":\"\",\"name\":\"prog\",\"path\":\"/usr/bin/prog\","
+		      "\"debugName\":\"prog\",\"debugPath\":\"/usr/bin/prog\",\"breakpadId\":\"\","
+		      "\"start\":4194304,\"end\":4198400,\"offset\":0},"
+		      "{\"arch\":\"\",\"name\":\"libfoo.so.1\",\"path\":\"/usr/lib/libfoo.so.1\","
+		      "\"debugName\":\"libfoo.so.1\",\"debugPath\":\"/usr/lib/libfoo.so.1\","
+		      "\"breakpadId\":\"67452301AB89EFCD00112233445566770\","
+		      "\"codeId\":\"0123456789abcdef0011223344556677aabbccdd\","
+		      "\"start\":139637976731648,\"end\":139637976748032,\"offset\":4096}],");
+	CHECK(!strstr(out, "libbar.so\",\"path"));
+	/* TACH_META_INIT names no Python version and no source format */
+	contains(out, "\"product\":\"native\"");
+	contains(out, "\"processName\":\"native\"");
+	CHECK(!strstr(out, "Python 3"));
+	/* location strings in first-use order, root first: main, run (no mapping: its file as
+	 * the library), libbar's frame (unlisted: by name), libfoo's address */
+	contains(out, "\"Has Exception\",\"main (in prog) (prog.c:12)\",\"run (in prog.c) (prog.c:3)\","
+		      "\"libbar.so+0x10 (in libbar.so)\",\"0x7f0000002234\"]");
+	/* no frame is relevant for JS; all Native (2) */
+	contains(out, "\"data\":[[4,false,null,null,12,null,2,0],[5,false,null,null,3,null,2,0],"
+		      "[6,false,null,null,null,null,2,0],[7,false,null,null,null,null,2,0]]");
+	free(out);
+
+	/* One Python frame makes the profile Python's: it is a script frame; the frames with
+	 * a mapping stay native. */
+	out = native_json(true);
+	contains(out, "\"product\":\"Python\"");
+	contains(out, "\"Has Exception\",\"main (in prog) (prog.c:12)\",\"run (app.py:3)\","
+		      "\"libbar.so+0x10 (in libbar.so)\",\"0x7f0000002234\"]");
+	contains(out, "[5,false,null,null,3,null,1,0]");
+	free(out);
+}
+
 int main(void)
 {
 	/* ms: exact, shortest, no exponent, no locale */
@@ -367,6 +453,7 @@ int main(void)
 	byte_spool();
 	spilled();
 	chain_rows();
+	native_frames();
 
 	/* Options. */
 	struct tach_writer *w = tach_writer_new("gecko");

@@ -358,6 +358,8 @@ int main(void)
 	m.start_time_us = 1000;
 	m.interval_us = 2000;
 	m.source_format = "tach";
+	m.py_major = 3; /* as the TACH reader gives it: TACH_META_INIT names no version */
+	m.py_minor = 15;
 	uint32_t stack[2] = { fx.f0, fx.f1 };
 	struct tach_sample ss[3] = {
 		{ .thread_id = 5, .timestamp_us = 1000, .weight = 2, .status = 3, .depth = 2,

@@ -1,6 +1,7 @@
 /* The speedscope reader: its probe on whole files and on first bytes, thread ids from
  * profile names, evented profiles, the interval, and hostile values refused where they
- * are. */
+ * are; the writer's file names for native frames. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -198,6 +199,52 @@ static void test_refused(void)
 	tach_reader_free(r);
 }
 
+/* The writer: a native frame without a file takes its mapping's file; one with its own
+ * source file keeps it; a frame without native data keeps its (empty) file. */
+static void test_native_files(void)
+{
+	struct tach_dict *d = tach_dict_new();
+	uint32_t lib, foo, main_, prog, bare, empty;
+	CHECK(!tach_dict_intern_string(d, "/usr/lib/libfoo.so.1", 20, &lib));
+	CHECK(!tach_dict_intern_string(d, "foo", 3, &foo));
+	CHECK(!tach_dict_intern_string(d, "main", 4, &main_));
+	CHECK(!tach_dict_intern_string(d, "prog.c", 6, &prog));
+	CHECK(!tach_dict_intern_string(d, "bare", 4, &bare));
+	CHECK(!tach_dict_intern_string(d, "", 0, &empty));
+	struct tach_mapping m = { 0x1000, 0x2000, 0, lib, TACH_NO_STRING, 0 };
+	uint32_t mid, ids[3];
+	CHECK(!tach_dict_intern_mapping(d, &m, &mid));
+	struct tach_frame f = { empty, foo, -1, -1, -1, -1, TACH_NO_OPCODE };
+	struct tach_frame_native n = { 0x1234, mid, 0 };
+	CHECK(!tach_dict_intern_frame_native(d, &f, &n, &ids[0]));
+	f = (struct tach_frame){ prog, main_, 12, 12, -1, -1, TACH_NO_OPCODE };
+	n.address = 0x1100;
+	CHECK(!tach_dict_intern_frame_native(d, &f, &n, &ids[1]));
+	f = (struct tach_frame){ empty, bare, -1, -1, -1, -1, TACH_NO_OPCODE };
+	CHECK(!tach_dict_intern_frame(d, &f, &ids[2]));
+	struct tach_writer *w = tach_writer_new("speedscope");
+	FILE *tmp = tmpfile();
+	CHECK(w && tmp && !tach_writer_open_fd(w, fileno(tmp)));
+	struct tach_meta meta = TACH_META_INIT;
+	CHECK(!tach_writer_set_meta(w, &meta));
+	struct tach_sample smp = { .thread_id = 1, .weight = 1, .depth = 3, .frames = ids };
+	CHECK_EQ_U64(tach_writer_put(w, d, &smp), TACH_OK);
+	CHECK_EQ_U64(tach_writer_close(w), TACH_OK);
+	tach_writer_free(w);
+	char out[4096] = { 0 };
+	rewind(tmp);
+	CHECK(fread(out, 1, sizeof(out) - 1, tmp) > 0);
+	fclose(tmp);
+	tach_dict_free(d);
+	/* frames in the order the sample lists them, innermost first */
+	if (!strstr(out, "\"frames\":[{\"name\":\"foo\",\"file\":\"/usr/lib/libfoo.so.1\"},"
+			 "{\"name\":\"main\",\"file\":\"prog.c\",\"line\":12},"
+			 "{\"name\":\"bare\",\"file\":\"\"}]")) {
+		fprintf(stderr, "speedscope frames: %s\n", out);
+		check_failures++;
+	}
+}
+
 int main(void)
 {
 	test_probe();
@@ -205,5 +252,6 @@ int main(void)
 	test_time();
 	test_evented();
 	test_refused();
+	test_native_files();
 	return CHECK_DONE();
 }
