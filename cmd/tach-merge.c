@@ -317,7 +317,7 @@ int main(int argc, char **argv)
 		.name = "tach-merge",
 		.summary = "Merge profiles of any readable format into one TACH profile.",
 		.reader = "auto",
-		.outputs = tc_tach_output,
+		.outputs = tc_tach_values_output,
 		.opts = opts,
 		.description = "Samples are interleaved by timestamp (ties in input order), or "
 			       "written input after input with --concat. Thread ids are kept.",

@@ -497,6 +497,9 @@ struct tach_reader {
 	struct tach_sample sample;
 	void *state;
 	bool opened;
+	/* the last sample's extras (values.c), NULL when none; set by the format's next */
+	const struct tach_sample_ext *ext;
+	bool dict_grows;        /* next interns strings (labels) after all: no reading thread */
 };
 
 struct tach_writer {
@@ -512,6 +515,8 @@ struct tach_writer {
 	struct tachi_ahead *ahead;
 	uint32_t ahead_tick;    /* puts until the trie is looked at again (handles.c) */
 	uint64_t ahead_hash;    /* during a queued sample's put: its fetch's hash */
+	void *values_own;       /* meta's value types and their strings, copied (values.c) */
+	bool warned_labels;     /* dropped labels were warned about */
 };
 
 struct tachi_reader_ops {
@@ -560,7 +565,21 @@ struct tachi_writer_ops {
 	 * data only it knows. */
 	size_t trie_at;
 	void (*fetch)(struct tach_writer *w, struct tachi_ahead_item *it, unsigned stage);
+	/* Set by a writer that keeps values and labels (values.c): put with the extras. */
+	int (*put_ext)(struct tach_writer *w, const struct tach_dict *d,
+		       const struct tach_sample *s, const struct tach_sample_ext *ext);
 };
+/* ---- values and labels (values.c) ---- */
+/* Nanoseconds in one of unit s[0, n) ("ms", "nanoseconds", ...); 0: not a time unit. */
+uint64_t tachi_time_unit_ns(const char *s, size_t n);
+/* The full name of unit u as speedscope and flame graphs spell it: "bytes", "nanoseconds",
+ * ... "seconds"; NULL for any other (a count). */
+const char *tachi_unit_name(const char *u);
+/* At set_meta: the writer's own copy of m's value-type block (m holds n bytes). */
+int tachi_writer_keep_values(struct tach_writer *w, const struct tach_meta *m, size_t n);
+/* The failure of a writer that stores samples given weights that are not (meta.weight_unit
+ * set): it names the options that choose otherwise. */
+int tachi_weights_not_samples(struct tach_writer *w);
 
 /* Detection reads this much of the start of an input (less at its end). */
 #define TACHI_PROBE_BYTES 4096u

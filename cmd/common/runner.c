@@ -45,6 +45,8 @@ struct tc_run {
 	bool filtering;
 	uint64_t read_samples, kept_samples;
 	struct tach_sample copy;
+	bool copy_cut;          /* clip gave copy less weight than the sample read */
+	struct tach_sample_ext copy_ext;
 };
 
 /* The temporary output path, for the signal handler to remove. */
@@ -204,6 +206,23 @@ const struct tc_opt tc_collapsed_opts[] = {
 
 const struct tc_output tc_tach_output[] = {
 	{ "tach", "tach", true, NULL, "TACH binary", tach_writer_opts, 0 },
+	{ 0 },
+};
+
+/* For programs that may read pprof input, whose weights may be bytes or objects. */
+static const struct tc_opt tach_values_writer_opts[] = {
+	{ "compression", 0, "KIND", "w:compression", NULL, "sample compression (default zstd)",
+	  "zstd none", false },
+	{ "level", 0, "N", "w:level", NULL, "zstd compression level, 1-22 (default 5)", NULL, false },
+	TC_MAX_SAMPLES_OPT_DEFAULT("4294967295"),
+	{ "counts-as-samples", 0, NULL, "w:counts-as-samples", "yes",
+	  "pprof input whose weights are not a time (bytes, objects): write each unit as one "
+	  "sample instead of refusing", NULL, false },
+	{ 0 },
+};
+
+const struct tc_output tc_tach_values_output[] = {
+	{ "tach", "tach", true, NULL, "TACH binary", tach_values_writer_opts, 0 },
 	{ 0 },
 };
 
@@ -479,6 +498,7 @@ static bool clip(struct tc_run *run, const struct tach_sample *s)
 	run->copy = *s;
 	run->copy.timestamp_us = t;
 	run->copy.weight = w;
+	run->copy_cut = w != s->weight;
 	/* Dropped samples break the same-stack chain the reader describes. */
 	run->copy.same_outer = 0;
 	return true;
@@ -649,6 +669,22 @@ static int input_failed(struct tc_run *run, struct tach_reader *r, struct tc_pip
 	return tc_reader_failed(run, r);
 }
 
+/* The extras of s (values, labels) where the reader has them: the pipe's thread reads only
+ * readers without (their dicts are complete). A sample cut short by --from-us/--to-us keeps
+ * its labels; its values, which were the whole sample's, are left for the writer to derive
+ * from the weight. */
+static const struct tach_sample_ext *sample_ext(struct tc_run *run, struct tach_reader *r,
+						struct tc_pipe *pipe, const struct tach_sample *s)
+{
+	const struct tach_sample_ext *e = pipe ? NULL : tach_reader_sample_ext(r);
+	if (!e || s != &run->copy || !run->copy_cut)
+		return e;
+	run->copy_ext = *e;
+	run->copy_ext.value_count = 0;
+	run->copy_ext.values = NULL;
+	return &run->copy_ext;
+}
+
 static int convert(struct tc_run *run, struct tach_reader *r, struct tach_writer *w, int outfd)
 {
 	/* When the dict no longer changes, the writer may read it while a second thread
@@ -665,7 +701,7 @@ static int convert(struct tc_run *run, struct tach_reader *r, struct tach_writer
 	if (tach_writer_open_fd(w, outfd) || tach_writer_set_meta(w, tach_reader_meta(r)))
 		goto werr;
 	while (rc == TACH_OK) {
-		if (tach_writer_put(w, tach_reader_dict(r), s))
+		if (tach_writer_put_ext(w, tach_reader_dict(r), s, sample_ext(run, r, pipe, s)))
 			goto werr;
 		rc = next_sample(run, r, pipe, &s);
 	}
@@ -1014,6 +1050,11 @@ static int make_readers(struct tc_run *run)
 			status = folded_settings(run, 'r', in->r, NULL);
 		if (!status && (!strcmp(format, "auto") || !strcmp(format, "perf")))
 			status = perf_label_weights(run, in->r);
+		/* pprof output keeps every sample type: a sample with none of the weight's type
+		 * still has the others' values */
+		if (!status && run->output->writer && !strcmp(run->output->writer, "pprof") &&
+		    (!strcmp(format, "auto") || !strcmp(format, "pprof")))
+			status = set_opt(run, in->r, NULL, "r:zero-weight", "yes");
 		if (!status)
 			status = apply_targets(run, run->cli, 'r', in->r, NULL);
 		if (status)
