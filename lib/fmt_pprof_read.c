@@ -18,9 +18,14 @@
  *
  * What a sample becomes: one weighted sample. The value of one sample type (option
  * sample-index = NAME or N; default default_sample_type, else the last type, as pprof)
- * is its weight: a count as it is; a time (nanoseconds ... seconds) divided by the period
- * when the period is a time too, rounded with a warning when not a whole multiple. Samples
- * whose value is 0 or negative are left out (negative ones with a warning). Frames: each
+ * is its weight: a time (nanoseconds ... seconds) divided by the period when the period is
+ * a time too, rounded with a warning when not a whole multiple; any other value as it is,
+ * in its unit (meta.weight_unit says which, unless it is a count of "samples"). Samples
+ * whose value is 0 or negative are left out (negative ones with a warning); with option
+ * zero-weight, a zero one that has a value of another type comes with weight 0. Every
+ * value and label of a sample comes with it (struct tach_sample_ext), and the meta says
+ * what the types, period, duration and start time are, so a pprof writer can write the
+ * profile back as it was. Frames: each
  * location, leaf first, gives its lines innermost first (inlined functions), a line the
  * function's name (else its system name) in the function's file at its line and column; a
  * location without lines is named by its address, "0x4011d6", in its binary's path (else
@@ -33,7 +38,7 @@
  * sample type, else unknown. Timestamps do not exist in the format: samples are put one
  * period apart from time_nanos, in file order.
  *
- * Not kept: other labels, build ids, mapping ranges, is_folded, comments.
+ * Not kept: build ids, mapping ranges, is_folded, comments.
  */
 #include <stdio.h>
 #include <stdlib.h>

@@ -18,8 +18,11 @@
  *     nothing), all Locations in one Mapping marked as already symbolized so pprof neither
  *     complains about a missing binary nor tries to symbolize.
  *
+ * From an input whose meta names value types (pprof), those instead: every type, the
+ * period, default type, duration and start time as they came, each Sample's values summed
+ * from its samples' own, and its own labels (see "types mode" below).
  * Not supported: addresses and real mappings of native frames, inline chains (each frame is
- * its own Location), per-sample timestamps (pprof has none), several value types.
+ * its own Location), per-sample timestamps (pprof has none).
  * Samples with an empty stack are left out, as CPython's collectors and tach-decode do.
  * Memory grows with distinct stacks and label sets: stacks live in a trie keyed by
  * Location, and the output is encoded field by field into the (gzip) stream at close.

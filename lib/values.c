@@ -143,7 +143,7 @@ int tachi_weights_not_samples(struct tach_writer *w)
 	const struct tach_meta *m = &w->meta;
 	const char *type = m->weight_type < m->value_type_count ?
 			   m->value_types[m->weight_type].type : "a value";
-	return WFAIL(w, TACH_E_FORMAT, "the weights are %.60s in %.40s, not samples: the %s "
+	return WFAIL(w, TACH_E_UNSUPPORTED, "the weights are %.60s in %.40s, not samples: the %s "
 		     "format stores samples, and each unit would become one; choose a time type "
 		     "(--sample-index) or write them so anyway (--counts-as-samples)", type,
 		     m->weight_unit, w->fmt->name);
