@@ -37,6 +37,7 @@ struct merge {
 	uint32_t *frames;       /* the sample being written, in output ids */
 	size_t frames_cap;
 	bool tag;
+	bool warned_labels;
 };
 
 /* Room for index id; the map grows with the ids an input's samples use. */
@@ -162,14 +163,33 @@ static int put_pending(struct merge *m, size_t i)
 	return tach_writer_put(m->w, m->dict, &s);
 }
 
+/* TACH has no place for pprof labels: say once that they are dropped (those the sample's
+ * fields hold, thread id and the like, are not lost). */
+static void check_labels(struct merge *m, const struct tach_reader *r)
+{
+	const struct tach_sample_ext *e = tach_reader_sample_ext(r);
+	for (uint32_t k = 0; e && !m->warned_labels && k < e->label_count; k++) {
+		size_t len;
+		const char *key = tach_dict_string(tach_reader_dict(r), e->labels[k].key, &len);
+		if (!key || !strcmp(key, "thread id") || !strcmp(key, "interpreter id") ||
+		    !strcmp(key, "thread state"))
+			continue;
+		m->warned_labels = true;
+		tc_warn(m->run, "the tach output has no place for sample labels: they are dropped "
+			"(such as \"%.40s\")", key);
+	}
+}
+
 /* The next sample of input i into its pending slot; 0 or the exit status. */
 static int pull(struct merge *m, size_t i)
 {
 	const struct tach_sample *s;
 	int rc = tc_next(m->run, m->src[i].in->r, &s);
 	m->src[i].live = rc == TACH_OK;
-	if (rc == TACH_OK)
+	if (rc == TACH_OK) {
 		m->src[i].s = *s; /* tc_next's filtered copy is one for all inputs */
+		check_labels(m, m->src[i].in->r);
+	}
 	return rc < 0 ? tc_reader_failed(m->run, m->src[i].in->r) : 0;
 }
 
@@ -346,7 +366,7 @@ int main(int argc, char **argv)
 		.name = "tach-merge",
 		.summary = "Merge profiles of any readable format into one TACH profile.",
 		.reader = "auto",
-		.outputs = tc_tach_output,
+		.outputs = tc_tach_values_output,
 		.opts = opts,
 		.description = "Samples are interleaved by timestamp (ties in input order), or "
 			       "written input after input with --concat. Thread ids are kept.",

@@ -109,7 +109,10 @@ struct tach_frame_native {
 struct tach_sample {
 	uint64_t thread_id;
 	uint64_t timestamp_us;
-	/* >= 1. Pre-aggregated inputs give counts: weight N stands for N samples at
+	/* >= 1 (0 only from a pprof reader with option zero-weight: a sample that carries
+	 * values of other types in its tach_sample_ext, which only writers that keep values
+	 * take; tach_writer_put leaves it out elsewhere).
+	 * Pre-aggregated inputs give counts: weight N stands for N samples at
 	 * timestamp_us, timestamp_us + interval_us, ... (interval from the reader's meta);
 	 * writers that store single samples expand it that way. */
 	uint64_t weight;
@@ -120,6 +123,11 @@ struct tach_sample {
 	 * (thread_id, interp_id); a hint for aggregating writers, 0 when unknown. */
 	uint32_t same_outer;
 	const uint32_t *frames;
+};
+
+/* A kind of value the samples carry (pprof's ValueType), e.g. "alloc_space" in "bytes". */
+struct tach_value_type {
+	const char *type, *unit;
 };
 
 /* Profile-wide values. Library-owned when returned; when passed in, set size first
@@ -152,10 +160,45 @@ struct tach_meta {
 	/* The profiled program's path, as its profile names it (gperftools: the first
 	 * executable mapping); NULL when unknown. A writer copies it at set_meta. */
 	const char *program;
+	/* ---- What a sample's values are (pprof's sample types, period, duration): NULL/0
+	 * when the input has no such table. A writer copies the strings at set_meta. ---- */
+	uint32_t value_type_count;
+	const struct tach_value_type *value_types;
+	uint32_t weight_type;       /* the type whose values give the weights */
+	uint32_t default_type;      /* 1 + the index of the type a viewer shows first; 0: none */
+	/* NULL: a weight counts samples of interval_us each (the weight type is a time, or
+	 * counts samples); else a weight is the weight type's value in this unit ("bytes",
+	 * "count", "nanoseconds" without a time period), not a number of samples. */
+	const char *weight_unit;
+	const char *period_type, *period_unit; /* NULL: none */
+	int64_t period;
+	int64_t duration_ns;        /* the time profiled; 0: unknown */
+	int64_t start_time_ns;      /* start_time_us to the nanosecond; 0: unknown */
 };
 /* The Python version is unknown (0.0.0) until the caller sets it: a profile is not
  * CPython's unless its input says so. The TACH writer still writes 3.15.0 then. */
 #define TACH_META_INIT { .size = sizeof(struct tach_meta), .layout = 'B' }
+
+/* A sample's label (pprof): a key with a string, or a number with an optional unit.
+ * Strings are ids in the sample's dict. */
+struct tach_label {
+	uint32_t key;
+	uint32_t str;               /* TACH_NO_STRING: a numeric label */
+	int64_t num;
+	uint32_t unit;              /* numeric labels: TACH_NO_STRING when none */
+};
+/* What a sample carries beyond struct tach_sample, where the input has it: all its values
+ * (one per meta.value_types, for the whole weight) and its labels, all of them, including
+ * those the sample's fields hold too ("thread id", ...). Set size first when passing one in
+ * (TACH_SAMPLE_EXT_INIT). Valid as the sample is. */
+struct tach_sample_ext {
+	size_t size;
+	uint32_t value_count;       /* 0: no values (a writer derives them from the weight) */
+	const int64_t *values;
+	uint32_t label_count;
+	const struct tach_label *labels;
+};
+#define TACH_SAMPLE_EXT_INIT { .size = sizeof(struct tach_sample_ext) }
 
 /* Record statistics a reader gathered (TACH's record encodings; other readers count
  * records as "full"). Valid after TACH_EOF. */
@@ -221,6 +264,8 @@ TACH_API int tach_reader_open_fd(struct tach_reader *r, int fd);
 TACH_API int tach_reader_open_mem(struct tach_reader *r, const void *data, size_t len);
 TACH_API int tach_reader_next(struct tach_reader *r, const struct tach_sample **sample);
 TACH_API const struct tach_dict *tach_reader_dict(const struct tach_reader *r);
+/* The extras of the sample the last tach_reader_next returned; NULL when it has none. */
+TACH_API const struct tach_sample_ext *tach_reader_sample_ext(const struct tach_reader *r);
 /* 1 when the open reader's dict already holds every frame its samples can use (TACH reads
  * its tables at open), so another thread may read the dict while this one reads samples;
  * 0 when it grows as samples are read, or the reader is not open. */
@@ -245,6 +290,11 @@ TACH_API int tach_writer_set_meta(struct tach_writer *w, const struct tach_meta 
  * error an earlier sample caused. */
 TACH_API int tach_writer_put(struct tach_writer *w, const struct tach_dict *d,
 			     const struct tach_sample *s);
+/* tach_writer_put with the sample's extras (NULL: none, as tach_writer_put). A writer with
+ * no place for labels drops them with one warning; values other than the weight's are
+ * kept only by writers that write several value types (pprof). */
+TACH_API int tach_writer_put_ext(struct tach_writer *w, const struct tach_dict *d,
+				 const struct tach_sample *s, const struct tach_sample_ext *ext);
 /* Finishes the output and flushes it; the fd stays open. */
 TACH_API int tach_writer_close(struct tach_writer *w);
 TACH_API const char *tach_writer_error(const struct tach_writer *w);

@@ -106,6 +106,7 @@ static bool clip(struct tc_run *run, const struct tach_sample *s)
 	run->copy = *s;
 	run->copy.timestamp_us = t;
 	run->copy.weight = w;
+	run->copy_cut = w != s->weight;
 	/* Dropped samples break the same-stack chain the reader describes. */
 	run->copy.same_outer = 0;
 	return true;

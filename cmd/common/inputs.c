@@ -169,6 +169,11 @@ int tc_make_readers(struct tc_run *run)
 			status = tc_folded_settings(run, 'r', in->r, NULL);
 		if (!status && (!strcmp(format, "auto") || !strcmp(format, "perf")))
 			status = perf_label_weights(run, in->r);
+		/* pprof output keeps every sample type: a sample with none of the weight's type
+		 * still has the others' values */
+		if (!status && run->output->writer && !strcmp(run->output->writer, "pprof") &&
+		    (!strcmp(format, "auto") || !strcmp(format, "pprof")))
+			status = tc_set_opt(run, in->r, NULL, "r:zero-weight", "yes");
 		if (!status)
 			status = tc_apply_targets(run, run->cli, 'r', in->r, NULL);
 		if (status)

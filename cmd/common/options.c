@@ -115,6 +115,23 @@ const struct tc_output tc_tach_output[] = {
 	{ 0 },
 };
 
+/* For programs that may read pprof input, whose weights may be bytes or objects. */
+static const struct tc_opt tach_values_writer_opts[] = {
+	{ "compression", 0, "KIND", "w:compression", NULL, "sample compression (default zstd)",
+	  "zstd none", false },
+	{ "level", 0, "N", "w:level", NULL, "zstd compression level, 1-22 (default 5)", NULL, false },
+	TC_MAX_SAMPLES_OPT_DEFAULT("4294967295"),
+	{ "counts-as-samples", 0, NULL, "w:counts-as-samples", "yes",
+	  "pprof input whose weights are not a time (bytes, objects): write each unit as one "
+	  "sample instead of refusing", NULL, false },
+	{ 0 },
+};
+
+const struct tc_output tc_tach_values_output[] = {
+	{ "tach", "tach", true, NULL, "TACH binary", tach_values_writer_opts, 0 },
+	{ 0 },
+};
+
 /* Every option a program accepts, in --help order: its own, its outputs' writers', then the
  * common ones. owner[i] is the output an option belongs to, NULL for the others. */
 static size_t gather_opts(const struct tc_prog *p, const struct tc_opt **all,

@@ -39,6 +39,8 @@ struct tc_run {
 	bool filtering;
 	uint64_t read_samples, kept_samples;
 	struct tach_sample copy;
+	bool copy_cut;          /* clip gave copy less weight than the sample read */
+	struct tach_sample_ext copy_ext;
 };
 
 /* The command line: the program's options as getopt sees them, and the values given. */

@@ -138,6 +138,22 @@ static int input_failed(struct tc_run *run, struct tach_reader *r, struct tc_pip
 	return tc_reader_failed(run, r);
 }
 
+/* The extras of s (values, labels) where the reader has them: the pipe's thread reads only
+ * readers without (their dicts are complete). A sample cut short by --from-us/--to-us keeps
+ * its labels; its values, which were the whole sample's, are left for the writer to derive
+ * from the weight. */
+static const struct tach_sample_ext *sample_ext(struct tc_run *run, struct tach_reader *r,
+						struct tc_pipe *pipe, const struct tach_sample *s)
+{
+	const struct tach_sample_ext *e = pipe ? NULL : tach_reader_sample_ext(r);
+	if (!e || s != &run->copy || !run->copy_cut)
+		return e;
+	run->copy_ext = *e;
+	run->copy_ext.value_count = 0;
+	run->copy_ext.values = NULL;
+	return &run->copy_ext;
+}
+
 static int convert(struct tc_run *run, struct tach_reader *r, struct tach_writer *w, int outfd)
 {
 	/* When the dict no longer changes, the writer may read it while a second thread
@@ -154,7 +170,7 @@ static int convert(struct tc_run *run, struct tach_reader *r, struct tach_writer
 	if (tach_writer_open_fd(w, outfd) || tach_writer_set_meta(w, tach_reader_meta(r)))
 		goto werr;
 	while (rc == TACH_OK) {
-		if (tach_writer_put(w, tach_reader_dict(r), s))
+		if (tach_writer_put_ext(w, tach_reader_dict(r), s, sample_ext(run, r, pipe, s)))
 			goto werr;
 		rc = next_sample(run, r, pipe, &s);
 	}

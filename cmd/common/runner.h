@@ -60,6 +60,8 @@ struct tc_output {
 /* The TACH output with its writer's options (--compression, --level), for every program
  * that writes TACH: outputs = tc_tach_output. */
 extern const struct tc_output tc_tach_output[];
+/* The same with --counts-as-samples, for programs that may read pprof input (tach-merge). */
+extern const struct tc_output tc_tach_values_output[];
 /* The gperftools reader's options (--binary-path, --no-symbolize, --names): gperf2tach's,
  * and those of every program that detects its input. */
 extern const struct tc_opt tc_gperf_opts[];

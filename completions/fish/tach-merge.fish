@@ -15,6 +15,7 @@ complete -c tach-merge -l tag-inputs -d 'give each input an outermost frame name
 complete -c tach-merge -l compression -x -a 'zstd none' -d 'sample compression'
 complete -c tach-merge -l level -x -d 'zstd compression level, 1-22'
 complete -c tach-merge -l max-samples -x -d 'fail when an input expands to more than N samples'
+complete -c tach-merge -l counts-as-samples -d 'write pprof weights that are not a time as samples'
 complete -c tach-merge -s f -l force -d 'write binary output to a terminal'
 complete -c tach-merge -s o -l output -r -F -d 'write to FILE instead of standard output'
 complete -c tach-merge -s q -l quiet -d 'do not print warnings'

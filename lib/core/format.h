@@ -38,6 +38,9 @@ struct tachi_writer_ops {
 	 * data only it knows. */
 	size_t trie_at;
 	void (*fetch)(struct tach_writer *w, struct tachi_ahead_item *it, unsigned stage);
+	/* Set by a writer that keeps values and labels (values.c): put with the extras. */
+	int (*put_ext)(struct tach_writer *w, const struct tach_dict *d,
+		       const struct tach_sample *s, const struct tach_sample_ext *ext);
 };
 
 

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "core/handles.h"
+#include "core/values.h"
 #include "base/base.h"
 #include "base/io.h"
 #include "base/gzip.h"
@@ -146,7 +147,13 @@ TACH_API int tach_reader_next(struct tach_reader *r, const struct tach_sample **
 		return r->err.code;
 	if (TACHI_UNLIKELY(!r->opened))
 		return RFAIL(r, TACH_E_USAGE, TACH_POS_NONE, 0, "reader not open");
+	r->ext = NULL;
 	return r->fmt->reader->next(r, s);
+}
+
+TACH_API const struct tach_sample_ext *tach_reader_sample_ext(const struct tach_reader *r)
+{
+	return r->ext;
 }
 
 TACH_API const struct tach_dict *tach_reader_dict(const struct tach_reader *r)
@@ -156,7 +163,7 @@ TACH_API const struct tach_dict *tach_reader_dict(const struct tach_reader *r)
 
 TACH_API int tach_reader_dict_complete(const struct tach_reader *r)
 {
-	return r->opened && !r->err.code && r->fmt->reader->dict_at_open;
+	return r->opened && !r->err.code && r->fmt->reader->dict_at_open && !r->dict_grows;
 }
 
 TACH_API const struct tach_meta *tach_reader_meta(const struct tach_reader *r)
@@ -215,6 +222,7 @@ TACH_API void tach_writer_free(struct tach_writer *w)
 		w->fmt->writer->free(w);
 	free(w->state);
 	free(w->program);
+	free(w->values_own);
 	tachi_ahead_free(w->ahead);
 	tachi_out_free(&w->out);
 	free(w);
@@ -264,6 +272,9 @@ TACH_API int tach_writer_set_meta(struct tach_writer *w, const struct tach_meta 
 	} else {
 		w->meta.program = NULL;
 	}
+	int rc = tachi_writer_keep_values(w, m, n);
+	if (rc)
+		return rc;
 	w->has_meta = true;
 	return w->fmt->writer->begin ? w->fmt->writer->begin(w) : TACH_OK;
 }
@@ -313,6 +324,10 @@ TACH_API int tach_writer_put(struct tach_writer *w, const struct tach_dict *d,
 		return w->err.code;
 	if (TACHI_UNLIKELY(!w->has_meta || w->closed))
 		return WFAIL(w, TACH_E_USAGE, "put before set_meta or after close");
+	/* weight 0: a sample of values only (a pprof reader's zero-weight option), for
+	 * writers that keep values (tach_writer_put_ext); nothing to the others */
+	if (TACHI_UNLIKELY(!s->weight))
+		return TACH_OK;
 	if (TACHI_UNLIKELY(!--w->ahead_tick))
 		return put_ahead(w, d, s);
 	return w->fmt->writer->put(w, d, s);

@@ -34,6 +34,9 @@ struct tach_reader {
 	struct tach_sample sample;
 	void *state;
 	bool opened;
+	/* the last sample's extras (values.c), NULL when none; set by the format's next */
+	const struct tach_sample_ext *ext;
+	bool dict_grows;        /* next interns strings (labels) after all: no reading thread */
 };
 
 struct tach_writer {
@@ -49,6 +52,8 @@ struct tach_writer {
 	struct tachi_ahead *ahead;
 	uint32_t ahead_tick;    /* puts until the trie is looked at again (handles.c) */
 	uint64_t ahead_hash;    /* during a queued sample's put: its fetch's hash */
+	void *values_own;       /* meta's value types and their strings, copied (values.c) */
+	bool warned_labels;     /* dropped labels were warned about */
 };
 
 /* Helpers for format modules. */

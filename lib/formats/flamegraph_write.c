@@ -7,7 +7,8 @@
  * (flamegraph.pl sorts whole lines as strings, which we reproduce on the merged tree: a
  * frame whose name is a prefix of a sibling's may be split in two, as there), the same
  * geometry (x, y, width, height, with the same rounding), the same titles
- * ("func (N samples, P%)"), header texts and image size. Colours: the palettes and the
+ * ("func (N samples, P%)"; a pprof input's weights that are not samples are counted in
+ * their unit, "N bytes"), header texts and image size. Colours: the palettes and the
  * --hash colours are flamegraph.pl's; differential inputs are coloured by their delta as
  * there; otherwise a colour follows from the name alone (the sum of its code points seeds
  * the same 48-bit generator perl's rand uses), never from a random source.
@@ -1348,8 +1349,11 @@ static int fw_begin(struct tach_writer *w)
 		st->o.fontsize = 12;
 	if (!st->o.minwidth_set)
 		st->o.minwidth = 0.1;
-	static const char *const defaults[][2] = {
-		{ "countname", "samples" }, { "nametype", "Function:" }, { "fonttype", "Verdana" },
+	/* weights that are not samples (pprof bytes, objects) are counted in their unit */
+	const char *unit = w->meta.weight_unit;
+	const char *defaults[][2] = {
+		{ "countname", unit ? unit : "samples" }, { "nametype", "Function:" },
+		{ "fonttype", "Verdana" },
 	};
 	char **dst[] = { &st->o.countname, &st->o.nametype, &st->o.fonttype };
 	for (size_t i = 0; i < 3; i++)

@@ -18,9 +18,14 @@
  *
  * What a sample becomes: one weighted sample. The value of one sample type (option
  * sample-index = NAME or N; default default_sample_type, else the last type, as pprof)
- * is its weight: a count as it is; a time (nanoseconds ... seconds) divided by the period
- * when the period is a time too, rounded with a warning when not a whole multiple. Samples
- * whose value is 0 or negative are left out (negative ones with a warning). Frames: each
+ * is its weight: a time (nanoseconds ... seconds) divided by the period when the period is
+ * a time too, rounded with a warning when not a whole multiple; any other value as it is,
+ * in its unit (meta.weight_unit says which, unless it is a count of "samples"). Samples
+ * whose value is 0 or negative are left out (negative ones with a warning); with option
+ * zero-weight, a zero one that has a value of another type comes with weight 0. Every
+ * value and label of a sample comes with it (struct tach_sample_ext), and the meta says
+ * what the types, period, duration and start time are, so a pprof writer can write the
+ * profile back as it was. Frames: each
  * location, leaf first, gives its lines innermost first (inlined functions), a line the
  * function's name (else its system name) in the function's file at its line and column.
  * Each frame carries its location's address and mapping as native data, and all but the
@@ -37,7 +42,7 @@
  * sample type, else unknown. Timestamps do not exist in the format: samples are put one
  * period apart from time_nanos, in file order.
  *
- * Not kept: other labels, is_folded, comments.
+ * Not kept: is_folded, comments.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -133,6 +138,16 @@ struct pread {
 	size_t lbuf_cap, stack_cap;
 	uint64_t emitted;
 	bool warned_round, warned_neg, warned_state;
+	/* What the samples' values and labels are, for struct tach_sample_ext and the meta's
+	 * value-type block (the *_ext functions below). */
+	int64_t duration;
+	bool raw_weight;     /* weights are values of the weight type, not samples */
+	int64_t *vals;       /* the current sample's values, ntypes of them */
+	struct tach_label *lbls;
+	size_t nlbls, lbls_cap;
+	struct tach_sample_ext ext;
+	void *meta_own;      /* the meta's value types and their strings */
+	bool zero_weight;    /* option: keep samples with a zero weight and other values */
 };
 
 /* ---- errors ---- */
@@ -447,10 +462,7 @@ static int table_field(struct tach_reader *r, const struct field *f, size_t *nsa
 		if (st->time_nanos)
 			return pfail(r, f->at, "a second time_nanos: concatenated profiles");
 		return num_field(r, f, &st->time_nanos);
-	case 10: {
-		int64_t v;
-		return num_field(r, f, &v);
-	}
+	case 10: return num_field(r, f, &st->duration);
 	case 11: return value_type(r, f, &st->period_type);
 	case 12: return num_field(r, f, &st->period);
 	case 13: return repeated(r, f, ignore_each, NULL);
@@ -627,6 +639,13 @@ static int choose_type(struct tach_reader *r)
 	uint64_t pu = time_unit(st, st->period_type.unit);
 	if (pu && st->period > 0 && __builtin_mul_overflow((uint64_t)st->period, pu, &st->period_ns))
 		st->period_ns = 0;
+	/* A time with a time period to divide it by counts samples, and so does a count of
+	 * "samples"; any other value (bytes, objects, contentions, a delay without a time
+	 * period) is a weight in its own unit. */
+	st->raw_weight = !(st->unit_ns && st->period_ns) &&
+			 !(str_is(st, st->types[i].type, "samples") && !st->unit_ns);
+	if (!(st->vals = calloc(st->ntypes, sizeof(*st->vals))))
+		return RFAIL(r, TACH_E_NOMEM, TACH_POS_NONE, 0, "out of memory");
 	return TACH_OK;
 }
 
@@ -864,6 +883,8 @@ static int val_each(struct tach_reader *r, void *ctx, uint64_t v, size_t at)
 	struct pread *st = r->state;
 	struct sdec *sd = ctx;
 	(void)at;
+	if (sd->nvals < st->ntypes)
+		st->vals[sd->nvals] = (int64_t)v;
 	if (sd->nvals++ == st->vi)
 		sd->value = v;
 	return TACH_OK;
@@ -894,6 +915,7 @@ static int parse_state(const char *s, size_t n)
 struct plabel {
 	int64_t key, str, num, unit;
 };
+static int keep_label_ext(struct tach_reader *r, const struct plabel *lb);
 
 static int label_field(struct tach_reader *r, void *rec, const struct field *f)
 {
@@ -913,6 +935,8 @@ static int label(struct tach_reader *r, const struct field *outer, struct sdec *
 	int64_t key = lb.key, str = lb.str, num = lb.num, unit = lb.unit;
 	if (!str_ok(st, key) || !str_ok(st, str) || !str_ok(st, unit))
 		return pfail(r, outer->at, "a label's string index is out of range");
+	if ((rc = keep_label_ext(r, &lb)))
+		return rc;
 	size_t n;
 	const char *v = str_at(st, str, &n);
 	uint64_t u;
@@ -934,6 +958,98 @@ static int label(struct tach_reader *r, const struct field *outer, struct sdec *
 	return TACH_OK;
 }
 
+/* ---- values and labels: struct tach_sample_ext and the meta's value-type block ---- */
+
+/* Every label, as the sample's ext gives it (string ids interned as met). */
+static int keep_label_ext(struct tach_reader *r, const struct plabel *lb)
+{
+	struct pread *st = r->state;
+	if (!TACHI_RESERVE(st->lbls, st->lbls_cap, st->nlbls + 1))
+		return RFAIL(r, TACH_E_NOMEM, TACH_POS_NONE, 0, "out of memory");
+	struct tach_label *l = &st->lbls[st->nlbls];
+	*l = (struct tach_label){ 0, TACH_NO_STRING, 0, TACH_NO_STRING };
+	int rc = dict_str(r, lb->key, &l->key);
+	/* pprof's decoder: a string label when str is set, else a number with its unit */
+	if (!rc && lb->str)
+		rc = dict_str(r, lb->str, &l->str);
+	else if (!rc)
+		l->num = lb->num;
+	if (!rc && !lb->str && lb->unit)
+		rc = dict_str(r, lb->unit, &l->unit);
+	if (!rc)
+		st->nlbls++;
+	return rc;
+}
+
+/* Whether a sample left out for its weight has a value of another type (zero-weight). */
+static bool other_values_ext(const struct pread *st)
+{
+	for (size_t i = 0; i < st->ntypes; i++)
+		if (i != st->vi && st->vals[i] > 0)
+			return true;
+	return false;
+}
+
+static const struct tach_sample_ext *sample_ext(struct pread *st)
+{
+	st->ext = (struct tach_sample_ext){ sizeof(st->ext), (uint32_t)st->ntypes, st->vals,
+					    (uint32_t)st->nlbls, st->lbls };
+	return &st->ext;
+}
+
+/* String i copied NUL-terminated to *at; NULL for the empty string. */
+static const char *meta_str(const struct pread *st, int64_t i, char **at)
+{
+	size_t n;
+	const char *p = str_at(st, i, &n);
+	if (!n)
+		return NULL;
+	char *d = *at;
+	memcpy(d, p, n);
+	d[n] = 0;
+	*at += n + 1;
+	return d;
+}
+
+/* The meta's value types, weight, default type, period, duration and start time. */
+static int values_meta_ext(struct tach_reader *r)
+{
+	struct pread *st = r->state;
+	size_t bytes = st->ntypes * sizeof(struct tach_value_type);
+	for (size_t i = 0; i < st->ntypes; i++)
+		bytes += st->slen[st->types[i].type] + st->slen[st->types[i].unit] + 2;
+	bytes += st->slen[st->period_type.type] + st->slen[st->period_type.unit] + 2;
+	if (!(st->meta_own = malloc(bytes)))
+		return RFAIL(r, TACH_E_NOMEM, TACH_POS_NONE, 0, "out of memory");
+	struct tach_value_type *vt = st->meta_own;
+	char *at = (char *)(vt + st->ntypes);
+	struct tach_meta *m = &r->meta;
+	for (size_t i = 0; i < st->ntypes; i++) {
+		vt[i].type = meta_str(st, st->types[i].type, &at);
+		vt[i].unit = meta_str(st, st->types[i].unit, &at);
+		if (!vt[i].type)
+			vt[i].type = "";
+		if (!vt[i].unit)
+			vt[i].unit = "";
+		if (!m->default_type && st->slen[st->dflt] && str_eq(st, st->types[i].type, st->dflt))
+			m->default_type = (uint32_t)i + 1;
+	}
+	m->value_type_count = (uint32_t)st->ntypes;
+	m->value_types = vt;
+	m->weight_type = (uint32_t)st->vi;
+	m->weight_unit = NULL;
+	if (st->raw_weight)
+		m->weight_unit = *vt[st->vi].unit ? vt[st->vi].unit : "count";
+	m->period_type = meta_str(st, st->period_type.type, &at);
+	m->period_unit = meta_str(st, st->period_type.unit, &at);
+	m->period = st->period;
+	m->duration_ns = st->duration > 0 ? st->duration : 0;
+	m->start_time_ns = st->time_nanos > 0 ? st->time_nanos : 0;
+	/* labels are interned as samples are read */
+	r->dict_grows = true;
+	return TACH_OK;
+}
+
 static int sample_field(struct tach_reader *r, void *rec, const struct field *f)
 {
 	if (f->num == 1)
@@ -949,6 +1065,7 @@ static int decode_sample(struct tach_reader *r, const struct field *outer, struc
 	struct pread *st = r->state;
 	memset(sd, 0, sizeof(*sd));
 	sd->status = -1;
+	st->nlbls = 0;
 	int rc = each_sub(r, outer, sample_field, sd);
 	if (!rc && sd->nvals != st->ntypes)
 		return pfail(r, outer->at, "a sample has %zu values for %zu sample types", sd->nvals,
@@ -1003,13 +1120,10 @@ static int weight(struct tach_reader *r, const struct field *f, int64_t v, uint6
 	}
 	if (v <= 0)
 		return TACH_OK;
-	if (!st->unit_ns) {
+	if (!st->unit_ns || !st->period_ns) {
 		*w = (uint64_t)v;
 		return TACH_OK;
 	}
-	if (!st->period_ns)
-		return pfail(r, f->at, "the sample type is a time but there is no time period to "
-				"turn it into samples; choose a count type with sample-index");
 	unsigned __int128 ns = (unsigned __int128)(uint64_t)v * st->unit_ns;
 	unsigned __int128 q = ns / st->period_ns, rem = ns % st->period_ns;
 	if (rem && !st->warned_round) {
@@ -1041,6 +1155,8 @@ static int pr_next(struct tach_reader *r, const struct tach_sample **out)
 		} while (f.num != 2);
 		if ((rc = decode_sample(r, &f, &sd)) || (rc = weight(r, &f, (int64_t)sd.value, &w)))
 			return rc;
+		if (!w && st->zero_weight && other_values_ext(st))
+			break;
 	}
 	struct tach_sample *s = &r->sample;
 	if ((rc = build_stack(r, &sd, &s->depth)))
@@ -1060,6 +1176,7 @@ static int pr_next(struct tach_reader *r, const struct tach_sample **out)
 	s->weight = w;
 	s->same_outer = 0;
 	s->frames = st->stack;
+	r->ext = sample_ext(st);
 	r->stats.full_records++;
 	r->stats.total_records++;
 	r->stats.total_samples += w;
@@ -1222,7 +1339,7 @@ static int pr_open(struct tach_reader *r)
 		m->interval_us = pns / 1000;
 	/* CPU mode (TACH's profiling_config: mode + 1), so tach2pprof says cpu again */
 	m->profiling_config = st->cpu ? 2 : 0;
-	return TACH_OK;
+	return st->ntypes ? values_meta_ext(r) : TACH_OK;
 }
 
 static int pr_option(struct tach_reader *r, const char *key, const char *value)
@@ -1236,6 +1353,11 @@ static int pr_option(struct tach_reader *r, const char *key, const char *value)
 			return RFAIL(r, TACH_E_NOMEM, TACH_POS_NONE, 0, "out of memory");
 		free(st->sample_index);
 		st->sample_index = c;
+		return TACH_OK;
+	}
+	if (!strcmp(key, "zero-weight")) {
+		if (!tachi_parse_bool(value, &st->zero_weight))
+			return RFAIL(r, TACH_E_USAGE, TACH_POS_NONE, 0, "bad zero-weight value %s", value);
 		return TACH_OK;
 	}
 	return RFAIL(r, TACH_E_USAGE, TACH_POS_NONE, 0, "pprof reader has no option %s", key);
@@ -1257,6 +1379,9 @@ static void pr_free(struct tach_reader *r)
 	free(st->frames);
 	free(st->lbuf);
 	free(st->stack);
+	free(st->vals);
+	free(st->lbls);
+	free(st->meta_own);
 	tachi_idset_free(&st->map_ix);
 	tachi_idset_free(&st->fn_ix);
 	tachi_idset_free(&st->loc_ix);

@@ -28,7 +28,10 @@
  *     address at that file offset. Inline runs are kept when the dict has native data at
  *     the first sample (readers that intern their frames at open), else warned about.
  *
- * Not supported: per-sample timestamps (pprof has none), several value types.
+ * From an input whose meta names value types (pprof), those instead: every type, the
+ * period, default type, duration and start time as they came, each Sample's values summed
+ * from its samples' own, and its own labels (see "types mode" below).
+ * Not supported: per-sample timestamps (pprof has none).
  * Samples with an empty stack are left out, as CPython's collectors and tach-decode do.
  * Memory grows with distinct stacks and label sets: stacks live in a trie keyed by
  * Location, and the output is encoded field by field into the (gzip) stream at close.
@@ -45,6 +48,7 @@
 #include "model/dict.h"
 #include "model/stacktab.h"
 #include "core/handles.h"
+#include "core/values.h"
 #include "core/format.h"
 #include "core/formats.h"
 #include "formats/collapse.h"
@@ -93,11 +97,19 @@ struct fnkey {
 	uint32_t name, file;
 };
 
-/* The labels a Sample carries: (thread id, interpreter id, status), all 0 with labels=no. */
+/* The labels a Sample carries: (thread id, interpreter id, status), all 0 with labels=no;
+ * or, for a sample that came with its own labels (ext), those: labs[lab0, lab0 + nlab). */
 struct lset {
 	uint64_t tid;
 	uint32_t iid;
 	uint8_t status;
+	bool ext;
+	uint32_t lab0, nlab;
+};
+/* A label set looked up: the labels of an ext are not in labs yet. */
+struct lkey {
+	struct lset ls;
+	const struct tach_label *labs;
 };
 
 /* A pprof string: a source dict string (src >= 0) or our own bytes. */
@@ -160,6 +172,18 @@ struct pstate {
 	bool any;
 	uint64_t last_us;
 	uint64_t empty_skipped;
+	/* Sample types, labels and values as the input's meta and extras give them (the
+	 * *_types functions below): types mode when the meta names value types. */
+	uint32_t ntypes;     /* 0: the two types of a time profile, from weights */
+	uint32_t *type_str;  /* [2 * i]: type i's type, [2 * i + 1]: its unit */
+	uint32_t s_ptype, s_punit, s_dflt;
+	uint64_t weight_mul, weight_div; /* a weight without values: its value */
+	struct tach_label *labs;  /* label sets' labels, keys and strings as pprof indices */
+	size_t nlabs, labs_cap;
+	int64_t *vals;       /* [entry * ntypes + i]: type i's sum over the entry's samples */
+	size_t nvals, vals_cap; /* in entries */
+	const struct tach_sample_ext *ext; /* the extras of the sample being put */
+	uint8_t *vbuf;       /* a Sample's values, encoded */
 	/* output */
 	struct tachi_gz *gz;
 	unsigned gz_threads;
@@ -267,6 +291,16 @@ static bool state_str(struct pstate *st, uint8_t status, uint32_t *idx)
 	st->state_str[status] = *idx + 1;
 	return true;
 }
+
+/* Several value types and the input's own labels (types mode; defined at the end). */
+static bool labels_eq_types(const struct pstate *st, const struct lset *a, const struct lkey *k);
+static uint64_t labels_hash_types(const struct lkey *k);
+static bool keep_labels_types(struct pstate *st, struct lkey *q);
+static int begin_types(struct tach_writer *w);
+static int add_values_types(struct tach_writer *w, uint32_t entry, const struct tach_sample *s);
+static const uint8_t *values_types(struct pstate *st, size_t entry, size_t *len);
+static bool labels_types(struct pstate *st, struct buf *m, const struct lset *ls);
+static int write_profile_types(struct tach_writer *w);
 
 /* ---- locations and functions ---- */
 
@@ -491,27 +525,38 @@ static int native_keys(struct tach_writer *w, const struct tach_dict *d,
 static bool lset_eq(void *ctx, uint32_t id, const void *p)
 {
 	const struct pstate *st = ctx;
-	const struct lset *a = &st->lsets[id], *b = p;
-	return a->tid == b->tid && a->iid == b->iid && a->status == b->status;
+	const struct lset *a = &st->lsets[id];
+	const struct lkey *k = p;
+	const struct lset *b = &k->ls;
+	return a->tid == b->tid && a->iid == b->iid && a->status == b->status &&
+	       a->ext == b->ext && labels_eq_types(st, a, k);
 }
 
-static struct lset lset_of(const struct pstate *st, const struct tach_sample *s)
+static struct lkey lset_of(const struct pstate *st, const struct tach_sample *s)
 {
 	if (st->no_labels)
-		return (struct lset){ 0, 0, 0 };
-	return (struct lset){ s->thread_id, s->interp_id, s->status };
+		return (struct lkey){ { 0, 0, 0, false, 0, 0 }, NULL };
+	struct lkey k = { { s->thread_id, s->interp_id, s->status, false, 0, 0 }, NULL };
+	if (st->ext && st->ntypes) {
+		k.ls.ext = true;
+		k.ls.nlab = st->ext->label_count;
+		k.labs = st->ext->labels;
+	}
+	return k;
 }
 
-static uint64_t lset_hash(const struct lset *q)
+static uint64_t lset_hash(const struct lkey *k)
 {
-	return tachi_mix64(q->tid ^ tachi_mix64((uint64_t)q->iid << 8 | q->status));
+	const struct lset *q = &k->ls;
+	uint64_t h = tachi_mix64(q->tid ^ tachi_mix64((uint64_t)q->iid << 8 | q->status));
+	return q->ext ? tachi_mix64(h ^ labels_hash_types(k)) : h;
 }
 
 /* The label set's number, made if new; c->slot remembers the thread's last one. */
 static bool lset_get(struct pstate *st, struct tachi_pathcache *c, const struct tach_sample *s,
 		     uint32_t *id)
 {
-	struct lset q = lset_of(st, s);
+	struct lkey q = lset_of(st, s);
 	if (c->slot < st->nlsets && lset_eq(st, c->slot, &q)) {
 		*id = c->slot;
 		return true;
@@ -521,10 +566,11 @@ static bool lset_get(struct pstate *st, struct tachi_pathcache *c, const struct 
 		uint32_t dummy;
 		if ((!st->no_labels && !state_str(st, s->status, &dummy)) ||
 		    st->nlsets >= UINT32_MAX - 2 ||
-		    !TACHI_RESERVE(st->lsets, st->lsets_cap, st->nlsets + 1))
+		    !TACHI_RESERVE(st->lsets, st->lsets_cap, st->nlsets + 1) ||
+		    !keep_labels_types(st, &q))
 			return false;
 		*id = (uint32_t)st->nlsets;
-		st->lsets[*id] = q;
+		st->lsets[*id] = q.ls;
 		if (!tachi_idset_insert(&st->lset_index, h, *id))
 			return false;
 		st->nlsets++;
@@ -543,12 +589,18 @@ static int pw_begin(struct tach_writer *w)
 	st->use_cpu = st->cpu == CPU_YES ||
 		      (st->cpu == CPU_AUTO && (mode == MODE_CPU || mode == MODE_ALL));
 	uint32_t empty;
-	if (!own_str(st, "", 0, &empty) ||
-	    !own_str(st, "samples", 7, &st->s_samples) ||
-	    !own_str(st, "count", 5, &st->s_count) ||
-	    !own_str(st, st->use_cpu ? "cpu" : "wall", st->use_cpu ? 3 : 4, &st->s_time) ||
-	    !own_str(st, "nanoseconds", 11, &st->s_ns))
+	if (!own_str(st, "", 0, &empty))
 		return WFAIL(w, TACH_E_NOMEM, "out of memory");
+	int rc;
+	if (w->meta.value_type_count) {
+		if ((rc = begin_types(w)))
+			return rc;
+	} else if (!own_str(st, "samples", 7, &st->s_samples) ||
+		   !own_str(st, "count", 5, &st->s_count) ||
+		   !own_str(st, st->use_cpu ? "cpu" : "wall", st->use_cpu ? 3 : 4, &st->s_time) ||
+		   !own_str(st, "nanoseconds", 11, &st->s_ns)) {
+		return WFAIL(w, TACH_E_NOMEM, "out of memory");
+	}
 	if (!st->no_labels && (!own_str(st, "thread id", 9, &st->s_tid) ||
 			   !own_str(st, "interpreter id", 14, &st->s_iid) ||
 			   !own_str(st, "thread state", 12, &st->s_state)))
@@ -570,6 +622,8 @@ static int pw_begin(struct tach_writer *w)
 	}
 	if (!own_str(st, file, strlen(file), &st->s_mapfile))
 		return WFAIL(w, TACH_E_NOMEM, "out of memory");
+	if (st->ntypes)
+		return TACH_OK;
 	if (!w->meta.interval_us)
 		tachi_warn(&w->warn, TACH_POS_NONE, 0,
 			   "the sample interval is unknown: time values are 0, counts are kept");
@@ -636,7 +690,23 @@ static int pw_put(struct tach_writer *w, const struct tach_dict *d, const struct
 	uint64_t *n = &st->counts[c->entry];
 	if (__builtin_add_overflow(*n, s->weight, n) || *n > INT64_MAX)
 		return WFAIL(w, TACH_E_LIMIT, "a sample count exceeds pprof's 64-bit values");
-	return TACH_OK;
+	return st->ntypes ? add_values_types(w, c->entry, s) : TACH_OK;
+}
+
+static int pw_put_ext(struct tach_writer *w, const struct tach_dict *d,
+		      const struct tach_sample *s, const struct tach_sample_ext *ext)
+{
+	struct pstate *st = w->state;
+	for (uint32_t i = 0; i < ext->label_count; i++) {
+		const struct tach_label *l = &ext->labels[i];
+		if (l->key >= d->str_count || (l->str != TACH_NO_STRING && l->str >= d->str_count) ||
+		    (l->unit != TACH_NO_STRING && l->unit >= d->str_count))
+			return WFAIL(w, TACH_E_USAGE, "label string id out of range");
+	}
+	st->ext = ext;
+	int rc = pw_put(w, d, s);
+	st->ext = NULL;
+	return rc;
 }
 
 /* A queued sample's lines; its pair's only when its label set exists already (looking
@@ -646,7 +716,7 @@ static void pw_fetch(struct tach_writer *w, struct tachi_ahead_item *it, unsigne
 	struct pstate *st = w->state;
 	if (st->native)
 		return;
-	struct lset q = lset_of(st, &it->s);
+	struct lkey q = lset_of(st, &it->s);
 	uint32_t lset = 0;
 	bool pairs = stage > 1 &&
 		     tachi_idset_find(&st->lset_index, lset_hash(&q), &q, lset_eq, st, &lset);
@@ -978,18 +1048,28 @@ static int write_samples(struct tach_writer *w, uint64_t period_ns)
 					 LANES];
 		const uint8_t *ids = lane_pack(ln, nodes, a->leaf, a->depth, end, &n);
 		uint64_t ns;
-		if (__builtin_mul_overflow(count, period_ns, &ns) || ns > INT64_MAX) {
+		if (!st->ntypes &&
+		    (__builtin_mul_overflow(count, period_ns, &ns) || ns > INT64_MAX)) {
 			rc = WFAIL(w, TACH_E_LIMIT, "a sample's time exceeds pprof's 64-bit values");
 			break;
 		}
 		uint8_t vals[20];
-		size_t vl = tachi_put_uvarint(vals, count);
-		vl += tachi_put_uvarint(vals + vl, ns);
-		if (!st->no_labels && !labels(st, lc, m, ls->tid, ls->iid, ls->status)) {
+		const uint8_t *vp = vals;
+		size_t vl;
+		if (st->ntypes) {
+			vp = values_types(st, i, &vl);
+		} else {
+			vl = tachi_put_uvarint(vals, count);
+			vl += tachi_put_uvarint(vals + vl, ns);
+		}
+		bool ok = st->no_labels ||
+			  (ls->ext ? labels_types(st, m, ls) :
+				     labels(st, lc, m, ls->tid, ls->iid, ls->status));
+		if (!ok || !vp) {
 			rc = NOMEM(w);
 			break;
 		}
-		if ((rc = emit_sample(w, ids, n, vals, vl, m)))
+		if ((rc = emit_sample(w, ids, n, vp, vl, m)))
 			break;
 		m->len = 0;
 	}
@@ -1186,6 +1266,8 @@ static int write_profile(struct tach_writer *w)
 	struct pstate *st = w->state;
 	struct buf *m = &st->msg;
 	int rc;
+	if (st->ntypes)
+		return write_profile_types(w);
 	uint64_t period_ns = 0;
 	if (__builtin_mul_overflow(w->meta.interval_us, 1000, &period_ns) || period_ns > INT64_MAX)
 		return WFAIL(w, TACH_E_LIMIT, "the sample interval does not fit pprof's nanoseconds");
@@ -1245,9 +1327,188 @@ static void pw_free(struct tach_writer *w)
 	tachi_idset_free(&st->lset_index);
 	tachi_threads_free(&st->threads);
 	free(st->counts);
+	free(st->type_str);
+	free(st->vbuf);
+	free(st->labs);
+	free(st->vals);
 	free(st->msg.p);
 	free(st->sub.p);
 	free(st->stage.p);
+}
+
+/* ---- several value types and the input's own labels (types mode) ----
+ * When the meta names value types (a pprof input), they are written as they came: every
+ * sample type with its unit, the period and its type, the default type, the duration and
+ * start time; each Sample's values are the sums of its samples' own values (struct
+ * tach_sample_ext), or, for a sample without them, its weight as the weight type's value.
+ * A sample with extras carries exactly its own labels, and samples with different labels
+ * are not merged. */
+
+static bool labels_eq_types(const struct pstate *st, const struct lset *a, const struct lkey *k)
+{
+	if (!a->ext)
+		return true;
+	if (a->nlab != k->ls.nlab)
+		return false;
+	const struct tach_label *x = st->labs + a->lab0, *y = k->labs;
+	for (uint32_t i = 0; i < a->nlab; i++)
+		if (x[i].key != y[i].key || x[i].str != y[i].str || x[i].num != y[i].num ||
+		    x[i].unit != y[i].unit)
+			return false;
+	return true;
+}
+
+static uint64_t labels_hash_types(const struct lkey *k)
+{
+	uint64_t h = k->ls.nlab;
+	for (uint32_t i = 0; i < k->ls.nlab; i++) {
+		const struct tach_label *l = &k->labs[i];
+		h = tachi_mix64(h ^ ((uint64_t)l->key << 32 | l->str));
+		h = tachi_mix64(h ^ (uint64_t)l->num ^ (uint64_t)l->unit << 40);
+	}
+	return h;
+}
+
+static bool keep_labels_types(struct pstate *st, struct lkey *q)
+{
+	if (!q->ls.ext)
+		return true;
+	if (st->nlabs > UINT32_MAX - q->ls.nlab ||
+	    !TACHI_RESERVE(st->labs, st->labs_cap, st->nlabs + q->ls.nlab))
+		return false;
+	if (q->ls.nlab)
+		memcpy(st->labs + st->nlabs, q->labs, q->ls.nlab * sizeof(*q->labs));
+	q->ls.lab0 = (uint32_t)st->nlabs;
+	st->nlabs += q->ls.nlab;
+	return true;
+}
+
+/* The type strings, period, default type, and what a weight without values is worth. */
+static int begin_types(struct tach_writer *w)
+{
+	struct pstate *st = w->state;
+	const struct tach_meta *m = &w->meta;
+	st->ntypes = m->value_type_count;
+	if (!(st->type_str = malloc(2 * (size_t)st->ntypes * sizeof(*st->type_str))) ||
+	    !(st->vbuf = malloc((size_t)st->ntypes * 10)))
+		return NOMEM(w);
+	for (uint32_t i = 0; i < st->ntypes; i++) {
+		const char *t = m->value_types[i].type, *u = m->value_types[i].unit;
+		if (!own_str(st, t ? t : "", t ? strlen(t) : 0, &st->type_str[2 * i]) ||
+		    !own_str(st, u ? u : "", u ? strlen(u) : 0, &st->type_str[2 * i + 1]))
+			return NOMEM(w);
+	}
+	if ((m->period_type && !own_str(st, m->period_type, strlen(m->period_type), &st->s_ptype)) ||
+	    (m->period_unit && !own_str(st, m->period_unit, strlen(m->period_unit), &st->s_punit)))
+		return NOMEM(w);
+	st->s_dflt = m->default_type ? st->type_str[2 * (m->default_type - 1)] : 0;
+	const char *u = m->value_types[m->weight_type].unit;
+	uint64_t ns = u ? tachi_time_unit_ns(u, strlen(u)) : 0;
+	st->weight_mul = st->weight_div = 1;
+	if (!m->weight_unit && ns && m->interval_us) {
+		st->weight_mul = m->interval_us * 1000;
+		st->weight_div = ns;
+	}
+	return TACH_OK;
+}
+
+static int add_values_types(struct tach_writer *w, uint32_t entry, const struct tach_sample *s)
+{
+	struct pstate *st = w->state;
+	size_t k = st->ntypes;
+	if (entry >= st->nvals) {
+		size_t old = st->vals_cap;
+		if (!TACHI_RESERVE(st->vals, st->vals_cap, ((size_t)entry + 1) * k))
+			return NOMEM(w);
+		memset(st->vals + old, 0, (st->vals_cap - old) * sizeof(*st->vals));
+		st->nvals = entry + 1;
+	}
+	int64_t *v = st->vals + (size_t)entry * k;
+	const struct tach_sample_ext *e = st->ext;
+	if (e && e->value_count == k) {
+		for (size_t i = 0; i < k; i++)
+			if (__builtin_add_overflow(v[i], e->values[i], &v[i]))
+				goto big;
+		return TACH_OK;
+	}
+	unsigned __int128 x = (unsigned __int128)s->weight * st->weight_mul / st->weight_div;
+	int64_t *t = &v[w->meta.weight_type];
+	if (x > INT64_MAX || __builtin_add_overflow(*t, (int64_t)x, t))
+		goto big;
+	return TACH_OK;
+big:
+	return WFAIL(w, TACH_E_LIMIT, "a sample value exceeds pprof's 64-bit values");
+}
+
+/* Entry's values, encoded in st->vbuf. */
+static const uint8_t *values_types(struct pstate *st, size_t entry, size_t *len)
+{
+	size_t n = 0;
+	for (uint32_t i = 0; i < st->ntypes; i++)
+		n += tachi_put_uvarint(st->vbuf + n, (uint64_t)st->vals[entry * st->ntypes + i]);
+	*len = n;
+	return st->vbuf;
+}
+
+static bool labels_types(struct pstate *st, struct buf *m, const struct lset *ls)
+{
+	struct buf lb = { 0 };
+	bool ok = true;
+	for (uint32_t i = 0; ok && i < ls->nlab; i++) {
+		const struct tach_label *l = &st->labs[ls->lab0 + i];
+		uint32_t key, str = 0, unit = 0;
+		lb.len = 0;
+		ok = src_str(st, st->src, l->key, &key) &&
+		     (l->str == TACH_NO_STRING || src_str(st, st->src, l->str, &str)) &&
+		     (l->unit == TACH_NO_STRING || src_str(st, st->src, l->unit, &unit)) &&
+		     put_varint(&lb, 1, key) && put_varint(&lb, 2, str) &&
+		     (l->str != TACH_NO_STRING || put_varint(&lb, 3, (uint64_t)l->num)) &&
+		     put_varint(&lb, 4, unit) && put_bytes(m, 3, lb.p, lb.len);
+	}
+	free(lb.p);
+	return ok;
+}
+
+static int trailer_types(struct tach_writer *w)
+{
+	struct pstate *st = w->state;
+	const struct tach_meta *mt = &w->meta;
+	struct buf *m = &st->msg;
+	uint64_t t = (uint64_t)mt->start_time_ns;
+	int rc;
+	if (!t && __builtin_mul_overflow(mt->start_time_us, 1000, &t))
+		t = 0;
+	if ((t <= INT64_MAX && (rc = emit_varint(w, P_TIME_NANOS, t))) ||
+	    (mt->duration_ns > 0 && (rc = emit_varint(w, P_DURATION_NANOS, (uint64_t)mt->duration_ns))))
+		return rc;
+	m->len = 0;
+	if (st->s_ptype || st->s_punit) {
+		if (!value_type(m, st->s_ptype, st->s_punit))
+			return NOMEM(w);
+		if ((rc = emit_msg(w, P_PERIOD_TYPE, m)))
+			return rc;
+	}
+	/* no comment of ours: pprof prints comments in its header, which stays the input's */
+	if ((rc = emit_varint(w, P_PERIOD, (uint64_t)mt->period)))
+		return rc;
+	return emit_varint(w, P_DEFAULT_SAMPLE_TYPE, st->s_dflt);
+}
+
+static int write_profile_types(struct tach_writer *w)
+{
+	struct pstate *st = w->state;
+	struct buf *m = &st->msg;
+	int rc;
+	for (uint32_t i = 0; i < st->ntypes; i++) {
+		m->len = 0;
+		if (!value_type(m, st->type_str[2 * i], st->type_str[2 * i + 1]))
+			return NOMEM(w);
+		if ((rc = emit_msg(w, P_SAMPLE_TYPE, m)))
+			return rc;
+	}
+	if ((rc = write_samples(w, 0)) || (rc = write_locations(w)) || (rc = write_strings(w)))
+		return rc;
+	return trailer_types(w);
 }
 
 static const struct tachi_writer_ops writer_ops = {
@@ -1259,6 +1520,7 @@ static const struct tachi_writer_ops writer_ops = {
 	.free = pw_free,
 	.trie_at = offsetof(struct pstate, trie) + 1,
 	.fetch = pw_fetch,
+	.put_ext = pw_put_ext,
 };
 
 const struct tachi_format tachi_fmt_pprof = {

@@ -16,7 +16,10 @@
  *     speedscope shows times (it formats them as ms or s) rather than bare counts and the
  *     time-ordered view's widths are durations; with an unknown interval (0, e.g. folded
  *     input without one), "none" and weights in samples. startValue is 0 and endValue the
- *     sum of the profile's weights, the total speedscope takes for the profile.
+ *     sum of the profile's weights, the total speedscope takes for the profile. Weights
+ *     that are not samples (a pprof heap profile's bytes: meta.weight_unit) are written as
+ *     they are, in their unit when speedscope has it ("bytes", "nanoseconds", ...), else
+ *     "none" (counts of objects, contentions).
  *   - exporter "tachfmt@VERSION". Numbers are written locale-free; strings are escaped
  *     JSON and valid UTF-8 (invalid bytes become U+FFFD, with one warning).
  * An input without samples gives an empty profile "No samples" (speedscope's importer
@@ -41,6 +44,7 @@
 #include "model/stacktab.h"
 #include "model/spool.h"
 #include "core/handles.h"
+#include "core/values.h"
 #include "core/format.h"
 #include "formats/speedscope.h"
 
@@ -85,6 +89,7 @@ struct sstate {
 	/* close */
 	uint64_t unit_mul;    /* weight per sample: the interval, or 1 for "none" */
 	bool micro;
+	const char *unit;     /* speedscope's name of the weights' unit */
 	char *esc;
 	size_t esc_cap;
 	uint32_t *path;
@@ -469,7 +474,7 @@ static int write_head(struct tach_writer *w, const struct sthread *t, size_t ti)
 	}
 	if (out_str(w, ti ? ",{\"type\":\"sampled\",\"name\":\"" : "{\"type\":\"sampled\",\"name\":\"") ||
 	    tachi_out_write(&w->out, name, nl) || out_str(w, "\",\"unit\":\"") ||
-	    out_str(w, st->micro ? "microseconds" : "none") ||
+	    out_str(w, st->unit) ||
 	    out_str(w, "\",\"startValue\":0,\"endValue\":") ||
 	    tachi_out_u64(&w->out, t ? t->total * st->unit_mul : 0))
 		return TACH_E_IO;
@@ -507,6 +512,13 @@ static void choose_unit(struct tach_writer *w)
 		if (__builtin_mul_overflow(st->th[i].total, iv, &v) || v > (UINT64_C(1) << 53))
 			st->micro = false;
 	st->unit_mul = st->micro ? iv : 1;
+	st->unit = st->micro ? "microseconds" : "none";
+	if (w->meta.weight_unit) {
+		const char *u = tachi_unit_name(w->meta.weight_unit);
+		st->micro = false;
+		st->unit_mul = 1;
+		st->unit = u ? u : "none";
+	}
 }
 
 static int write_doc(struct tach_writer *w)

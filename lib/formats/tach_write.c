@@ -7,6 +7,10 @@
  * zstd output is one frame at level 5 by default; its bytes depend on libzstd's version, so
  * only its decompressed content is promised. A seekable output is streamed and the header
  * written last; otherwise the compressed sample region is kept in memory until close.
+ *
+ * TACH records samples, each one interval long: weights that are values of another kind
+ * (a pprof heap profile's bytes) are refused unless option counts-as-samples says to write
+ * each unit as one sample. Other value types and labels have no place here (values.c).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -21,6 +25,7 @@
 #include "model/dict.h"
 #include "model/stacktab.h"
 #include "core/handles.h"
+#include "core/values.h"
 #include "core/format.h"
 #include "formats/tach.h"
 
@@ -44,6 +49,7 @@ struct wthread {
 struct wstate {
 	int level;               /* 0: default */
 	int comp;                /* 0: default (zstd), 1: zstd, 2: none */
+	bool counts_ok;          /* counts-as-samples */
 	bool zstd;
 	struct tach_dict dict;
 	uint32_t *fmap, *smap;   /* source frame/string id -> ours */
@@ -86,6 +92,11 @@ static int ww_option(struct tach_writer *w, const char *key, const char *value)
 			return WFAIL(w, TACH_E_USAGE, "level must be 1..%d, not %s", ZSTD_maxCLevel(),
 				     value);
 		st->level = (int)v;
+		return TACH_OK;
+	}
+	if (!strcmp(key, "counts-as-samples")) {
+		if (!tachi_parse_bool(value, &st->counts_ok))
+			return WFAIL(w, TACH_E_USAGE, "bad counts-as-samples value %s", value);
 		return TACH_OK;
 	}
 	return WFAIL(w, TACH_E_USAGE, "tach writer has no option %s", key);
@@ -163,6 +174,8 @@ static inline int emit(struct tach_writer *w, const void *p, size_t n)
 static int ww_begin(struct tach_writer *w)
 {
 	struct wstate *st = w->state;
+	if (w->meta.weight_unit && !st->counts_ok)
+		return tachi_weights_not_samples(w);
 	st->zstd = st->comp != 2;
 	if (!st->level)
 		st->level = 5;

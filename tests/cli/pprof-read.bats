@@ -259,11 +259,12 @@ same_traces() { # profile unit [pprof args...]
 	[ "${lines[0]}" = "tach-decode: $T/x.pb: offset 32: warning: time values are not whole multiples of the period (3 ns): rounded to the nearest number of samples" ]
 	# 10 ns is 3 periods; 1 ns rounds to none and is left out
 	[ "${lines[1]}" = "tid:0;m.c:main:1 3" ]
-	# a time with no period to divide it by: an error that says what to do
+	# a time with no period to divide it by (a Go mutex profile's delay): the values in
+	# their unit, nanoseconds, as a count; TACH output refuses them (pprof-types.bats)
 	$GEN noperiod >"$T/np.pb"
 	run tach-decode "$T/np.pb"
-	[ "$status" -eq 1 ]
-	[[ $output == *": offset "[0-9]*": the sample type is a time but there is no time period"*"sample-index" ]]
+	[ "$status" -eq 0 ]
+	[ "$output" = "tid:0;m.c:main:1 20" ]
 	run tach-decode --sample-index samples "$T/np.pb"
 	[ "$output" = "tid:0;m.c:main:1 2" ]
 }

@@ -9,6 +9,7 @@ tool), drop (drop_frames/keep_frames), rx, rxkeep, rxinject, rxctl, rxunicode
 (drop_frames in RE2 syntax), backref, nested, slowmatch (drop_frames hostile to
 backtracking matchers), inexact (time values that are not multiples of the period),
 noperiod (a time type and no period), types (three sample types and default_sample_type),
+labels (one stack under two string labels, with a numeric label and its unit),
 and hostile ones that pprof refuses: badvarint, badlen, dupid, noloc, noid, strindex,
 firststring, values, wiretype, concat.
 """
@@ -193,6 +194,15 @@ def case_noperiod():
     s = Strings()
     body = (vt(s, 1, "samples", "count") + vt(s, 1, "wall", "nanoseconds") +
             fn(s, 1, "main", "m.c") + loc(1, [(1, 1)]) + sample([1], [2, 20]))
+    return body + s.encode()
+
+
+def case_labels():
+    s = Strings()
+    size = num(1, s("size")) + num(3, 7168) + num(4, s("bytes"))
+    body = (base(s) + num(10, 3000000000) + fn(s, 1, "main", "m.c") + loc(1, [(1, 1)]) +
+            sample([1], [2, 2000000], label(s, "worker", "w1") + msg(3, size)) +
+            sample([1], [3, 3000000], label(s, "worker", "w3") + msg(3, size)))
     return body + s.encode()
 
 

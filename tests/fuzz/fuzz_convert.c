@@ -33,12 +33,14 @@ static const char *const readers[][2] = {
 	{ "gperf", "symbolize=no" },
 	{ "sampler", NULL },
 	{ "pprof", NULL },
+	{ "pprof", "zero-weight=yes" },
 	{ "speedscope", NULL },
 	{ "v8", NULL },
 };
 
 static const struct wcfg writers[] = {
-	{ "tach", { { "compression", "none", "zstd" }, { "level", "1", "3" } } },
+	{ "tach", { { "compression", "none", "zstd" }, { "level", "1", "3" },
+		    { "counts-as-samples", "no", "yes" } } },
 	{ "samples", { { 0 } } },
 	{ "collapsed", { { "labels", "cpython", "pyspy" }, { "full-paths", "no", "yes" },
 			 { "thread-frames", "yes", "no" } } },
@@ -99,7 +101,8 @@ static void convert(size_t ri, size_t wi, unsigned sel, const uint8_t *data, siz
 	int wrc = TACH_OK;
 	if (rc >= 0 && !(wrc = tach_writer_open_fd(w, fd)) &&
 	    !(wrc = tach_writer_set_meta(w, tach_reader_meta(r)))) {
-		while (rc == TACH_OK && !(wrc = tach_writer_put(w, tach_reader_dict(r), s)))
+		while (rc == TACH_OK && !(wrc = tach_writer_put_ext(w, tach_reader_dict(r), s,
+								    tach_reader_sample_ext(r))))
 			rc = tach_reader_next(r, &s);
 		if (rc == TACH_EOF && !wrc)
 			wrc = tach_writer_close(w);
@@ -109,7 +112,9 @@ static void convert(size_t ri, size_t wi, unsigned sel, const uint8_t *data, siz
 		const char *msg = tach_writer_error(w);
 		if (!msg || !msg[0])
 			abort();
-		if (wrc != TACH_E_NOMEM && wrc != TACH_E_LIMIT && wrc != TACH_E_IO) {
+		/* UNSUPPORTED: valid input the format has no place for (TACH and byte weights) */
+		if (wrc != TACH_E_NOMEM && wrc != TACH_E_LIMIT && wrc != TACH_E_IO &&
+		    wrc != TACH_E_UNSUPPORTED) {
 			fprintf(stderr, "%s -> %s: writer refused a sample: %s\n", readers[ri][0],
 				writers[wi].format, msg);
 			abort();

@@ -6,6 +6,30 @@
 
 #include "tachfmt.h"
 
+/* A sample's extras: as many values as the meta names types, label strings in the dict. */
+static uint64_t check_ext(const struct tach_reader *r, const struct tach_dict *d)
+{
+	const struct tach_sample_ext *e = tach_reader_sample_ext(r);
+	const struct tach_meta *m = tach_reader_meta(r);
+	if (!e)
+		return 0;
+	if (e->value_count && e->value_count != m->value_type_count)
+		abort();
+	uint64_t sink = 0;
+	for (uint32_t i = 0; i < e->value_count; i++)
+		sink += (uint64_t)e->values[i];
+	for (uint32_t i = 0; i < e->label_count; i++) {
+		const struct tach_label *l = &e->labels[i];
+		size_t len;
+		if (!tach_dict_string(d, l->key, &len) ||
+		    (l->str != TACH_NO_STRING && !tach_dict_string(d, l->str, &len)) ||
+		    (l->unit != TACH_NO_STRING && !tach_dict_string(d, l->unit, &len)))
+			abort();
+		sink += len;
+	}
+	return sink;
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 #ifndef FUZZ_OPTIONS
@@ -52,6 +76,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 					abort();
 				sink += (uint8_t)a[0] + (uint8_t)b[0];
 			}
+			sink += check_ext(r, d);
 		}
 	}
 	int kind;
