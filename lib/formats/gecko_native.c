@@ -57,17 +57,6 @@ bool tachi_gecko_unsymbolized(const struct tach_dict *d, const struct tach_frame
 	       !memcmp(func + bl, want, (size_t)k);
 }
 
-static int hexval(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 bool tachi_gecko_breakpad_id(const char *hex, size_t n, char out[34])
 {
 	static const char digits[] = "0123456789ABCDEF";
@@ -77,7 +66,7 @@ bool tachi_gecko_breakpad_id(const char *hex, size_t n, char out[34])
 	if (!n || n % 2)
 		return false;
 	for (size_t i = 0; i < n; i += 2) {
-		int hi = hexval(hex[i]), lo = hexval(hex[i + 1]);
+		int hi = tachi_hexval(hex[i]), lo = tachi_hexval(hex[i + 1]);
 		if (hi < 0 || lo < 0)
 			return false;
 		if (i / 2 < 16)
