@@ -317,10 +317,11 @@ struct render {
 	bool failed;
 };
 
-static int write_frame(struct render *R, const struct frame *f, uint32_t depth, uint64_t etime);
-static int write_head(struct render *R);
-static int write_tail(struct render *R);
-static int write_empty(struct render *R);
+static int tachi_flamegraph_frame(struct render *R, const struct frame *f, uint32_t depth,
+				  uint64_t etime);
+static int tachi_flamegraph_head(struct render *R);
+static int tachi_flamegraph_tail(struct render *R);
+static int tachi_flamegraph_empty(struct render *R);
 
 /* The label ids of entry e's stack, root first, as the graph shows it; *n its length. */
 static bool entry_path(struct render *R, uint32_t e, uint32_t *n)
@@ -376,7 +377,7 @@ static void close_to(struct render *R, size_t k)
 				R->depthmax = (uint32_t)R->nopen;
 			continue;
 		}
-		if (!R->failed && write_frame(R, f, (uint32_t)R->nopen, etime))
+		if (!R->failed && tachi_flamegraph_frame(R, f, (uint32_t)R->nopen, etime))
 			R->failed = true;
 	}
 }
@@ -661,7 +662,7 @@ static int render(struct render *R, struct ltree *lt)
 	else if (!ltree_fill(R, lt) || !ltree_items(lt))
 		return WFAIL(R->w, TACH_E_NOMEM, "out of memory");
 	if (!R->total && !(st->differential && (st->nruns || lt->t.count)))
-		return write_empty(R);
+		return tachi_flamegraph_empty(R);
 	/* flamegraph.pl's scale: a total of 0 (only a baseline) still draws the frames */
 	uint64_t tm = R->total ? R->total : 1;
 	R->wpt = (double)(st->o.width - 2 * XPAD) / (double)tm;
@@ -671,7 +672,7 @@ static int render(struct render *R, struct ltree *lt)
 	if (!walk(R, lt))
 		return R->failed ? TACH_E_IO : WFAIL(R->w, TACH_E_NOMEM, "out of memory");
 	R->pass2 = true;
-	if (write_head(R) || !walk(R, lt) || write_tail(R))
+	if (tachi_flamegraph_head(R) || !walk(R, lt) || tachi_flamegraph_tail(R))
 		return R->failed || R->w->err.code ? tachi_writer_io(R->w)
 						   : WFAIL(R->w, TACH_E_NOMEM, "out of memory");
 	return TACH_OK;
@@ -1167,7 +1168,8 @@ static int write_text(struct render *R, const char *s, size_t n, double w)
 	return xml_put(R, s, keep2) || tachi_out_str(&R->w->out, "..");
 }
 
-static int write_frame(struct render *R, const struct frame *f, uint32_t depth, uint64_t etime)
+static int tachi_flamegraph_frame(struct render *R, const struct frame *f, uint32_t depth,
+				  uint64_t etime)
 {
 	const struct fopts *o = &R->st->o;
 	double fh = (double)o->frameheight, y1, y2;
@@ -1286,7 +1288,7 @@ static int svg_open(struct render *R, double height)
 		       "(https://github.com/brendangregg/FlameGraph) draws it. -->\n");
 }
 
-static int write_head(struct render *R)
+static int tachi_flamegraph_head(struct render *R)
 {
 	const struct fopts *o = &R->st->o;
 	R->ypad1 = o->fontsize * 3;
@@ -1302,7 +1304,7 @@ static int write_head(struct render *R)
 	return 0;
 }
 
-static int write_tail(struct render *R)
+static int tachi_flamegraph_tail(struct render *R)
 {
 	if (outf(R, "</g>\n</svg>\n"))
 		return R->failed = true, -1;
@@ -1310,7 +1312,7 @@ static int write_tail(struct render *R)
 }
 
 /* No samples: an image that says so, as flamegraph.pl draws one. */
-static int write_empty(struct render *R)
+static int tachi_flamegraph_empty(struct render *R)
 {
 	const struct fopts *o = &R->st->o;
 	tachi_warn(&R->w->warn, TACH_POS_NONE, 0, "no stack counts found: the graph is empty");
