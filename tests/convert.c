@@ -43,9 +43,11 @@ int main(int argc, char **argv)
 		rc = tach_writer_put(w, tach_reader_dict(r), s);
 	if (rc == TACH_EOF)
 		rc = tach_writer_close(w);
-	if (rc)
-		fprintf(stderr, "convert: %s / %s\n", r ? tach_reader_error(r, NULL, NULL) : "",
-			w ? tach_writer_error(w) : "");
+	if (rc) {
+		const char *re = r ? tach_reader_error(r, NULL, NULL) : "unknown reader format";
+		const char *we = w ? tach_writer_error(w) : "unknown writer format";
+		fprintf(stderr, "convert: %s / %s\n", re ? re : "", we ? we : "");
+	}
 	tach_reader_free(r);
 	tach_writer_free(w);
 	if (in >= 0)
