@@ -216,9 +216,36 @@ static void sift_down(struct merge *m, size_t k)
 	}
 }
 
+/* What an input's weights count, for messages: "samples" when they count samples (any time
+ * type), else the weight type and its unit. */
+static void weight_kind(const struct tach_meta *m, char *buf, size_t n)
+{
+	if (!m->weight_unit)
+		snprintf(buf, n, "samples");
+	else
+		snprintf(buf, n, "%.60s in %.40s", m->weight_type < m->value_type_count ?
+			 m->value_types[m->weight_type].type : "values", m->weight_unit);
+}
+
+/* Inputs whose weights count different things (samples, bytes allocated, contentions) make
+ * no one profile: 1 with a message when input i's differ from the first's. */
+static int unlike_weights(struct merge *m, size_t i)
+{
+	char a[128], b[128];
+	weight_kind(tach_reader_meta(m->src[0].in->r), a, sizeof(a));
+	weight_kind(tach_reader_meta(m->src[i].in->r), b, sizeof(b));
+	if (!strcmp(a, b))
+		return 0;
+	fprintf(stderr, "tach-merge: %s: its weights are %s, but %s's are %s: profiles of "
+		"different kinds cannot be merged (choose one type with --sample-index)\n",
+		m->src[i].in->name, b, m->src[0].in->name, a);
+	return 1;
+}
+
 /* The output header: the earliest start, the inputs' interval when they agree (else the
- * smallest, with a warning), the rest from the first input. */
-static struct tach_meta merged_meta(struct merge *m)
+ * smallest, with a warning), the rest from the first input; 1 when the inputs' weights
+ * differ in kind. */
+static int merged_meta(struct merge *m, struct tach_meta *meta)
 {
 	struct tach_meta out = *tach_reader_meta(m->src[0].in->r);
 	out.size = sizeof(out);
@@ -226,6 +253,8 @@ static struct tach_meta merged_meta(struct merge *m)
 	bool differ = false;
 	for (size_t i = 0; i < m->n; i++) {
 		const struct tach_meta *im = tach_reader_meta(m->src[i].in->r);
+		if (unlike_weights(m, i))
+			return 1;
 		if (im->start_time_us < out.start_time_us)
 			out.start_time_us = im->start_time_us;
 		if (im->profiling_config != out.profiling_config)
@@ -244,7 +273,8 @@ static struct tach_meta merged_meta(struct merge *m)
 	/* What describes one input's file or records does not describe the merge. */
 	out.has_stats = 0;
 	out.record_order = 0;
-	return out;
+	*meta = out;
+	return 0;
 }
 
 /* An exit status for a failed put: the writer's message, or the mapping's. */
@@ -337,7 +367,9 @@ static int merge(struct tc_run *run, struct tc_input *in, size_t n, struct tach_
 	}
 	if ((status = prime(&m, in)))
 		goto out;
-	struct tach_meta meta = merged_meta(&m);
+	struct tach_meta meta;
+	if ((status = merged_meta(&m, &meta)))
+		goto out;
 	if (tach_writer_open_fd(w, outfd) || tach_writer_set_meta(w, &meta)) {
 		status = tc_writer_failed(run, w);
 		goto out;

@@ -3,8 +3,9 @@
  * object's write().
  *
  * convert sets what the programs set: --max-samples' default for the outputs that store
- * every sample (tach, samples, gecko, sampler), and tach2flamegraph's settings for folded
- * input, so that the same options give the same bytes as the program.
+ * every sample (tach, samples, gecko, sampler), pprof input's samples of weight 0 for pprof
+ * output, and tach2flamegraph's settings for folded input, so that the same options give
+ * the same bytes as the program; and it hands on each sample's values and labels.
  */
 #define Py_LIMITED_API 0x030B0000
 #define PY_SSIZE_T_CLEAN
@@ -254,6 +255,12 @@ static int program_defaults(tp_reader_obj *ro, const char *to, const char *from,
 		if (!strcmp(to, storing[i][0]) && !user_set(opts, "max-samples") &&
 		    tach_reader_set_option(ro->r, "max-samples", storing[i][1]))
 			return -1;
+	/* pprof output keeps every sample type: a sample with none of the weight's type still
+	 * has the others' values (as the programs read pprof for pprof output) */
+	if (!strcmp(to, "pprof") && (!strcmp(from, "auto") || !strcmp(from, "pprof")) &&
+	    !user_set(opts, "zero-weight") &&
+	    tach_reader_set_option(ro->r, "zero-weight", "yes"))
+		return -1;
 	static const char *const folded[][2] = {
 		{ "labels", "raw" }, { "keep-thread-frames", "yes" }, { "diff", "both" },
 		{ "count-unit", "samples" },
@@ -289,7 +296,8 @@ static int convert_run(tp_reader_obj *ro, struct tach_writer *w, int fd, int fol
 	if ((rc = tach_writer_open_fd(w, fd)) || (rc = tach_writer_set_meta(w, tach_reader_meta(ro->r))))
 		return rc;
 	while (rc == TACH_OK) {
-		int wrc = tach_writer_put(w, tach_reader_dict(ro->r), s);
+		int wrc = tach_writer_put_ext(w, tach_reader_dict(ro->r), s,
+					      tach_reader_sample_ext(ro->r));
 		if (wrc)
 			return wrc;
 		rc = tach_reader_next(ro->r, &s);

@@ -29,7 +29,7 @@ int main(int argc, char **argv)
 	struct tach_reader *r = tach_reader_new(argv[1]);
 	struct tach_writer *w = tach_writer_new(argv[2]);
 	int in = open(argv[3], O_RDONLY), out = open(argv[4], O_WRONLY | O_CREAT | O_TRUNC, 0644);
-	int rc = !r || !w || in < 0 || out < 0;
+	int rc = !r || !w || in < 0 || out < 0 ? TACH_E_USAGE : TACH_OK;
 	for (int i = 5; !rc && i < argc; i++)
 		rc = option(r, w, argv[i]);
 	const struct tach_sample *s;
@@ -43,9 +43,11 @@ int main(int argc, char **argv)
 		rc = tach_writer_put(w, tach_reader_dict(r), s);
 	if (rc == TACH_EOF)
 		rc = tach_writer_close(w);
-	if (rc)
-		fprintf(stderr, "convert: %s / %s\n", r ? tach_reader_error(r, NULL, NULL) : "",
-			w ? tach_writer_error(w) : "");
+	if (rc) {
+		const char *re = r ? tach_reader_error(r, NULL, NULL) : "unknown reader format";
+		const char *we = w ? tach_writer_error(w) : "unknown writer format";
+		fprintf(stderr, "convert: %s / %s\n", re ? re : "", we ? we : "");
+	}
 	tach_reader_free(r);
 	tach_writer_free(w);
 	if (in >= 0)

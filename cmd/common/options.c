@@ -59,7 +59,8 @@ const struct tc_opt tc_gperf_opts[] = {
 	  "gperftools input: also look for binaries in DIR (repeatable; TACHFMT_BINARY_PATH "
 	  "adds more)", NULL, true },
 	{ "no-symbolize", 0, NULL, "r:symbolize", "no",
-	  "gperftools input: keep addresses; do not read binaries", NULL, false },
+	  "gperftools input: do not read binaries; name frames by module and file offset", NULL,
+	  false },
 	{ "names", 0, "STYLE", "r:names", NULL,
 	  "gperftools input: function names: full (demangled, with scope, templates and "
 	  "parameters; default), short (DWARF's short name) or mangled", "full short mangled",

@@ -36,7 +36,7 @@ complete -c tach-decode -s V -l version -d 'show version and exit'
 # The input: TACH files.
 complete -c tach-decode -l from -x -a 'tach gperf pprof sampler speedscope v8 samples perf collapsed help' -d 'Read the input as FORMAT, not the detected format'
 complete -c tach-decode -l binary-path -r -a '(__fish_complete_directories)' -d 'gperftools input: also look for binaries in DIR'
-complete -c tach-decode -l no-symbolize -d 'gperftools input: keep addresses; do not read binaries'
+complete -c tach-decode -l no-symbolize -d 'gperftools input: do not read binaries; name frames by module and file offset'
 complete -c tach-decode -l names -x -a 'full short mangled' -d 'gperftools input: function names'
 complete -c tach-decode -l sample-index -x -d 'pprof input: the sample type used as weights'
 complete -c tach-decode -l count-unit -x -a 'auto samples ns us ms' -d 'folded input: what a count is (samples, or a time)'

@@ -36,7 +36,7 @@ complete -c tach-diff -s V -l version -d 'show version and exit'
 # BASE and NEW: any files.
 complete -c tach-diff -F
 complete -c tach-diff -l binary-path -r -a '(__fish_complete_directories)' -d 'gperftools input: also look for binaries in DIR'
-complete -c tach-diff -l no-symbolize -d 'gperftools input: keep addresses; do not read binaries'
+complete -c tach-diff -l no-symbolize -d 'gperftools input: do not read binaries; name frames by module and file offset'
 complete -c tach-diff -l names -x -a 'full short mangled' -d 'gperftools input: function names'
 complete -c tach-diff -l sample-index -x -d 'pprof input: the sample type used as weights'
 complete -c tach-diff -l count-unit -x -a 'auto samples ns us ms' -d 'folded input: what a count is (samples, or a time)'

@@ -34,7 +34,7 @@ complete -c tach-merge -s V -l version -d 'show version and exit'
 # The inputs: any files.
 complete -c tach-merge -F
 complete -c tach-merge -l binary-path -r -a '(__fish_complete_directories)' -d 'gperftools input: also look for binaries in DIR'
-complete -c tach-merge -l no-symbolize -d 'gperftools input: keep addresses; do not read binaries'
+complete -c tach-merge -l no-symbolize -d 'gperftools input: do not read binaries; name frames by module and file offset'
 complete -c tach-merge -l names -x -a 'full short mangled' -d 'gperftools input: function names'
 complete -c tach-merge -l sample-index -x -d 'pprof input: the sample type used as weights'
 complete -c tach-merge -l count-unit -x -a 'auto samples ns us ms' -d 'folded input: what a count is (samples, or a time)'

@@ -16,8 +16,9 @@ struct tachi_pmap_out {
 };
 
 struct tachi_pmaps {
-	/* rebuilt: one per file string, with the highest file offset its frames name */
-	struct tachi_rbmap { uint32_t file; uint64_t hi, start; } *rb;
+	/* rebuilt: one per file string, with the lowest and highest file offsets its frames
+	 * name; start and offset (the file offset at start) are set by the layout */
+	struct tachi_rbmap { uint32_t file; uint64_t hi, lo, start, offset; } *rb;
 	size_t nrb, rb_cap;
 	struct tachi_idset rb_index;
 	/* after tachi_pmaps_layout: out[i] has id i + 1 */
@@ -35,8 +36,9 @@ bool tachi_addr_name(const struct tach_dict *d, const struct tach_frame *f, uint
  * of memory. */
 int64_t tachi_pmaps_rebuilt(struct tachi_pmaps *pm, uint32_t file, uint64_t off);
 /* Numbers the mappings for output: the main one (the dict's whose file is program, else
- * its first) first, the dict's others, then the rebuilt ones, placed above every dict
- * mapping in ranges of their own. false when out of memory. */
+ * its first; with no dict mapping, the rebuilt one of the program or else of the first
+ * file that is not a shared library) first, the dict's others, then the rebuilt ones,
+ * placed above every dict mapping in ranges of their own. false when out of memory. */
 bool tachi_pmaps_layout(struct tachi_pmaps *pm, const struct tach_dict *d, const char *program);
 /* The address of file offset off in rebuilt mapping i (after layout). */
 uint64_t tachi_pmaps_rb_address(const struct tachi_pmaps *pm, uint32_t i, uint64_t off);

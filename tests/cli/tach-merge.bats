@@ -347,3 +347,21 @@ summed() {
 	[ "$(grep -c $'\t' "$TMP/all.txt")" -eq 3200 ]
 	[ "$(cat "$TMP"/in*.samples | grep $'\t' | cut -f1 | sort | md5sum)" = "$(grep $'\t' "$TMP/all.txt" | cut -f1 | sort | md5sum)" ]
 }
+
+@test "inputs whose weights count different things are not merged; like ones are" {
+	GEN="python3 $SOURCE_ROOT/tests/cli/pprof_gen.py"
+	$GEN types >"$TMP/heap.pb"   # weights: alloc_space in bytes
+	$GEN labels >"$TMP/cpu.pb"   # weights: samples
+	run tach-merge --counts-as-samples "$TMP/cpu.pb" "$TMP/heap.pb" -o "$TMP/m.tach"
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"tach-merge: $TMP/heap.pb: its weights are alloc_space in bytes, but $TMP/cpu.pb's are samples: profiles of different kinds cannot be merged"* ]]
+	[ ! -e "$TMP/m.tach" ]
+	run tach-merge --counts-as-samples "$TMP/heap.pb" "$TMP/cpu.pb"
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"tach-merge: $TMP/cpu.pb: its weights are samples, but $TMP/heap.pb's are alloc_space in bytes"* ]]
+	# the same kind from both: merged, each byte one sample as asked
+	tach-merge --counts-as-samples "$TMP/heap.pb" "$TMP/heap.pb" -o "$TMP/m.tach"
+	tach-decode "$TMP/m.tach" >"$TMP/m.txt"
+	tach-merge --counts-as-samples "$TMP/heap.pb" | tach-decode >"$TMP/one.txt"
+	awk '{ $NF = 2 * $NF } 1' "$TMP/one.txt" | diff - "$TMP/m.txt"
+}

@@ -216,6 +216,26 @@ def test_convert_folded_flamegraph(inp):
     assert tachfmt.convert(inp, to="flamegraph") == run("tach2flamegraph", inp).stdout
 
 
+@pytest.mark.parametrize("case,opts,args", [
+    ("types", {}, []),
+    ("types", {"sample_index": "inuse_space"}, ["--sample-index", "inuse_space"]),
+    ("labels", {}, []),
+], ids=lambda v: str(v))
+def test_convert_pprof_keeps_types_and_labels(tmp_path, case, opts, args):
+    """pprof to pprof keeps every sample type, the labels and the samples of weight 0, as
+    tach2pprof does (the second case has a sample with no inuse_space)."""
+    src = tmp_path / "in.pb"
+    src.write_bytes(subprocess.run([sys.executable, str(TESTDATA.parent / "cli" / "pprof_gen.py"),
+                                    case], check=True, capture_output=True).stdout)
+    want = run("tach2pprof", "--no-gzip", *args, src).stdout
+    got = tachfmt.convert(src, to="pprof", gzip=False, **opts)
+    assert got == want
+    for word in {"types": [b"alloc_objects", b"inuse_space"], "labels": [b"worker", b"w3"]}[case]:
+        assert word in got
+    if opts:  # the sample of weight 0 is there: without it, fewer bytes
+        assert len(tachfmt.convert(src, to="pprof", gzip=False, zero_weight=False, **opts)) < len(got)
+
+
 def test_convert_to_tach_reads_back(tmp_path):
     src = TESTDATA / "collapsed" / "cpython.txt"
     out, ref = tmp_path / "x.tach", tmp_path / "y.tach"
