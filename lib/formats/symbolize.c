@@ -138,7 +138,7 @@ struct tachi_sym *tachi_sym_new(const struct tachi_warner *warn, const char *sea
 	return s;
 }
 
-static void module_free(struct module *m)
+static void tachi_sym_module_free(struct module *m)
 {
 	if (!m)
 		return;
@@ -158,7 +158,7 @@ static void module_free(struct module *m)
  * from C, linked in statically (it ships no shared library), where the C++ runtime's
  * __cxa_demangle would bring libstdc++ into a C library and knows no Rust. */
 
-static void forget_names(struct tachi_sym *s)
+static void tachi_sym_forget_names(struct tachi_sym *s)
 {
 	for (size_t i = 0; i < s->nmade; i++)
 		free(s->made[i]);
@@ -191,7 +191,7 @@ void tachi_sym_set_names(struct tachi_sym *s, int names)
 
 /* name without an ELF symbol version ("__libc_start_main@@GLIBC_2.34"), as nm -D lists
  * the symbol and pprof shows it. */
-static const char *unversioned(struct tachi_sym *s, const char *name)
+static const char *tachi_sym_unversioned(struct tachi_sym *s, const char *name)
 {
 	const char *at = name ? strchr(name, '@') : NULL;
 	if (!at || at == name || !TACHI_RESERVE(s->made, s->made_cap, s->nmade + 1))
@@ -204,11 +204,11 @@ static const char *unversioned(struct tachi_sym *s, const char *name)
 }
 
 /* A symbol table name as the naming mode wants it. */
-static const char *symbol_name(struct tachi_sym *s, const char *name)
+static const char *tachi_sym_symbol_name(struct tachi_sym *s, const char *name)
 {
 	if (s->names == TACHI_NAMES_MANGLED)
 		return name;
-	return demangled(s, unversioned(s, name), s->names == TACHI_NAMES_FULL);
+	return demangled(s, tachi_sym_unversioned(s, name), s->names == TACHI_NAMES_FULL);
 }
 
 void tachi_sym_free(struct tachi_sym *s)
@@ -216,7 +216,7 @@ void tachi_sym_free(struct tachi_sym *s)
 	if (!s)
 		return;
 	for (size_t i = 0; i < s->nmaps; i++) {
-		module_free(s->maps[i].m);
+		tachi_sym_module_free(s->maps[i].m);
 		free(s->maps[i].path);
 		free(s->maps[i].build_id);
 	}
@@ -226,7 +226,7 @@ void tachi_sym_free(struct tachi_sym *s)
 	free(s->dirs);
 	free(s->debuginfo_path);
 	free(s->chain);
-	forget_names(s);
+	tachi_sym_forget_names(s);
 	free(s->made);
 	for (size_t i = 0; i < s->named_cap; i++)
 		free(s->named[i].name);
@@ -444,7 +444,7 @@ static struct module *load_module(struct tachi_sym *s, const struct mapping *m)
 	dwfl_report_end(mod->dwfl, NULL, NULL);
 	if (!mod->mod) {
 		tachi_warn(s->warn, TACH_POS_NONE, 0, "%s: %s", found, dwfl_errmsg(-1));
-		module_free(mod);
+		tachi_sym_module_free(mod);
 		return NULL;
 	}
 	return mod;
@@ -512,14 +512,14 @@ static void load_symbols(struct module *m)
 
 static const struct symbol *symbol_entry(struct module *m, uint64_t addr);
 
-static const char *symbol_at(struct module *m, uint64_t addr)
+static const char *tachi_sym_symbol_at(struct module *m, uint64_t addr)
 {
 	const struct symbol *y = symbol_entry(m, addr);
 	return y ? y->name : NULL;
 }
 
 /* The symbol at addr when it is global, of default visibility and typed: an exported name. */
-static const char *global_symbol_at(struct module *m, uint64_t addr)
+static const char *tachi_sym_global_symbol_at(struct module *m, uint64_t addr)
 {
 	const struct symbol *y = symbol_entry(m, addr);
 	return y && y->rank == 7 ? y->name : NULL;
@@ -656,7 +656,7 @@ static bool named_grow(struct tachi_sym *s)
 /* die_name, worked out once per function DIE: demangling and the scope walk cost far
  * more than a lookup, and every PC in a function asks again. Only the exported alias
  * depends on the PC looked up: applied here, after the cache. */
-static const char *die_name_cached(struct tachi_sym *s, Dwarf_Die *die, bool outer)
+static const char *tachi_sym_die_name_cached(struct tachi_sym *s, Dwarf_Die *die, bool outer)
 {
 	const Dwarf *dbg = dwarf_cu_getdwarf(die->cu);
 	Dwarf_Off off = dwarf_dieoffset(die);
@@ -732,7 +732,7 @@ static void emit_chain(struct tachi_sym *s, Dwarf_Die *cu, Dwarf_Die *chain, siz
 		if (tag != DW_TAG_subprogram && tag != DW_TAG_inlined_subroutine)
 			continue;
 		if (i == last || emitted < MAX_INLINE - 1) {
-			const char *name = die_name_cached(s, &chain[i], tag == DW_TAG_subprogram);
+			const char *name = tachi_sym_die_name_cached(s, &chain[i], tag == DW_TAG_subprogram);
 			fr->file = cur.file;
 			fr->func = name ? name : "??";
 			fr->line = cur.line;
@@ -1149,8 +1149,9 @@ static int origin_state(struct module *m, struct dnode *n)
 }
 
 /* Emits the inline chain at addr (object address); false when DWARF does not know it. */
-static bool dwarf_frames(struct tachi_sym *s, struct module *m, uint64_t addr,
-			 struct tachi_sym_frame *fr, tachi_sym_emit_fn emit, void *ctx, int *rc)
+static bool tachi_sym_dwarf_frames(struct tachi_sym *s, struct module *m, uint64_t addr,
+				   struct tachi_sym_frame *fr, tachi_sym_emit_fn emit, void *ctx,
+				   int *rc)
 {
 	Dwarf_Addr cubias;
 	Dwarf_Die *cu = dwfl_module_addrdie(m->mod, addr, &cubias);
@@ -1237,7 +1238,7 @@ int tachi_sym_lookup(struct tachi_sym *s, uint64_t pc, bool leaf, tachi_sym_emit
 {
 	/* Callers' PCs are return addresses: pc - 1 lies inside the call instruction. */
 	uint64_t addr = leaf || pc == 0 ? pc : pc - 1;
-	forget_names(s);
+	tachi_sym_forget_names(s);
 	struct mapping *m = s->nmaps ? find_map(s, addr) : NULL;
 	struct tachi_sym_frame fr = { m && m->path[0] ? m->path : "[unknown]", NULL, -1, -1, addr,
 				      m ? &m->pub : NULL, false };
@@ -1256,10 +1257,10 @@ int tachi_sym_lookup(struct tachi_sym *s, uint64_t pc, bool leaf, tachi_sym_emit
 	}
 	uint64_t obj = addr - m->m->base;
 	int rc = TACH_OK;
-	s->alias = unversioned(s, global_symbol_at(m->m, obj));
-	if (dwarf_frames(s, m->m, obj, &fr, emit, ctx, &rc))
+	s->alias = tachi_sym_unversioned(s, tachi_sym_global_symbol_at(m->m, obj));
+	if (tachi_sym_dwarf_frames(s, m->m, obj, &fr, emit, ctx, &rc))
 		return rc;
-	const char *sym = symbol_at(m->m, obj);
-	fr.func = sym ? symbol_name(s, sym) : unnamed(s, m, pc, addr);
+	const char *sym = tachi_sym_symbol_at(m->m, obj);
+	fr.func = sym ? tachi_sym_symbol_name(s, sym) : unnamed(s, m, pc, addr);
 	return emit(ctx, &fr);
 }
