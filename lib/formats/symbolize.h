@@ -1,6 +1,7 @@
-/* Native address symbolization (symbolize.c): the mappings of a profiled process, the
- * binaries behind them (found through a search path), and libdwfl lookups of function,
- * source file, line, column and inline chains. Internal; used by the gperftools reader. */
+/* Native address symbolization (symbolize.c, symbolize_module.c, symbolize_names.c): the
+ * mappings of a profiled process, the binaries behind them (found through a search path),
+ * and libdwfl lookups of function, source file, line, column and inline chains. Internal;
+ * used by the gperftools reader. */
 #ifndef TACHFMT_SYMBOLIZE_H
 #define TACHFMT_SYMBOLIZE_H
 
