@@ -31,7 +31,6 @@
 #include "core/format.h"
 #include "core/formats.h"
 #include "formats/symbolize.h"
-#include "formats/symbolize.h"
 
 #define RELEASE_STEP ((size_t)4 << 20)
 /* CPUPROFILE_FREQUENCY is a whole number of hertz, so libprofiler's longest period is
