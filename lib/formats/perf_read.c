@@ -102,6 +102,9 @@ struct pread {
 	size_t nlines, lines_cap;
 	struct tachi_idset index;
 
+	/* the program: the dso the first sample's comm names, pprof's main binary */
+	char *program;
+
 	/* the root frame of the last comm */
 	char *comm;
 	size_t comm_len, comm_cap;
@@ -353,6 +356,17 @@ static int intern(struct tach_reader *r, const char *file, size_t fl, const char
 	return TACH_OK;
 }
 
+/* Whether a process's comm names the program at path: its base name, which the kernel cuts
+ * at 15 bytes. */
+static bool comm_names(const char *comm, size_t cl, const char *path, size_t pl)
+{
+	const char *b = path + pl;
+	while (b > path && b[-1] != '/')
+		b--;
+	size_t bl = (size_t)(path + pl - b);
+	return cl && (bl == cl || (cl == 15 && bl > 15)) && !memcmp(b, comm, cl);
+}
+
 /* The mapping of a dso, one per path. perf script prints no ranges, so it has none: start,
  * limit and file offset are 0 (unknown), which names the library of each address (pprof
  * groups by it) without claiming a load address nobody printed. perf symbolized the dso
@@ -361,6 +375,7 @@ static int intern(struct tach_reader *r, const char *file, size_t fl, const char
  * file ("[unknown]"). */
 static int dso_mapping(struct tach_reader *r, const char *mod, size_t modl, uint32_t *id)
 {
+	struct pread *st = r->state;
 	*id = 0;
 	if (!modl || (modl == 9 && !memcmp(mod, "[unknown]", 9)))
 		return TACH_OK;
@@ -368,6 +383,12 @@ static int dso_mapping(struct tach_reader *r, const char *mod, size_t modl, uint
 	if (tach_dict_intern_string(&r->dict, mod, modl, &m.file) ||
 	    tach_dict_intern_mapping(&r->dict, &m, id))
 		return nomem(r);
+	/* writers take the meta after the first sample */
+	if (!st->samples && !st->program && comm_names(st->h.comm, st->h.comm_len, mod, modl)) {
+		if (!(st->program = strndup(mod, modl)))
+			return nomem(r);
+		r->meta.program = st->program;
+	}
 	return TACH_OK;
 }
 
@@ -794,6 +815,7 @@ static void pr_free(struct tach_reader *r)
 	free(st->lines);
 	tachi_idset_free(&st->index);
 	free(st->comm);
+	free(st->program);
 	free(st->hbuf);
 	free(st->frames);
 	free(st->prev);

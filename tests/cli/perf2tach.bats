@@ -201,3 +201,18 @@ check_live() {
 	live_capture --call-graph dwarf
 	check_live
 }
+
+@test "the program is the dso the first sample's comm names: Gecko's product, pprof's main mapping" {
+	product() {
+		tach2gecko --no-gzip -q "$1" | python3 -c 'import json, sys; print(json.load(sys.stdin)["meta"]["product"])'
+	}
+	[ "$(product "$P/real/sort-fp.perf")" = sort ]
+	[ "$(product "$P/inputs/perf-cycles-instructions-01.txt")" = noploop ]
+	# java's frames are in libjvm.so and JIT code: no dso is the program
+	[ "$(product "$P/inputs/perf-java-stacks-01.txt")" = perf ]
+	command -v go >/dev/null || skip "go not installed (Debian package golang-go)"
+	export HOME=$T PPROF_TMPDIR=$T
+	tach2pprof -q "$P/real/sort-fp.perf" -o "$T/p.pb.gz"
+	go tool pprof -raw "$T/p.pb.gz" 2>/dev/null | grep -q '^ *1: 0x0/0x0/0x0 /home/dev/prof/perf2/sort '
+	go tool pprof -top "$T/p.pb.gz" 2>/dev/null | grep -qx 'File: sort'
+}

@@ -174,12 +174,14 @@ pcli_load() {
 	[ "${lines[*]}" = "Python 3.15 Python" ]
 }
 
-# Native inputs: gperftools (read directly), its pprof conversion, perf script, folded.
+# Native inputs: gperftools (read directly), its pprof conversion, perf script (its program
+# named by the comm, or none: java's frames are in libjvm.so), folded.
 native_inputs() {
 	local dir=$FIXTURES/gperf/hotloop
 	echo "hotloop $dir/hotloop.prof"
 	echo "pprof $dir/hotloop.pprof.pb.gz"
-	echo "perf $FIXTURES/perf/inputs/perf-funcab-cmd-01.txt"
+	echo "func_ab $FIXTURES/perf/inputs/perf-funcab-cmd-01.txt"
+	echo "perf $FIXTURES/perf/inputs/perf-java-stacks-01.txt"
 	echo "collapsed $TESTDATA/collapsed/perf.txt"
 }
 
