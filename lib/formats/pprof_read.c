@@ -152,8 +152,9 @@ struct pread {
 
 /* ---- errors ---- */
 
-static int pfail(struct tach_reader *r, size_t off, const char *fmt, ...) TACHI_PRINTF(3, 4);
-static int pfail(struct tach_reader *r, size_t off, const char *fmt, ...)
+static int tachi_pr_fail(struct tach_reader *r, size_t off, const char *fmt, ...)
+	TACHI_PRINTF(3, 4);
+static int tachi_pr_fail(struct tach_reader *r, size_t off, const char *fmt, ...)
 {
 	struct pread *st = r->state;
 	char m[400];
@@ -168,7 +169,7 @@ static int pfail(struct tach_reader *r, size_t off, const char *fmt, ...)
 /* ---- the wire format ---- */
 
 /* The field at *pos, which must lie within [*pos, end). */
-static int next_field(struct tach_reader *r, size_t *pos, size_t end, struct field *f)
+static int tachi_pr_next_field(struct tach_reader *r, size_t *pos, size_t end, struct field *f)
 {
 	struct pread *st = r->state;
 	const uint8_t *d = st->d;
@@ -176,52 +177,52 @@ static int next_field(struct tach_reader *r, size_t *pos, size_t end, struct fie
 	*f = (struct field){ .at = *pos };
 	size_t k = tachi_uvarint(d + *pos, d + end, &key);
 	if (!k)
-		return pfail(r, *pos, "bad varint in a field key");
+		return tachi_pr_fail(r, *pos, "bad varint in a field key");
 	*pos += k;
 	if (key >> 3 > UINT32_MAX || key >> 3 == 0)
-		return pfail(r, f->at, "field number %llu is not valid", (unsigned long long)(key >> 3));
+		return tachi_pr_fail(r, f->at, "field number %llu is not valid", (unsigned long long)(key >> 3));
 	f->num = (uint32_t)(key >> 3);
 	f->wt = key & 7;
 	switch (f->wt) {
 	case WT_VARINT:
 		if (!(k = tachi_uvarint(d + *pos, d + end, &f->v)))
-			return pfail(r, *pos, "bad varint in field %u", f->num);
+			return tachi_pr_fail(r, *pos, "bad varint in field %u", f->num);
 		*pos += k;
 		return TACH_OK;
 	case WT_I64:
 	case WT_I32: {
 		size_t w = f->wt == WT_I64 ? 8 : 4;
 		if (end - *pos < w)
-			return pfail(r, *pos, "field %u: not enough data", f->num);
+			return tachi_pr_fail(r, *pos, "field %u: not enough data", f->num);
 		f->v = w == 8 ? tachi_rd64(d + *pos, false) : tachi_rd32le(d + *pos);
 		*pos += w;
 		return TACH_OK;
 	}
 	case WT_LEN:
 		if (!(k = tachi_uvarint(d + *pos, d + end, &f->v)))
-			return pfail(r, *pos, "bad varint in the length of field %u", f->num);
+			return tachi_pr_fail(r, *pos, "bad varint in the length of field %u", f->num);
 		*pos += k;
 		if (f->v > end - *pos)
-			return pfail(r, f->at, "field %u: length %llu runs past its message", f->num,
-				     (unsigned long long)f->v);
+			return tachi_pr_fail(r, f->at, "field %u: length %llu runs past its message", f->num,
+					     (unsigned long long)f->v);
 		f->off = *pos;
 		f->len = (size_t)f->v;
 		*pos += f->len;
 		return TACH_OK;
 	default:
-		return pfail(r, f->at, "field %u: unknown wire type %u", f->num, f->wt);
+		return tachi_pr_fail(r, f->at, "field %u: unknown wire type %u", f->num, f->wt);
 	}
 }
 
 static int want_type(struct tach_reader *r, const struct field *f, uint8_t wt)
 {
 	if (f->wt != wt)
-		return pfail(r, f->at, "field %u: wire type %u where %u belongs", f->num, f->wt, wt);
+		return tachi_pr_fail(r, f->at, "field %u: wire type %u where %u belongs", f->num, f->wt, wt);
 	return TACH_OK;
 }
 
 /* A number field (wire type 0) into *v. */
-static int num_field(struct tach_reader *r, const struct field *f, int64_t *v)
+static int tachi_pr_num_field(struct tach_reader *r, const struct field *f, int64_t *v)
 {
 	int rc = want_type(r, f, WT_VARINT);
 	if (!rc)
@@ -231,7 +232,7 @@ static int num_field(struct tach_reader *r, const struct field *f, int64_t *v)
 
 /* One element of a repeated number field, packed or not: calls each(ctx, value). */
 typedef int (*each_fn)(struct tach_reader *r, void *ctx, uint64_t v, size_t at);
-static int repeated(struct tach_reader *r, const struct field *f, each_fn each, void *ctx)
+static int tachi_pr_repeated(struct tach_reader *r, const struct field *f, each_fn each, void *ctx)
 {
 	struct pread *st = r->state;
 	if (f->wt == WT_VARINT)
@@ -241,7 +242,7 @@ static int repeated(struct tach_reader *r, const struct field *f, each_fn each, 
 		uint64_t v;
 		size_t k = tachi_uvarint(st->d + p, st->d + end, &v);
 		if (!k)
-			return pfail(r, p, "bad varint in packed field %u", f->num);
+			return tachi_pr_fail(r, p, "bad varint in packed field %u", f->num);
 		rc = each(r, ctx, v, p);
 		p += k;
 	}
@@ -252,12 +253,12 @@ static int repeated(struct tach_reader *r, const struct field *f, each_fn each, 
 
 /* Walks the fields of a sub-message: each one goes to fn with the record it fills. */
 typedef int (*sub_fn)(struct tach_reader *r, void *rec, const struct field *f);
-static int each_sub(struct tach_reader *r, const struct field *outer, sub_fn fn, void *rec)
+static int tachi_pr_each_sub(struct tach_reader *r, const struct field *outer, sub_fn fn, void *rec)
 {
 	int rc = want_type(r, outer, WT_LEN);
 	struct field f;
 	for (size_t p = outer->off, end = outer->off + outer->len; !rc && p < end;)
-		if (!(rc = next_field(r, &p, end, &f)))
+		if (!(rc = tachi_pr_next_field(r, &p, end, &f)))
 			rc = fn(r, rec, &f);
 	return rc;
 }
@@ -285,14 +286,14 @@ static int vt_field(struct tach_reader *r, void *rec, const struct field *f)
 {
 	struct pvt *vt = rec;
 	if (f->num == 1)
-		return num_field(r, f, &vt->type);
-	return f->num == 2 ? num_field(r, f, &vt->unit) : TACH_OK;
+		return tachi_pr_num_field(r, f, &vt->type);
+	return f->num == 2 ? tachi_pr_num_field(r, f, &vt->unit) : TACH_OK;
 }
 
 static int value_type(struct tach_reader *r, const struct field *outer, struct pvt *vt)
 {
 	vt->type = vt->unit = 0;
-	return each_sub(r, outer, vt_field, vt);
+	return tachi_pr_each_sub(r, outer, vt_field, vt);
 }
 
 static int add_string(struct tach_reader *r, const struct field *f)
@@ -302,10 +303,10 @@ static int add_string(struct tach_reader *r, const struct field *f)
 	if (rc)
 		return rc;
 	if (st->nstr == 0 && f->len)
-		return pfail(r, f->at, "string_table[0] must be ''");
+		return tachi_pr_fail(r, f->at, "string_table[0] must be ''");
 	if (f->len > TACHI_MAX_STRING)
-		return pfail(r, f->at, "a string of %zu bytes, longer than any name (the limit is %u)",
-			     f->len, TACHI_MAX_STRING);
+		return tachi_pr_fail(r, f->at, "a string of %zu bytes, longer than any name (the limit is %u)",
+				     f->len, TACHI_MAX_STRING);
 	if (!TACHI_RESERVE(st->soff, st->soff_cap, st->nstr + 1) ||
 	    !TACHI_RESERVE(st->slen, st->slen_cap, st->nstr + 1))
 		return RFAIL(r, TACH_E_NOMEM, TACH_POS_NONE, 0, "out of memory");
@@ -318,7 +319,7 @@ static int add_string(struct tach_reader *r, const struct field *f)
 static int id_field(struct tach_reader *r, const struct field *f, uint64_t *id)
 {
 	int64_t v = 0;
-	int rc = num_field(r, f, &v);
+	int rc = tachi_pr_num_field(r, f, &v);
 	*id = (uint64_t)v;
 	return rc;
 }
@@ -333,12 +334,12 @@ static int map_field(struct tach_reader *r, void *rec, const struct field *f)
 	case 2: return id_field(r, f, &m->start);
 	case 3: return id_field(r, f, &m->limit);
 	case 4: return id_field(r, f, &m->offset);
-	case 5: return num_field(r, f, &m->file);
-	case 6: return num_field(r, f, &m->build_id);
+	case 5: return tachi_pr_num_field(r, f, &m->file);
+	case 6: return tachi_pr_num_field(r, f, &m->build_id);
 	case 7: case 8: case 9: case 10:
 		/* has_functions, has_filenames, has_line_numbers, has_inline_frames: the last
 		 * value wins, as for any optional field */
-		if ((rc = num_field(r, f, &v)))
+		if ((rc = tachi_pr_num_field(r, f, &v)))
 			return rc;
 		if (v)
 			m->flags |= 1u << (f->num - 7);
@@ -355,10 +356,10 @@ static int fn_field(struct tach_reader *r, void *rec, const struct field *f)
 	int64_t v;
 	switch (f->num) {
 	case 1: return id_field(r, f, &fn->id);
-	case 2: return num_field(r, f, &fn->name);
-	case 3: return num_field(r, f, &fn->sysname);
-	case 4: return num_field(r, f, &fn->file);
-	case 5: return num_field(r, f, &v);
+	case 2: return tachi_pr_num_field(r, f, &fn->name);
+	case 3: return tachi_pr_num_field(r, f, &fn->sysname);
+	case 4: return tachi_pr_num_field(r, f, &fn->file);
+	case 5: return tachi_pr_num_field(r, f, &v);
 	default: return TACH_OK;
 	}
 }
@@ -368,8 +369,8 @@ static int line_field(struct tach_reader *r, void *rec, const struct field *f)
 	struct pline *l = rec;
 	switch (f->num) {
 	case 1: return id_field(r, f, &l->fn);
-	case 2: return num_field(r, f, &l->line);
-	case 3: return num_field(r, f, &l->col);
+	case 2: return tachi_pr_num_field(r, f, &l->line);
+	case 3: return tachi_pr_num_field(r, f, &l->col);
 	default: return TACH_OK;
 	}
 }
@@ -386,12 +387,12 @@ static int loc_field(struct tach_reader *r, void *rec, const struct field *f)
 	case 3: return id_field(r, f, &l->address);
 	case 4: {
 		struct pline *ln = PUSH(r, st->lines, st->nlines, st->lines_cap);
-		int rc = ln ? each_sub(r, f, line_field, ln) : r->err.code;
+		int rc = ln ? tachi_pr_each_sub(r, f, line_field, ln) : r->err.code;
 		if (!rc && !ln->fn)
-			return pfail(r, f->at, "a location's line has no function");
+			return tachi_pr_fail(r, f->at, "a location's line has no function");
 		return rc;
 	}
-	case 5: return num_field(r, f, &v);
+	case 5: return tachi_pr_num_field(r, f, &v);
 	default: return TACH_OK;
 	}
 }
@@ -404,7 +405,7 @@ static int location(struct tach_reader *r, const struct field *outer)
 		return r->err.code;
 	l->at = outer->at;
 	l->line0 = (uint32_t)st->nlines;
-	int rc = each_sub(r, outer, loc_field, l);
+	int rc = tachi_pr_each_sub(r, outer, loc_field, l);
 	/* Lines are only ever appended: this location's are the last ones. */
 	l->nlines = (uint32_t)(st->nlines - l->line0);
 	return rc;
@@ -417,7 +418,7 @@ static int mapping(struct tach_reader *r, const struct field *outer)
 	if (!m)
 		return r->err.code;
 	m->at = outer->at;
-	return each_sub(r, outer, map_field, m);
+	return tachi_pr_each_sub(r, outer, map_field, m);
 }
 
 static int function(struct tach_reader *r, const struct field *outer)
@@ -427,7 +428,7 @@ static int function(struct tach_reader *r, const struct field *outer)
 	if (!fn)
 		return r->err.code;
 	fn->at = outer->at;
-	return each_sub(r, outer, fn_field, fn);
+	return tachi_pr_each_sub(r, outer, fn_field, fn);
 }
 
 static int ignore_each(struct tach_reader *r, void *ctx, uint64_t v, size_t at)
@@ -437,7 +438,7 @@ static int ignore_each(struct tach_reader *r, void *ctx, uint64_t v, size_t at)
 }
 
 /* One top-level field of the first pass. */
-static int table_field(struct tach_reader *r, const struct field *f, size_t *nsamples)
+static int tachi_pr_table_field(struct tach_reader *r, const struct field *f, size_t *nsamples)
 {
 	struct pread *st = r->state;
 	switch (f->num) {
@@ -454,19 +455,19 @@ static int table_field(struct tach_reader *r, const struct field *f, size_t *nsa
 	case 6: return add_string(r, f);
 	case 7:
 		st->drop_at = f->at;
-		return num_field(r, f, &st->drop);
+		return tachi_pr_num_field(r, f, &st->drop);
 	case 8:
 		st->keep_at = f->at;
-		return num_field(r, f, &st->keep);
+		return tachi_pr_num_field(r, f, &st->keep);
 	case 9:
 		if (st->time_nanos)
-			return pfail(r, f->at, "a second time_nanos: concatenated profiles");
-		return num_field(r, f, &st->time_nanos);
-	case 10: return num_field(r, f, &st->duration);
+			return tachi_pr_fail(r, f->at, "a second time_nanos: concatenated profiles");
+		return tachi_pr_num_field(r, f, &st->time_nanos);
+	case 10: return tachi_pr_num_field(r, f, &st->duration);
 	case 11: return value_type(r, f, &st->period_type);
-	case 12: return num_field(r, f, &st->period);
-	case 13: return repeated(r, f, ignore_each, NULL);
-	case 14: return num_field(r, f, &st->dflt);
+	case 12: return tachi_pr_num_field(r, f, &st->period);
+	case 13: return tachi_pr_repeated(r, f, ignore_each, NULL);
+	case 14: return tachi_pr_num_field(r, f, &st->dflt);
 	default: return TACH_OK;
 	}
 }
@@ -499,26 +500,26 @@ static bool id_eq(void *ctx, uint32_t i, const void *key)
 
 
 /* Indexes n records by id: zero and repeated ids are refused, as pprof's CheckValid does. */
-static int index_ids(struct tach_reader *r, struct tachi_idset *ix, const void *base, size_t n,
-		     size_t stride, const char *what)
+static int tachi_pr_index_ids(struct tach_reader *r, struct tachi_idset *ix, const void *base,
+			      size_t n, size_t stride, const char *what)
 {
 	struct idctx c = { base, stride };
 	for (size_t i = 0; i < n; i++) {
 		uint64_t id = rec_id(&c, (uint32_t)i);
 		uint32_t found;
 		if (!id)
-			return pfail(r, rec_at(&c, (uint32_t)i), "a %s with the reserved id 0", what);
+			return tachi_pr_fail(r, rec_at(&c, (uint32_t)i), "a %s with the reserved id 0", what);
 		if (tachi_idset_find(ix, tachi_mix64(id), &id, id_eq, &c, &found))
-			return pfail(r, rec_at(&c, (uint32_t)i), "several %ss with id %llu", what,
-				     (unsigned long long)id);
+			return tachi_pr_fail(r, rec_at(&c, (uint32_t)i), "several %ss with id %llu", what,
+					     (unsigned long long)id);
 		if (!tachi_idset_insert(ix, tachi_mix64(id), (uint32_t)i))
 			return RFAIL(r, TACH_E_NOMEM, TACH_POS_NONE, 0, "out of memory");
 	}
 	return TACH_OK;
 }
 
-static bool find_id(const struct tachi_idset *ix, const void *base, size_t stride, uint64_t id,
-		    uint32_t *i)
+static bool tachi_pr_find_id(const struct tachi_idset *ix, const void *base, size_t stride,
+			     uint64_t id, uint32_t *i)
 {
 	struct idctx c = { base, stride };
 	return id && tachi_idset_find(ix, tachi_mix64(id), &id, id_eq, &c, i);
@@ -550,7 +551,7 @@ static bool str_eq(const struct pread *st, int64_t a, int64_t b)
 }
 
 /* The dict id of string i, interned on first use. */
-static int dict_str(struct tach_reader *r, int64_t i, uint32_t *id)
+static int tachi_pr_dict_str(struct tach_reader *r, int64_t i, uint32_t *id)
 {
 	struct pread *st = r->state;
 	if (st->sid[i] == NO_STR) {
@@ -564,26 +565,26 @@ static int dict_str(struct tach_reader *r, int64_t i, uint32_t *id)
 }
 
 /* Every string index the tables hold is in range (pprof's postDecode). */
-static int check_strings(struct tach_reader *r)
+static int tachi_pr_check_strings(struct tach_reader *r)
 {
 	struct pread *st = r->state;
 	if (!st->nstr)
-		return pfail(r, 0, "no string table: string_table[0] must be ''");
+		return tachi_pr_fail(r, 0, "no string table: string_table[0] must be ''");
 	for (size_t i = 0; i < st->nmaps; i++)
 		if (!str_ok(st, st->maps[i].file) || !str_ok(st, st->maps[i].build_id))
-			return pfail(r, st->maps[i].at, "mapping %llu: string index out of range",
-				     (unsigned long long)st->maps[i].id);
+			return tachi_pr_fail(r, st->maps[i].at, "mapping %llu: string index out of range",
+					     (unsigned long long)st->maps[i].id);
 	for (size_t i = 0; i < st->nfns; i++)
 		if (!str_ok(st, st->fns[i].name) || !str_ok(st, st->fns[i].sysname) ||
 		    !str_ok(st, st->fns[i].file))
-			return pfail(r, st->fns[i].at, "function %llu: string index out of range",
-				     (unsigned long long)st->fns[i].id);
+			return tachi_pr_fail(r, st->fns[i].at, "function %llu: string index out of range",
+					     (unsigned long long)st->fns[i].id);
 	for (size_t i = 0; i < st->ntypes; i++)
 		if (!str_ok(st, st->types[i].type) || !str_ok(st, st->types[i].unit))
-			return pfail(r, 0, "sample type %zu: string index out of range", i);
+			return tachi_pr_fail(r, 0, "sample type %zu: string index out of range", i);
 	if (!str_ok(st, st->period_type.type) || !str_ok(st, st->period_type.unit) ||
 	    !str_ok(st, st->drop) || !str_ok(st, st->keep) || !str_ok(st, st->dflt))
-		return pfail(r, 0, "period type, drop_frames, keep_frames or default_sample_type: "
+		return tachi_pr_fail(r, 0, "period type, drop_frames, keep_frames or default_sample_type: "
 				"string index out of range");
 	return TACH_OK;
 }
@@ -738,8 +739,8 @@ static bool dropped(struct pread *st, struct prune *pr, const struct pfn *fn)
 static const struct pmap *loc_map(const struct pread *st, const struct ploc *l)
 {
 	uint32_t m;
-	return find_id(&st->map_ix, st->maps, sizeof(*st->maps), l->mapping, &m) ? &st->maps[m]
-										 : NULL;
+	return tachi_pr_find_id(&st->map_ix, st->maps, sizeof(*st->maps), l->mapping, &m)
+		       ? &st->maps[m] : NULL;
 }
 
 static int add_frame(struct tach_reader *r, const struct tach_frame *f,
@@ -762,8 +763,8 @@ static int line_frame(struct tach_reader *r, const struct pline *ln, const struc
 	struct pread *st = r->state;
 	struct tach_frame f = { 0, 0, -1, -1, -1, -1, TACH_NO_OPCODE };
 	int64_t name = st->slen[fn->name] ? fn->name : fn->sysname;
-	int rc = dict_str(r, name, &f.func);
-	if (rc || (rc = dict_str(r, fn->file, &f.file)))
+	int rc = tachi_pr_dict_str(r, name, &f.func);
+	if (rc || (rc = tachi_pr_dict_str(r, fn->file, &f.file)))
 		return rc;
 	if (ln->line > 0 && ln->line <= INT32_MAX)
 		f.line = f.end_line = (int32_t)ln->line;
@@ -801,7 +802,7 @@ static int address_frame(struct tach_reader *r, const struct ploc *l,
 	}
 	if (tach_dict_intern_string(&r->dict, name, (size_t)k, &f.func))
 		return RFAIL(r, TACH_E_NOMEM, TACH_POS_NONE, 0, "out of memory");
-	int rc = file ? dict_str(r, m->file, &f.file)
+	int rc = file ? tachi_pr_dict_str(r, m->file, &f.file)
 		      : tach_dict_intern_string(&r->dict, "~", 1, &f.file) ? TACH_E_NOMEM : TACH_OK;
 	if (rc)
 		return rc == TACH_E_NOMEM ? RFAIL(r, rc, TACH_POS_NONE, 0, "out of memory") : rc;
@@ -813,9 +814,9 @@ static const struct pfn *line_fn(struct tach_reader *r, const struct ploc *l, ui
 	struct pread *st = r->state;
 	uint32_t fi;
 	uint64_t fid = st->lines[l->line0 + j].fn;
-	if (!find_id(&st->fn_ix, st->fns, sizeof(*st->fns), fid, &fi)) {
-		pfail(r, l->at, "location %llu: a line's function %llu does not exist",
-		      (unsigned long long)l->id, (unsigned long long)fid);
+	if (!tachi_pr_find_id(&st->fn_ix, st->fns, sizeof(*st->fns), fid, &fi)) {
+		tachi_pr_fail(r, l->at, "location %llu: a line's function %llu does not exist",
+			      (unsigned long long)l->id, (unsigned long long)fid);
 		return NULL;
 	}
 	return &st->fns[fi];
@@ -870,8 +871,8 @@ static int loc_each(struct tach_reader *r, void *ctx, uint64_t id, size_t at)
 	struct pread *st = r->state;
 	struct sdec *sd = ctx;
 	uint32_t i;
-	if (!find_id(&st->loc_ix, st->locs, sizeof(*st->locs), id, &i))
-		return pfail(r, at, "a sample's location %llu does not exist", (unsigned long long)id);
+	if (!tachi_pr_find_id(&st->loc_ix, st->locs, sizeof(*st->locs), id, &i))
+		return tachi_pr_fail(r, at, "a sample's location %llu does not exist", (unsigned long long)id);
 	if (!TACHI_RESERVE(st->lbuf, st->lbuf_cap, sd->nlocs + 1))
 		return RFAIL(r, TACH_E_NOMEM, TACH_POS_NONE, 0, "out of memory");
 	st->lbuf[sd->nlocs++] = i;
@@ -922,19 +923,19 @@ static int label_field(struct tach_reader *r, void *rec, const struct field *f)
 	struct plabel *lb = rec;
 	int64_t *to = f->num == 1 ? &lb->key : f->num == 2 ? &lb->str : f->num == 3 ? &lb->num :
 		      f->num == 4 ? &lb->unit : NULL;
-	return to ? num_field(r, f, to) : TACH_OK;
+	return to ? tachi_pr_num_field(r, f, to) : TACH_OK;
 }
 
 static int label(struct tach_reader *r, const struct field *outer, struct sdec *sd)
 {
 	struct pread *st = r->state;
 	struct plabel lb = { 0 };
-	int rc = each_sub(r, outer, label_field, &lb);
+	int rc = tachi_pr_each_sub(r, outer, label_field, &lb);
 	if (rc)
 		return rc;
 	int64_t key = lb.key, str = lb.str, num = lb.num, unit = lb.unit;
 	if (!str_ok(st, key) || !str_ok(st, str) || !str_ok(st, unit))
-		return pfail(r, outer->at, "a label's string index is out of range");
+		return tachi_pr_fail(r, outer->at, "a label's string index is out of range");
 	if ((rc = keep_label_ext(r, &lb)))
 		return rc;
 	size_t n;
@@ -968,14 +969,14 @@ static int keep_label_ext(struct tach_reader *r, const struct plabel *lb)
 		return RFAIL(r, TACH_E_NOMEM, TACH_POS_NONE, 0, "out of memory");
 	struct tach_label *l = &st->lbls[st->nlbls];
 	*l = (struct tach_label){ 0, TACH_NO_STRING, 0, TACH_NO_STRING };
-	int rc = dict_str(r, lb->key, &l->key);
+	int rc = tachi_pr_dict_str(r, lb->key, &l->key);
 	/* pprof's decoder: a string label when str is set, else a number with its unit */
 	if (!rc && lb->str)
-		rc = dict_str(r, lb->str, &l->str);
+		rc = tachi_pr_dict_str(r, lb->str, &l->str);
 	else if (!rc)
 		l->num = lb->num;
 	if (!rc && !lb->str && lb->unit)
-		rc = dict_str(r, lb->unit, &l->unit);
+		rc = tachi_pr_dict_str(r, lb->unit, &l->unit);
 	if (!rc)
 		st->nlbls++;
 	return rc;
@@ -1053,9 +1054,9 @@ static int values_meta_ext(struct tach_reader *r)
 static int sample_field(struct tach_reader *r, void *rec, const struct field *f)
 {
 	if (f->num == 1)
-		return repeated(r, f, loc_each, rec);
+		return tachi_pr_repeated(r, f, loc_each, rec);
 	if (f->num == 2)
-		return repeated(r, f, val_each, rec);
+		return tachi_pr_repeated(r, f, val_each, rec);
 	return f->num == 3 ? label(r, f, rec) : TACH_OK;
 }
 
@@ -1066,10 +1067,10 @@ static int decode_sample(struct tach_reader *r, const struct field *outer, struc
 	memset(sd, 0, sizeof(*sd));
 	sd->status = -1;
 	st->nlbls = 0;
-	int rc = each_sub(r, outer, sample_field, sd);
+	int rc = tachi_pr_each_sub(r, outer, sample_field, sd);
 	if (!rc && sd->nvals != st->ntypes)
-		return pfail(r, outer->at, "a sample has %zu values for %zu sample types", sd->nvals,
-			     st->ntypes);
+		return tachi_pr_fail(r, outer->at, "a sample has %zu values for %zu sample types", sd->nvals,
+				     st->ntypes);
 	return rc;
 }
 
@@ -1134,7 +1135,7 @@ static int weight(struct tach_reader *r, const struct field *f, int64_t v, uint6
 	}
 	q += rem * 2 >= st->period_ns;
 	if (q > UINT64_MAX)
-		return pfail(r, f->at, "a sample's value is more than 2^64 samples");
+		return tachi_pr_fail(r, f->at, "a sample's value is more than 2^64 samples");
 	*w = (uint64_t)q;
 	return TACH_OK;
 }
@@ -1150,7 +1151,7 @@ static int pr_next(struct tach_reader *r, const struct tach_sample **out)
 		do {
 			if (st->pos >= st->size)
 				return TACH_EOF;
-			if ((rc = next_field(r, &st->pos, st->size, &f)))
+			if ((rc = tachi_pr_next_field(r, &st->pos, st->size, &f)))
 				return rc;
 		} while (f.num != 2);
 		if ((rc = decode_sample(r, &f, &sd)) || (rc = weight(r, &f, (int64_t)sd.value, &w)))
@@ -1248,17 +1249,17 @@ static int read_tables(struct tach_reader *r)
 	struct field f;
 	int rc = TACH_OK;
 	if (!st->size)
-		return pfail(r, 0, "empty profile");
+		return tachi_pr_fail(r, 0, "empty profile");
 	for (size_t p = 0; !rc && p < st->size;)
-		if (!(rc = next_field(r, &p, st->size, &f)))
-			rc = table_field(r, &f, &nsamples);
-	if (rc || (rc = check_strings(r)) ||
-	    (rc = index_ids(r, &st->map_ix, st->maps, st->nmaps, sizeof(*st->maps), "mapping")) ||
-	    (rc = index_ids(r, &st->fn_ix, st->fns, st->nfns, sizeof(*st->fns), "function")) ||
-	    (rc = index_ids(r, &st->loc_ix, st->locs, st->nlocs, sizeof(*st->locs), "location")))
+		if (!(rc = tachi_pr_next_field(r, &p, st->size, &f)))
+			rc = tachi_pr_table_field(r, &f, &nsamples);
+	if (rc || (rc = tachi_pr_check_strings(r)) ||
+	    (rc = tachi_pr_index_ids(r, &st->map_ix, st->maps, st->nmaps, sizeof(*st->maps), "mapping")) ||
+	    (rc = tachi_pr_index_ids(r, &st->fn_ix, st->fns, st->nfns, sizeof(*st->fns), "function")) ||
+	    (rc = tachi_pr_index_ids(r, &st->loc_ix, st->locs, st->nlocs, sizeof(*st->locs), "location")))
 		return rc;
 	if (nsamples && !st->ntypes)
-		return pfail(r, 0, "samples but no sample types");
+		return tachi_pr_fail(r, 0, "samples but no sample types");
 	return st->ntypes ? choose_type(r) : TACH_OK;
 }
 
@@ -1288,15 +1289,15 @@ static int dict_mapping(struct tach_reader *r, struct pmap *pm)
 {
 	struct pread *st = r->state;
 	struct tach_mapping m = { pm->start, pm->limit, pm->offset, 0, TACH_NO_STRING, pm->flags };
-	int rc = dict_str(r, pm->file, &m.file);
+	int rc = tachi_pr_dict_str(r, pm->file, &m.file);
 	if (!rc && st->slen[pm->build_id])
-		rc = dict_str(r, pm->build_id, &m.build_id);
+		rc = tachi_pr_dict_str(r, pm->build_id, &m.build_id);
 	if (!rc && tach_dict_intern_mapping(&r->dict, &m, &pm->did))
 		rc = RFAIL(r, TACH_E_NOMEM, TACH_POS_NONE, 0, "out of memory");
 	return rc;
 }
 
-static int all_frames(struct tach_reader *r)
+static int tachi_pr_all_frames(struct tach_reader *r)
 {
 	struct pread *st = r->state;
 	struct prune pr = { 0 };
@@ -1327,7 +1328,7 @@ static int pr_open(struct tach_reader *r)
 		if ((rc = inflate_all(r, r->lim.max_input)))
 			return rc;
 	}
-	if ((rc = read_tables(r)) || (rc = all_frames(r)))
+	if ((rc = read_tables(r)) || (rc = tachi_pr_all_frames(r)))
 		return rc;
 	struct tach_meta *m = &r->meta;
 	m->start_time_us = st->time_nanos > 0 ? (uint64_t)st->time_nanos / 1000 : 0;
