@@ -1,0 +1,159 @@
+/* What the pprof reader's files share (pprof_read.c: the format note, the sample type,
+ * samples, values and labels, open and the ops; pprof_wire.c: the wire format, the tables'
+ * messages, ids and strings, detection; pprof_frames.c: the locations' frames and
+ * drop_frames): the reader's state, its records of the tables, and the string table's
+ * inline accessors. Private to them. */
+#ifndef TACHFMT_FMT_PPROF_READ_H
+#define TACHFMT_FMT_PPROF_READ_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "base/base.h"
+#include "base/hash.h"
+#include "core/handles.h"
+
+enum { WT_VARINT = 0, WT_I64 = 1, WT_LEN = 2, WT_I32 = 5 };
+#define NO_STR UINT32_MAX
+
+struct field {
+	uint32_t num;
+	uint8_t wt;
+	uint64_t v;          /* a number's value */
+	size_t off, len;     /* a LEN field's bytes */
+	size_t at;           /* where the field starts */
+};
+
+struct pvt {
+	int64_t type, unit;
+};
+
+/* Mappings, functions and locations start alike: id, then where the record is. */
+struct pmap {
+	uint64_t id;
+	size_t at;
+	int64_t file, build_id;
+	uint64_t start, limit, offset;
+	uint32_t flags;      /* TACH_MAPPING_* from has_functions ... has_inline_frames */
+	uint32_t did;        /* its id in the dict */
+};
+
+struct pfn {
+	uint64_t id;
+	size_t at;
+	int64_t name, sysname, file;
+};
+
+struct pline {
+	uint64_t fn;
+	int64_t line, col;
+};
+
+struct ploc {
+	uint64_t id;
+	size_t at;
+	uint64_t mapping, address;
+	uint32_t line0, nlines;
+	uint32_t fr0, nfr;   /* its frames in frames[], after pruning */
+	bool prune, beneath; /* drop_frames: the whole location, or the lines below a match */
+};
+
+struct pread {
+	char *sample_index;  /* option */
+	uint8_t *own;        /* the inflated protobuf of a gzip input */
+	const uint8_t *d;
+	size_t size;
+	bool gz;
+	size_t *soff;        /* string i: bytes [soff[i], soff[i] + slen[i]) */
+	uint32_t *slen, *sid; /* sid: dict id, NO_STR until used */
+	size_t nstr, soff_cap, slen_cap;
+	struct pvt *types;
+	size_t ntypes, types_cap;
+	struct pvt period_type;
+	int64_t period, time_nanos, drop, keep, dflt;
+	size_t drop_at, keep_at; /* where the last drop_frames and keep_frames fields are */
+	struct pmap *maps;
+	size_t nmaps, maps_cap;
+	struct pfn *fns;
+	size_t nfns, fns_cap;
+	struct ploc *locs;
+	size_t nlocs, locs_cap;
+	struct pline *lines;
+	size_t nlines, lines_cap;
+	struct tachi_idset map_ix, fn_ix, loc_ix;
+	uint32_t *frames;
+	size_t nframes, frames_cap;
+	/* samples */
+	size_t vi;           /* the value used */
+	uint64_t unit_ns, period_ns; /* 0: not a time */
+	bool cpu;
+	size_t pos;
+	uint32_t *lbuf, *stack;
+	size_t lbuf_cap, stack_cap;
+	uint64_t emitted;
+	bool warned_round, warned_neg, warned_state;
+	/* What the samples' values and labels are, for struct tach_sample_ext and the meta's
+	 * value-type block (the *_ext functions below). */
+	int64_t duration;
+	bool raw_weight;     /* weights are values of the weight type, not samples */
+	int64_t *vals;       /* the current sample's values, ntypes of them */
+	struct tach_label *lbls;
+	size_t nlbls, lbls_cap;
+	struct tach_sample_ext ext;
+	void *meta_own;      /* the meta's value types and their strings */
+	bool zero_weight;    /* option: keep samples with a zero weight and other values */
+};
+
+/* The wire format (pprof_wire.c): errors with the offset, a field, a number field, a
+ * repeated number field (packed or not), a sub-message's fields. */
+int tachi_pr_fail(struct tach_reader *r, size_t off, const char *fmt, ...) TACHI_PRINTF(3, 4);
+int tachi_pr_next_field(struct tach_reader *r, size_t *pos, size_t end, struct field *f);
+int tachi_pr_num_field(struct tach_reader *r, const struct field *f, int64_t *v);
+typedef int (*each_fn)(struct tach_reader *r, void *ctx, uint64_t v, size_t at);
+int tachi_pr_repeated(struct tach_reader *r, const struct field *f, each_fn each, void *ctx);
+typedef int (*sub_fn)(struct tach_reader *r, void *rec, const struct field *f);
+int tachi_pr_each_sub(struct tach_reader *r, const struct field *outer, sub_fn fn, void *rec);
+
+/* The tables (pprof_wire.c): one top-level field of open's first pass; the records indexed
+ * by id, found by id; the dict id of a string; every string index in range. */
+int tachi_pr_table_field(struct tach_reader *r, const struct field *f, size_t *nsamples);
+int tachi_pr_index_ids(struct tach_reader *r, struct tachi_idset *ix, const void *base,
+		       size_t n, size_t stride, const char *what);
+bool tachi_pr_find_id(const struct tachi_idset *ix, const void *base, size_t stride,
+		      uint64_t id, uint32_t *i);
+int tachi_pr_dict_str(struct tach_reader *r, int64_t i, uint32_t *id);
+int tachi_pr_check_strings(struct tach_reader *r);
+
+/* The locations' frames after drop_frames, and the mappings, into the dict
+ * (pprof_frames.c). */
+int tachi_pr_all_frames(struct tach_reader *r);
+
+/* String i of the string table, in the input: per label and per frame, so inline. */
+static inline bool str_ok(const struct pread *st, int64_t i)
+{
+	return i >= 0 && (uint64_t)i < st->nstr;
+}
+
+static inline const char *str_at(const struct pread *st, int64_t i, size_t *n)
+{
+	*n = st->slen[i];
+	return (const char *)st->d + st->soff[i];
+}
+
+static inline bool str_is(const struct pread *st, int64_t i, const char *s)
+{
+	size_t n;
+	const char *p = str_at(st, i, &n);
+	return n == strlen(s) && !memcmp(p, s, n);
+}
+
+static inline bool str_eq(const struct pread *st, int64_t a, int64_t b)
+{
+	size_t na, nb;
+	const char *pa = str_at(st, a, &na), *pb = str_at(st, b, &nb);
+	return na == nb && !memcmp(pa, pb, na);
+}
+
+#endif
