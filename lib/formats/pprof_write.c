@@ -225,7 +225,7 @@ static int pw_option(struct tach_writer *w, const char *key, const char *value)
 
 /* ---- string table ---- */
 
-static bool own_str(struct pstate *st, const char *s, size_t n, uint32_t *idx)
+static bool tachi_pw_own_str(struct pstate *st, const char *s, size_t n, uint32_t *idx)
 {
 	if (st->nstrs >= UINT32_MAX - 1 || st->own.len + n > UINT32_MAX ||
 	    !TACHI_RESERVE(st->strs, st->strs_cap, st->nstrs + 1) ||
@@ -238,7 +238,8 @@ static bool own_str(struct pstate *st, const char *s, size_t n, uint32_t *idx)
 	return true;
 }
 
-static bool src_str(struct pstate *st, const struct tach_dict *d, uint32_t id, uint32_t *idx)
+static bool tachi_pw_src_str(struct pstate *st, const struct tach_dict *d, uint32_t id,
+			     uint32_t *idx)
 {
 	if (d->strs[id].len == 0) {
 		*idx = 0; /* string_table[0] is "" */
@@ -263,7 +264,7 @@ static bool src_str(struct pstate *st, const struct tach_dict *d, uint32_t id, u
 }
 
 /* "gil+cpu", "gil-wait", ...: the names the programs' --status option takes. */
-static bool state_str(struct pstate *st, uint8_t status, uint32_t *idx)
+static bool tachi_pw_state_str(struct pstate *st, uint8_t status, uint32_t *idx)
 {
 	if (st->state_str[status]) {
 		*idx = st->state_str[status] - 1;
@@ -286,20 +287,20 @@ static bool state_str(struct pstate *st, uint8_t status, uint32_t *idx)
 		memcpy(t, "none", 4);
 		n = 4;
 	}
-	if (!own_str(st, t, n, idx))
+	if (!tachi_pw_own_str(st, t, n, idx))
 		return false;
 	st->state_str[status] = *idx + 1;
 	return true;
 }
 
 /* Several value types and the input's own labels (types mode; defined at the end). */
-static bool labels_eq_types(const struct pstate *st, const struct lset *a, const struct lkey *k);
-static uint64_t labels_hash_types(const struct lkey *k);
-static bool keep_labels_types(struct pstate *st, struct lkey *q);
-static int begin_types(struct tach_writer *w);
-static int add_values_types(struct tach_writer *w, uint32_t entry, const struct tach_sample *s);
-static const uint8_t *values_types(struct pstate *st, size_t entry, size_t *len);
-static bool labels_types(struct pstate *st, struct buf *m, const struct lset *ls);
+static bool tachi_pw_labels_eq_types(const struct pstate *st, const struct lset *a, const struct lkey *k);
+static uint64_t tachi_pw_labels_hash_types(const struct lkey *k);
+static bool tachi_pw_keep_labels_types(struct pstate *st, struct lkey *q);
+static int tachi_pw_begin_types(struct tach_writer *w);
+static int tachi_pw_add_values_types(struct tach_writer *w, uint32_t entry, const struct tach_sample *s);
+static const uint8_t *tachi_pw_values_types(struct pstate *st, size_t entry, size_t *len);
+static bool tachi_pw_labels_types(struct pstate *st, struct buf *m, const struct lset *ls);
 static int write_profile_types(struct tach_writer *w);
 
 /* ---- locations and functions ---- */
@@ -395,7 +396,8 @@ static int frame_line(struct tach_writer *w, const struct tach_dict *d, uint32_t
 	struct pstate *st = w->state;
 	const struct tach_frame *f = &d->frames[fid];
 	struct fnkey fk;
-	if (!src_str(st, d, f->func, &fk.name) || !src_str(st, d, f->file, &fk.file))
+	if (!tachi_pw_src_str(st, d, f->func, &fk.name) ||
+	    !tachi_pw_src_str(st, d, f->file, &fk.file))
 		return NOMEM(w);
 	uint64_t h = fn_hash(&fk);
 	uint32_t fn;
@@ -445,7 +447,7 @@ static int frame_loc(struct tach_writer *w, const struct tach_dict *d, uint32_t 
 	return frame_line(w, d, fid, &k->l);
 }
 
-static int map_frame(struct tach_writer *w, const struct tach_dict *d, uint32_t fid)
+static int tachi_pw_map_frame(struct tach_writer *w, const struct tach_dict *d, uint32_t fid)
 {
 	struct pstate *st = w->state;
 	int rc = frame_ok(w, d, fid);
@@ -476,7 +478,7 @@ static int run_loc(struct tach_writer *w, const struct tach_dict *d, const uint3
 	struct pstate *st = w->state;
 	int rc;
 	if (n == 1) {
-		if ((fr[0] >= st->fmap_cap || st->fmap[fr[0]] == NO_ID) && (rc = map_frame(w, d, fr[0])))
+		if ((fr[0] >= st->fmap_cap || st->fmap[fr[0]] == NO_ID) && (rc = tachi_pw_map_frame(w, d, fr[0])))
 			return rc;
 		*li = st->fmap[fr[0]];
 		return TACH_OK;
@@ -498,8 +500,8 @@ static int run_loc(struct tach_writer *w, const struct tach_dict *d, const uint3
 /* s's stack as location indices into *out (native mode). The outer locations made only of
  * frames the reader says are unchanged are unchanged too: a frame inlined across that
  * border joins the location outside it, which is then not counted. */
-static int native_keys(struct tach_writer *w, const struct tach_dict *d,
-		       const struct tach_sample *s, struct tach_sample *out)
+static int tachi_pw_native_keys(struct tach_writer *w, const struct tach_dict *d,
+				const struct tach_sample *s, struct tach_sample *out)
 {
 	struct pstate *st = w->state;
 	if (!TACHI_RESERVE(st->keys, st->keys_cap, s->depth))
@@ -529,7 +531,7 @@ static bool lset_eq(void *ctx, uint32_t id, const void *p)
 	const struct lkey *k = p;
 	const struct lset *b = &k->ls;
 	return a->tid == b->tid && a->iid == b->iid && a->status == b->status &&
-	       a->ext == b->ext && labels_eq_types(st, a, k);
+	       a->ext == b->ext && tachi_pw_labels_eq_types(st, a, k);
 }
 
 static struct lkey lset_of(const struct pstate *st, const struct tach_sample *s)
@@ -549,7 +551,7 @@ static uint64_t lset_hash(const struct lkey *k)
 {
 	const struct lset *q = &k->ls;
 	uint64_t h = tachi_mix64(q->tid ^ tachi_mix64((uint64_t)q->iid << 8 | q->status));
-	return q->ext ? tachi_mix64(h ^ labels_hash_types(k)) : h;
+	return q->ext ? tachi_mix64(h ^ tachi_pw_labels_hash_types(k)) : h;
 }
 
 /* The label set's number, made if new; c->slot remembers the thread's last one. */
@@ -564,10 +566,10 @@ static bool lset_get(struct pstate *st, struct tachi_pathcache *c, const struct 
 	uint64_t h = lset_hash(&q);
 	if (!tachi_idset_find(&st->lset_index, h, &q, lset_eq, st, id)) {
 		uint32_t dummy;
-		if ((!st->no_labels && !state_str(st, s->status, &dummy)) ||
+		if ((!st->no_labels && !tachi_pw_state_str(st, s->status, &dummy)) ||
 		    st->nlsets >= UINT32_MAX - 2 ||
 		    !TACHI_RESERVE(st->lsets, st->lsets_cap, st->nlsets + 1) ||
-		    !keep_labels_types(st, &q))
+		    !tachi_pw_keep_labels_types(st, &q))
 			return false;
 		*id = (uint32_t)st->nlsets;
 		st->lsets[*id] = q.ls;
@@ -589,26 +591,27 @@ static int pw_begin(struct tach_writer *w)
 	st->use_cpu = st->cpu == CPU_YES ||
 		      (st->cpu == CPU_AUTO && (mode == MODE_CPU || mode == MODE_ALL));
 	uint32_t empty;
-	if (!own_str(st, "", 0, &empty))
+	if (!tachi_pw_own_str(st, "", 0, &empty))
 		return WFAIL(w, TACH_E_NOMEM, "out of memory");
 	int rc;
 	if (w->meta.value_type_count) {
-		if ((rc = begin_types(w)))
+		if ((rc = tachi_pw_begin_types(w)))
 			return rc;
-	} else if (!own_str(st, "samples", 7, &st->s_samples) ||
-		   !own_str(st, "count", 5, &st->s_count) ||
-		   !own_str(st, st->use_cpu ? "cpu" : "wall", st->use_cpu ? 3 : 4, &st->s_time) ||
-		   !own_str(st, "nanoseconds", 11, &st->s_ns)) {
+	} else if (!tachi_pw_own_str(st, "samples", 7, &st->s_samples) ||
+		   !tachi_pw_own_str(st, "count", 5, &st->s_count) ||
+		   !tachi_pw_own_str(st, st->use_cpu ? "cpu" : "wall", st->use_cpu ? 3 : 4,
+				     &st->s_time) ||
+		   !tachi_pw_own_str(st, "nanoseconds", 11, &st->s_ns)) {
 		return WFAIL(w, TACH_E_NOMEM, "out of memory");
 	}
-	if (!st->no_labels && (!own_str(st, "thread id", 9, &st->s_tid) ||
-			   !own_str(st, "interpreter id", 14, &st->s_iid) ||
-			   !own_str(st, "thread state", 12, &st->s_state)))
+	if (!st->no_labels && (!tachi_pw_own_str(st, "thread id", 9, &st->s_tid) ||
+			   !tachi_pw_own_str(st, "interpreter id", 14, &st->s_iid) ||
+			   !tachi_pw_own_str(st, "thread state", 12, &st->s_state)))
 		return WFAIL(w, TACH_E_NOMEM, "out of memory");
 	char t[128];
 	const char *from = w->meta.source_format ? w->meta.source_format : "unknown";
 	int n = snprintf(t, sizeof(t), "converted by tachfmt from %.60s", from);
-	if (!own_str(st, t, (size_t)n, &st->s_comment))
+	if (!tachi_pw_own_str(st, t, (size_t)n, &st->s_comment))
 		return WFAIL(w, TACH_E_NOMEM, "out of memory");
 	/* pprof prints the main mapping's file as "File:": the profiled program where the
 	 * input names it, else for Python the interpreter. */
@@ -620,7 +623,7 @@ static int pw_begin(struct tach_writer *w)
 			n = snprintf(t, sizeof(t), "[%.60s]", from);
 		file = t;
 	}
-	if (!own_str(st, file, strlen(file), &st->s_mapfile))
+	if (!tachi_pw_own_str(st, file, strlen(file), &st->s_mapfile))
 		return WFAIL(w, TACH_E_NOMEM, "out of memory");
 	if (st->ntypes)
 		return TACH_OK;
@@ -662,7 +665,7 @@ static int pw_put(struct tach_writer *w, const struct tach_dict *d, const struct
 	struct tach_sample keyed;
 	if (TACHI_UNLIKELY(st->native)) {
 		/* keyed by location: the lookahead's hash of the frames does not apply */
-		int rc = native_keys(w, d, s, &keyed);
+		int rc = tachi_pw_native_keys(w, d, s, &keyed);
 		if (rc)
 			return rc;
 		s = &keyed;
@@ -672,7 +675,7 @@ static int pw_put(struct tach_writer *w, const struct tach_dict *d, const struct
 		     i < n; i++) {
 			uint32_t f = s->frames[i];
 			if (TACHI_UNLIKELY(f >= st->fmap_cap || st->fmap[f] == NO_ID)) {
-				int rc = map_frame(w, d, f);
+				int rc = tachi_pw_map_frame(w, d, f);
 				if (rc)
 					return rc;
 			}
@@ -690,7 +693,7 @@ static int pw_put(struct tach_writer *w, const struct tach_dict *d, const struct
 	uint64_t *n = &st->counts[c->entry];
 	if (__builtin_add_overflow(*n, s->weight, n) || *n > INT64_MAX)
 		return WFAIL(w, TACH_E_LIMIT, "a sample count exceeds pprof's 64-bit values");
-	return st->ntypes ? add_values_types(w, c->entry, s) : TACH_OK;
+	return st->ntypes ? tachi_pw_add_values_types(w, c->entry, s) : TACH_OK;
 }
 
 static int pw_put_ext(struct tach_writer *w, const struct tach_dict *d,
@@ -749,7 +752,7 @@ static bool put_varint(struct buf *b, unsigned field, uint64_t v)
 	return put_raw_varint(b, (uint64_t)field << 3 | WT_VARINT) && put_raw_varint(b, v);
 }
 
-static bool put_bytes(struct buf *b, unsigned field, const void *p, size_t n)
+static bool tachi_pw_put_bytes(struct buf *b, unsigned field, const void *p, size_t n)
 {
 	if (!put_raw_varint(b, (uint64_t)field << 3 | WT_LEN) || !put_raw_varint(b, n) ||
 	    !buf_reserve(b, n))
@@ -763,7 +766,7 @@ static bool put_bytes(struct buf *b, unsigned field, const void *p, size_t n)
 #define STAGE_SIZE (64u << 10)
 
 /* Compresses the staged bytes into the output; finish ends the gzip stream. */
-static int deflate_stage(struct tach_writer *w, bool finish)
+static int tachi_pw_deflate_stage(struct tach_writer *w, bool finish)
 {
 	struct pstate *st = w->state;
 	int e = tachi_gz_write(st->gz, st->stage.p, st->stage.len);
@@ -776,7 +779,7 @@ static int deflate_stage(struct tach_writer *w, bool finish)
 }
 
 /* Sends bytes to the output, through deflate unless writing a raw proto. */
-static int emit(struct tach_writer *w, const void *p, size_t n)
+static int tachi_pw_emit(struct tach_writer *w, const void *p, size_t n)
 {
 	struct pstate *st = w->state;
 	if (st->raw) {
@@ -796,7 +799,7 @@ static int emit(struct tach_writer *w, const void *p, size_t n)
 		q += k;
 		n -= k;
 		if (st->stage.len == st->stage.cap) {
-			int rc = deflate_stage(w, false);
+			int rc = tachi_pw_deflate_stage(w, false);
 			if (rc)
 				return rc;
 		}
@@ -808,7 +811,7 @@ static int emit(struct tach_writer *w, const void *p, size_t n)
  * compressing), so a small message is built in place rather than copied piece by piece;
  * NULL with *rc 0 when n is more than an empty buffer holds, NULL with *rc set on failure.
  * The caller adds what it wrote to the buffer's length. */
-static uint8_t *out_room(struct tach_writer *w, size_t n, size_t **len, int *rc)
+static uint8_t *tachi_pw_out_room(struct tach_writer *w, size_t n, size_t **len, int *rc)
 {
 	struct pstate *st = w->state;
 	*rc = TACH_OK;
@@ -829,37 +832,37 @@ static uint8_t *out_room(struct tach_writer *w, size_t n, size_t **len, int *rc)
 		*rc = WFAIL(w, TACH_E_NOMEM, "out of memory");
 		return NULL;
 	}
-	if (n > st->stage.cap - st->stage.len && (*rc = deflate_stage(w, false)))
+	if (n > st->stage.cap - st->stage.len && (*rc = tachi_pw_deflate_stage(w, false)))
 		return NULL;
 	*len = &st->stage.len;
 	return n <= st->stage.cap - st->stage.len ? st->stage.p + st->stage.len : NULL;
 }
 
 /* Emits a top-level field holding the message built in b. */
-static int emit_msg(struct tach_writer *w, unsigned field, struct buf *b)
+static int tachi_pw_emit_msg(struct tach_writer *w, unsigned field, struct buf *b)
 {
 	uint8_t hdr[20];
 	size_t n = tachi_put_uvarint(hdr, (uint64_t)field << 3 | WT_LEN);
 	n += tachi_put_uvarint(hdr + n, b->len);
-	int rc = emit(w, hdr, n);
+	int rc = tachi_pw_emit(w, hdr, n);
 	if (!rc)
-		rc = emit(w, b->p, b->len);
+		rc = tachi_pw_emit(w, b->p, b->len);
 	b->len = 0;
 	return rc;
 }
 
-static int emit_varint(struct tach_writer *w, unsigned field, uint64_t v)
+static int tachi_pw_emit_varint(struct tach_writer *w, unsigned field, uint64_t v)
 {
 	struct pstate *st = w->state;
 	st->msg.len = 0;
 	if (!put_varint(&st->msg, field, v))
 		return WFAIL(w, TACH_E_NOMEM, "out of memory");
-	int rc = emit(w, st->msg.p, st->msg.len);
+	int rc = tachi_pw_emit(w, st->msg.p, st->msg.len);
 	st->msg.len = 0;
 	return rc;
 }
 
-static bool value_type(struct buf *b, uint32_t type, uint32_t unit)
+static bool tachi_pw_value_type(struct buf *b, uint32_t type, uint32_t unit)
 {
 	return put_varint(b, 1, type) && put_varint(b, 2, unit);
 }
@@ -868,7 +871,7 @@ static bool label(struct pstate *st, struct buf *b, uint32_t key, uint32_t str, 
 {
 	st->sub.len = 0;
 	return put_varint(&st->sub, 1, key) && put_varint(&st->sub, 2, str) &&
-	       put_varint(&st->sub, 3, num) && put_bytes(b, 3, st->sub.p, st->sub.len);
+	       put_varint(&st->sub, 3, num) && tachi_pw_put_bytes(b, 3, st->sub.p, st->sub.len);
 }
 
 /* pprof's numbers are signed: a thread id past 2^63-1 would show negative, so it goes
@@ -881,7 +884,7 @@ static bool tid_label(struct pstate *st, struct buf *b, uint64_t tid)
 	if (!st->big_tid_idx || st->big_tid != tid) {
 		char t[24];
 		uint32_t idx;
-		if (!own_str(st, t, tachi_fmt_u64(t, tid), &idx))
+		if (!tachi_pw_own_str(st, t, tachi_fmt_u64(t, tid), &idx))
 			return false;
 		st->big_tid = tid;
 		st->big_tid_idx = idx;
@@ -975,7 +978,7 @@ static int emit_sample(struct tach_writer *w, const uint8_t *ids, size_t n, cons
 	size_t inner = 1 + tachi_uvarint_len(n) + n + 1 + tachi_uvarint_len(vl) + vl + m->len;
 	size_t total = 1 + tachi_uvarint_len(inner) + inner, *len;
 	int rc;
-	uint8_t *p = out_room(w, total, &len, &rc), *q = p;
+	uint8_t *p = tachi_pw_out_room(w, total, &len, &rc), *q = p;
 	if (rc)
 		return rc;
 	if (!p) { /* a stack too deep for the buffer goes out piece by piece */
@@ -987,9 +990,9 @@ static int emit_sample(struct tach_writer *w, const uint8_t *ids, size_t n, cons
 		uint8_t t[24] = { 2 << 3 | WT_LEN };
 		size_t tl = 1 + tachi_put_uvarint(t + 1, vl);
 		memcpy(t + tl, vals, vl);
-		if ((rc = emit(w, h, hl)) || (rc = emit(w, ids, n)) || (rc = emit(w, t, tl + vl)))
+		if ((rc = tachi_pw_emit(w, h, hl)) || (rc = tachi_pw_emit(w, ids, n)) || (rc = tachi_pw_emit(w, t, tl + vl)))
 			return rc;
-		return emit(w, m->p, m->len);
+		return tachi_pw_emit(w, m->p, m->len);
 	}
 	*q++ = P_SAMPLE << 3 | WT_LEN;
 	q += tachi_put_uvarint(q, inner);
@@ -1057,13 +1060,13 @@ static int write_samples(struct tach_writer *w, uint64_t period_ns)
 		const uint8_t *vp = vals;
 		size_t vl;
 		if (st->ntypes) {
-			vp = values_types(st, i, &vl);
+			vp = tachi_pw_values_types(st, i, &vl);
 		} else {
 			vl = tachi_put_uvarint(vals, count);
 			vl += tachi_put_uvarint(vals + vl, ns);
 		}
 		bool ok = st->no_labels ||
-			  (ls->ext ? labels_types(st, m, ls) :
+			  (ls->ext ? tachi_pw_labels_types(st, m, ls) :
 				     labels(st, lc, m, ls->tid, ls->iid, ls->status));
 		if (!ok || !vp) {
 			rc = NOMEM(w);
@@ -1149,7 +1152,7 @@ static int write_mappings(struct tach_writer *w, uint32_t *fake)
 		if (!put_varint(m, 1, 1) || !put_varint(m, 5, st->s_mapfile) ||
 		    !put_varint(m, 7, 1) || !put_varint(m, 8, 1) || !put_varint(m, 9, 1))
 			return NOMEM(w);
-		return emit_msg(w, P_MAPPING, m);
+		return tachi_pw_emit_msg(w, P_MAPPING, m);
 	}
 	if (!map_flags(st, &flags))
 		return NOMEM(w);
@@ -1157,14 +1160,14 @@ static int write_mappings(struct tach_writer *w, uint32_t *fake)
 		const struct tachi_pmap_out *o = &st->maps.out[i];
 		uint32_t file, bid = 0;
 		m->len = 0;
-		bool ok = src_str(st, st->src, o->file, &file) &&
-			  (o->build_id == TACH_NO_STRING || src_str(st, st->src, o->build_id, &bid)) &&
+		bool ok = tachi_pw_src_str(st, st->src, o->file, &file) &&
+			  (o->build_id == TACH_NO_STRING || tachi_pw_src_str(st, st->src, o->build_id, &bid)) &&
 			  put_varint(m, 1, i + 1) && put_varint(m, 2, o->start) &&
 			  put_varint(m, 3, o->limit) && put_varint(m, 4, o->offset) &&
 			  put_varint(m, 5, file) && put_varint(m, 6, bid);
 		for (unsigned b = 0; ok && b < 4; b++)
 			ok = put_varint(m, 7 + b, flags[i] >> b & 1);
-		rc = ok ? emit_msg(w, P_MAPPING, m) : NOMEM(w);
+		rc = ok ? tachi_pw_emit_msg(w, P_MAPPING, m) : NOMEM(w);
 	}
 	free(flags);
 	return rc;
@@ -1176,11 +1179,12 @@ static bool put_line(struct pstate *st, struct buf *m, const struct pline *l)
 	st->sub.len = 0;
 	return put_varint(&st->sub, 1, (uint64_t)l->fn + 1) &&
 	       put_varint(&st->sub, 2, (uint64_t)l->line) &&
-	       put_varint(&st->sub, 3, (uint64_t)l->col) && put_bytes(m, 4, st->sub.p, st->sub.len);
+	       put_varint(&st->sub, 3, (uint64_t)l->col) &&
+	       tachi_pw_put_bytes(m, 4, st->sub.p, st->sub.len);
 }
 
 /* The mappings, then the locations and functions. */
-static int write_locations(struct tach_writer *w)
+static int tachi_pw_write_locations(struct tach_writer *w)
 {
 	struct pstate *st = w->state;
 	struct buf *m = &st->msg;
@@ -1200,7 +1204,7 @@ static int write_locations(struct tach_writer *w)
 			ok = put_line(st, m, &st->xl[l->x0 + j]);
 		if (!ok)
 			return NOMEM(w);
-		if ((rc = emit_msg(w, P_LOCATION, m)))
+		if ((rc = tachi_pw_emit_msg(w, P_LOCATION, m)))
 			return rc;
 	}
 	for (size_t i = 0; i < st->nfns; i++) {
@@ -1208,13 +1212,13 @@ static int write_locations(struct tach_writer *w)
 		if (!put_varint(m, 1, i + 1) || !put_varint(m, 2, st->fns[i].name) ||
 		    !put_varint(m, 4, st->fns[i].file))
 			return NOMEM(w);
-		if ((rc = emit_msg(w, P_FUNCTION, m)))
+		if ((rc = tachi_pw_emit_msg(w, P_FUNCTION, m)))
 			return rc;
 	}
 	return TACH_OK;
 }
 
-static int write_strings(struct tach_writer *w)
+static int tachi_pw_write_strings(struct tach_writer *w)
 {
 	struct pstate *st = w->state;
 	struct buf *m = &st->msg;
@@ -1232,7 +1236,7 @@ static int write_strings(struct tach_writer *w)
 		m->len = 0;
 		if (!put_raw_varint(m, (uint64_t)P_STRING_TABLE << 3 | WT_LEN) || !put_raw_varint(m, n))
 			return NOMEM(w);
-		if ((rc = emit(w, m->p, m->len)) || (rc = emit(w, p, n)))
+		if ((rc = tachi_pw_emit(w, m->p, m->len)) || (rc = tachi_pw_emit(w, p, n)))
 			return rc;
 	}
 	return TACH_OK;
@@ -1246,19 +1250,21 @@ static int write_trailer(struct tach_writer *w, uint64_t period_ns)
 	int rc;
 	uint64_t start = w->meta.start_time_us, t;
 	if (!__builtin_mul_overflow(start, 1000, &t) && t <= INT64_MAX &&
-	    (rc = emit_varint(w, P_TIME_NANOS, t)))
+	    (rc = tachi_pw_emit_varint(w, P_TIME_NANOS, t)))
 		return rc;
 	if (st->any && st->last_us > start && !__builtin_mul_overflow(st->last_us - start, 1000, &t) &&
-	    t <= INT64_MAX && (rc = emit_varint(w, P_DURATION_NANOS, t)))
+	    t <= INT64_MAX && (rc = tachi_pw_emit_varint(w, P_DURATION_NANOS, t)))
 		return rc;
 	m->len = 0;
-	if (!value_type(m, st->s_time, st->s_ns))
+	if (!tachi_pw_value_type(m, st->s_time, st->s_ns))
 		return NOMEM(w);
-	if ((rc = emit_msg(w, P_PERIOD_TYPE, m)) || (rc = emit_varint(w, P_PERIOD, period_ns)) ||
-	    (rc = emit_varint(w, P_COMMENT, st->s_comment)))
+	if ((rc = tachi_pw_emit_msg(w, P_PERIOD_TYPE, m)) ||
+	    (rc = tachi_pw_emit_varint(w, P_PERIOD, period_ns)) ||
+	    (rc = tachi_pw_emit_varint(w, P_COMMENT, st->s_comment)))
 		return rc;
 	/* Without an interval every time value is 0: show counts by default then. */
-	return emit_varint(w, P_DEFAULT_SAMPLE_TYPE, period_ns ? st->s_time : st->s_samples);
+	return tachi_pw_emit_varint(w, P_DEFAULT_SAMPLE_TYPE,
+				    period_ns ? st->s_time : st->s_samples);
 }
 
 static int write_profile(struct tach_writer *w)
@@ -1273,13 +1279,14 @@ static int write_profile(struct tach_writer *w)
 		return WFAIL(w, TACH_E_LIMIT, "the sample interval does not fit pprof's nanoseconds");
 	for (int i = 0; i < 2; i++) {
 		m->len = 0;
-		if (!value_type(m, i ? st->s_time : st->s_samples, i ? st->s_ns : st->s_count))
+		if (!tachi_pw_value_type(m, i ? st->s_time : st->s_samples,
+					 i ? st->s_ns : st->s_count))
 			return NOMEM(w);
-		if ((rc = emit_msg(w, P_SAMPLE_TYPE, m)))
+		if ((rc = tachi_pw_emit_msg(w, P_SAMPLE_TYPE, m)))
 			return rc;
 	}
-	if ((rc = write_samples(w, period_ns)) || (rc = write_locations(w)) ||
-	    (rc = write_strings(w)))
+	if ((rc = write_samples(w, period_ns)) || (rc = tachi_pw_write_locations(w)) ||
+	    (rc = tachi_pw_write_strings(w)))
 		return rc;
 	return write_trailer(w, period_ns);
 }
@@ -1302,7 +1309,7 @@ static int pw_close(struct tach_writer *w)
 	}
 	int rc = write_profile(w);
 	if (!rc && !st->raw)
-		rc = deflate_stage(w, true);
+		rc = tachi_pw_deflate_stage(w, true);
 	return rc;
 }
 
@@ -1344,7 +1351,8 @@ static void pw_free(struct tach_writer *w)
  * A sample with extras carries exactly its own labels, and samples with different labels
  * are not merged. */
 
-static bool labels_eq_types(const struct pstate *st, const struct lset *a, const struct lkey *k)
+static bool tachi_pw_labels_eq_types(const struct pstate *st, const struct lset *a,
+				     const struct lkey *k)
 {
 	if (!a->ext)
 		return true;
@@ -1358,7 +1366,7 @@ static bool labels_eq_types(const struct pstate *st, const struct lset *a, const
 	return true;
 }
 
-static uint64_t labels_hash_types(const struct lkey *k)
+static uint64_t tachi_pw_labels_hash_types(const struct lkey *k)
 {
 	uint64_t h = k->ls.nlab;
 	for (uint32_t i = 0; i < k->ls.nlab; i++) {
@@ -1369,7 +1377,7 @@ static uint64_t labels_hash_types(const struct lkey *k)
 	return h;
 }
 
-static bool keep_labels_types(struct pstate *st, struct lkey *q)
+static bool tachi_pw_keep_labels_types(struct pstate *st, struct lkey *q)
 {
 	if (!q->ls.ext)
 		return true;
@@ -1384,7 +1392,7 @@ static bool keep_labels_types(struct pstate *st, struct lkey *q)
 }
 
 /* The type strings, period, default type, and what a weight without values is worth. */
-static int begin_types(struct tach_writer *w)
+static int tachi_pw_begin_types(struct tach_writer *w)
 {
 	struct pstate *st = w->state;
 	const struct tach_meta *m = &w->meta;
@@ -1394,12 +1402,12 @@ static int begin_types(struct tach_writer *w)
 		return NOMEM(w);
 	for (uint32_t i = 0; i < st->ntypes; i++) {
 		const char *t = m->value_types[i].type, *u = m->value_types[i].unit;
-		if (!own_str(st, t ? t : "", t ? strlen(t) : 0, &st->type_str[2 * i]) ||
-		    !own_str(st, u ? u : "", u ? strlen(u) : 0, &st->type_str[2 * i + 1]))
+		if (!tachi_pw_own_str(st, t ? t : "", t ? strlen(t) : 0, &st->type_str[2 * i]) ||
+		    !tachi_pw_own_str(st, u ? u : "", u ? strlen(u) : 0, &st->type_str[2 * i + 1]))
 			return NOMEM(w);
 	}
-	if ((m->period_type && !own_str(st, m->period_type, strlen(m->period_type), &st->s_ptype)) ||
-	    (m->period_unit && !own_str(st, m->period_unit, strlen(m->period_unit), &st->s_punit)))
+	if ((m->period_type && !tachi_pw_own_str(st, m->period_type, strlen(m->period_type), &st->s_ptype)) ||
+	    (m->period_unit && !tachi_pw_own_str(st, m->period_unit, strlen(m->period_unit), &st->s_punit)))
 		return NOMEM(w);
 	st->s_dflt = m->default_type ? st->type_str[2 * (m->default_type - 1)] : 0;
 	const char *u = m->value_types[m->weight_type].unit;
@@ -1412,7 +1420,8 @@ static int begin_types(struct tach_writer *w)
 	return TACH_OK;
 }
 
-static int add_values_types(struct tach_writer *w, uint32_t entry, const struct tach_sample *s)
+static int tachi_pw_add_values_types(struct tach_writer *w, uint32_t entry,
+				     const struct tach_sample *s)
 {
 	struct pstate *st = w->state;
 	size_t k = st->ntypes;
@@ -1441,7 +1450,7 @@ big:
 }
 
 /* Entry's values, encoded in st->vbuf. */
-static const uint8_t *values_types(struct pstate *st, size_t entry, size_t *len)
+static const uint8_t *tachi_pw_values_types(struct pstate *st, size_t entry, size_t *len)
 {
 	size_t n = 0;
 	for (uint32_t i = 0; i < st->ntypes; i++)
@@ -1450,7 +1459,7 @@ static const uint8_t *values_types(struct pstate *st, size_t entry, size_t *len)
 	return st->vbuf;
 }
 
-static bool labels_types(struct pstate *st, struct buf *m, const struct lset *ls)
+static bool tachi_pw_labels_types(struct pstate *st, struct buf *m, const struct lset *ls)
 {
 	struct buf lb = { 0 };
 	bool ok = true;
@@ -1458,18 +1467,18 @@ static bool labels_types(struct pstate *st, struct buf *m, const struct lset *ls
 		const struct tach_label *l = &st->labs[ls->lab0 + i];
 		uint32_t key, str = 0, unit = 0;
 		lb.len = 0;
-		ok = src_str(st, st->src, l->key, &key) &&
-		     (l->str == TACH_NO_STRING || src_str(st, st->src, l->str, &str)) &&
-		     (l->unit == TACH_NO_STRING || src_str(st, st->src, l->unit, &unit)) &&
+		ok = tachi_pw_src_str(st, st->src, l->key, &key) &&
+		     (l->str == TACH_NO_STRING || tachi_pw_src_str(st, st->src, l->str, &str)) &&
+		     (l->unit == TACH_NO_STRING || tachi_pw_src_str(st, st->src, l->unit, &unit)) &&
 		     put_varint(&lb, 1, key) && put_varint(&lb, 2, str) &&
 		     (l->str != TACH_NO_STRING || put_varint(&lb, 3, (uint64_t)l->num)) &&
-		     put_varint(&lb, 4, unit) && put_bytes(m, 3, lb.p, lb.len);
+		     put_varint(&lb, 4, unit) && tachi_pw_put_bytes(m, 3, lb.p, lb.len);
 	}
 	free(lb.p);
 	return ok;
 }
 
-static int trailer_types(struct tach_writer *w)
+static int tachi_pw_trailer_types(struct tach_writer *w)
 {
 	struct pstate *st = w->state;
 	const struct tach_meta *mt = &w->meta;
@@ -1478,20 +1487,20 @@ static int trailer_types(struct tach_writer *w)
 	int rc;
 	if (!t && __builtin_mul_overflow(mt->start_time_us, 1000, &t))
 		t = 0;
-	if ((t <= INT64_MAX && (rc = emit_varint(w, P_TIME_NANOS, t))) ||
-	    (mt->duration_ns > 0 && (rc = emit_varint(w, P_DURATION_NANOS, (uint64_t)mt->duration_ns))))
+	if ((t <= INT64_MAX && (rc = tachi_pw_emit_varint(w, P_TIME_NANOS, t))) ||
+	    (mt->duration_ns > 0 && (rc = tachi_pw_emit_varint(w, P_DURATION_NANOS, (uint64_t)mt->duration_ns))))
 		return rc;
 	m->len = 0;
 	if (st->s_ptype || st->s_punit) {
-		if (!value_type(m, st->s_ptype, st->s_punit))
+		if (!tachi_pw_value_type(m, st->s_ptype, st->s_punit))
 			return NOMEM(w);
-		if ((rc = emit_msg(w, P_PERIOD_TYPE, m)))
+		if ((rc = tachi_pw_emit_msg(w, P_PERIOD_TYPE, m)))
 			return rc;
 	}
 	/* no comment of ours: pprof prints comments in its header, which stays the input's */
-	if ((rc = emit_varint(w, P_PERIOD, (uint64_t)mt->period)))
+	if ((rc = tachi_pw_emit_varint(w, P_PERIOD, (uint64_t)mt->period)))
 		return rc;
-	return emit_varint(w, P_DEFAULT_SAMPLE_TYPE, st->s_dflt);
+	return tachi_pw_emit_varint(w, P_DEFAULT_SAMPLE_TYPE, st->s_dflt);
 }
 
 static int write_profile_types(struct tach_writer *w)
@@ -1501,14 +1510,15 @@ static int write_profile_types(struct tach_writer *w)
 	int rc;
 	for (uint32_t i = 0; i < st->ntypes; i++) {
 		m->len = 0;
-		if (!value_type(m, st->type_str[2 * i], st->type_str[2 * i + 1]))
+		if (!tachi_pw_value_type(m, st->type_str[2 * i], st->type_str[2 * i + 1]))
 			return NOMEM(w);
-		if ((rc = emit_msg(w, P_SAMPLE_TYPE, m)))
+		if ((rc = tachi_pw_emit_msg(w, P_SAMPLE_TYPE, m)))
 			return rc;
 	}
-	if ((rc = write_samples(w, 0)) || (rc = write_locations(w)) || (rc = write_strings(w)))
+	if ((rc = write_samples(w, 0)) || (rc = tachi_pw_write_locations(w)) ||
+	    (rc = tachi_pw_write_strings(w)))
 		return rc;
-	return trailer_types(w);
+	return tachi_pw_trailer_types(w);
 }
 
 static const struct tachi_writer_ops writer_ops = {
