@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "base/base.h"
+#include "base/bytes.h"
 #include "base/hash.h"
 #include "core/handles.h"
 
@@ -107,22 +108,19 @@ struct pread {
 };
 
 /* The wire format (pprof_wire.c): errors with the offset, a field, a number field, a
- * repeated number field (packed or not), a sub-message's fields. */
+ * repeated number field (packed or not, below), a sub-message's fields. */
 int tachi_pr_fail(struct tach_reader *r, size_t off, const char *fmt, ...) TACHI_PRINTF(3, 4);
 int tachi_pr_next_field(struct tach_reader *r, size_t *pos, size_t end, struct field *f);
 int tachi_pr_num_field(struct tach_reader *r, const struct field *f, int64_t *v);
 typedef int (*each_fn)(struct tach_reader *r, void *ctx, uint64_t v, size_t at);
-int tachi_pr_repeated(struct tach_reader *r, const struct field *f, each_fn each, void *ctx);
 typedef int (*sub_fn)(struct tach_reader *r, void *rec, const struct field *f);
 int tachi_pr_each_sub(struct tach_reader *r, const struct field *outer, sub_fn fn, void *rec);
 
 /* The tables (pprof_wire.c): one top-level field of open's first pass; the records indexed
- * by id, found by id; the dict id of a string; every string index in range. */
+ * by id (found by id below); the dict id of a string; every string index in range. */
 int tachi_pr_table_field(struct tach_reader *r, const struct field *f, size_t *nsamples);
 int tachi_pr_index_ids(struct tach_reader *r, struct tachi_idset *ix, const void *base,
 		       size_t n, size_t stride, const char *what);
-bool tachi_pr_find_id(const struct tachi_idset *ix, const void *base, size_t stride,
-		      uint64_t id, uint32_t *i);
 int tachi_pr_dict_str(struct tach_reader *r, int64_t i, uint32_t *id);
 int tachi_pr_check_strings(struct tach_reader *r);
 
@@ -154,6 +152,58 @@ static inline bool str_eq(const struct pread *st, int64_t a, int64_t b)
 	size_t na, nb;
 	const char *pa = str_at(st, a, &na), *pb = str_at(st, b, &nb);
 	return na == nb && !memcmp(pa, pb, na);
+}
+
+/* Per sample: a packed field of its locations or values, and each location found by id;
+ * so inline, as they were in one file. */
+static inline int want_type(struct tach_reader *r, const struct field *f, uint8_t wt)
+{
+	if (f->wt != wt)
+		return tachi_pr_fail(r, f->at, "field %u: wire type %u where %u belongs", f->num, f->wt, wt);
+	return TACH_OK;
+}
+
+/* One element of a repeated number field, packed or not: calls each(ctx, value). */
+static inline int tachi_pr_repeated(struct tach_reader *r, const struct field *f, each_fn each,
+				    void *ctx)
+{
+	struct pread *st = r->state;
+	if (f->wt == WT_VARINT)
+		return each(r, ctx, f->v, f->at);
+	int rc = want_type(r, f, WT_LEN);
+	for (size_t p = f->off, end = f->off + f->len; !rc && p < end;) {
+		uint64_t v;
+		size_t k = tachi_uvarint(st->d + p, st->d + end, &v);
+		if (!k)
+			return tachi_pr_fail(r, p, "bad varint in packed field %u", f->num);
+		rc = each(r, ctx, v, p);
+		p += k;
+	}
+	return rc;
+}
+
+struct idctx {
+	const void *base;
+	size_t stride;       /* bytes from one record to the next; its id comes first */
+};
+
+static inline uint64_t rec_id(const struct idctx *c, uint32_t i)
+{
+	uint64_t id;
+	memcpy(&id, (const uint8_t *)c->base + (size_t)i * c->stride, sizeof(id));
+	return id;
+}
+
+static inline bool id_eq(void *ctx, uint32_t i, const void *key)
+{
+	return rec_id(ctx, i) == *(const uint64_t *)key;
+}
+
+static inline bool tachi_pr_find_id(const struct tachi_idset *ix, const void *base,
+				    size_t stride, uint64_t id, uint32_t *i)
+{
+	struct idctx c = { base, stride };
+	return id && tachi_idset_find(ix, tachi_mix64(id), &id, id_eq, &c, i);
 }
 
 #endif

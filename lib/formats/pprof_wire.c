@@ -79,37 +79,12 @@ int tachi_pr_next_field(struct tach_reader *r, size_t *pos, size_t end, struct f
 	}
 }
 
-static int want_type(struct tach_reader *r, const struct field *f, uint8_t wt)
-{
-	if (f->wt != wt)
-		return tachi_pr_fail(r, f->at, "field %u: wire type %u where %u belongs", f->num, f->wt, wt);
-	return TACH_OK;
-}
-
 /* A number field (wire type 0) into *v. */
 int tachi_pr_num_field(struct tach_reader *r, const struct field *f, int64_t *v)
 {
 	int rc = want_type(r, f, WT_VARINT);
 	if (!rc)
 		*v = (int64_t)f->v;
-	return rc;
-}
-
-/* One element of a repeated number field, packed or not: calls each(ctx, value). */
-int tachi_pr_repeated(struct tach_reader *r, const struct field *f, each_fn each, void *ctx)
-{
-	struct pread *st = r->state;
-	if (f->wt == WT_VARINT)
-		return each(r, ctx, f->v, f->at);
-	int rc = want_type(r, f, WT_LEN);
-	for (size_t p = f->off, end = f->off + f->len; !rc && p < end;) {
-		uint64_t v;
-		size_t k = tachi_uvarint(st->d + p, st->d + end, &v);
-		if (!k)
-			return tachi_pr_fail(r, p, "bad varint in packed field %u", f->num);
-		rc = each(r, ctx, v, p);
-		p += k;
-	}
 	return rc;
 }
 
@@ -337,28 +312,11 @@ int tachi_pr_table_field(struct tach_reader *r, const struct field *f, size_t *n
 
 /* ---- ids and strings ---- */
 
-struct idctx {
-	const void *base;
-	size_t stride;       /* bytes from one record to the next; its id comes first */
-};
-
-static uint64_t rec_id(const struct idctx *c, uint32_t i)
-{
-	uint64_t id;
-	memcpy(&id, (const uint8_t *)c->base + (size_t)i * c->stride, sizeof(id));
-	return id;
-}
-
 static size_t rec_at(const struct idctx *c, uint32_t i)
 {
 	size_t at;
 	memcpy(&at, (const uint8_t *)c->base + (size_t)i * c->stride + sizeof(uint64_t), sizeof(at));
 	return at;
-}
-
-static bool id_eq(void *ctx, uint32_t i, const void *key)
-{
-	return rec_id(ctx, i) == *(const uint64_t *)key;
 }
 
 /* Indexes n records by id: zero and repeated ids are refused, as pprof's CheckValid does. */
@@ -378,13 +336,6 @@ int tachi_pr_index_ids(struct tach_reader *r, struct tachi_idset *ix, const void
 			return RFAIL(r, TACH_E_NOMEM, TACH_POS_NONE, 0, "out of memory");
 	}
 	return TACH_OK;
-}
-
-bool tachi_pr_find_id(const struct tachi_idset *ix, const void *base, size_t stride,
-		      uint64_t id, uint32_t *i)
-{
-	struct idctx c = { base, stride };
-	return id && tachi_idset_find(ix, tachi_mix64(id), &id, id_eq, &c, i);
 }
 
 /* The dict id of string i, interned on first use. */
