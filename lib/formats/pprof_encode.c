@@ -23,8 +23,6 @@ bool tachi_pw_put_bytes(struct buf *b, unsigned field, const void *p, size_t n)
 	return true;
 }
 
-#define STAGE_SIZE (64u << 10)
-
 /* Compresses the staged bytes into the output; finish ends the gzip stream. */
 int tachi_pw_deflate_stage(struct tach_writer *w, bool finish)
 {
@@ -65,37 +63,6 @@ int tachi_pw_emit(struct tach_writer *w, const void *p, size_t n)
 		}
 	}
 	return TACH_OK;
-}
-
-/* Room for n bytes straight in the output's buffer (the stage before deflate when
- * compressing), so a small message is built in place rather than copied piece by piece;
- * NULL with *rc 0 when n is more than an empty buffer holds, NULL with *rc set on failure.
- * The caller adds what it wrote to the buffer's length. */
-uint8_t *tachi_pw_out_room(struct tach_writer *w, size_t n, size_t **len, int *rc)
-{
-	struct pstate *st = w->state;
-	*rc = TACH_OK;
-	if (st->raw) {
-		struct tachi_out *o = &w->out;
-		if (o->err) {
-			*rc = tachi_writer_io(w);
-			return NULL;
-		}
-		if (n > o->cap - o->len && tachi_out_flush(o)) {
-			*rc = tachi_writer_io(w);
-			return NULL;
-		}
-		*len = &o->len;
-		return n <= o->cap - o->len ? o->buf + o->len : NULL;
-	}
-	if (!st->stage.cap && !TACHI_RESERVE(st->stage.p, st->stage.cap, STAGE_SIZE)) {
-		*rc = WFAIL(w, TACH_E_NOMEM, "out of memory");
-		return NULL;
-	}
-	if (n > st->stage.cap - st->stage.len && (*rc = tachi_pw_deflate_stage(w, false)))
-		return NULL;
-	*len = &st->stage.len;
-	return n <= st->stage.cap - st->stage.len ? st->stage.p + st->stage.len : NULL;
 }
 
 /* Emits a top-level field holding the message built in b. */

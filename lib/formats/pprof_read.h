@@ -107,11 +107,10 @@ struct pread {
 	bool zero_weight;    /* option: keep samples with a zero weight and other values */
 };
 
-/* The wire format (pprof_wire.c): errors with the offset, a field, a number field, a
+/* The wire format (pprof_wire.c; a field: tachi_pr_next_field below): errors with the
+ * offset, a number field, a
  * repeated number field (packed or not, below), a sub-message's fields. */
 int tachi_pr_fail(struct tach_reader *r, size_t off, const char *fmt, ...) TACHI_PRINTF(3, 4);
-int tachi_pr_next_field(struct tach_reader *r, size_t *pos, size_t end, struct field *f);
-int tachi_pr_num_field(struct tach_reader *r, const struct field *f, int64_t *v);
 typedef int (*each_fn)(struct tach_reader *r, void *ctx, uint64_t v, size_t at);
 typedef int (*sub_fn)(struct tach_reader *r, void *rec, const struct field *f);
 int tachi_pr_each_sub(struct tach_reader *r, const struct field *outer, sub_fn fn, void *rec);
@@ -121,7 +120,6 @@ int tachi_pr_each_sub(struct tach_reader *r, const struct field *outer, sub_fn f
 int tachi_pr_table_field(struct tach_reader *r, const struct field *f, size_t *nsamples);
 int tachi_pr_index_ids(struct tach_reader *r, struct tachi_idset *ix, const void *base,
 		       size_t n, size_t stride, const char *what);
-int tachi_pr_dict_str(struct tach_reader *r, int64_t i, uint32_t *id);
 int tachi_pr_check_strings(struct tach_reader *r);
 
 /* The locations' frames after drop_frames, and the mappings, into the dict
@@ -156,6 +154,53 @@ static inline bool str_eq(const struct pread *st, int64_t a, int64_t b)
 
 /* Per sample: a packed field of its locations or values, and each location found by id;
  * so inline, as they were in one file. */
+/* The field at *pos, which must lie within [*pos, end). Inline: once per field of every
+ * sample. */
+static inline int tachi_pr_next_field(struct tach_reader *r, size_t *pos, size_t end, struct field *f)
+{
+	struct pread *st = r->state;
+	const uint8_t *d = st->d;
+	uint64_t key;
+	*f = (struct field){ .at = *pos };
+	size_t k = tachi_uvarint(d + *pos, d + end, &key);
+	if (!k)
+		return tachi_pr_fail(r, *pos, "bad varint in a field key");
+	*pos += k;
+	if (key >> 3 > UINT32_MAX || key >> 3 == 0)
+		return tachi_pr_fail(r, f->at, "field number %llu is not valid", (unsigned long long)(key >> 3));
+	f->num = (uint32_t)(key >> 3);
+	f->wt = key & 7;
+	switch (f->wt) {
+	case WT_VARINT:
+		if (!(k = tachi_uvarint(d + *pos, d + end, &f->v)))
+			return tachi_pr_fail(r, *pos, "bad varint in field %u", f->num);
+		*pos += k;
+		return TACH_OK;
+	case WT_I64:
+	case WT_I32: {
+		size_t w = f->wt == WT_I64 ? 8 : 4;
+		if (end - *pos < w)
+			return tachi_pr_fail(r, *pos, "field %u: not enough data", f->num);
+		f->v = w == 8 ? tachi_rd64(d + *pos, false) : tachi_rd32le(d + *pos);
+		*pos += w;
+		return TACH_OK;
+	}
+	case WT_LEN:
+		if (!(k = tachi_uvarint(d + *pos, d + end, &f->v)))
+			return tachi_pr_fail(r, *pos, "bad varint in the length of field %u", f->num);
+		*pos += k;
+		if (f->v > end - *pos)
+			return tachi_pr_fail(r, f->at, "field %u: length %llu runs past its message", f->num,
+					     (unsigned long long)f->v);
+		f->off = *pos;
+		f->len = (size_t)f->v;
+		*pos += f->len;
+		return TACH_OK;
+	default:
+		return tachi_pr_fail(r, f->at, "field %u: unknown wire type %u", f->num, f->wt);
+	}
+}
+
 static inline int want_type(struct tach_reader *r, const struct field *f, uint8_t wt)
 {
 	if (f->wt != wt)
@@ -204,6 +249,29 @@ static inline bool tachi_pr_find_id(const struct tachi_idset *ix, const void *ba
 {
 	struct idctx c = { base, stride };
 	return id && tachi_idset_find(ix, tachi_mix64(id), &id, id_eq, &c, i);
+}
+
+/* A number field (wire type 0) into *v. Inline, as the next: per sample. */
+static inline int tachi_pr_num_field(struct tach_reader *r, const struct field *f, int64_t *v)
+{
+	int rc = want_type(r, f, WT_VARINT);
+	if (!rc)
+		*v = (int64_t)f->v;
+	return rc;
+}
+
+/* The dict id of string i, interned on first use. */
+static inline int tachi_pr_dict_str(struct tach_reader *r, int64_t i, uint32_t *id)
+{
+	struct pread *st = r->state;
+	if (st->sid[i] == NO_STR) {
+		size_t n;
+		const char *p = str_at(st, i, &n);
+		if (tach_dict_intern_string(&r->dict, p, n, &st->sid[i]))
+			return RFAIL(r, TACH_E_NOMEM, TACH_POS_NONE, 0, "out of memory");
+	}
+	*id = st->sid[i];
+	return TACH_OK;
 }
 
 #endif

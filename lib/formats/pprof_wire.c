@@ -33,61 +33,6 @@ int tachi_pr_fail(struct tach_reader *r, size_t off, const char *fmt, ...)
 
 /* ---- the wire format ---- */
 
-/* The field at *pos, which must lie within [*pos, end). */
-int tachi_pr_next_field(struct tach_reader *r, size_t *pos, size_t end, struct field *f)
-{
-	struct pread *st = r->state;
-	const uint8_t *d = st->d;
-	uint64_t key;
-	*f = (struct field){ .at = *pos };
-	size_t k = tachi_uvarint(d + *pos, d + end, &key);
-	if (!k)
-		return tachi_pr_fail(r, *pos, "bad varint in a field key");
-	*pos += k;
-	if (key >> 3 > UINT32_MAX || key >> 3 == 0)
-		return tachi_pr_fail(r, f->at, "field number %llu is not valid", (unsigned long long)(key >> 3));
-	f->num = (uint32_t)(key >> 3);
-	f->wt = key & 7;
-	switch (f->wt) {
-	case WT_VARINT:
-		if (!(k = tachi_uvarint(d + *pos, d + end, &f->v)))
-			return tachi_pr_fail(r, *pos, "bad varint in field %u", f->num);
-		*pos += k;
-		return TACH_OK;
-	case WT_I64:
-	case WT_I32: {
-		size_t w = f->wt == WT_I64 ? 8 : 4;
-		if (end - *pos < w)
-			return tachi_pr_fail(r, *pos, "field %u: not enough data", f->num);
-		f->v = w == 8 ? tachi_rd64(d + *pos, false) : tachi_rd32le(d + *pos);
-		*pos += w;
-		return TACH_OK;
-	}
-	case WT_LEN:
-		if (!(k = tachi_uvarint(d + *pos, d + end, &f->v)))
-			return tachi_pr_fail(r, *pos, "bad varint in the length of field %u", f->num);
-		*pos += k;
-		if (f->v > end - *pos)
-			return tachi_pr_fail(r, f->at, "field %u: length %llu runs past its message", f->num,
-					     (unsigned long long)f->v);
-		f->off = *pos;
-		f->len = (size_t)f->v;
-		*pos += f->len;
-		return TACH_OK;
-	default:
-		return tachi_pr_fail(r, f->at, "field %u: unknown wire type %u", f->num, f->wt);
-	}
-}
-
-/* A number field (wire type 0) into *v. */
-int tachi_pr_num_field(struct tach_reader *r, const struct field *f, int64_t *v)
-{
-	int rc = want_type(r, f, WT_VARINT);
-	if (!rc)
-		*v = (int64_t)f->v;
-	return rc;
-}
-
 /* ---- open: the tables ---- */
 
 /* Walks the fields of a sub-message: each one goes to fn with the record it fills. */
@@ -335,20 +280,6 @@ int tachi_pr_index_ids(struct tach_reader *r, struct tachi_idset *ix, const void
 		if (!tachi_idset_insert(ix, tachi_mix64(id), (uint32_t)i))
 			return RFAIL(r, TACH_E_NOMEM, TACH_POS_NONE, 0, "out of memory");
 	}
-	return TACH_OK;
-}
-
-/* The dict id of string i, interned on first use. */
-int tachi_pr_dict_str(struct tach_reader *r, int64_t i, uint32_t *id)
-{
-	struct pread *st = r->state;
-	if (st->sid[i] == NO_STR) {
-		size_t n;
-		const char *p = str_at(st, i, &n);
-		if (tach_dict_intern_string(&r->dict, p, n, &st->sid[i]))
-			return RFAIL(r, TACH_E_NOMEM, TACH_POS_NONE, 0, "out of memory");
-	}
-	*id = st->sid[i];
 	return TACH_OK;
 }
 

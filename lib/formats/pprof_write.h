@@ -15,6 +15,7 @@
 #include "base/bytes.h"
 #include "base/gzip.h"
 #include "base/hash.h"
+#include "base/io.h"
 #include "model/dict.h"
 #include "model/stacktab.h"
 #include "core/handles.h"
@@ -181,7 +182,6 @@ static inline bool put_varint(struct buf *b, unsigned field, uint64_t v)
 bool tachi_pw_put_bytes(struct buf *b, unsigned field, const void *p, size_t n);
 int tachi_pw_deflate_stage(struct tach_writer *w, bool finish);
 int tachi_pw_emit(struct tach_writer *w, const void *p, size_t n);
-uint8_t *tachi_pw_out_room(struct tach_writer *w, size_t n, size_t **len, int *rc);
 int tachi_pw_emit_msg(struct tach_writer *w, unsigned field, struct buf *b);
 int tachi_pw_emit_varint(struct tach_writer *w, unsigned field, uint64_t v);
 bool tachi_pw_value_type(struct buf *b, uint32_t type, uint32_t unit);
@@ -210,5 +210,39 @@ int tachi_pw_add_values_types(struct tach_writer *w, uint32_t entry,
 const uint8_t *tachi_pw_values_types(struct pstate *st, size_t entry, size_t *len);
 bool tachi_pw_labels_types(struct pstate *st, struct buf *m, const struct lset *ls);
 int tachi_pw_trailer_types(struct tach_writer *w);
+
+/* The bytes staged before each deflate call when compressing. */
+#define STAGE_SIZE (64u << 10)
+
+/* Room for n bytes straight in the output's buffer (the stage before deflate when
+ * compressing), so a small message is built in place rather than copied piece by piece;
+ * NULL with *rc 0 when n is more than an empty buffer holds, NULL with *rc set on failure.
+ * The caller adds what it wrote to the buffer's length. Inline: once per sample. */
+static inline uint8_t *tachi_pw_out_room(struct tach_writer *w, size_t n, size_t **len, int *rc)
+{
+	struct pstate *st = w->state;
+	*rc = TACH_OK;
+	if (st->raw) {
+		struct tachi_out *o = &w->out;
+		if (o->err) {
+			*rc = tachi_writer_io(w);
+			return NULL;
+		}
+		if (n > o->cap - o->len && tachi_out_flush(o)) {
+			*rc = tachi_writer_io(w);
+			return NULL;
+		}
+		*len = &o->len;
+		return n <= o->cap - o->len ? o->buf + o->len : NULL;
+	}
+	if (!st->stage.cap && !TACHI_RESERVE(st->stage.p, st->stage.cap, STAGE_SIZE)) {
+		*rc = WFAIL(w, TACH_E_NOMEM, "out of memory");
+		return NULL;
+	}
+	if (n > st->stage.cap - st->stage.len && (*rc = tachi_pw_deflate_stage(w, false)))
+		return NULL;
+	*len = &st->stage.len;
+	return n <= st->stage.cap - st->stage.len ? st->stage.p + st->stage.len : NULL;
+}
 
 #endif
