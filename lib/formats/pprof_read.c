@@ -50,543 +50,13 @@
 #include <zlib.h>
 
 #include "base/base.h"
-#include "base/bytes.h"
 #include "base/hash.h"
-#include "base/regex.h"
 #include "core/handles.h"
 #include "core/format.h"
-#include "core/detect.h"
 #include "formats/pprof.h"
+#include "formats/pprof_read.h"
 
-enum { WT_VARINT = 0, WT_I64 = 1, WT_LEN = 2, WT_I32 = 5 };
-#define NO_STR UINT32_MAX
 #define DEFAULT_INTERVAL_US 1000
-
-struct field {
-	uint32_t num;
-	uint8_t wt;
-	uint64_t v;          /* a number's value */
-	size_t off, len;     /* a LEN field's bytes */
-	size_t at;           /* where the field starts */
-};
-
-struct pvt {
-	int64_t type, unit;
-};
-
-/* Mappings, functions and locations start alike: id, then where the record is. */
-struct pmap {
-	uint64_t id;
-	size_t at;
-	int64_t file, build_id;
-	uint64_t start, limit, offset;
-	uint32_t flags;      /* TACH_MAPPING_* from has_functions ... has_inline_frames */
-	uint32_t did;        /* its id in the dict */
-};
-
-struct pfn {
-	uint64_t id;
-	size_t at;
-	int64_t name, sysname, file;
-};
-
-struct pline {
-	uint64_t fn;
-	int64_t line, col;
-};
-
-struct ploc {
-	uint64_t id;
-	size_t at;
-	uint64_t mapping, address;
-	uint32_t line0, nlines;
-	uint32_t fr0, nfr;   /* its frames in frames[], after pruning */
-	bool prune, beneath; /* drop_frames: the whole location, or the lines below a match */
-};
-
-struct pread {
-	char *sample_index;  /* option */
-	uint8_t *own;        /* the inflated protobuf of a gzip input */
-	const uint8_t *d;
-	size_t size;
-	bool gz;
-	size_t *soff;        /* string i: bytes [soff[i], soff[i] + slen[i]) */
-	uint32_t *slen, *sid; /* sid: dict id, NO_STR until used */
-	size_t nstr, soff_cap, slen_cap;
-	struct pvt *types;
-	size_t ntypes, types_cap;
-	struct pvt period_type;
-	int64_t period, time_nanos, drop, keep, dflt;
-	size_t drop_at, keep_at; /* where the last drop_frames and keep_frames fields are */
-	struct pmap *maps;
-	size_t nmaps, maps_cap;
-	struct pfn *fns;
-	size_t nfns, fns_cap;
-	struct ploc *locs;
-	size_t nlocs, locs_cap;
-	struct pline *lines;
-	size_t nlines, lines_cap;
-	struct tachi_idset map_ix, fn_ix, loc_ix;
-	uint32_t *frames;
-	size_t nframes, frames_cap;
-	/* samples */
-	size_t vi;           /* the value used */
-	uint64_t unit_ns, period_ns; /* 0: not a time */
-	bool cpu;
-	size_t pos;
-	uint32_t *lbuf, *stack;
-	size_t lbuf_cap, stack_cap;
-	uint64_t emitted;
-	bool warned_round, warned_neg, warned_state;
-	/* What the samples' values and labels are, for struct tach_sample_ext and the meta's
-	 * value-type block (the *_ext functions below). */
-	int64_t duration;
-	bool raw_weight;     /* weights are values of the weight type, not samples */
-	int64_t *vals;       /* the current sample's values, ntypes of them */
-	struct tach_label *lbls;
-	size_t nlbls, lbls_cap;
-	struct tach_sample_ext ext;
-	void *meta_own;      /* the meta's value types and their strings */
-	bool zero_weight;    /* option: keep samples with a zero weight and other values */
-};
-
-/* ---- errors ---- */
-
-static int pfail(struct tach_reader *r, size_t off, const char *fmt, ...) TACHI_PRINTF(3, 4);
-static int pfail(struct tach_reader *r, size_t off, const char *fmt, ...)
-{
-	struct pread *st = r->state;
-	char m[400];
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(m, sizeof(m), fmt, ap);
-	va_end(ap);
-	return RFAIL(r, TACH_E_FORMAT, TACH_POS_OFFSET, off, "%s%s", m,
-		     st->gz ? " (offset in the uncompressed protobuf)" : "");
-}
-
-/* ---- the wire format ---- */
-
-/* The field at *pos, which must lie within [*pos, end). */
-static int next_field(struct tach_reader *r, size_t *pos, size_t end, struct field *f)
-{
-	struct pread *st = r->state;
-	const uint8_t *d = st->d;
-	uint64_t key;
-	*f = (struct field){ .at = *pos };
-	size_t k = tachi_uvarint(d + *pos, d + end, &key);
-	if (!k)
-		return pfail(r, *pos, "bad varint in a field key");
-	*pos += k;
-	if (key >> 3 > UINT32_MAX || key >> 3 == 0)
-		return pfail(r, f->at, "field number %llu is not valid", (unsigned long long)(key >> 3));
-	f->num = (uint32_t)(key >> 3);
-	f->wt = key & 7;
-	switch (f->wt) {
-	case WT_VARINT:
-		if (!(k = tachi_uvarint(d + *pos, d + end, &f->v)))
-			return pfail(r, *pos, "bad varint in field %u", f->num);
-		*pos += k;
-		return TACH_OK;
-	case WT_I64:
-	case WT_I32: {
-		size_t w = f->wt == WT_I64 ? 8 : 4;
-		if (end - *pos < w)
-			return pfail(r, *pos, "field %u: not enough data", f->num);
-		f->v = w == 8 ? tachi_rd64(d + *pos, false) : tachi_rd32le(d + *pos);
-		*pos += w;
-		return TACH_OK;
-	}
-	case WT_LEN:
-		if (!(k = tachi_uvarint(d + *pos, d + end, &f->v)))
-			return pfail(r, *pos, "bad varint in the length of field %u", f->num);
-		*pos += k;
-		if (f->v > end - *pos)
-			return pfail(r, f->at, "field %u: length %llu runs past its message", f->num,
-				     (unsigned long long)f->v);
-		f->off = *pos;
-		f->len = (size_t)f->v;
-		*pos += f->len;
-		return TACH_OK;
-	default:
-		return pfail(r, f->at, "field %u: unknown wire type %u", f->num, f->wt);
-	}
-}
-
-static int want_type(struct tach_reader *r, const struct field *f, uint8_t wt)
-{
-	if (f->wt != wt)
-		return pfail(r, f->at, "field %u: wire type %u where %u belongs", f->num, f->wt, wt);
-	return TACH_OK;
-}
-
-/* A number field (wire type 0) into *v. */
-static int num_field(struct tach_reader *r, const struct field *f, int64_t *v)
-{
-	int rc = want_type(r, f, WT_VARINT);
-	if (!rc)
-		*v = (int64_t)f->v;
-	return rc;
-}
-
-/* One element of a repeated number field, packed or not: calls each(ctx, value). */
-typedef int (*each_fn)(struct tach_reader *r, void *ctx, uint64_t v, size_t at);
-static int repeated(struct tach_reader *r, const struct field *f, each_fn each, void *ctx)
-{
-	struct pread *st = r->state;
-	if (f->wt == WT_VARINT)
-		return each(r, ctx, f->v, f->at);
-	int rc = want_type(r, f, WT_LEN);
-	for (size_t p = f->off, end = f->off + f->len; !rc && p < end;) {
-		uint64_t v;
-		size_t k = tachi_uvarint(st->d + p, st->d + end, &v);
-		if (!k)
-			return pfail(r, p, "bad varint in packed field %u", f->num);
-		rc = each(r, ctx, v, p);
-		p += k;
-	}
-	return rc;
-}
-
-/* ---- open: the tables ---- */
-
-/* Walks the fields of a sub-message: each one goes to fn with the record it fills. */
-typedef int (*sub_fn)(struct tach_reader *r, void *rec, const struct field *f);
-static int each_sub(struct tach_reader *r, const struct field *outer, sub_fn fn, void *rec)
-{
-	int rc = want_type(r, outer, WT_LEN);
-	struct field f;
-	for (size_t p = outer->off, end = outer->off + outer->len; !rc && p < end;)
-		if (!(rc = next_field(r, &p, end, &f)))
-			rc = fn(r, rec, &f);
-	return rc;
-}
-
-/* A new zeroed record at the end of *arr; NULL when memory is short (recorded). */
-static void *push(struct tach_reader *r, void **arr, size_t *n, size_t *cap, size_t size)
-{
-	/* records are numbered in 32 bits (the id index, a location's lines) */
-	if (*n >= UINT32_MAX - 1) {
-		RFAIL(r, TACH_E_LIMIT, TACH_POS_NONE, 0, "more than %u records of one kind",
-		      UINT32_MAX - 1);
-		return NULL;
-	}
-	if (!tachi_reserve(arr, cap, *n + 1, size)) {
-		RFAIL(r, TACH_E_NOMEM, TACH_POS_NONE, 0, "out of memory");
-		return NULL;
-	}
-	void *rec = (uint8_t *)*arr + (*n)++ * size;
-	memset(rec, 0, size);
-	return rec;
-}
-#define PUSH(r, arr, n, cap) push((r), (void **)&(arr), &(n), &(cap), sizeof(*(arr)))
-
-static int vt_field(struct tach_reader *r, void *rec, const struct field *f)
-{
-	struct pvt *vt = rec;
-	if (f->num == 1)
-		return num_field(r, f, &vt->type);
-	return f->num == 2 ? num_field(r, f, &vt->unit) : TACH_OK;
-}
-
-static int value_type(struct tach_reader *r, const struct field *outer, struct pvt *vt)
-{
-	vt->type = vt->unit = 0;
-	return each_sub(r, outer, vt_field, vt);
-}
-
-static int add_string(struct tach_reader *r, const struct field *f)
-{
-	struct pread *st = r->state;
-	int rc = want_type(r, f, WT_LEN);
-	if (rc)
-		return rc;
-	if (st->nstr == 0 && f->len)
-		return pfail(r, f->at, "string_table[0] must be ''");
-	if (f->len > TACHI_MAX_STRING)
-		return pfail(r, f->at, "a string of %zu bytes, longer than any name (the limit is %u)",
-			     f->len, TACHI_MAX_STRING);
-	if (!TACHI_RESERVE(st->soff, st->soff_cap, st->nstr + 1) ||
-	    !TACHI_RESERVE(st->slen, st->slen_cap, st->nstr + 1))
-		return RFAIL(r, TACH_E_NOMEM, TACH_POS_NONE, 0, "out of memory");
-	st->soff[st->nstr] = f->off;
-	st->slen[st->nstr++] = (uint32_t)f->len;
-	return TACH_OK;
-}
-
-/* An id field (a u64 sent as a varint). */
-static int id_field(struct tach_reader *r, const struct field *f, uint64_t *id)
-{
-	int64_t v = 0;
-	int rc = num_field(r, f, &v);
-	*id = (uint64_t)v;
-	return rc;
-}
-
-static int map_field(struct tach_reader *r, void *rec, const struct field *f)
-{
-	struct pmap *m = rec;
-	int64_t v = 0;
-	int rc;
-	switch (f->num) {
-	case 1: return id_field(r, f, &m->id);
-	case 2: return id_field(r, f, &m->start);
-	case 3: return id_field(r, f, &m->limit);
-	case 4: return id_field(r, f, &m->offset);
-	case 5: return num_field(r, f, &m->file);
-	case 6: return num_field(r, f, &m->build_id);
-	case 7: case 8: case 9: case 10:
-		/* has_functions, has_filenames, has_line_numbers, has_inline_frames: the last
-		 * value wins, as for any optional field */
-		if ((rc = num_field(r, f, &v)))
-			return rc;
-		if (v)
-			m->flags |= 1u << (f->num - 7);
-		else
-			m->flags &= ~(1u << (f->num - 7));
-		return TACH_OK;
-	default: return TACH_OK;
-	}
-}
-
-static int fn_field(struct tach_reader *r, void *rec, const struct field *f)
-{
-	struct pfn *fn = rec;
-	int64_t v;
-	switch (f->num) {
-	case 1: return id_field(r, f, &fn->id);
-	case 2: return num_field(r, f, &fn->name);
-	case 3: return num_field(r, f, &fn->sysname);
-	case 4: return num_field(r, f, &fn->file);
-	case 5: return num_field(r, f, &v);
-	default: return TACH_OK;
-	}
-}
-
-static int line_field(struct tach_reader *r, void *rec, const struct field *f)
-{
-	struct pline *l = rec;
-	switch (f->num) {
-	case 1: return id_field(r, f, &l->fn);
-	case 2: return num_field(r, f, &l->line);
-	case 3: return num_field(r, f, &l->col);
-	default: return TACH_OK;
-	}
-}
-
-/* Location fields; lines go to st->lines, in order. */
-static int loc_field(struct tach_reader *r, void *rec, const struct field *f)
-{
-	struct pread *st = r->state;
-	struct ploc *l = rec;
-	int64_t v;
-	switch (f->num) {
-	case 1: return id_field(r, f, &l->id);
-	case 2: return id_field(r, f, &l->mapping);
-	case 3: return id_field(r, f, &l->address);
-	case 4: {
-		struct pline *ln = PUSH(r, st->lines, st->nlines, st->lines_cap);
-		int rc = ln ? each_sub(r, f, line_field, ln) : r->err.code;
-		if (!rc && !ln->fn)
-			return pfail(r, f->at, "a location's line has no function");
-		return rc;
-	}
-	case 5: return num_field(r, f, &v);
-	default: return TACH_OK;
-	}
-}
-
-static int location(struct tach_reader *r, const struct field *outer)
-{
-	struct pread *st = r->state;
-	struct ploc *l = PUSH(r, st->locs, st->nlocs, st->locs_cap);
-	if (!l)
-		return r->err.code;
-	l->at = outer->at;
-	l->line0 = (uint32_t)st->nlines;
-	int rc = each_sub(r, outer, loc_field, l);
-	/* Lines are only ever appended: this location's are the last ones. */
-	l->nlines = (uint32_t)(st->nlines - l->line0);
-	return rc;
-}
-
-static int mapping(struct tach_reader *r, const struct field *outer)
-{
-	struct pread *st = r->state;
-	struct pmap *m = PUSH(r, st->maps, st->nmaps, st->maps_cap);
-	if (!m)
-		return r->err.code;
-	m->at = outer->at;
-	return each_sub(r, outer, map_field, m);
-}
-
-static int function(struct tach_reader *r, const struct field *outer)
-{
-	struct pread *st = r->state;
-	struct pfn *fn = PUSH(r, st->fns, st->nfns, st->fns_cap);
-	if (!fn)
-		return r->err.code;
-	fn->at = outer->at;
-	return each_sub(r, outer, fn_field, fn);
-}
-
-static int ignore_each(struct tach_reader *r, void *ctx, uint64_t v, size_t at)
-{
-	(void)r, (void)ctx, (void)v, (void)at;
-	return TACH_OK;
-}
-
-/* One top-level field of the first pass. */
-static int table_field(struct tach_reader *r, const struct field *f, size_t *nsamples)
-{
-	struct pread *st = r->state;
-	switch (f->num) {
-	case 1:
-		if (!TACHI_RESERVE(st->types, st->types_cap, st->ntypes + 1))
-			return RFAIL(r, TACH_E_NOMEM, TACH_POS_NONE, 0, "out of memory");
-		return value_type(r, f, &st->types[st->ntypes++]);
-	case 2:
-		++*nsamples;
-		return want_type(r, f, WT_LEN);
-	case 3: return mapping(r, f);
-	case 4: return location(r, f);
-	case 5: return function(r, f);
-	case 6: return add_string(r, f);
-	case 7:
-		st->drop_at = f->at;
-		return num_field(r, f, &st->drop);
-	case 8:
-		st->keep_at = f->at;
-		return num_field(r, f, &st->keep);
-	case 9:
-		if (st->time_nanos)
-			return pfail(r, f->at, "a second time_nanos: concatenated profiles");
-		return num_field(r, f, &st->time_nanos);
-	case 10: return num_field(r, f, &st->duration);
-	case 11: return value_type(r, f, &st->period_type);
-	case 12: return num_field(r, f, &st->period);
-	case 13: return repeated(r, f, ignore_each, NULL);
-	case 14: return num_field(r, f, &st->dflt);
-	default: return TACH_OK;
-	}
-}
-
-/* ---- ids and strings ---- */
-
-struct idctx {
-	const void *base;
-	size_t stride;       /* bytes from one record to the next; its id comes first */
-};
-
-static uint64_t rec_id(const struct idctx *c, uint32_t i)
-{
-	uint64_t id;
-	memcpy(&id, (const uint8_t *)c->base + (size_t)i * c->stride, sizeof(id));
-	return id;
-}
-
-static size_t rec_at(const struct idctx *c, uint32_t i)
-{
-	size_t at;
-	memcpy(&at, (const uint8_t *)c->base + (size_t)i * c->stride + sizeof(uint64_t), sizeof(at));
-	return at;
-}
-
-static bool id_eq(void *ctx, uint32_t i, const void *key)
-{
-	return rec_id(ctx, i) == *(const uint64_t *)key;
-}
-
-
-/* Indexes n records by id: zero and repeated ids are refused, as pprof's CheckValid does. */
-static int index_ids(struct tach_reader *r, struct tachi_idset *ix, const void *base, size_t n,
-		     size_t stride, const char *what)
-{
-	struct idctx c = { base, stride };
-	for (size_t i = 0; i < n; i++) {
-		uint64_t id = rec_id(&c, (uint32_t)i);
-		uint32_t found;
-		if (!id)
-			return pfail(r, rec_at(&c, (uint32_t)i), "a %s with the reserved id 0", what);
-		if (tachi_idset_find(ix, tachi_mix64(id), &id, id_eq, &c, &found))
-			return pfail(r, rec_at(&c, (uint32_t)i), "several %ss with id %llu", what,
-				     (unsigned long long)id);
-		if (!tachi_idset_insert(ix, tachi_mix64(id), (uint32_t)i))
-			return RFAIL(r, TACH_E_NOMEM, TACH_POS_NONE, 0, "out of memory");
-	}
-	return TACH_OK;
-}
-
-static bool find_id(const struct tachi_idset *ix, const void *base, size_t stride, uint64_t id,
-		    uint32_t *i)
-{
-	struct idctx c = { base, stride };
-	return id && tachi_idset_find(ix, tachi_mix64(id), &id, id_eq, &c, i);
-}
-
-static bool str_ok(const struct pread *st, int64_t i)
-{
-	return i >= 0 && (uint64_t)i < st->nstr;
-}
-
-static const char *str_at(const struct pread *st, int64_t i, size_t *n)
-{
-	*n = st->slen[i];
-	return (const char *)st->d + st->soff[i];
-}
-
-static bool str_is(const struct pread *st, int64_t i, const char *s)
-{
-	size_t n;
-	const char *p = str_at(st, i, &n);
-	return n == strlen(s) && !memcmp(p, s, n);
-}
-
-static bool str_eq(const struct pread *st, int64_t a, int64_t b)
-{
-	size_t na, nb;
-	const char *pa = str_at(st, a, &na), *pb = str_at(st, b, &nb);
-	return na == nb && !memcmp(pa, pb, na);
-}
-
-/* The dict id of string i, interned on first use. */
-static int dict_str(struct tach_reader *r, int64_t i, uint32_t *id)
-{
-	struct pread *st = r->state;
-	if (st->sid[i] == NO_STR) {
-		size_t n;
-		const char *p = str_at(st, i, &n);
-		if (tach_dict_intern_string(&r->dict, p, n, &st->sid[i]))
-			return RFAIL(r, TACH_E_NOMEM, TACH_POS_NONE, 0, "out of memory");
-	}
-	*id = st->sid[i];
-	return TACH_OK;
-}
-
-/* Every string index the tables hold is in range (pprof's postDecode). */
-static int check_strings(struct tach_reader *r)
-{
-	struct pread *st = r->state;
-	if (!st->nstr)
-		return pfail(r, 0, "no string table: string_table[0] must be ''");
-	for (size_t i = 0; i < st->nmaps; i++)
-		if (!str_ok(st, st->maps[i].file) || !str_ok(st, st->maps[i].build_id))
-			return pfail(r, st->maps[i].at, "mapping %llu: string index out of range",
-				     (unsigned long long)st->maps[i].id);
-	for (size_t i = 0; i < st->nfns; i++)
-		if (!str_ok(st, st->fns[i].name) || !str_ok(st, st->fns[i].sysname) ||
-		    !str_ok(st, st->fns[i].file))
-			return pfail(r, st->fns[i].at, "function %llu: string index out of range",
-				     (unsigned long long)st->fns[i].id);
-	for (size_t i = 0; i < st->ntypes; i++)
-		if (!str_ok(st, st->types[i].type) || !str_ok(st, st->types[i].unit))
-			return pfail(r, 0, "sample type %zu: string index out of range", i);
-	if (!str_ok(st, st->period_type.type) || !str_ok(st, st->period_type.unit) ||
-	    !str_ok(st, st->drop) || !str_ok(st, st->keep) || !str_ok(st, st->dflt))
-		return pfail(r, 0, "period type, drop_frames, keep_frames or default_sample_type: "
-				"string index out of range");
-	return TACH_OK;
-}
 
 /* ---- the sample type ---- */
 
@@ -649,213 +119,6 @@ static int choose_type(struct tach_reader *r)
 	return TACH_OK;
 }
 
-/* ---- frames ---- */
-
-/* pprof matches drop_frames and keep_frames against a name without a leading '.' (PPC ELF
- * v1) and without its argument list: cut at the first '(' that is not part of "(anonymous
- * namespace)" or "operator()" (profile/prune.go, simplifyFunc). */
-static const char *simplified(const char *s, size_t *len)
-{
-	static const char anon[] = "(anonymous namespace)", op[] = "operator()";
-	size_t n = *len, i = 0;
-	if (n && s[0] == '.')
-		s++, n--;
-	while (i < n) {
-		if (n - i >= sizeof(anon) - 1 && !memcmp(s + i, anon, sizeof(anon) - 1))
-			i += sizeof(anon) - 1;
-		else if (n - i >= sizeof(op) - 1 && !memcmp(s + i, op, sizeof(op) - 1))
-			i += sizeof(op) - 1;
-		else if (s[i] == '(')
-			break;
-		else
-			i++;
-	}
-	*len = i;
-	return s;
-}
-
-struct prune {
-	struct tachi_regex *drop, *keep; /* no drop: nothing is pruned */
-	uint8_t *seen;       /* per string: 0 not matched yet, 1 kept, 2 dropped */
-};
-
-/* pprof compiles ^(PATTERN)$ with Go's regexp (RE2 syntax); ours takes the same syntax and
- * matches in linear time. pprof's RemoveUninteresting returns an error for a pattern Go
- * refuses, and pprof's driver ignores that error and shows the profile unpruned: so a
- * refused pattern is a warning here, and no frame is dropped. The few Go takes and we do
- * not (a Unicode class, a program over our bound) are warned about as such. */
-static int compile(struct tach_reader *r, int64_t s, size_t at, const char *field,
-		   struct tachi_regex **re)
-{
-	struct pread *st = r->state;
-	struct tachi_regex_err e;
-	size_t n;
-	const char *p = str_at(st, s, &n);
-	char *pat = malloc(n + 5);
-	if (!pat)
-		return RFAIL(r, TACH_E_NOMEM, TACH_POS_NONE, 0, "out of memory");
-	memcpy(pat, "^(", 2);
-	memcpy(pat + 2, p, n);
-	memcpy(pat + 2 + n, ")$", 2);
-	int rc = tachi_regex_compile(pat, n + 4, re, &e);
-	free(pat);
-	if (rc == TACH_E_NOMEM)
-		return RFAIL(r, TACH_E_NOMEM, TACH_POS_NONE, 0, "out of memory");
-	if (!rc)
-		return TACH_OK;
-	/* e.at counts the "^(" before the pattern; its bytes may be anything: one line */
-	char m[400];
-	snprintf(m, sizeof(m), "%s \"%.*s%s\", byte %zu: %s; %s: no frames dropped%s", field,
-		 (int)(n > 60 ? 60 : n), p, n > 60 ? "..." : "",
-		 e.at > 2 ? (e.at - 2 < n ? e.at - 2 : n) : 0, e.msg,
-		 rc == TACH_E_FORMAT ? "pprof refuses it too" : "pprof would take it, this reader "
-		 "does not", st->gz ? " (offset in the uncompressed protobuf)" : "");
-	for (char *c = m; *c; c++)
-		if ((unsigned char)*c < 0x20 || *c == 0x7f)
-			*c = '?';
-	tachi_warn(&r->warn, TACH_POS_OFFSET, at, "%s", m);
-	return TACH_OK;
-}
-
-/* Whether function fn's name matches drop_frames and not keep_frames: once per name. */
-static bool dropped(struct pread *st, struct prune *pr, const struct pfn *fn)
-{
-	size_t n;
-	const char *p = str_at(st, fn->name, &n);
-	if (!n)
-		return false;
-	uint8_t *seen = &pr->seen[fn->name];
-	if (!*seen) {
-		p = simplified(p, &n);
-		bool d = tachi_regex_search(pr->drop, p, n) &&
-			 !(pr->keep && tachi_regex_search(pr->keep, p, n));
-		*seen = d ? 2 : 1;
-	}
-	return *seen == 2;
-}
-
-/* The location's mapping, NULL when its id names none (no mapping, as in pprof). */
-static const struct pmap *loc_map(const struct pread *st, const struct ploc *l)
-{
-	uint32_t m;
-	return find_id(&st->map_ix, st->maps, sizeof(*st->maps), l->mapping, &m) ? &st->maps[m]
-										 : NULL;
-}
-
-static int add_frame(struct tach_reader *r, const struct tach_frame *f,
-		     const struct tach_frame_native *n)
-{
-	struct pread *st = r->state;
-	if (st->nframes >= UINT32_MAX - 1)
-		return RFAIL(r, TACH_E_LIMIT, TACH_POS_NONE, 0, "more than %u frames",
-			     UINT32_MAX - 1);
-	if (!TACHI_RESERVE(st->frames, st->frames_cap, st->nframes + 1) ||
-	    tach_dict_intern_frame_native(&r->dict, f, n, &st->frames[st->nframes]))
-		return RFAIL(r, TACH_E_NOMEM, TACH_POS_NONE, 0, "out of memory");
-	st->nframes++;
-	return TACH_OK;
-}
-
-static int line_frame(struct tach_reader *r, const struct pline *ln, const struct pfn *fn,
-		      const struct tach_frame_native *n)
-{
-	struct pread *st = r->state;
-	struct tach_frame f = { 0, 0, -1, -1, -1, -1, TACH_NO_OPCODE };
-	int64_t name = st->slen[fn->name] ? fn->name : fn->sysname;
-	int rc = dict_str(r, name, &f.func);
-	if (rc || (rc = dict_str(r, fn->file, &f.file)))
-		return rc;
-	if (ln->line > 0 && ln->line <= INT32_MAX)
-		f.line = f.end_line = (int32_t)ln->line;
-	if (ln->col > 0 && ln->col <= INT32_MAX)
-		f.col = (int32_t)ln->col;
-	return add_frame(r, &f, n);
-}
-
-/* A location without lines (unsymbolized). In its mapping's range it is named by module
- * and file offset, "libc.so.6+0x2a1c0" in "/usr/lib/.../libc.so.6", so that it stays
- * symbolizable where no mapping table goes (TACH, collapsed text: tachfmt(5)); else by its
- * address, "0x4011d6", in its mapping's file, else in "~" (none). */
-static int address_frame(struct tach_reader *r, const struct ploc *l,
-			 const struct tach_frame_native *n)
-{
-	struct pread *st = r->state;
-	struct tach_frame f = { 0, 0, -1, -1, -1, -1, TACH_NO_OPCODE };
-	const struct pmap *m = loc_map(st, l);
-	size_t flen = m ? st->slen[m->file] : 0;
-	const char *file = flen ? str_at(st, m->file, &flen) : NULL;
-	char name[300];
-	int k;
-	if (file && l->address >= m->start && l->address < m->limit) {
-		const char *slash = memchr(file, '/', flen) ? file + flen : NULL;
-		while (slash && slash[-1] != '/')
-			slash--;
-		const char *base = slash ? slash : file;
-		size_t blen = flen - (size_t)(base - file);
-		if (blen > 250)
-			blen = 250;
-		k = snprintf(name, sizeof(name), "%.*s+0x%llx", (int)blen, base,
-			     (unsigned long long)(l->address - m->start + m->offset));
-	} else {
-		k = snprintf(name, sizeof(name), "0x%llx", (unsigned long long)l->address);
-	}
-	if (tach_dict_intern_string(&r->dict, name, (size_t)k, &f.func))
-		return RFAIL(r, TACH_E_NOMEM, TACH_POS_NONE, 0, "out of memory");
-	int rc = file ? dict_str(r, m->file, &f.file)
-		      : tach_dict_intern_string(&r->dict, "~", 1, &f.file) ? TACH_E_NOMEM : TACH_OK;
-	if (rc)
-		return rc == TACH_E_NOMEM ? RFAIL(r, rc, TACH_POS_NONE, 0, "out of memory") : rc;
-	return add_frame(r, &f, n);
-}
-
-static const struct pfn *line_fn(struct tach_reader *r, const struct ploc *l, uint32_t j)
-{
-	struct pread *st = r->state;
-	uint32_t fi;
-	uint64_t fid = st->lines[l->line0 + j].fn;
-	if (!find_id(&st->fn_ix, st->fns, sizeof(*st->fns), fid, &fi)) {
-		pfail(r, l->at, "location %llu: a line's function %llu does not exist",
-		      (unsigned long long)l->id, (unsigned long long)fid);
-		return NULL;
-	}
-	return &st->fns[fi];
-}
-
-/* Location i's frames after drop_frames, innermost first. */
-static int loc_frames(struct tach_reader *r, struct prune *pr, size_t i)
-{
-	struct pread *st = r->state;
-	struct ploc *l = &st->locs[i];
-	uint32_t start = 0;
-	const struct pfn *fn;
-	for (uint32_t j = 0; j < l->nlines; j++)
-		if (!line_fn(r, l, j))
-			return r->err.code;
-	for (uint32_t k = l->nlines; pr->drop && k-- > 0;) {
-		if (!(fn = line_fn(r, l, k)))
-			return r->err.code;
-		if (dropped(st, pr, fn)) {
-			l->beneath = true;
-			l->prune = k == l->nlines - 1;
-			start = k + 1;
-			break;
-		}
-	}
-	l->fr0 = (uint32_t)st->nframes;
-	/* Its address and mapping go on each of its frames; all but the outermost line
-	 * were inlined into the next one out (tach_frame_native). */
-	const struct pmap *m = loc_map(st, l);
-	struct tach_frame_native n = { l->address, m ? m->did : 0, 0 };
-	int rc = l->nlines ? TACH_OK : address_frame(r, l, &n);
-	for (uint32_t j = start; !rc && j < l->nlines; j++) {
-		n.inlined = j + 1 < l->nlines;
-		rc = (fn = line_fn(r, l, j)) ? line_frame(r, &st->lines[l->line0 + j], fn, &n)
-					     : r->err.code;
-	}
-	l->nfr = (uint32_t)(st->nframes - l->fr0);
-	return rc;
-}
-
 /* ---- samples ---- */
 
 struct sdec {
@@ -870,8 +133,8 @@ static int loc_each(struct tach_reader *r, void *ctx, uint64_t id, size_t at)
 	struct pread *st = r->state;
 	struct sdec *sd = ctx;
 	uint32_t i;
-	if (!find_id(&st->loc_ix, st->locs, sizeof(*st->locs), id, &i))
-		return pfail(r, at, "a sample's location %llu does not exist", (unsigned long long)id);
+	if (!tachi_pr_find_id(&st->loc_ix, st->locs, sizeof(*st->locs), id, &i))
+		return tachi_pr_fail(r, at, "a sample's location %llu does not exist", (unsigned long long)id);
 	if (!TACHI_RESERVE(st->lbuf, st->lbuf_cap, sd->nlocs + 1))
 		return RFAIL(r, TACH_E_NOMEM, TACH_POS_NONE, 0, "out of memory");
 	st->lbuf[sd->nlocs++] = i;
@@ -922,19 +185,19 @@ static int label_field(struct tach_reader *r, void *rec, const struct field *f)
 	struct plabel *lb = rec;
 	int64_t *to = f->num == 1 ? &lb->key : f->num == 2 ? &lb->str : f->num == 3 ? &lb->num :
 		      f->num == 4 ? &lb->unit : NULL;
-	return to ? num_field(r, f, to) : TACH_OK;
+	return to ? tachi_pr_num_field(r, f, to) : TACH_OK;
 }
 
 static int label(struct tach_reader *r, const struct field *outer, struct sdec *sd)
 {
 	struct pread *st = r->state;
 	struct plabel lb = { 0 };
-	int rc = each_sub(r, outer, label_field, &lb);
+	int rc = tachi_pr_each_sub(r, outer, label_field, &lb);
 	if (rc)
 		return rc;
 	int64_t key = lb.key, str = lb.str, num = lb.num, unit = lb.unit;
 	if (!str_ok(st, key) || !str_ok(st, str) || !str_ok(st, unit))
-		return pfail(r, outer->at, "a label's string index is out of range");
+		return tachi_pr_fail(r, outer->at, "a label's string index is out of range");
 	if ((rc = keep_label_ext(r, &lb)))
 		return rc;
 	size_t n;
@@ -968,14 +231,14 @@ static int keep_label_ext(struct tach_reader *r, const struct plabel *lb)
 		return RFAIL(r, TACH_E_NOMEM, TACH_POS_NONE, 0, "out of memory");
 	struct tach_label *l = &st->lbls[st->nlbls];
 	*l = (struct tach_label){ 0, TACH_NO_STRING, 0, TACH_NO_STRING };
-	int rc = dict_str(r, lb->key, &l->key);
+	int rc = tachi_pr_dict_str(r, lb->key, &l->key);
 	/* pprof's decoder: a string label when str is set, else a number with its unit */
 	if (!rc && lb->str)
-		rc = dict_str(r, lb->str, &l->str);
+		rc = tachi_pr_dict_str(r, lb->str, &l->str);
 	else if (!rc)
 		l->num = lb->num;
 	if (!rc && !lb->str && lb->unit)
-		rc = dict_str(r, lb->unit, &l->unit);
+		rc = tachi_pr_dict_str(r, lb->unit, &l->unit);
 	if (!rc)
 		st->nlbls++;
 	return rc;
@@ -1053,9 +316,9 @@ static int values_meta_ext(struct tach_reader *r)
 static int sample_field(struct tach_reader *r, void *rec, const struct field *f)
 {
 	if (f->num == 1)
-		return repeated(r, f, loc_each, rec);
+		return tachi_pr_repeated(r, f, loc_each, rec);
 	if (f->num == 2)
-		return repeated(r, f, val_each, rec);
+		return tachi_pr_repeated(r, f, val_each, rec);
 	return f->num == 3 ? label(r, f, rec) : TACH_OK;
 }
 
@@ -1066,10 +329,10 @@ static int decode_sample(struct tach_reader *r, const struct field *outer, struc
 	memset(sd, 0, sizeof(*sd));
 	sd->status = -1;
 	st->nlbls = 0;
-	int rc = each_sub(r, outer, sample_field, sd);
+	int rc = tachi_pr_each_sub(r, outer, sample_field, sd);
 	if (!rc && sd->nvals != st->ntypes)
-		return pfail(r, outer->at, "a sample has %zu values for %zu sample types", sd->nvals,
-			     st->ntypes);
+		return tachi_pr_fail(r, outer->at, "a sample has %zu values for %zu sample types", sd->nvals,
+				     st->ntypes);
 	return rc;
 }
 
@@ -1134,7 +397,7 @@ static int weight(struct tach_reader *r, const struct field *f, int64_t v, uint6
 	}
 	q += rem * 2 >= st->period_ns;
 	if (q > UINT64_MAX)
-		return pfail(r, f->at, "a sample's value is more than 2^64 samples");
+		return tachi_pr_fail(r, f->at, "a sample's value is more than 2^64 samples");
 	*w = (uint64_t)q;
 	return TACH_OK;
 }
@@ -1150,7 +413,7 @@ static int pr_next(struct tach_reader *r, const struct tach_sample **out)
 		do {
 			if (st->pos >= st->size)
 				return TACH_EOF;
-			if ((rc = next_field(r, &st->pos, st->size, &f)))
+			if ((rc = tachi_pr_next_field(r, &st->pos, st->size, &f)))
 				return rc;
 		} while (f.num != 2);
 		if ((rc = decode_sample(r, &f, &sd)) || (rc = weight(r, &f, (int64_t)sd.value, &w)))
@@ -1248,72 +511,18 @@ static int read_tables(struct tach_reader *r)
 	struct field f;
 	int rc = TACH_OK;
 	if (!st->size)
-		return pfail(r, 0, "empty profile");
+		return tachi_pr_fail(r, 0, "empty profile");
 	for (size_t p = 0; !rc && p < st->size;)
-		if (!(rc = next_field(r, &p, st->size, &f)))
-			rc = table_field(r, &f, &nsamples);
-	if (rc || (rc = check_strings(r)) ||
-	    (rc = index_ids(r, &st->map_ix, st->maps, st->nmaps, sizeof(*st->maps), "mapping")) ||
-	    (rc = index_ids(r, &st->fn_ix, st->fns, st->nfns, sizeof(*st->fns), "function")) ||
-	    (rc = index_ids(r, &st->loc_ix, st->locs, st->nlocs, sizeof(*st->locs), "location")))
+		if (!(rc = tachi_pr_next_field(r, &p, st->size, &f)))
+			rc = tachi_pr_table_field(r, &f, &nsamples);
+	if (rc || (rc = tachi_pr_check_strings(r)) ||
+	    (rc = tachi_pr_index_ids(r, &st->map_ix, st->maps, st->nmaps, sizeof(*st->maps), "mapping")) ||
+	    (rc = tachi_pr_index_ids(r, &st->fn_ix, st->fns, st->nfns, sizeof(*st->fns), "function")) ||
+	    (rc = tachi_pr_index_ids(r, &st->loc_ix, st->locs, st->nlocs, sizeof(*st->locs), "location")))
 		return rc;
 	if (nsamples && !st->ntypes)
-		return pfail(r, 0, "samples but no sample types");
+		return tachi_pr_fail(r, 0, "samples but no sample types");
 	return st->ntypes ? choose_type(r) : TACH_OK;
-}
-
-/* The patterns, as pprof's RemoveUninteresting: keep_frames only with drop_frames, and
- * either one refused means no pruning at all. */
-static int prune_setup(struct tach_reader *r, struct prune *pr)
-{
-	struct pread *st = r->state;
-	int rc;
-	if (!st->slen[st->drop])
-		return TACH_OK;
-	if ((rc = compile(r, st->drop, st->drop_at, "drop_frames", &pr->drop)) || !pr->drop)
-		return rc;
-	if (st->slen[st->keep] &&
-	    ((rc = compile(r, st->keep, st->keep_at, "keep_frames", &pr->keep)) || !pr->keep)) {
-		tachi_regex_free(pr->drop);
-		pr->drop = NULL;
-		return rc;
-	}
-	if (!(pr->seen = calloc(st->nstr ? st->nstr : 1, 1)))
-		return RFAIL(r, TACH_E_NOMEM, TACH_POS_NONE, 0, "out of memory");
-	return TACH_OK;
-}
-
-/* A mapping into the dict, in file order (pprof's first is the main one). */
-static int dict_mapping(struct tach_reader *r, struct pmap *pm)
-{
-	struct pread *st = r->state;
-	struct tach_mapping m = { pm->start, pm->limit, pm->offset, 0, TACH_NO_STRING, pm->flags };
-	int rc = dict_str(r, pm->file, &m.file);
-	if (!rc && st->slen[pm->build_id])
-		rc = dict_str(r, pm->build_id, &m.build_id);
-	if (!rc && tach_dict_intern_mapping(&r->dict, &m, &pm->did))
-		rc = RFAIL(r, TACH_E_NOMEM, TACH_POS_NONE, 0, "out of memory");
-	return rc;
-}
-
-static int all_frames(struct tach_reader *r)
-{
-	struct pread *st = r->state;
-	struct prune pr = { 0 };
-	int rc = TACH_OK;
-	st->sid = malloc((st->nstr ? st->nstr : 1) * sizeof(*st->sid));
-	if (!st->sid)
-		return RFAIL(r, TACH_E_NOMEM, TACH_POS_NONE, 0, "out of memory");
-	memset(st->sid, 0xff, st->nstr * sizeof(*st->sid));
-	rc = prune_setup(r, &pr);
-	for (size_t i = 0; !rc && i < st->nmaps; i++)
-		rc = dict_mapping(r, &st->maps[i]);
-	for (size_t i = 0; !rc && i < st->nlocs; i++)
-		rc = loc_frames(r, &pr, i);
-	tachi_regex_free(pr.drop);
-	tachi_regex_free(pr.keep);
-	free(pr.seen);
-	return rc;
 }
 
 static int pr_open(struct tach_reader *r)
@@ -1327,7 +536,7 @@ static int pr_open(struct tach_reader *r)
 		if ((rc = inflate_all(r, r->lim.max_input)))
 			return rc;
 	}
-	if ((rc = read_tables(r)) || (rc = all_frames(r)))
+	if ((rc = read_tables(r)) || (rc = tachi_pr_all_frames(r)))
 		return rc;
 	struct tach_meta *m = &r->meta;
 	m->start_time_us = st->time_nanos > 0 ? (uint64_t)st->time_nanos / 1000 : 0;
@@ -1396,84 +605,3 @@ const struct tachi_reader_ops tachi_pprof_reader_ops = {
 	.whole_input = true,
 	.dict_at_open = true,
 };
-
-/* ---- detection ---- */
-
-/* Whether p[0, n) is a plausible start of a Profile message: known fields with their wire
- * types, value types made of numbers, a first string that is empty; a field cut by the end
- * of the peeked bytes is fine when cut says more may follow. */
-static bool plausible(const uint8_t *p, size_t n, bool cut)
-{
-	static const uint8_t wt[15] = { 9, 2, 2, 2, 2, 2, 2, 0, 0, 0, 0, 2, 0, 9, 0 };
-	size_t i = 0, fields = 0, strings = 0;
-	while (i < n) {
-		uint64_t key, v;
-		size_t k = tachi_uvarint(p + i, p + n, &key);
-		if (!k)
-			return cut && fields > 0;
-		uint64_t num = key >> 3;
-		unsigned t = key & 7;
-		if (!num || num > 14 || (wt[num] != 9 && wt[num] != t) ||
-		    (num == 13 && t != 0 && t != 2))
-			return false;
-		i += k;
-		if (!(k = tachi_uvarint(p + i, p + n, &v)))
-			return cut && fields > 0;
-		i += k;
-		if (t == 2 && v > n - i)
-			return cut && fields > 0;
-		if (t == 2 && num == 6 && strings++ == 0 && v != 0)
-			return false;
-		if (t == 2 && (num == 1 || num == 11)) {
-			for (size_t j = i; j < i + v;) {
-				uint64_t sk, sv;
-				size_t a = tachi_uvarint(p + j, p + i + v, &sk);
-				size_t b = a ? tachi_uvarint(p + j + a, p + i + v, &sv) : 0;
-				if (!a || !b || (sk != 8 && sk != 16))
-					return false;
-				j += a + b;
-			}
-		}
-		i += t == 2 ? (size_t)v : 0;
-		fields++;
-	}
-	return fields > 0;
-}
-
-/* gzip data (the one compressed format read), or a first field that a Profile message may
- * start with: a known field number with its wire type. */
-bool tachi_pprof_resembles(const uint8_t *p, size_t n)
-{
-	static const uint8_t wt[15] = { 9, 2, 2, 2, 2, 2, 2, 0, 0, 0, 0, 2, 0, 9, 0 };
-	if (n >= 2 && p[0] == 0x1f && p[1] == 0x8b)
-		return true;
-	unsigned num = n ? p[0] >> 3 : 0;
-	return num >= 1 && num <= 14 && (wt[num] == 9 || wt[num] == (p[0] & 7));
-}
-
-bool tachi_pprof_probe(const uint8_t *p, size_t n)
-{
-	if (n < 2 || p[0] != 0x1f || p[1] != 0x8b)
-		return plausible(p, n, n >= TACHI_PROBE_BYTES);
-	uint8_t out[TACHI_PROBE_BYTES];
-	z_stream z;
-	memset(&z, 0, sizeof(z));
-	if (inflateInit2(&z, 16 + MAX_WBITS) != Z_OK)
-		return false;
-	z.next_in = (Bytef *)p;
-	z.avail_in = (uInt)n;
-	z.next_out = out;
-	z.avail_out = sizeof(out);
-	int zr;
-	/* Members one after another, as the reader takes them: a first member of a few
-	 * bytes says little about the profile. */
-	while ((zr = inflate(&z, Z_SYNC_FLUSH)) == Z_STREAM_END && z.avail_out && z.avail_in >= 2 &&
-	       z.next_in[0] == 0x1f && z.next_in[1] == 0x8b)
-		inflateReset(&z);
-	size_t got = sizeof(out) - z.avail_out;
-	bool ended = zr == Z_STREAM_END && !z.avail_in;
-	inflateEnd(&z);
-	if (zr != Z_OK && zr != Z_STREAM_END && zr != Z_BUF_ERROR)
-		return false;
-	return plausible(out, got, !ended);
-}
