@@ -1,5 +1,5 @@
-/* A strict RFC 8259 JSON pull parser over bytes in memory (json.c). Internal: the
- * speedscope reader uses it, and a Gecko reader can.
+/* A strict RFC 8259 JSON pull parser over bytes in memory (json.c). Internal: the JSON
+ * readers use it, with the steps they share in formats/json_read.h.
  *
  * The caller walks the document: tachi_json_value reads one value (a scalar whole, or
  * the opening bracket of a container), tachi_json_key and tachi_json_elem step through
