@@ -372,8 +372,8 @@ static int depth_of(struct tach_reader *r, uint32_t i)
 /* ---- the samples ---- */
 
 /* A time in µs, to ns. */
-static inline int time_ns(struct tach_reader *r, const struct tachi_jtok *t, const char *what,
-			  int64_t *out)
+static int time_ns(struct tach_reader *r, const struct tachi_jtok *t, const char *what,
+		   int64_t *out)
 {
 	return tachi_jr_number(r, t, 3, what, out);
 }
