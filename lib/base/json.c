@@ -503,6 +503,16 @@ bool tachi_json_int(const struct tachi_jnum *v, int64_t min, int64_t max, int64_
 	return true;
 }
 
+bool tachi_json_tok_int(const uint8_t *p, const struct tachi_jtok *t, int64_t min, int64_t max,
+			int64_t *out)
+{
+	struct tachi_jnum v;
+	if (t->type != TJ_NUMBER)
+		return false;
+	tachi_json_number(p, t, &v);
+	return tachi_json_int(&v, min, max, out);
+}
+
 bool tachi_json_scaled(const struct tachi_jnum *v, int scale, int64_t *out)
 {
 	uint64_t m;

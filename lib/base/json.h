@@ -1,5 +1,5 @@
-/* A strict RFC 8259 JSON pull parser over bytes in memory (json.c). Internal: the
- * speedscope reader uses it, and a Gecko reader can.
+/* A strict RFC 8259 JSON pull parser over bytes in memory (json.c). Internal: the JSON
+ * readers use it, with the steps they share in formats/json_read.h.
  *
  * The caller walks the document: tachi_json_value reads one value (a scalar whole, or
  * the opening bracket of a container), tachi_json_key and tachi_json_elem step through
@@ -94,6 +94,9 @@ static inline bool tachi_json_digits(const uint8_t *p, const struct tachi_jtok *
 }
 /* The number as an integer in [min, max] when it is one exactly ("3", "3.0", "30e-1"). */
 bool tachi_json_int(const struct tachi_jnum *v, int64_t min, int64_t max, int64_t *out);
+/* A token that is a number and an integer in [min, max] exactly (tachi_json_int). */
+bool tachi_json_tok_int(const uint8_t *p, const struct tachi_jtok *t, int64_t min, int64_t max,
+			int64_t *out);
 /* value * 10^scale rounded to the nearest integer (halves away from zero); false when
  * that is outside int64_t. Locale-free and exact: no floating point. */
 bool tachi_json_scaled(const struct tachi_jnum *v, int scale, int64_t *out);

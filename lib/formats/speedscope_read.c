@@ -34,11 +34,11 @@
 #include "core/handles.h"
 #include "core/format.h"
 #include "core/formats.h"
+#include "formats/json_read.h"
 #include "formats/speedscope.h"
 #include "formats/v8.h"
 
 #define DEFAULT_INTERVAL_US 1000
-#define NESTING 64
 #define NONE UINT64_MAX
 #define NO_ID UINT32_MAX
 
@@ -117,28 +117,6 @@ static int sc_option(struct tach_reader *r, const char *key, const char *value)
 	return RFAIL(r, TACH_E_USAGE, TACH_POS_NONE, 0, "speedscope reader has no option %s", key);
 }
 
-static int nomem(struct tach_reader *r)
-{
-	return RFAIL(r, TACH_E_NOMEM, TACH_POS_NONE, 0, "out of memory");
-}
-
-static int bad(struct tach_reader *r, uint64_t off, const char *what)
-{
-	return RFAIL(r, TACH_E_FORMAT, TACH_POS_OFFSET, off, "%s", what);
-}
-
-static void cursor(struct tach_reader *r, struct tachi_json *j, uint64_t off)
-{
-	tachi_json_init(j, r->in.data, r->in.size, (size_t)off, NESTING, &r->err);
-}
-
-/* The value at off (a key's recorded offset): its token, j left after its start. */
-static int value_at(struct tach_reader *r, struct tachi_json *j, uint64_t off, struct tachi_jtok *t)
-{
-	cursor(r, j, off);
-	return tachi_json_value(j, t);
-}
-
 static bool names_speedscope(const uint8_t *p, const struct tachi_jtok *t)
 {
 	char buf[256];
@@ -149,27 +127,16 @@ static bool names_speedscope(const uint8_t *p, const struct tachi_jtok *t)
 	return strstr(buf, "speedscope") && strstr(buf, "file-format-schema");
 }
 
+/* A "$schema" decides. */
+static bool schema_decides(struct tachi_json *j)
+{
+	struct tachi_jtok t;
+	return !tachi_json_value(j, &t) && names_speedscope(j->p, &t);
+}
+
 bool tachi_speedscope_probe(const uint8_t *p, size_t n)
 {
-	struct tachi_err e = { 0 };
-	struct tachi_json j;
-	struct tachi_jtok t, k;
-	bool more, shared = false, profiles = false;
-	size_t lead = tachi_json_bom(p, n);
-	tachi_json_init(&j, p, n, lead, NESTING, &e);
-	if (tachi_json_value(&j, &t) || t.type != TJ_OBJECT)
-		return false;
-	while (!tachi_json_key(&j, &k, &more) && more) {
-		if (tachi_json_str_eq(p, &k, "$schema"))
-			return !tachi_json_value(&j, &t) && names_speedscope(p, &t);
-		shared |= tachi_json_str_eq(p, &k, "shared");
-		profiles |= tachi_json_str_eq(p, &k, "profiles");
-		if (shared && profiles)
-			return true;
-		if (tachi_json_skip(&j))
-			return false;
-	}
-	return false;
+	return tachi_jr_probe_keys(p, n, "$schema", schema_decides, "shared", "profiles");
 }
 
 /* A JSON object (its keys, the probe's "$schema", or "shared" and "profiles", may come
@@ -179,100 +146,56 @@ bool tachi_speedscope_resembles(const uint8_t *p, size_t n)
 	return tachi_json_object_start(p, n) && !tachi_v8_resembles(p, n);
 }
 
-/* A number token's value in 10^-scale units. */
-static int number(struct tach_reader *r, const struct tachi_jtok *t, int scale, const char *what,
-		  int64_t *out)
-{
-	if (t->type != TJ_NUMBER)
-		return RFAIL(r, TACH_E_FORMAT, TACH_POS_OFFSET, t->off, "%s must be a number", what);
-	struct tachi_jnum v;
-	tachi_json_number(r->in.data, t, &v);
-	if (!tachi_json_scaled(&v, scale, out))
-		return RFAIL(r, TACH_E_FORMAT, TACH_POS_OFFSET, t->off, "%s %.*s is out of range",
-			     what, (int)(t->len > 40 ? 40 : t->len), (const char *)r->in.data + t->start);
-	return TACH_OK;
-}
-
 /* An optional integer field (absent or null: -1). */
 static int opt_int(struct tach_reader *r, uint64_t off, const char *what, int32_t *out)
 {
-	struct tachi_json j;
-	struct tachi_jtok t;
-	struct tachi_jnum v;
 	int64_t x;
-	*out = -1;
-	if (off == NONE)
-		return TACH_OK;
-	int rc = value_at(r, &j, off, &t);
-	if (rc || t.type == TJ_NULL)
-		return rc;
-	if (t.type == TJ_NUMBER) {
-		tachi_json_number(r->in.data, &t, &v);
-		if (tachi_json_int(&v, 0, INT32_MAX, &x)) {
-			*out = (int32_t)x;
-			return TACH_OK;
-		}
-	}
-	return RFAIL(r, TACH_E_FORMAT, TACH_POS_OFFSET, t.off,
-		     "frame %s must be an integer 0..%d or null", what, INT32_MAX);
+	int rc = tachi_jr_opt_int(r, off, what, 0, INT32_MAX, true, &x);
+	*out = (int32_t)x;
+	return rc;
 }
 
-static int frame_obj(struct tach_reader *r, struct tachi_json *j, uint64_t at, struct sframe *f)
+static int frame_obj(struct tach_reader *r, struct tachi_json *j, uint64_t at, void *item)
 {
 	static const char *const want[] = { "name", "file", "line", "col" };
+	struct sframe *f = item;
 	uint64_t o[4];
 	struct tachi_json c;
 	struct tachi_jtok t;
 	int rc = tachi_json_keys(j, want, o, 4);
 	if (rc)
 		return rc;
-	if (o[0] == NONE)
-		return bad(r, at, "frame without a \"name\"");
-	if ((rc = value_at(r, &c, o[0], &t)))
+	if ((rc = tachi_jr_need_string(r, o[0], at, "frame without a \"name\"",
+					"frame name must be a string", &t)))
 		return rc;
-	if (t.type != TJ_STRING)
-		return bad(r, t.off, "frame name must be a string");
 	f->name_off = t.off;
 	f->file_off = NONE;
 	if (o[1] != NONE) {
-		if ((rc = value_at(r, &c, o[1], &t)))
+		if ((rc = tachi_jr_value_at(r, &c, o[1], &t)))
 			return rc;
 		if (t.type == TJ_STRING)
 			f->file_off = t.off;
 		else if (t.type != TJ_NULL)
-			return bad(r, t.off, "frame file must be a string or null");
+			return tachi_jr_bad(r, t.off, "frame file must be a string or null");
 	}
 	f->id = NO_ID;
-	if ((rc = opt_int(r, o[2], "line", &f->line)) || (rc = opt_int(r, o[3], "col", &f->col)))
+	if ((rc = opt_int(r, o[2], "frame line", &f->line)) ||
+	    (rc = opt_int(r, o[3], "frame col", &f->col)))
 		return rc;
 	return TACH_OK;
 }
 
 static int parse_frames(struct tach_reader *r, uint64_t off)
 {
+	static const struct tachi_jr_objects frames = {
+		"shared.frames must be an array", "a frame must be an object",
+		"more than 2^32 - 2 frames", UINT32_MAX - 1, sizeof(struct sframe), frame_obj,
+	};
 	struct sstate *st = r->state;
 	struct tachi_json j;
-	struct tachi_jtok t;
-	bool more;
-	int rc = value_at(r, &j, off, &t);
-	if (rc)
-		return rc;
-	if (t.type != TJ_ARRAY)
-		return bad(r, t.off, "shared.frames must be an array");
-	while (!(rc = tachi_json_elem(&j, &more)) && more) {
-		if ((rc = tachi_json_value(&j, &t)))
-			return rc;
-		if (t.type != TJ_OBJECT)
-			return bad(r, t.off, "a frame must be an object");
-		if (st->nframes >= UINT32_MAX - 1)
-			return bad(r, t.off, "more than 2^32 - 2 frames");
-		if (!TACHI_RESERVE(st->frames, st->frames_cap, st->nframes + 1))
-			return nomem(r);
-		if ((rc = frame_obj(r, &j, t.off, &st->frames[st->nframes])))
-			return rc;
-		st->nframes++;
-	}
-	return rc;
+	tachi_jr_cursor(r, &j, off);
+	return tachi_jr_objects(r, &j, &frames, (void **)&st->frames, &st->nframes,
+				&st->frames_cap);
 }
 
 static int parse_shared(struct tach_reader *r, uint64_t off)
@@ -281,15 +204,15 @@ static int parse_shared(struct tach_reader *r, uint64_t off)
 	struct tachi_json j;
 	struct tachi_jtok t;
 	uint64_t o;
-	int rc = value_at(r, &j, off, &t);
+	int rc = tachi_jr_value_at(r, &j, off, &t);
 	if (rc)
 		return rc;
 	if (t.type != TJ_OBJECT)
-		return bad(r, t.off, "\"shared\" must be an object");
+		return tachi_jr_bad(r, t.off, "\"shared\" must be an object");
 	if ((rc = tachi_json_keys(&j, want, &o, 1)))
 		return rc;
 	if (o == NONE)
-		return bad(r, t.off, "\"shared\" has no \"frames\"");
+		return tachi_jr_bad(r, t.off, "\"shared\" has no \"frames\"");
 	return parse_frames(r, o);
 }
 
@@ -376,14 +299,14 @@ static int profile_name(struct tach_reader *r, uint64_t off, struct sprof *p)
 	p->iid = 0;
 	if (off == NONE)
 		return TACH_OK;
-	int rc = value_at(r, &j, off, &t);
+	int rc = tachi_jr_value_at(r, &j, off, &t);
 	if (rc)
 		return rc;
 	if (t.type != TJ_STRING)
-		return bad(r, t.off, "profile name must be a string");
-	if (!TACHI_RESERVE(st->sbuf, st->sbuf_cap, t.len + 1))
-		return nomem(r);
-	size_t n = tachi_json_unescape(r->in.data, &t, st->sbuf);
+		return tachi_jr_bad(r, t.off, "profile name must be a string");
+	size_t n;
+	if ((rc = tachi_jr_string(r, &t, &st->sbuf, &st->sbuf_cap, &n)))
+		return rc;
 	if (!pyspy_name(st->sbuf, n, p) && !austin_name(st->sbuf, n, p)) {
 		p->tid = st->nprofs;
 		p->iid = 0;
@@ -397,70 +320,66 @@ static int profile_kind(struct tach_reader *r, const uint64_t *o, struct sprof *
 	struct tachi_jtok t;
 	int rc;
 	if (o[0] == NONE)
-		return bad(r, p->off, "profile without a \"type\"");
-	if ((rc = value_at(r, &j, o[0], &t)))
+		return tachi_jr_bad(r, p->off, "profile without a \"type\"");
+	if ((rc = tachi_jr_value_at(r, &j, o[0], &t)))
 		return rc;
 	if (tachi_json_str_eq(r->in.data, &t, "evented"))
 		p->evented = true;
 	else if (!tachi_json_str_eq(r->in.data, &t, "sampled"))
-		return bad(r, t.off, "profile type must be \"sampled\" or \"evented\"");
+		return tachi_jr_bad(r, t.off, "profile type must be \"sampled\" or \"evented\"");
 	if (o[1] == NONE)
-		return bad(r, p->off, "profile without a \"unit\"");
-	if ((rc = value_at(r, &j, o[1], &t)))
+		return tachi_jr_bad(r, p->off, "profile without a \"unit\"");
+	if ((rc = tachi_jr_value_at(r, &j, o[1], &t)))
 		return rc;
 	p->unit = -1;
 	for (int i = 0; i < (int)(sizeof(units) / sizeof(units[0])); i++)
 		if (tachi_json_str_eq(r->in.data, &t, units[i].name))
 			p->unit = i;
 	if (p->unit < 0)
-		return bad(r, t.off, "profile unit must be one of none, bytes, nanoseconds, "
-			   "microseconds, milliseconds, seconds");
+		return tachi_jr_bad(r, t.off, "profile unit must be one of none, bytes, "
+				    "nanoseconds, microseconds, milliseconds, seconds");
 	p->start = 0;
-	if (o[2] != NONE && ((rc = value_at(r, &j, o[2], &t)) ||
-			     (rc = number(r, &t, units[p->unit].scale, "startValue", &p->start))))
+	if (o[2] != NONE &&
+	    ((rc = tachi_jr_value_at(r, &j, o[2], &t)) ||
+	     (rc = tachi_jr_number(r, &t, units[p->unit].scale, "startValue", &p->start))))
 		return rc;
 	p->a_off = p->evented ? o[5] : o[3];
 	p->b_off = p->evented ? NONE : o[4];
 	if (p->a_off == NONE)
-		return bad(r, p->off, p->evented ? "evented profile without \"events\"" :
-			   "sampled profile without \"samples\"");
+		return tachi_jr_bad(r, p->off, p->evented ? "evented profile without \"events\""
+						       : "sampled profile without \"samples\"");
 	if (!p->evented && p->b_off == NONE)
-		return bad(r, p->off, "sampled profile without \"weights\"");
+		return tachi_jr_bad(r, p->off, "sampled profile without \"weights\"");
 	return TACH_OK;
 }
 
-/* The "profiles" array, read where j stands: each profile's keys, kind and thread. A
- * later "profiles" key replaces what an earlier one gave. */
-static int parse_profiles(struct tach_reader *r, struct tachi_json *j)
+/* One profile: its keys, kind and thread. */
+static int profile_obj(struct tach_reader *r, struct tachi_json *j, uint64_t off, void *item)
 {
 	static const char *const want[] = { "type", "unit", "startValue", "samples", "weights",
 					    "events", "name" };
-	struct sstate *st = r->state;
-	struct tachi_jtok t;
+	struct sprof *p = item;
 	uint64_t o[7];
-	bool more;
-	int rc = tachi_json_value(j, &t);
-	if (rc)
+	int rc;
+	memset(p, 0, sizeof(*p));
+	p->off = off;
+	if ((rc = tachi_json_keys(j, want, o, 7)) || (rc = profile_kind(r, o, p)) ||
+	    (rc = profile_name(r, o[6], p)))
 		return rc;
-	if (t.type != TJ_ARRAY)
-		return bad(r, t.off, "\"profiles\" must be an array");
+	return TACH_OK;
+}
+
+/* The "profiles" array, read where j stands. A later "profiles" key replaces what an
+ * earlier one gave. */
+static int parse_profiles(struct tach_reader *r, struct tachi_json *j)
+{
+	static const struct tachi_jr_objects profiles = {
+		"\"profiles\" must be an array", "a profile must be an object", NULL, SIZE_MAX,
+		sizeof(struct sprof), profile_obj,
+	};
+	struct sstate *st = r->state;
 	st->nprofs = 0;
-	while (!(rc = tachi_json_elem(j, &more)) && more) {
-		if ((rc = tachi_json_value(j, &t)))
-			return rc;
-		if (t.type != TJ_OBJECT)
-			return bad(r, t.off, "a profile must be an object");
-		if (!TACHI_RESERVE(st->profs, st->profs_cap, st->nprofs + 1))
-			return nomem(r);
-		struct sprof *p = &st->profs[st->nprofs];
-		memset(p, 0, sizeof(*p));
-		p->off = t.off;
-		if ((rc = tachi_json_keys(j, want, o, 7)) || (rc = profile_kind(r, o, p)) ||
-		    (rc = profile_name(r, o[6], p)))
-			return rc;
-		st->nprofs++;
-	}
-	return rc;
+	return tachi_jr_objects(r, j, &profiles, (void **)&st->profs, &st->nprofs, &st->profs_cap);
 }
 
 /* The top object: "$schema" and "shared" found, "profiles" read on the way (the file's
@@ -471,12 +390,9 @@ static int parse_top(struct tach_reader *r)
 	struct tachi_jtok t, k;
 	uint64_t schema = NONE, shared = NONE;
 	bool more, profiles = false;
-	/* RFC 8259 lets a parser ignore a byte order mark; a browser's speedscope does */
-	int rc = value_at(r, &j, tachi_json_bom(r->in.data, r->in.size), &t);
+	int rc = tachi_jr_top(r, &j, &t, "not a speedscope file: expected a JSON object");
 	if (rc)
 		return rc;
-	if (t.type != TJ_OBJECT)
-		return bad(r, t.off, "not a speedscope file: expected a JSON object");
 	while (!(rc = tachi_json_key(&j, &k, &more)) && more) {
 		if (tachi_json_str_eq(j.p, &k, "profiles")) {
 			profiles = true;
@@ -494,35 +410,26 @@ static int parse_top(struct tach_reader *r)
 	if (rc || (rc = tachi_json_end(&j)))
 		return rc;
 	if (schema != NONE) {
-		if ((rc = value_at(r, &j, schema, &k)))
+		if ((rc = tachi_jr_value_at(r, &j, schema, &k)))
 			return rc;
 		if (!names_speedscope(r->in.data, &k))
-			return bad(r, k.off, "$schema does not name speedscope's file-format-schema");
+			return tachi_jr_bad(r, k.off,
+					    "$schema does not name speedscope's file-format-schema");
 	}
 	if (shared == NONE || !profiles)
-		return bad(r, t.off, "not a speedscope file: no \"shared\" and \"profiles\"");
+		return tachi_jr_bad(r, t.off,
+				    "not a speedscope file: no \"shared\" and \"profiles\"");
 	return parse_shared(r, shared);
 }
 
 /* ---- walking the samples of a profile ---- */
 
-static int begin_array(struct tach_reader *r, struct tachi_json *j, uint64_t off, const char *what)
-{
-	struct tachi_jtok t;
-	int rc = value_at(r, j, off, &t);
-	if (rc)
-		return rc;
-	if (t.type != TJ_ARRAY)
-		return RFAIL(r, TACH_E_FORMAT, TACH_POS_OFFSET, t.off, "\"%s\" must be an array", what);
-	return TACH_OK;
-}
-
 static int begin_profile(struct tach_reader *r, const struct sprof *p)
 {
 	struct sstate *st = r->state;
-	int rc = begin_array(r, &st->a, p->a_off, p->evented ? "events" : "samples");
+	int rc = tachi_jr_begin_array(r, &st->a, p->a_off, p->evented ? "events" : "samples");
 	if (!rc && !p->evented)
-		rc = begin_array(r, &st->b, p->b_off, "weights");
+		rc = tachi_jr_begin_array(r, &st->b, p->b_off, "weights");
 	st->v = p->evented ? INT64_MIN : p->start;
 	st->depth = 0;
 	st->pending = false;
@@ -537,7 +444,7 @@ static int push(struct tach_reader *r, uint32_t frame, uint64_t off)
 		return RFAIL(r, TACH_E_LIMIT, TACH_POS_OFFSET, off,
 			     "stack deeper than the depth limit of %u frames", r->lim.max_depth);
 	if (!TACHI_RESERVE(st->idx, st->idx_cap, (size_t)st->depth + 1))
-		return nomem(r);
+		return tachi_jr_nomem(r);
 	st->idx[st->depth++] = frame;
 	return TACH_OK;
 }
@@ -545,19 +452,15 @@ static int push(struct tach_reader *r, uint32_t frame, uint64_t off)
 static int frame_index(struct tach_reader *r, const struct tachi_jtok *t, uint32_t *out)
 {
 	struct sstate *st = r->state;
-	struct tachi_jnum v;
 	int64_t x;
 	uint64_t u;
 	if (t->type == TJ_NUMBER && tachi_json_digits(r->in.data, t, &u) && u < st->nframes) {
 		*out = (uint32_t)u;
 		return TACH_OK;
 	}
-	if (t->type == TJ_NUMBER) {
-		tachi_json_number(r->in.data, t, &v);
-		if (st->nframes && tachi_json_int(&v, 0, (int64_t)st->nframes - 1, &x)) {
-			*out = (uint32_t)x;
-			return TACH_OK;
-		}
+	if (st->nframes && tachi_json_tok_int(r->in.data, t, 0, (int64_t)st->nframes - 1, &x)) {
+		*out = (uint32_t)x;
+		return TACH_OK;
 	}
 	return RFAIL(r, TACH_E_FORMAT, TACH_POS_OFFSET, t->off,
 		     "frame index %.*s is not an index into shared.frames (%zu frames)",
@@ -574,14 +477,14 @@ static int sampled_step(struct tach_reader *r, const struct sprof *p)
 	if ((rc = tachi_json_elem(&st->a, &ma)) || (rc = tachi_json_elem(&st->b, &mb)))
 		return rc;
 	if (ma != mb)
-		return bad(r, ma ? st->b.pos - 1 : st->a.pos - 1,
-			   "\"samples\" and \"weights\" differ in length");
+		return tachi_jr_bad(r, ma ? st->b.pos - 1 : st->a.pos - 1,
+				    "\"samples\" and \"weights\" differ in length");
 	if (!ma)
 		return TACH_EOF;
 	if ((rc = tachi_json_value(&st->a, &t)))
 		return rc;
 	if (t.type != TJ_ARRAY)
-		return bad(r, t.off, "a sample must be an array of frame indices");
+		return tachi_jr_bad(r, t.off, "a sample must be an array of frame indices");
 	st->off = t.off;
 	st->depth = 0;
 	while (!(rc = tachi_json_elem(&st->a, &ma)) && ma) {
@@ -591,13 +494,13 @@ static int sampled_step(struct tach_reader *r, const struct sprof *p)
 			return rc;
 	}
 	if (rc || (rc = tachi_json_value(&st->b, &t)) ||
-	    (rc = number(r, &t, units[p->unit].scale, "weight", &st->w)))
+	    (rc = tachi_jr_number(r, &t, units[p->unit].scale, "weight", &st->w)))
 		return rc;
 	if (st->w < 0)
-		return bad(r, t.off, "negative weight");
+		return tachi_jr_bad(r, t.off, "negative weight");
 	st->at = st->v;
 	if (__builtin_add_overflow(st->v, st->w, &st->v))
-		return bad(r, t.off, "the weights add up past the range of values");
+		return tachi_jr_bad(r, t.off, "the weights add up past the range of values");
 	return TACH_OK;
 }
 
@@ -614,19 +517,20 @@ static int read_event(struct tach_reader *r, const struct sprof *p, bool *open, 
 	if (rc)
 		return rc;
 	if (t.type != TJ_OBJECT)
-		return bad(r, t.off, "an event must be an object");
+		return tachi_jr_bad(r, t.off, "an event must be an object");
 	uint64_t ev = t.off;
 	if ((rc = tachi_json_keys(&st->a, want, o, 3)))
 		return rc;
 	if (o[0] == NONE || o[1] == NONE || o[2] == NONE)
-		return bad(r, ev, "an event needs \"type\", \"frame\" and \"at\"");
-	if ((rc = value_at(r, &j, o[0], &t)))
+		return tachi_jr_bad(r, ev, "an event needs \"type\", \"frame\" and \"at\"");
+	if ((rc = tachi_jr_value_at(r, &j, o[0], &t)))
 		return rc;
 	*open = tachi_json_str_eq(r->in.data, &t, "O");
 	if (!*open && !tachi_json_str_eq(r->in.data, &t, "C"))
-		return bad(r, t.off, "event type must be \"O\" or \"C\"");
-	if ((rc = value_at(r, &j, o[1], &t)) || (rc = frame_index(r, &t, frame)) ||
-	    (rc = value_at(r, &j, o[2], &t)) || (rc = number(r, &t, units[p->unit].scale, "at", at)))
+		return tachi_jr_bad(r, t.off, "event type must be \"O\" or \"C\"");
+	if ((rc = tachi_jr_value_at(r, &j, o[1], &t)) || (rc = frame_index(r, &t, frame)) ||
+	    (rc = tachi_jr_value_at(r, &j, o[2], &t)) ||
+	    (rc = tachi_jr_number(r, &t, units[p->unit].scale, "at", at)))
 		return rc;
 	st->off = ev;
 	return TACH_OK;
@@ -674,11 +578,12 @@ static int evented_step(struct tach_reader *r, const struct sprof *p)
 		if ((rc = read_event(r, p, &open, &frame, &at)))
 			return rc;
 		if (at < st->v)
-			return bad(r, st->off, "event \"at\" before the previous event's");
+			return tachi_jr_bad(r, st->off, "event \"at\" before the previous event's");
 		if (st->depth && at > st->v) {
 			st->at = st->v;
 			if (__builtin_sub_overflow(at, st->v, &st->w))
-				return bad(r, st->off, "time between two events out of range");
+				return tachi_jr_bad(r, st->off,
+						    "time between two events out of range");
 			st->v = at;
 			st->pending = true;
 			st->pend_open = open;
@@ -729,14 +634,14 @@ static int timestamp(struct tach_reader *r, const struct sprof *p, uint64_t *ts)
 {
 	struct sstate *st = r->state;
 	if (st->at < 0)
-		return bad(r, st->off, "negative time");
+		return tachi_jr_bad(r, st->off, "negative time");
 	if (is_time(p)) {
 		*ts = (uint64_t)st->at / 1000;
 		return TACH_OK;
 	}
 	uint64_t x;
 	if (__builtin_mul_overflow((uint64_t)st->at, st->interval, &x))
-		return bad(r, st->off, "value times the interval overflows a timestamp");
+		return tachi_jr_bad(r, st->off, "value times the interval overflows a timestamp");
 	*ts = x / 1000;
 	return TACH_OK;
 }
@@ -758,7 +663,7 @@ static int prepass(struct tach_reader *r)
 			if (!st->w)
 				continue;
 			if (st->at < 0)
-				return bad(r, st->off, "negative time");
+				return tachi_jr_bad(r, st->off, "negative time");
 			if (is_time(p))
 				g = gcd(g, weight_us(st->w));
 			else if (st->at >= count_max)
@@ -813,21 +718,18 @@ static int frame_id(struct tach_reader *r, uint32_t k, uint32_t *id)
 		size_t n = 1;
 		if (offs[i] == NONE) {
 			if (!TACHI_RESERVE(st->sbuf, st->sbuf_cap, 1))
-				return nomem(r);
+				return tachi_jr_nomem(r);
 			st->sbuf[0] = '~';
 		} else {
-			int rc = value_at(r, &j, offs[i], &t);
-			if (rc)
+			int rc = tachi_jr_value_at(r, &j, offs[i], &t);
+			if (rc || (rc = tachi_jr_string(r, &t, &st->sbuf, &st->sbuf_cap, &n)))
 				return rc;
-			if (!TACHI_RESERVE(st->sbuf, st->sbuf_cap, t.len + 1))
-				return nomem(r);
-			n = tachi_json_unescape(r->in.data, &t, st->sbuf);
 		}
 		if (tach_dict_intern_string(&r->dict, st->sbuf, n, ids[i]))
-			return nomem(r);
+			return tachi_jr_nomem(r);
 	}
 	if (tach_dict_intern_frame(&r->dict, &fr, &f->id))
-		return nomem(r);
+		return tachi_jr_nomem(r);
 	*id = f->id;
 	return TACH_OK;
 }
@@ -849,7 +751,7 @@ static int emit(struct tach_reader *r, const struct sprof *p, const struct tach_
 			     (unsigned long long)r->lim.max_samples);
 	st->total += w;
 	if (st->depth && !TACHI_RESERVE(st->out, st->out_cap, st->depth))
-		return nomem(r);
+		return tachi_jr_nomem(r);
 	for (uint32_t i = 0; i < st->depth; i++)
 		if ((rc = frame_id(r, st->idx[i], &st->out[st->depth - 1 - i])))
 			return rc;

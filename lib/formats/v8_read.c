@@ -48,9 +48,9 @@
 #include "core/handles.h"
 #include "core/format.h"
 #include "core/formats.h"
+#include "formats/json_read.h"
 #include "formats/v8.h"
 
-#define NESTING 64
 #define NONE UINT64_MAX
 #define NO_ID UINT32_MAX
 #define DEPTH_UNKNOWN UINT32_MAX
@@ -95,22 +95,6 @@ struct vstate {
 	size_t sbuf_cap;
 };
 
-static int nomem(struct tach_reader *r)
-{
-	return RFAIL(r, TACH_E_NOMEM, TACH_POS_NONE, 0, "out of memory");
-}
-
-static int bad(struct tach_reader *r, uint64_t off, const char *what)
-{
-	return RFAIL(r, TACH_E_FORMAT, TACH_POS_OFFSET, off, "%s", what);
-}
-
-static int value_at(struct tach_reader *r, struct tachi_json *j, uint64_t off, struct tachi_jtok *t)
-{
-	tachi_json_init(j, r->in.data, r->in.size, (size_t)off, NESTING, &r->err);
-	return tachi_json_value(j, t);
-}
-
 /* ---- detection ---- */
 
 /* In the first element of "nodes", which j has just entered: a "callFrame" key. */
@@ -137,30 +121,16 @@ bool tachi_v8_resembles(const uint8_t *p, size_t n)
 		memmem(p, n, "\"callFrame\"", 11));
 }
 
+/* node writes "nodes" first and it may fill the peeked bytes: its first node decides. */
+static bool nodes_decide(struct tachi_json *j)
+{
+	struct tachi_jtok t;
+	return !tachi_json_value(j, &t) && t.type == TJ_ARRAY && first_node_has_callframe(j);
+}
+
 bool tachi_v8_probe(const uint8_t *p, size_t n)
 {
-	struct tachi_err e = { 0 };
-	struct tachi_json j;
-	struct tachi_jtok t, k;
-	bool more, samples = false, deltas = false;
-	size_t lead = tachi_json_bom(p, n);
-	tachi_json_init(&j, p, n, lead, NESTING, &e);
-	if (tachi_json_value(&j, &t) || t.type != TJ_OBJECT)
-		return false;
-	while (!tachi_json_key(&j, &k, &more) && more) {
-		/* node writes "nodes" first and it may fill the peeked bytes: its first node
-		 * decides */
-		if (tachi_json_str_eq(p, &k, "nodes"))
-			return !tachi_json_value(&j, &t) && t.type == TJ_ARRAY &&
-			       first_node_has_callframe(&j);
-		samples |= tachi_json_str_eq(p, &k, "samples");
-		deltas |= tachi_json_str_eq(p, &k, "timeDeltas");
-		if (samples && deltas)
-			return true;
-		if (tachi_json_skip(&j))
-			return false;
-	}
-	return false;
+	return tachi_jr_probe_keys(p, n, "nodes", nodes_decide, "samples", "timeDeltas");
 }
 
 /* ---- the nodes ---- */
@@ -168,37 +138,18 @@ bool tachi_v8_probe(const uint8_t *p, size_t n)
 /* An integer id token. */
 static int read_id(struct tach_reader *r, const struct tachi_jtok *t, const char *what, int64_t *id)
 {
-	struct tachi_jnum v;
-	if (t->type == TJ_NUMBER) {
-		tachi_json_number(r->in.data, t, &v);
-		if (tachi_json_int(&v, INT64_MIN, INT64_MAX, id))
-			return TACH_OK;
-	}
+	if (tachi_json_tok_int(r->in.data, t, INT64_MIN, INT64_MAX, id))
+		return TACH_OK;
 	return RFAIL(r, TACH_E_FORMAT, TACH_POS_OFFSET, t->off, "%s must be an integer node id", what);
 }
 
 /* lineNumber or columnNumber: 0-based, -1 or absent for none; 1-based out. */
 static int position(struct tach_reader *r, uint64_t off, const char *what, int32_t *out)
 {
-	struct tachi_json j;
-	struct tachi_jtok t;
-	struct tachi_jnum v;
 	int64_t x;
-	*out = -1;
-	if (off == NONE)
-		return TACH_OK;
-	int rc = value_at(r, &j, off, &t);
-	if (rc)
-		return rc;
-	if (t.type == TJ_NUMBER) {
-		tachi_json_number(r->in.data, &t, &v);
-		if (tachi_json_int(&v, -1, INT32_MAX - 1, &x)) {
-			*out = x < 0 ? -1 : (int32_t)(x + 1);
-			return TACH_OK;
-		}
-	}
-	return RFAIL(r, TACH_E_FORMAT, TACH_POS_OFFSET, t.off, "%s must be an integer -1..%d",
-		     what, INT32_MAX - 1);
+	int rc = tachi_jr_opt_int(r, off, what, -1, INT32_MAX - 1, false, &x);
+	*out = x < 0 ? -1 : (int32_t)(x + 1);
+	return rc;
 }
 
 static int call_frame(struct tach_reader *r, uint64_t off, struct vnode *nd)
@@ -207,29 +158,26 @@ static int call_frame(struct tach_reader *r, uint64_t off, struct vnode *nd)
 	struct tachi_json j, c;
 	struct tachi_jtok t;
 	uint64_t o[4];
-	int rc = value_at(r, &j, off, &t);
+	int rc = tachi_jr_value_at(r, &j, off, &t);
 	if (rc)
 		return rc;
 	if (t.type != TJ_OBJECT)
-		return bad(r, t.off, "callFrame must be an object");
+		return tachi_jr_bad(r, t.off, "callFrame must be an object");
 	uint64_t at = t.off;
 	if ((rc = tachi_json_keys(&j, want, o, 4)))
 		return rc;
-	if (o[0] == NONE)
-		return bad(r, at, "callFrame without a \"functionName\"");
-	if ((rc = value_at(r, &c, o[0], &t)))
+	if ((rc = tachi_jr_need_string(r, o[0], at, "callFrame without a \"functionName\"",
+					"functionName must be a string", &t)))
 		return rc;
-	if (t.type != TJ_STRING)
-		return bad(r, t.off, "functionName must be a string");
 	nd->name_off = t.off;
 	nd->root_name = tachi_json_str_eq(r->in.data, &t, "(root)");
 	nd->idle = tachi_json_str_eq(r->in.data, &t, "(idle)");
 	nd->url_off = NONE;
 	if (o[1] != NONE) {
-		if ((rc = value_at(r, &c, o[1], &t)))
+		if ((rc = tachi_jr_value_at(r, &c, o[1], &t)))
 			return rc;
 		if (t.type != TJ_STRING)
-			return bad(r, t.off, "url must be a string");
+			return tachi_jr_bad(r, t.off, "url must be a string");
 		nd->url_off = t.off;
 	}
 	if ((rc = position(r, o[2], "lineNumber", &nd->line)) ||
@@ -239,9 +187,10 @@ static int call_frame(struct tach_reader *r, uint64_t off, struct vnode *nd)
 }
 
 /* One node object, whose '{' j has just read at off. */
-static int node_obj(struct tach_reader *r, struct tachi_json *j, uint64_t off, struct vnode *nd)
+static int node_obj(struct tach_reader *r, struct tachi_json *j, uint64_t off, void *item)
 {
 	static const char *const want[] = { "id", "callFrame", "children", "parent" };
+	struct vnode *nd = item;
 	struct tachi_json c;
 	struct tachi_jtok t;
 	uint64_t o[4];
@@ -257,39 +206,24 @@ static int node_obj(struct tach_reader *r, struct tachi_json *j, uint64_t off, s
 	nd->parent_off = o[3];
 	nd->link_off = off;
 	if (o[0] == NONE)
-		return bad(r, off, "node without an \"id\"");
+		return tachi_jr_bad(r, off, "node without an \"id\"");
 	if (o[1] == NONE)
-		return bad(r, off, "node without a \"callFrame\"");
-	if ((rc = value_at(r, &c, o[0], &t)) || (rc = read_id(r, &t, "\"id\"", &nd->id)))
+		return tachi_jr_bad(r, off, "node without a \"callFrame\"");
+	if ((rc = tachi_jr_value_at(r, &c, o[0], &t)) || (rc = read_id(r, &t, "\"id\"", &nd->id)))
 		return rc;
 	return call_frame(r, o[1], nd);
 }
 
 static int parse_nodes(struct tach_reader *r, uint64_t off)
 {
+	static const struct tachi_jr_objects nodes = {
+		"\"nodes\" must be an array", "a node must be an object",
+		"more than 2^32 - 3 nodes", UINT32_MAX - 2, sizeof(struct vnode), node_obj,
+	};
 	struct vstate *st = r->state;
 	struct tachi_json j;
-	struct tachi_jtok t;
-	bool more;
-	int rc = value_at(r, &j, off, &t);
-	if (rc)
-		return rc;
-	if (t.type != TJ_ARRAY)
-		return bad(r, t.off, "\"nodes\" must be an array");
-	while (!(rc = tachi_json_elem(&j, &more)) && more) {
-		if ((rc = tachi_json_value(&j, &t)))
-			return rc;
-		if (t.type != TJ_OBJECT)
-			return bad(r, t.off, "a node must be an object");
-		if (st->nnodes >= UINT32_MAX - 2)
-			return bad(r, t.off, "more than 2^32 - 3 nodes");
-		if (!TACHI_RESERVE(st->nodes, st->nodes_cap, st->nnodes + 1))
-			return nomem(r);
-		if ((rc = node_obj(r, &j, t.off, &st->nodes[st->nnodes])))
-			return rc;
-		st->nnodes++;
-	}
-	return rc;
+	tachi_jr_cursor(r, &j, off);
+	return tachi_jr_objects(r, &j, &nodes, (void **)&st->nodes, &st->nnodes, &st->nodes_cap);
 }
 
 static int cmp_id(const void *a, const void *b)
@@ -308,7 +242,7 @@ static int index_ids(struct tach_reader *r)
 	if (!st->nnodes)
 		return TACH_OK;
 	if (!(st->ids = malloc(st->nnodes * sizeof(*st->ids))))
-		return nomem(r);
+		return tachi_jr_nomem(r);
 	for (size_t i = 0; i < st->nnodes; i++)
 		st->ids[i] = (struct vid){ st->nodes[i].id, (uint32_t)i };
 	qsort(st->ids, st->nnodes, sizeof(*st->ids), cmp_id);
@@ -365,11 +299,11 @@ static int link_children(struct tach_reader *r, uint32_t i)
 	struct tachi_json j;
 	struct tachi_jtok t;
 	bool more;
-	int rc = value_at(r, &j, st->nodes[i].kids_off, &t);
+	int rc = tachi_jr_value_at(r, &j, st->nodes[i].kids_off, &t);
 	if (rc)
 		return rc;
 	if (t.type != TJ_ARRAY)
-		return bad(r, t.off, "\"children\" must be an array of node ids");
+		return tachi_jr_bad(r, t.off, "\"children\" must be an array of node ids");
 	while (!(rc = tachi_json_elem(&j, &more)) && more) {
 		uint32_t c;
 		if ((rc = tachi_json_value(&j, &t)) || (rc = lookup(r, &t, "child", &c)) ||
@@ -393,7 +327,7 @@ static int link(struct tach_reader *r)
 		uint32_t p;
 		if (st->nodes[i].parent_off == NONE)
 			continue;
-		if ((rc = value_at(r, &j, st->nodes[i].parent_off, &t)))
+		if ((rc = tachi_jr_value_at(r, &j, st->nodes[i].parent_off, &t)))
 			return rc;
 		if (t.type == TJ_NULL)
 			continue;
@@ -417,7 +351,7 @@ static int depth_of(struct tach_reader *r, uint32_t i)
 	uint32_t k = i;
 	while (k != NO_ID && st->nodes[k].depth == DEPTH_UNKNOWN) {
 		if (!TACHI_RESERVE(st->walk, st->walk_cap, n + 1))
-			return nomem(r);
+			return tachi_jr_nomem(r);
 		st->walk[n++] = k;
 		st->nodes[k].depth = DEPTH_BUSY;
 		k = st->nodes[k].parent;
@@ -437,27 +371,11 @@ static int depth_of(struct tach_reader *r, uint32_t i)
 
 /* ---- the samples ---- */
 
-static int time_ns(struct tach_reader *r, const struct tachi_jtok *t, const char *what, int64_t *out)
+/* A time in µs, to ns. */
+static int time_ns(struct tach_reader *r, const struct tachi_jtok *t, const char *what,
+		   int64_t *out)
 {
-	struct tachi_jnum v;
-	if (t->type != TJ_NUMBER)
-		return RFAIL(r, TACH_E_FORMAT, TACH_POS_OFFSET, t->off, "%s must be a number", what);
-	tachi_json_number(r->in.data, t, &v);
-	if (!tachi_json_scaled(&v, 3, out))
-		return RFAIL(r, TACH_E_FORMAT, TACH_POS_OFFSET, t->off, "%s %.*s is out of range",
-			     what, (int)(t->len > 40 ? 40 : t->len), (const char *)r->in.data + t->start);
-	return TACH_OK;
-}
-
-static int begin_array(struct tach_reader *r, struct tachi_json *j, uint64_t off, const char *what)
-{
-	struct tachi_jtok t;
-	int rc = value_at(r, j, off, &t);
-	if (rc)
-		return rc;
-	if (t.type != TJ_ARRAY)
-		return RFAIL(r, TACH_E_FORMAT, TACH_POS_OFFSET, t.off, "\"%s\" must be an array", what);
-	return TACH_OK;
+	return tachi_jr_number(r, t, 3, what, out);
 }
 
 /* One entry of each array: the sample's node and its time, checked. */
@@ -476,16 +394,16 @@ static int one_sample(struct tach_reader *r, struct tachi_json *a, struct tachi_
 		return RFAIL(r, TACH_E_LIMIT, TACH_POS_OFFSET, t.off,
 			     "stack deeper than the depth limit of %u frames", r->lim.max_depth);
 	if (__builtin_add_overflow(*now, delta, now))
-		return bad(r, d.off, "the time deltas add up past the range of times");
+		return tachi_jr_bad(r, d.off, "the time deltas add up past the range of times");
 	if (*now < 0)
-		return bad(r, d.off, "a sample time before 0");
+		return tachi_jr_bad(r, d.off, "a sample time before 0");
 	if (st->ns >= r->lim.max_samples || st->ns >= UINT32_MAX)
 		return RFAIL(r, TACH_E_LIMIT, TACH_POS_OFFSET, t.off,
 			     "more than %llu samples (see --max-samples)",
 			     (unsigned long long)(r->lim.max_samples < UINT32_MAX ? r->lim.max_samples
 										 : UINT32_MAX));
 	if (!TACHI_RESERVE(st->s, st->s_cap, st->ns + 1))
-		return nomem(r);
+		return tachi_jr_nomem(r);
 	st->s[st->ns] = (struct vsample){ *now, idx, (uint32_t)st->ns };
 	st->ns++;
 	return TACH_OK;
@@ -497,16 +415,16 @@ static int parse_samples(struct tach_reader *r, uint64_t s_off, uint64_t d_off)
 	struct tachi_json a, b;
 	int64_t now = st->start;
 	int rc;
-	if ((rc = begin_array(r, &a, s_off, "samples")) ||
-	    (rc = begin_array(r, &b, d_off, "timeDeltas")))
+	if ((rc = tachi_jr_begin_array(r, &a, s_off, "samples")) ||
+	    (rc = tachi_jr_begin_array(r, &b, d_off, "timeDeltas")))
 		return rc;
 	for (;;) {
 		bool ma, mb;
 		if ((rc = tachi_json_elem(&a, &ma)) || (rc = tachi_json_elem(&b, &mb)))
 			return rc;
 		if (ma != mb)
-			return bad(r, ma ? b.pos - 1 : a.pos - 1,
-				   "\"samples\" and \"timeDeltas\" differ in length");
+			return tachi_jr_bad(r, ma ? b.pos - 1 : a.pos - 1,
+					    "\"samples\" and \"timeDeltas\" differ in length");
 		if (!ma)
 			return TACH_OK;
 		if ((rc = one_sample(r, &a, &b, &now)))
@@ -542,7 +460,7 @@ static int order_and_interval(struct tach_reader *r)
 		return TACH_OK;
 	int64_t *gaps = malloc((st->ns - 1) * sizeof(*gaps));
 	if (!gaps)
-		return nomem(r);
+		return tachi_jr_nomem(r);
 	for (size_t i = 1; i < st->ns; i++)
 		gaps[i - 1] = st->s[i].t - st->s[i - 1].t;
 	qsort(gaps, st->ns - 1, sizeof(*gaps), cmp_i64);
@@ -564,24 +482,21 @@ static int parse_top(struct tach_reader *r, uint64_t *o)
 	struct vstate *st = r->state;
 	struct tachi_json j;
 	struct tachi_jtok t;
-	int rc = value_at(r, &j, tachi_json_bom(r->in.data, r->in.size), &t);
-	if (rc)
-		return rc;
-	if (t.type != TJ_OBJECT)
-		return bad(r, t.off, "not a V8 CPU profile: expected a JSON object");
-	if ((rc = tachi_json_keys(&j, want, o, 5)) || (rc = tachi_json_end(&j)))
+	int rc = tachi_jr_top(r, &j, &t, "not a V8 CPU profile: expected a JSON object");
+	if (rc || (rc = tachi_json_keys(&j, want, o, 5)) || (rc = tachi_json_end(&j)))
 		return rc;
 	for (int i = 0; i < 4; i++)
 		if (o[i] == NONE)
 			return RFAIL(r, TACH_E_FORMAT, TACH_POS_OFFSET, t.off,
 				     "not a V8 CPU profile: no %s", names[i]);
 	int64_t end;
-	if ((rc = value_at(r, &j, o[3], &t)) || (rc = time_ns(r, &t, "startTime", &st->start)))
+	if ((rc = tachi_jr_value_at(r, &j, o[3], &t)) ||
+	    (rc = time_ns(r, &t, "startTime", &st->start)))
 		return rc;
 	if (st->start < 0)
-		return bad(r, t.off, "startTime before 0");
+		return tachi_jr_bad(r, t.off, "startTime before 0");
 	if (o[4] != NONE &&
-	    ((rc = value_at(r, &j, o[4], &t)) || (rc = time_ns(r, &t, "endTime", &end))))
+	    ((rc = tachi_jr_value_at(r, &j, o[4], &t)) || (rc = time_ns(r, &t, "endTime", &end))))
 		return rc;
 	return TACH_OK;
 }
@@ -613,16 +528,13 @@ static int string_id(struct tach_reader *r, uint64_t off, const char *alt, uint3
 	struct tachi_jtok t;
 	size_t n = 0;
 	if (off != NONE) {
-		int rc = value_at(r, &j, off, &t);
-		if (rc)
+		int rc = tachi_jr_value_at(r, &j, off, &t);
+		if (rc || (rc = tachi_jr_string(r, &t, &st->sbuf, &st->sbuf_cap, &n)))
 			return rc;
-		if (!TACHI_RESERVE(st->sbuf, st->sbuf_cap, t.len + 1))
-			return nomem(r);
-		n = tachi_json_unescape(r->in.data, &t, st->sbuf);
 	}
 	const char *s = n ? st->sbuf : alt;
 	if (tach_dict_intern_string(&r->dict, s, n ? n : strlen(alt), id))
-		return nomem(r);
+		return tachi_jr_nomem(r);
 	return TACH_OK;
 }
 
@@ -635,7 +547,7 @@ static int frame_id(struct tach_reader *r, struct vnode *nd, uint32_t *id)
 		    (rc = string_id(r, nd->url_off, "~", &f.file)))
 			return rc;
 		if (tach_dict_intern_frame(&r->dict, &f, &nd->frame))
-			return nomem(r);
+			return tachi_jr_nomem(r);
 	}
 	*id = nd->frame;
 	return TACH_OK;
@@ -650,7 +562,7 @@ static int v8_next(struct tach_reader *r, const struct tach_sample **out)
 	struct vnode *leaf = &st->nodes[vs->node];
 	uint32_t depth = leaf->depth, k = 0;
 	if (depth && !TACHI_RESERVE(st->out, st->out_cap, depth))
-		return nomem(r);
+		return tachi_jr_nomem(r);
 	for (uint32_t i = vs->node; i != NO_ID; i = st->nodes[i].parent) {
 		struct vnode *nd = &st->nodes[i];
 		int rc;

@@ -206,6 +206,13 @@ static void test_numbers(void)
 	struct tachi_jnum v = num("42");
 	CHECK(!tachi_json_int(&v, 0, 41, &x));
 	CHECK(tachi_json_int(&v, 42, 42, &x) && x == 42);
+	/* a token: a number, an integer exactly, in range; anything else is no integer */
+	const uint8_t *thirty = (const uint8_t *)"30.0";
+	struct tachi_jtok nt = { .type = TJ_NUMBER, .start = 0, .len = 4 };
+	CHECK(tachi_json_tok_int(thirty, &nt, 0, 30, &x) && x == 30);
+	CHECK(!tachi_json_tok_int(thirty, &nt, 0, 29, &x));
+	nt.type = TJ_STRING;
+	CHECK(!tachi_json_tok_int(thirty, &nt, 0, 30, &x));
 
 	CHECK(as_scaled("0.01", 9, &x) && x == 10000000);
 	CHECK(as_scaled("0.003003003003003003", 9, &x) && x == 3003003);
