@@ -218,6 +218,8 @@ static int pw_put(struct tach_writer *w, const struct tach_dict *d, const struct
 	    !__builtin_add_overflow(last, span, &last)) {
 		if (!st->any || last > st->last_us)
 			st->last_us = last;
+		if (!st->any || s->timestamp_us < st->first_us)
+			st->first_us = s->timestamp_us;
 		st->any = true;
 	}
 	if (TACHI_UNLIKELY(!s->depth)) {
@@ -526,7 +528,9 @@ static int write_trailer(struct tach_writer *w, uint64_t period_ns)
 	if (!__builtin_mul_overflow(start, 1000, &t) && t <= INT64_MAX &&
 	    (rc = tachi_pw_emit_varint(w, P_TIME_NANOS, t)))
 		return rc;
-	if (st->any && st->last_us > start && !__builtin_mul_overflow(st->last_us - start, 1000, &t) &&
+	/* Without a start (perf's clock counts from boot), the time runs from the first sample. */
+	uint64_t from = start ? start : st->any ? st->first_us : 0;
+	if (st->any && st->last_us > from && !__builtin_mul_overflow(st->last_us - from, 1000, &t) &&
 	    t <= INT64_MAX && (rc = tachi_pw_emit_varint(w, P_DURATION_NANOS, t)))
 		return rc;
 	m->len = 0;

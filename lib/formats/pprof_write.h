@@ -130,7 +130,7 @@ struct pstate {
 	size_t ncounts, counts_cap;
 	/* time span */
 	bool any;
-	uint64_t last_us;
+	uint64_t first_us, last_us;
 	uint64_t empty_skipped;
 	/* Sample types, labels and values as the input's meta and extras give them (the
 	 * *_types functions below): types mode when the meta names value types. */

@@ -202,7 +202,7 @@ check_live() {
 	check_live
 }
 
-@test "the program is the dso the first sample's comm names: Gecko's product, pprof's main mapping" {
+@test "the program is the dso the first sample's comm names: Gecko's product, pprof's main mapping; the duration" {
 	product() {
 		tach2gecko --no-gzip -q "$1" | python3 -c 'import json, sys; print(json.load(sys.stdin)["meta"]["product"])'
 	}
@@ -214,5 +214,9 @@ check_live() {
 	export HOME=$T PPROF_TMPDIR=$T
 	tach2pprof -q "$P/real/sort-fp.perf" -o "$T/p.pb.gz"
 	go tool pprof -raw "$T/p.pb.gz" 2>/dev/null | grep -q '^ *1: 0x0/0x0/0x0 /home/dev/prof/perf2/sort '
-	go tool pprof -top "$T/p.pb.gz" 2>/dev/null | grep -qx 'File: sort'
+	go tool pprof -top "$T/p.pb.gz" 2>/dev/null >"$T/top"
+	grep -qx 'File: sort' "$T/top"
+	# perf's clock counts from boot: the duration runs from the first sample (1601.018010 s)
+	# to the last one's end (1603.708774 s + 2004 us), not from the clock's zero
+	grep -q '^Duration: 2.69s,' "$T/top"
 }
