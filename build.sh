@@ -9,7 +9,7 @@ cd "$(dirname "$0")"
 # Debian bookworm packages. Build: compiler, meson, the libraries. Test: bats, clang (fuzz
 # targets), and the independent tools the tests compare against.
 BUILD_PKGS=(gcc meson ninja-build pkg-config libzstd-dev libxxhash-dev zlib1g-dev libdw-dev
-	libelf-dev libiberty-dev libisal-dev scdoc)
+	libelf-dev libiberty-dev scdoc)
 TEST_PKGS=(bats clang jq python3 zstd file g++ binutils libxml2-utils linux-perf parallel)
 # The Python package's test (tests/python/run.sh): a wheel built offline, a venv, pytest.
 TEST_PKGS+=(python3-dev python3-mesonpy python3-venv python3-pip python3-pytest)
@@ -70,7 +70,7 @@ setup() { # dir, extra meson args...
 
 build_main() {
 	ensure_pkgs "${BUILD_PKGS[@]}"
-	setup build -Dfixtures="$(fixtures_dir)" -Disal=enabled
+	setup build -Dfixtures="$(fixtures_dir)"
 }
 
 demo() {
@@ -151,12 +151,12 @@ test_all() {
 	export TACHFMT_NPM_DIR
 	local fx
 	fx=$(fixtures_dir)
-	setup build -Dfixtures="$fx" -Disal=enabled
+	setup build -Dfixtures="$fx"
 	local rc=0
 	log "test suite"
 	run_tests build || rc=1
 	log "test suite under AddressSanitizer and UndefinedBehaviorSanitizer"
-	setup build-asan -Dfixtures="$fx" -Disal=enabled -Dbuildtype=debug -Db_sanitize=address,undefined \
+	setup build-asan -Dfixtures="$fx" -Dbuildtype=debug -Db_sanitize=address,undefined \
 		-Db_lundef=false
 	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
 		UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 run_tests build-asan || rc=1

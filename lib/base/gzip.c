@@ -7,11 +7,13 @@
  * the input before it alone, so any number of workers can compress chunks at once and the
  * output is the same bytes for every number, none included (the caller's thread then does
  * it), and a second CPU halves that part of a large conversion. Levels 1 to 3 deflate with
- * ISA-L's igzip when the library is built with it: on Gecko JSON its level 1 runs at some
- * 500 MB/s a core and makes files 5% smaller than zlib's level 1, which runs at 150 MB/s,
- * slower than the writers format. Levels 4 to 9 are zlib's. The compressed bytes then
- * depend on the build as well (ISA-L picks its code for the CPU); what they inflate to
- * never does.
+ * ISA-L's igzip when the library is built with it (meson option isal, off by default): on
+ * Gecko JSON its level 1 runs at some 500 MB/s a core and makes files 5% smaller than
+ * zlib's level 1, which runs at 150 MB/s, slower than the writers format. But libisal
+ * 2.30's deflate gives another valid stream for the same input in about one process in a
+ * thousand (it follows where ASLR placed the process's memory: none in 9,000 runs without
+ * it), and output must depend on the input alone; so zlib, whose bytes depend on the
+ * input, level and version, does every level by default.
  *
  * Workers start at the first full chunk, so a small output makes no thread. The caller's
  * thread fills chunks and writes finished ones out in order; it waits only when every slot
