@@ -26,6 +26,9 @@ bool tachi_pw_labels_eq_types(const struct pstate *st, const struct lset *a,
 		return true;
 	if (a->nlab != k->ls.nlab)
 		return false;
+	/* no labels: there may be no array to point into */
+	if (!a->nlab)
+		return true;
 	const struct tach_label *x = st->labs + a->lab0, *y = k->labs;
 	for (uint32_t i = 0; i < a->nlab; i++)
 		if (x[i].key != y[i].key || x[i].str != y[i].str || x[i].num != y[i].num ||
