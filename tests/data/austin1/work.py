@@ -7,14 +7,14 @@ def crunch(n):
     return s
 
 def worker(stop):
-    while time.time() < stop:
+    while time.process_time() < stop:
         crunch(5000)
 
 def main():
-    stop = time.time() + 0.4
+    stop = time.process_time() + 0.4
     t = threading.Thread(target=worker, args=(stop,))
     t.start()
-    while time.time() < stop:
+    while time.process_time() < stop:
         crunch(20000)
     t.join()
 
