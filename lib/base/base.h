@@ -77,4 +77,14 @@ bool tachi_parse_dec(const char *s, size_t n, uint64_t max, uint64_t *out);
 int tachi_hexval(char c);
 bool tachi_parse_bool(const char *s, bool *out);
 
+/* The last component of path p[0, n) (all of it without a '/'); *len its length. */
+static inline const char *tachi_base_name(const char *p, size_t n, size_t *len)
+{
+	const char *b = p + n;
+	while (b > p && b[-1] != '/')
+		b--;
+	*len = (size_t)(p + n - b);
+	return b;
+}
+
 #endif

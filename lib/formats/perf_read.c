@@ -360,10 +360,8 @@ static int intern(struct tach_reader *r, const char *file, size_t fl, const char
  * at 15 bytes. */
 static bool comm_names(const char *comm, size_t cl, const char *path, size_t pl)
 {
-	const char *b = path + pl;
-	while (b > path && b[-1] != '/')
-		b--;
-	size_t bl = (size_t)(path + pl - b);
+	size_t bl;
+	const char *b = tachi_base_name(path, pl, &bl);
 	return cl && (bl == cl || (cl == 15 && bl > 15)) && !memcmp(b, comm, cl);
 }
 

@@ -150,11 +150,8 @@ static int address_frame(struct tach_reader *r, const struct ploc *l,
 	char name[300];
 	int k;
 	if (file && l->address >= m->start && l->address < m->limit) {
-		const char *slash = memchr(file, '/', flen) ? file + flen : NULL;
-		while (slash && slash[-1] != '/')
-			slash--;
-		const char *base = slash ? slash : file;
-		size_t blen = flen - (size_t)(base - file);
+		size_t blen;
+		const char *base = tachi_base_name(file, flen, &blen);
 		if (blen > 250)
 			blen = 250;
 		k = snprintf(name, sizeof(name), "%.*s+0x%llx", (int)blen, base,

@@ -28,15 +28,6 @@
  * zero start would read as pprof's "already adjusted" fake mapping. */
 #define RB_BASE 0x10000000ull
 
-static const char *base_name(const char *file, size_t n, size_t *len)
-{
-	const char *b = file + n;
-	while (b > file && b[-1] != '/')
-		b--;
-	*len = (size_t)(file + n - b);
-	return b;
-}
-
 /* Lowercase hex digits, 1 to 16 of them, the whole of p[0, n). */
 static bool parse_hex(const char *p, size_t n, uint64_t *v)
 {
@@ -62,7 +53,7 @@ bool tachi_modoff_name(const struct tach_dict *d, const struct tach_frame *f, ui
 	const char *file = tachi_str(d, f->file, &fl), *name = tachi_str(d, f->func, &nl);
 	if (!fl)
 		return false;
-	const char *base = base_name(file, fl, &bl);
+	const char *base = tachi_base_name(file, fl, &bl);
 	return nl > bl + 3 && !memcmp(name, base, bl) && !memcmp(name + bl, "+0x", 3) &&
 	       parse_hex(name + bl + 3, nl - bl - 3, off);
 }
@@ -174,7 +165,7 @@ static size_t main_rebuilt(const struct tachi_pmaps *pm, const struct tach_dict 
 	size_t pl = program ? strlen(program) : 0, other = pm->nrb;
 	for (size_t i = 0; i < pm->nrb; i++) {
 		size_t fl, bl;
-		const char *f = tachi_str(d, pm->rb[i].file, &fl), *b = base_name(f, fl, &bl);
+		const char *f = tachi_str(d, pm->rb[i].file, &fl), *b = tachi_base_name(f, fl, &bl);
 		if (pl && ((fl == pl && !memcmp(f, program, pl)) ||
 			   (bl == pl && !memcmp(b, program, pl))))
 			return i;
