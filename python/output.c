@@ -147,34 +147,6 @@ static PyObject *out_finish(struct out *o, int ok)
 
 /* ---- options ---- */
 
-static PyObject *pop(PyObject *kw, const char *key)
-{
-	PyObject *v = PyDict_GetItemString(kw, key);
-	if (v) {
-		Py_INCREF(v);
-		PyDict_DelItemString(kw, key);
-	}
-	return v;
-}
-
-/* Positional argument i, else keyword name (removed from kw); new reference or NULL. */
-static PyObject *arg(PyObject *args, PyObject *kw, Py_ssize_t i, const char *name)
-{
-	PyObject *v = pop(kw, name);
-	if (i < PyTuple_Size(args)) {
-		Py_XDECREF(v);
-		return Py_NewRef(PyTuple_GetItem(args, i));
-	}
-	return v;
-}
-
-static const char *str_or_null(PyObject *v, const char *dflt)
-{
-	if (!v || v == Py_None)
-		return dflt;
-	return PyUnicode_Check(v) ? PyUnicode_AsUTF8AndSize(v, NULL) : NULL;
-}
-
 static int writable(const char *to)
 {
 	const char *name;
@@ -186,59 +158,75 @@ static int writable(const char *to)
 	return 0;
 }
 
-/* Does a fresh writer of format `to` (or reader of format `from`) take key=value? Setting an
- * option that fails leaves a handle failed, so each is tried on a scratch one first. */
-static int takes(const char *to, const char *from, const char *key, const char *val)
-{
-	int rc;
-	if (to) {
-		struct tach_writer *w = tach_writer_new(to);
-		rc = w ? tach_writer_set_option(w, key, val) : TACH_E_NOMEM;
-		tach_writer_free(w);
-	} else {
-		struct tach_reader *r = tach_reader_new(from);
-		rc = r ? tach_reader_set_option(r, key, val) : TACH_E_NOMEM;
-		tach_reader_free(r);
-	}
-	return rc == TACH_OK;
-}
-
 static int user_set(PyObject *opts, const char *key)
 {
 	PyObject *k, *v;
 	Py_ssize_t i = 0;
 	char buf[64];
 	while (opts && PyDict_Next(opts, &i, &k, &v))
-		if (!tp_option_key(k, buf, sizeof(buf)) && !strcmp(buf, key))
+		if (!tp_option_key("", k, buf, sizeof(buf)) && !strcmp(buf, key))
 			return 1;
 	PyErr_Clear();
 	return 0;
 }
 
-/* **options of convert: the writer's when it takes them, else the reader's. */
+/* Does a fresh writer of format to take key=value? 1 yes, 0 it has no such option, -1 the
+ * value is wrong (msg: the writer's words, in a buffer of 256). A failed set leaves a
+ * handle failed, so each is tried on a scratch one first. */
+static int writer_takes(const char *to, const char *key, const char *val, char *msg)
+{
+	struct tach_writer *w = tach_writer_new(to);
+	if (!w)
+		return -2;
+	int rc = tach_writer_set_option(w, key, val), ret = 1;
+	if (rc) {
+		const char *m = tach_writer_error(w);
+		snprintf(msg, 256, "%s", m ? m : tach_strerror(rc));
+		ret = tp_unknown_option(m) ? 0 : -1;
+	}
+	tach_writer_free(w);
+	return ret;
+}
+
+/* **options of convert: the writer's when it knows the key, else the reader's; a key
+ * neither knows is a TypeError, a value the one that knows it refuses a tachfmt.Error. */
 static int route_options(struct tach_writer *w, tp_reader_obj *ro, const char *to,
-			 const char *from, PyObject *opts, PyObject *outname)
+			 PyObject *opts)
 {
 	PyObject *k, *v;
 	Py_ssize_t i = 0;
 	while (PyDict_Next(opts, &i, &k, &v)) {
-		char key[64];
+		char key[64], msg[256];
 		PyObject *tmp;
 		const char *val;
-		if (tp_option_key(k, key, sizeof(key)) || !(val = tp_option_text(v, &tmp)))
+		if (tp_option_key("convert", k, key, sizeof(key)) ||
+		    !(val = tp_option_text("convert", k, v, &tmp)))
 			return -1;
-		int rc = TACH_OK;
-		if (takes(to, NULL, key, val) || !takes(NULL, from, key, val)) {
-			if ((rc = tach_writer_set_option(w, key, val)))
-				tp_raise(rc, outname, tach_writer_error(w), 0, 0);
-		} else if ((rc = tach_reader_set_option(ro->r, key, val))) {
-			tp_reader_raise(ro, rc);
-		}
+		int t = writer_takes(to, key, val, msg), rc = 0;
+		if (t == -2)
+			PyErr_NoMemory();
+		else if (t == -1)
+			tp_option_error("convert", k, msg);
+		else if (t == 1 && tach_writer_set_option(w, key, val))
+			tp_option_error("convert", k, tach_writer_error(w));
+		else if (t == 0 && tach_reader_set_option(ro->r, key, val))
+			tp_option_error("convert", k, tach_reader_error(ro->r, NULL, NULL));
+		else
+			rc = 1;
 		Py_XDECREF(tmp);
-		if (rc)
+		if (!rc)
 			return -1;
 	}
 	return 0;
+}
+
+/* pstats output: the ("__sampled__",) entry only where the running Python's pstats loads
+ * it (3.15 and later; 3.11 to 3.14 stop on "Invalid timing data"), unless given. */
+static int pstats_marker(struct tach_writer *w, const char *to, PyObject *opts)
+{
+	if (strcmp(to, "pstats") || user_set(opts, "sampled-marker"))
+		return 0;
+	return tach_writer_set_option(w, "sampled-marker", Py_Version >= 0x030F0000 ? "yes" : "no");
 }
 
 /* What the programs set before the user's options (runner.c: default_max_samples, and
@@ -289,18 +277,18 @@ static int convert_run(tp_reader_obj *ro, struct tach_writer *w, int fd, int fol
 	    (rc = tach_writer_set_option(w, "thread-frames", "no")))
 		return rc;
 	const struct tach_sample *s;
+	const struct tach_sample_ext *ext;
 	*side = 'r';
-	if ((rc = tach_reader_next(ro->r, &s)) < 0)
+	if ((rc = tp_filter_next(&ro->filt, ro->r, &s, &ext)) < 0)
 		return rc;
 	*side = 'w';
 	if ((rc = tach_writer_open_fd(w, fd)) || (rc = tach_writer_set_meta(w, tach_reader_meta(ro->r))))
 		return rc;
 	while (rc == TACH_OK) {
-		int wrc = tach_writer_put_ext(w, tach_reader_dict(ro->r), s,
-					      tach_reader_sample_ext(ro->r));
+		int wrc = tach_writer_put_ext(w, tach_reader_dict(ro->r), s, ext);
 		if (wrc)
 			return wrc;
-		rc = tach_reader_next(ro->r, &s);
+		rc = tp_filter_next(&ro->filt, ro->r, &s, &ext);
 	}
 	*side = 'r';
 	if (rc < 0)
@@ -309,23 +297,33 @@ static int convert_run(tp_reader_obj *ro, struct tach_writer *w, int fd, int fol
 	return tach_writer_close(w);
 }
 
-struct conv_args {
-	PyObject *src, *dst, *to, *from, *ropts, *opts;
-};
+/* convert's arguments, in its signature's order. */
+enum { C_SRC, C_DST, C_TO, C_FROM, C_ROPTS, C_FILTERS, C_N = C_FILTERS + 5 };
 
-static void conv_args_free(struct conv_args *a)
+/* The reader and writer of a conversion, set as the program sets them, then as asked. */
+static int convert_setup(tp_reader_obj *ro, struct tach_writer *w, PyObject **v,
+			 const char *to, const char *from, PyObject *opts)
 {
-	Py_XDECREF(a->src);
-	Py_XDECREF(a->dst);
-	Py_XDECREF(a->to);
-	Py_XDECREF(a->from);
-	Py_XDECREF(a->ropts);
-	Py_XDECREF(a->opts);
+	if (program_defaults(ro, to, from, opts)) {
+		tp_reader_raise(ro, TACH_E_USAGE);
+		return -1;
+	}
+	if (tp_reader_filters(ro, "convert", v + C_FILTERS))
+		return -1;
+	if (v[C_ROPTS] && v[C_ROPTS] != Py_None && tp_reader_options(ro, v[C_ROPTS], "convert"))
+		return -1;
+	if (route_options(w, ro, to, opts))
+		return -1;
+	if (pstats_marker(w, to, opts)) {
+		PyErr_SetString(tp_error, tach_writer_error(w));
+		return -1;
+	}
+	return 0;
 }
 
-static PyObject *convert_with(struct conv_args *a, const char *to, const char *from)
+static PyObject *convert_with(PyObject **v, const char *to, const char *from, PyObject *opts)
 {
-	tp_reader_obj *ro = tp_reader_make(a->src, from);
+	tp_reader_obj *ro = tp_reader_make(v[C_SRC], from);
 	struct tach_writer *w = ro ? tach_writer_new(to) : NULL;
 	struct out o;
 	PyObject *ret = NULL;
@@ -335,32 +333,23 @@ static PyObject *convert_with(struct conv_args *a, const char *to, const char *f
 		PyErr_NoMemory();
 		goto done;
 	}
-	if (program_defaults(ro, to, from, a->opts)) {
-		tp_reader_raise(ro, TACH_E_USAGE);
-		goto done;
-	}
-	if (a->ropts && a->ropts != Py_None && tp_reader_options(ro, a->ropts))
-		goto done;
-	if (out_open(&o, a->dst ? a->dst : Py_None))
+	if (convert_setup(ro, w, v, to, from, opts) || out_open(&o, v[C_DST] ? v[C_DST] : Py_None))
 		goto done;
 	tach_writer_set_warn(w, tp_warn_cb, &ro->warn);
-	int ok = 0;
-	if (!route_options(w, ro, to, from, a->opts, o.name)) {
-		int folded_w = !strcmp(to, "flamegraph") && !user_set(a->opts, "thread-frames");
-		char side;
-		int rc;
-		Py_BEGIN_ALLOW_THREADS
-		rc = convert_run(ro, w, o.fd, folded_w, &side);
-		Py_END_ALLOW_THREADS
-		if (tp_warn_flush(&ro->warn, ro->name))
-			;
-		else if (rc && side == 'r')
-			tp_reader_raise(ro, rc);
-		else if (rc)
-			tp_raise(rc, o.name, tach_writer_error(w), 0, 0);
-		else
-			ok = 1;
-	}
+	int folded_w = !strcmp(to, "flamegraph") && !user_set(opts, "thread-frames");
+	char side;
+	int rc, ok = 0;
+	Py_BEGIN_ALLOW_THREADS
+	rc = convert_run(ro, w, o.fd, folded_w, &side);
+	Py_END_ALLOW_THREADS
+	if (tp_warn_flush(&ro->warn, ro->name))
+		;
+	else if (rc && side == 'r')
+		tp_reader_raise(ro, rc);
+	else if (rc)
+		tp_raise(rc, o.name, tach_writer_error(w), 0, 0);
+	else
+		ok = 1;
 	ret = out_finish(&o, ok);
 done:
 	tach_writer_free(w);
@@ -370,26 +359,21 @@ done:
 
 PyObject *tp_convert(PyObject *self, PyObject *args, PyObject *kw)
 {
-	struct conv_args a = { 0 };
-	a.opts = kw ? PyDict_Copy(kw) : PyDict_New();
-	if (!a.opts)
+	static const char *const names[C_N] = { "src", "dst", "to", "from_", "reader_options",
+		"thread", "status", "from_us", "to_us", "max_depth" };
+	PyObject *v[C_N], *opts = NULL, *ret = NULL;
+	if (tp_args("convert", args, kw, names, C_N, C_FILTERS, 1, v, &opts))
 		return NULL;
-	a.src = arg(args, a.opts, 0, "src");
-	a.dst = arg(args, a.opts, 1, "dst");
-	a.to = arg(args, a.opts, 2, "to");
-	a.from = pop(a.opts, "from_");
-	a.ropts = pop(a.opts, "reader_options");
-	PyObject *ret = NULL;
-	const char *to = str_or_null(a.to, "pprof"), *from = str_or_null(a.from, "auto");
-	if (PyTuple_Size(args) > 3 || !a.src)
-		PyErr_SetString(PyExc_TypeError, "convert(src, dst=None, to='pprof', **options)");
-	else if (!to || !from)
-		PyErr_SetString(PyExc_TypeError, "to and from_ are format names (str)");
-	else if (a.ropts && a.ropts != Py_None && !PyDict_Check(a.ropts))
-		PyErr_SetString(PyExc_TypeError, "reader_options is a dict");
+	const char *to = tp_str_arg("convert", "to", v[C_TO], "pprof");
+	const char *from = to ? tp_str_arg("convert", "from_", v[C_FROM], "auto") : NULL;
+	PyObject *ro = v[C_ROPTS];
+	if (!to || !from)
+		;
+	else if (ro && ro != Py_None && !PyDict_Check(ro))
+		PyErr_SetString(PyExc_TypeError, "convert() argument 'reader_options' must be a dict");
 	else if (writable(to))
-		ret = convert_with(&a, to, from);
-	conv_args_free(&a);
+		ret = convert_with(v, to, from, opts);
+	Py_DECREF(opts);
 	return ret;
 }
 
@@ -404,6 +388,7 @@ struct wctx {
 	PyObject *strings;   /* str -> id */
 	uint32_t *frames;
 	size_t cap;
+	size_t index;        /* of the sample, for messages */
 };
 
 static int intern_str(struct wctx *c, PyObject *s, uint32_t *id)
@@ -510,11 +495,24 @@ static int frame_id(struct wctx *c, PyObject *o, uint32_t *id)
 	return rc;
 }
 
-static int u64_of(PyObject *v, uint64_t *out)
+/* An int field of what the caller gave (where: "sample 3: " or "meta "), up to max. */
+static int u64_field(const char *where, const char *name, PyObject *v, uint64_t max,
+		     uint64_t *out)
 {
-	unsigned long long x = PyLong_AsUnsignedLongLong(v);
-	if (x == (unsigned long long)-1 && PyErr_Occurred())
+	if (!PyLong_Check(v)) {
+		PyObject *tn = PyType_GetName(Py_TYPE(v));
+		PyErr_Format(PyExc_TypeError, "write(): %s%s must be an int, not %S", where, name,
+			     tn ? tn : Py_None);
+		Py_XDECREF(tn);
 		return -1;
+	}
+	unsigned long long x = PyLong_AsUnsignedLongLong(v);
+	if ((x == (unsigned long long)-1 && PyErr_Occurred()) || x > max) {
+		PyErr_Clear();
+		PyErr_Format(PyExc_ValueError, "write(): %s%s is %R, not in 0..%llu", where, name, v,
+			     (unsigned long long)max);
+		return -1;
+	}
 	*out = x;
 	return 0;
 }
@@ -529,19 +527,23 @@ static int sample_of(struct wctx *c, PyObject *o, struct tach_sample *s)
 	Py_ssize_t n = t ? PyTuple_Size(t) : 6;
 	if (n != 5 && n != 6) {
 		Py_DECREF(t);
-		PyErr_SetString(PyExc_ValueError,
-				"a sample is (tid, interpreter, timestamp_us, status, frames[, weight])");
+		PyErr_Format(PyExc_ValueError, "write(): sample %zu has %zd items, not (tid, "
+			     "interpreter, timestamp_us, status, frames[, weight])", c->index, n);
 		return -1;
 	}
 	PyObject *v[6];
 	for (Py_ssize_t i = 0; i < n; i++)
 		v[i] = t ? PyTuple_GetItem(t, i) : PyStructSequence_GetItem(o, i);
 	uint64_t interp, status, w = 1;
-	int rc = u64_of(v[0], &s->thread_id) || u64_of(v[1], &interp) ||
-		 u64_of(v[2], &s->timestamp_us) || u64_of(v[3], &status) ||
-		 (n == 6 && u64_of(v[5], &w));
-	if (!rc && (interp > UINT32_MAX || status > 255 || w == 0)) {
-		PyErr_SetString(PyExc_ValueError, "interpreter, status or weight out of range");
+	char where[48];
+	snprintf(where, sizeof(where), "sample %zu: ", c->index);
+	int rc = u64_field(where, "tid", v[0], UINT64_MAX, &s->thread_id) ||
+		 u64_field(where, "interpreter", v[1], UINT32_MAX, &interp) ||
+		 u64_field(where, "timestamp_us", v[2], UINT64_MAX, &s->timestamp_us) ||
+		 u64_field(where, "status", v[3], 255, &status) ||
+		 (n == 6 && u64_field(where, "weight", v[5], UINT64_MAX, &w));
+	if (!rc && w == 0) {
+		PyErr_Format(PyExc_ValueError, "write(): %sweight is 0, not at least 1", where);
 		rc = 1;
 	}
 	PyObject *fr = rc ? NULL : PySequence_Tuple(v[4]);
@@ -568,33 +570,66 @@ static int sample_of(struct wctx *c, PyObject *o, struct tach_sample *s)
 	return rc ? -1 : 0;
 }
 
-/* The meta dict (as Reader.meta gives it) into m; unknown keys are ignored. */
+/* The keys of Reader.meta; those after interval_us describe the input (or, like
+ * compression, are an option's default) and have no place in the header the writer makes. */
+static const char *const meta_keys[] = {
+	"start_time_us", "interval_us", "profiling_config", "record_order", "program",
+	"python_version", "format", "thread_count", "format_version", "sample_count",
+	"compression", "layout", "byte_order", NULL,
+};
+
+static int meta_known(PyObject *d)
+{
+	PyObject *k, *v;
+	Py_ssize_t i = 0;
+	while (PyDict_Next(d, &i, &k, &v)) {
+		size_t j = 0;
+		while (meta_keys[j] && (!PyUnicode_Check(k) ||
+					PyUnicode_CompareWithASCIIString(k, meta_keys[j])))
+			j++;
+		if (!meta_keys[j]) {
+			PyErr_Format(PyExc_ValueError, "write(): unknown meta key %R (the keys of "
+				     "Reader.meta: start_time_us, interval_us, profiling_config, "
+				     "record_order, program, python_version, ...)", k);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* The meta dict (as Reader.meta gives it) into m. */
 static int meta_of(PyObject *d, struct tach_meta *m, const char **prog_name)
 {
 	static const struct tach_meta init = TACH_META_INIT;
 	*m = init;
 	if (!d || d == Py_None)
 		return 0;
+	if (meta_known(d))
+		return -1;
 	PyObject *v;
 	uint64_t x;
-	if ((v = PyDict_GetItemString(d, "start_time_us")) && u64_of(v, &m->start_time_us))
+	if ((v = PyDict_GetItemString(d, "start_time_us")) &&
+	    u64_field("meta ", "start_time_us", v, UINT64_MAX, &m->start_time_us))
 		return -1;
-	if ((v = PyDict_GetItemString(d, "interval_us")) && u64_of(v, &m->interval_us))
+	if ((v = PyDict_GetItemString(d, "interval_us")) &&
+	    u64_field("meta ", "interval_us", v, UINT64_MAX, &m->interval_us))
 		return -1;
-	if ((v = PyDict_GetItemString(d, "profiling_config")) && u64_of(v, &x))
+	if ((v = PyDict_GetItemString(d, "profiling_config")) &&
+	    u64_field("meta ", "profiling_config", v, UINT32_MAX, &x))
 		return -1;
 	m->profiling_config = v ? (uint32_t)x : 0;
 	if ((v = PyDict_GetItemString(d, "record_order")))
 		m->record_order = PyObject_IsTrue(v) == 1;
 	if ((v = PyDict_GetItemString(d, "program")) && v != Py_None &&
-	    !(*prog_name = PyUnicode_AsUTF8AndSize(v, NULL)))
+	    !(*prog_name = tp_str_arg("write", "meta['program']", v, NULL)))
 		return -1;
 	m->program = *prog_name;
 	if ((v = PyDict_GetItemString(d, "python_version"))) {
 		const char *s = PyUnicode_Check(v) ? PyUnicode_AsUTF8AndSize(v, NULL) : NULL;
 		unsigned a, b, c;
 		if (!s || sscanf(s, "%u.%u.%u", &a, &b, &c) != 3 || a > 255 || b > 255 || c > 255) {
-			PyErr_SetString(PyExc_ValueError, "python_version is 'X.Y.Z'");
+			PyErr_Format(PyExc_ValueError, "write(): meta python_version is %R, not "
+				     "'X.Y.Z'", v);
 			return -1;
 		}
 		m->py_major = (uint8_t)a, m->py_minor = (uint8_t)b, m->py_micro = (uint8_t)c;
@@ -603,8 +638,7 @@ static int meta_of(PyObject *d, struct tach_meta *m, const char **prog_name)
 }
 
 /* Writer options from the caller, then TACH's compression from meta when not given. */
-static int write_options(struct tach_writer *w, const char *to, PyObject *opts, PyObject *meta,
-			 PyObject *outname)
+static int write_options(struct tach_writer *w, const char *to, PyObject *opts, PyObject *meta)
 {
 	PyObject *k, *v;
 	Py_ssize_t i = 0;
@@ -612,21 +646,26 @@ static int write_options(struct tach_writer *w, const char *to, PyObject *opts, 
 		char key[64];
 		PyObject *tmp;
 		const char *val;
-		if (tp_option_key(k, key, sizeof(key)) || !(val = tp_option_text(v, &tmp)))
+		if (tp_option_key("write", k, key, sizeof(key)) ||
+		    !(val = tp_option_text("write", k, v, &tmp)))
 			return -1;
 		int rc = tach_writer_set_option(w, key, val);
 		Py_XDECREF(tmp);
 		if (rc) {
-			tp_raise(rc, outname, tach_writer_error(w), 0, 0);
+			tp_option_error("write", k, tach_writer_error(w));
 			return -1;
 		}
+	}
+	if (pstats_marker(w, to, opts)) {
+		PyErr_SetString(tp_error, tach_writer_error(w));
+		return -1;
 	}
 	PyObject *c = meta && PyDict_Check(meta) ? PyDict_GetItemString(meta, "compression") : NULL;
 	if (strcmp(to, "tach") || user_set(opts, "compression") || !c || !PyUnicode_Check(c))
 		return 0;
 	int rc = tach_writer_set_option(w, "compression", PyUnicode_AsUTF8AndSize(c, NULL));
 	if (rc)
-		tp_raise(rc, outname, tach_writer_error(w), 0, 0);
+		PyErr_Format(tp_error, "write(): meta compression: %s", tach_writer_error(w));
 	return rc ? -1 : 0;
 }
 
@@ -640,6 +679,7 @@ static int write_samples(struct wctx *c, struct tach_writer *w, PyObject *sample
 	while (!rc && (o = PyIter_Next(it))) {
 		struct tach_sample s;
 		rc = sample_of(c, o, &s);
+		c->index++;
 		Py_DECREF(o);
 		int wrc = rc ? 0 : tach_writer_put(w, c->d, &s);
 		if (wrc) {
@@ -654,7 +694,7 @@ static int write_samples(struct wctx *c, struct tach_writer *w, PyObject *sample
 static PyObject *write_with(PyObject *dst, PyObject *samples, PyObject *meta, const char *to,
 			    PyObject *opts)
 {
-	struct wctx c = { tach_dict_new(), PyDict_New(), PyDict_New(), PyDict_New(), NULL, 0 };
+	struct wctx c = { tach_dict_new(), PyDict_New(), PyDict_New(), PyDict_New(), NULL, 0, 0 };
 	struct tach_writer *w = tach_writer_new(to);
 	struct tach_meta m;
 	const char *prog_name = NULL;
@@ -664,7 +704,7 @@ static PyObject *write_with(PyObject *dst, PyObject *samples, PyObject *meta, co
 		PyErr_NoMemory();
 	} else if (!meta_of(meta, &m, &prog_name) && !out_open(&o, dst)) {
 		int ok = 0, rc = 0;
-		if (!write_options(w, to, opts, meta, o.name)) {
+		if (!write_options(w, to, opts, meta)) {
 			if ((rc = tach_writer_open_fd(w, o.fd)) || (rc = tach_writer_set_meta(w, &m)))
 				tp_raise(rc, o.name, tach_writer_error(w), 0, 0);
 			else if (!write_samples(&c, w, samples, o.name) &&
@@ -686,25 +726,17 @@ static PyObject *write_with(PyObject *dst, PyObject *samples, PyObject *meta, co
 
 PyObject *tp_write(PyObject *self, PyObject *args, PyObject *kw)
 {
-	PyObject *opts = kw ? PyDict_Copy(kw) : PyDict_New();
-	if (!opts)
+	static const char *const names[] = { "dst", "samples", "meta", "to" };
+	PyObject *v[4], *opts = NULL, *ret = NULL;
+	if (tp_args("write", args, kw, names, 4, 4, 2, v, &opts))
 		return NULL;
-	PyObject *dst = arg(args, opts, 0, "dst"), *samples = arg(args, opts, 1, "samples");
-	PyObject *meta = arg(args, opts, 2, "meta"), *tov = arg(args, opts, 3, "to");
-	const char *to = str_or_null(tov, "tach");
-	PyObject *ret = NULL;
-	if (PyTuple_Size(args) > 4 || !dst || !samples)
-		PyErr_SetString(PyExc_TypeError, "write(dst, samples, meta=None, to='tach', **options)");
-	else if (!to)
-		PyErr_SetString(PyExc_TypeError, "to is a format name (str)");
-	else if (meta && meta != Py_None && !PyDict_Check(meta))
-		PyErr_SetString(PyExc_TypeError, "meta is a dict");
+	const char *to = tp_str_arg("write", "to", v[3], "tach");
+	if (!to)
+		;
+	else if (v[2] && v[2] != Py_None && !PyDict_Check(v[2]))
+		PyErr_SetString(PyExc_TypeError, "write() argument 'meta' must be a dict or None");
 	else if (writable(to))
-		ret = write_with(dst, samples, meta, to, opts);
-	Py_XDECREF(dst);
-	Py_XDECREF(samples);
-	Py_XDECREF(meta);
-	Py_XDECREF(tov);
+		ret = write_with(v[0], v[1], v[2], to, opts);
 	Py_DECREF(opts);
 	return ret;
 }

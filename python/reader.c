@@ -11,8 +11,10 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "tachfmt_py.h"
@@ -65,6 +67,13 @@ static int source_path(tp_reader_obj *ro, PyObject *src)
 		return -1;
 	}
 	ro->fd = open(PyBytes_AsString(enc), O_RDONLY | O_CLOEXEC);
+	struct stat st;
+	/* a directory opens for reading: refuse it as the destination refuses one */
+	if (ro->fd >= 0 && fstat(ro->fd, &st) == 0 && S_ISDIR(st.st_mode)) {
+		close(ro->fd);
+		ro->fd = -1;
+		errno = EISDIR;
+	}
 	if (ro->fd < 0) {
 		PyErr_SetFromErrnoWithFilenameObject(PyExc_OSError, ro->name);
 		Py_DECREF(enc);
@@ -75,7 +84,38 @@ static int source_path(tp_reader_obj *ro, PyObject *src)
 	return 0;
 }
 
-/* A file object: its descriptor when it has one, else all that read() gives. */
+/* The descriptor of a file object that has one and stands where the object does: the
+ * object's position (tell) and the descriptor's offset agree. -1 (no error) when it has
+ * none or they disagree (a buffered file read ahead of its position): read() then. */
+static int file_descriptor(PyObject *src)
+{
+	PyObject *fdo = PyObject_CallMethod(src, "fileno", NULL);
+	if (!fdo) {
+		PyErr_Clear();
+		return -1;
+	}
+	long long fd = PyLong_Check(fdo) ? PyLong_AsLongLong(fdo) : -1;
+	Py_DECREF(fdo);
+	if (fd < 0 || fd > INT_MAX) {
+		PyErr_Clear();
+		PyErr_Format(PyExc_ValueError, "fileno() gave %lld, not a file descriptor", fd);
+		return -2;
+	}
+	PyObject *pos = PyObject_CallMethod(src, "tell", NULL);
+	if (!pos) {
+		/* a pipe: no position to disagree with */
+		PyErr_Clear();
+		return (int)fd;
+	}
+	long long p = PyLong_AsLongLong(pos);
+	Py_DECREF(pos);
+	PyErr_Clear();
+	off_t here = lseek((int)fd, 0, SEEK_CUR);
+	return here >= 0 && here == p ? (int)fd : -1;
+}
+
+/* A file object: its descriptor when that reads what the object would, else all that
+ * read() gives. The object is kept while its descriptor is read. */
 static int source_file(tp_reader_obj *ro, PyObject *src)
 {
 	PyObject *n = PyObject_GetAttrString(src, "name");
@@ -86,21 +126,27 @@ static int source_file(tp_reader_obj *ro, PyObject *src)
 		PyErr_Clear();
 		ro->name = PyUnicode_FromString("<file>");
 	}
-	PyObject *fdo = PyObject_CallMethod(src, "fileno", NULL);
-	if (fdo) {
-		int fd = PyLong_AsLong(fdo);
-		Py_DECREF(fdo);
-		if (fd >= 0) {
-			ro->fd = fd;
-			return ro->name ? 0 : -1;
-		}
+	if (!ro->name)
+		return -1;
+	int fd = file_descriptor(src);
+	if (fd == -2)
+		return -1;
+	if (fd >= 0) {
+		ro->fd = fd;
+		ro->fileobj = Py_NewRef(src);
+		return 0;
 	}
-	PyErr_Clear();
 	ro->keep = PyObject_CallMethod(src, "read", NULL);
-	if (!ro->keep || PyObject_GetBuffer(ro->keep, &ro->buf, PyBUF_SIMPLE))
+	if (!ro->keep)
+		return -1;
+	if (!PyObject_CheckBuffer(ro->keep)) {
+		PyErr_SetString(PyExc_TypeError, "read() gave no bytes: a binary file is needed");
+		return -1;
+	}
+	if (PyObject_GetBuffer(ro->keep, &ro->buf, PyBUF_SIMPLE))
 		return -1;
 	ro->has_buf = 1;
-	return ro->name ? 0 : -1;
+	return 0;
 }
 
 static int source_init(tp_reader_obj *ro, PyObject *src)
@@ -128,6 +174,7 @@ tp_reader_obj *tp_reader_make(PyObject *src, const char *format)
 		return NULL;
 	memset((char *)ro + sizeof(PyObject), 0, sizeof(*ro) - sizeof(PyObject));
 	ro->fd = -1;
+	tp_filter_clear(&ro->filt);
 	if (source_init(ro, src)) {
 		Py_DECREF(ro);
 		return NULL;
@@ -143,26 +190,43 @@ tp_reader_obj *tp_reader_make(PyObject *src, const char *format)
 }
 
 /* Reader options from a dict; a failed set leaves the reader failed, so a bad one raises. */
-int tp_reader_options(tp_reader_obj *ro, PyObject *opts)
+int tp_reader_options(tp_reader_obj *ro, PyObject *opts, const char *fname)
 {
 	PyObject *k, *v;
 	Py_ssize_t i = 0;
 	while (opts && PyDict_Next(opts, &i, &k, &v)) {
 		char key[64];
 		PyObject *tmp;
-		if (tp_option_key(k, key, sizeof(key)))
+		if (tp_option_key(fname, k, key, sizeof(key)))
 			return -1;
-		const char *val = tp_option_text(v, &tmp);
+		const char *val = tp_option_text(fname, k, v, &tmp);
 		if (!val)
 			return -1;
 		int rc = tach_reader_set_option(ro->r, key, val);
 		Py_XDECREF(tmp);
 		if (rc) {
-			tp_reader_raise(ro, rc);
+			if (rc == TACH_E_NOMEM)
+				PyErr_NoMemory();
+			else
+				tp_option_error(fname, k, tach_reader_error(ro->r, NULL, NULL));
 			return -1;
 		}
 	}
 	return 0;
+}
+
+/* vals: thread, status, from_us, to_us, max_depth (NULL when not given). */
+int tp_reader_filters(tp_reader_obj *ro, const char *fname, PyObject *const *vals)
+{
+	if (tp_filter_parse(&ro->filt, fname, vals[0], vals[1], vals[2], vals[3]))
+		return -1;
+	if (!vals[4] || vals[4] == Py_None)
+		return 0;
+	PyObject *d = PyDict_New();
+	int rc = !d || PyDict_SetItemString(d, "max_depth", vals[4]) ||
+		 tp_reader_options(ro, d, fname);
+	Py_XDECREF(d);
+	return rc ? -1 : 0;
 }
 
 int tp_reader_attach(tp_reader_obj *ro)
@@ -191,6 +255,8 @@ static void reader_release(tp_reader_obj *ro)
 		PyBuffer_Release(&ro->buf);
 	ro->has_buf = 0;
 	Py_CLEAR(ro->keep);
+	Py_CLEAR(ro->fileobj);
+	tp_filter_clear(&ro->filt);
 	for (size_t i = 0; i < ro->fcap; i++)
 		Py_XDECREF(ro->fcache[i]);
 	for (size_t i = 0; i < ro->scap; i++)
@@ -372,7 +438,7 @@ static PyObject *reader_next(PyObject *self)
 	if (ro->status < 0)
 		return tp_reader_raise(ro, ro->status);
 	const struct tach_sample *s;
-	int rc = tach_reader_next(ro->r, &s);
+	int rc = tp_filter_next(&ro->filt, ro->r, &s, NULL);
 	if ((ro->warn.n || ro->warn.dropped) && tp_warn_flush(&ro->warn, ro->name))
 		return NULL;
 	if (rc == TACH_EOF) {
@@ -495,37 +561,128 @@ static PyType_Spec reader_spec = {
 	Py_TPFLAGS_DEFAULT | Py_TPFLAGS_DISALLOW_INSTANTIATION, reader_slots,
 };
 
+/* ---- the named-tuple protocol (collections.namedtuple's _fields, _asdict, _replace,
+ * _make) on the struct sequences, which make a sample without a Python call ---- */
+
+static const PyStructSequence_Desc *desc_of(PyObject *obj)
+{
+	PyTypeObject *tp = PyType_Check(obj) ? (PyTypeObject *)obj : Py_TYPE(obj);
+	return PyType_IsSubtype(tp, tp_sample) ? &sample_desc : &frame_desc;
+}
+
+static int n_fields(const PyStructSequence_Desc *d)
+{
+	int n = 0;
+	while (d->fields[n].name)
+		n++;
+	return n;
+}
+
+/* Every field, the tuple's then the attributes (a Sample's weight, a Frame's end_line, col,
+ * end_col and opcode): what the object holds. */
+static PyObject *nt_asdict(PyObject *self, PyObject *unused)
+{
+	const PyStructSequence_Desc *d = desc_of(self);
+	PyObject *dict = PyDict_New();
+	for (int i = 0; dict && i < n_fields(d); i++)
+		if (PyDict_SetItemString(dict, d->fields[i].name, PyStructSequence_GetItem(self, i)))
+			Py_CLEAR(dict);
+	return dict;
+}
+
+static PyObject *nt_replace(PyObject *self, PyObject *args, PyObject *kw)
+{
+	const PyStructSequence_Desc *d = desc_of(self);
+	int n = n_fields(d);
+	if (PyTuple_Size(args)) {
+		PyErr_SetString(PyExc_TypeError, "_replace() takes keyword arguments only");
+		return NULL;
+	}
+	PyObject *vals = PyList_New(n);
+	for (int i = 0; vals && i < n; i++) {
+		PyObject *v = kw ? PyDict_GetItemString(kw, d->fields[i].name) : NULL;
+		PyList_SetItem(vals, i, Py_NewRef(v ? v : PyStructSequence_GetItem(self, i)));
+	}
+	Py_ssize_t used = 0;
+	for (int i = 0; kw && i < n; i++)
+		used += PyDict_GetItemString(kw, d->fields[i].name) != NULL;
+	if (vals && kw && used != PyDict_Size(kw)) {
+		PyErr_Format(PyExc_TypeError, "_replace() got unexpected field name(s): %R", kw);
+		Py_CLEAR(vals);
+	}
+	PyObject *r = vals ? PyObject_CallFunctionObjArgs((PyObject *)Py_TYPE(self), vals, NULL) : NULL;
+	Py_XDECREF(vals);
+	return r;
+}
+
+static PyObject *nt_make(PyObject *cls, PyObject *iterable)
+{
+	PyObject *t = PySequence_Tuple(iterable);
+	PyObject *r = t ? PyObject_CallFunctionObjArgs(cls, t, NULL) : NULL;
+	Py_XDECREF(t);
+	return r;
+}
+
+static PyMethodDef nt_methods[] = {
+	{ "_asdict", nt_asdict, METH_NOARGS,
+	  "A dict of every field: the tuple's, then the attributes." },
+	{ "_replace", (PyCFunction)(void (*)(void))nt_replace, METH_VARARGS | METH_KEYWORDS,
+	  "A new one with the named fields replaced." },
+	{ NULL, NULL, 0, NULL },
+};
+static PyMethodDef nt_make_def = {
+	"_make", nt_make, METH_O,
+	"A new one from an iterable of the tuple's fields (and, after them, the attributes')."
+};
+
+static int add_attr(PyTypeObject *tp, const char *name, PyObject *v)
+{
+	int rc = v ? PyObject_SetAttrString((PyObject *)tp, name, v) : -1;
+	Py_XDECREF(v);
+	return rc;
+}
+
+static int namedtuple_protocol(PyTypeObject *tp, const PyStructSequence_Desc *d)
+{
+	PyObject *fields = PyTuple_New(d->n_in_sequence);
+	for (int i = 0; fields && i < d->n_in_sequence; i++)
+		if (PyTuple_SetItem(fields, i, PyUnicode_FromString(d->fields[i].name)))
+			Py_CLEAR(fields);
+	int rc = add_attr(tp, "_fields", fields) ||
+		 add_attr(tp, "_field_defaults", PyDict_New()) ||
+		 add_attr(tp, "_make", PyDescr_NewClassMethod(tp, &nt_make_def));
+	for (PyMethodDef *m = nt_methods; !rc && m->ml_name; m++)
+		rc = add_attr(tp, m->ml_name, PyDescr_NewMethod(tp, m));
+	return rc;
+}
+
 int tp_types_init(void)
 {
 	tp_sample = PyStructSequence_NewType(&sample_desc);
 	tp_frame = PyStructSequence_NewType(&frame_desc);
 	tp_reader = (PyTypeObject *)PyType_FromSpec(&reader_spec);
-	return tp_sample && tp_frame && tp_reader ? 0 : -1;
+	if (!tp_sample || !tp_frame || !tp_reader)
+		return -1;
+	return namedtuple_protocol(tp_sample, &sample_desc) ||
+	       namedtuple_protocol(tp_frame, &frame_desc);
 }
 
 /* ---- open() and stacks() ---- */
 
-/* The reader of open() and stacks(): src and from_ out of args/kw, the rest reader options,
- * opened on its input. */
+/* The reader of open() and stacks(): src, from_ and the filters out of args/kw, the rest
+ * reader options, opened on its input. */
 static tp_reader_obj *open_reader(PyObject *args, PyObject *kw, const char *fname, int nogil)
 {
-	PyObject *src = NULL, *from = NULL, *opts = kw ? PyDict_Copy(kw) : PyDict_New();
-	if (!opts)
+	static const char *const names[] = { "src", "from_", "thread", "status", "from_us",
+					      "to_us", "max_depth" };
+	PyObject *v[7], *opts = NULL;
+	if (tp_args(fname, args, kw, names, 7, 2, 1, v, &opts))
 		return NULL;
-	if (PyTuple_Size(args) > 0)
-		src = PyTuple_GetItem(args, 0);
-	else if ((src = PyDict_GetItemString(opts, "src")))
-		Py_INCREF(src), PyDict_DelItemString(opts, "src"), Py_DECREF(src);
-	if ((from = PyDict_GetItemString(opts, "from_")))
-		Py_INCREF(from), PyDict_DelItemString(opts, "from_");
 	tp_reader_obj *ro = NULL;
-	const char *fmt = from && from != Py_None ? PyUnicode_AsUTF8AndSize(from, NULL) : NULL;
-	if (!src || PyTuple_Size(args) > 1)
-		PyErr_Format(PyExc_TypeError, "%s() takes one source argument", fname);
-	else if ((!from || from == Py_None || fmt) && (ro = tp_reader_make(src, fmt)) &&
-		 tp_reader_options(ro, opts))
+	const char *fmt = tp_str_arg(fname, "from_", v[1], NULL);
+	if ((fmt || !PyErr_Occurred()) && (ro = tp_reader_make(v[0], fmt)) &&
+	    (tp_reader_filters(ro, fname, v + 2) || tp_reader_options(ro, opts, fname)))
 		Py_CLEAR(ro);
-	Py_XDECREF(from);
 	Py_DECREF(opts);
 	if (!ro)
 		return NULL;
@@ -636,12 +793,12 @@ static size_t agg_find(struct agg *a, uint64_t tid, const uint32_t *f, uint32_t 
 }
 
 /* Every sample into a; TACH_EOF at the end, else the failure (-1 for a count overflow). */
-static int agg_read(struct agg *a, struct tach_reader *r)
+static int agg_read(struct agg *a, struct tach_reader *r, struct tp_filter *f)
 {
 	const struct tach_sample *s;
 	size_t last = SIZE_MAX;
 	int rc;
-	while ((rc = tach_reader_next(r, &s)) == TACH_OK) {
+	while ((rc = tp_filter_next(f, r, &s, NULL)) == TACH_OK) {
 		const struct agg_ent *e = last == SIZE_MAX ? NULL : &a->ents[last];
 		if (!e || e->tid != s->thread_id || e->depth != s->depth ||
 		    memcmp(a->ids + e->off, s->frames, s->depth * sizeof(uint32_t)))
@@ -682,7 +839,7 @@ PyObject *tp_stacks(PyObject *self, PyObject *args, PyObject *kw)
 	memset(&a, 0, sizeof(a));
 	int rc;
 	Py_BEGIN_ALLOW_THREADS
-	rc = agg_read(&a, ro->r);
+	rc = agg_read(&a, ro->r, &ro->filt);
 	Py_END_ALLOW_THREADS
 	PyObject *d = NULL;
 	if (tp_warn_flush(&ro->warn, ro->name))

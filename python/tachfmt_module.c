@@ -32,7 +32,7 @@ PyTypeObject *tp_sample, *tp_frame, *tp_reader;
 /* ---- small helpers ---- */
 
 /* An option value as the library takes it: True/False as yes/no, numbers as text. */
-const char *tp_option_text(PyObject *v, PyObject **tmp)
+const char *tp_option_text(const char *fname, PyObject *key, PyObject *v, PyObject **tmp)
 {
 	*tmp = NULL;
 	if (v == Py_True)
@@ -45,26 +45,114 @@ const char *tp_option_text(PyObject *v, PyObject **tmp)
 		*tmp = PyObject_Str(v);
 		return *tmp ? PyUnicode_AsUTF8AndSize(*tmp, NULL) : NULL;
 	}
-	PyErr_Format(PyExc_TypeError, "option values are str, int, float or bool, not %S",
-		     (PyObject *)Py_TYPE(v));
+	PyObject *tn = PyType_GetName(Py_TYPE(v));
+	PyErr_Format(PyExc_TypeError, "%s() argument '%U' must be str, int, float or bool, not %S",
+		     fname, key, tn ? tn : Py_None);
+	Py_XDECREF(tn);
 	return NULL;
 }
 
 /* An option name as the library spells it: max_depth -> max-depth. */
-int tp_option_key(PyObject *k, char *buf, size_t cap)
+int tp_option_key(const char *fname, PyObject *k, char *buf, size_t cap)
 {
 	Py_ssize_t n;
 	const char *s = PyUnicode_AsUTF8AndSize(k, &n);
 	if (!s)
 		return -1;
 	if ((size_t)n >= cap) {
-		PyErr_Format(PyExc_TypeError, "unknown option %R", k);
+		PyErr_Format(PyExc_TypeError, "%s() got an unexpected keyword argument '%U'", fname, k);
 		return -1;
 	}
 	for (Py_ssize_t i = 0; i < n; i++)
 		buf[i] = s[i] == '_' ? '-' : s[i];
 	buf[n] = 0;
 	return 0;
+}
+
+/* The formats' own words for a key they do not take ("pprof writer has no option KEY", the
+ * auto reader's "no reader has option KEY"); any other failure is about the value. */
+int tp_unknown_option(const char *msg)
+{
+	return msg && (strstr(msg, " has no option ") || strstr(msg, "no reader has option "));
+}
+
+PyObject *tp_option_error(const char *fname, PyObject *key, const char *msg)
+{
+	if (tp_unknown_option(msg))
+		return PyErr_Format(PyExc_TypeError, "%s() got an unexpected keyword argument '%U'",
+				    fname, key);
+	PyObject *name = PyUnicode_FromFormat("%s() argument '%U'", fname, key);
+	if (!name)
+		return NULL;
+	tp_raise(TACH_E_USAGE, name, msg, TACH_POS_NONE, 0);
+	Py_DECREF(name);
+	return NULL;
+}
+
+static int param_index(const char *const *names, int nnames, PyObject *k)
+{
+	for (int i = 0; i < nnames; i++)
+		if (PyUnicode_CompareWithASCIIString(k, names[i]) == 0)
+			return i;
+	return -1;
+}
+
+int tp_args(const char *fname, PyObject *args, PyObject *kw, const char *const *names,
+	    int nnames, int npos, int nreq, PyObject **vals, PyObject **rest)
+{
+	Py_ssize_t na = PyTuple_Size(args);
+	if (na > npos) {
+		PyErr_Format(PyExc_TypeError, "%s() takes at most %d positional argument%s (%zd given)",
+			     fname, npos, npos == 1 ? "" : "s", na);
+		return -1;
+	}
+	for (int i = 0; i < nnames; i++)
+		vals[i] = i < na ? PyTuple_GetItem(args, i) : NULL;
+	if (rest && !(*rest = PyDict_New()))
+		return -1;
+	PyObject *k, *v;
+	Py_ssize_t pos = 0;
+	while (kw && PyDict_Next(kw, &pos, &k, &v)) {
+		int i = param_index(names, nnames, k);
+		if (i >= 0 && vals[i]) {
+			PyErr_Format(PyExc_TypeError, "%s() got multiple values for argument '%U'",
+				     fname, k);
+			goto fail;
+		}
+		if (i >= 0)
+			vals[i] = v;
+		else if (!rest) {
+			PyErr_Format(PyExc_TypeError, "%s() got an unexpected keyword argument '%U'",
+				     fname, k);
+			goto fail;
+		} else if (PyDict_SetItem(*rest, k, v)) {
+			goto fail;
+		}
+	}
+	for (int i = 0; i < nreq; i++)
+		if (!vals[i]) {
+			PyErr_Format(PyExc_TypeError, "%s() missing required argument '%s' (pos %d)",
+				     fname, names[i], i + 1);
+			goto fail;
+		}
+	return 0;
+fail:
+	if (rest)
+		Py_CLEAR(*rest);
+	return -1;
+}
+
+const char *tp_str_arg(const char *fname, const char *name, PyObject *v, const char *dflt)
+{
+	if (!v || v == Py_None)
+		return dflt;
+	if (PyUnicode_Check(v))
+		return PyUnicode_AsUTF8AndSize(v, NULL);
+	PyObject *tn = PyType_GetName(Py_TYPE(v));
+	PyErr_Format(PyExc_TypeError, "%s() argument '%s' must be str or None, not %S", fname, name,
+		     tn ? tn : Py_None);
+	Py_XDECREF(tn);
+	return NULL;
 }
 
 /* Raises tachfmt.Error("NAME: POSITION: MSG") with the parts as attributes; MemoryError for
@@ -195,29 +283,49 @@ static PyObject *py_formats(PyObject *self, PyObject *unused)
 	return list;
 }
 
+#define FILTER_SIG "thread=None, status=None, from_us=None, to_us=None, max_depth=None"
+#define FILTER_DOC \
+	"thread: a thread id or ids to keep (--thread); status: the states to keep, as\n" \
+	"'gil,cpu' or ['gil', 'no-exception'] (--status: gil cpu unknown gil-wait exception\n" \
+	"main idle, no-NAME drops that state); from_us, to_us: keep samples at or after\n" \
+	"from_us and before to_us, a weighted sample cut to the part inside (--from-us,\n" \
+	"--to-us); max_depth: reject stacks deeper than this (--max-depth). The programs'\n" \
+	"meaning, with the same results.\n"
+
 static PyMethodDef methods[] = {
 	{ "open", (PyCFunction)(void (*)(void))tp_open, METH_VARARGS | METH_KEYWORDS,
-	  "open(src, from_=None, **reader_options) -> Reader\n\n"
+	  "open($module, /, src, from_=None, *, " FILTER_SIG ", **reader_options)\n--\n\n"
 	  "A reader of a profile in any readable format (detected unless from_ names one).\n"
-	  "src: a path, a bytes-like object or a binary file object. Iterating it yields Sample\n"
-	  "named tuples (tid, interpreter, timestamp_us, status, frames) with a .weight\n"
-	  "attribute; frames are Frame named tuples (file, function, line), innermost first." },
+	  "src: a path, a bytes-like object or a binary file object (read from its position).\n"
+	  "Iterating it yields Sample named tuples (tid, interpreter, timestamp_us, status,\n"
+	  "frames) with a .weight attribute; frames are Frame named tuples (file, function,\n"
+	  "line), innermost first.\n" FILTER_DOC },
 	{ "convert", (PyCFunction)(void (*)(void))tp_convert, METH_VARARGS | METH_KEYWORDS,
-	  "convert(src, dst=None, to='pprof', from_=None, reader_options=None, **options)\n\n"
+	  "convert($module, /, src, dst=None, to='pprof', from_=None, reader_options=None, *, "
+	  FILTER_SIG ", **options)\n--\n\n"
 	  "Converts src to the format to, with the programs' defaults, into dst (a path, written\n"
 	  "through a temporary file renamed on success, or a binary file object); returns the\n"
 	  "bytes when dst is None. options are writer options (reader options when the writer\n"
-	  "has no such option): gzip=False, level=9, compression='none', ..." },
+	  "has no such option): gzip=False, level=9, compression='none', ...; an option neither\n"
+	  "takes is a TypeError. For to='pstats', sampled_marker= says whether to write the\n"
+	  "('__sampled__',) entry of Python 3.15's pstats, which the pstats module of earlier\n"
+	  "Pythons cannot load; by default it is written only when the running Python is 3.15\n"
+	  "or later (the program tach2pstats always writes it unless --no-sampled-marker).\n"
+	  FILTER_DOC },
 	{ "stacks", (PyCFunction)(void (*)(void))tp_stacks, METH_VARARGS | METH_KEYWORDS,
-	  "stacks(src, from_=None, **reader_options) -> {(tid, frames): count}\n\n"
-	  "Samples counted by thread and stack (weights summed), aggregated in C." },
+	  "stacks($module, /, src, from_=None, *, " FILTER_SIG ", **reader_options)\n--\n\n"
+	  "Samples counted by thread and stack (weights summed), aggregated in C:\n"
+	  "{(tid, frames): count}.\n" FILTER_DOC },
 	{ "write", (PyCFunction)(void (*)(void))tp_write, METH_VARARGS | METH_KEYWORDS,
-	  "write(dst, samples, meta=None, to='tach', **options)\n\n"
+	  "write($module, /, dst, samples, meta=None, to='tach', **options)\n--\n\n"
 	  "Writes samples (Sample tuples, or (tid, interpreter, timestamp_us, status, frames[,\n"
-	  "weight]) with frames of (file, function, line) or Frame) as a profile. meta is a dict\n"
-	  "as Reader.meta gives; for TACH its compression is the default of compression=." },
+	  "weight]) with frames of (file, function, line) or Frame) as a profile into dst (a\n"
+	  "path, a binary file object, or None: returns the bytes). meta is a dict as\n"
+	  "Reader.meta gives (an unknown key is an error); for TACH its compression is the\n"
+	  "default of compression=. For pstats, sampled_marker= as in convert()." },
 	{ "formats", py_formats, METH_NOARGS,
-	  "formats() -> [(name, can_read, can_write)], in detection order." },
+	  "formats($module, /)\n--\n\n"
+	  "[(name, can_read, can_write)], in detection order." },
 	{ NULL, NULL, 0, NULL },
 };
 

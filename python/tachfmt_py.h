@@ -2,6 +2,7 @@
 #ifndef TACHFMT_PY_H
 #define TACHFMT_PY_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "tachfmt.h"
@@ -23,6 +24,28 @@ void tp_warn_cb(void *ctx, const char *msg, int kind, uint64_t pos);
 int tp_warn_flush(struct tp_warnings *w, PyObject *name);
 void tp_warn_clear(struct tp_warnings *w);
 
+/* The programs' sample filters (--thread, --status, --from-us, --to-us; cmd/common/filters.c)
+ * as open(), stacks() and convert() take them: what the reader hands out passes through. */
+struct tp_filter {
+	bool active;
+	uint64_t *threads;     /* sorted */
+	size_t nthreads;
+	bool has_status, status_idle, status_no_idle;
+	uint8_t status_any, status_none;
+	uint64_t from_us, to_us;
+	struct tach_sample copy;
+	bool copy_cut;         /* the time range gave copy less weight than the sample read */
+	struct tach_sample_ext copy_ext;
+};
+/* thread, status, from_us, to_us as given (NULL or None: not given); fname for messages. */
+int tp_filter_parse(struct tp_filter *f, const char *fname, PyObject *thread, PyObject *status,
+		    PyObject *from_us, PyObject *to_us);
+void tp_filter_clear(struct tp_filter *f);
+/* tach_reader_next through the filter; *ext (when ext is not NULL) the sample's extras. Runs
+ * without the GIL. */
+int tp_filter_next(struct tp_filter *f, struct tach_reader *r, const struct tach_sample **s,
+		   const struct tach_sample_ext **ext);
+
 /* An open reader with its source and the Python objects made for its dict's entries. */
 typedef struct {
 	PyObject_HEAD
@@ -32,6 +55,8 @@ typedef struct {
 	Py_buffer buf;
 	int has_buf;
 	PyObject *keep;       /* what a file object's read() returned */
+	PyObject *fileobj;    /* a file object read through its descriptor, kept alive */
+	struct tp_filter filt;
 	PyObject **fcache;    /* frame id -> Frame */
 	size_t fcap;
 	PyObject **scache;    /* string id -> str */
@@ -45,12 +70,26 @@ typedef struct {
 
 int tp_types_init(void);
 PyObject *tp_raise(int code, PyObject *name, const char *msg, int kind, uint64_t pos);
-const char *tp_option_text(PyObject *v, PyObject **tmp);
-int tp_option_key(PyObject *k, char *buf, size_t cap);
+/* An option's value as the library takes it (key names it in a TypeError). */
+const char *tp_option_text(const char *fname, PyObject *key, PyObject *v, PyObject **tmp);
+int tp_option_key(const char *fname, PyObject *k, char *buf, size_t cap);
+/* Is msg the library's word for an option it does not know? */
+int tp_unknown_option(const char *msg);
+/* A rejected option: TypeError for an unknown one, else tachfmt.Error with msg. NULL. */
+PyObject *tp_option_error(const char *fname, PyObject *key, const char *msg);
+/* The named parameters of fname() out of args and kw into vals[] (borrowed; NULL when not
+ * given): the first npos may be positional, the first nreq are required. Other keywords go
+ * into *rest (a new dict), or are a TypeError when rest is NULL. 0 or -1. */
+int tp_args(const char *fname, PyObject *args, PyObject *kw, const char *const *names,
+	    int nnames, int npos, int nreq, PyObject **vals, PyObject **rest);
+/* A str argument or None (dflt); NULL with a TypeError naming it otherwise. */
+const char *tp_str_arg(const char *fname, const char *name, PyObject *v, const char *dflt);
 
 /* A reader of format (NULL: "auto") on src, not yet opened; reader options from a dict. */
 tp_reader_obj *tp_reader_make(PyObject *src, const char *format);
-int tp_reader_options(tp_reader_obj *ro, PyObject *opts);
+int tp_reader_options(tp_reader_obj *ro, PyObject *opts, const char *fname);
+/* The filters and max_depth of vals (thread, status, from_us, to_us, max_depth) on ro. */
+int tp_reader_filters(tp_reader_obj *ro, const char *fname, PyObject *const *vals);
 /* Opens it on its source (the GIL may be released); 0 or the library's status. */
 int tp_reader_attach(tp_reader_obj *ro);
 /* Raises the reader's error. */

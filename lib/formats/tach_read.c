@@ -719,6 +719,18 @@ static int next_repeat(struct tach_reader *r, const struct tach_sample **out)
 	return over_limit(r);
 }
 
+/* A stack deeper than the reader holds: CPython's words for its own capacity, the option's
+ * name when the user's max-depth is what it passes. */
+static int depth_fail(struct tach_reader *r, const char *what, uint64_t depth)
+{
+	struct tstate *st = r->state;
+	if (st->cap_depth < TACH_MAX_DEPTH)
+		return data_fail(r, TACH_E_FORMAT, "%s %llu exceeds the max-depth limit of %u frames",
+				 what, (unsigned long long)depth, st->cap_depth);
+	return data_fail(r, TACH_E_FORMAT, "%s %llu exceeds capacity %u", what,
+			 (unsigned long long)depth, st->cap_depth);
+}
+
 /* The stack of a FULL, SUFFIX or POP_PUSH record into t; *same gets the number of outer
  * frames kept from the thread's previous stack. */
 static inline int read_stack(struct tach_reader *r, struct tthread *t, uint8_t enc,
@@ -732,8 +744,7 @@ static inline int read_stack(struct tach_reader *r, struct tthread *t, uint8_t e
 		if ((rc = rd_u32varint(r, p, &depth, "sample data (depth)")))
 			return rc;
 		if (depth > st->cap_depth)
-			return data_fail(r, TACH_E_FORMAT, "Stack depth %u exceeds capacity %u",
-					 depth, st->cap_depth);
+			return depth_fail(r, "Stack depth", depth);
 		if ((rc = read_frames(r, p, base - depth, depth)))
 			return rc;
 		t->depth = depth;
@@ -758,8 +769,7 @@ static inline int read_stack(struct tach_reader *r, struct tthread *t, uint8_t e
 		r->stats.pop_push_records++;
 	}
 	if ((uint64_t)keep + n > st->cap_depth)
-		return data_fail(r, TACH_E_FORMAT, "Final stack depth %llu exceeds capacity %u",
-				 (unsigned long long)keep + n, st->cap_depth);
+		return depth_fail(r, "Final stack depth", (uint64_t)keep + n);
 	if ((rc = read_frames(r, p, base - keep - n, n)))
 		return rc;
 	t->depth = keep + n;

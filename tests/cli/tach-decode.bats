@@ -275,7 +275,7 @@ EOF
 @test "--max-depth refuses deeper stacks, --strict refuses the wrong footer size" {
 	run tach-decode --max-depth 255 "$C/deep_stack_300.tach"
 	[ "$status" -eq 1 ]
-	[[ $output == "tach-decode: $C/deep_stack_300.tach: offset "[0-9]*": Stack depth 256 exceeds capacity 255" ]]
+	[[ $output == "tach-decode: $C/deep_stack_300.tach: offset "[0-9]*": Stack depth 256 exceeds the max-depth limit of 255 frames" ]]
 	tach-decode --max-depth 256 "$C/deep_stack_300.tach" >/dev/null
 	run tach-decode --strict "$E/err_footer_filesize_wrong.tach"
 	[ "$status" -eq 1 ]
