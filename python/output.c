@@ -282,11 +282,12 @@ static int convert_run(tp_reader_obj *ro, struct tach_writer *w, int fd, int fol
 	if ((rc = tp_filter_next(&ro->filt, ro->r, &s, &ext)) < 0)
 		return rc;
 	*side = 'w';
-	if ((rc = tach_writer_open_fd(w, fd)) || (rc = tach_writer_set_meta(w, tach_reader_meta(ro->r))))
-		return rc;
+	/* the writer's status apart: rc may be TACH_EOF already (an empty input) */
+	int wrc;
+	if ((wrc = tach_writer_open_fd(w, fd)) || (wrc = tach_writer_set_meta(w, tach_reader_meta(ro->r))))
+		return wrc;
 	while (rc == TACH_OK) {
-		int wrc = tach_writer_put_ext(w, tach_reader_dict(ro->r), s, ext);
-		if (wrc)
+		if ((wrc = tach_writer_put_ext(w, tach_reader_dict(ro->r), s, ext)))
 			return wrc;
 		rc = tp_filter_next(&ro->filt, ro->r, &s, &ext);
 	}

@@ -99,7 +99,7 @@ def test_wheel_programs_stand_alone(tmp_path):
     assert mine == run("tach-decode", src).stdout
     assert (VENV_BIN.parent / "share" / "man" / "man1" / "tach-decode.1").exists()
     so = pathlib.Path(tachfmt.__file__)
-    assert so.name == "tachfmt.abi3.so"
+    assert so.name == "__init__.abi3.so" and so.parent.name == "tachfmt"
     assert "libtachfmt" not in subprocess.run(["ldd", str(so)], capture_output=True, text=True).stdout
 
 
@@ -186,7 +186,8 @@ CONVERSIONS = [
     ("gecko", "tach2gecko", {}, []),
     ("speedscope", "tach2speedscope", {}, []),
     ("sampler", "tach2sampler", {}, []),
-    ("pstats", "tach2pstats", {}, []),
+    ("pstats", "tach2pstats", {"sampled_marker": True}, []),
+    ("pstats", "tach2pstats", {"sampled_marker": False}, ["--no-sampled-marker"]),
     ("flamegraph", "tach2flamegraph", {"width": 800}, ["--width", "800"]),
     ("collapsed", "tach-decode", {"labels": "pyspy"}, ["--labels", "pyspy"]),
     ("samples", "tach-decode", {}, ["-F", "samples"]),
@@ -257,7 +258,7 @@ def test_convert_errors(tmp_path):
         tachfmt.convert(src, to="nope")
     with pytest.raises(tachfmt.Error, match="level"):
         tachfmt.convert(src, to="pprof", level=99)
-    with pytest.raises(tachfmt.Error, match="option"):
+    with pytest.raises(TypeError, match="no_such_option"):
         tachfmt.convert(src, to="pprof", no_such_option=1)
     bad = FIXTURES / "tach" / "errors" / "err_bad_magic.tach"
     out = tmp_path / "o.pb.gz"
@@ -378,3 +379,354 @@ def test_truncated_fixtures(tmp_path):
                 assert p.stderr.decode().endswith(f"tach-decode: {e}\n")
             read_all(data[:cut])
     assert failures > 50
+
+
+# ---- pstats that loads (issue 44.1) ----
+
+def test_pstats_loads_on_this_python(tmp_path):
+    """From Python, the ("__sampled__",) marker only where this Python's pstats reads it."""
+    import pstats
+    src = CASES / "threads_interleaved.tach"
+    out = tmp_path / "x.pstats"
+    tachfmt.convert(src, out, to="pstats")
+    st = pstats.Stats(str(out))
+    assert st.total_calls > 0
+    marked = run("tach2pstats", src).stdout
+    unmarked = run("tach2pstats", "--no-sampled-marker", src).stdout
+    assert marked != unmarked
+    assert out.read_bytes() == (marked if sys.version_info >= (3, 15) else unmarked)
+    assert tachfmt.convert(src, to="pstats", sampled_marker=True) == marked
+    assert tachfmt.convert(src, to="pstats", sampled_marker=False) == unmarked
+    with tachfmt.open(src) as r:
+        got = tachfmt.write(None, r, r.meta, to="pstats")
+    assert got == (marked if sys.version_info >= (3, 15) else unmarked)
+    assert "sampled_marker" in tachfmt.convert.__doc__
+
+
+# ---- named tuples (issue 44.2) ----
+
+def test_sample_and_frame_are_named_tuples():
+    import collections
+    with tachfmt.open(CASES / "opcodes_columns.tach") as r:
+        s = next(r)
+    f = s.frames[0]
+    assert isinstance(s, tuple) and isinstance(f, tuple)
+    assert tachfmt.Sample._fields == ("tid", "interpreter", "timestamp_us", "status", "frames")
+    assert tachfmt.Frame._fields == ("file", "function", "line")
+    assert s._fields == tachfmt.Sample._fields and tachfmt.Frame._field_defaults == {}
+    # what a collections.namedtuple of the same fields gives
+    NT = collections.namedtuple("NT", s._fields)
+    nt = NT(*s)
+    assert nt == s and tuple(nt) == tuple(s)
+    assert {k: v for k, v in s._asdict().items() if k in s._fields} == nt._asdict()
+    assert s._asdict()["weight"] == s.weight == 1
+    assert f._asdict() == {"file": f.file, "function": f.function, "line": f.line,
+                           "end_line": f.end_line, "col": f.col, "end_col": f.end_col,
+                           "opcode": f.opcode}
+    tid, interp, ts, status, frames = s
+    file, function, line = f
+    s2 = s._replace(tid=5, weight=3)
+    assert type(s2) is tachfmt.Sample and s2.tid == 5 and s2.weight == 3 and s2[1:] == s[1:]
+    assert s._replace() == s and s._replace().weight == s.weight
+    f2 = f._replace(line=99, opcode=None)
+    assert f2.line == 99 and f2.opcode is None and f2.col == f.col
+    with pytest.raises(TypeError, match="bogus"):
+        f._replace(bogus=1)
+    assert tachfmt.Frame._make(["a.py", "g", 4]) == ("a.py", "g", 4)
+    assert tachfmt.Sample._make([1, 0, 2, 0, (), 7]).weight == 7
+    # still one Frame per distinct frame, not one per sample
+    seen = {}
+    with tachfmt.open(CASES / "threads_interleaved.tach") as r:
+        for s in r:
+            for f in s.frames:
+                assert seen.setdefault(tuple(f._asdict().values()), f) is f
+    assert len(seen) > 1
+
+
+# ---- signatures and types (issue 44.3) ----
+
+def test_signatures():
+    import inspect
+    sig = {name: inspect.signature(getattr(tachfmt, name))
+           for name in ("open", "convert", "stacks", "write", "formats")}
+    filters = ["thread", "status", "from_us", "to_us", "max_depth"]
+    assert list(sig["open"].parameters) == ["src", "from_", *filters, "reader_options"]
+    assert list(sig["stacks"].parameters) == ["src", "from_", *filters, "reader_options"]
+    assert list(sig["convert"].parameters) == ["src", "dst", "to", "from_", "reader_options",
+                                               *filters, "options"]
+    assert list(sig["write"].parameters) == ["dst", "samples", "meta", "to", "options"]
+    assert list(sig["formats"].parameters) == []
+    assert sig["convert"].parameters["to"].default == "pprof"
+    assert sig["open"].parameters["thread"].kind is inspect.Parameter.KEYWORD_ONLY
+    assert sig["open"].parameters["reader_options"].kind is inspect.Parameter.VAR_KEYWORD
+
+
+MYPY_EXAMPLE = '''
+import io
+import tachfmt
+
+def main(path: str) -> int:
+    n = 0
+    with tachfmt.open(path, thread=[1, 2], status="gil,no-exception") as r:
+        interval: int = r.meta["interval_us"]
+        for tid, interp, ts, status, frames in r:
+            file, function, line = frames[0]
+            n += tid + ts + interval + (line or 0) + len(file + function)
+    data: bytes = tachfmt.convert(path, to="pstats", gzip=False)
+    none: None = tachfmt.convert(path, "o.pb", to="pprof", max_depth=64)
+    for (tid, fr), count in tachfmt.stacks(data, from_="tach").items():
+        n += tid + count + (fr[0].end_line or 0)
+    out: bytes = tachfmt.write(None, [(1, 0, 0, 0, [("a.py", "f", 1)])], {"interval_us": 100})
+    tachfmt.write(io.BytesIO(), [], None, to="collapsed")
+    return n + len([name for name, rd, wr in tachfmt.formats() if wr]) + len(out)
+'''
+
+
+def test_stubs_installed_and_mypy_strict(tmp_path):
+    pkg = pathlib.Path(tachfmt.__file__).parent
+    assert (pkg / "__init__.pyi").exists() and (pkg / "py.typed").exists()
+    try:
+        import mypy  # noqa: F401  Debian's python3-mypy, seen through the venv
+    except ImportError:
+        pytest.skip("no mypy")
+    good, bad = tmp_path / "good.py", tmp_path / "bad.py"
+    good.write_text(MYPY_EXAMPLE)
+    bad.write_text("import tachfmt\nx: str = tachfmt.convert('p.tach')\n")
+    def mypy(f):
+        return subprocess.run([sys.executable, "-m", "mypy", "--strict", "--no-incremental",
+                               "--cache-dir", str(tmp_path / "cache"), str(f)],
+                              capture_output=True, text=True, cwd=tmp_path)
+    p = mypy(good)
+    assert p.returncode == 0, p.stdout + p.stderr
+    p = mypy(bad)
+    assert p.returncode == 1 and 'has type "bytes"' in p.stdout, p.stdout + p.stderr
+
+
+# ---- errors (issue 44.4, issue 43.7) ----
+
+def test_unknown_keyword_is_type_error():
+    src = CASES / "single_sample.tach"
+    calls = {
+        "convert": lambda: tachfmt.convert(src, bogus=1),
+        "open": lambda: tachfmt.open(src, bogus=1),
+        "stacks": lambda: tachfmt.stacks(src, bogus=1),
+        "write": lambda: tachfmt.write(None, [], bogus=1),
+    }
+    for name, call in calls.items():
+        with pytest.raises(TypeError) as e:
+            call()
+        assert str(e.value) == f"{name}() got an unexpected keyword argument 'bogus'"
+    with pytest.raises(TypeError, match="multiple values for argument 'dst'"):
+        tachfmt.convert(src, None, dst=None)
+    with pytest.raises(TypeError, match=r"missing required argument 'src'"):
+        tachfmt.stacks()
+    with pytest.raises(TypeError, match="argument 'level' must be str, int, float or bool"):
+        tachfmt.convert(src, level=[1])
+
+
+def test_option_value_errors_name_the_option(tmp_path):
+    src = CASES / "single_sample.tach"
+    for dst in (None, tmp_path / "x.pb"):
+        with pytest.raises(tachfmt.Error) as e:
+            tachfmt.convert(src, dst, level=99)
+        assert str(e.value) == "convert() argument 'level': gzip level must be 1-9, not 99"
+    assert list(tmp_path.iterdir()) == []
+    # the value is what is wrong, not the option (the reader takes max_input)
+    with pytest.raises(tachfmt.Error) as e:
+        tachfmt.convert(src, max_input=0)
+    assert str(e.value) == "convert() argument 'max_input': bad max-input: 0"
+    with pytest.raises(TypeError, match=r"convert\(\) argument 'from_' must be str or None, not int"):
+        tachfmt.convert(src, from_=5)
+    with pytest.raises(TypeError, match=r"open\(\) argument 'from_' must be str or None, not int"):
+        tachfmt.open(src, from_=5)
+    with pytest.raises(tachfmt.Error, match="max-depth limit of 3 frames"):
+        tachfmt.stacks(CASES / "deep_stack_300.tach", max_depth=3)
+    p = run("tach-decode", "--max-depth", "3", CASES / "deep_stack_300.tach", check=False)
+    assert p.returncode == 1 and b"max-depth limit of 3 frames" in p.stderr
+
+
+def test_directory_fails_alike_as_source_and_destination(tmp_path):
+    src = CASES / "single_sample.tach"
+    for call in (lambda: tachfmt.convert(tmp_path), lambda: tachfmt.open(tmp_path),
+                 lambda: tachfmt.stacks(tmp_path), lambda: tachfmt.convert(src, tmp_path),
+                 lambda: tachfmt.write(tmp_path, [])):
+        with pytest.raises(IsADirectoryError) as e:
+            call()
+        assert e.value.filename == str(tmp_path)
+
+
+def test_write_field_errors():
+    fr = (("a.py", "f", 1),)
+    with pytest.raises(ValueError) as e:
+        tachfmt.write(None, [(1, 0, 10, 0, fr), (1, 0, -5, 0, fr)], {})
+    assert str(e.value) == "write(): sample 1: timestamp_us is -5, not in 0..18446744073709551615"
+    with pytest.raises(ValueError, match="sample 0: status is 256, not in 0..255"):
+        tachfmt.write(None, [(1, 0, 0, 256, fr)], {})
+    with pytest.raises(ValueError, match="sample 0: weight is 0"):
+        tachfmt.write(None, [(1, 0, 0, 0, fr, 0)], {})
+    with pytest.raises(TypeError, match="sample 0: tid must be an int, not str"):
+        tachfmt.write(None, [("1", 0, 0, 0, fr)], {})
+    with pytest.raises(ValueError, match="meta interval_us is -1"):
+        tachfmt.write(None, [], {"interval_us": -1})
+    with pytest.raises(ValueError, match="unknown meta key 'interval'"):
+        tachfmt.write(None, [], {"interval": 100})
+    # every key Reader.meta gives is taken back
+    with tachfmt.open(CASES / "threads_interleaved.tach") as r:
+        tachfmt.write(None, [], r.meta)
+
+
+# ---- the programs' filters (issue 44.5) ----
+
+FILTERS = [
+    ({"thread": 139637976735744}, ["--thread", "139637976735744"]),
+    ({"thread": [139637976735744, 139637976756224]},
+     ["--thread", "139637976735744", "--thread", "139637976756224"]),
+    ({"status": "gil"}, ["--status", "gil"]),
+    ({"status": ["cpu", "no-gil"]}, ["--status", "cpu,no-gil"]),
+    ({"status": "idle,exception"}, ["--status", "idle,exception"]),
+    ({"from_us": 1000000500}, ["--from-us", "1000000500"]),
+    ({"from_us": 1000000500, "to_us": 1000002000}, ["--from-us", "1000000500", "--to-us", "1000002000"]),
+    ({"thread": 139637976739840, "status": "cpu", "to_us": 1000003000},
+     ["--thread", "139637976739840", "--status", "cpu", "--to-us", "1000003000"]),
+    ({"max_depth": 64}, ["--max-depth", "64"]),
+]
+
+
+@pytest.mark.parametrize("opts,args", FILTERS, ids=lambda v: str(v))
+def test_filters_as_the_programs(opts, args):
+    src = CASES / "threads_interleaved.tach"
+    rows = text_samples(src, *args)
+    assert expanded(src, **opts) == rows and rows != []
+    assert tachfmt.convert(src, to="pprof", gzip=False, **opts) == \
+        run("tach2pprof", "--no-gzip", *args, src).stdout
+    assert tachfmt.convert(src, to="collapsed", **opts) == run("tach-decode", *args, src).stdout
+    want = {}
+    for tid, _, _, _, frames in expanded(src, **opts):
+        want[tid] = want.get(tid, 0) + 1
+    got = {}
+    for (tid, _), n in tachfmt.stacks(src, **opts).items():
+        got[tid] = got.get(tid, 0) + n
+    assert got == want
+
+
+def test_time_range_cuts_weighted_samples():
+    src = TESTDATA / "collapsed" / "cpython.txt"
+    args = ["--from-us", "2500", "--to-us", "9000"]
+    rows = text_samples(src, *args)
+    assert expanded(src, from_us=2500, to_us=9000) == rows
+    assert 0 < len(rows) < len(text_samples(src))
+    assert tachfmt.convert(src, to="speedscope", from_us=2500, to_us=9000) == \
+        run("tach2speedscope", *args, src).stdout
+    assert sum(tachfmt.stacks(src, from_us=2500, to_us=9000).values()) == len(rows)
+
+
+def test_filter_argument_errors():
+    src = CASES / "single_sample.tach"
+    with pytest.raises(ValueError, match="unknown state 'gill'"):
+        tachfmt.open(src, status="gill")
+    with pytest.raises(TypeError, match="'thread' must be int"):
+        tachfmt.stacks(src, thread="1")
+    with pytest.raises(ValueError, match="'from_us' must be in 0..2"):
+        tachfmt.convert(src, from_us=-1)
+    with pytest.raises(TypeError, match="'to_us' must be int, not bool"):
+        tachfmt.convert(src, to_us=True)
+    with pytest.raises(tachfmt.Error, match="argument 'max_depth': bad max-depth: 0"):
+        tachfmt.open(src, max_depth=0)
+
+
+# ---- file objects (issue 43.2) ----
+
+def test_file_object_kept_alive(tmp_path):
+    import gc
+    import tempfile
+    a, b = tmp_path / "a.txt", tmp_path / "b.txt"
+    a.write_bytes(b"A 1\n" * 100000)
+    b.write_bytes(b"B 1\n" * 100000)
+
+    def reader():
+        f = tempfile.TemporaryFile()
+        f.write(a.read_bytes())
+        f.seek(0)
+        return tachfmt.open(f)
+    r = reader()
+    gc.collect()
+    others = [open(b, "rb") for _ in range(4)]  # would take the freed descriptor
+    try:
+        counts = {}
+        for s in r:
+            key = ";".join(f.function for f in reversed(s.frames))
+            counts[key] = counts.get(key, 0) + s.weight
+    finally:
+        for o in others:
+            o.close()
+    assert counts == {"A": 100000}
+
+
+def test_file_object_read_from_its_position(tmp_path):
+    p = tmp_path / "x.txt"
+    p.write_bytes(b"\x00 not a stack\n" + b"a;b 1\n" * 2000)
+    want = {"a;b": 2000}
+    for opener in (lambda: open(p, "rb"), lambda: open(p, "rb", buffering=0)):
+        with opener() as f:
+            f.readline()
+            got = {}
+            for (tid, frames), n in tachfmt.stacks(f, from_="collapsed").items():
+                key = ";".join(fr.function for fr in reversed(frames))
+                got[key] = got.get(key, 0) + n
+        assert got == want
+    with open(p, "rb") as f:
+        f.readline()
+        assert tachfmt.convert(f, to="collapsed", from_="collapsed") == b"tid:0;a;b 2000\n"
+
+
+def test_fileno_out_of_range():
+    class Odd:
+        def __init__(self, n):
+            self.n = n
+
+        def fileno(self):
+            return self.n
+
+        def read(self):
+            return b""
+    for n in (2 ** 32, -5, 2 ** 70):
+        with pytest.raises(ValueError, match="fileno"):
+            tachfmt.open(Odd(n))
+
+
+# ---- README "From Python" (issue 44.6) ----
+
+README = TESTDATA.parent.parent / "README.md"
+
+
+def test_readme_install_and_example(tmp_path, monkeypatch):
+    text = README.read_text()
+    section = text.split("## From Python", 1)[1].split("\n## ", 1)[0]
+    for words in ("python3-mesonpy", "--system-site-packages",
+                  "pip install --no-build-isolation --no-index .", "/usr/bin/python3 -m venv",
+                  "zstd"):
+        assert words in section, words
+    code = section.split("```python\n", 1)[1].split("```", 1)[0]
+    src = CASES / "transitions.zstd.tach"
+    (tmp_path / "profile.tach").write_bytes(src.read_bytes())
+    monkeypatch.chdir(tmp_path)
+    with tachfmt.open(src) as r:
+        env = {"samples": list(r), "meta": r.meta}
+    exec(compile(code, "README", "exec"), env)
+    assert (tmp_path / "out.pb.gz").exists() and (tmp_path / "new.tach").exists()
+    # a zstd file comes back with the same samples, not the same bytes (see the README)
+    assert expanded(tmp_path / "new.tach") == expanded(src)
+
+
+def test_convert_nothing_left():
+    """An empty input, or one the filters empty, gives what the program gives (the module
+    once handed the writer a sample it never read)."""
+    src = CASES / "threads_interleaved.tach"
+    empty = run("tach-decode", "-F", "samples", "--thread", "1", src).stdout
+    assert tachfmt.convert(src, to="samples", thread=1) == empty
+    for name, _, can_write in tachfmt.formats():
+        if can_write:
+            tachfmt.convert(b"", to=name, from_="collapsed")
+            tachfmt.convert(src, to=name, thread=[])
+    assert tachfmt.convert(src, to="speedscope", thread=1) == \
+        run("tach2speedscope", "--thread", "1", src).stdout
