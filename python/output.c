@@ -163,10 +163,13 @@ static int user_set(PyObject *opts, const char *key)
 	PyObject *k, *v;
 	Py_ssize_t i = 0;
 	char buf[64];
-	while (opts && PyDict_Next(opts, &i, &k, &v))
-		if (!tp_option_key("", k, buf, sizeof(buf)) && !strcmp(buf, key))
+	/* a key too long to be one is left for route_options to refuse */
+	while (opts && PyDict_Next(opts, &i, &k, &v)) {
+		if (tp_option_key("", k, buf, sizeof(buf)))
+			PyErr_Clear();
+		else if (!strcmp(buf, key))
 			return 1;
-	PyErr_Clear();
+	}
 	return 0;
 }
 
@@ -664,7 +667,10 @@ static int write_options(struct tach_writer *w, const char *to, PyObject *opts, 
 	PyObject *c = meta && PyDict_Check(meta) ? PyDict_GetItemString(meta, "compression") : NULL;
 	if (strcmp(to, "tach") || user_set(opts, "compression") || !c || !PyUnicode_Check(c))
 		return 0;
-	int rc = tach_writer_set_option(w, "compression", PyUnicode_AsUTF8AndSize(c, NULL));
+	const char *cv = PyUnicode_AsUTF8AndSize(c, NULL);
+	if (!cv)
+		return -1;
+	int rc = tach_writer_set_option(w, "compression", cv);
 	if (rc)
 		PyErr_Format(tp_error, "write(): meta compression: %s", tach_writer_error(w));
 	return rc ? -1 : 0;

@@ -370,7 +370,7 @@ PyObject *tp_frames_tuple(tp_reader_obj *ro, const uint32_t *ids, uint32_t depth
 static PyObject *sample_frames(tp_reader_obj *ro, const struct tach_sample *s)
 {
 	if (ro->last_stack && s->depth == ro->last_depth &&
-	    !memcmp(s->frames, ro->last_ids, s->depth * sizeof(uint32_t)))
+	    (!s->depth || !memcmp(s->frames, ro->last_ids, s->depth * sizeof(uint32_t))))
 		return Py_NewRef(ro->last_stack);
 	PyObject *t = tp_frames_tuple(ro, s->frames, s->depth);
 	if (!t)
@@ -384,7 +384,9 @@ static PyObject *sample_frames(tp_reader_obj *ro, const struct tach_sample *s)
 		ro->last_ids = n;
 		ro->last_cap = s->depth;
 	}
-	memcpy(ro->last_ids, s->frames, s->depth * sizeof(uint32_t));
+	/* an empty stack's frames may be NULL, which memcpy may not be given */
+	if (s->depth)
+		memcpy(ro->last_ids, s->frames, s->depth * sizeof(uint32_t));
 	ro->last_depth = s->depth;
 	PyObject *old = ro->last_stack;
 	ro->last_stack = Py_NewRef(t);
@@ -760,7 +762,7 @@ static size_t agg_find(struct agg *a, uint64_t tid, const uint32_t *f, uint32_t 
 	for (; a->slots[j]; j = (j + 1) & (a->nslots - 1)) {
 		const struct agg_ent *e = &a->ents[a->slots[j] - 1];
 		if (a->hashes[a->slots[j] - 1] == h && e->tid == tid && e->depth == depth &&
-		    !memcmp(a->ids + e->off, f, depth * sizeof(uint32_t)))
+		    (!depth || !memcmp(a->ids + e->off, f, depth * sizeof(uint32_t))))
 			return a->slots[j] - 1;
 	}
 	if (a->n == a->cap) {
@@ -784,7 +786,8 @@ static size_t agg_find(struct agg *a, uint64_t tid, const uint32_t *f, uint32_t 
 		a->ids = ids;
 		a->idcap = c;
 	}
-	memcpy(a->ids + a->nids, f, depth * sizeof(uint32_t));
+	if (depth)
+		memcpy(a->ids + a->nids, f, depth * sizeof(uint32_t));
 	a->ents[a->n] = (struct agg_ent){ tid, 0, a->nids, depth };
 	a->hashes[a->n] = h;
 	a->nids += depth;
@@ -801,7 +804,7 @@ static int agg_read(struct agg *a, struct tach_reader *r, struct tp_filter *f)
 	while ((rc = tp_filter_next(f, r, &s, NULL)) == TACH_OK) {
 		const struct agg_ent *e = last == SIZE_MAX ? NULL : &a->ents[last];
 		if (!e || e->tid != s->thread_id || e->depth != s->depth ||
-		    memcmp(a->ids + e->off, s->frames, s->depth * sizeof(uint32_t)))
+		    (s->depth && memcmp(a->ids + e->off, s->frames, s->depth * sizeof(uint32_t))))
 			last = agg_find(a, s->thread_id, s->frames, s->depth);
 		if (last == SIZE_MAX)
 			return TACH_E_NOMEM;

@@ -227,29 +227,25 @@ void tp_warn_cb(void *ctx, const char *msg, int kind, uint64_t pos)
 		w->n++;
 }
 
-/* Raises the kept warnings as tachfmt.Warning; -1 when a filter turned one into an error. */
+/* Raises the kept warnings as tachfmt.Warning; -1 when a filter turned one into an error.
+ * Formatted, not encoded: a file's name may hold surrogates (undecodable bytes). */
 int tp_warn_flush(struct tp_warnings *w, PyObject *name)
 {
 	int rc = 0;
-	for (size_t i = 0; i < w->n; i++) {
+	for (size_t i = 0; i < w->n && rc == 0; i++) {
 		const struct tp_warning_rec *r = &w->recs[i];
 		unsigned long long p = (unsigned long long)r->pos;
 		PyObject *t = r->kind == TACH_POS_OFFSET ? PyUnicode_FromFormat("%S: offset %llu: %s", name, p, r->msg)
 			      : r->kind == TACH_POS_LINE ? PyUnicode_FromFormat("%S:%llu: %s", name, p, r->msg)
 			      : r->kind == TACH_POS_RECORD ? PyUnicode_FromFormat("%S: record %llu: %s", name, p, r->msg)
 			      : PyUnicode_FromFormat("%S: %s", name, r->msg);
-		const char *s = t ? PyUnicode_AsUTF8AndSize(t, NULL) : NULL;
-		if (rc == 0 && (!s || PyErr_WarnEx(tp_warning, s, 1)))
+		if (!t || PyErr_WarnFormat(tp_warning, 1, "%U", t))
 			rc = -1;
 		Py_XDECREF(t);
 	}
-	if (rc == 0 && w->dropped) {
-		PyObject *t = PyUnicode_FromFormat("%S: %zu more warnings", name, w->dropped);
-		const char *s = t ? PyUnicode_AsUTF8AndSize(t, NULL) : NULL;
-		if (!s || PyErr_WarnEx(tp_warning, s, 1))
-			rc = -1;
-		Py_XDECREF(t);
-	}
+	if (rc == 0 && w->dropped &&
+	    PyErr_WarnFormat(tp_warning, 1, "%S: %zu more warnings", name, w->dropped))
+		rc = -1;
 	tp_warn_clear(w);
 	return rc;
 }

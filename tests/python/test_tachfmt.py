@@ -730,3 +730,17 @@ def test_convert_nothing_left():
             tachfmt.convert(src, to=name, thread=[])
     assert tachfmt.convert(src, to="speedscope", thread=1) == \
         run("tach2speedscope", "--thread", "1", src).stdout
+
+
+def test_argument_fuzz_findings(tmp_path):
+    """What tests/python/fuzz_args.py found: a warning about a file whose name does not
+    decode, a meta compression that does not encode, a keyword too long to be an option
+    beside one the module looks for (SystemError, a crash, SystemError)."""
+    src = tmp_path / os.fsdecode(b"bad\xffname.txt")
+    src.write_bytes((TESTDATA / "collapsed" / "invalid.txt").read_bytes())
+    with pytest.warns(tachfmt.Warning, match="lines with invalid format ignored"):
+        tachfmt.stacks(src)
+    with pytest.raises(UnicodeEncodeError):
+        tachfmt.write(None, [], {"compression": "\udcff"})
+    with pytest.raises(TypeError, match="unexpected keyword argument 'x+'"):
+        tachfmt.convert(CASES / "single_sample.tach", to="tach", **{"x" * 100: 1, "max_samples": 5})
