@@ -191,6 +191,7 @@ def main():
     warnings.simplefilter("ignore")
     tmpdir = os.path.join(os.environ.get("TMPDIR", "/tmp"), f"fuzz_args.{os.getpid()}")
     os.makedirs(tmpdir, exist_ok=True)
+    os.chdir(tmpdir)  # a str argument taken as a relative path writes there
     end, n, kinds = time.monotonic() + seconds, 0, {}
     while time.monotonic() < end:
         try:
