@@ -532,9 +532,11 @@ static PyObject *reader_format(PyObject *self, void *unused)
 }
 
 static PyMethodDef reader_methods[] = {
-	{ "__enter__", reader_enter, METH_NOARGS, NULL },
-	{ "__exit__", reader_exit, METH_VARARGS, NULL },
-	{ "close", reader_close, METH_NOARGS, "Closes the input and frees the reader." },
+	{ "__enter__", reader_enter, METH_NOARGS, "__enter__($self, /)\n--\n\nThe reader itself." },
+	{ "__exit__", reader_exit, METH_VARARGS,
+	  "__exit__($self, exc_type, exc, tb, /)\n--\n\nCloses the reader." },
+	{ "close", reader_close, METH_NOARGS,
+	  "close($self, /)\n--\n\nCloses the input and frees the reader." },
 	{ NULL, NULL, 0, NULL },
 };
 
@@ -627,14 +629,14 @@ static PyObject *nt_make(PyObject *cls, PyObject *iterable)
 
 static PyMethodDef nt_methods[] = {
 	{ "_asdict", nt_asdict, METH_NOARGS,
-	  "A dict of every field: the tuple's, then the attributes." },
+	  "_asdict($self, /)\n--\n\nA dict of every field: the tuple's, then the attributes." },
 	{ "_replace", (PyCFunction)(void (*)(void))nt_replace, METH_VARARGS | METH_KEYWORDS,
-	  "A new one with the named fields replaced." },
+	  "_replace($self, /, **fields)\n--\n\nA new one with the named fields replaced." },
 	{ NULL, NULL, 0, NULL },
 };
 static PyMethodDef nt_make_def = {
 	"_make", nt_make, METH_O,
-	"A new one from an iterable of the tuple's fields (and, after them, the attributes')."
+	"_make($type, iterable, /)\n--\n\nA new one from an iterable of the tuple's fields (and, after them, the attributes')."
 };
 
 static int add_attr(PyTypeObject *tp, const char *name, PyObject *v)

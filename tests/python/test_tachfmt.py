@@ -459,6 +459,12 @@ def test_signatures():
     assert sig["convert"].parameters["to"].default == "pprof"
     assert sig["open"].parameters["thread"].kind is inspect.Parameter.KEYWORD_ONLY
     assert sig["open"].parameters["reader_options"].kind is inspect.Parameter.VAR_KEYWORD
+    with tachfmt.open(CASES / "single_sample.tach") as r:
+        assert str(inspect.signature(r.close)) == "()"
+        s = next(r)
+    assert str(inspect.signature(s._replace)) == "(**fields)"
+    assert str(inspect.signature(s._asdict)) == "()"
+    assert str(inspect.signature(tachfmt.Frame._make)) == "(iterable, /)"
 
 
 MYPY_EXAMPLE = '''
