@@ -750,3 +750,13 @@ def test_argument_fuzz_findings(tmp_path):
         tachfmt.write(None, [], {"compression": "\udcff"})
     with pytest.raises(TypeError, match="unexpected keyword argument 'x+'"):
         tachfmt.convert(CASES / "single_sample.tach", to="tach", **{"x" * 100: 1, "max_samples": 5})
+
+
+def test_status_no_idle_is_the_complement_of_idle():
+    """no-NAME drops a state; for idle (neither gil nor cpu) too."""
+    src = CASES / "threads_interleaved.tach"
+    every = expanded(src)
+    idle = expanded(src, status="idle")
+    busy = expanded(src, status="no-idle")
+    assert idle and busy and sorted(idle + busy) == sorted(every)
+    assert all(r[3] & (tachfmt.STATUS_HAS_GIL | tachfmt.STATUS_ON_CPU) for r in busy)
