@@ -423,17 +423,26 @@ static int intern_str(struct wctx *c, PyObject *s, uint32_t *id)
 	return rc;
 }
 
-static int int_field(PyObject *v, int32_t none, long lo, long hi, int32_t *out)
+/* A frame's number field name of sample index: None (none), or an int in lo..hi. */
+static int int_field(size_t index, const char *name, PyObject *v, int32_t none, long lo, long hi,
+		     int32_t *out)
 {
 	if (v == Py_None) {
 		*out = none;
 		return 0;
 	}
-	long x = PyLong_AsLong(v);
-	if (x == -1 && PyErr_Occurred())
+	if (!PyLong_Check(v)) {
+		PyObject *tn = PyType_GetName(Py_TYPE(v));
+		PyErr_Format(PyExc_TypeError, "write(): sample %zu: frame %s must be an int or None, "
+			     "not %S", index, name, tn ? tn : Py_None);
+		Py_XDECREF(tn);
 		return -1;
-	if (x < lo || x > hi) {
-		PyErr_Format(PyExc_ValueError, "frame field %ld out of range", x);
+	}
+	long x = PyLong_AsLong(v);
+	if ((x == -1 && PyErr_Occurred()) || x < lo || x > hi) {
+		PyErr_Clear();
+		PyErr_Format(PyExc_ValueError, "write(): sample %zu: frame %s is %R, not in %ld..%ld",
+			     index, name, v, lo, hi);
 		return -1;
 	}
 	*out = (int32_t)x;
@@ -457,14 +466,14 @@ static int frame_fields(struct wctx *c, PyObject *o, struct tach_frame *f)
 		v[i] = t ? PyTuple_GetItem(t, i) : PyStructSequence_GetItem(o, i);
 	int32_t op = TACH_NO_OPCODE;
 	int rc = intern_str(c, v[0], &f->file) || intern_str(c, v[1], &f->func) ||
-		 int_field(v[2], -1, INT32_MIN, INT32_MAX, &f->line);
+		 int_field(c->index, "line", v[2], -1, INT32_MIN, INT32_MAX, &f->line);
 	f->end_line = f->line;
 	f->col = f->end_col = -1;
 	if (!rc && n == 7)
-		rc = int_field(v[3], -1, INT32_MIN, INT32_MAX, &f->end_line) ||
-		     int_field(v[4], -1, INT32_MIN, INT32_MAX, &f->col) ||
-		     int_field(v[5], -1, INT32_MIN, INT32_MAX, &f->end_col) ||
-		     int_field(v[6], TACH_NO_OPCODE, 0, 255, &op);
+		rc = int_field(c->index, "end_line", v[3], -1, INT32_MIN, INT32_MAX, &f->end_line) ||
+		     int_field(c->index, "col", v[4], -1, INT32_MIN, INT32_MAX, &f->col) ||
+		     int_field(c->index, "end_col", v[5], -1, INT32_MIN, INT32_MAX, &f->end_col) ||
+		     int_field(c->index, "opcode", v[6], TACH_NO_OPCODE, 0, 255, &op);
 	f->opcode = (uint8_t)op;
 	Py_XDECREF(t);
 	return rc ? -1 : 0;

@@ -574,6 +574,10 @@ def test_write_field_errors():
         tachfmt.write(None, [("1", 0, 0, 0, fr)], {})
     with pytest.raises(ValueError, match="meta interval_us is -1"):
         tachfmt.write(None, [], {"interval_us": -1})
+    with pytest.raises(ValueError, match=r"sample 0: frame line is 1267650600228229401496703205376, not in"):
+        tachfmt.write(None, [(1, 0, 0, 0, (("a.py", "f", 2 ** 100),))], {})
+    with pytest.raises(TypeError, match="sample 0: frame opcode must be an int or None, not str"):
+        tachfmt.write(None, [(1, 0, 0, 0, (("a.py", "f", 1, 1, 0, 0, "x"),))], {})
     with pytest.raises(ValueError, match="unknown meta key 'interval'"):
         tachfmt.write(None, [], {"interval": 100})
     # every key Reader.meta gives is taken back
