@@ -14,6 +14,8 @@ extern const struct tachi_format tachi_fmt_pprof;
 extern const struct tachi_format tachi_fmt_sampler;
 extern const struct tachi_format tachi_fmt_flamegraph;
 extern const struct tachi_format tachi_fmt_pstats;
+/* valgrind callgrind's text format, written only (formats/callgrind/). */
+extern const struct tachi_format tachi_fmt_callgrind;
 extern const struct tachi_format tachi_fmt_speedscope;
 /* Linux perf script text (perf_read.c); before folded stacks in detection. */
 extern const struct tachi_format tachi_fmt_perf;
