@@ -1,0 +1,120 @@
+#!/usr/bin/env python3
+"""callgrind_annotate's reading of tach2callgrind's output against the samples themselves.
+
+usage: callgrind_check.py SAMPLES.txt CALLGRIND.out [SAMPLES.txt CALLGRIND.out]...
+
+SAMPLES.txt is `tach-decode --format samples` of the same input (one line per sample,
+frames innermost first). For each pair, callgrind_annotate (run from /, so that it shortens
+no path) must show:
+- PROGRAM TOTALS: the number of samples;
+- per function (file:name, as callgrind_annotate names them): the self cost, the samples
+  whose innermost frame it is, and with --inclusive=yes the inclusive cost, the samples
+  with the function anywhere on the stack, once however often it recurs.
+Functions the samples give no cost may be listed with 0 or not at all; "(root)" (the
+writer's caller of outermost frames, see tach2callgrind(1)) is left out of the comparison
+but must then have the total as its inclusive cost.
+"""
+import re
+import subprocess
+import sys
+from collections import Counter
+
+ROW = re.compile(r"^\s*([\d,]+) \(\s*[\d.]+%\)\s+(.*)$")
+
+
+def unescape(s):
+    out = re.sub(rb"%([0-9A-Fa-f]{2})", lambda m: bytes([int(m.group(1), 16)]), s)
+    out = bytes(b if b >= 0x20 and b != 0x7F else 0x3F for b in out)
+    return out or b"???"
+
+
+def expected(path):
+    total, self_, incl = 0, Counter(), Counter()
+    with open(path, "rb") as f:
+        for line in f:
+            line = line.rstrip(b"\n")
+            if not line or line[:1] in (b"@", b"#"):
+                continue
+            _, _, stack = line.partition(b"\t")
+            if not stack:
+                continue
+            names = []
+            for frame in stack.split(b";"):
+                parts = frame.split(b":")
+                names.append(unescape(parts[0]) + b":" + unescape(parts[1]))
+            total += 1
+            self_[names[0]] += 1
+            for n in set(names):
+                incl[n] += 1
+    return total, self_, incl
+
+
+def annotate(path, inclusive, objects):
+    """PROGRAM TOTALS and the function table (its rows up to the blank line after it; the
+    source annotations that follow have rows of the same shape)."""
+    out = subprocess.run(["callgrind_annotate", "--threshold=100",
+                          "--inclusive=" + ("yes" if inclusive else "no"), path],
+                         cwd="/", check=True, capture_output=True).stdout
+    total, costs, in_table = None, Counter(), False
+    for raw in out.split(b"\n"):
+        if raw.endswith(b"file:function"):
+            in_table = True
+            continue
+        if in_table and not raw.strip():
+            break
+        m = ROW.match(raw.decode("latin-1"))
+        if not m:
+            continue
+        cost = int(m.group(1).replace(",", ""))
+        name = m.group(2).encode("latin-1")
+        if name == b"PROGRAM TOTALS":
+            total = cost
+            continue
+        for ob in objects:
+            if name.endswith(b" [" + ob + b"]"):
+                name = name[:-len(ob) - 3]
+                break
+        costs[name] += cost
+    return total, costs
+
+
+def compare(label, want, got, errors):
+    for name in sorted(set(want) | set(got)):
+        if want[name] != got[name]:
+            errors.append(f"{label}: {name.decode('latin-1')}: samples say {want[name]}, "
+                          f"callgrind_annotate {got[name]}")
+
+
+def check(samples, cg):
+    errors = []
+    total, self_, incl = expected(samples)
+    with open(cg, "rb") as f:
+        objects = {m.group(1) for m in re.finditer(rb"^c?ob=\(\d+\) (.*)$", f.read(), re.M)}
+    for inclusive, want in ((False, self_), (True, incl)):
+        got_total, got = annotate(cg, inclusive, objects)
+        kind = "inclusive" if inclusive else "self"
+        if got_total != total:
+            errors.append(f"{cg}: PROGRAM TOTALS {got_total}, samples {total}")
+        root = got.pop(b"???:(root)", None)
+        if root is not None and inclusive and root != total:
+            errors.append(f"{cg}: (root) inclusive {root}, samples {total}")
+        compare(f"{cg} {kind}", want, got, errors)
+    return total, errors
+
+
+def main():
+    args = sys.argv[1:]
+    if not args or len(args) % 2:
+        sys.exit(__doc__)
+    failed = False
+    for samples, cg in zip(args[::2], args[1::2]):
+        total, errors = check(samples, cg)
+        for e in errors[:20]:
+            print(e)
+        failed |= bool(errors)
+        print(f"{cg}: {total} samples, {'FAIL' if errors else 'ok'}")
+    sys.exit(1 if failed else 0)
+
+
+if __name__ == "__main__":
+    main()
