@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """callgrind_annotate's reading of tach2callgrind's output against the samples themselves.
 
-usage: callgrind_check.py SAMPLES.txt CALLGRIND.out [SAMPLES.txt CALLGRIND.out]...
+usage: callgrind_check.py SAMPLES.txt CALLGRIND.out [[!]SAMPLES.txt CALLGRIND.out]...
 
 SAMPLES.txt is `tach-decode --format samples` of the same input (one line per sample,
 frames innermost first). For each pair, callgrind_annotate (run from /, so that it shortens
@@ -13,6 +13,9 @@ no path) must show:
 Functions the samples give no cost may be listed with 0 or not at all; "(root)" (the
 writer's caller of outermost frames, see tach2callgrind(1)) is left out of the comparison
 but must then have the total as its inclusive cost.
+
+A pair whose SAMPLES.txt is written !SAMPLES.txt must disagree (the check of the check, in
+the same run). Exit 1 when a pair does not come out as expected.
 """
 import re
 import subprocess
@@ -108,7 +111,12 @@ def main():
         sys.exit(__doc__)
     failed = False
     for samples, cg in zip(args[::2], args[1::2]):
-        total, errors = check(samples, cg)
+        must_fail = samples.startswith("!")
+        total, errors = check(samples.lstrip("!"), cg)
+        if must_fail:
+            print(f"{cg}: {total} samples, {'disagrees as it must' if errors else 'FAIL: agrees'}")
+            failed |= not errors
+            continue
         for e in errors[:20]:
             print(e)
         failed |= bool(errors)
