@@ -53,6 +53,7 @@ static const struct wcfg writers[] = {
 			  { "colors", "java", "chain" } } },
 	{ "pstats", { { "sampled-marker", "yes", "no" } } },
 	{ "speedscope", { { 0 } } },
+	{ "callgrind", { { 0 } } },
 };
 
 static struct tach_reader *open_reader(size_t ri, const uint8_t *data, size_t size)
