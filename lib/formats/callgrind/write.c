@@ -518,9 +518,10 @@ static int out_header(struct tach_writer *w)
 	snprintf(line, sizeof(line), "# callgrind format\nversion: 1\ncreator: tachfmt %s\n",
 		 tach_version());
 	int rc = out_str(w, line);
-	if (!rc && w->meta.program && *w->meta.program)
-		rc = out_str(w, "cmd: ") || out_text(w, w->meta.program, strlen(w->meta.program)) ||
-		     out_str(w, "\n") ? TACH_E_IO : TACH_OK;
+	if (!rc && w->meta.program && *w->meta.program &&
+	    !(rc = out_str(w, "cmd: ")) &&
+	    !(rc = out_text(w, w->meta.program, strlen(w->meta.program))))
+		rc = out_str(w, "\n");
 	if (rc || out_str(w, st->has_addr ? "positions: instr line\n" : "positions: line\n"))
 		return rc ? rc : TACH_E_IO;
 	if (st->event_long)
