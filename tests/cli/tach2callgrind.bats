@@ -174,3 +174,21 @@ pair() {
 	[ "$status" -eq 0 ]
 	[[ "$output" == *"callgrind_annotate"* ]]
 }
+
+@test "callgrind_annotate run where the sources are: calls within a file keep its short name" {
+	need_annotate
+	record_sort
+	tach2callgrind -q "$T/sort.prof" -o "$T/s.cg"
+	# no cfi= for a call within one file: callgrind_annotate would not shorten it
+	local id full short
+	id=$(sed -n 's/^c\{0,1\}fn=(\([0-9]*\)) partition_and_recurse$/\1/p' "$T/s.cg" | head -n 1)
+	[ -n "$id" ]
+	grep -q "^cfn=($id)" "$T/s.cg"
+	! grep -B1 "^cfn=($id)" "$T/s.cg" | grep -q '^cfi=' || false
+	full=$(cd / && callgrind_annotate --inclusive=yes "$T/s.cg" |
+		sed -n "s|^ *\([0-9,]*\) .*  $T/sort.c:partition_and_recurse \[.*|\1|p")
+	short=$(cd "$T" && callgrind_annotate --inclusive=yes "$T/s.cg" |
+		sed -n "s|^ *\([0-9,]*\) .*  sort.c:partition_and_recurse \[.*|\1|p")
+	[ -n "$full" ]
+	[ "$short" = "$full" ]
+}

@@ -435,14 +435,19 @@ static int out_cost(struct tach_writer *w, uint32_t p, uint64_t cost)
 	       tachi_out_byte(&w->out, '\n') ? TACH_E_IO : TACH_OK;
 }
 
-static int out_call(struct tach_writer *w, const struct cgcall *c)
+/* cob= and cfi= only where the callee's object or file is not the caller's, as callgrind
+ * writes them: callgrind_annotate shortens the current directory off fl= names but not off
+ * cfi= names, so a same-file call named by cfi= would be another function to it. */
+static int out_call(struct tach_writer *w, const struct cgfn *from, const struct cgcall *c)
 {
 	struct cgstate *st = w->state;
 	const struct cgfn *to = &st->fns[c->to_fn];
 	int rc = TACH_OK;
-	if (st->has_ob)
+	if (st->has_ob && to->ob != from->ob)
 		rc = out_name(w, "cob=", K_OB, to->ob != NONE ? to->ob : st->unknown_name);
-	if (rc || (rc = out_name(w, "cfi=", K_FL, to->file)) || (rc = out_name(w, "cfn=", K_FN, to->name)))
+	if (!rc && to->file != from->file)
+		rc = out_name(w, "cfi=", K_FL, to->file);
+	if (rc || (rc = out_name(w, "cfn=", K_FN, to->name)))
 		return rc;
 	if (out_str(w, "calls=") || tachi_out_u64(&w->out, c->calls) || tachi_out_byte(&w->out, ' '))
 		return TACH_E_IO;
@@ -473,7 +478,7 @@ static int out_fn(struct tach_writer *w, uint32_t f)
 		if (st->self[p] && (rc = out_cost(w, p, st->self[p])))
 			return rc;
 		for (uint32_t k = st->pos_first[p]; k < st->pos_first[p + 1]; k++)
-			if ((rc = out_call(w, &st->calls[st->call_order[k]])))
+			if ((rc = out_call(w, fn, &st->calls[st->call_order[k]])))
 				return rc;
 	}
 	return TACH_OK;
