@@ -188,6 +188,7 @@ CONVERSIONS = [
     ("sampler", "tach2sampler", {}, []),
     ("pstats", "tach2pstats", {"sampled_marker": True}, []),
     ("pstats", "tach2pstats", {"sampled_marker": False}, ["--no-sampled-marker"]),
+    ("callgrind", "tach2callgrind", {}, []),
     ("flamegraph", "tach2flamegraph", {"width": 800}, ["--width", "800"]),
     ("collapsed", "tach-decode", {"labels": "pyspy"}, ["--labels", "pyspy"]),
     ("samples", "tach-decode", {}, ["-F", "samples"]),
