@@ -195,9 +195,12 @@ static int loc_frames(struct tach_reader *r, struct prune *pr, size_t i)
 		if (!(fn = line_fn(r, l, k)))
 			return r->err.code;
 		if (dropped(st, pr, fn)) {
+			/* pprof cuts the lines below a match in the location itself, for every
+			 * sample; a location whose outermost line matches keeps its lines, for
+			 * the samples where it lies above every kept frame (build_stack) */
 			l->beneath = true;
 			l->prune = k == l->nlines - 1;
-			start = k + 1;
+			start = l->prune ? 0 : k + 1;
 			break;
 		}
 	}

@@ -301,3 +301,13 @@ same_traces() { # profile unit [pprof args...]
 	[ "$status" -eq 1 ]
 	[[ $output == *"gzip data: cut short"* ]]
 }
+
+@test "drop_frames matching root frames: pprof keeps every frame above the first kept one" {
+	# main|ab on main -> ab and main -> cd: both stay whole; a root location whose
+	# inner line matches loses that line; below a kept frame, a match still cuts
+	$GEN droproot >"$T/r.pb"
+	run tach-decode --no-thread-frames "$T/r.pb"
+	[ "$output" = "$(printf 'm.c:main:1;m.c:cd:3 6\nm.c:main:1;m.c:ab:2;m.c:ab:2 5\nm.c:root2:5;m.c:cd:3 3\nm.c:main:1;m.c:ab:2 1')" ]
+	need_go
+	same_traces "$T/r.pb" 1 -sample_index=0
+}

@@ -5,8 +5,8 @@ profile.proto and the protobuf wire format, for the pprof reader's tests:
   pprof_gen.py CASE > file.pb
 
 Cases: inline (a location with two lines, an unsymbolized location, labels of another
-tool), drop (drop_frames/keep_frames), rx, rxkeep, rxinject, rxctl, rxunicode
-(drop_frames in RE2 syntax), backref, nested, slowmatch (drop_frames hostile to
+tool), drop (drop_frames/keep_frames), rx, rxkeep, rxinject, rxctl, rxunicode,
+droproot (drop_frames in RE2 syntax), backref, nested, slowmatch (drop_frames hostile to
 backtracking matchers), inexact (time values that are not multiples of the period),
 noperiod (a time type and no period), types (three sample types and default_sample_type),
 labels (one stack under two string labels, with a numeric label and its unit),
@@ -181,6 +181,21 @@ def case_rxinject():
     body += fn(s, 3, "leaf", "m.c") + loc(1, [(1, 1)]) + loc(2, [(2, 2)]) + loc(3, [(3, 3)])
     body += sample([3, 2, 1], [1, 1000000])
     return body + num(7, s("wrapper)|(nothing")) + s.encode()
+
+
+def case_droproot():
+    # drop_frames "main|ab" matching root frames: pprof prunes nothing above the first
+    # frame that does not match (profile/prune.go, "to avoid pruning everything"); a
+    # root location whose inner line matches has that line cut all the same
+    s = Strings()
+    body = base(s) + fn(s, 1, "main", "m.c") + fn(s, 2, "ab", "m.c") + fn(s, 3, "cd", "m.c")
+    body += fn(s, 4, "root2", "m.c") + fn(s, 5, "leaf", "m.c")
+    body += loc(1, [(1, 1)]) + loc(2, [(2, 2)]) + loc(3, [(3, 3)]) + loc(4, [(2, 4), (4, 5)])
+    body += loc(5, [(5, 6)])
+    body += sample([2, 1], [1, 1000000]) + sample([3, 1], [2, 2000000])
+    body += sample([3, 4], [3, 3000000]) + sample([5, 2, 3, 1], [4, 4000000])
+    body += sample([2, 2, 1], [5, 5000000])
+    return body + num(7, s("main|ab")) + s.encode()
 
 
 def case_inexact():
