@@ -1,9 +1,10 @@
-/* RE2-syntax regular expressions, matched by a Pike-style NFA simulation (see regex.h).
+/* RE2-syntax regular expressions, matched by a lazy DFA over a Thompson NFA (see regex.h).
  *
  * Three steps: a recursive-descent parser builds a tree of nodes (literals and classes are
  * both classes: sorted code point ranges); the compiler expands it into a program of at most
  * TACHI_REGEX_MAX_INSNS instructions; the matcher advances every live thread one code point
- * at a time, each instruction at most once per position, so no input makes it backtrack.
+ * at a time, each instruction at most once per position, so no input makes it backtrack,
+ * and keeps each set of live threads it meets as a DFA state with its transitions.
  * The parser follows Go's regexp/syntax (Perl flags, as regexp.Compile uses): what it
  * accepts, what it refuses and the order of its checks, with its error names in the
  * messages. */
@@ -52,6 +53,8 @@ struct insn {
 	uint32_t x, y;    /* I_CLASS: first range, count; I_SPLIT, I_JMP: targets */
 };
 
+struct dstate;
+
 struct tachi_regex {
 	struct insn *prog;
 	size_t n, cap;
@@ -60,6 +63,19 @@ struct tachi_regex {
 	size_t min_len;   /* no shorter subject matches (Go checks it too) */
 	uint32_t *dense[2], *sparse[2], *stack;
 	size_t count[2];
+	uint64_t *bits;         /* a set of pcs, to list one in order */
+	uint64_t work, budget;  /* instructions visited, over every search; the most allowed */
+	uint32_t *bnd;          /* the code point classes' first code points, ascending */
+	size_t nclass;
+	uint32_t ascii[0x80];   /* the class of each ASCII code point */
+	struct dstate *states;  /* the lazy DFA's cache */
+	size_t nstates, states_cap;
+	uint32_t *pcs;
+	size_t npcs, pcs_cap;
+	int32_t *next;          /* (nclass + 1) transitions a state; the last at the end */
+	size_t next_cap;
+	int32_t *htab;          /* states by kernel_hash, open addressing */
+	size_t hcap, mem;
 };
 
 /* ---- errors ---- */
@@ -875,24 +891,31 @@ static size_t min_len(const struct parser *P, int32_t x)
 
 /* ---- matching ---- */
 
-static bool holds(int kind, const uint8_t *s, size_t n, size_t pos)
+/* What an assertion sees at a position: the byte before it and the code point after it
+ * (a byte >= 0x80 is neither a word character nor a newline, and neither is a code point
+ * that it starts). */
+enum { C_START = 1, C_WORD = 2, C_NL = 4, C_END = 8 };
+
+static unsigned rune_ctx(uint32_t r)
+{
+	return (r < 0x80 && is_word((int)r) ? C_WORD : 0) | (r == '\n' ? C_NL : 0);
+}
+
+/* prev: C_START or the byte before's C_WORD, C_NL; next: C_END or the next one's. */
+static bool holds(int kind, unsigned prev, unsigned next)
 {
 	switch (kind) {
-	case A_BOT: return pos == 0;
-	case A_EOT: return pos == n;
-	case A_BOL: return pos == 0 || s[pos - 1] == '\n';
-	case A_EOL: return pos == n || s[pos] == '\n';
-	default: {
-		bool a = pos > 0 && is_word(s[pos - 1]), b = pos < n && is_word(s[pos]);
-		return (a != b) == (kind == A_WORD);
-	}
+	case A_BOT: return prev & C_START;
+	case A_EOT: return next & C_END;
+	case A_BOL: return prev & (C_START | C_NL);
+	case A_EOL: return next & (C_END | C_NL);
+	default: return (!(prev & C_WORD) != !(next & C_WORD)) == (kind == A_WORD);
 	}
 }
 
 /* Adds pc to list l with every instruction it reaches without consuming input, each once
  * per list: true when that reaches MATCH. */
-static bool add_thread(struct tachi_regex *re, int l, uint32_t pc, const uint8_t *s, size_t n,
-		       size_t pos)
+static bool add_thread(struct tachi_regex *re, int l, uint32_t pc, unsigned prev, unsigned next)
 {
 	uint32_t *dense = re->dense[l], *sparse = re->sparse[l], *st = re->stack;
 	size_t sp = 0;
@@ -904,6 +927,7 @@ static bool add_thread(struct tachi_regex *re, int l, uint32_t pc, const uint8_t
 			continue;
 		sparse[pc] = (uint32_t)re->count[l];
 		dense[re->count[l]++] = pc;
+		re->work++;
 		const struct insn *in = &re->prog[pc];
 		if (in->op == I_MATCH)
 			return true;
@@ -911,24 +935,36 @@ static bool add_thread(struct tachi_regex *re, int l, uint32_t pc, const uint8_t
 			st[sp++] = in->x;
 		else if (in->op == I_SPLIT)
 			st[sp++] = in->y, st[sp++] = in->x;
-		else if (in->op == I_ASSERT && holds(in->kind, s, n, pos))
+		else if (in->op == I_ASSERT && holds(in->kind, prev, next))
 			st[sp++] = pc + 1;
 	}
 	return false;
 }
 
+/* Ranges are sorted and disjoint: a binary search. */
 static bool in_class(const uint32_t *rg, uint32_t count, uint32_t r)
 {
-	for (uint32_t k = 0; k < count; k++, rg += 2) {
-		if (r < rg[0])
-			return false;
-		if (r <= rg[1])
+	uint32_t lo = 0, hi = count;
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+		if (r < rg[2 * mid])
+			hi = mid;
+		else if (r > rg[2 * mid + 1])
+			lo = mid + 1;
+		else
 			return true;
 	}
 	return false;
 }
 
-bool tachi_regex_search(struct tachi_regex *re, const char *str, size_t n)
+static unsigned byte_ctx(const uint8_t *s, size_t n, size_t pos, bool before)
+{
+	if (before)
+		return pos == 0 ? C_START : rune_ctx(s[pos - 1]);
+	return pos == n ? C_END : rune_ctx(s[pos]);
+}
+
+bool tachi_regex_search_nfa(struct tachi_regex *re, const char *str, size_t n)
 {
 	const uint8_t *s = (const uint8_t *)str;
 	int cur = 0;
@@ -936,7 +972,8 @@ bool tachi_regex_search(struct tachi_regex *re, const char *str, size_t n)
 		return false;
 	re->count[0] = 0;
 	for (size_t pos = 0;;) {
-		if ((pos == 0 || !re->anchored) && add_thread(re, cur, 0, s, n, pos))
+		if ((pos == 0 || !re->anchored) &&
+		    add_thread(re, cur, 0, byte_ctx(s, n, pos, true), byte_ctx(s, n, pos, false)))
 			return true;
 		if (pos >= n || (re->anchored && !re->count[cur]))
 			return false;
@@ -944,14 +981,235 @@ bool tachi_regex_search(struct tachi_regex *re, const char *str, size_t n)
 		uint32_t r = decode(s + pos, n - pos, &w);
 		int nx = !cur;
 		re->count[nx] = 0;
+		unsigned prev = rune_ctx(r), next = byte_ctx(s, n, pos + w, false);
 		for (size_t t = 0; t < re->count[cur]; t++) {
 			uint32_t pc = re->dense[cur][t];
 			const struct insn *in = &re->prog[pc];
 			if (in->op == I_CLASS && in_class(re->rg + in->x, in->y, r) &&
-			    add_thread(re, nx, pc + 1, s, n, pos + w))
+			    add_thread(re, nx, pc + 1, prev, next))
 				return true;
 		}
 		cur = nx;
+		pos += w;
+	}
+}
+
+/* ---- the lazy DFA ----
+ *
+ * As RE2 does: a state is the set of instructions the NFA would be at (before following
+ * empty moves) plus what assertions need of the byte before; its transitions are made the
+ * first time they are taken, on classes of code points that every instruction treats
+ * alike. Making one costs up to the program's size; taking a made one costs a lookup. The
+ * states are kept under TACHI_REGEX_DFA_MEM bytes (all dropped when full), and the work
+ * of making them is counted against the handle's budget: some patterns have a new state
+ * at almost every byte (.*a.{500}), and no cache helps those. */
+
+#define T_UNKNOWN (-1)
+#define T_DEAD (-2)
+#define T_MATCH (-3)
+
+struct dstate {
+	uint32_t off, n; /* its instructions: pcs[off, off + n), sorted */
+	uint32_t ctx;    /* C_START, C_WORD, C_NL of the byte before */
+	uint32_t hash;
+};
+
+static uint32_t kernel_hash(const uint32_t *pc, size_t n, unsigned ctx)
+{
+	uint32_t h = 2166136261u ^ ctx;
+	for (size_t k = 0; k < n; k++)
+		h = (h ^ pc[k]) * 16777619u;
+	return h;
+}
+
+/* The code point classes: boundaries of every range, of word characters and of '\n'. */
+static bool make_classes(struct tachi_regex *re)
+{
+	static const uint32_t fixed[] = { 0, '\n', '\n' + 1, '0', '9' + 1, 'A', 'Z' + 1,
+					  '_', '_' + 1, 'a', 'z' + 1, 0x80 };
+	size_t cap = sizeof(fixed) / sizeof(fixed[0]), n = 0;
+	for (size_t pc = 0; pc < re->n; pc++)
+		if (re->prog[pc].op == I_CLASS)
+			cap += 2 * (size_t)re->prog[pc].y;
+	uint32_t *b = malloc(cap * sizeof(uint32_t));
+	if (!b)
+		return false;
+	for (size_t k = 0; k < sizeof(fixed) / sizeof(fixed[0]); k++)
+		b[n++] = fixed[k];
+	for (size_t pc = 0; pc < re->n; pc++) {
+		const struct insn *in = &re->prog[pc];
+		for (uint32_t k = 0; in->op == I_CLASS && k < in->y; k++) {
+			b[n++] = re->rg[in->x + 2 * k];
+			if (re->rg[in->x + 2 * k + 1] < MAX_RUNE)
+				b[n++] = re->rg[in->x + 2 * k + 1] + 1;
+		}
+	}
+	qsort(b, n, sizeof(uint32_t), cmp_range);
+	size_t u = 0;
+	for (size_t k = 0; k < n; k++)
+		if (!u || b[k] != b[u - 1])
+			b[u++] = b[k];
+	re->bnd = b;
+	re->nclass = u;
+	for (uint32_t c = 0, k = 0; c < 0x80; c++) {
+		while (k + 1 < u && b[k + 1] <= c)
+			k++;
+		re->ascii[c] = k;
+	}
+	return true;
+}
+
+static uint32_t class_of(const struct tachi_regex *re, uint32_t r)
+{
+	if (r < 0x80)
+		return re->ascii[r];
+	size_t lo = 0, hi = re->nclass; /* the last boundary <= r */
+	while (hi - lo > 1) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (re->bnd[mid] <= r)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return (uint32_t)lo;
+}
+
+static void dfa_flush(struct tachi_regex *re)
+{
+	re->nstates = re->npcs = re->mem = 0;
+	if (re->htab)
+		memset(re->htab, 0xff, re->hcap * sizeof(int32_t));
+}
+
+static bool dfa_rehash(struct tachi_regex *re)
+{
+	size_t cap = re->hcap ? re->hcap * 2 : 64;
+	int32_t *h = malloc(cap * sizeof(int32_t));
+	if (!h)
+		return false;
+	memset(h, 0xff, cap * sizeof(int32_t));
+	for (size_t k = 0; k < re->nstates; k++) {
+		size_t j = re->states[k].hash & (cap - 1);
+		while (h[j] >= 0)
+			j = (j + 1) & (cap - 1);
+		h[j] = (int32_t)k;
+	}
+	free(re->htab);
+	re->htab = h, re->hcap = cap;
+	return true;
+}
+
+/* The state of kernel pc[0, n) after a byte of context ctx: found or added. -1 out of
+ * memory; *flushed when the cache was emptied to make room. */
+static int32_t dfa_state(struct tachi_regex *re, const uint32_t *pc, size_t n, unsigned ctx,
+			 bool *flushed)
+{
+	uint32_t h = kernel_hash(pc, n, ctx);
+	for (size_t j = h & (re->hcap - 1); re->hcap && re->htab[j] >= 0; j = (j + 1) & (re->hcap - 1)) {
+		const struct dstate *d = &re->states[re->htab[j]];
+		if (d->hash == h && d->ctx == ctx && d->n == n &&
+		    !memcmp(re->pcs + d->off, pc, n * sizeof(uint32_t)))
+			return re->htab[j];
+	}
+	size_t cost = n * sizeof(uint32_t) + (re->nclass + 1) * sizeof(int32_t) +
+		      sizeof(struct dstate) + 2 * sizeof(int32_t);
+	if (re->mem + cost > TACHI_REGEX_DFA_MEM && re->nstates) {
+		dfa_flush(re);
+		*flushed = true;
+	}
+	if ((2 * (re->nstates + 1) > re->hcap && !dfa_rehash(re)) ||
+	    !TACHI_RESERVE(re->states, re->states_cap, re->nstates + 1) ||
+	    !TACHI_RESERVE(re->pcs, re->pcs_cap, re->npcs + n) ||
+	    !TACHI_RESERVE(re->next, re->next_cap, (re->nstates + 1) * (re->nclass + 1)))
+		return -1;
+	int32_t id = (int32_t)re->nstates++;
+	re->states[id] = (struct dstate){ (uint32_t)re->npcs, (uint32_t)n, ctx, h };
+	memcpy(re->pcs + re->npcs, pc, n * sizeof(uint32_t));
+	re->npcs += n;
+	memset(re->next + (size_t)id * (re->nclass + 1), 0xff, (re->nclass + 1) * sizeof(int32_t));
+	size_t j = h & (re->hcap - 1);
+	while (re->htab[j] >= 0)
+		j = (j + 1) & (re->hcap - 1);
+	re->htab[j] = id;
+	re->mem += cost;
+	return id;
+}
+
+/* The state after id's kernel reads class c (nclass: the end of the subject): T_DEAD,
+ * T_MATCH, a state, or -4 out of memory; *flushed when that emptied the cache. */
+static int32_t dfa_next(struct tachi_regex *re, int32_t id, uint32_t c, bool *flushed)
+{
+	const struct dstate d = re->states[id];
+	bool end = c == re->nclass;
+	uint32_t rep = end ? 0 : re->bnd[c];
+	unsigned next = end ? C_END : rune_ctx(rep);
+	re->count[0] = re->count[1] = 0;
+	for (uint32_t k = 0; k < d.n; k++)
+		if (add_thread(re, 0, re->pcs[d.off + k], d.ctx, next))
+			return T_MATCH;
+	if (end)
+		return T_DEAD;
+	/* the next kernel in pc order, through a bitmap: sorting would cost more than the
+	 * rest of the step */
+	uint64_t *bits = re->bits;
+	size_t n = 0, words = (re->n + 64) / 64;
+	memset(bits, 0, words * sizeof(uint64_t));
+	if (!re->anchored)
+		bits[0] = 1, n++; /* a match may start at the next position */
+	for (size_t t = 0; t < re->count[0]; t++) {
+		uint32_t pc = re->dense[0][t];
+		const struct insn *in = &re->prog[pc];
+		if (in->op == I_CLASS && in_class(re->rg + in->x, in->y, rep))
+			bits[(pc + 1) / 64] |= 1ull << ((pc + 1) % 64), n++;
+	}
+	re->work += n + words / 8;
+	if (!n)
+		return T_DEAD;
+	uint32_t *out = re->dense[1];
+	n = 0;
+	for (size_t k = 0; k < words; k++)
+		for (uint64_t b = bits[k]; b; b &= b - 1)
+			out[n++] = (uint32_t)(k * 64 + (unsigned)__builtin_ctzll(b));
+	int32_t to = dfa_state(re, out, n, rune_ctx(rep), flushed);
+	return to < 0 ? -4 : to;
+}
+
+/* Makes state id's transition on class c: as dfa_next, or T_UNKNOWN when the budget is
+ * spent. */
+static int32_t dfa_step(struct tachi_regex *re, int32_t id, uint32_t c)
+{
+	if (re->work > re->budget)
+		return T_UNKNOWN;
+	bool flushed = false;
+	int32_t to = dfa_next(re, id, c, &flushed);
+	if (to != -4 && !flushed)
+		re->next[(size_t)id * (re->nclass + 1) + c] = to;
+	return to;
+}
+
+int tachi_regex_match(struct tachi_regex *re, const char *str, size_t n)
+{
+	const uint8_t *s = (const uint8_t *)str;
+	if (n < re->min_len)
+		return 0;
+	bool flushed = false;
+	uint32_t zero = 0;
+	int32_t cur = dfa_state(re, &zero, 1, C_START, &flushed);
+	if (cur < 0)
+		return TACH_E_NOMEM;
+	for (size_t pos = 0;;) {
+		uint32_t c = (uint32_t)re->nclass;
+		size_t w = 0;
+		if (pos < n)
+			c = class_of(re, decode(s + pos, n - pos, &w));
+		int32_t to = re->next[(size_t)cur * (re->nclass + 1) + c];
+		if (to == T_UNKNOWN && (to = dfa_step(re, cur, c)) == T_UNKNOWN)
+			return TACH_E_LIMIT;
+		if (to == -4)
+			return TACH_E_NOMEM;
+		if (to == T_MATCH || to == T_DEAD)
+			return to == T_MATCH;
+		cur = to;
 		pos += w;
 	}
 }
@@ -964,7 +1222,8 @@ static bool scratch(struct tachi_regex *re)
 		if (!(re->dense[l] = calloc(re->n, sizeof(uint32_t))) ||
 		    !(re->sparse[l] = calloc(re->n, sizeof(uint32_t))))
 			return false;
-	return (re->stack = calloc(2 * re->n + 2, sizeof(uint32_t))) != NULL;
+	return (re->stack = calloc(2 * re->n + 2, sizeof(uint32_t))) != NULL &&
+	       (re->bits = calloc(re->n / 64 + 1, sizeof(uint64_t))) != NULL;
 }
 
 int tachi_regex_compile(const char *pat, size_t n, struct tachi_regex **out,
@@ -981,8 +1240,11 @@ int tachi_regex_compile(const char *pat, size_t n, struct tachi_regex **out,
 	int32_t root = parse_alt(&P, &flags, 0);
 	if (root >= 0 && P.i < P.n)
 		fail(&P, TACH_E_FORMAT, P.i, "unexpected )");
-	if (!P.rc && gen(&P, re, root) && emit(&P, re, I_MATCH, 0, 0, 0) && !scratch(re))
+	re->rg = P.rg;
+	if (!P.rc && gen(&P, re, root) && emit(&P, re, I_MATCH, 0, 0, 0) &&
+	    (!scratch(re) || !make_classes(re)))
 		nomem(&P);
+	re->budget = UINT64_MAX;
 	if (!P.rc)
 		re->min_len = min_len(&P, root);
 	free(P.nodes);
@@ -1001,6 +1263,16 @@ size_t tachi_regex_size(const struct tachi_regex *re)
 	return re->n;
 }
 
+void tachi_regex_set_budget(struct tachi_regex *re, uint64_t steps)
+{
+	re->budget = steps;
+}
+
+uint64_t tachi_regex_work(const struct tachi_regex *re)
+{
+	return re->work;
+}
+
 void tachi_regex_free(struct tachi_regex *re)
 {
 	if (!re)
@@ -1008,7 +1280,13 @@ void tachi_regex_free(struct tachi_regex *re)
 	for (int l = 0; l < 2; l++)
 		free(re->dense[l]), free(re->sparse[l]);
 	free(re->stack);
+	free(re->bits);
 	free(re->prog);
 	free(re->rg);
+	free(re->bnd);
+	free(re->states);
+	free(re->pcs);
+	free(re->next);
+	free(re->htab);
 	free(re);
 }

@@ -1,10 +1,13 @@
 /* Regular expressions in RE2 syntax (Go's regexp), matched in linear time: a parser that
  * refuses what RE2 refuses (backreferences, lookaround, possessive and stacked repeats,
- * repeat counts over 1000) and a Thompson NFA simulated Pike-style, which only answers
- * whether the pattern matches: no captures, so laziness and leftmost-first preference do
- * not matter. Cost: compiling allocates in proportion to the pattern and the program (at
- * most TACHI_REGEX_MAX_INSNS instructions once repeats are expanded); matching allocates
- * nothing and takes at most (program size x subject length) steps.
+ * repeat counts over 1000) and a Thompson NFA, run as a lazy DFA as RE2 runs it (states
+ * made when first reached, kept in a bounded cache), which only answers whether the
+ * pattern matches: no captures, so laziness and leftmost-first preference do not matter.
+ * Cost: compiling allocates in proportion to the pattern and the program (at most
+ * TACHI_REGEX_MAX_INSNS instructions once repeats are expanded); matching takes one lookup
+ * a code point once its states are made, and making a state visits at most the program:
+ * a handle's budget bounds those visits over all its searches, since some patterns need a
+ * new state at nearly every code point.
  *
  * Subjects and patterns are UTF-8, decoded as Go decodes them: '.', classes and literals
  * consume one code point, and a byte that does not start a valid sequence is one code point
@@ -19,10 +22,13 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 /* Far above any frame pattern a profiler writes (pprof's own are a few hundred), low enough
  * that a hostile one costs at most this many steps per character of a name. */
 #define TACHI_REGEX_MAX_INSNS 10000
+/* The lazy DFA's cache of states and transitions, as RE2's default: emptied when full. */
+#define TACHI_REGEX_DFA_MEM (8u << 20)
 /* Group nesting, as Go bounds it. */
 #define TACHI_REGEX_MAX_DEPTH 1000
 /* A repeat count, and the product of nested counted repeats, as RE2 bounds them. */
@@ -42,9 +48,18 @@ struct tachi_regex_err {
  * TACH_E_NOMEM. */
 int tachi_regex_compile(const char *pat, size_t n, struct tachi_regex **out,
 			struct tachi_regex_err *err);
-/* Whether the pattern matches somewhere in s[0, n), as Go's MatchString. Uses scratch
- * space inside re: one handle is not for concurrent use. */
-bool tachi_regex_search(struct tachi_regex *re, const char *s, size_t n);
+/* Whether the pattern matches somewhere in s[0, n), as Go's MatchString: 1 or 0, by the
+ * lazy DFA; TACH_E_LIMIT once the handle's budget is spent (it stays spent), or
+ * TACH_E_NOMEM. Uses scratch space and a cache inside re: not for concurrent use. */
+int tachi_regex_match(struct tachi_regex *re, const char *s, size_t n);
+/* The same answer by the NFA alone, with no budget: for tests, as the DFA's reference. */
+bool tachi_regex_search_nfa(struct tachi_regex *re, const char *s, size_t n);
+/* The most instructions matching may visit over the handle's life (default: no bound). A
+ * visit is one instruction added to a state being made; taking a transition already made
+ * costs none, so a budget bounds the whole cost at (budget + bytes matched) lookups. */
+void tachi_regex_set_budget(struct tachi_regex *re, uint64_t steps);
+/* The instructions visited so far, for tests. */
+uint64_t tachi_regex_work(const struct tachi_regex *re);
 /* The program's size, for tests and limits. */
 size_t tachi_regex_size(const struct tachi_regex *re);
 void tachi_regex_free(struct tachi_regex *re);

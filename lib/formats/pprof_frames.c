@@ -37,10 +37,34 @@ static const char *simplified(const char *s, size_t *len)
 	return s;
 }
 
+/* Instructions each pattern may visit while the matcher builds its states, over the whole
+ * profile (lib/base/regex.h): the patterns pprof writes need a few thousand; a pattern made
+ * to need a new state at each character of long names (.*a.{4000} over 9,000-character
+ * names) reaches it in about a second, where it would take hours. */
+#define MATCH_BUDGET 100000000ull
+
 struct prune {
 	struct tachi_regex *drop, *keep; /* no drop: nothing is pruned */
 	uint8_t *seen;       /* per string: 0 not matched yet, 1 kept, 2 dropped */
 };
+
+/* A warning about pattern string s at byte at of the input: the pattern's start, what,
+ * and that nothing is dropped; its bytes may be anything: one line, no control bytes. */
+static void pattern_warn(struct tach_reader *r, int64_t s, size_t at, const char *field,
+			 const char *what)
+{
+	struct pread *st = r->state;
+	size_t n;
+	const char *p = str_at(st, s, &n);
+	char m[480];
+	snprintf(m, sizeof(m), "%s \"%.*s%s\", %s: no frames dropped%s", field,
+		 (int)(n > 60 ? 60 : n), p, n > 60 ? "..." : "", what,
+		 st->gz ? " (offset in the uncompressed protobuf)" : "");
+	for (char *c = m; *c; c++)
+		if ((unsigned char)*c < 0x20 || *c == 0x7f)
+			*c = '?';
+	tachi_warn(&r->warn, TACH_POS_OFFSET, at, "%s", m);
+}
 
 /* pprof compiles ^(PATTERN)$ with Go's regexp (RE2 syntax); ours takes the same syntax and
  * matches in linear time. pprof's RemoveUninteresting returns an error for a pattern Go
@@ -64,34 +88,37 @@ static int compile(struct tach_reader *r, int64_t s, size_t at, const char *fiel
 	free(pat);
 	if (rc == TACH_E_NOMEM)
 		return RFAIL(r, TACH_E_NOMEM, TACH_POS_NONE, 0, "out of memory");
-	if (!rc)
+	if (!rc) {
+		tachi_regex_set_budget(*re, MATCH_BUDGET);
 		return TACH_OK;
-	/* e.at counts the "^(" before the pattern; its bytes may be anything: one line */
-	char m[400];
-	snprintf(m, sizeof(m), "%s \"%.*s%s\", byte %zu: %s; %s: no frames dropped%s", field,
-		 (int)(n > 60 ? 60 : n), p, n > 60 ? "..." : "",
-		 e.at > 2 ? (e.at - 2 < n ? e.at - 2 : n) : 0, e.msg,
-		 rc == TACH_E_FORMAT ? "pprof refuses it too" : "pprof would take it, this reader "
-		 "does not", st->gz ? " (offset in the uncompressed protobuf)" : "");
-	for (char *c = m; *c; c++)
-		if ((unsigned char)*c < 0x20 || *c == 0x7f)
-			*c = '?';
-	tachi_warn(&r->warn, TACH_POS_OFFSET, at, "%s", m);
+	}
+	/* e.at counts the "^(" before the pattern */
+	char m[320];
+	snprintf(m, sizeof(m), "byte %zu: %s; %s", e.at > 2 ? (e.at - 2 < n ? e.at - 2 : n) : 0,
+		 e.msg, rc == TACH_E_FORMAT ? "pprof refuses it too" : "pprof would take it, "
+		 "this reader does not");
+	pattern_warn(r, s, at, field, m);
 	return TACH_OK;
 }
 
-/* Whether function fn's name matches drop_frames and not keep_frames: once per name. */
-static bool dropped(struct pread *st, struct prune *pr, const struct pfn *fn)
+/* Whether function fn's name matches drop_frames and not keep_frames, once per name: 1,
+ * 0, or TACH_E_LIMIT (a pattern's budget spent) or TACH_E_NOMEM. */
+static int dropped(struct pread *st, struct prune *pr, const struct pfn *fn)
 {
 	size_t n;
 	const char *p = str_at(st, fn->name, &n);
 	if (!n)
-		return false;
+		return 0;
 	uint8_t *seen = &pr->seen[fn->name];
 	if (!*seen) {
 		p = simplified(p, &n);
-		bool d = tachi_regex_search(pr->drop, p, n) &&
-			 !(pr->keep && tachi_regex_search(pr->keep, p, n));
+		int d = tachi_regex_match(pr->drop, p, n);
+		if (d == 1 && pr->keep) {
+			int k = tachi_regex_match(pr->keep, p, n);
+			d = k < 0 ? k : !k;
+		}
+		if (d < 0)
+			return d;
 		*seen = d ? 2 : 1;
 	}
 	return *seen == 2;
@@ -181,29 +208,11 @@ static const struct pfn *line_fn(struct tach_reader *r, const struct ploc *l, ui
 	return &st->fns[fi];
 }
 
-/* Location i's frames after drop_frames, innermost first. */
-static int loc_frames(struct tach_reader *r, struct prune *pr, size_t i)
+/* Location l's frames from line start out, innermost first. */
+static int make_frames(struct tach_reader *r, struct ploc *l, uint32_t start)
 {
 	struct pread *st = r->state;
-	struct ploc *l = &st->locs[i];
-	uint32_t start = 0;
 	const struct pfn *fn;
-	for (uint32_t j = 0; j < l->nlines; j++)
-		if (!line_fn(r, l, j))
-			return r->err.code;
-	for (uint32_t k = l->nlines; pr->drop && k-- > 0;) {
-		if (!(fn = line_fn(r, l, k)))
-			return r->err.code;
-		if (dropped(st, pr, fn)) {
-			/* pprof cuts the lines below a match in the location itself, for every
-			 * sample; a location whose outermost line matches keeps its lines, for
-			 * the samples where it lies above every kept frame (build_stack) */
-			l->beneath = true;
-			l->prune = k == l->nlines - 1;
-			start = l->prune ? 0 : k + 1;
-			break;
-		}
-	}
 	l->fr0 = (uint32_t)st->nframes;
 	/* Its address and mapping go on each of its frames; all but the outermost line
 	 * were inlined into the next one out (tach_frame_native). */
@@ -217,6 +226,42 @@ static int loc_frames(struct tach_reader *r, struct prune *pr, size_t i)
 	}
 	l->nfr = (uint32_t)(st->nframes - l->fr0);
 	return rc;
+}
+
+/* Location i's frames after drop_frames, innermost first: none when its outermost line
+ * matches (tachi_pr_whole_frames makes them if a stack keeps it); from the line past the
+ * outermost match else, as pprof cuts the location itself, for every sample. */
+static int loc_frames(struct tach_reader *r, struct prune *pr, size_t i)
+{
+	struct pread *st = r->state;
+	struct ploc *l = &st->locs[i];
+	uint32_t start = 0;
+	const struct pfn *fn;
+	for (uint32_t j = 0; j < l->nlines; j++)
+		if (!line_fn(r, l, j))
+			return r->err.code;
+	for (uint32_t k = l->nlines; pr->drop && k-- > 0;) {
+		if (!(fn = line_fn(r, l, k)))
+			return r->err.code;
+		if (dropped(st, pr, fn) == 1) {
+			l->beneath = true;
+			l->prune = k == l->nlines - 1;
+			start = k + 1;
+			break;
+		}
+	}
+	return make_frames(r, l, start);
+}
+
+/* pprof keeps a location whose outermost line matches whole in a stack where it lies
+ * above every kept frame ("to avoid pruning everything"): its frames, made the first time
+ * a stack needs them, so that no frame only a pruned stack had reaches the output. */
+int tachi_pr_whole_frames(struct tach_reader *r, struct ploc *l)
+{
+	if (!l->prune || l->whole)
+		return TACH_OK;
+	l->whole = true;
+	return make_frames(r, l, 0);
 }
 
 /* The patterns, as pprof's RemoveUninteresting: keep_frames only with drop_frames, and
@@ -237,6 +282,37 @@ static int prune_setup(struct tach_reader *r, struct prune *pr)
 	}
 	if (!(pr->seen = calloc(st->nstr ? st->nstr : 1, 1)))
 		return RFAIL(r, TACH_E_NOMEM, TACH_POS_NONE, 0, "out of memory");
+	return TACH_OK;
+}
+
+static const struct pfn *line_fn(struct tach_reader *r, const struct ploc *l, uint32_t j);
+
+/* Every name the patterns may see, matched before any frame is made: past a pattern's
+ * budget no frame is dropped at all, as for a refused pattern, rather than some. */
+static int match_all(struct tach_reader *r, struct prune *pr)
+{
+	struct pread *st = r->state;
+	for (size_t i = 0; pr->drop && i < st->nlocs; i++) {
+		const struct ploc *l = &st->locs[i];
+		for (uint32_t j = 0; j < l->nlines; j++) {
+			const struct pfn *fn = line_fn(r, l, j);
+			if (!fn)
+				return r->err.code;
+			int d = dropped(st, pr, fn);
+			if (d == TACH_E_NOMEM)
+				return RFAIL(r, TACH_E_NOMEM, TACH_POS_NONE, 0, "out of memory");
+			if (d >= 0)
+				continue;
+			char m[200];
+			snprintf(m, sizeof(m), "matching drop_frames and keep_frames over this "
+				 "profile's names takes over %llu steps each; pprof would prune, "
+				 "this reader does not", (unsigned long long)MATCH_BUDGET);
+			pattern_warn(r, st->drop, st->drop_at, "drop_frames", m);
+			tachi_regex_free(pr->drop);
+			pr->drop = NULL;
+			return TACH_OK;
+		}
+	}
 	return TACH_OK;
 }
 
@@ -263,6 +339,8 @@ int tachi_pr_all_frames(struct tach_reader *r)
 		return RFAIL(r, TACH_E_NOMEM, TACH_POS_NONE, 0, "out of memory");
 	memset(st->sid, 0xff, st->nstr * sizeof(*st->sid));
 	rc = prune_setup(r, &pr);
+	if (!rc)
+		rc = match_all(r, &pr);
 	for (size_t i = 0; !rc && i < st->nmaps; i++)
 		rc = dict_mapping(r, &st->maps[i]);
 	for (size_t i = 0; !rc && i < st->nlocs; i++)

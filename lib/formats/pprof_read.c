@@ -337,7 +337,8 @@ static int decode_sample(struct tach_reader *r, const struct field *outer, struc
 }
 
 /* The sample's frames into st->stack after drop_frames: from the root, the first
- * location to prune after a kept one cuts the stack there, as pprof's Prune does. */
+ * location to prune after a kept one cuts the stack there, as pprof's Prune does; the
+ * locations above the first kept one stay, whole. */
 static int build_stack(struct tach_reader *r, const struct sdec *sd, uint32_t *depth)
 {
 	struct pread *st = r->state;
@@ -356,7 +357,10 @@ static int build_stack(struct tach_reader *r, const struct sdec *sd, uint32_t *d
 	}
 	uint32_t n = 0;
 	for (size_t i = from; i < sd->nlocs; i++) {
-		const struct ploc *l = &st->locs[st->lbuf[i]];
+		struct ploc *l = &st->locs[st->lbuf[i]];
+		int rc = tachi_pr_whole_frames(r, l);
+		if (rc)
+			return rc;
 		if (!l->nfr)
 			continue;
 		if (l->nfr > r->lim.max_depth - n)

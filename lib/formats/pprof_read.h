@@ -59,6 +59,7 @@ struct ploc {
 	uint32_t line0, nlines;
 	uint32_t fr0, nfr;   /* its frames in frames[], after pruning */
 	bool prune, beneath; /* drop_frames: the whole location, or the lines below a match */
+	bool whole;          /* prune, and its frames made all the same */
 };
 
 struct pread {
@@ -125,6 +126,7 @@ int tachi_pr_check_strings(struct tach_reader *r);
 /* The locations' frames after drop_frames, and the mappings, into the dict
  * (pprof_frames.c). */
 int tachi_pr_all_frames(struct tach_reader *r);
+int tachi_pr_whole_frames(struct tach_reader *r, struct ploc *l);
 
 /* String i of the string table, in the input: per label and per frame, so inline. */
 static inline bool str_ok(const struct pread *st, int64_t i)

@@ -311,3 +311,14 @@ same_traces() { # profile unit [pprof args...]
 	need_go
 	same_traces "$T/r.pb" 1 -sample_index=0
 }
+
+@test "drop_frames at its most costly: the matcher's budget is spent in seconds, then nothing is dropped" {
+	# two programs near the instruction cap, a new matcher state at each character of
+	# 100 distinct 9,000-character names: about 10^10 steps unbounded; 120 s is far above
+	# the second or so the budget takes, so that no loaded machine fails this
+	$GEN worstrx >"$T/w.pb"
+	run timeout 120 tach-decode --no-thread-frames "$T/w.pb"
+	[ "$status" -eq 0 ]
+	[ "${lines[0]}" = "tach-decode: $T/w.pb: offset 3046: warning: drop_frames \".*a.{1000}.{1000}.{1000}.{1000}.{1000}.{1000}.{1000}.{1000}....\", matching drop_frames and keep_frames over this profile's names takes over 100000000 steps each; pprof would prune, this reader does not: no frames dropped" ]
+	[ "${#lines[@]}" -eq 101 ]
+}

@@ -6,7 +6,7 @@ profile.proto and the protobuf wire format, for the pprof reader's tests:
 
 Cases: inline (a location with two lines, an unsymbolized location, labels of another
 tool), drop (drop_frames/keep_frames), rx, rxkeep, rxinject, rxctl, rxunicode,
-droproot (drop_frames in RE2 syntax), backref, nested, slowmatch (drop_frames hostile to
+droproot (drop_frames in RE2 syntax), worstrx, backref, nested, slowmatch (drop_frames hostile to
 backtracking matchers), inexact (time values that are not multiples of the period),
 noperiod (a time type and no period), types (three sample types and default_sample_type),
 labels (one stack under two string labels, with a numeric label and its unit),
@@ -196,6 +196,28 @@ def case_droproot():
     body += sample([3, 4], [3, 3000000]) + sample([5, 2, 3, 1], [4, 4000000])
     body += sample([2, 2, 1], [5, 5000000])
     return body + num(7, s("main|ab")) + s.encode()
+
+
+def case_worstrx(names=100, length=9000):
+    """drop_frames and keep_frames as costly as this reader's matcher allows: programs
+    near the instruction cap, over 100 distinct 9,000-character names of 'a' and 'b' in a
+    fixed pseudo-random order. ".*a.{8990}" (written as .{1000} repeats) has a live thread for each 'a' in the last
+    8,990 characters and a new set of them at each character: every lazy-DFA state is
+    new. The drop matches (the tenth character is 'a'), so the keep is matched too."""
+    s = Strings()
+    body = base(s) + fn(s, 1, "main", "m.c") + loc(1, [(1, 1)])
+    x = 12345
+    for i in range(names):
+        name = bytearray()
+        for _ in range(length):
+            x = (x * 1103515245 + 12345) & 0x7FFFFFFF
+            name.append(ord("a") + (x >> 16 & 1))
+        name[9] = ord("a")
+        body += fn(s, 10 + i, name.decode(), "m.c") + loc(10 + i, [(10 + i, 2)])
+        body += sample([10 + i, 1], [1, 1000000])
+    gap = length - 10  # as .{1000} repeats: RE2 allows no count over 1000
+    dots = ".{1000}" * (gap // 1000) + ".{%d}" % (gap % 1000)
+    return body + num(7, s(".*a" + dots)) + num(8, s(".*b" + dots)) + s.encode()
 
 
 def case_inexact():

@@ -21,7 +21,10 @@ static int try(const char *pat, size_t pn, const char *s, size_t sn, int *rc,
 		*rc = r;
 	if (r)
 		return -1;
-	int m = tachi_regex_search(re, s, sn);
+	int m = tachi_regex_match(re, s, sn);
+	/* the lazy DFA and the NFA it is built from agree, a cached state or not */
+	CHECK_EQ_U64(tachi_regex_search_nfa(re, s, sn), m);
+	CHECK_EQ_U64(tachi_regex_match(re, s, sn), m);
 	tachi_regex_free(re);
 	return m;
 }
@@ -221,12 +224,47 @@ static void hostile(void)
 	struct tachi_regex *re;
 	struct tachi_regex_err e;
 	CHECK(!tachi_regex_compile("^(foo|ba+r)$", 12, &re, &e));
-	CHECK(tachi_regex_search(re, "baaar", 5));
-	CHECK(!tachi_regex_search(re, "bar2", 4));
-	CHECK(tachi_regex_search(re, "foo", 3));
-	CHECK(!tachi_regex_search(re, "", 0));
+	CHECK_EQ_U64(tachi_regex_match(re, "baaar", 5), 1);
+	CHECK_EQ_U64(tachi_regex_match(re, "bar2", 4), 0);
+	CHECK_EQ_U64(tachi_regex_match(re, "foo", 3), 1);
+	CHECK_EQ_U64(tachi_regex_match(re, "", 0), 0);
 	tachi_regex_free(re);
 	tachi_regex_free(NULL);
+}
+
+/* The lazy DFA: a state made once is not made again, so the work of a long subject whose
+ * states repeat is that of its first few hundred characters; a pattern with a new state
+ * at each character spends its budget, and then says so, for good. */
+static void budget(void)
+{
+	struct tachi_regex *re;
+	struct tachi_regex_err e;
+	const char *p = "^(.*a.{500})$";
+	size_t n = 100000;
+	char *s = repeat_str("a", n);
+	CHECK(!tachi_regex_compile(p, strlen(p), &re, &e));
+	CHECK_EQ_U64(tachi_regex_match(re, s, n), 1);
+	/* about 500^2 / 2 visits to make the first 501 states; an NFA visits 500 a character */
+	CHECK(tachi_regex_work(re) < 1000000);
+	uint64_t w = tachi_regex_work(re);
+	CHECK_EQ_U64(tachi_regex_match(re, s, n), 1);
+	CHECK_EQ_U64(tachi_regex_work(re), w);
+	/* 'a' and 'b' in a pseudo-random order: a new set of live threads at each character */
+	uint32_t x = 1;
+	for (size_t k = 0; k < n; k++) {
+		x = x * 1103515245u + 12345u;
+		s[k] = (char)('a' + (x >> 16 & 1));
+	}
+	tachi_regex_set_budget(re, 2000000);
+	CHECK_EQ_U64(tachi_regex_match(re, s, n), (uint64_t)(int64_t)TACH_E_LIMIT);
+	/* spent by at most one state's making past the budget */
+	CHECK(tachi_regex_work(re) <= 2000000 + 2 * tachi_regex_size(re));
+	CHECK_EQ_U64(tachi_regex_match(re, s, n), (uint64_t)(int64_t)TACH_E_LIMIT);
+	/* with no bound, the DFA's answer is the NFA's */
+	tachi_regex_set_budget(re, UINT64_MAX);
+	CHECK_EQ_U64(tachi_regex_match(re, s, 3000), tachi_regex_search_nfa(re, s, 3000));
+	tachi_regex_free(re);
+	free(s);
 }
 
 int main(void)
@@ -237,5 +275,6 @@ int main(void)
 	departures();
 	nul_bytes();
 	hostile();
+	budget();
 	return CHECK_DONE();
 }
