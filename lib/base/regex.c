@@ -201,20 +201,6 @@ static bool add_range(struct parser *P, uint32_t lo, uint32_t hi)
 	return true;
 }
 
-/* [lo, hi] and, under (?i), its ASCII letters' other case. */
-static bool add_folded(struct parser *P, uint32_t lo, uint32_t hi, unsigned flags)
-{
-	if (!add_range(P, lo, hi))
-		return false;
-	if (!(flags & F_FOLD))
-		return true;
-	uint32_t a = lo > 'A' ? lo : 'A', b = hi < 'Z' ? hi : 'Z';
-	if (a <= b && !add_range(P, a + 32, b + 32))
-		return false;
-	a = lo > 'a' ? lo : 'a', b = hi < 'z' ? hi : 'z';
-	return a > b || add_range(P, a - 32, b - 32);
-}
-
 static int cmp_range(const void *a, const void *b)
 {
 	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
@@ -253,6 +239,65 @@ static bool clean_class(struct parser *P, size_t r0, bool neg)
 	return true;
 }
 
+struct fold_run {
+	uint32_t lo, hi;
+	int32_t delta;
+	uint8_t pairs;
+};
+#include "base/regex_fold.h"
+
+/* Adds to the class from r0 on the image of [lo, hi] under one step of Go's SimpleFold,
+ * joined with [lo, hi] itself, run by run. */
+static bool fold_image(struct parser *P, uint32_t lo, uint32_t hi)
+{
+	size_t a = 0, b = sizeof(fold_runs) / sizeof(fold_runs[0]);
+	while (a < b) { /* the first run that ends at lo or later */
+		size_t m = a + (b - a) / 2;
+		if (fold_runs[m].hi < lo)
+			a = m + 1;
+		else
+			b = m;
+	}
+	for (; a < sizeof(fold_runs) / sizeof(fold_runs[0]) && fold_runs[a].lo <= hi; a++) {
+		const struct fold_run *f = &fold_runs[a];
+		uint32_t x = lo > f->lo ? lo : f->lo, y = hi < f->hi ? hi : f->hi;
+		if (f->pairs) /* each one's partner is next to it: widen to the whole pairs */
+			x -= (x - f->lo) % 2, y += (y - f->lo) % 2 == 0;
+		else
+			x = (uint32_t)((int32_t)x + f->delta), y = (uint32_t)((int32_t)y + f->delta);
+		if (!add_range(P, x, y))
+			return false;
+	}
+	return true;
+}
+
+static uint64_t class_width(const struct parser *P, size_t r0)
+{
+	uint64_t w = 0;
+	for (size_t j = r0; j < P->nrg; j += 2)
+		w += P->rg[j + 1] - P->rg[j] + 1;
+	return w;
+}
+
+/* Under (?i), the class from r0 on takes in the whole orbit of each of its code points,
+ * as Go's regexp folds: one step of SimpleFold at a time until nothing is added (an orbit
+ * has at most four members). */
+static bool fold_class(struct parser *P, size_t r0)
+{
+	if (!clean_class(P, r0, false))
+		return false;
+	for (uint64_t w = class_width(P, r0), was = 0; w != was; w = class_width(P, r0)) {
+		size_t end = P->nrg;
+		for (size_t j = r0; j < end; j += 2)
+			if (!fold_image(P, P->rg[j], P->rg[j + 1]))
+				return false;
+		if (!clean_class(P, r0, false))
+			return false;
+		was = w;
+	}
+	return true;
+}
+
 static int32_t class_node(struct parser *P, size_t r0)
 {
 	int32_t c = new_node(P, N_CLASS);
@@ -264,7 +309,7 @@ static int32_t class_node(struct parser *P, size_t r0)
 static int32_t literal(struct parser *P, uint32_t r, unsigned flags)
 {
 	size_t r0 = P->nrg;
-	if (!add_folded(P, r, r, flags) || !clean_class(P, r0, false))
+	if (!add_range(P, r, r) || ((flags & F_FOLD) && !fold_class(P, r0)))
 		return -1;
 	return class_node(P, r0);
 }
@@ -320,9 +365,9 @@ static bool add_group(struct parser *P, int g, bool neg, unsigned flags)
 	if (nul && !add_range(P, 0, 0))
 		return false;
 	for (int k = 0; k < 12 && groups[g].r[k]; k += 2)
-		if (!add_folded(P, groups[g].r[k], groups[g].r[k + 1], flags))
+		if (!add_range(P, groups[g].r[k], groups[g].r[k + 1]))
 			return false;
-	return clean_class(P, r0, neg);
+	return (!(flags & F_FOLD) || fold_class(P, r0)) && clean_class(P, r0, neg);
 }
 
 /* \xHH or \x{H...} (at: the backslash), P->i after the x. */
@@ -460,11 +505,11 @@ static int32_t parse_class(struct parser *P, unsigned flags)
 				return fail(P, TACH_E_FORMAT, at, "invalid character class range "
 					    "%.*s", (int)(P->i - at), (const char *)P->p + at);
 		}
-		if (!add_folded(P, (uint32_t)lo, (uint32_t)hi, flags))
+		if (!add_range(P, (uint32_t)lo, (uint32_t)hi))
 			return -1;
 	}
 	P->i++;
-	if (!clean_class(P, r0, neg))
+	if (((flags & F_FOLD) && !fold_class(P, r0)) || !clean_class(P, r0, neg))
 		return -1;
 	return class_node(P, r0);
 }
@@ -1132,6 +1177,7 @@ static int32_t dfa_state(struct tachi_regex *re, const uint32_t *pc, size_t n, u
 		j = (j + 1) & (re->hcap - 1);
 	re->htab[j] = id;
 	re->mem += cost;
+	re->work += (re->nclass + 1) / 16; /* its row of transitions, cleared */
 	return id;
 }
 

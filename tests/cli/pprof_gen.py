@@ -198,12 +198,14 @@ def case_droproot():
     return body + num(7, s("main|ab")) + s.encode()
 
 
-def case_worstrx(names=100, length=9000):
+def case_worstrx(names=100, length=9000, shape="states"):
     """drop_frames and keep_frames as costly as this reader's matcher allows: programs
     near the instruction cap, over 100 distinct 9,000-character names of 'a' and 'b' in a
     fixed pseudo-random order. ".*a.{8990}" (written as .{1000} repeats) has a live thread for each 'a' in the last
     8,990 characters and a new set of them at each character: every lazy-DFA state is
-    new. The drop matches (the tenth character is 'a'), so the keep is matched too."""
+    new. The drop matches (the tenth character is 'a'), so the keep is matched too.
+    shape "live": ".*.{8990}" and ".*.{8990}x", every thread live at each character (an
+    NFA's worst case; a DFA's states repeat, but are too large to keep)."""
     s = Strings()
     body = base(s) + fn(s, 1, "main", "m.c") + loc(1, [(1, 1)])
     x = 12345
@@ -217,6 +219,8 @@ def case_worstrx(names=100, length=9000):
         body += sample([10 + i, 1], [1, 1000000])
     gap = length - 10  # as .{1000} repeats: RE2 allows no count over 1000
     dots = ".{1000}" * (gap // 1000) + ".{%d}" % (gap % 1000)
+    if shape == "live":
+        return body + num(7, s(".*" + dots)) + num(8, s(".*" + dots + "x")) + s.encode()
     return body + num(7, s(".*a" + dots)) + num(8, s(".*b" + dots)) + s.encode()
 
 

@@ -190,8 +190,9 @@ static void bounds(void)
 static void departures(void)
 {
 	CHECK_EQ_U64(try_str("^(?<n>a)$", "a"), 1); /* Go >= 1.22 and RE2 take (?<name>) */
-	CHECK_EQ_U64(try_str("(?i)\xc3\xa9", "\xc3\x89"), 0); /* ASCII-only case folding */
-	CHECK_EQ_U64(try_str("(?i)k", "\xe2\x84\xaa"), 0);    /* Kelvin sign: Go says 1 */
+	/* case folding is Go 1.19's (Unicode 13.0.0): U+2C2F GLAGOLITIC CAPITAL LETTER
+	 * CAUDATE CHRI came in Unicode 14, and a pprof built with a newer Go folds it */
+	CHECK_EQ_U64(try_str("(?i)^\xe2\xb0\xaf$", "\xe2\xb1\x9f"), 0);
 }
 
 /* NUL bytes are ordinary characters in patterns and subjects. */
