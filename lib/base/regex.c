@@ -44,6 +44,7 @@ struct parser {
 	size_t nnames, names_cap;
 	struct tachi_regex_err *err;
 	int rc;
+	size_t uni_at;    /* the first \p, SIZE_MAX none */
 };
 
 enum { I_CLASS, I_ASSERT, I_SPLIT, I_JMP, I_MATCH };
@@ -244,7 +245,7 @@ struct fold_run {
 	int32_t delta;
 	uint8_t pairs;
 };
-#include "base/regex_fold.h"
+#include "base/regex_unicode.h"
 
 /* Adds to the class from r0 on the image of [lo, hi] under one step of Go's SimpleFold,
  * joined with [lo, hi] itself, run by run. */
@@ -457,13 +458,62 @@ static int perl_class(struct parser *P, unsigned flags)
 	return add_group(P, lc == 'd' ? 0 : lc == 's' ? 1 : 2, c != lc, flags) ? 1 : -1;
 }
 
-static bool unicode_class(struct parser *P)
+static bool unicode_name(const uint8_t *name, size_t len)
+{
+	size_t a = 0, b = sizeof(unicode_names) / sizeof(unicode_names[0]);
+	while (a < b) {
+		size_t m = a + (b - a) / 2;
+		const char *u = unicode_names[m];
+		size_t ul = strlen(u);
+		int c = memcmp(u, name, ul < len ? ul : len);
+		if (!c)
+			c = (ul > len) - (ul < len);
+		if (!c)
+			return true;
+		if (c < 0)
+			a = m + 1;
+		else
+			b = m;
+	}
+	return false;
+}
+
+/* \p or \P at P->i, as Go's parser reads one: a letter or {name}, the name one Go knows
+ * (a name Go does not know is a refusal of Go's too). We have no Unicode classes: it
+ * stands for an empty class while the rest is parsed, so that an error Go finds after it
+ * is the one reported, and the pattern is refused as unsupported at the end. Returns 1
+ * read, 0 not one, -1 error. */
+static int unicode_class(struct parser *P)
 {
 	if (P->n - P->i < 2 || P->p[P->i] != '\\' || (P->p[P->i + 1] | 0x20) != 'p')
-		return false;
-	fail(P, TACH_E_UNSUPPORTED, P->i, "Unicode class \\%c: not supported here (ASCII classes "
-	     "are: [[:alpha:]], \\d, \\w, \\s)", P->p[P->i + 1]);
-	return true;
+		return 0;
+	size_t at = P->i, j = P->i + 2, name = j, len = 0, end = j;
+	if (j < P->n && P->p[j] == '{') {
+		const uint8_t *c = memchr(P->p + j, '}', P->n - j);
+		for (P->i = j; P->i < (c ? (size_t)(c - P->p) : P->n);)
+			if (next_rune(P) < 0)
+				return -1;
+		if (!c)
+			return fail(P, TACH_E_FORMAT, at, "invalid character class range %.*s: no "
+				    "closing }", (int)(P->n - at > 20 ? 20 : P->n - at),
+				    (const char *)P->p + at);
+		name = j + 1, len = (size_t)(c - P->p) - name, end = (size_t)(c - P->p) + 1;
+	} else if (j < P->n) {
+		P->i = j;
+		if (next_rune(P) < 0)
+			return -1;
+		len = P->i - j, end = P->i;
+	}
+	P->i = at;
+	if (len && P->p[name] == '^')
+		name++, len--;
+	if (!unicode_name(P->p + name, len))
+		return fail(P, TACH_E_FORMAT, at, "invalid character class range %.*s",
+			    (int)(end - at), (const char *)P->p + at);
+	if (P->uni_at == SIZE_MAX)
+		P->uni_at = at;
+	P->i = end;
+	return 1;
 }
 
 /* One character of a class, escaped or not. */
@@ -488,7 +538,9 @@ static int32_t parse_class(struct parser *P, unsigned flags)
 		first = false;
 		int k = named_class(P, flags);
 		if (!k)
-			k = unicode_class(P) ? -1 : perl_class(P, flags);
+			k = unicode_class(P);
+		if (!k)
+			k = perl_class(P, flags);
 		if (k < 0)
 			return -1;
 		if (k)
@@ -626,7 +678,9 @@ static int32_t parse_backslash(struct parser *P, unsigned flags, int32_t cat)
 		return last;
 	}
 	size_t r0 = P->nrg;
-	int k = unicode_class(P) ? -1 : perl_class(P, flags);
+	int k = unicode_class(P);
+	if (!k)
+		k = perl_class(P, flags);
 	if (k)
 		return k < 0 ? -1 : class_node(P, r0);
 	P->i++;
@@ -1275,7 +1329,7 @@ static bool scratch(struct tachi_regex *re)
 int tachi_regex_compile(const char *pat, size_t n, struct tachi_regex **out,
 			struct tachi_regex_err *err)
 {
-	struct parser P = { .p = (const uint8_t *)pat, .n = n, .err = err };
+	struct parser P = { .p = (const uint8_t *)pat, .n = n, .err = err, .uni_at = SIZE_MAX };
 	unsigned flags = 0;
 	*out = NULL;
 	err->at = 0;
@@ -1286,6 +1340,9 @@ int tachi_regex_compile(const char *pat, size_t n, struct tachi_regex **out,
 	int32_t root = parse_alt(&P, &flags, 0);
 	if (root >= 0 && P.i < P.n)
 		fail(&P, TACH_E_FORMAT, P.i, "unexpected )");
+	if (P.uni_at != SIZE_MAX)
+		fail(&P, TACH_E_UNSUPPORTED, P.uni_at, "Unicode class \\%c: not supported here "
+		     "(ASCII classes are: [[:alpha:]], \\d, \\w, \\s)", P.p[P.uni_at + 1]);
 	re->rg = P.rg;
 	if (!P.rc && gen(&P, re, root) && emit(&P, re, I_MATCH, 0, 0, 0) &&
 	    (!scratch(re) || !make_classes(re)))

@@ -17,7 +17,7 @@
  * (?flags) and (?flags:re), alternation, * + ? {n} {n,} {n,m} and their lazy forms.
  * Not supported, refused with a message: Unicode classes (\pL, \p{Greek}). Case folding
  * under (?i) is Go's: the orbits of unicode.SimpleFold (k K and U+212A KELVIN SIGN, s S
- * and U+017F), from the table regex_fold.h that tests/regex_fold_gen.go writes with the
+ * and U+017F), from the table regex_unicode.h that tests/regex_unicode_gen.go writes with the
  * Go toolchain (Go 1.19, Unicode 13.0.0; a pprof built with a newer Go folds the few pairs
  * later Unicode versions added). */
 #ifndef TACHFMT_REGEX_H

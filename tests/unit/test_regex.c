@@ -130,6 +130,20 @@ static void refusals(void)
 		{ "[\\p{Greek}]", TACH_E_UNSUPPORTED, 1, "Unicode class \\p: not supported here (ASCII "
 		  "classes are: [[:alpha:]], \\d, \\w, \\s)" },
 		{ "ab\xff", TACH_E_FORMAT, 2, "invalid UTF-8" },
+		/* \p is read as Go reads it: an error Go finds after it is Go's refusal */
+		{ "\\p{Greek}(", TACH_E_FORMAT, 9, "missing closing )" },
+		{ "[\\pL]\\2", TACH_E_FORMAT, 5, "backreference \\2: RE2 has none" },
+		{ "\\PL**", TACH_E_FORMAT, 3, "invalid nested repetition operator **" },
+		{ "\\p{^Han}[a", TACH_E_FORMAT, 8, "missing closing ]" },
+		{ "\\p{Foo}\\pL", TACH_E_FORMAT, 0, "invalid character class range \\p{Foo}" },
+		{ "x\\p", TACH_E_FORMAT, 1, "invalid character class range \\p" },
+		{ "\\pX", TACH_E_FORMAT, 0, "invalid character class range \\pX" },
+		{ "[\\p{Greek]", TACH_E_FORMAT, 1, "invalid character class range \\p{Greek]: no "
+		  "closing }" },
+		{ "\\p{Gr\xff" "eek}", TACH_E_FORMAT, 5, "invalid UTF-8" },
+		{ "\\pL\\p{Foo}", TACH_E_FORMAT, 3, "invalid character class range \\p{Foo}" },
+		{ "a|\\P{^Any}+b", TACH_E_UNSUPPORTED, 2, "Unicode class \\P: not supported here "
+		  "(ASCII classes are: [[:alpha:]], \\d, \\w, \\s)" },
 		{ "\\C", TACH_E_FORMAT, 0, "invalid escape sequence \\C (any byte): RE2 syntax, but "
 		  "not supported by Go" },
 	};
