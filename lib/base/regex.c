@@ -1121,30 +1121,47 @@ static uint32_t kernel_hash(const uint32_t *pc, size_t n, unsigned ctx)
 	return h;
 }
 
-/* The code point classes: boundaries of every range, of word characters and of '\n'. */
+static int cmp_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	return (x > y) - (x < y);
+}
+
+/* The code point classes: boundaries of every range, of word characters and of '\n'. The
+ * copies a repeat makes of a class share its ranges: each set is read once. */
 static bool make_classes(struct tachi_regex *re)
 {
 	static const uint32_t fixed[] = { 0, '\n', '\n' + 1, '0', '9' + 1, 'A', 'Z' + 1,
 					  '_', '_' + 1, 'a', 'z' + 1, 0x80 };
-	size_t cap = sizeof(fixed) / sizeof(fixed[0]), n = 0;
+	size_t nf = sizeof(fixed) / sizeof(fixed[0]), cap = nf, n = 0, nsets = 0;
+	uint32_t *sets = malloc((re->n + 1) * 2 * sizeof(uint32_t));
+	if (!sets)
+		return false;
 	for (size_t pc = 0; pc < re->n; pc++)
 		if (re->prog[pc].op == I_CLASS)
-			cap += 2 * (size_t)re->prog[pc].y;
+			sets[2 * nsets] = re->prog[pc].x, sets[2 * nsets++ + 1] = re->prog[pc].y;
+	qsort(sets, nsets, 2 * sizeof(uint32_t), cmp_range);
+	size_t u = 0;
+	for (size_t k = 0; k < nsets; k++)
+		if (!u || sets[2 * k] != sets[2 * (u - 1)]) {
+			sets[2 * u] = sets[2 * k], sets[2 * u + 1] = sets[2 * k + 1];
+			cap += 2 * (size_t)sets[2 * u++ + 1];
+		}
 	uint32_t *b = malloc(cap * sizeof(uint32_t));
 	if (!b)
-		return false;
-	for (size_t k = 0; k < sizeof(fixed) / sizeof(fixed[0]); k++)
+		return free(sets), false;
+	for (size_t k = 0; k < nf; k++)
 		b[n++] = fixed[k];
-	for (size_t pc = 0; pc < re->n; pc++) {
-		const struct insn *in = &re->prog[pc];
-		for (uint32_t k = 0; in->op == I_CLASS && k < in->y; k++) {
-			b[n++] = re->rg[in->x + 2 * k];
-			if (re->rg[in->x + 2 * k + 1] < MAX_RUNE)
-				b[n++] = re->rg[in->x + 2 * k + 1] + 1;
+	for (size_t k = 0; k < u; k++)
+		for (uint32_t j = 0; j < sets[2 * k + 1]; j++) {
+			const uint32_t *r = re->rg + sets[2 * k] + 2 * j;
+			b[n++] = r[0];
+			if (r[1] < MAX_RUNE)
+				b[n++] = r[1] + 1;
 		}
-	}
-	qsort(b, n, sizeof(uint32_t), cmp_range);
-	size_t u = 0;
+	free(sets);
+	qsort(b, n, sizeof(uint32_t), cmp_u32);
+	u = 0;
 	for (size_t k = 0; k < n; k++)
 		if (!u || b[k] != b[u - 1])
 			b[u++] = b[k];
