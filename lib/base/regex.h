@@ -30,7 +30,8 @@
 /* Far above any frame pattern a profiler writes (pprof's own are a few hundred), low enough
  * that a hostile one costs at most this many steps per character of a name. */
 #define TACHI_REGEX_MAX_INSNS 10000
-/* The lazy DFA's cache of states and transitions, as RE2's default: emptied when full. */
+/* The lazy DFA's cache of states and transitions (RE2's default max_mem is 8 MB too):
+ * emptied when full. */
 #define TACHI_REGEX_DFA_MEM (8u << 20)
 /* Group nesting, as Go bounds it. */
 #define TACHI_REGEX_MAX_DEPTH 1000

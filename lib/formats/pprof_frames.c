@@ -38,9 +38,10 @@ static const char *simplified(const char *s, size_t *len)
 }
 
 /* Instructions each pattern may visit while the matcher builds its states, over the whole
- * profile (lib/base/regex.h): the patterns pprof writes need a few thousand; a pattern made
- * to need a new state at each character of long names (.*a.{4000} over 9,000-character
- * names) reaches it in about a second, where it would take hours. */
+ * profile (lib/base/regex.h): an ordinary pattern makes a few states and needs far less;
+ * one made to need a new state at each character of long names (.*a.{8990} over
+ * 9,000-character names, tests/cli/pprof_gen.py worstrx) spends it in about a second,
+ * where unbounded matching of a 1.6 MB input would take hours. */
 #define MATCH_BUDGET 100000000ull
 
 struct prune {
