@@ -142,6 +142,7 @@ struct pread {
 	uint64_t samples, bad_lines, first_bad, events;
 	const char *first_bad_what;
 	bool warned_counts, finished;
+	bool pending;     /* a whole sample read on the line that ended the one before */
 };
 
 static inline bool is_ws(char c)
@@ -835,9 +836,18 @@ static int other_line(struct tach_reader *r, const char *s, size_t n, size_t k, 
 	struct pread *st = r->state;
 	struct hdr h;
 	bool ev = parse_event_line(s + k, n - k, &h);
-	if (ev && (h.has_ts || h.has_event || h.bad || (!k && !st->in_sample && !st->skipping))) {
+	if (ev && (h.has_ts || h.has_event || h.bad)) {
 		int rc = end_sample(r, done);
-		return rc ? rc : start_sample(r, s + k, n - k, &h);
+		if (rc || (rc = start_sample(r, s + k, n - k, &h)))
+			return rc;
+		/* a line with its frame is a whole sample; the one it ended goes first */
+		if (st->in_sample && h.frame_len) {
+			if (*done)
+				st->pending = true;
+			else
+				return end_sample(r, done);
+		}
+		return TACH_OK;
 	}
 	if (!st->in_sample) {
 		if (st->skipping && is_frame_line(s + k, n - k))
@@ -909,7 +919,15 @@ static int pr_next(struct tach_reader *r, const struct tach_sample **out)
 		const char *s;
 		size_t n;
 		bool done = false;
-		int rc = tachi_in_line(r, &s, &n);
+		int rc;
+		if (st->pending) {
+			st->pending = false;
+			if ((rc = end_sample(r, &done)))
+				return rc;
+			*out = &r->sample;
+			return TACH_OK;
+		}
+		rc = tachi_in_line(r, &s, &n);
 		if (rc == TACH_EOF)
 			return at_end(r);
 		if (rc)
