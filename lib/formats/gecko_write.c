@@ -99,6 +99,7 @@
 #include "core/formats.h"
 
 #include "formats/gecko.h"
+#include "formats/comm.h"
 
 static int gw_option(struct tach_writer *w, const char *key, const char *value)
 {
@@ -302,6 +303,7 @@ static struct gthread *thread_for(struct tach_writer *w, const struct tach_sampl
 		t->tid = s->thread_id;
 		t->iid = s->interp_id;
 		t->last_inner = NONE;
+		t->comm = NONE;
 		c->slot = (uint32_t)st->nth++;
 	}
 	*pc = c;
@@ -372,6 +374,12 @@ static int gw_put(struct tach_writer *w, const struct tach_dict *d, const struct
 		st->recorded = true;
 	if (s->status & TACH_STATUS_MAIN_THREAD)
 		t->main = true;
+	const char *cn;
+	size_t cl;
+	int32_t pid;
+	if (s->depth && s->frames[s->depth - 1] != t->comm &&
+	    tachi_comm_frame(d, s->frames[s->depth - 1], &cn, &cl, &pid))
+		t->comm = s->frames[s->depth - 1];
 	uint32_t leaf = NONE;
 	if (s->depth) {
 		for (uint32_t i = 0, n = st->nmapped < d->frame_count ? tachi_new_inner(c, s) : 0;

@@ -612,6 +612,8 @@ static void decide_weights(struct tach_reader *r, const struct hdr *h)
 	if (event_is(h->event, h->event_len, "cpu-clock") ||
 	    event_is(h->event, h->event_len, "task-clock")) {
 		st->time_event = true;
+		/* CPU time, as pprof's sample type "cpu" says (TACH's profiling mode 2) */
+		r->meta.profiling_config = 2;
 		st->base_ns = h->period;
 		r->meta.interval_us = h->period < 1000 ? 1 : h->period / 1000 + (h->period % 1000 >= 500);
 		return;
