@@ -422,7 +422,9 @@ static bool comm_names(const char *comm, size_t cl, const char *path, size_t pl)
 {
 	size_t bl;
 	const char *b = tachi_base_name(path, pl, &bl);
-	return cl && (bl == cl || (cl == 15 && bl > 15)) && !memcmp(b, comm, cl);
+	/* or a version after it: comm python3 runs python3.12 */
+	return cl && (bl == cl || (cl == 15 && bl > 15) || (bl > cl + 1 && b[cl] == '.')) &&
+	       !memcmp(b, comm, cl);
 }
 
 /* The mapping of a dso, one per path. perf script prints no ranges, so it has none: start,
@@ -585,10 +587,13 @@ static bool wanted(struct pread *st, const struct hdr *h, uint64_t line, bool *n
 			note_other(st, h, line);
 			return false;
 		}
-		if (!(st->event = strndup(h->event, h->event_len))) {
+		/* not strndup: a name may hold a NUL */
+		if (!(st->event = malloc(h->event_len + 1))) {
 			*nomem = true;
 			return false;
 		}
+		memcpy(st->event, h->event, h->event_len);
+		st->event[h->event_len] = 0;
 		st->event_len = h->event_len;
 		st->event_set = true;
 		return true;

@@ -178,7 +178,7 @@ check_live() {
 	# the paths the program takes, as the perl script would print them
 	tach-decode -q --labels perf "$T/live.perf" >"$T/periods"
 	grep -Eq '^livetest;(.*;)?main;worker;hot_a [0-9]+$' "$T/periods"
-	grep -Eq '^livetest;(.*;)?start_thread;worker;hot_b [0-9]+$' "$T/periods"
+	grep -Eq '^(livetest|hotb-worker);(.*;)?start_thread;worker;hot_b [0-9]+$' "$T/periods"
 	# through TACH, counted in samples, as the independent reading counts them
 	perf2tach -q "$T/live.perf" -o "$T/live.tach"
 	tach-decode --labels perf "$T/live.tach" >"$T/got"
@@ -323,4 +323,43 @@ check_live() {
 	run sh -c "yes 'no perf here' | head -c 3000000 | tach-decode --from perf --max-input 1M"
 	[ "$status" -eq 1 ]
 	[[ "$output" == *"no sample in the first 1048576 bytes (see max-input)"* ]]
+}
+
+@test "live: who ran: Gecko and speedscope threads are named by comm, a cpu-clock capture is CPU time" {
+	live_capture -g
+	tach2gecko --no-gzip -q "$T/live.perf" | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+names = sorted(t["name"].split(" (tid ")[0] for t in d["threads"])
+assert names == ["hotb-worker", "livetest"], names
+for t in d["threads"]:
+    assert t["name"].endswith(" (tid %s)" % t["tid"]), t["name"]
+    assert t["processName"] == "livetest", t["processName"]
+' >&2
+	tach2speedscope -q "$T/live.perf" | python3 -c '
+import json, sys
+names = sorted(p["name"].split(" (tid ")[0] for p in json.load(sys.stdin)["profiles"])
+assert names == ["hotb-worker", "livetest"], names
+' >&2
+	command -v go >/dev/null || skip "go not installed (Debian package golang-go)"
+	export HOME=$T PPROF_TMPDIR=$T
+	tach2pprof -q "$T/live.perf" -o "$T/p.pb.gz"
+	go tool pprof -top "$T/p.pb.gz" 2>/dev/null >"$T/top"
+	grep -qx 'Type: cpu' "$T/top"
+	grep -qx 'File: livetest' "$T/top"
+}
+
+@test "perf's (inlined) marks an inline frame: pprof puts it in its caller's location" {
+	command -v go >/dev/null || skip "go not installed (Debian package golang-go)"
+	export HOME=$T PPROF_TMPDIR=$T
+	tach2pprof -q "$P/real/python-x-perf.perf" -o "$T/p.pb.gz"
+	go tool pprof -raw "$T/p.pb.gz" 2>/dev/null >"$T/raw"
+	run grep -c 'inlined' "$T/raw"
+	[ "$output" = 0 ]
+	# one location, the address of both: get_state inlined into the function that calls it
+	grep -A1 -E '^ +[0-9]+: 0x1cfdc8 .*_PyInterpreterState_GET' "$T/raw" | grep -q 'get_state'
+}
+
+@test "the program may carry a version its comm lacks: comm python3 runs python3.12" {
+	[ "$(tach2gecko --no-gzip -q "$P/real/python-x-perf.perf" | python3 -c 'import json, sys; print(json.load(sys.stdin)["meta"]["product"])')" = python3.12 ]
 }
