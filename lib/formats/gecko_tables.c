@@ -509,7 +509,7 @@ static bool write_comm_head(struct tach_writer *w, const struct gthread *t)
 	j_str(w, ")\",\"processType\":\"default\",\"processName\":\"");
 	/* without a pid (perf script prints tids only by default) the threads are the
 	 * program's, when the input names one */
-	if (pid < 0 && st->pname)
+	if (pid < 0 && st->pname && w->meta.program)
 		j_str(w, st->pname);
 	else
 		j_text(w, pname, pl);
