@@ -169,6 +169,12 @@ int tc_make_readers(struct tc_run *run)
 			status = tc_folded_settings(run, 'r', in->r, NULL);
 		if (!status && (!strcmp(format, "auto") || !strcmp(format, "perf")))
 			status = perf_label_weights(run, in->r);
+		/* folded stacks and flame graphs name functions, never addresses: perf input's
+		 * memory then follows functions */
+		if (!status && run->output->writer && (!strcmp(run->output->writer, "collapsed") ||
+						       !strcmp(run->output->writer, "flamegraph")) &&
+		    (!strcmp(format, "auto") || !strcmp(format, "perf")))
+			status = tc_set_opt(run, in->r, NULL, "r:addresses", "no");
 		/* pprof output keeps every sample type: a sample with none of the weight's type
 		 * still has the others' values */
 		if (!status && run->output->writer && !strcmp(run->output->writer, "pprof") &&

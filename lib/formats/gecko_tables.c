@@ -492,7 +492,8 @@ static bool write_comm_head(struct tach_writer *w, const struct gthread *t)
 	const char *name, *pname;
 	size_t nl, pl;
 	int32_t pid, ppid;
-	if (t->comm == NONE || !tachi_comm_frame(st->src, t->comm, &name, &nl, &pid))
+	if (t->placeholder || !st->src || t->comm == NONE ||
+	    !tachi_comm_frame(st->src, t->comm, &name, &nl, &pid))
 		return false;
 	pname = name;
 	pl = nl;

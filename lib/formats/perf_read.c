@@ -2,7 +2,10 @@
  * lists, read the way FlameGraph's stackcollapse-perf.pl reads it.
  *
  * A sample is an event line, then its call chain one frame a line (innermost first,
- * indented), then a blank line:
+ * indented; older perf versions print no indent), then a blank line; a capture without
+ * call chains (no -g) prints one line a sample, the comm right-aligned and the sampled
+ * frame after the event. A line with a timestamp or an event is an event line wherever it
+ * stands; a frame line seen before is known by its text alone (the fast path):
  *
  *   comm pid/tid [cpu] secs.usecs: period event:
  *           addr sym+off (dso)
@@ -19,7 +22,8 @@
  * ends the line's last word. Offsets are dropped (frames are functions, as the script
  * makes them); a sym "[unknown]" keeps the address in the name, "0xADDR", so that output
  * stays symbolizable; the dso is the frame's file: a binary's path, "[kernel.kallsyms]",
- * "/tmp/perf-PID.map" for JIT code, "[unknown]", or "inlined" for perf's inlined frames.
+ * "/tmp/perf-PID.map" for JIT code or "[unknown]"; "(inlined)" in its place marks a frame
+inlined into the next one out, at that frame's address (an inline frame in no file).
  * CPython's -X perf trampolines, "py::FUNC:FILE" in a perf map, are Python frames: file
  * FILE, function FUNC. A sym starting '(' is skipped, as the script skips it.
  * Native frames keep the printed address and a mapping per dso (see dso_mapping: the
@@ -28,7 +32,8 @@
  *
  * Kept per sample: the tid as the thread, the timestamp, and a root (outermost) frame
  * naming the process: file "[comm]", function the comm, line the pid when the line has one
- * (-1 otherwise); the model has no thread names, and the script's output starts there.
+ * (-1 otherwise); the model has no thread names, and the script's output starts there
+(writers with thread names take them from it: formats/comm.h).
  * Weights (option weight): auto (default) reads cpu-clock and task-clock periods, which
  * are nanoseconds, as time: the interval is the first sample's period in µs and a sample
  * weighs its period in intervals (1 for a steady clock); other events' periods are event
@@ -37,7 +42,9 @@
  *
  * Not read: perf script's other output (-F with ip/sym on the event line, brstack, srcline
  * lines, trace fields), which leaves a sample with only its root. Lines are bounded by
- * MAX_LINE and chains by the max-depth limit; memory grows with distinct frame lines.
+ * MAX_LINE and chains by the max-depth limit; memory grows with distinct frame lines, or
+ * with option addresses=no (folded output) with distinct functions (key_of). A stream that
+ * gives no sample in its first max-input bytes is an error, as a whole input past it is.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -87,6 +94,7 @@ struct pread {
 	/* options */
 	char *event_opt;
 	int weight_mode;
+	bool no_addresses; /* option addresses=no: frames are functions, without addresses */
 
 	/* the event read (the option's, or the first seen), whole */
 	char *event;
@@ -104,7 +112,13 @@ struct pread {
 	bool weight_decided, time_event;
 	uint64_t base_ns;
 
-	/* frame lines seen */
+	/* frame lines seen, by their key: the line, or with addresses=no the line without
+	 * what varies with the address (key_of) */
+	const char *key;
+	size_t key_len;
+	uint64_t key_hash;
+	char *kbuf;
+	size_t kbuf_cap;
 	char *bytes;
 	size_t bytes_len, bytes_cap;
 	struct fline *lines;
@@ -456,6 +470,7 @@ static int dso_mapping(struct tach_reader *r, const char *mod, size_t modl, uint
  * is no frame line. */
 static int line_frame(struct tach_reader *r, const char *s, size_t n, uint32_t *id, bool *ok)
 {
+	const struct pread *st = r->state;
 	const char *pc, *fn, *mod;
 	size_t pcl, fnl, modl;
 	*ok = parse_frame_line(s, n, &pc, &pcl, &fn, &fnl, &mod, &modl);
@@ -491,18 +506,19 @@ static int line_frame(struct tach_reader *r, const char *s, size_t n, uint32_t *
 			nat.address = nat.address << 4 | (uint64_t)tachi_hexval(pc[i]);
 	if (modl == 7 && !memcmp(mod, "inlined", 7)) {
 		nat.inlined = 1;
-		return intern(r, "", 0, fn, fnl, TACH_NO_LINE, hex ? &nat : NULL, id);
+		return intern(r, "", 0, fn, fnl, TACH_NO_LINE, hex && !st->no_addresses ? &nat : NULL, id);
 	}
 	if (hex && (rc = dso_mapping(r, mod, modl, &nat.mapping)))
 		return rc;
+	const struct tach_frame_native *np = st->no_addresses ? NULL : &nat;
 	/* An [unknown] symbol keeps its address in the name: without the dso's load address
 	 * no file offset can be told, so it is not named module+offset (tachfmt(5)). */
 	if (fnl == 9 && !memcmp(fn, "[unknown]", 9) && hex) {
 		char a[20] = "0x";
 		memcpy(a + 2, pc, pcl);
-		return intern(r, mod, modl, a, pcl + 2, TACH_NO_LINE, &nat, id);
+		return intern(r, mod, modl, a, pcl + 2, TACH_NO_LINE, np, id);
 	}
-	return intern(r, mod, modl, fn, fnl, TACH_NO_LINE, &nat, id);
+	return intern(r, mod, modl, fn, fnl, TACH_NO_LINE, np, id);
 }
 
 static bool fline_eq(void *ctx, uint32_t id, const void *key)
@@ -524,14 +540,63 @@ static bool seen_frame(struct pread *st, const char *s, size_t n, uint64_t h, ui
 	return true;
 }
 
-/* A new frame line's frame, remembered; *ok false when it is no frame line. */
-static int new_frame(struct tach_reader *r, const char *s, size_t n, uint64_t h,
-		     uint32_t *frame, bool *ok)
+/* With addresses=no, the key of frame line s: " sym (dso)", without the address word and
+ * the symbol's "+0xoff", so that the lines of one function share it and memory follows
+ * functions, not addresses. The leading blank keeps it apart from whole lines (which have
+ * none). False for a line of another shape, or an [unknown] sym, whose name is its address:
+ * the whole line is then its key. */
+static bool key_of(struct pread *st, const char *s, size_t n)
+{
+	const char *end = s + n, *p = s, *t = end;
+	while (p < end && is_word(*p))
+		p++;
+	if (p == s || p == end || !is_ws(*p))
+		return false;
+	while (p < end && is_ws(*p))
+		p++;
+	while (t > p && !is_ws(t[-1]))
+		t--;
+	if (t - p < 2 || t[-1] != ' ' || t[0] != '(' || end[-1] != ')')
+		return false;
+	const char *se = t - 1, *h = se;
+	while (h > p && ((h[-1] >= '0' && h[-1] <= '9') || (h[-1] >= 'a' && h[-1] <= 'f')))
+		h--;
+	if (h < se && h - p >= 4 && h[-1] == 'x' && h[-2] == '0' && h[-3] == '+')
+		se = h - 3;
+	if (se - p == 9 && !memcmp(p, "[unknown]", 9))
+		return false;
+	size_t sl = (size_t)(se - p), dl = (size_t)(end - t), kl = sl + dl + 2;
+	if (!TACHI_RESERVE(st->kbuf, st->kbuf_cap, kl))
+		return false;
+	st->kbuf[0] = ' ';
+	memcpy(st->kbuf + 1, p, sl);
+	st->kbuf[sl + 1] = ' ';
+	memcpy(st->kbuf + sl + 2, t, dl);
+	st->key = st->kbuf;
+	st->key_len = kl;
+	return true;
+}
+
+/* The key of frame line s (see key_of) into st->key. */
+static void line_key(struct pread *st, const char *s, size_t n)
+{
+	if (!st->no_addresses || !key_of(st, s, n)) {
+		st->key = s;
+		st->key_len = n;
+	}
+	st->key_hash = tachi_hash(st->key, st->key_len);
+}
+
+/* A new frame line's frame, remembered under st->key; *ok false when it is no frame line. */
+static int new_frame(struct tach_reader *r, const char *s, size_t n, uint32_t *frame, bool *ok)
 {
 	struct pread *st = r->state;
 	int rc = line_frame(r, s, n, frame, ok);
 	if (rc || !*ok)
 		return rc;
+	s = st->key;
+	n = st->key_len;
+	uint64_t h = st->key_hash;
 	size_t need;
 	if (st->nlines >= UINT32_MAX - 1 || tachi_add_overflows(st->bytes_len, n, &need) ||
 	    !TACHI_RESERVE(st->bytes, st->bytes_cap, need ? need : 1) ||
@@ -774,10 +839,10 @@ static int start_sample(struct tach_reader *r, const char *s, size_t n, const st
 		return TACH_OK;
 	uint32_t id;
 	bool ok;
-	uint64_t hash = tachi_hash(h.frame, h.frame_len);
 	int rc = TACH_OK;
-	if (!seen_frame(st, h.frame, h.frame_len, hash, &id))
-		rc = new_frame(r, h.frame, h.frame_len, hash, &id, &ok);
+	line_key(st, h.frame, h.frame_len);
+	if (!seen_frame(st, st->key, st->key_len, st->key_hash, &id))
+		rc = new_frame(r, h.frame, h.frame_len, &id, &ok);
 	return rc || id == NO_FRAME ? rc : push_frame(r, id);
 }
 
@@ -865,7 +930,7 @@ static int other_line(struct tach_reader *r, const char *s, size_t n, size_t k, 
 	}
 	uint32_t id;
 	bool ok;
-	int rc = new_frame(r, s + k, n - k, tachi_hash(s + k, n - k), &id, &ok);
+	int rc = new_frame(r, s + k, n - k, &id, &ok);
 	if (rc)
 		return rc;
 	if (ok)
@@ -896,8 +961,11 @@ static int on_line(struct tach_reader *r, const char *s, size_t n, bool *done)
 	while (k < n && is_ws(s[k]))
 		k++;
 	uint32_t id;
-	if (st->in_sample && seen_frame(st, s + k, n - k, tachi_hash(s + k, n - k), &id))
-		return id == NO_FRAME ? TACH_OK : push_frame(r, id);
+	if (st->in_sample) {
+		line_key(st, s + k, n - k);
+		if (seen_frame(st, st->key, st->key_len, st->key_hash, &id))
+			return id == NO_FRAME ? TACH_OK : push_frame(r, id);
+	}
 	return other_line(r, s, n, k, done);
 }
 
@@ -956,6 +1024,7 @@ static int pr_next(struct tach_reader *r, const struct tach_sample **out)
 static int pr_option(struct tach_reader *r, const char *key, const char *value)
 {
 	struct pread *st = r->state;
+	bool b;
 	if (!strcmp(key, "event")) {
 		if (!value[0] || strlen(value) > EVENT_OPT_MAX)
 			return RFAIL(r, TACH_E_USAGE, TACH_POS_NONE, 0,
@@ -965,6 +1034,10 @@ static int pr_option(struct tach_reader *r, const char *key, const char *value)
 			return nomem(r);
 		return TACH_OK;
 	}
+	if (!strcmp(key, "addresses"))
+		return tachi_parse_bool(value, &b) ? (st->no_addresses = !b, TACH_OK)
+						   : RFAIL(r, TACH_E_USAGE, TACH_POS_NONE, 0,
+							   "addresses must be yes or no, not %s", value);
 	if (!strcmp(key, "weight")) {
 		static const char *const names[] = { "auto", "period", "samples" };
 		for (int i = 0; i < 3; i++)
@@ -990,6 +1063,7 @@ static void pr_free(struct tach_reader *r)
 	struct pread *st = r->state;
 	free(st->event_opt);
 	free(st->event);
+	free(st->kbuf);
 	free(st->bytes);
 	free(st->lines);
 	tachi_idset_free(&st->index);
