@@ -139,16 +139,21 @@ int tc_folded_settings(struct tc_run *run, char kind, struct tach_reader *r,
 }
 
 /* --labels perf prints what stackcollapse-perf.pl prints, which counts perf's periods: a
- * perf reader then weighs samples by them. */
+ * perf reader then weighs samples by them; and which names an [unknown] symbol by its dso
+ * alone unless --addrs: the reader then keeps one such frame per dso, not one per address. */
 static int perf_label_weights(struct tc_run *run, struct tach_reader *r)
 {
+	bool perf = false, addrs = false;
 	for (size_t i = 0; i < run->cli->n; i++) {
 		const char *t = run->cli->all[i]->target;
-		if (run->cli->values[i] && t && !strcmp(t, "w:labels") &&
-		    !strcmp(run->cli->values[i], "perf"))
-			return tc_set_opt(run, r, NULL, "r:weight", "period");
+		perf |= run->cli->values[i] && t && !strcmp(t, "w:labels") &&
+			!strcmp(run->cli->values[i], "perf");
+		addrs |= run->cli->values[i] && t && !strcmp(t, "w:addrs");
 	}
-	return 0;
+	int status = perf ? tc_set_opt(run, r, NULL, "r:weight", "period") : 0;
+	if (!status && perf && !addrs)
+		status = tc_set_opt(run, r, NULL, "r:unknown-addresses", "no");
+	return status;
 }
 
 /* Every input's reader, of the --from format, with the reader options set. */

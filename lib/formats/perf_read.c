@@ -95,6 +95,7 @@ struct pread {
 	char *event_opt;
 	int weight_mode;
 	bool no_addresses; /* option addresses=no: frames are functions, without addresses */
+	bool no_unknown_addresses; /* option unknown-addresses=no: "[unknown]" without one */
 
 	/* the event read (the option's, or the first seen), whole */
 	char *event;
@@ -513,7 +514,7 @@ static int line_frame(struct tach_reader *r, const char *s, size_t n, uint32_t *
 	const struct tach_frame_native *np = st->no_addresses ? NULL : &nat;
 	/* An [unknown] symbol keeps its address in the name: without the dso's load address
 	 * no file offset can be told, so it is not named module+offset (tachfmt(5)). */
-	if (fnl == 9 && !memcmp(fn, "[unknown]", 9) && hex) {
+	if (fnl == 9 && !memcmp(fn, "[unknown]", 9) && hex && !st->no_unknown_addresses) {
 		char a[20] = "0x";
 		memcpy(a + 2, pc, pcl);
 		return intern(r, mod, modl, a, pcl + 2, TACH_NO_LINE, np, id);
@@ -543,8 +544,8 @@ static bool seen_frame(struct pread *st, const char *s, size_t n, uint64_t h, ui
 /* With addresses=no, the key of frame line s: " sym (dso)", without the address word and
  * the symbol's "+0xoff", so that the lines of one function share it and memory follows
  * functions, not addresses. The leading blank keeps it apart from whole lines (which have
- * none). False for a line of another shape, or an [unknown] sym, whose name is its address:
- * the whole line is then its key. */
+ * none). False for a line of another shape, or an [unknown] sym, whose name is its address
+ * (unless unknown-addresses=no): the whole line is then its key. */
 static bool key_of(struct pread *st, const char *s, size_t n)
 {
 	const char *end = s + n, *p = s, *t = end;
@@ -563,7 +564,7 @@ static bool key_of(struct pread *st, const char *s, size_t n)
 		h--;
 	if (h < se && h - p >= 4 && h[-1] == 'x' && h[-2] == '0' && h[-3] == '+')
 		se = h - 3;
-	if (se - p == 9 && !memcmp(p, "[unknown]", 9))
+	if (se - p == 9 && !memcmp(p, "[unknown]", 9) && !st->no_unknown_addresses)
 		return false;
 	size_t sl = (size_t)(se - p), dl = (size_t)(end - t), kl = sl + dl + 2;
 	if (!TACHI_RESERVE(st->kbuf, st->kbuf_cap, kl))
@@ -1038,6 +1039,10 @@ static int pr_option(struct tach_reader *r, const char *key, const char *value)
 		return tachi_parse_bool(value, &b) ? (st->no_addresses = !b, TACH_OK)
 						   : RFAIL(r, TACH_E_USAGE, TACH_POS_NONE, 0,
 							   "addresses must be yes or no, not %s", value);
+	if (!strcmp(key, "unknown-addresses"))
+		return tachi_parse_bool(value, &b) ? (st->no_unknown_addresses = !b, TACH_OK)
+						   : RFAIL(r, TACH_E_USAGE, TACH_POS_NONE, 0,
+							   "unknown-addresses must be yes or no, not %s", value);
 	if (!strcmp(key, "weight")) {
 		static const char *const names[] = { "auto", "period", "samples" };
 		for (int i = 0; i < 3; i++)

@@ -123,8 +123,10 @@ static void perf(void)
 
 /* The frames of two samples: one function at two addresses (offsets), an [unknown] at two,
  * and an inline frame; with addresses=no the function is one frame, the [unknown]s stay
- * two (their names are their addresses), and no frame has native data. */
-static void perf_frames(const char *addresses, uint32_t want_frames, bool native)
+ * two (their names are their addresses) unless unknown-addresses=no, and no frame has
+ * native data. */
+static void perf_frames(const char *addresses, const char *unknown, uint32_t want_frames,
+			bool native)
 {
 	static const char text[] =
 		"prog 7 1.000001: 1000 cpu-clock:\n"
@@ -136,6 +138,7 @@ static void perf_frames(const char *addresses, uint32_t want_frames, bool native
 		"\t7f0020 [unknown] (/opt/lib/x.so)\n\n";
 	struct tach_reader *r = tach_reader_new("perf");
 	CHECK_EQ_U64(tach_reader_set_option(r, "addresses", addresses), TACH_OK);
+	CHECK_EQ_U64(tach_reader_set_option(r, "unknown-addresses", unknown), TACH_OK);
 	CHECK_EQ_U64(tach_reader_open_mem(r, text, sizeof(text) - 1), TACH_OK);
 	const struct tach_sample *s;
 	const struct tach_dict *d = tach_reader_dict(r);
@@ -163,7 +166,8 @@ int main(void)
 {
 	gperf();
 	perf();
-	perf_frames("yes", 6, true);
-	perf_frames("no", 5, false);
+	perf_frames("yes", "yes", 6, true);
+	perf_frames("no", "yes", 5, false);
+	perf_frames("no", "no", 4, false);
 	return CHECK_DONE();
 }
