@@ -1056,11 +1056,46 @@ static int pr_option(struct tach_reader *r, const char *key, const char *value)
 	return RFAIL(r, TACH_E_USAGE, TACH_POS_NONE, 0, "perf reader has no option %s", key);
 }
 
+static bool probe_next(const uint8_t *p, size_t n, size_t *at, const char **s, size_t *len,
+		       size_t *indent);
+
+/* The program, pprof's main binary and Gecko's product: the first dso in the first MiB
+ * whose base name the first sample's comm names, in that sample or a later one (a
+ * program's first samples may all be in the loader or the kernel). Writers take the meta
+ * after the first sample, so it is looked for ahead, in what the input buffer holds
+ * anyway. */
+static int find_program(struct tach_reader *r)
+{
+	struct pread *st = r->state;
+	const uint8_t *p;
+	size_t n, at = 0, len, k;
+	int rc = tachi_in_peek(&r->in, TACHI_PROBE_MORE, &r->err, &p, &n);
+	const char *s, *comm = NULL;
+	size_t cl = 0;
+	struct hdr h;
+	while (!rc && probe_next(p, n, &at, &s, &len, &k)) {
+		const char *pc, *fn, *mod;
+		size_t pcl, fnl, modl;
+		if (comm && parse_frame_line(s + k, len - k, &pc, &pcl, &fn, &fnl, &mod, &modl) &&
+		    comm_names(comm, cl, mod, modl)) {
+			if (!(st->program = strndup(mod, modl)))
+				return nomem(r);
+			r->meta.program = st->program;
+			return TACH_OK;
+		}
+		if (parse_event_line(s + k, len - k, &h) && !h.bad && !comm) {
+			comm = h.comm;
+			cl = h.comm_len;
+		}
+	}
+	return rc;
+}
+
 static int pr_open(struct tach_reader *r)
 {
 	if (r->in.max_line > MAX_LINE)
 		r->in.max_line = MAX_LINE;
-	return TACH_OK;
+	return find_program(r);
 }
 
 static void pr_free(struct tach_reader *r)

@@ -364,3 +364,15 @@ assert names == ["hotb-worker", "livetest"], names
 @test "the program may carry a version its comm lacks: comm python3 runs python3.12" {
 	[ "$(tach2gecko --no-gzip -q "$P/real/python-x-perf.perf" | python3 -c 'import json, sys; print(json.load(sys.stdin)["meta"]["product"])')" = python3.12 ]
 }
+
+@test "the program is found though its first samples are in the loader: Gecko's product, pprof's File" {
+	{
+		printf 'prog 7 1.000001: 1000000 cpu-clock:\n\t1f2a _dl_start+0x1a (/usr/lib/x86_64-linux-gnu/ld-linux-x86-64.so.2)\n\n'
+		printf 'prog 7 1.001001: 1000000 cpu-clock:\n\t1139 main+0x10 (/home/dev/prog)\n\n'
+	} >"$T/ld.perf"
+	[ "$(tach2gecko --no-gzip -q "$T/ld.perf" | python3 -c 'import json, sys; print(json.load(sys.stdin)["meta"]["product"])')" = prog ]
+	command -v go >/dev/null || skip "go not installed (Debian package golang-go)"
+	export HOME=$T PPROF_TMPDIR=$T
+	tach2pprof -q "$T/ld.perf" -o "$T/p.pb.gz"
+	go tool pprof -top "$T/p.pb.gz" 2>/dev/null | grep -qx 'File: prog'
+}
