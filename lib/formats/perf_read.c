@@ -1164,7 +1164,19 @@ static bool pr_probe(const uint8_t *p, size_t n)
 static bool pr_resembles(const uint8_t *p, size_t n)
 {
 	static const char head[] = "# ========\n# captured on";
-	return n >= sizeof(head) - 1 && !memcmp(p, head, sizeof(head) - 1);
+	if (n >= sizeof(head) - 1 && !memcmp(p, head, sizeof(head) - 1))
+		return true;
+	/* an event line with a control byte in it (a NUL or ESC in a comm): detection says
+	 * the input looks like perf's, and --from perf reads it */
+	const uint8_t *l;
+	size_t at = 0, len, k = 0;
+	bool complete;
+	struct hdr h;
+	if (!tachi_probe_line(p, n, &at, &l, &len, &complete) || !complete || text_line(l, len))
+		return false;
+	while (k < len && is_ws((char)l[k]))
+		k++;
+	return parse_event_line((const char *)l + k, len - k, &h) && h.has_ts && h.has_event;
 }
 
 static const struct tachi_reader_ops reader_ops = {

@@ -376,3 +376,13 @@ assert names == ["hotb-worker", "livetest"], names
 	tach2pprof -q "$T/ld.perf" -o "$T/p.pb.gz"
 	go tool pprof -top "$T/p.pb.gz" 2>/dev/null | grep -qx 'File: prog'
 }
+
+@test "a NUL or ESC in the first event line: detection says it looks like perf's, --from perf reads it" {
+	{ printf 'a\033[1mb\000c 77 1.5: 1 cpu-clock:pppH:\n\t1 f (/x)\n\n'; cat "$P/real/sort-fp.perf"; } >"$T/esc.perf"
+	run tach-decode -q "$T/esc.perf"
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"as perf files do"*"--from perf"* ]]
+	run tach-decode -q --labels perf --from perf "$T/esc.perf"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *$'a\033[1mb'*';f 1'* ]]
+}
