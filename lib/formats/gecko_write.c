@@ -8,7 +8,9 @@
  *     from the input's mappings (gecko_native.c), empty for Python.
  *   - One thread per (thread id, interpreter id), in first-seen order, each with its own
  *     string, frame and stack tables (the format has no shared tables). Threads of one
- *     interpreter form one process (pid = interpreter id). The first thread of an
+ *     interpreter form one process (pid = interpreter id); a thread whose stacks end in
+ *     perf's process root (formats/comm.h) is named "COMM (tid N)", its process by that
+ *     root's pid and by the comm of the thread of that tid. The first thread of an
  *     interpreter whose samples carry the main-thread status bit is named "GeckoMain": the
  *     only way the format marks a main thread; the profiler then labels it with its
  *     processName ("Python", or "Python interpreter N"; the profiled program's file name

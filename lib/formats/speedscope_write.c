@@ -5,6 +5,8 @@
  *   - One "sampled" profile per (thread id, interpreter id), in first-seen order, named
  *     "Thread K (tid N)" (", interpreter I" when I is not 0) as tach2gecko names threads:
  *     the ordinal first, so that names differ where speedscope's profile menu cuts them.
+ *     A thread whose stacks end in perf's process root (formats/comm.h) is named by its
+ *     comm instead: "COMM (tid N)".
  *   - Frames in shared.frames, interned once by (function, file, line, column) text: name
  *     is the function, file the path, line and col 1-based (TACH columns are 0-based);
  *     line and col left out where the input has none. A native frame without a file
