@@ -6,6 +6,11 @@
 # same text, and the outputs compared. Never fails on timing.
 #   BENCH_DIR (default /tmp): where the input is made (kept for reuse, never committed).
 #   BUILD_ROOT: the meson build directory (default ./build).
+#   PERF_INPUT: a real capture's perf script text instead, e.g. of a parallel build:
+#     meson setup /tmp/b && perf record -e cpu-clock -F 4000 -g -o /tmp/b.data ninja -C /tmp/b -j2
+#     perf script -i /tmp/b.data >/tmp/b.perf; PERF_INPUT=/tmp/b.perf bench/perf.sh
+#   Then also pprof output (which keeps every distinct address): its peak RSS over the
+#   folded output's, per distinct frame line, is the bytes an address costs.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 build=${BUILD_ROOT:-$here/../build}
@@ -16,7 +21,9 @@ in=$dir/tachfmt-bench-perf-$mb.txt
 out=$(mktemp "$dir/tachfmt-bench.XXXXXX")
 trap 'rm -f "$out" "$out".*' EXIT
 
-if [ ! -s "$in" ]; then
+if [ -n "${PERF_INPUT:-}" ]; then
+	in=$PERF_INPUT
+elif [ ! -s "$in" ]; then
 	echo "making $in"
 	for f in "$fix"/inputs/*.txt "$fix"/real/*.perf; do cat "$f"; echo; done |
 		sed -E 's/ [A-Za-z-]+(:[A-Za-z]*)?: *$/ cpu-clock: /' >"$out.one"
@@ -39,6 +46,11 @@ measure() { # label command...
 measure tach-decode "$build/cmd/tach-decode" -q --labels perf
 measure tach-decode-tid "$build/cmd/tach-decode" -q --labels perf --perf-root tid
 measure perf2tach "$build/cmd/perf2tach" -q -o /dev/null
+if [ -n "${PERF_INPUT:-}" ]; then
+	measure tach2pprof "$build/cmd/tach2pprof" -q -f -o /dev/stdout
+	echo "distinct frame lines: $(grep -P '^\s+[0-9a-f]+ ' "$in" | sed -E 's/^\s+//' | sort -u | wc -l)," \
+		"distinct folded lines: $(sort -u "$out.tach-decode" | wc -l)"
+fi
 script=${STACKCOLLAPSE:-$(command -v stackcollapse-perf.pl || true)}
 if [ -n "$script" ]; then
 	measure stackcollapse-perf.pl perl "$script"

@@ -139,16 +139,21 @@ int tc_folded_settings(struct tc_run *run, char kind, struct tach_reader *r,
 }
 
 /* --labels perf prints what stackcollapse-perf.pl prints, which counts perf's periods: a
- * perf reader then weighs samples by them. */
+ * perf reader then weighs samples by them; and which names an [unknown] symbol by its dso
+ * alone unless --addrs: the reader then keeps one such frame per dso, not one per address. */
 static int perf_label_weights(struct tc_run *run, struct tach_reader *r)
 {
+	bool perf = false, addrs = false;
 	for (size_t i = 0; i < run->cli->n; i++) {
 		const char *t = run->cli->all[i]->target;
-		if (run->cli->values[i] && t && !strcmp(t, "w:labels") &&
-		    !strcmp(run->cli->values[i], "perf"))
-			return tc_set_opt(run, r, NULL, "r:weight", "period");
+		perf |= run->cli->values[i] && t && !strcmp(t, "w:labels") &&
+			!strcmp(run->cli->values[i], "perf");
+		addrs |= run->cli->values[i] && t && !strcmp(t, "w:addrs");
 	}
-	return 0;
+	int status = perf ? tc_set_opt(run, r, NULL, "r:weight", "period") : 0;
+	if (!status && perf && !addrs)
+		status = tc_set_opt(run, r, NULL, "r:unknown-addresses", "no");
+	return status;
 }
 
 /* Every input's reader, of the --from format, with the reader options set. */
@@ -169,6 +174,12 @@ int tc_make_readers(struct tc_run *run)
 			status = tc_folded_settings(run, 'r', in->r, NULL);
 		if (!status && (!strcmp(format, "auto") || !strcmp(format, "perf")))
 			status = perf_label_weights(run, in->r);
+		/* folded stacks and flame graphs name functions, never addresses: perf input's
+		 * memory then follows functions */
+		if (!status && run->output->writer && (!strcmp(run->output->writer, "collapsed") ||
+						       !strcmp(run->output->writer, "flamegraph")) &&
+		    (!strcmp(format, "auto") || !strcmp(format, "perf")))
+			status = tc_set_opt(run, in->r, NULL, "r:addresses", "no");
 		/* pprof output keeps every sample type: a sample with none of the weight's type
 		 * still has the others' values */
 		if (!status && run->output->writer && !strcmp(run->output->writer, "pprof") &&

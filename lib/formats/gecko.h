@@ -74,6 +74,7 @@ struct gthread {
 	uint32_t iid;
 	bool main, unsorted;
 	bool placeholder; /* the empty thread of an input without samples */
+	uint32_t comm;    /* the last perf process root of its samples (comm.h), or NONE */
 	struct tachi_stream recs;
 	uint64_t last_end; /* natural time of the last sample of the last record */
 	uint64_t last_t;   /* time of the last record, from which the next is packed */

@@ -12,7 +12,9 @@
 #include "base/base.h"
 #include "base/utf8.h"
 #include "model/dict.h"
+#include "model/stacktab.h"
 #include "formats/gecko.h"
+#include "formats/comm.h"
 
 struct lbuf {
 	char *p;
@@ -469,11 +471,61 @@ static uint32_t stack_no(const struct scratch *sc, uint32_t node)
 	return sc->rank[node / 64] + popcount64(below);
 }
 
+/* n bytes of text as the inside of a JSON string. */
+static void j_text(struct tach_writer *w, const char *s, size_t n)
+{
+	bool repaired = false;
+	char *b = n < (SIZE_MAX - 1) / 6 ? malloc(n * 6 + 1) : NULL;
+	if (b)
+		j_put(w, b, tachi_json_escape(b, s, n, &repaired));
+	else
+		j_put(w, "?", 1);
+	free(b);
+}
+
+/* A perf capture's thread: its comm names it ("comm (tid N)"), its pid is the process,
+ * named by the comm of the thread whose tid the pid is (the process's own), else by its
+ * own comm. False for threads of other inputs. */
+static bool write_comm_head(struct tach_writer *w, const struct gthread *t)
+{
+	struct gstate *st = w->state;
+	const char *name, *pname;
+	size_t nl, pl;
+	int32_t pid, ppid;
+	if (t->placeholder || !st->src || t->comm == NONE ||
+	    !tachi_comm_frame(st->src, t->comm, &name, &nl, &pid))
+		return false;
+	pname = name;
+	pl = nl;
+	const struct tachi_pathcache *c = pid >= 0 ? tachi_threads_find(&st->paths, (uint64_t)pid, t->iid) : NULL;
+	const struct gthread *p = c ? &st->th[c->slot] : NULL;
+	if (p && p->comm != NONE && !tachi_comm_frame(st->src, p->comm, &pname, &pl, &ppid)) {
+		pname = name;
+		pl = nl;
+	}
+	j_put(w, "\"", 1);
+	j_text(w, name, nl);
+	j_str(w, " (tid ");
+	j_u64(w, t->tid);
+	j_str(w, ")\",\"processType\":\"default\",\"processName\":\"");
+	/* without a pid (perf script prints tids only by default) the threads are the
+	 * program's, when the input names one */
+	if (pid < 0 && st->pname && w->meta.program)
+		j_str(w, st->pname);
+	else
+		j_text(w, pname, pl);
+	j_str(w, "\",\"pid\":");
+	j_u64(w, pid >= 0 ? (uint64_t)pid : t->iid);
+	return true;
+}
+
 static void write_thread_head(struct tach_writer *w, const struct gthread *t, size_t ti,
 			      bool is_main, uint64_t first)
 {
 	struct gstate *st = w->state;
 	j_str(w, ti ? ",{\"name\":" : "{\"name\":");
+	if (!is_main && write_comm_head(w, t))
+		goto tid;
 	char name[96];
 	size_t nl = 0;
 	if (is_main) {
@@ -507,6 +559,7 @@ static void write_thread_head(struct tach_writer *w, const struct gthread *t, si
 	}
 	j_str(w, "\",\"pid\":");
 	j_u64(w, t->iid);
+tid:
 	/* JSON numbers past 2^53 are rounded by the importer; such ids go as strings, which
 	 * the profiler takes for a tid too. */
 	j_str(w, ",\"tid\":");

@@ -8,7 +8,9 @@
  *     from the input's mappings (gecko_native.c), empty for Python.
  *   - One thread per (thread id, interpreter id), in first-seen order, each with its own
  *     string, frame and stack tables (the format has no shared tables). Threads of one
- *     interpreter form one process (pid = interpreter id). The first thread of an
+ *     interpreter form one process (pid = interpreter id); a thread whose stacks end in
+ *     perf's process root (formats/comm.h) is named "COMM (tid N)", its process by that
+ *     root's pid and by the comm of the thread of that tid. The first thread of an
  *     interpreter whose samples carry the main-thread status bit is named "GeckoMain": the
  *     only way the format marks a main thread; the profiler then labels it with its
  *     processName ("Python", or "Python interpreter N"; the profiled program's file name
@@ -99,6 +101,7 @@
 #include "core/formats.h"
 
 #include "formats/gecko.h"
+#include "formats/comm.h"
 
 static int gw_option(struct tach_writer *w, const char *key, const char *value)
 {
@@ -302,6 +305,7 @@ static struct gthread *thread_for(struct tach_writer *w, const struct tach_sampl
 		t->tid = s->thread_id;
 		t->iid = s->interp_id;
 		t->last_inner = NONE;
+		t->comm = NONE;
 		c->slot = (uint32_t)st->nth++;
 	}
 	*pc = c;
@@ -372,6 +376,12 @@ static int gw_put(struct tach_writer *w, const struct tach_dict *d, const struct
 		st->recorded = true;
 	if (s->status & TACH_STATUS_MAIN_THREAD)
 		t->main = true;
+	const char *cn;
+	size_t cl;
+	int32_t pid;
+	if (s->depth && s->frames[s->depth - 1] != t->comm &&
+	    tachi_comm_frame(d, s->frames[s->depth - 1], &cn, &cl, &pid))
+		t->comm = s->frames[s->depth - 1];
 	uint32_t leaf = NONE;
 	if (s->depth) {
 		for (uint32_t i = 0, n = st->nmapped < d->frame_count ? tachi_new_inner(c, s) : 0;

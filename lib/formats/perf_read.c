@@ -2,7 +2,10 @@
  * lists, read the way FlameGraph's stackcollapse-perf.pl reads it.
  *
  * A sample is an event line, then its call chain one frame a line (innermost first,
- * indented), then a blank line:
+ * indented; older perf versions print no indent), then a blank line; a capture without
+ * call chains (no -g) prints one line a sample, the comm right-aligned and the sampled
+ * frame after the event. A line with a timestamp or an event is an event line wherever it
+ * stands; a frame line seen before is known by its text alone (the fast path):
  *
  *   comm pid/tid [cpu] secs.usecs: period event:
  *           addr sym+off (dso)
@@ -19,7 +22,8 @@
  * ends the line's last word. Offsets are dropped (frames are functions, as the script
  * makes them); a sym "[unknown]" keeps the address in the name, "0xADDR", so that output
  * stays symbolizable; the dso is the frame's file: a binary's path, "[kernel.kallsyms]",
- * "/tmp/perf-PID.map" for JIT code, "[unknown]", or "inlined" for perf's inlined frames.
+ * "/tmp/perf-PID.map" for JIT code or "[unknown]"; "(inlined)" in its place marks a frame
+inlined into the next one out, at that frame's address (an inline frame in no file).
  * CPython's -X perf trampolines, "py::FUNC:FILE" in a perf map, are Python frames: file
  * FILE, function FUNC. A sym starting '(' is skipped, as the script skips it.
  * Native frames keep the printed address and a mapping per dso (see dso_mapping: the
@@ -28,7 +32,8 @@
  *
  * Kept per sample: the tid as the thread, the timestamp, and a root (outermost) frame
  * naming the process: file "[comm]", function the comm, line the pid when the line has one
- * (-1 otherwise); the model has no thread names, and the script's output starts there.
+ * (-1 otherwise); the model has no thread names, and the script's output starts there
+(writers with thread names take them from it: formats/comm.h).
  * Weights (option weight): auto (default) reads cpu-clock and task-clock periods, which
  * are nanoseconds, as time: the interval is the first sample's period in µs and a sample
  * weighs its period in intervals (1 for a steady clock); other events' periods are event
@@ -37,7 +42,9 @@
  *
  * Not read: perf script's other output (-F with ip/sym on the event line, brstack, srcline
  * lines, trace fields), which leaves a sample with only its root. Lines are bounded by
- * MAX_LINE and chains by the max-depth limit; memory grows with distinct frame lines.
+ * MAX_LINE and chains by the max-depth limit; memory grows with distinct frame lines, or
+ * with option addresses=no (folded output) with distinct functions (key_of). A stream that
+ * gives no sample in its first max-input bytes is an error, as a whole input past it is.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -52,7 +59,9 @@
 
 #define MAX_LINE (1u << 20)
 #define MAX_EVENTS 8
+/* Event names in messages are cut here; compared, they are whole. */
 #define EVENT_NAME_MAX 64
+#define EVENT_OPT_MAX 4096
 
 enum { W_AUTO, W_PERIOD, W_SAMPLES };
 
@@ -73,6 +82,9 @@ struct lkey {
 struct hdr {
 	const char *comm, *event;
 	size_t comm_len, event_len;
+	const char *frame;   /* a capture without call chains: the ip sym (dso) after the event */
+	size_t frame_len;
+	const char *bad;     /* an event line that cannot be read: why */
 	uint64_t tid, period, ts;
 	int32_t pid;
 	bool has_period, has_ts, has_event;
@@ -80,22 +92,34 @@ struct hdr {
 
 struct pread {
 	/* options */
-	char event_opt[EVENT_NAME_MAX + 1];
+	char *event_opt;
 	int weight_mode;
+	bool no_addresses; /* option addresses=no: frames are functions, without addresses */
+	bool no_unknown_addresses; /* option unknown-addresses=no: "[unknown]" without one */
 
-	/* the event read (the option's, or the first seen) */
-	char event[EVENT_NAME_MAX + 1];
+	/* the event read (the option's, or the first seen), whole */
+	char *event;
+	size_t event_len;
 	bool event_set;
-	/* other events seen, for the warning */
+	/* other events seen, for the warning; and those read besides the first (the option
+	 * "cycles" reads "cycles:u" too), for the same warning */
 	char others[MAX_EVENTS][EVENT_NAME_MAX + 1];
 	size_t nothers;
+	char also[MAX_EVENTS][EVENT_NAME_MAX + 1];
+	size_t nalso;
 	uint64_t skipped, first_skipped;
 
 	/* weights */
 	bool weight_decided, time_event;
 	uint64_t base_ns;
 
-	/* frame lines seen */
+	/* frame lines seen, by their key: the line, or with addresses=no the line without
+	 * what varies with the address (key_of) */
+	const char *key;
+	size_t key_len;
+	uint64_t key_hash;
+	char *kbuf;
+	size_t kbuf_cap;
 	char *bytes;
 	size_t bytes_len, bytes_cap;
 	struct fline *lines;
@@ -130,8 +154,10 @@ struct pread {
 
 	uint64_t clock;   /* the last timestamp */
 	uint64_t total;   /* weight so far */
-	uint64_t samples, bad_lines, first_bad;
+	uint64_t samples, bad_lines, first_bad, events;
+	const char *first_bad_what;
 	bool warned_counts, finished;
+	bool pending;     /* a whole sample read on the line that ended the one before */
 };
 
 static inline bool is_ws(char c)
@@ -156,6 +182,8 @@ static int nomem(struct tach_reader *r)
 
 /* ---- the event line ---- */
 
+static bool is_frame_line(const char *s, size_t n);
+
 /* At p (a white-space run's start): blanks, digits, slashes, digits, a blank, as the
  * script's pattern wants them. */
 static bool pid_word(const char *p, const char *end, const char **d1, size_t *n1,
@@ -178,8 +206,8 @@ static bool pid_word(const char *p, const char *end, const char **d1, size_t *n1
 	return p < end && is_ws(*p);
 }
 
-/* The first "secs.frac:" word after p, as µs. */
-static bool find_time(const char *p, const char *end, uint64_t *us)
+/* The first "secs.frac:" word after p, as µs; *after its end. */
+static bool find_time(const char *p, const char *end, uint64_t *us, const char **after)
 {
 	while (p < end) {
 		while (p < end && is_ws(*p))
@@ -199,6 +227,7 @@ static bool find_time(const char *p, const char *end, uint64_t *us)
 		for (size_t k = fl; k < 6; k++)
 			f *= 10;
 		*us = s * 1000000 + f;
+		*after = p;
 		return true;
 	}
 	return false;
@@ -237,7 +266,43 @@ static void find_event(struct hdr *h, const char *s, const char *end)
 		h->has_period = true;
 }
 
-/* Parses an event line (s[0] is not white space). False when it is not one. */
+/* A capture without call chains (perf record without -g) prints the sample's ip, sym and
+ * dso after the event: "secs.frac: [period] event: addr sym (dso)". p is after the time. */
+static void find_event_mid(struct hdr *h, const char *p, const char *end)
+{
+	while (p < end && is_ws(*p))
+		p++;
+	const char *d = p;
+	while (p < end && is_digit(*p))
+		p++;
+	const char *de = p;
+	if (p > d && (p == end || !is_ws(*p)))
+		p = de = d;
+	while (p < end && is_ws(*p))
+		p++;
+	const char *e = p;
+	while (p < end && !is_ws(*p))
+		p++;
+	if (p - e < 2 || p[-1] != ':' || p == end)
+		return;
+	const char *f = p;
+	while (f < end && is_ws(*f))
+		f++;
+	/* trace fields after a tracepoint's name are no frame: the event is then unnamed,
+	 * as the script reads it */
+	if (!is_frame_line(f, (size_t)(end - f)))
+		return;
+	h->event = e;
+	h->event_len = (size_t)(p - 1 - e);
+	h->has_event = true;
+	if (de > d && tachi_parse_dec(d, (size_t)(de - d), UINT64_MAX, &h->period) && h->period)
+		h->has_period = true;
+	h->frame = f;
+	h->frame_len = (size_t)(end - f);
+}
+
+/* Parses an event line (s[0] is not white space). False when it is not one; h->bad says
+ * why one cannot be read. */
 static bool parse_event_line(const char *s, size_t n, struct hdr *h)
 {
 	const char *end = s + n, *d1, *d2;
@@ -251,15 +316,18 @@ static bool parse_event_line(const char *s, size_t n, struct hdr *h)
 		uint64_t a, b = 0;
 		if (!tachi_parse_dec(d1, n1, UINT64_MAX, &a) ||
 		    (n2 && !tachi_parse_dec(d2, n2, UINT64_MAX, &b)))
-			return false;
+			h->bad = "pid or tid past 2^64-1";
 		h->comm = s;
 		h->comm_len = (size_t)(p - s);
 		bool has_tid = n2 && !(n2 == 1 && d2[0] == '0');
 		h->tid = has_tid ? b : a;
 		h->pid = has_tid && a <= INT32_MAX ? (int32_t)a : -1;
 		const char *rest = (n2 ? d2 + n2 : d1 + n1);
-		h->has_ts = find_time(rest, end, &h->ts);
+		const char *after = end;
+		h->has_ts = find_time(rest, end, &h->ts, &after);
 		find_event(h, s, end);
+		if (!h->has_event && h->has_ts)
+			find_event_mid(h, after, end);
 		return true;
 	}
 	return false;
@@ -322,6 +390,13 @@ static bool parse_frame_line(const char *s, size_t n, const char **pc, size_t *p
 	return false;
 }
 
+static bool is_frame_line(const char *s, size_t n)
+{
+	const char *pc, *fn, *mod;
+	size_t pcl, fnl, modl;
+	return parse_frame_line(s, n, &pc, &pcl, &fn, &fnl, &mod, &modl);
+}
+
 static bool is_perf_map(const char *m, size_t n)
 {
 	/* the script's m:/tmp/perf-\d+\.map: */
@@ -362,7 +437,9 @@ static bool comm_names(const char *comm, size_t cl, const char *path, size_t pl)
 {
 	size_t bl;
 	const char *b = tachi_base_name(path, pl, &bl);
-	return cl && (bl == cl || (cl == 15 && bl > 15)) && !memcmp(b, comm, cl);
+	/* or a version after it: comm python3 runs python3.12 */
+	return cl && (bl == cl || (cl == 15 && bl > 15) || (bl > cl + 1 && b[cl] == '.')) &&
+	       !memcmp(b, comm, cl);
 }
 
 /* The mapping of a dso, one per path. perf script prints no ranges, so it has none: start,
@@ -394,6 +471,7 @@ static int dso_mapping(struct tach_reader *r, const char *mod, size_t modl, uint
  * is no frame line. */
 static int line_frame(struct tach_reader *r, const char *s, size_t n, uint32_t *id, bool *ok)
 {
+	const struct pread *st = r->state;
 	const char *pc, *fn, *mod;
 	size_t pcl, fnl, modl;
 	*ok = parse_frame_line(s, n, &pc, &pcl, &fn, &fnl, &mod, &modl);
@@ -417,26 +495,31 @@ static int line_frame(struct tach_reader *r, const char *s, size_t n, uint32_t *
 			return intern(r, colon + 1, (size_t)(fn + fnl - colon - 1), fn + 4,
 				      (size_t)(colon - fn - 4), TACH_NO_LINE, NULL, id);
 	}
-	/* A native frame keeps the address perf printed and its dso's mapping. Inlined
-	 * frames (dso "inlined") carry no address of their own in the script. */
+	/* A native frame keeps the address perf printed and its dso's mapping. perf prints
+	 * "(inlined)" in place of the dso for a function inlined into the next frame out,
+	 * whose address it repeats: an inline frame, in no file of its own, that the
+	 * location of the next frame holds (pprof's lines of one location). */
 	struct tach_frame_native nat = { 0, 0, 0 };
 	bool hex = all_hex(pc, pcl) && pcl <= 16;
-	bool native = hex && !(modl == 7 && !memcmp(mod, "inlined", 7));
 	int rc;
-	if (native) {
+	if (hex)
 		for (size_t i = 0; i < pcl; i++)
 			nat.address = nat.address << 4 | (uint64_t)tachi_hexval(pc[i]);
-		if ((rc = dso_mapping(r, mod, modl, &nat.mapping)))
-			return rc;
+	if (modl == 7 && !memcmp(mod, "inlined", 7)) {
+		nat.inlined = 1;
+		return intern(r, "", 0, fn, fnl, TACH_NO_LINE, hex && !st->no_addresses ? &nat : NULL, id);
 	}
+	if (hex && (rc = dso_mapping(r, mod, modl, &nat.mapping)))
+		return rc;
+	const struct tach_frame_native *np = st->no_addresses ? NULL : &nat;
 	/* An [unknown] symbol keeps its address in the name: without the dso's load address
 	 * no file offset can be told, so it is not named module+offset (tachfmt(5)). */
-	if (fnl == 9 && !memcmp(fn, "[unknown]", 9) && hex) {
+	if (fnl == 9 && !memcmp(fn, "[unknown]", 9) && hex && !st->no_unknown_addresses) {
 		char a[20] = "0x";
 		memcpy(a + 2, pc, pcl);
-		return intern(r, mod, modl, a, pcl + 2, TACH_NO_LINE, &nat, id);
+		return intern(r, mod, modl, a, pcl + 2, TACH_NO_LINE, np, id);
 	}
-	return intern(r, mod, modl, fn, fnl, TACH_NO_LINE, &nat, id);
+	return intern(r, mod, modl, fn, fnl, TACH_NO_LINE, np, id);
 }
 
 static bool fline_eq(void *ctx, uint32_t id, const void *key)
@@ -447,29 +530,81 @@ static bool fline_eq(void *ctx, uint32_t id, const void *key)
 	return l->len == k->n && !memcmp(st->bytes + l->off, k->p, k->n);
 }
 
-/* A frame line's frame through the cache of lines seen. */
-static int cached_frame(struct tach_reader *r, const char *s, size_t n, uint32_t *frame,
-			bool *ok)
+/* A frame line seen before: its frame. */
+static bool seen_frame(struct pread *st, const char *s, size_t n, uint64_t h, uint32_t *frame)
 {
-	struct pread *st = r->state;
-	uint64_t h = tachi_hash(s, n);
 	struct lkey key = { s, n };
 	uint32_t id;
-	*ok = true;
-	if (TACHI_LIKELY(tachi_idset_find(&st->index, h, &key, fline_eq, st, &id))) {
-		*frame = st->lines[id].frame;
-		return TACH_OK;
+	if (!tachi_idset_find(&st->index, h, &key, fline_eq, st, &id))
+		return false;
+	*frame = st->lines[id].frame;
+	return true;
+}
+
+/* With addresses=no, the key of frame line s: " sym (dso)", without the address word and
+ * the symbol's "+0xoff", so that the lines of one function share it and memory follows
+ * functions, not addresses. The leading blank keeps it apart from whole lines (which have
+ * none). False for a line of another shape, or an [unknown] sym, whose name is its address
+ * (unless unknown-addresses=no): the whole line is then its key. */
+static bool key_of(struct pread *st, const char *s, size_t n)
+{
+	const char *end = s + n, *p = s, *t = end;
+	while (p < end && is_word(*p))
+		p++;
+	if (p == s || p == end || !is_ws(*p))
+		return false;
+	while (p < end && is_ws(*p))
+		p++;
+	while (t > p && !is_ws(t[-1]))
+		t--;
+	if (t - p < 2 || t[-1] != ' ' || t[0] != '(' || end[-1] != ')')
+		return false;
+	const char *se = t - 1, *h = se;
+	while (h > p && ((h[-1] >= '0' && h[-1] <= '9') || (h[-1] >= 'a' && h[-1] <= 'f')))
+		h--;
+	if (h < se && h - p >= 4 && h[-1] == 'x' && h[-2] == '0' && h[-3] == '+')
+		se = h - 3;
+	if (se - p == 9 && !memcmp(p, "[unknown]", 9) && !st->no_unknown_addresses)
+		return false;
+	size_t sl = (size_t)(se - p), dl = (size_t)(end - t), kl = sl + dl + 2;
+	if (!TACHI_RESERVE(st->kbuf, st->kbuf_cap, kl))
+		return false;
+	st->kbuf[0] = ' ';
+	memcpy(st->kbuf + 1, p, sl);
+	st->kbuf[sl + 1] = ' ';
+	memcpy(st->kbuf + sl + 2, t, dl);
+	st->key = st->kbuf;
+	st->key_len = kl;
+	return true;
+}
+
+/* The key of frame line s (see key_of) into st->key. */
+static void line_key(struct pread *st, const char *s, size_t n)
+{
+	if (!st->no_addresses || !key_of(st, s, n)) {
+		st->key = s;
+		st->key_len = n;
 	}
+	st->key_hash = tachi_hash(st->key, st->key_len);
+}
+
+/* A new frame line's frame, remembered under st->key; *ok false when it is no frame line. */
+static int new_frame(struct tach_reader *r, const char *s, size_t n, uint32_t *frame, bool *ok)
+{
+	struct pread *st = r->state;
 	int rc = line_frame(r, s, n, frame, ok);
 	if (rc || !*ok)
 		return rc;
+	s = st->key;
+	n = st->key_len;
+	uint64_t h = st->key_hash;
 	size_t need;
 	if (st->nlines >= UINT32_MAX - 1 || tachi_add_overflows(st->bytes_len, n, &need) ||
 	    !TACHI_RESERVE(st->bytes, st->bytes_cap, need ? need : 1) ||
 	    !TACHI_RESERVE(st->lines, st->lines_cap, st->nlines + 1))
 		return nomem(r);
 	memcpy(st->bytes + st->bytes_len, s, n);
-	id = (uint32_t)st->nlines;
+	uint32_t id = (uint32_t)st->nlines;
 	st->lines[id] = (struct fline){ st->bytes_len, (uint32_t)n, *frame };
 	st->bytes_len = need;
 	if (!tachi_idset_insert(&st->index, h, id))
@@ -486,42 +621,55 @@ static bool event_is(const char *e, size_t n, const char *name)
 	return (n == l && !memcmp(e, name, l)) || (n > l && !memcmp(e, name, l) && e[l] == ':');
 }
 
+/* Adds an event's name (cut for messages) to a list of names, once. */
+static void note_name(char (*list)[EVENT_NAME_MAX + 1], size_t *count, const char *e,
+		      size_t len)
+{
+	size_t n = len < EVENT_NAME_MAX ? len : EVENT_NAME_MAX;
+	for (size_t i = 0; i < *count; i++)
+		if (strlen(list[i]) == n && !memcmp(list[i], e, n))
+			return;
+	if (*count < MAX_EVENTS) {
+		memcpy(list[*count], e, n);
+		list[(*count)++][n] = 0;
+	}
+}
+
 static void note_other(struct pread *st, const struct hdr *h, uint64_t line)
 {
 	if (!st->skipped++)
 		st->first_skipped = line;
-	size_t n = h->event_len < EVENT_NAME_MAX ? h->event_len : EVENT_NAME_MAX;
-	for (size_t i = 0; i < st->nothers; i++)
-		if (strlen(st->others[i]) == n && !memcmp(st->others[i], h->event, n))
-			return;
-	if (st->nothers < MAX_EVENTS) {
-		memcpy(st->others[st->nothers], h->event, n);
-		st->others[st->nothers++][n] = 0;
-	}
+	note_name(st->others, &st->nothers, h->event, h->event_len);
 }
 
-/* Whether a sample of this event line is read. */
-static bool wanted(struct pread *st, const struct hdr *h, uint64_t line)
+/* Whether a sample of this event line is read; false also when out of memory. */
+static bool wanted(struct pread *st, const struct hdr *h, uint64_t line, bool *nomem)
 {
+	*nomem = false;
 	if (!h->has_event)
 		return true;
 	if (!st->event_set) {
-		if (st->event_opt[0]) {
-			if (!event_is(h->event, h->event_len, st->event_opt)) {
-				note_other(st, h, line);
-				return false;
-			}
+		if (st->event_opt && !event_is(h->event, h->event_len, st->event_opt)) {
+			note_other(st, h, line);
+			return false;
 		}
-		size_t n = h->event_len < EVENT_NAME_MAX ? h->event_len : EVENT_NAME_MAX;
-		memcpy(st->event, h->event, n);
-		st->event[n] = 0;
+		/* not strndup: a name may hold a NUL */
+		if (!(st->event = malloc(h->event_len + 1))) {
+			*nomem = true;
+			return false;
+		}
+		memcpy(st->event, h->event, h->event_len);
+		st->event[h->event_len] = 0;
+		st->event_len = h->event_len;
 		st->event_set = true;
 		return true;
 	}
-	if (h->event_len == strlen(st->event) && !memcmp(h->event, st->event, h->event_len))
+	if (h->event_len == st->event_len && !memcmp(h->event, st->event, h->event_len))
 		return true;
-	if (st->event_opt[0] && event_is(h->event, h->event_len, st->event_opt))
+	if (st->event_opt && event_is(h->event, h->event_len, st->event_opt)) {
+		note_name(st->also, &st->nalso, h->event, h->event_len);
 		return true;
+	}
 	note_other(st, h, line);
 	return false;
 }
@@ -535,8 +683,10 @@ static void decide_weights(struct tach_reader *r, const struct hdr *h)
 	if (event_is(h->event, h->event_len, "cpu-clock") ||
 	    event_is(h->event, h->event_len, "task-clock")) {
 		st->time_event = true;
+		/* CPU time, as pprof's sample type "cpu" says (TACH's profiling mode 2) */
+		r->meta.profiling_config = 2;
 		st->base_ns = h->period;
-		r->meta.interval_us = h->period < 1000 ? 1 : (h->period + 500) / 1000;
+		r->meta.interval_us = h->period < 1000 ? 1 : h->period / 1000 + (h->period % 1000 >= 500);
 		return;
 	}
 	st->warned_counts = true;
@@ -551,8 +701,8 @@ static uint64_t weight_of(const struct pread *st, const struct hdr *h)
 		return h->has_period ? h->period : 1;
 	if (!st->time_event || !h->has_period)
 		return 1;
-	uint64_t w = h->period / st->base_ns;
-	if (h->period % st->base_ns >= (st->base_ns + 1) / 2)
+	uint64_t w = h->period / st->base_ns, rest = h->period % st->base_ns;
+	if (rest >= st->base_ns - rest)
 		w++;
 	return w ? w : 1;
 }
@@ -606,6 +756,9 @@ static int make_sample(struct tach_reader *r)
 	if (!st->weight_decided)
 		decide_weights(r, h);
 	uint64_t w = weight_of(st, h);
+	if (w > UINT64_MAX - st->total)
+		return RFAIL(r, TACH_E_LIMIT, TACH_POS_LINE, st->h_line,
+			     "the periods add up past 2^64-1, more than a sum can hold");
 	if (w > r->lim.max_samples - st->total)
 		return RFAIL(r, TACH_E_LIMIT, TACH_POS_LINE, st->h_line,
 			     "more than %llu samples (see max-samples)",
@@ -642,39 +795,65 @@ static int make_sample(struct tach_reader *r)
 	return TACH_OK;
 }
 
+static const char no_event_line[] = "no event line (comm pid/tid ...) found";
+
 static int bad_line(struct tach_reader *r, const char *what)
 {
 	struct pread *st = r->state;
-	if (!st->bad_lines++)
+	if (!st->bad_lines++) {
 		st->first_bad = r->in.line;
+		st->first_bad_what = what;
+	}
 	if (r->lim.strict)
 		return RFAIL(r, TACH_E_FORMAT, TACH_POS_LINE, r->in.line, "%s", what);
 	return TACH_OK;
 }
 
-/* An event line starts a sample (kept in st->h, copied: the line buffer moves). */
-static int start_sample(struct tach_reader *r, const char *s, size_t n)
+/* An event line starts a sample (kept in st->h, copied: the line buffer moves); a capture
+ * without call chains gives the sample its one frame on the same line. */
+static int start_sample(struct tach_reader *r, const char *s, size_t n, const struct hdr *hp)
 {
 	struct pread *st = r->state;
-	struct hdr h;
+	struct hdr h = *hp;
+	bool oom;
 	st->depth = 0;
 	st->in_sample = false;
 	st->skipping = true;
-	if (!parse_event_line(s, n, &h))
-		return bad_line(r, "not a perf script event line (comm, then pid/tid)");
-	if (!wanted(st, &h, r->in.line))
-		return TACH_OK;
+	if (h.bad)
+		return bad_line(r, h.bad);
+	if (!wanted(st, &h, r->in.line, &oom))
+		return oom ? nomem(r) : TACH_OK;
+	st->events++;
 	if (!TACHI_RESERVE(st->hbuf, st->hbuf_cap, n + 1))
 		return nomem(r);
 	memcpy(st->hbuf, s, n);
 	h.comm = st->hbuf + (h.comm - s);
 	if (h.has_event)
 		h.event = st->hbuf + (h.event - s);
+	if (h.frame_len)
+		h.frame = st->hbuf + (h.frame - s);
 	st->h = h;
 	st->h_line = r->in.line;
 	st->in_sample = true;
 	st->skipping = false;
-	return TACH_OK;
+	if (!h.frame_len)
+		return TACH_OK;
+	uint32_t id;
+	bool ok;
+	int rc = TACH_OK;
+	line_key(st, h.frame, h.frame_len);
+	if (!seen_frame(st, st->key, st->key_len, st->key_hash, &id))
+		rc = new_frame(r, h.frame, h.frame_len, &id, &ok);
+	return rc || id == NO_FRAME ? rc : push_frame(r, id);
+}
+
+/* The names of the events read, for the warning: the first, and those the option took too. */
+static void read_names(const struct pread *st, char *buf, size_t cap)
+{
+	int n = (int)(st->event_len < EVENT_NAME_MAX ? st->event_len : EVENT_NAME_MAX);
+	snprintf(buf, cap, "%.*s", n, st->event);
+	for (size_t i = 0; i < st->nalso; i++)
+		snprintf(buf + strlen(buf), cap - strlen(buf), ", %s", st->also[i]);
 }
 
 static int finish(struct tach_reader *r)
@@ -683,29 +862,87 @@ static int finish(struct tach_reader *r)
 	if (st->finished)
 		return TACH_EOF;
 	st->finished = true;
-	if (st->bad_lines && !st->samples && !st->skipped)
-		return RFAIL(r, TACH_E_FORMAT, TACH_POS_LINE, st->first_bad,
-			     "not perf script output: no event line (comm pid/tid ...) found");
-	if (st->event_opt[0] && !st->event_set) {
+	if (st->bad_lines && !st->samples && !st->skipped && !st->events)
+		return RFAIL(r, TACH_E_FORMAT, TACH_POS_LINE, st->first_bad, "%s%s",
+			     st->first_bad_what == no_event_line ? "not perf script output: " : "",
+			     st->first_bad_what);
+	if (st->event_opt && !st->event_set) {
 		char list[MAX_EVENTS * (EVENT_NAME_MAX + 2) + 1] = "";
 		for (size_t i = 0; i < st->nothers; i++)
 			snprintf(list + strlen(list), sizeof(list) - strlen(list), "%s%s",
 				 i ? ", " : "", st->others[i]);
 		return RFAIL(r, TACH_E_FORMAT, TACH_POS_NONE, 0,
-			     "no samples of event %s; the capture has: %s", st->event_opt,
-			     st->nothers ? list : "no named events");
+			     "no samples of event %.*s; the capture has: %s", EVENT_NAME_MAX,
+			     st->event_opt, st->nothers ? list : "no named events");
 	}
 	if (st->bad_lines)
 		tachi_warn(&r->warn, TACH_POS_LINE, st->first_bad,
 			   "%llu line%s not understood and skipped; the first is here",
 			   (unsigned long long)st->bad_lines, st->bad_lines == 1 ? "" : "s");
-	if (st->skipped)
+	if (st->skipped) {
+		char names[(MAX_EVENTS + 1) * (EVENT_NAME_MAX + 2) + 1];
+		read_names(st, names, sizeof(names));
 		tachi_warn(&r->warn, TACH_POS_LINE, st->first_skipped,
 			   "%llu sample%s of other events (%s%s) skipped; only %s read (the event "
 			   "option picks another)",
 			   (unsigned long long)st->skipped, st->skipped == 1 ? "" : "s",
-			   st->others[0], st->nothers > 1 ? ", ..." : "", st->event);
+			   st->others[0], st->nothers > 1 ? ", ..." : "", names);
+	}
 	return TACH_EOF;
+}
+
+/* Ends the sample read so far, if any; *done when that gave one. */
+static int end_sample(struct tach_reader *r, bool *done)
+{
+	struct pread *st = r->state;
+	int rc = st->in_sample ? make_sample(r) : TACH_OK;
+	*done = st->in_sample && !rc;
+	st->in_sample = st->skipping = false;
+	return rc;
+}
+
+/* A line that is not a frame line seen before: an event line (one with a time or an
+ * event is one wherever it stands, so that captures whose frame lines have no indent, or
+ * whose event lines have one, read), else a frame line, else what its indent says. */
+static int other_line(struct tach_reader *r, const char *s, size_t n, size_t k, bool *done)
+{
+	struct pread *st = r->state;
+	struct hdr h;
+	bool ev = parse_event_line(s + k, n - k, &h);
+	if (ev && (h.has_ts || h.has_event || h.bad)) {
+		int rc = end_sample(r, done);
+		if (rc || (rc = start_sample(r, s + k, n - k, &h)))
+			return rc;
+		/* a line with its frame is a whole sample; the one it ended goes first */
+		if (st->in_sample && h.frame_len) {
+			if (*done)
+				st->pending = true;
+			else
+				return end_sample(r, done);
+		}
+		return TACH_OK;
+	}
+	if (!st->in_sample) {
+		if (st->skipping && is_frame_line(s + k, n - k))
+			return TACH_OK;
+		if (ev && !k)
+			return start_sample(r, s, n, &h);
+		return bad_line(r, k ? "a frame line outside a sample" : no_event_line);
+	}
+	uint32_t id;
+	bool ok;
+	int rc = new_frame(r, s + k, n - k, &id, &ok);
+	if (rc)
+		return rc;
+	if (ok)
+		return id == NO_FRAME ? TACH_OK : push_frame(r, id);
+	if (ev && !k) {
+		/* an event line with no blank line before it ends the sample before */
+		if ((rc = end_sample(r, done)))
+			return rc;
+		return start_sample(r, s, n, &h);
+	}
+	return bad_line(r, "not a perf script frame line (addr sym (dso))");
 }
 
 /* Handles one line; *done when it completed a sample. */
@@ -719,31 +956,36 @@ static int on_line(struct tach_reader *r, const char *s, size_t n, bool *done)
 		return TACH_OK;
 	while (n && is_ws(s[n - 1]))
 		n--;
-	if (!n) {
-		int rc = st->in_sample ? make_sample(r) : TACH_OK;
-		*done = st->in_sample && !rc;
-		st->in_sample = st->skipping = false;
-		return rc;
-	}
-	if (!is_ws(s[0])) {
-		/* an event line with no blank line before it ends the sample before */
-		int rc = st->in_sample ? make_sample(r) : TACH_OK;
-		*done = st->in_sample && !rc;
-		return rc ? rc : start_sample(r, s, n);
-	}
-	if (!st->in_sample)
-		return st->skipping ? TACH_OK : bad_line(r, "a frame line outside a sample");
+	if (!n)
+		return end_sample(r, done);
 	size_t k = 0;
 	while (k < n && is_ws(s[k]))
 		k++;
 	uint32_t id;
-	bool ok;
-	int rc = cached_frame(r, s + k, n - k, &id, &ok);
-	if (rc)
-		return rc;
-	if (!ok)
-		return bad_line(r, "not a perf script frame line (addr sym (dso))");
-	return id == NO_FRAME ? TACH_OK : push_frame(r, id);
+	if (st->in_sample) {
+		line_key(st, s + k, n - k);
+		if (seen_frame(st, st->key, st->key_len, st->key_hash, &id))
+			return id == NO_FRAME ? TACH_OK : push_frame(r, id);
+	}
+	return other_line(r, s, n, k, done);
+}
+
+/* perf script ends every sample with a blank line: one without may be cut short, and
+ * stackcollapse-perf.pl drops it too; a capture cut inside its first sample has none. */
+static int at_end(struct tach_reader *r)
+{
+	struct pread *st = r->state;
+	if (st->in_sample && !st->finished) {
+		st->in_sample = false;
+		if (!st->samples)
+			return RFAIL(r, TACH_E_FORMAT, TACH_POS_LINE, st->h_line,
+				     "the capture is cut short inside its first sample (no blank "
+				     "line after it)");
+		tachi_warn(&r->warn, TACH_POS_LINE, st->h_line,
+			   "the last sample has no blank line after it (the capture may be cut "
+			   "short): dropped");
+	}
+	return finish(r);
 }
 
 static int pr_next(struct tach_reader *r, const struct tach_sample **out)
@@ -753,18 +995,17 @@ static int pr_next(struct tach_reader *r, const struct tach_sample **out)
 		const char *s;
 		size_t n;
 		bool done = false;
-		int rc = tachi_in_line(r, &s, &n);
-		if (rc == TACH_EOF) {
-			/* perf script ends every sample with a blank line: one without may be cut
-			 * short, and stackcollapse-perf.pl drops it too */
-			if (st->in_sample && !st->finished) {
-				st->in_sample = false;
-				tachi_warn(&r->warn, TACH_POS_LINE, st->h_line,
-					   "the last sample has no blank line after it (the capture may "
-					   "be cut short): dropped");
-			}
-			return finish(r);
+		int rc;
+		if (st->pending) {
+			st->pending = false;
+			if ((rc = end_sample(r, &done)))
+				return rc;
+			*out = &r->sample;
+			return TACH_OK;
 		}
+		rc = tachi_in_line(r, &s, &n);
+		if (rc == TACH_EOF)
+			return at_end(r);
 		if (rc)
 			return rc;
 		if ((rc = on_line(r, s, n, &done)))
@@ -773,19 +1014,35 @@ static int pr_next(struct tach_reader *r, const struct tach_sample **out)
 			*out = &r->sample;
 			return TACH_OK;
 		}
+		/* a stream gives no sample: endless noise ends as a whole input would */
+		if (!st->samples && tachi_in_line_offset(r) > r->lim.max_input)
+			return RFAIL(r, TACH_E_LIMIT, TACH_POS_LINE, r->in.line,
+				     "no sample in the first %llu bytes (see max-input)",
+				     (unsigned long long)r->lim.max_input);
 	}
 }
 
 static int pr_option(struct tach_reader *r, const char *key, const char *value)
 {
 	struct pread *st = r->state;
+	bool b;
 	if (!strcmp(key, "event")) {
-		if (!value[0] || strlen(value) > EVENT_NAME_MAX)
+		if (!value[0] || strlen(value) > EVENT_OPT_MAX)
 			return RFAIL(r, TACH_E_USAGE, TACH_POS_NONE, 0,
-				     "event must be 1 to %d bytes", EVENT_NAME_MAX);
-		snprintf(st->event_opt, sizeof(st->event_opt), "%s", value);
+				     "event must be 1 to %d bytes", EVENT_OPT_MAX);
+		free(st->event_opt);
+		if (!(st->event_opt = strdup(value)))
+			return nomem(r);
 		return TACH_OK;
 	}
+	if (!strcmp(key, "addresses"))
+		return tachi_parse_bool(value, &b) ? (st->no_addresses = !b, TACH_OK)
+						   : RFAIL(r, TACH_E_USAGE, TACH_POS_NONE, 0,
+							   "addresses must be yes or no, not %s", value);
+	if (!strcmp(key, "unknown-addresses"))
+		return tachi_parse_bool(value, &b) ? (st->no_unknown_addresses = !b, TACH_OK)
+						   : RFAIL(r, TACH_E_USAGE, TACH_POS_NONE, 0,
+							   "unknown-addresses must be yes or no, not %s", value);
 	if (!strcmp(key, "weight")) {
 		static const char *const names[] = { "auto", "period", "samples" };
 		for (int i = 0; i < 3; i++)
@@ -799,16 +1056,54 @@ static int pr_option(struct tach_reader *r, const char *key, const char *value)
 	return RFAIL(r, TACH_E_USAGE, TACH_POS_NONE, 0, "perf reader has no option %s", key);
 }
 
+static bool probe_next(const uint8_t *p, size_t n, size_t *at, const char **s, size_t *len,
+		       size_t *indent);
+
+/* The program, pprof's main binary and Gecko's product: the first dso in the first MiB
+ * whose base name the first sample's comm names, in that sample or a later one (a
+ * program's first samples may all be in the loader or the kernel). Writers take the meta
+ * after the first sample, so it is looked for ahead, in what the input buffer holds
+ * anyway. */
+static int find_program(struct tach_reader *r)
+{
+	struct pread *st = r->state;
+	const uint8_t *p;
+	size_t n, at = 0, len, k;
+	int rc = tachi_in_peek(&r->in, TACHI_PROBE_MORE, &r->err, &p, &n);
+	const char *s, *comm = NULL;
+	size_t cl = 0;
+	struct hdr h;
+	while (!rc && probe_next(p, n, &at, &s, &len, &k)) {
+		const char *pc, *fn, *mod;
+		size_t pcl, fnl, modl;
+		if (comm && parse_frame_line(s + k, len - k, &pc, &pcl, &fn, &fnl, &mod, &modl) &&
+		    comm_names(comm, cl, mod, modl)) {
+			if (!(st->program = strndup(mod, modl)))
+				return nomem(r);
+			r->meta.program = st->program;
+			return TACH_OK;
+		}
+		if (parse_event_line(s + k, len - k, &h) && !h.bad && !comm) {
+			comm = h.comm;
+			cl = h.comm_len;
+		}
+	}
+	return rc;
+}
+
 static int pr_open(struct tach_reader *r)
 {
 	if (r->in.max_line > MAX_LINE)
 		r->in.max_line = MAX_LINE;
-	return TACH_OK;
+	return find_program(r);
 }
 
 static void pr_free(struct tach_reader *r)
 {
 	struct pread *st = r->state;
+	free(st->event_opt);
+	free(st->event);
+	free(st->kbuf);
 	free(st->bytes);
 	free(st->lines);
 	tachi_idset_free(&st->index);
@@ -819,38 +1114,69 @@ static void pr_free(struct tach_reader *r)
 	free(st->prev);
 }
 
-/* The first data line is an event line (comm, then a pid[/tid] word), and the next one is
- * an indented frame line, or the event line ends in "secs.frac: [period] event:" (a
- * capture without call chains). Folded stacks ("a;b 12") have neither. */
+/* Whether the n bytes at s are text: control bytes other than tab or CR make a line no
+ * line of perf script's (a NUL or ESC further on is only data, in a comm or a symbol). */
+static bool text_line(const uint8_t *s, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (s[i] < 0x20 && s[i] != '\t' && s[i] != '\r')
+			return false;
+	return n > 0;
+}
+
+/* The line at *at, without its white space at both ends; false at the end of p. */
+static bool probe_next(const uint8_t *p, size_t n, size_t *at, const char **s, size_t *len,
+		       size_t *indent)
+{
+	const uint8_t *l;
+	bool complete;
+	if (!tachi_probe_line(p, n, at, &l, len, &complete) || !complete || !text_line(l, *len))
+		return false;
+	*s = (const char *)l;
+	while (*len && is_ws((*s)[*len - 1]))
+		(*len)--;
+	for (*indent = 0; *indent < *len && is_ws((*s)[*indent]); (*indent)++)
+		;
+	return true;
+}
+
+/* The first data line is an event line (comm, then a pid[/tid] word, an indent before
+ * the comm where perf right-aligns it) with a time and an event ("secs.frac: [period]
+ * event:", as a capture without call chains has, its ip sym (dso) after them), or one
+ * followed by a frame line (indented or not, as older perf versions print them). Folded
+ * stacks ("a;b 12") have neither. */
 static bool pr_probe(const uint8_t *p, size_t n)
 {
-	const uint8_t *s;
-	size_t at = 0, len;
-	bool complete;
+	const char *s;
+	size_t at = 0, len, k;
 	struct hdr h;
-	if (!tachi_probe_text(p, n) || !tachi_probe_line(p, n, &at, &s, &len, &complete) ||
-	    !complete || is_ws((char)s[0]))
-		return false;
-	while (len && is_ws((char)s[len - 1]))
-		len--;
-	if (!parse_event_line((const char *)s, len, &h))
+	if (!probe_next(p, n, &at, &s, &len, &k) || !parse_event_line(s + k, len - k, &h) || h.bad)
 		return false;
 	if (h.has_ts && h.has_event)
 		return true;
-	size_t k = at;
-	const uint8_t *nl = memchr(p + k, '\n', n - k);
-	size_t l = nl ? (size_t)(nl - p - k) : n - k;
-	const char *f = (const char *)p + k;
-	if (!l || !is_ws(f[0]))
+	if (!probe_next(p, n, &at, &s, &len, &k))
 		return false;
-	size_t i = 0;
-	while (i < l && is_ws(f[i]))
-		i++;
-	const char *pc, *fn, *mod;
-	size_t pcl, fnl, modl;
-	while (l > i && is_ws(f[l - 1]))
-		l--;
-	return parse_frame_line(f + i, l - i, &pc, &pcl, &fn, &fnl, &mod, &modl);
+	return is_frame_line(s + k, len - k);
+}
+
+/* perf script --header's comment block: a window of comments that may pass the first
+ * bytes (14 events' lines: 5 KiB), so detection asks again of a bigger window. */
+static bool pr_resembles(const uint8_t *p, size_t n)
+{
+	static const char head[] = "# ========\n# captured on";
+	if (n >= sizeof(head) - 1 && !memcmp(p, head, sizeof(head) - 1))
+		return true;
+	/* an event line with a control byte in it (a NUL or ESC in a comm): detection says
+	 * the input looks like perf's, and --from perf reads it */
+	const uint8_t *l;
+	size_t at = 0, len, k = 0;
+	bool complete;
+	struct hdr h;
+	if (!tachi_probe_line(p, n, &at, &l, &len, &complete) || !complete || text_line(l, len))
+		return false;
+	while (k < len && is_ws((char)l[k]))
+		k++;
+	return parse_event_line((const char *)l + k, len - k, &h) && h.has_ts && h.has_event;
 }
 
 static const struct tachi_reader_ops reader_ops = {
@@ -865,4 +1191,5 @@ const struct tachi_format tachi_fmt_perf = {
 	.name = "perf",
 	.reader = &reader_ops,
 	.probe = pr_probe,
+	.resembles = pr_resembles,
 };

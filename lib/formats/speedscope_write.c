@@ -5,6 +5,8 @@
  *   - One "sampled" profile per (thread id, interpreter id), in first-seen order, named
  *     "Thread K (tid N)" (", interpreter I" when I is not 0) as tach2gecko names threads:
  *     the ordinal first, so that names differ where speedscope's profile menu cuts them.
+ *     A thread whose stacks end in perf's process root (formats/comm.h) is named by its
+ *     comm instead: "COMM (tid N)".
  *   - Frames in shared.frames, interned once by (function, file, line, column) text: name
  *     is the function, file the path, line and col 1-based (TACH columns are 0-based);
  *     line and col left out where the input has none. A native frame without a file
@@ -47,6 +49,8 @@
 #include "core/values.h"
 #include "core/format.h"
 #include "formats/speedscope.h"
+#include "base/buf.h"
+#include "formats/comm.h"
 
 #define NONE UINT32_MAX
 
@@ -71,6 +75,7 @@ struct sthread {
 	uint64_t last_t;
 	uint64_t total;       /* samples */
 	struct tachi_stream runs;
+	uint32_t comm;        /* the last perf process root of its samples (comm.h), or NONE */
 };
 
 struct sstate {
@@ -202,6 +207,7 @@ static struct sthread *thread_for(struct sstate *st, const struct tach_sample *s
 		memset(t, 0, sizeof(*t));
 		t->tid = s->thread_id;
 		t->iid = s->interp_id;
+		t->comm = NONE;
 		c->slot = (uint32_t)st->nth++;
 	}
 	*pc = c;
@@ -235,6 +241,12 @@ static int sw_put(struct tach_writer *w, const struct tach_dict *d, const struct
 	struct sthread *t = thread_for(st, s, &c);
 	if (!t)
 		return WFAIL(w, TACH_E_NOMEM, "out of memory");
+	const char *cn;
+	size_t cl;
+	int32_t pid;
+	if (s->frames[s->depth - 1] != t->comm &&
+	    tachi_comm_frame(d, s->frames[s->depth - 1], &cn, &cl, &pid))
+		t->comm = s->frames[s->depth - 1];
 	bool same = s->same_outer >= s->depth && s->depth == c->depth && c->leaf != TACHI_NOMEM_NODE;
 	for (uint32_t i = 0; !same && i < s->depth; i++) {
 		uint32_t f = s->frames[i];
@@ -451,11 +463,41 @@ static int write_runs(struct tach_writer *w, const struct sthread *t, bool weigh
 	return TACH_OK;
 }
 
+/* A perf capture's thread is named by its comm: "comm (tid N)". */
+static int comm_name(struct tach_writer *w, const struct sthread *t, const char *ns, bool *done)
+{
+	struct sstate *st = w->state;
+	const char *cn;
+	size_t cl;
+	int32_t pid;
+	*done = false;
+	if (t->comm == NONE || !tachi_comm_frame(st->src, t->comm, &cn, &cl, &pid))
+		return TACH_OK;
+	struct tachi_buf b = { 0 };
+	char tail[40];
+	size_t tl = (size_t)snprintf(tail, sizeof(tail), " (tid %llu)", (unsigned long long)t->tid);
+	int rc = tachi_buf_add(&b, cn, cl) && tachi_buf_add(&b, tail, tl) ? TACH_OK : TACH_E_NOMEM;
+	if (!rc && out_str(w, ns))
+		rc = TACH_E_IO;
+	if (!rc)
+		rc = out_json(w, b.p, b.len);
+	free(b.p);
+	*done = !rc;
+	return rc;
+}
+
 static int write_head(struct tach_writer *w, const struct sthread *t, size_t ti)
 {
 	struct sstate *st = w->state;
 	char name[96];
 	size_t nl;
+	bool done = false;
+	const char *ns = ti ? ",{\"type\":\"sampled\",\"name\":" : "{\"type\":\"sampled\",\"name\":";
+	int rc = t ? comm_name(w, t, ns, &done) : TACH_OK;
+	if (rc)
+		return rc;
+	if (done)
+		goto unit;
 	if (!t) {
 		nl = 10;
 		memcpy(name, "No samples", 10);
@@ -473,8 +515,10 @@ static int write_head(struct tach_writer *w, const struct sthread *t, size_t ti)
 		name[nl++] = ')';
 	}
 	if (out_str(w, ti ? ",{\"type\":\"sampled\",\"name\":\"" : "{\"type\":\"sampled\",\"name\":\"") ||
-	    tachi_out_write(&w->out, name, nl) || out_str(w, "\",\"unit\":\"") ||
-	    out_str(w, st->unit) ||
+	    tachi_out_write(&w->out, name, nl) || out_str(w, "\""))
+		return TACH_E_IO;
+unit:
+	if (out_str(w, ",\"unit\":\"") || out_str(w, st->unit) ||
 	    out_str(w, "\",\"startValue\":0,\"endValue\":") ||
 	    tachi_out_u64(&w->out, t ? t->total * st->unit_mul : 0))
 		return TACH_E_IO;

@@ -150,6 +150,16 @@ struct tachi_pathcache *tachi_threads_get(struct tachi_threads *t, uint64_t tid,
 	return &t->v[id];
 }
 
+const struct tachi_pathcache *tachi_threads_find(const struct tachi_threads *t, uint64_t tid,
+						 uint32_t iid)
+{
+	struct tkey k = { tid, iid };
+	uint32_t id;
+	if (!tachi_idset_find(&t->index, thread_hash(tid, iid), &k, thread_eq, (void *)t, &id))
+		return NULL;
+	return &t->v[id];
+}
+
 void tachi_threads_free(struct tachi_threads *t)
 {
 	for (size_t i = 0; i < t->count; i++) {

@@ -143,6 +143,9 @@ struct tachi_threads {
 /* The cache entry for (tid, iid), created in first-seen order; *created tells. */
 struct tachi_pathcache *tachi_threads_get(struct tachi_threads *t, uint64_t tid, uint32_t iid,
 					  bool *created);
+/* The thread's entry, or NULL when it has none. */
+const struct tachi_pathcache *tachi_threads_find(const struct tachi_threads *t, uint64_t tid,
+						 uint32_t iid);
 void tachi_threads_free(struct tachi_threads *t);
 /* Interns s's stack (keys = map[frame id], or the frame id itself when map is NULL) into the
  * trie and returns its leaf node (TACHI_ROOT for an empty stack), or TACHI_NOMEM_NODE on

@@ -178,7 +178,7 @@ check_live() {
 	# the paths the program takes, as the perl script would print them
 	tach-decode -q --labels perf "$T/live.perf" >"$T/periods"
 	grep -Eq '^livetest;(.*;)?main;worker;hot_a [0-9]+$' "$T/periods"
-	grep -Eq '^livetest;(.*;)?start_thread;worker;hot_b [0-9]+$' "$T/periods"
+	grep -Eq '^(livetest|hotb-worker);(.*;)?start_thread;worker;hot_b [0-9]+$' "$T/periods"
 	# through TACH, counted in samples, as the independent reading counts them
 	perf2tach -q "$T/live.perf" -o "$T/live.tach"
 	tach-decode --labels perf "$T/live.tach" >"$T/got"
@@ -219,4 +219,170 @@ check_live() {
 	# perf's clock counts from boot: the duration runs from the first sample (1601.018010 s)
 	# to the last one's end (1603.708774 s + 2004 us), not from the clock's zero
 	grep -q '^Duration: 2.69s,' "$T/top"
+}
+
+@test "older perf script text: frame lines without indent, event lines without a time" {
+	f=$P/real/sort-fp.perf
+	tach-decode -q --labels perf "$f" >"$T/want"
+	sed 's/^[ \t]*//' "$f" >"$T/flat.perf"
+	tach-decode -q --labels perf "$T/flat.perf" >"$T/got"
+	same_lines "$T/want" "$T/got"
+	tach-decode -q --labels perf --from perf "$T/flat.perf" >"$T/got"
+	same_lines "$T/want" "$T/got"
+	# no time: each sample counts one, as the script counts it without the period's colon
+	sed -E 's/ +[0-9]+\.[0-9]+: / /' "$T/flat.perf" >"$T/nots.perf"
+	tach-decode -q --labels perf "$T/nots.perf" >"$T/got"
+	$FOLD "$f" | sed -E 's/ [0-9]+$//' | LC_ALL=C sort >"$T/w"
+	sed -E 's/ [0-9]+$//' "$T/got" | LC_ALL=C sort >"$T/g"
+	diff -u "$T/w" "$T/g"
+	[ "$(awk '{ n += $NF } END { print n }' "$T/got")" -eq "$(grep -c 'cpu-clock' "$f")" ]
+}
+
+@test "a capture without call chains: one line a sample, the comm right-aligned, one frame each" {
+	printf '%s\n' '              lt 11292   249.214003:    2004008 cpu-clock:      556dde1d3182 hot_a+0x19 (/tmp/pt/lt)' \
+		'     hotb-worker 11314   249.245144:    2004008 cpu-clock:      556dde1d31cc hot_b+0x2d (/tmp/pt/lt)' \
+		'              lt 11292   249.252220:    4008016 cpu-clock:      556dde1d3199 hot_a+0x30 (/tmp/pt/lt)' >"$T/nog.perf"
+	run tach-decode --labels perf "$T/nog.perf"
+	[ "$status" -eq 0 ]
+	[ "${lines[0]}" = "hotb-worker;hot_b 2004008" ]
+	[ "${lines[1]}" = "lt;hot_a 6012024" ]
+	[ "${#lines[@]}" -eq 2 ]
+	perf2tach -q "$T/nog.perf" -o "$T/p.tach"
+	tach-decode "$T/p.tach" >"$T/got"
+	grep -qx 'tid:11292;\[comm\]:lt:0;lt:hot_a:0 3' "$T/got"
+}
+
+@test "perf script --header past 4 KiB is detected; --event then applies" {
+	f=$P/real/sort-fp.perf
+	{
+		printf '# ========\n# captured on    : Sat Nov 28 05:26:20 2026\n'
+		for i in $(seq 1 20); do
+			printf '# event : name = cpu_core/event=0x%x,umask=0x81,name=mem_inst_retired_all_loads/ppp, , id = { 8, 9 }, type = 4, size = 136, config = 0x81d0, { sample_period, sample_freq } = 4000, sample_type = IP|TID|TIME|CALLCHAIN|PERIOD, read_format = ID, disabled = 1, freq = 1\n' "$i"
+		done
+		printf '# ========\n#\n'
+		cat "$f"
+	} >"$T/head.perf"
+	[ "$(head -c 4096 "$T/head.perf" | grep -c '^[^#]')" -eq 0 ]
+	tach-decode -q --labels perf "$f" >"$T/want"
+	tach-decode -q --labels perf "$T/head.perf" >"$T/got"
+	same_lines "$T/want" "$T/got"
+	tach-decode -v -q "$T/head.perf" 2>&1 >/dev/null | grep -q perf
+	run tach-decode -q --event nosuch "$T/head.perf"
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"no samples of event nosuch; the capture has: cpu-clock:pppH"* ]]
+}
+
+@test "an event name past 64 bytes is one event; --event names it; cycles:u read under cycles is said" {
+	ev=cpu_core/event=0xd0,umask=0x81,name=mem_inst_retired_all_loads_sampled/ppp
+	[ ${#ev} -gt 64 ]
+	sed "s|cpu-clock:pppH:|$ev:|" "$P/real/sort-fp.perf" >"$T/long.perf"
+	run perf2tach "$T/long.perf" -o "$T/p.tach"
+	[ "$status" -eq 0 ]
+	[[ "$output" != *"other events"* ]]
+	[ "$(tach-decode "$T/p.tach" | awk '{ n += $NF } END { print n }')" -eq "$(grep -c "$ev:" "$T/long.perf")" ]
+	perf2tach -q --event "$ev" "$T/long.perf" -o "$T/p2.tach"
+	cmp "$T/p.tach" "$T/p2.tach"
+	# the option "cycles" reads cycles:u too, and the warning says both were read
+	f=$P/inputs/perf-cycles-instructions-01.txt
+	sed '0,/ cycles: $/s// cycles:u: /' "$f" >"$T/u.txt"
+	run perf2tach --event cycles "$T/u.txt" -o "$T/p.tach"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"skipped; only cycles:u, cycles read"* ]]
+}
+
+@test "numbers past 2^64: a period of 2^64-1 is one sample, sums past it and pids past it are said" {
+	printf 'lt 1 1.000001: 18446744073709551615 cpu-clock:\n\t11b8 hot_b+0x19 (/x/lt)\n\n' >"$T/p.perf"
+	perf2tach -q "$T/p.perf" -o "$T/p.tach"
+	[ "$(tach-decode "$T/p.tach")" = 'tid:1;[comm]:lt:0;lt:hot_b:0 1' ]
+	tach-decode -F info "$T/p.tach" | grep -qx 'sample_interval_us: 18446744073709552'
+	cat "$T/p.perf" "$T/p.perf" >"$T/two.perf"
+	run tach-decode --labels perf "$T/two.perf"
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"two.perf:4: the periods add up past 2^64-1"* ]]
+	[[ "$output" != *"max-samples"* ]]
+	printf 'lt 99999999999999999999999 1.000001: 1000 cpu-clock:\n\t11b8 hot_b+0x19 (/x/lt)\n\n' >"$T/pid.perf"
+	run perf2tach "$T/pid.perf" -o "$T/p.tach"
+	[ "$status" -eq 1 ]
+	[[ "$output" == "perf2tach: $T/pid.perf:1: pid or tid past 2^64-1" ]]
+}
+
+@test "a capture cut inside its first sample says so; NUL and ESC further on do not stop detection" {
+	head -c 120 "$P/real/sort-fp.perf" >"$T/cut.perf"
+	run tach-decode "$T/cut.perf"
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"cut.perf:1: the capture is cut short inside its first sample"* ]]
+	run tach-decode --from perf "$T/cut.perf"
+	[[ "$output" == *"cut short inside its first sample"* ]]
+	{ head -n 30 "$P/real/sort-fp.perf"; printf 'a\001\033[1m 77 1.5: 1 cpu-clock:pppH:\n\t1 f\000g (/x)\n\n'; } >"$T/nul.perf"
+	run tach-decode -q --labels perf "$T/nul.perf"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *$'a\001\033[1m;'* ]]
+}
+
+@test "a stream without a sample ends at --max-input" {
+	run sh -c "yes 'no perf here' | head -c 3000000 | tach-decode --from perf --max-input 1M"
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"no sample in the first 1048576 bytes (see max-input)"* ]]
+}
+
+@test "live: who ran: Gecko and speedscope threads are named by comm, a cpu-clock capture is CPU time" {
+	live_capture -g
+	tach2gecko --no-gzip -q "$T/live.perf" | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+names = sorted(t["name"].split(" (tid ")[0] for t in d["threads"])
+assert names == ["hotb-worker", "livetest"], names
+for t in d["threads"]:
+    assert t["name"].endswith(" (tid %s)" % t["tid"]), t["name"]
+    if t["name"].startswith("livetest"):
+        assert t["processName"] == "livetest", t["processName"]
+' >&2
+	tach2speedscope -q "$T/live.perf" | python3 -c '
+import json, sys
+names = sorted(p["name"].split(" (tid ")[0] for p in json.load(sys.stdin)["profiles"])
+assert names == ["hotb-worker", "livetest"], names
+' >&2
+	command -v go >/dev/null || skip "go not installed (Debian package golang-go)"
+	export HOME=$T PPROF_TMPDIR=$T
+	tach2pprof -q "$T/live.perf" -o "$T/p.pb.gz"
+	go tool pprof -top "$T/p.pb.gz" 2>/dev/null >"$T/top"
+	grep -qx 'Type: cpu' "$T/top"
+	grep -qx 'File: livetest' "$T/top"
+}
+
+@test "perf's (inlined) marks an inline frame: pprof puts it in its caller's location" {
+	command -v go >/dev/null || skip "go not installed (Debian package golang-go)"
+	export HOME=$T PPROF_TMPDIR=$T
+	tach2pprof -q "$P/real/python-x-perf.perf" -o "$T/p.pb.gz"
+	go tool pprof -raw "$T/p.pb.gz" 2>/dev/null >"$T/raw"
+	run grep -c 'inlined' "$T/raw"
+	[ "$output" = 0 ]
+	# one location, the address of both: get_state inlined into the function that calls it
+	grep -A1 -E '^ +[0-9]+: 0x1cfdc8 .*_PyInterpreterState_GET' "$T/raw" | grep -q 'get_state'
+}
+
+@test "the program may carry a version its comm lacks: comm python3 runs python3.12" {
+	[ "$(tach2gecko --no-gzip -q "$P/real/python-x-perf.perf" | python3 -c 'import json, sys; print(json.load(sys.stdin)["meta"]["product"])')" = python3.12 ]
+}
+
+@test "the program is found though its first samples are in the loader: Gecko's product, pprof's File" {
+	{
+		printf 'prog 7 1.000001: 1000000 cpu-clock:\n\t1f2a _dl_start+0x1a (/usr/lib/x86_64-linux-gnu/ld-linux-x86-64.so.2)\n\n'
+		printf 'prog 7 1.001001: 1000000 cpu-clock:\n\t1139 main+0x10 (/home/dev/prog)\n\n'
+	} >"$T/ld.perf"
+	[ "$(tach2gecko --no-gzip -q "$T/ld.perf" | python3 -c 'import json, sys; print(json.load(sys.stdin)["meta"]["product"])')" = prog ]
+	command -v go >/dev/null || skip "go not installed (Debian package golang-go)"
+	export HOME=$T PPROF_TMPDIR=$T
+	tach2pprof -q "$T/ld.perf" -o "$T/p.pb.gz"
+	go tool pprof -top "$T/p.pb.gz" 2>/dev/null | grep -qx 'File: prog'
+}
+
+@test "a NUL or ESC in the first event line: detection says it looks like perf's, --from perf reads it" {
+	{ printf 'a\033[1mb\000c 77 1.5: 1 cpu-clock:pppH:\n\t1 f (/x)\n\n'; cat "$P/real/sort-fp.perf"; } >"$T/esc.perf"
+	run tach-decode -q "$T/esc.perf"
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"as perf files do"*"--from perf"* ]]
+	run tach-decode -q --labels perf --from perf "$T/esc.perf"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *$'a\033[1mb'*';f 1'* ]]
 }

@@ -175,23 +175,24 @@ pcli_load() {
 }
 
 # Native inputs: gperftools (read directly), its pprof conversion, perf script (its program
-# named by the comm, or none: java's frames are in libjvm.so), folded.
+# named by the comm, or none: java's frames are in libjvm.so, and its process then by the
+# comm of the thread), folded.
 native_inputs() {
 	local dir=$FIXTURES/gperf/hotloop
 	echo "hotloop $dir/hotloop.prof"
 	echo "pprof $dir/hotloop.pprof.pb.gz"
 	echo "func_ab $FIXTURES/perf/inputs/perf-funcab-cmd-01.txt"
-	echo "perf $FIXTURES/perf/inputs/perf-java-stacks-01.txt"
+	echo "perf $FIXTURES/perf/inputs/perf-java-stacks-01.txt ab"
 	echo "collapsed $TESTDATA/collapsed/perf.txt"
 }
 
 @test "native input is not Python's: product and process after the program or format, native frames not script frames, no Python version" {
-	local name f
-	while read -r name f; do
+	local name f proc
+	while read -r name f proc; do
 		tach2gecko -q --no-gzip "$f" -o "$TMP/n.json"
 		run jq -r '.meta.product, (.threads[] | .processName)' "$TMP/n.json"
 		[ "$status" -eq 0 ]
-		[ "${lines[0]}" = "$name" ] && [ "${lines[1]}" = "$name" ] ||
+		[ "${lines[0]}" = "$name" ] && [ "${lines[1]}" = "${proc:-$name}" ] ||
 			{ echo "$f: product and process: ${lines[*]}"; false; }
 		[[ "$output" != *Python* && "$output" != *3.15* ]]
 		# No frame Python's (a leaf may be in its sample's state, Other for perf's) or
@@ -253,7 +254,7 @@ native_inputs() {
 @test "the Firefox Profiler imports the native outputs" {
 	profiler_cli
 	local name f
-	while read -r name f; do
+	while read -r name f _; do
 		tach2gecko -q "$f" -o "$TMP/n.json.gz"
 		pcli_load "$TMP/n.json.gz" || { echo "$f: not imported"; false; }
 	done < <(native_inputs)

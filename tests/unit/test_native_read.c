@@ -1,5 +1,6 @@
 /* Native data from the gperftools and perf readers: addresses, mappings, and the module
  * and file offset names of unsymbolized frames (tachfmt(5)). */
+#include <stdbool.h>
 #include <stdlib.h>
 
 #include "check.h"
@@ -120,9 +121,53 @@ static void perf(void)
 	tach_reader_free(r);
 }
 
+/* The frames of two samples: one function at two addresses (offsets), an [unknown] at two,
+ * and an inline frame; with addresses=no the function is one frame, the [unknown]s stay
+ * two (their names are their addresses) unless unknown-addresses=no, and no frame has
+ * native data. */
+static void perf_frames(const char *addresses, const char *unknown, uint32_t want_frames,
+			bool native)
+{
+	static const char text[] =
+		"prog 7 1.000001: 1000 cpu-clock:\n"
+		"\t401010 get+0x18 (inlined)\n"
+		"\t401010 work+0x10 (/opt/bin/prog)\n"
+		"\t7f0010 [unknown] (/opt/lib/x.so)\n\n"
+		"prog 7 1.000002: 1000 cpu-clock:\n"
+		"\t401020 work+0x20 (/opt/bin/prog)\n"
+		"\t7f0020 [unknown] (/opt/lib/x.so)\n\n";
+	struct tach_reader *r = tach_reader_new("perf");
+	CHECK_EQ_U64(tach_reader_set_option(r, "addresses", addresses), TACH_OK);
+	CHECK_EQ_U64(tach_reader_set_option(r, "unknown-addresses", unknown), TACH_OK);
+	CHECK_EQ_U64(tach_reader_open_mem(r, text, sizeof(text) - 1), TACH_OK);
+	const struct tach_sample *s;
+	const struct tach_dict *d = tach_reader_dict(r);
+	uint32_t depth[2] = { 0, 0 };
+	for (int i = 0; i < 2; i++) {
+		CHECK_EQ_U64(tach_reader_next(r, &s), TACH_OK);
+		depth[i] = s->depth;
+	}
+	CHECK_EQ_U64(tach_reader_next(r, &s), TACH_EOF);
+	CHECK_EQ_U64(depth[0], 4);
+	CHECK_EQ_U64(depth[1], 3);
+	/* the root, get, work (one or two), two [unknown]s */
+	CHECK_EQ_U64(tach_dict_frame_count(d), want_frames);
+	for (uint32_t id = 0; id < tach_dict_frame_count(d); id++) {
+		const struct tach_frame *f = tach_dict_frame(d, id);
+		bool root = !strcmp(str(d, f->file), "[comm]");
+		CHECK_EQ_U64(tach_dict_frame_native(d, id) != NULL, native && !root);
+		if (!strcmp(str(d, f->func), "get") && native)
+			CHECK_EQ_U64(tach_dict_frame_native(d, id)->inlined, 1);
+	}
+	tach_reader_free(r);
+}
+
 int main(void)
 {
 	gperf();
 	perf();
+	perf_frames("yes", "yes", 6, true);
+	perf_frames("no", "yes", 5, false);
+	perf_frames("no", "no", 4, false);
 	return CHECK_DONE();
 }

@@ -1,6 +1,7 @@
 /* The threaded program tests/cli/perf2tach.bats records with perf: main -> worker -> hot_a
- * on the main thread, start_thread -> worker -> hot_b on the other; a fixed amount of work,
+ * on the main thread, start_thread -> worker -> hot_b on the other, named hotb-worker; a fixed amount of work,
  * no timing. */
+#define _GNU_SOURCE
 #include <pthread.h>
 #include <stdio.h>
 static volatile unsigned long sink;
@@ -11,6 +12,7 @@ int main(void)
 {
 	pthread_t t;
 	if (pthread_create(&t, NULL, worker, (void *)1)) return 1;
+	pthread_setname_np(t, "hotb-worker");
 	worker(NULL);
 	pthread_join(t, NULL);
 	printf("%lu\n", sink);
