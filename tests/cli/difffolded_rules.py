@@ -1,44 +1,88 @@
 #!/usr/bin/env python3
-"""difffolded.pl's rules, written again from its documented behaviour, for checking
-tach-diff without perl's script:
+"""difffolded.pl's rules, written again from its behaviour, for checking tach-diff
+without perl's script:
 
     difffolded_rules.py [-n] [-s] FOLDED1 FOLDED2
+    difffolded_rules.py --check LIST
 
-Each line "STACK COUNT" adds COUNT to STACK's column (1 or 2); -s first writes every
-0x[0-9a-fA-F]+ in STACK as "0x..."; -n, when the totals differ, makes column 1
-int(count1 * total2 / total1). Output: "STACK COUNT1 COUNT2", sorted by bytes (the script
-prints in hash order; tach-diff sorts).
+Each line (its LF removed) matching ^(.*)\\s+?(\\d+(?:\\.\\d*)?)$ adds COUNT to STACK's
+column (1 or 2); a line that does not match adds nothing to the empty stack (the script's
+hash still gets that key). -s first writes every 0x[0-9a-fA-F]+ in STACK as "0x..."; -n,
+when the totals differ, makes column 1 int(count1 * total2 / total1). Output: "STACK
+COUNT1 COUNT2", sorted by bytes (the script prints in hash order; tach-diff sorts).
+
+--check LIST: each line of LIST is "OPTS<TAB>FOLDED1<TAB>FOLDED2<TAB>GOT"; every GOT must
+be the rules' output for its inputs, or the differences are printed and the exit is 1.
+One interpreter for many pairs.
 """
 import re
 import sys
+
+LINE = re.compile(rb"^(.*)\s+?(\d+(?:\.\d*)?)$", re.S)
+
+
+def number(text):
+    return float(text) if b"." in text else int(text)
 
 
 def read(path, strip):
     counts = {}
     with open(path, "rb") as f:
-        for line in f.read().split(b"\n"):
-            m = re.match(rb"^(.*)\s+?(\d+(?:\.\d*)?)$", line)
-            if not m:
-                continue
-            stack = m.group(1)
-            if strip:
-                stack = re.sub(rb"0x[0-9a-fA-F]+", b"0x...", stack)
-            counts[stack] = counts.get(stack, 0) + int(m.group(2))
+        data = f.read()
+    lines = data.split(b"\n")
+    if lines and lines[-1] == b"":
+        lines.pop()
+    for line in lines:
+        m = LINE.match(line)
+        stack, count = (m.group(1), number(m.group(2))) if m else (b"", 0)
+        if strip:
+            stack = re.sub(rb"0x[0-9a-fA-F]+", b"0x...", stack)
+        counts[stack] = counts.get(stack, 0) + count
     return counts
 
 
-def main(argv):
-    norm = "-n" in argv
-    strip = "-s" in argv
-    files = [a for a in argv if a not in ("-n", "-s")]
-    a, b = read(files[0], strip), read(files[1], strip)
+def fmt(x):
+    if isinstance(x, float):
+        return b"%.15g" % x
+    return b"%d" % x
+
+
+def diff(opts, a_path, b_path):
+    a, b = read(a_path, "-s" in opts), read(b_path, "-s" in opts)
     t1, t2 = sum(a.values()), sum(b.values())
-    out = sys.stdout.buffer
+    out = []
     for stack in sorted(set(a) | set(b)):
         c1, c2 = a.get(stack, 0), b.get(stack, 0)
-        if norm and t1 != t2:
-            c1 = int(c1 * t2 / t1)
-        out.write(b"%s %d %d\n" % (stack, c1, c2))
+        if "-n" in opts and t1 != t2 and t1:
+            p = c1 * t2
+            # perl: an exact integer quotient, else a division of doubles
+            if isinstance(p, int) and isinstance(t1, int) and p % t1 == 0:
+                c1 = p // t1
+            else:
+                c1 = int(float(p) / float(t1))
+        out.append(b"%s %s %s\n" % (stack, fmt(c1), fmt(c2)))
+    return b"".join(out)
+
+
+def check(list_path):
+    bad = 0
+    with open(list_path) as f:
+        for row in f:
+            opts, a, b, got = row.rstrip("\n").split("\t")
+            want = diff(opts.split(), a, b)
+            with open(got, "rb") as g:
+                if g.read() != want:
+                    print("differs: %s %s %s" % (opts, a, b))
+                    bad = 1
+    return bad
+
+
+def main(argv):
+    if argv[:1] == ["--check"]:
+        sys.exit(check(argv[1]))
+    opts = [a for a in argv if a in ("-n", "-s")]
+    files = [a for a in argv if a not in ("-n", "-s")]
+    sys.stdout.buffer.write(diff(opts, files[0], files[1]))
 
 
 if __name__ == "__main__":
