@@ -21,12 +21,54 @@ import sys
 LINE = re.compile(rb"^(.*)\s+?(\d+(?:\.\d*)?)$", re.S)
 
 
+UV_MAX = 2**64 - 1
+
+
 def number(text):
-    return float(text) if b"." in text else int(text)
+    # perl: a whole number up to 2^64 - 1 exactly, anything else a double
+    if b"." in text or int(text) > UV_MAX:
+        return float(text)
+    return int(text)
+
+
+def whole(x):
+    # perl does integer arithmetic on a double that is whole and below 2^53
+    if isinstance(x, float) and 0 <= x < 2.0**53 and x == int(x):
+        return int(x)
+    return x
+
+
+def add(a, b):
+    a, b = whole(a), whole(b)
+    if isinstance(a, int) and isinstance(b, int) and a + b <= UV_MAX:
+        return a + b
+    return float(a) + float(b)
+
+
+def differ(a, b):
+    # perl's != : whole numbers exactly, otherwise as doubles
+    a, b = whole(a), whole(b)
+    if isinstance(a, int) and isinstance(b, int):
+        return a != b
+    return float(a) != float(b)
+
+
+def scale(c, t2, t1):
+    """int(c * t2 / t1) as perl computes it."""
+    c, t2, t1 = whole(c), whole(t2), whole(t1)
+    if isinstance(c, int) and isinstance(t2, int) and c * t2 <= UV_MAX:
+        p = c * t2
+        if isinstance(t1, int) and p >= t1 and p % t1 == 0:
+            return p // t1
+    else:
+        p = float(c) * float(t2)
+    q = float(p) / float(t1)
+    return int(q) if q < 2.0**64 else float(int(q))
 
 
 def read(path, strip):
-    counts = {}
+    """The stacks' counts and the total, both added line by line as perl adds them."""
+    counts, total = {}, 0
     with open(path, "rb") as f:
         data = f.read()
     lines = data.split(b"\n")
@@ -37,29 +79,26 @@ def read(path, strip):
         stack, count = (m.group(1), number(m.group(2))) if m else (b"", 0)
         if strip:
             stack = re.sub(rb"0x[0-9a-fA-F]+", b"0x...", stack)
-        counts[stack] = counts.get(stack, 0) + count
-    return counts
+        counts[stack] = add(counts.get(stack, 0), count)
+        total = add(total, count)
+    return counts, total
 
 
 def fmt(x):
+    if isinstance(x, float) and x == float("inf"):
+        return b"Inf"
     if isinstance(x, float):
         return b"%.15g" % x
     return b"%d" % x
 
 
 def diff(opts, a_path, b_path):
-    a, b = read(a_path, "-s" in opts), read(b_path, "-s" in opts)
-    t1, t2 = sum(a.values()), sum(b.values())
+    (a, t1), (b, t2) = read(a_path, "-s" in opts), read(b_path, "-s" in opts)
     out = []
     for stack in sorted(set(a) | set(b)):
         c1, c2 = a.get(stack, 0), b.get(stack, 0)
-        if "-n" in opts and t1 != t2 and t1:
-            p = c1 * t2
-            # perl: an exact integer quotient, else a division of doubles
-            if isinstance(p, int) and isinstance(t1, int) and p % t1 == 0:
-                c1 = p // t1
-            else:
-                c1 = int(float(p) / float(t1))
+        if "-n" in opts and differ(t1, t2) and t1:
+            c1 = scale(c1, t2, t1)
         out.append(b"%s %s %s\n" % (stack, fmt(c1), fmt(c2)))
     return b"".join(out)
 
