@@ -238,7 +238,7 @@ static int intern_stack(struct dfold *j, const uint8_t *q, size_t n, struct stac
  * integer form of a double only when the double is whole and below 2^53). */
 static struct num as_perl(struct num a)
 {
-	if (a.dbl && a.d >= 0 && a.d < 9007199254740992.0 && a.d == floor(a.d))
+	if (a.dbl && a.d >= 0 && a.d < 9007199254740992.0 && a.d == (double)(uint64_t)a.d)
 		return (struct num){ false, (uint64_t)a.d, 0 };
 	return a;
 }
@@ -273,7 +273,7 @@ static struct num scale(struct num a, struct num b, struct num c)
 	double q = val(p) / val(c);
 	if (q < 18446744073709551616.0)
 		return (struct num){ false, (uint64_t)q, 0 };
-	return (struct num){ true, 0, floor(q) };
+	return (struct num){ true, 0, q }; /* past 2^53 a double is whole */
 }
 
 static bool num_eq(struct num a, struct num b)
