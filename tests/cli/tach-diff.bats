@@ -219,3 +219,11 @@ joined() {
 		"$TMP/live1.folded" "$TMP/live2.folded" "$TMP/got.n" >"$TMP/list"
 	$RULES --check "$TMP/list"
 }
+
+@test "a folded input from a pipe is read whole, as from a file" {
+	tach-diff "$FG/perf.folded" "$FG/perf2.folded" >"$TMP/want"
+	cat "$FG/perf2.folded" | tach-diff "$FG/perf.folded" - | diff -u "$TMP/want" -
+	cat "$FG/perf.folded" | tach-diff - "$FG/perf2.folded" | diff -u "$TMP/want" -
+	[ -s "$TMP/want" ]
+	[ "$(ls "$TMP")" = want ]
+}
