@@ -8,7 +8,8 @@
 # distinct stacks), the worst case for tach2speedscope, which writes one weighted sample per
 # run of one stack. tach2pstats keeps counts per distinct stack and walks each once at the
 # end; tach2speedscope spools 24 bytes a run per thread to a temporary file: peak RSS should
-# not grow with samples. Prints; never fails on timing.
+# not grow with samples. tach2gecko --no-gzip follows, as the yardstick. Prints; never fails
+# on timing.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 build=$(cd "${1:-$here/../build}" && pwd)
@@ -38,3 +39,10 @@ echo "== $shape, $n samples: $(stat -c %s "$work/p.tach") bytes TACH;" \
 measure "tach-decode (collapsed)" "$n" /dev/null tach-decode "$work/p.tach"
 measure "tach2pstats" "$n" "$work/p.pstats" tach2pstats "$work/p.tach" -o "$work/p.pstats"
 measure "tach2speedscope" "$n" "$work/p.json" tach2speedscope "$work/p.tach" -o "$work/p.json"
+# The yardstick issue 42 holds tach2speedscope to (within 1.5x of its CPU): tach2gecko's plain
+# JSON of the same samples. Both also to /dev/null, as the kernel's cost of writing the file
+# (speedscope's is 3x bigger: a stack per run, where Gecko writes an index) varies widely with
+# the machine's dirty-page writeback.
+measure "tach2gecko --no-gzip" "$n" "$work/p.gecko.json" tach2gecko --no-gzip "$work/p.tach" -o "$work/p.gecko.json"
+measure "tach2speedscope >null" "$n" /dev/null tach2speedscope "$work/p.tach"
+measure "tach2gecko --no-gzip >null" "$n" /dev/null tach2gecko -f --no-gzip "$work/p.tach"

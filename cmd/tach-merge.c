@@ -393,7 +393,7 @@ int main(int argc, char **argv)
 		  "give each input's samples an outermost frame named after the input", NULL, false },
 		{ 0 },
 	};
-	static const struct tc_many many = { 1, 0, "FILE...", merge };
+	static const struct tc_many many = { 1, 0, "FILE...", merge, false };
 	static const struct tc_prog prog = {
 		.name = "tach-merge",
 		.summary = "Merge profiles of any readable format into one TACH profile.",

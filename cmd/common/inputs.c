@@ -35,6 +35,39 @@ static void note_size(struct tc_input *in)
 		in->size_at_open = st.st_size;
 }
 
+/* For a program that rereads its inputs: where in's bytes start, and a pipe's copied to a
+ * temporary file first. 0 or the exit status. */
+static int keep_rereadable(struct tc_run *run, struct tc_input *in)
+{
+	if (!run->prog->many || !run->prog->many->rereads ||
+	    (in->start = lseek(in->fd, 0, SEEK_CUR)) >= 0)
+		return 0;
+	in->start = 0;
+	FILE *tmp = tmpfile();
+	char buf[65536];
+	ssize_t got = 0;
+	while (tmp && ((got = read(in->fd, buf, sizeof(buf))) > 0 || (got < 0 && errno == EINTR)))
+		if (got > 0 && fwrite(buf, 1, (size_t)got, tmp) != (size_t)got)
+			break;
+	int fd = -1;
+	if (tmp && got == 0 && !fflush(tmp) && (fd = dup(fileno(tmp))) >= 0 &&
+	    lseek(fd, 0, SEEK_SET) < 0) {
+		close(fd);
+		fd = -1;
+	}
+	int err = errno;
+	if (tmp)
+		fclose(tmp);
+	if (fd < 0) {
+		fprintf(stderr, "%s: %s: %s\n", run->prog->name, in->name, strerror(err));
+		return 1;
+	}
+	if (in->fd > STDIN_FILENO)
+		close(in->fd);
+	in->fd = fd;
+	return 0;
+}
+
 /* One input: a path, or stdin for "-"; its name is kept for messages. 0 or the exit status. */
 static int open_one_input(struct tc_run *run, struct tc_input *in, const char *path,
 			  bool *stdin_taken)
@@ -47,7 +80,7 @@ static int open_one_input(struct tc_run *run, struct tc_input *in, const char *p
 		in->name = "<stdin>";
 		in->fd = STDIN_FILENO;
 		note_size(in);
-		return 0;
+		return keep_rereadable(run, in);
 	}
 	in->name = path;
 	in->fd = open(path, O_RDONLY | O_CLOEXEC);
@@ -56,7 +89,7 @@ static int open_one_input(struct tc_run *run, struct tc_input *in, const char *p
 		return 1;
 	}
 	note_size(in);
-	return 0;
+	return keep_rereadable(run, in);
 }
 
 /* The input files named on the command line (standard input when a one-input program is

@@ -36,7 +36,13 @@ static void print_pos(FILE *f, const char *name, int kind, uint64_t pos)
 void tc_on_warn(void *ctx, const char *msg, int kind, uint64_t pos)
 {
 	const struct tc_input *in = ctx;
+	const char *format = tach_reader_format(in->r);
 	if (in->run->quiet)
+		return;
+	/* a program that rereads a folded input reads its text itself (tach-diff): what the
+	 * folded reader guessed on the way (a unit for the counts) is not what it does */
+	if (in->run->prog->many && in->run->prog->many->rereads && format &&
+	    !strcmp(format, "collapsed"))
 		return;
 	tc_progress_clear(&in->run->progress);
 	fprintf(stderr, "%s: ", in->run->prog->name);

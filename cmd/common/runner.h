@@ -31,6 +31,7 @@ struct tc_input {
 	struct tach_reader *r;
 	struct tc_run *run;
 	off_t size_at_open;      /* a regular file's size when opened, else 0 */
+	off_t start;             /* where its bytes start (a seekable stdin may start past 0) */
 };
 
 /* An output choice of --format: a writer format, or a custom handler. */
@@ -74,6 +75,9 @@ struct tc_many {
 	const char *args;      /* the operands for --help, e.g. "FILE..." */
 	int (*run)(struct tc_run *run, struct tc_input *in, size_t n, struct tach_writer *w,
 		   int outfd);
+	/* run reads an input's bytes again from the start (tach-diff's folded text): an input
+	 * that cannot seek (a pipe) is first copied to a temporary file. */
+	bool rereads;
 };
 
 /* --from FORMAT: the format every input is read as (a readable name of tach_format_name). */

@@ -265,8 +265,10 @@ static int map_frame(struct tach_writer *w, const struct tach_dict *d, uint32_t 
 	}
 	if (f->line >= 0 && (st->funcs[fn].min_line < 0 || f->line < st->funcs[fn].min_line))
 		st->funcs[fn].min_line = f->line;
-	struct gframe g = { fn, f->line < 0 ? -1 : f->line, f->col < 0 ? -1 : f->col, cat,
-			    SUB_NONE, cat };
+	/* a column without a line is no position (CPython drops it): a module+offset
+	 * frame's holds its mapping's file offset */
+	int32_t col = f->line < 0 || f->col < 0 ? -1 : f->col;
+	struct gframe g = { fn, f->line < 0 ? -1 : f->line, col, cat, SUB_NONE, cat };
 	uint32_t id = intern_frame(st, &g);
 	if (id == NONE)
 		return WFAIL(w, TACH_E_NOMEM, "out of memory");

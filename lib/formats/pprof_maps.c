@@ -75,7 +75,7 @@ static bool rb_eq(void *ctx, uint32_t id, const void *key)
 	return pm->rb[id].file == *(const uint32_t *)key;
 }
 
-int64_t tachi_pmaps_rebuilt(struct tachi_pmaps *pm, uint32_t file, uint64_t off)
+int64_t tachi_pmaps_rebuilt(struct tachi_pmaps *pm, uint32_t file, uint64_t off, int64_t seg)
 {
 	uint64_t h = tachi_mix64(file);
 	uint32_t i;
@@ -83,11 +83,13 @@ int64_t tachi_pmaps_rebuilt(struct tachi_pmaps *pm, uint32_t file, uint64_t off)
 		if (pm->nrb >= UINT32_MAX - 1 || !TACHI_RESERVE(pm->rb, pm->rb_cap, pm->nrb + 1))
 			return -1;
 		i = (uint32_t)pm->nrb;
-		pm->rb[i] = (struct tachi_rbmap){ file, off, off, 0, 0 };
+		pm->rb[i] = (struct tachi_rbmap){ file, off, off, 0, 0, seg < 0 ? -2 : seg };
 		if (!tachi_idset_insert(&pm->rb_index, h, i))
 			return -1;
 		pm->nrb++;
 	}
+	if (pm->rb[i].seg != seg)
+		pm->rb[i].seg = -2;
 	if (off > pm->rb[i].hi)
 		pm->rb[i].hi = off;
 	if (off < pm->rb[i].lo)
@@ -142,9 +144,13 @@ static bool exec_offset(const char *path, uint64_t *off)
 }
 
 /* The rebuilt mapping's file offset: the executable segment's when every offset its frames
- * name lies in or past it, else 0 (see the top). */
+ * name lies in or past it, else 0 (see the top). Where the segment is: as the frames say
+ * (the profile's own memory map, carried in their column), else from the binary at its
+ * path. */
 static uint64_t rebuilt_offset(const struct tach_dict *d, const struct tachi_rbmap *r)
 {
+	if (r->seg >= 0 && !((uint64_t)r->seg & (PAGE - 1)) && (uint64_t)r->seg <= r->lo)
+		return (uint64_t)r->seg;
 	size_t n;
 	const char *s = tachi_str(d, r->file, &n);
 	char path[4096];

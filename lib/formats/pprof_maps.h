@@ -18,7 +18,13 @@ struct tachi_pmap_out {
 struct tachi_pmaps {
 	/* rebuilt: one per file string, with the lowest and highest file offsets its frames
 	 * name; start and offset (the file offset at start) are set by the layout */
-	struct tachi_rbmap { uint32_t file; uint64_t hi, lo, start, offset; } *rb;
+	struct tachi_rbmap {
+		uint32_t file;
+		uint64_t hi, lo, start, offset;
+		/* the file offset of the mapping its frames were in, as they carry it (their
+		 * column, tachfmt(5)); -2 when one carries none or they differ */
+		int64_t seg;
+	} *rb;
 	size_t nrb, rb_cap;
 	struct tachi_idset rb_index;
 	/* after tachi_pmaps_layout: out[i] has id i + 1 */
@@ -32,9 +38,10 @@ struct tachi_pmaps {
 bool tachi_modoff_name(const struct tach_dict *d, const struct tach_frame *f, uint64_t *off);
 /* Whether f is named by its own address "0x4011d6" with no line. */
 bool tachi_addr_name(const struct tach_dict *d, const struct tach_frame *f, uint64_t addr);
-/* The rebuilt mapping of dict string file, grown to cover off; its index, or -1 when out
- * of memory. */
-int64_t tachi_pmaps_rebuilt(struct tachi_pmaps *pm, uint32_t file, uint64_t off);
+/* The rebuilt mapping of dict string file, grown to cover off; seg is the file offset its
+ * mapping started at when the frame carries it (its column), else -1. Its index, or -1
+ * when out of memory. */
+int64_t tachi_pmaps_rebuilt(struct tachi_pmaps *pm, uint32_t file, uint64_t off, int64_t seg);
 /* Numbers the mappings for output: the main one (the dict's whose file is program, else
  * its first; with no dict mapping, the rebuilt one of the program or else of the first
  * file that is not a shared library) first, the dict's others, then the rebuilt ones,

@@ -215,7 +215,7 @@ static int frame_loc(struct tach_writer *w, const struct tach_dict *d, uint32_t 
 		    (n->address && tachi_addr_name(d, f, n->address)))
 			return TACH_OK;
 	} else if (tachi_modoff_name(d, f, &off)) {
-		int64_t i = tachi_pmaps_rebuilt(&st->maps, f->file, off);
+		int64_t i = tachi_pmaps_rebuilt(&st->maps, f->file, off, f->col);
 		if (i < 0)
 			return NOMEM(w);
 		k->rmap = (uint32_t)i + 1;

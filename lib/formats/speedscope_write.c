@@ -99,6 +99,12 @@ struct sstate {
 	size_t esc_cap;
 	uint32_t *path;
 	size_t path_cap;
+	/* each distinct stack's text "[a,b,...]", spelt once (see stack_text) */
+	uint64_t *text_at;    /* per trie node: offset in text + 1, 0 when not made */
+	uint32_t *text_len;
+	char *text;
+	size_t text_n, text_cap;
+	bool text_off;        /* the trie is too big to keep texts for */
 	uint8_t *chunk;
 	struct srun *all;     /* a sorted thread's runs */
 };
@@ -426,6 +432,67 @@ static int sort_runs(struct tach_writer *w, const struct sthread *t)
 	return TACH_OK;
 }
 
+/* A stack as frame indices, root first, spelt into buf (NULL: just its length). */
+static size_t spell_stack(struct sstate *st, uint32_t leaf, uint32_t depth, char *buf)
+{
+	uint32_t node = leaf;
+	for (uint32_t k = depth; k > 0; k--, node = st->trie.nodes[node].parent)
+		st->path[k - 1] = st->trie.nodes[node].key;
+	char num[24];
+	size_t n = 0;
+	for (uint32_t k = 0; k < depth; k++) {
+		size_t l = tachi_fmt_u64(num, st->path[k]);
+		if (buf) {
+			buf[n] = k ? ',' : '[';
+			memcpy(buf + n + 1, num, l);
+		}
+		n += l + 1;
+	}
+	if (buf) {
+		if (!depth)
+			buf[n] = '[';
+		buf[n + !depth] = ']';
+	}
+	return n + !depth + 1;
+}
+
+/* Texts kept for at most this many trie nodes and bytes: past them a stack is spelt each
+ * time it is written, so memory stays bounded on a profile of millions of distinct stacks. */
+#define TEXT_NODES_MAX (UINT32_C(1) << 22)
+#define TEXT_BYTES_MAX ((size_t)64 << 20)
+
+/* The text of stack leaf, made the first time: a churning thread writes the same few
+ * thousand stacks millions of times, and spelling each again was most of the writer's
+ * time. NULL when it is not kept (then *len is 0) or out of memory (*len 1). */
+static const char *stack_text(struct sstate *st, uint32_t leaf, uint32_t depth, size_t *len)
+{
+	*len = 0;
+	if (st->text_off || leaf >= st->trie.count)
+		return NULL;
+	if (!st->text_at) {
+		st->text_off = st->trie.count > TEXT_NODES_MAX;
+		if (st->text_off)
+			return NULL;
+		st->text_at = calloc(st->trie.count, sizeof(*st->text_at));
+		st->text_len = calloc(st->trie.count, sizeof(*st->text_len));
+		if (!st->text_at || !st->text_len)
+			return (*len = 1, NULL);
+	}
+	if (!st->text_at[leaf]) {
+		size_t n = spell_stack(st, leaf, depth, NULL);
+		if (n > UINT32_MAX || st->text_n + n > TEXT_BYTES_MAX)
+			return NULL;
+		if (!TACHI_RESERVE(st->text, st->text_cap, st->text_n + n))
+			return (*len = 1, NULL);
+		spell_stack(st, leaf, depth, st->text + st->text_n);
+		st->text_at[leaf] = st->text_n + 1;
+		st->text_len[leaf] = (uint32_t)n;
+		st->text_n += n;
+	}
+	*len = st->text_len[leaf];
+	return st->text + st->text_at[leaf] - 1;
+}
+
 /* A stack as frame indices, root first. */
 static int write_stack(struct tach_writer *w, uint32_t leaf)
 {
@@ -433,11 +500,15 @@ static int write_stack(struct tach_writer *w, uint32_t leaf)
 	uint32_t depth = tachi_stacktab_depth(&st->trie, leaf);
 	if (!TACHI_RESERVE(st->path, st->path_cap, depth))
 		return TACH_E_NOMEM;
-	uint32_t node = leaf;
-	for (uint32_t k = depth; k > 0; k--, node = st->trie.nodes[node].parent)
-		st->path[k - 1] = st->trie.nodes[node].key;
+	size_t n;
+	const char *text = stack_text(st, leaf, depth, &n);
+	if (text)
+		return tachi_out_write(&w->out, text, n) ? TACH_E_IO : TACH_OK;
+	if (n)
+		return TACH_E_NOMEM;
 	if (tachi_out_byte(&w->out, '['))
 		return TACH_E_IO;
+	spell_stack(st, leaf, depth, NULL);
 	for (uint32_t k = 0; k < depth; k++)
 		if ((k && tachi_out_byte(&w->out, ',')) || tachi_out_u64(&w->out, st->path[k]))
 			return TACH_E_IO;
@@ -626,6 +697,9 @@ static void sw_free(struct tach_writer *w)
 	tachi_spool_free(&st->spool);
 	free(st->esc);
 	free(st->path);
+	free(st->text_at);
+	free(st->text_len);
+	free(st->text);
 	free(st->chunk);
 	free(st->all);
 }

@@ -322,10 +322,14 @@ static struct module *load_module(struct tachi_sym *s, const struct mapping *m)
 
 /* Names a frame that has no symbol: by module and file offset when the mapping names a
  * file, so that it stays symbolizable where no mapping table goes (TACH, folded stacks);
- * by its PC, as before, outside any mapping or in an anonymous one. */
+ * by its PC, as before, outside any mapping or in an anonymous one. A module+offset frame
+ * has no line, so its column (which CPython drops when there is no line) keeps the file
+ * offset its mapping starts at, as the profile's memory map says: where the executable
+ * segment is, which a symbolizer needs without the binary at hand (tachfmt(5)). */
 static const char *unnamed(struct tachi_sym *s, const struct mapping *m, uint64_t pc,
-			   uint64_t addr)
+			   uint64_t addr, int32_t *col)
 {
+	*col = -1;
 	if (!m || !m->path[0]) {
 		snprintf(s->name, sizeof(s->name), "0x%llx", (unsigned long long)pc);
 		return s->name;
@@ -334,6 +338,8 @@ static const char *unnamed(struct tachi_sym *s, const struct mapping *m, uint64_
 	base = base && base[1] ? base + 1 : m->path;
 	/* Wraps back into range for an address below start (find_map's offset rule). */
 	uint64_t off = addr - m->start + m->offset;
+	if (m->offset <= INT32_MAX)
+		*col = (int32_t)m->offset;
 	snprintf(s->name, sizeof(s->name), "%.4096s+0x%llx", base, (unsigned long long)off);
 	return s->name;
 }
@@ -369,7 +375,7 @@ int tachi_sym_lookup(struct tachi_sym *s, uint64_t pc, bool leaf, tachi_sym_emit
 	struct tachi_sym_frame fr = { m && m->path[0] ? m->path : "[unknown]", NULL, -1, -1, addr,
 				      m ? &m->pub : NULL, false };
 	if (!m || !s->symbolize || unsymbolizable(m->path)) {
-		fr.func = unnamed(s, m, pc, addr);
+		fr.func = unnamed(s, m, pc, addr, &fr.col);
 		return emit(ctx, &fr);
 	}
 	if (!m->tried) {
@@ -378,7 +384,7 @@ int tachi_sym_lookup(struct tachi_sym *s, uint64_t pc, bool leaf, tachi_sym_emit
 			describe(m);
 	}
 	if (!m->m) {
-		fr.func = unnamed(s, m, pc, addr);
+		fr.func = unnamed(s, m, pc, addr, &fr.col);
 		return emit(ctx, &fr);
 	}
 	uint64_t obj = addr - m->m->base;
@@ -387,6 +393,6 @@ int tachi_sym_lookup(struct tachi_sym *s, uint64_t pc, bool leaf, tachi_sym_emit
 	if (tachi_sym_dwarf_frames(s, m->m, obj, &fr, emit, ctx, &rc))
 		return rc;
 	const char *sym = tachi_sym_symbol_at(m->m, obj);
-	fr.func = sym ? tachi_sym_symbol_name(s, sym) : unnamed(s, m, pc, addr);
+	fr.func = sym ? tachi_sym_symbol_name(s, sym) : unnamed(s, m, pc, addr, &fr.col);
 	return emit(ctx, &fr);
 }

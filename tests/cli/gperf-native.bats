@@ -37,7 +37,9 @@ profile() {
 	tach-decode -q --format samples "$T/prog.prof" > "$T/s.txt"
 	gperf2tach -q --no-symbolize "$T/prog.prof" -o "$T/n.tach"
 	tach-decode --format samples "$T/n.tach" > "$T/n.txt"
-	grep -q $'\t'"$T/prog:prog+0x[0-9a-f]*:-:-:-:-:-;" "$T/n.txt"
+	# the column: the file offset of prog's executable mapping (tachfmt(5))
+	seg=$(readelf -lW "$T/prog" | awk '$1 == "LOAD" && / E / { print $2; exit }')
+	grep -q $'\t'"$T/prog:prog+0x[0-9a-f]*:-:-:$((seg)):$((seg)):-;" "$T/n.txt"
 	grep -q "/libm.so.6:libm.so.6+0x[0-9a-f]*:" "$T/n.txt"
 	# No frame is named by its absolute address: every address is in a mapping.
 	! grep -q ':0x' "$T/n.txt" || false

@@ -108,10 +108,11 @@ compare_case() {
 	convert "$G/recursive/recursive.prof" --no-symbolize --binary-path "$G/recursive"
 	[ "$(grep -vc '^@' "$T/out.txt")" -eq 146 ]
 	# The first record: leaf 0x40119d (not adjusted), then return address 0x40123e looked
-	# up at 0x40123d, as pprof does; the mapping 401000-402000 is file offset 0x1000.
-	grep -v "^@" "$T/out.txt" | head -1 | grep -q $'\t/srv/profiles/gperf-fixtures/recursive/recursive:recursive+0x119d:-:-:-:-:-;/srv/profiles/gperf-fixtures/recursive/recursive:recursive+0x123d:'
+	# up at 0x40123d, as pprof does; the mapping 401000-402000 is file offset 0x1000, which
+	# the column keeps (4096; TACH reads the end column back equal to it).
+	grep -v "^@" "$T/out.txt" | head -1 | grep -q $'\t/srv/profiles/gperf-fixtures/recursive/recursive:recursive+0x119d:-:-:4096:4096:-;/srv/profiles/gperf-fixtures/recursive/recursive:recursive+0x123d:'
 	# libc's 7fb516d69000 at offset 0x26000: return address 0x7fb516d6a24a.
-	grep -q '/usr/lib/x86_64-linux-gnu/libc.so.6:libc.so.6+0x27249:' "$T/out.txt"
+	grep -q '/usr/lib/x86_64-linux-gnu/libc.so.6:libc.so.6+0x27249:-:-:155648:155648:-' "$T/out.txt"
 	! grep -q 'recursive.c' "$T/out.txt" || false
 	! grep -q ':0x' "$T/out.txt" || false
 }

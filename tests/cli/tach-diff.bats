@@ -170,3 +170,60 @@ joined() {
 	[ -f "$TMP/d.folded" ] && [ ! -s "$TMP/d.folded" ]
 	[ "$(ls "$TMP" | sort | xargs)" = "d.folded e.tach" ]
 }
+
+@test "folded inputs: frames as written, as difffolded.pl keeps them" {
+	printf 'a;f (/a/lib/util.py:5) 3\na;f (/b/lib/util.py:5) 4\nmain;operator new  7\n\n# note\nx 1\r\ny\t2\nz 1.5\nz 2.5\n' >"$TMP/b.folded"
+	printf 'main;operator new  2\nmain;operator new 5\n0x1;g 0x2 6\n' >"$TMP/n.folded"
+	tach-diff "$TMP/b.folded" - <"$TMP/n.folded" >"$TMP/got"
+	printf '%s\n' ' 0 0' '0x1;g 0x2 0 6' 'a;f (/a/lib/util.py:5) 3 0' 'a;f (/b/lib/util.py:5) 4 0' \
+		'main;operator new 0 5' 'main;operator new  7 2' 'y 2 0' 'z 4 0' | diff -u - "$TMP/got"
+	tach-diff -s "$TMP/b.folded" "$TMP/n.folded" | grep -qx '0x...;g 0x... 0 6'
+	# the label options leave a folded input alone
+	tach-diff --no-thread-frames --labels pyspy --full-paths "$TMP/b.folded" "$TMP/n.folded" |
+		cmp - "$TMP/got"
+}
+
+@test "every folded fixture: the same lines as difffolded.pl's rules, with and without -n" {
+	local f prev o i=0
+	prev=$FIXTURES/perf/real/sort-fp-collapsed-tid.txt
+	for f in "$FG"/*.folded "$FIXTURES"/perf/expected/*collapsed*.txt "$FIXTURES"/perf/real/*collapsed*.txt; do
+		for o in "" -n -s "-n -s"; do
+			i=$((i + 1))
+			# shellcheck disable=SC2086
+			tach-diff $o "$prev" "$f" >"$TMP/got.$i" 2>"$TMP/err"
+			[ ! -s "$TMP/err" ] || { cat "$TMP/err"; false; }
+			printf '%s\t%s\t%s\t%s\n' "$o" "$prev" "$f" "$TMP/got.$i" >>"$TMP/list"
+		done
+		prev=$f
+	done
+	[ "$i" -ge 200 ]
+	$RULES --check "$TMP/list"
+}
+
+@test "live: two perf record -g captures folded, as difffolded.pl's rules join them" {
+	command -v perf >/dev/null || skip "perf is not installed (Debian: linux-perf)"
+	perf record -q -e cpu-clock -o "$TMP/probe.data" true >"$TMP/probe.log" 2>&1 ||
+		skip "perf_event_open refused: $(head -1 "$TMP/probe.log")"
+	cc -O0 -g -fno-omit-frame-pointer -pthread "$TESTDATA/perf/livetest.c" -o "$TMP/livetest"
+	local k
+	for k in 1 2; do
+		(cd "$TMP" && perf record -q -e cpu-clock -F 499 -g -o live$k.data ./livetest >/dev/null)
+		perf script -i "$TMP/live$k.data" >"$TMP/live$k.perf" 2>/dev/null
+		# stackcollapse-perf.pl's folded form: counts are perf's periods
+		tach-decode -q --labels perf "$TMP/live$k.perf" >"$TMP/live$k.folded"
+	done
+	tach-diff "$TMP/live1.folded" "$TMP/live2.folded" >"$TMP/got"
+	tach-diff -n "$TMP/live1.folded" "$TMP/live2.folded" >"$TMP/got.n"
+	grep -Eq '^livetest;(.*;)?main;worker;hot_a [0-9]+ [0-9]+$' "$TMP/got"
+	printf '\t%s\t%s\t%s\n-n\t%s\t%s\t%s\n' "$TMP/live1.folded" "$TMP/live2.folded" "$TMP/got" \
+		"$TMP/live1.folded" "$TMP/live2.folded" "$TMP/got.n" >"$TMP/list"
+	$RULES --check "$TMP/list"
+}
+
+@test "a folded input from a pipe is read whole, as from a file" {
+	tach-diff "$FG/perf.folded" "$FG/perf2.folded" >"$TMP/want"
+	cat "$FG/perf2.folded" | tach-diff "$FG/perf.folded" - | diff -u "$TMP/want" -
+	cat "$FG/perf.folded" | tach-diff - "$FG/perf2.folded" | diff -u "$TMP/want" -
+	[ -s "$TMP/want" ]
+	[ "$(ls "$TMP")" = want ]
+}

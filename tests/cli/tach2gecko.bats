@@ -540,3 +540,14 @@ for line in open(sys.argv[2]):
 sys.exit(0 if got == want else f"{len(got)} stacks, {sum(got.values())} samples; want {len(want)}, {sum(want.values())}")
 PY
 }
+
+@test "gperftools input through TACH: a module+offset frame's column (its mapping's file offset) is no column" {
+	local dir=$FIXTURES/gperf/hotloop
+	gperf2tach -q --no-symbolize "$dir/hotloop.prof" -o "$TMP/h.tach"
+	# the TACH frames carry the mappings' file offsets as columns, with no line
+	tach-decode -F samples "$TMP/h.tach" | grep -q 'hotloop+0x129f:-:-:4096:4096:-'
+	tach2gecko "$TMP/h.tach" | gzip -dc >"$TMP/h.json"
+	run jq -c '[.threads[].frameTable.data[] | .[5]] | unique' "$TMP/h.json"
+	[ "$status" -eq 0 ]
+	[ "$output" = "[null]" ]
+}

@@ -464,3 +464,22 @@ by_state() {
 	tach-decode "$T/shared.pb.gz" >"$T/got"
 	cmp "$T/got" "$T/want"
 }
+
+@test "gperf2tach --no-symbolize | tach2pprof: go tool pprof BINARY names functions from a binary not at its recorded path" {
+	need_go
+	local h=$FIXTURES/gperf/hotloop recorded=/srv/profiles/gperf-fixtures/hotloop/hotloop
+	[ ! -e "$recorded" ] || skip "the profiled binary is at its recorded path here"
+	mkdir "$T/elsewhere"
+	cp "$h/hotloop" "$T/elsewhere/hotloop"
+	# TACH has no mapping table: a module+offset frame carries its mapping's file offset
+	# (the r-xp line at 0x1000 in the profile's memory map) in its column
+	gperf2tach -q --no-symbolize "$h/hotloop.prof" -o "$T/h.tach"
+	tach-decode -F samples "$T/h.tach" | grep -q "$recorded:hotloop+0x129f:-:-:4096:4096:-;"
+	tach2pprof -q -o "$T/via.pb.gz" <"$T/h.tach"
+	tach2pprof -q --no-symbolize "$h/hotloop.prof" -o "$T/direct.pb.gz"
+	go tool pprof -raw "$T/via.pb.gz" 2>/dev/null | grep -q "^ *1: 0x[0-9a-f]*/0x[0-9a-f]*/0x1000 $recorded "
+	go tool pprof -top "$T/elsewhere/hotloop" "$T/direct.pb.gz" 2>/dev/null | sed -n '/flat%/,$p' >"$T/direct.top"
+	go tool pprof -top "$T/elsewhere/hotloop" "$T/via.pb.gz" 2>/dev/null | sed -n '/flat%/,$p' >"$T/via.top"
+	grep -q ' compute_heavy$' "$T/via.top"
+	diff -u "$T/direct.top" "$T/via.top"
+}
