@@ -3,6 +3,37 @@
 
 #include "common/runner.h"
 
+/* The mode named, and the word's bits above it raw: where CPython puts its capture-feature
+ * bits in the word (its features-known flag and shift) is not established (tachfmt(5)). */
+static void profiling_mode(const struct tach_meta *m, FILE *out)
+{
+	if (!m->profiling_config)
+		return;
+	const char *mode = tach_profiling_mode(m->profiling_config);
+	if (mode)
+		fprintf(out, "profiling_mode: %s\n", mode);
+	else
+		fprintf(out, "profiling_mode: unknown (%" PRIu32 ")\n", m->profiling_config & 0xff);
+	if (m->profiling_config >> 8)
+		fprintf(out, "profiling_feature_bits: 0x%06" PRIx32 "\n", m->profiling_config >> 8);
+}
+
+/* The TACHSTAT block: the error and missed rates only where its flags say they are known
+ * (the 32-byte form has neither). */
+static void statistics(const struct tach_meta *m, FILE *out)
+{
+	if (!m->has_stats)
+		return;
+	fprintf(out, "stats_block: %" PRIu32 " bytes, version %" PRIu32 "\n",
+		m->stats_size ? m->stats_size : 56, m->stats_size ? m->stats_version : 1);
+	fprintf(out, "stats_duration_s: %.17g\n", m->stats_duration_s);
+	fprintf(out, "stats_sample_rate: %.17g\n", m->stats_sample_rate);
+	if (m->stats_size != 32 && (m->stats_flags & TACH_STATS_ERROR_RATE))
+		fprintf(out, "stats_error_rate: %.17g\n", m->stats_error_rate);
+	if (m->stats_size != 32 && (m->stats_flags & TACH_STATS_MISSED))
+		fprintf(out, "stats_missed_samples: %.17g\n", m->stats_missed);
+}
+
 static int info(struct tc_run *run, struct tach_reader *r, FILE *out)
 {
 	const struct tach_sample *s;
@@ -30,16 +61,11 @@ static int info(struct tc_run *run, struct tach_reader *r, FILE *out)
 	fprintf(out, "string_count: %" PRIu32 "\n", m->string_count);
 	fprintf(out, "frame_count: %" PRIu32 "\n", m->frame_count);
 	fprintf(out, "profiling_config: %" PRIu32 "\n", m->profiling_config);
+	profiling_mode(m, out);
 	fprintf(out, "string_table_offset: %" PRIu64 "\n", m->string_table_offset);
 	fprintf(out, "frame_table_offset: %" PRIu64 "\n", m->frame_table_offset);
 	fprintf(out, "file_size: %" PRIu64 "\n", m->file_size);
-	if (m->has_stats) {
-		/* %a is exact and locale-independent; the decimal form is for people. */
-		fprintf(out, "stats_duration_s: %.17g\n", m->stats_duration_s);
-		fprintf(out, "stats_sample_rate: %.17g\n", m->stats_sample_rate);
-		fprintf(out, "stats_error_rate: %.17g\n", m->stats_error_rate);
-		fprintf(out, "stats_missed_samples: %.17g\n", m->stats_missed);
-	}
+	statistics(m, out);
 	fprintf(out, "repeat_records: %" PRIu64 "\n", st->repeat_records);
 	fprintf(out, "repeat_samples: %" PRIu64 "\n", st->repeat_samples);
 	fprintf(out, "full_records: %" PRIu64 "\n", st->full_records);

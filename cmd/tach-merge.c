@@ -242,6 +242,48 @@ static int unlike_weights(struct merge *m, size_t i)
 	return 1;
 }
 
+/* The TACHSTAT block of the merge, when every input has one: the durations summed (the
+ * time profiled, all inputs together) and the sample rate that gives the same number of
+ * samples (the rates weighted by duration), so that merging merged files agrees with
+ * merging the originals. Error and missed percentages are of attempts the block does not
+ * count: they are dropped (flags clear), with a warning. One input keeps its block. */
+static void merged_stats(struct merge *m, struct tach_meta *out)
+{
+	double dur = 0, samples = 0;
+	bool rates = false;
+	size_t have = 0;
+	for (size_t i = 0; i < m->n; i++) {
+		const struct tach_meta *im = tach_reader_meta(m->src[i].in->r);
+		if (!im->has_stats)
+			continue;
+		have++;
+		dur += im->stats_duration_s;
+		samples += im->stats_sample_rate * im->stats_duration_s;
+		rates |= im->stats_size != 32 &&
+			 (im->stats_flags & (TACH_STATS_ERROR_RATE | TACH_STATS_MISSED));
+	}
+	if (m->n == 1 || !have)
+		return;
+	if (have < m->n) {
+		tc_warn(m->run, "not every input has a statistics block (TACHSTAT): the output has "
+			"none");
+		out->has_stats = 0;
+		return;
+	}
+	if (rates)
+		tc_warn(m->run, "the inputs' error and missed-sample rates cannot be merged: the "
+			"output's statistics block has duration and sample rate only");
+	out->has_stats = 1;
+	out->stats_size = 56;
+	out->stats_version = 1;
+	out->stats_flags = 0;
+	out->stats_reserved = 0;
+	out->stats_duration_s = dur;
+	out->stats_sample_rate = dur > 0 ? samples / dur : 0;
+	out->stats_error_rate = 0;
+	out->stats_missed = 0;
+}
+
 /* The output header: the earliest start, the inputs' interval when they agree (else the
  * smallest, with a warning), the rest from the first input; 1 when the inputs' weights
  * differ in kind. */
@@ -270,8 +312,8 @@ static int merged_meta(struct merge *m, struct tach_meta *meta)
 		tc_warn(m->run, "the inputs' sample intervals differ: the output's is the smallest, "
 			"%" PRIu64 " us", iv);
 	out.interval_us = iv;
-	/* What describes one input's file or records does not describe the merge. */
-	out.has_stats = 0;
+	merged_stats(m, &out);
+	/* The order of one input's records does not describe the merge. */
 	out.record_order = 0;
 	*meta = out;
 	return 0;

@@ -148,7 +148,11 @@ struct tach_meta {
 	uint32_t compression;       /* 0 none, 1 zstd */
 	char layout;                /* 'A' or 'B' */
 	uint8_t big_endian;
-	uint8_t has_stats;          /* TACHSTAT block present */
+	/* TACHSTAT block present (its form in stats_size, below). The error and missed rates
+	 * (percent) are known only where stats_flags has TACH_STATS_ERROR_RATE or
+	 * TACH_STATS_MISSED; otherwise they are whatever the block held there (0 in the
+	 * 32-byte form, which has no such fields). */
+	uint8_t has_stats;
 	double stats_duration_s, stats_sample_rate, stats_error_rate, stats_missed;
 	uint64_t string_table_offset, frame_table_offset, file_size;
 	/* 1: the samples come in the order of a TACH file's records (a held run of repeats
@@ -174,7 +178,14 @@ struct tach_meta {
 	int64_t period;
 	int64_t duration_ns;        /* the time profiled; 0: unknown */
 	int64_t start_time_ns;      /* start_time_us to the nanosecond; 0: unknown */
+	/* ---- The TACHSTAT block as the file holds it, so that a TACH writer gives it back
+	 * byte for byte: its size (56, or 32 for the original form with duration and rate
+	 * only; 0 with has_stats set: 56), version, present flags and reserved word. ---- */
+	uint32_t stats_size, stats_version, stats_flags, stats_reserved;
 };
+/* meta.stats_flags: which of the TACHSTAT block's optional values are known. */
+#define TACH_STATS_ERROR_RATE 1u
+#define TACH_STATS_MISSED 2u
 /* The Python version is unknown (0.0.0) until the caller sets it: a profile is not
  * CPython's unless its input says so. The TACH writer still writes 3.15.0 then. */
 #define TACH_META_INIT { .size = sizeof(struct tach_meta), .layout = 'B' }
@@ -218,6 +229,11 @@ typedef void (*tach_warn_fn)(void *ctx, const char *msg, int pos_kind, uint64_t 
 TACH_API const char *tach_version(void);
 /* Message for a status code. */
 TACH_API const char *tach_strerror(int code);
+
+/* The profiling mode a TACH profiling_config word names (its low byte less one, as
+ * CPython's profiling.sampling numbers them): "wall", "cpu", "gil", "all" (GIL and CPU) or
+ * "exception"; NULL when the word says nothing (0) or names no mode this library knows. */
+TACH_API const char *tach_profiling_mode(uint32_t profiling_config);
 
 /* Format names, in table order; NULL past the end. can_read/can_write tell directions. */
 TACH_API const char *tach_format_name(size_t index, int *can_read, int *can_write);

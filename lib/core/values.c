@@ -155,3 +155,13 @@ int tachi_weights_not_samples(struct tach_writer *w)
 		     "(--sample-index) or write them so anyway (--counts-as-samples)", type,
 		     m->weight_unit, w->fmt->name);
 }
+
+/* CPython's profiling.sampling numbers its modes 0..4 (constants.py: PROFILING_MODE_WALL,
+ * _CPU, _GIL, _ALL, _EXCEPTION) and stores mode + 1, so that 0 stays "unknown". Only the low
+ * byte is read as the mode: the capture-feature bits lie above it. */
+TACH_API const char *tach_profiling_mode(uint32_t profiling_config)
+{
+	static const char *const names[] = { "wall", "cpu", "gil", "all", "exception" };
+	uint32_t m = profiling_config & 0xff;
+	return m >= 1 && m <= 5 ? names[m - 1] : NULL;
+}

@@ -479,6 +479,14 @@ static void write_meta(struct tach_writer *w)
 			j_str(w, ".");
 			j_u64(w, m->py_minor);
 		}
+		/* The Profiler titles the profile with the product: the mode tells a CPU
+		 * profile from a wall-clock one. */
+		const char *mode = tach_profiling_mode(m->profiling_config);
+		if (mode) {
+			j_str(w, " (");
+			j_str(w, mode);
+			j_str(w, " mode)");
+		}
 	}
 	j_str(w, "\",\"presymbolicated\":true,\"categories\":");
 	j_str(w, cat_json_head);

@@ -225,6 +225,70 @@ static int parse_frame(struct tach_reader *r, const char *s, size_t n, uint32_t 
 	return dup ? dup_row(r, *id, dup, id) : TACH_OK;
 }
 
+/* One number of an @tachstat line: decimal as %.17g writes it (exact for every finite
+ * double), inf, or nan:HEX16 for a NaN with its bits. */
+static bool parse_double(const char *s, size_t n, double *out)
+{
+	char tmp[64];
+	if (!n || n >= sizeof(tmp))
+		return false;
+	if (n == 20 && !memcmp(s, "nan:", 4)) {
+		uint64_t bits = 0;
+		for (size_t i = 4; i < n; i++) {
+			int c = (unsigned char)s[i], v = c >= '0' && c <= '9' ? c - '0'
+						   : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+			if (v < 0)
+				return false;
+			bits = bits << 4 | (uint64_t)v;
+		}
+		memcpy(out, &bits, 8);
+		return true;
+	}
+	memcpy(tmp, s, n);
+	tmp[n] = 0;
+	char *end;
+	*out = strtod(tmp, &end);
+	return end == tmp + n;
+}
+
+/* @tachstat SIZE VERSION FLAGS RESERVED DURATION RATE ERROR MISSED: a TACH file's TACHSTAT
+ * block, every field of it, so that it is written back byte for byte. */
+static int stats_line(struct tach_reader *r, const char *v, size_t vl)
+{
+	const char *f[8];
+	size_t fl[8], k = 0, i = 0;
+	while (k < 8 && i <= vl) {
+		size_t j = i;
+		while (j < vl && v[j] != ' ')
+			j++;
+		f[k] = v + i;
+		fl[k++] = j - i;
+		i = j + 1;
+	}
+	uint64_t x[4];
+	double d[4];
+	if (k != 8 || i <= vl)
+		return line_fail(r, "@tachstat needs 8 values: size, version, flags, reserved, "
+				    "duration, rate, error, missed");
+	for (int n = 0; n < 4; n++)
+		if (!tachi_parse_dec(f[n], fl[n], UINT32_MAX, &x[n]) ||
+		    !parse_double(f[4 + n], fl[4 + n], &d[n]))
+			return line_fail(r, "bad @tachstat value");
+	if (x[0] != 32 && x[0] != 56)
+		return line_fail(r, "@tachstat size must be 56 or 32");
+	struct tach_meta *m = &r->meta;
+	m->has_stats = 1;
+	m->stats_size = (uint32_t)x[0];
+	m->stats_version = (uint32_t)x[1];
+	m->stats_flags = (uint32_t)x[2];
+	m->stats_reserved = (uint32_t)x[3];
+	m->stats_duration_s = d[0];
+	m->stats_sample_rate = d[1];
+	m->stats_error_rate = d[2];
+	m->stats_missed = d[3];
+	return TACH_OK;
+}
+
 static int header_line(struct tach_reader *r, const char *s, size_t n)
 {
 	const char *sp = memchr(s, ' ', n);
@@ -259,6 +323,8 @@ static int header_line(struct tach_reader *r, const char *s, size_t n)
 		if (!tachi_parse_dec(v, vl, UINT32_MAX, &x))
 			return line_fail(r, "bad @profiling_config value");
 		r->meta.profiling_config = (uint32_t)x;
+	} else if (kl == 9 && !memcmp(s, "@tachstat", 9)) {
+		return stats_line(r, v, vl);
 	} else if (kl == 6 && !memcmp(s, "@order", 6)) {
 		if (vl == 7 && !memcmp(v, "records", 7))
 			r->meta.record_order = 1;
@@ -391,6 +457,35 @@ int tachi_out_escaped(struct tachi_out *o, const char *s, size_t n)
 	return tachi_out_write(o, s + run, n - run);
 }
 
+static int put_double(struct tachi_out *o, double v)
+{
+	char b[40];
+	uint64_t bits;
+	memcpy(&bits, &v, 8);
+	if (v != v)
+		snprintf(b, sizeof(b), " nan:%016llx", (unsigned long long)bits);
+	else
+		snprintf(b, sizeof(b), " %.17g", v);
+	return tachi_out_str(o, b);
+}
+
+/* The TACHSTAT block as @tachstat (see stats_line); the 32-byte form has no flags, reserved
+ * word, error or missed rate: 0 there. */
+static int put_stats(struct tachi_out *o, const struct tach_meta *m)
+{
+	bool old = m->stats_size == 32;
+	char b[80];
+	snprintf(b, sizeof(b), "@tachstat %u %u %u %u", old ? 32u : 56u,
+		 m->stats_size ? m->stats_version : 1u, old ? 0u : m->stats_flags,
+		 old ? 0u : m->stats_reserved);
+	int rc = tachi_out_str(o, b);
+	rc |= put_double(o, m->stats_duration_s);
+	rc |= put_double(o, m->stats_sample_rate);
+	rc |= put_double(o, old ? 0.0 : m->stats_error_rate);
+	rc |= put_double(o, old ? 0.0 : m->stats_missed);
+	return rc | tachi_out_byte(o, '\n');
+}
+
 static int sw_begin(struct tach_writer *w)
 {
 	struct tachi_out *o = &w->out;
@@ -411,6 +506,8 @@ static int sw_begin(struct tach_writer *w)
 		rc |= tachi_out_u64(o, w->meta.profiling_config);
 		rc |= tachi_out_byte(o, '\n');
 	}
+	if (w->meta.has_stats)
+		rc |= put_stats(o, &w->meta);
 	if (w->meta.record_order)
 		rc |= tachi_out_str(o, "@order records\n");
 	return rc ? tachi_writer_io(w) : TACH_OK;
@@ -605,7 +702,7 @@ static const struct tachi_writer_ops writer_ops = {
 static bool samples_probe(const uint8_t *p, size_t n)
 {
 	static const char *const keys[] = { "@start_time_us ", "@interval_us ", "@python_version ",
-					    "@profiling_config ", "@order " };
+					    "@profiling_config ", "@tachstat ", "@order " };
 	const uint8_t *s;
 	size_t at = 0, len;
 	bool complete;

@@ -636,6 +636,24 @@ static void choose_unit(struct tach_writer *w)
 	}
 }
 
+/* The document's name, which speedscope shows as its title, when the input names its
+ * profiling mode: "Python 3.15 (cpu mode)". Without a mode the importer names it after
+ * the file, as before. */
+static int write_name(struct tach_writer *w)
+{
+	const struct tach_meta *m = &w->meta;
+	const char *mode = tach_profiling_mode(m->profiling_config);
+	if (!mode)
+		return 0;
+	char b[64];
+	if (m->py_major)
+		snprintf(b, sizeof(b), "\"name\":\"Python %u.%u (%s mode)\",", m->py_major,
+			 m->py_minor, mode);
+	else
+		snprintf(b, sizeof(b), "\"name\":\"%s mode\",", mode);
+	return out_str(w, b);
+}
+
 static int write_doc(struct tach_writer *w)
 {
 	struct sstate *st = w->state;
@@ -643,8 +661,8 @@ static int write_doc(struct tach_writer *w)
 	snprintf(ver, sizeof(ver), "tachfmt@%s", tach_version());
 	int rc;
 	if (out_str(w, "{\"$schema\":\"https://www.speedscope.app/file-format-schema.json\","
-		       "\"exporter\":\"") || out_str(w, ver) ||
-	    out_str(w, "\",\"activeProfileIndex\":0,\"shared\":{\"frames\":["))
+		       "\"exporter\":\"") || out_str(w, ver) || out_str(w, "\",") ||
+	    write_name(w) || out_str(w, "\"activeProfileIndex\":0,\"shared\":{\"frames\":["))
 		return TACH_E_IO;
 	if ((rc = write_frames(w)))
 		return rc;

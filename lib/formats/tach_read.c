@@ -31,6 +31,7 @@
 #define HDR 64
 #define FOOTER 32
 #define STATS_BLOCK 56
+#define STATS_BLOCK_OLD 32
 #define TACH_MAX_DEPTH 256
 #define ZWIN (256u << 10)
 /* Read input is given back to the system (tachi_in_release) this many bytes at a time: a
@@ -88,6 +89,7 @@ struct tstate {
 	uint64_t records;          /* records started */
 	uint64_t rec_off;          /* position of the current record */
 	uint64_t decoded;
+	uint64_t tables_end;       /* file offset just past the frame table */
 	bool finished;
 };
 
@@ -312,6 +314,7 @@ static int parse_tables(struct tach_reader *r, const uint8_t *data, size_t size)
 		if (tachi_dict_append_frame(&r->dict, &f))
 			return RFAIL(r, TACH_E_NOMEM, TACH_POS_NONE, 0, "out of memory");
 	}
+	st->tables_end = (uint64_t)(p - data);
 	if (all_ok) {
 		/* The common case: the per-frame check in the sample loop is then a bound only. */
 		free(st->frame_ok);
@@ -320,24 +323,47 @@ static int parse_tables(struct tach_reader *r, const uint8_t *data, size_t size)
 	return TACH_OK;
 }
 
+/* The TACHSTAT block before the footer: a trailer (signature, version, size) at its end, so
+ * that the signature sits 48 bytes from the end of the file whatever the size. Two forms
+ * exist: 56 bytes (duration, rate, error and missed percentages, present flags, reserved)
+ * and the original 32 (duration and rate). CPython only writes it after the tables, so a
+ * block that would overlap the frame table is not one; a size not known is skipped with a
+ * warning, as a reader that does not know the block would skip it. */
 static void read_stats_block(struct tach_reader *r, const uint8_t *data, size_t size, bool swap)
 {
 	struct tach_meta *m = &r->meta;
-	if (size < HDR + FOOTER + STATS_BLOCK)
+	struct tstate *st = r->state;
+	if (size < FOOTER + 16)
 		return;
-	const uint8_t *b = data + size - FOOTER - STATS_BLOCK;
-	if (memcmp(b + 40, "TACHSTAT", 8) || (uint64_t)(b - data) < m->frame_table_offset)
+	const uint8_t *trailer = data + size - FOOTER - 16;
+	if (memcmp(trailer, "TACHSTAT", 8))
 		return;
-	double d[4];
-	for (int i = 0; i < 4; i++) {
+	uint32_t version = tachi_rd32(trailer + 8, swap), bsize = tachi_rd32(trailer + 12, swap);
+	uint64_t at = size - FOOTER - (uint64_t)bsize;
+	if ((bsize != STATS_BLOCK && bsize != STATS_BLOCK_OLD) || bsize > size - FOOTER ||
+	    at < st->tables_end) {
+		tachi_warn(&r->warn, TACH_POS_OFFSET, size - FOOTER - 4,
+			   "a TACHSTAT block of %u bytes, which this reader does not know or which "
+			   "overlaps the tables: ignored", bsize);
+		return;
+	}
+	const uint8_t *b = data + at;
+	double d[4] = { 0, 0, 0, 0 };
+	for (int i = 0; i < (bsize == STATS_BLOCK ? 4 : 2); i++) {
 		uint64_t u = tachi_rd64(b + 8 * i, swap);
 		memcpy(&d[i], &u, 8);
 	}
 	m->has_stats = 1;
+	m->stats_size = bsize;
+	m->stats_version = version;
 	m->stats_duration_s = d[0];
 	m->stats_sample_rate = d[1];
 	m->stats_error_rate = d[2];
 	m->stats_missed = d[3];
+	if (bsize == STATS_BLOCK) {
+		m->stats_flags = tachi_rd32(b + 32, swap);
+		m->stats_reserved = tachi_rd32(b + 36, swap);
+	}
 }
 
 /* Magic, byte order, version, and the header fields of whichever layout holds. */

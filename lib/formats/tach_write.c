@@ -576,6 +576,37 @@ static int write_frames(struct tach_writer *w, uint64_t *len)
 	return TACH_OK;
 }
 
+/* The TACHSTAT block, when the input had one: in the form it had (56 bytes, or the original
+ * 32 with duration and rate only), every field as it was, in host byte order as CPython
+ * writes it; *len gets its size (0 without one). */
+static int write_stats(struct tach_writer *w, uint64_t *len)
+{
+	const struct tach_meta *m = &w->meta;
+	*len = 0;
+	if (!m->has_stats)
+		return TACH_OK;
+	uint8_t b[56];
+	uint32_t size = m->stats_size == 32 ? 32 : 56;
+	uint32_t version = m->stats_size ? m->stats_version : 1;
+	memcpy(b, &m->stats_duration_s, 8);
+	memcpy(b + 8, &m->stats_sample_rate, 8);
+	uint8_t *t = b + 16;
+	if (size == 56) {
+		memcpy(b + 16, &m->stats_error_rate, 8);
+		memcpy(b + 24, &m->stats_missed, 8);
+		memcpy(b + 32, &m->stats_flags, 4);
+		memcpy(b + 36, &m->stats_reserved, 4);
+		t = b + 40;
+	}
+	memcpy(t, "TACHSTAT", 8);
+	memcpy(t + 8, &version, 4);
+	memcpy(t + 12, &size, 4);
+	if (tachi_out_write(&w->out, b, size))
+		return tachi_writer_io(w);
+	*len = size;
+	return TACH_OK;
+}
+
 static int ww_close(struct tach_writer *w)
 {
 	struct wstate *st = w->state;
@@ -591,13 +622,14 @@ static int ww_close(struct tach_writer *w)
 	if (st->memory && (tachi_out_write(&w->out, hdr, 64) ||
 			   (st->mem_len && tachi_out_write(&w->out, st->mem, st->mem_len))))
 		return tachi_writer_io(w);
-	uint64_t frames_len, frame_off;
-	if ((rc = write_strings(w)) || (rc = write_frames(w, &frames_len)))
+	uint64_t frames_len, stats_len, frame_off;
+	if ((rc = write_strings(w)) || (rc = write_frames(w, &frames_len)) ||
+	    (rc = write_stats(w, &stats_len)))
 		return rc;
 	memcpy(&frame_off, hdr + 48, 8);
 	uint8_t foot[32] = { 0 };
 	uint32_t sc = (uint32_t)d->str_count, fc = (uint32_t)d->frame_count;
-	uint64_t fsize = frame_off + frames_len + 32;
+	uint64_t fsize = frame_off + frames_len + stats_len + 32;
 	memcpy(foot, &sc, 4);
 	memcpy(foot + 4, &fc, 4);
 	memcpy(foot + 8, &fsize, 8);
