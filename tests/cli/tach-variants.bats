@@ -135,7 +135,7 @@ profiling_mode: unknown (9)" ]
 		printf '%s\n' "$bad" > b.txt
 		run tach-encode -o b.tach b.txt
 		[ "$status" -eq 1 ]
-		[[ "$output" == *"b.txt: line 1: "*tachstat* ]]
+		[[ "$output" == "tach-encode: b.txt:1: "*tachstat* ]]
 	done
 }
 
