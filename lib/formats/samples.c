@@ -1,7 +1,7 @@
 /* The "samples" text form: one sample per line, lossless for everything CPython's reader
  * gives back, and the form the TACH fixtures are written in.
  *
- *   @start_time_us N | @interval_us N | @python_version X.Y.Z   (header lines)
+ *   @start_time_us N | @interval_us N | @python_version X.Y.Z | @tachstat ...  (header lines)
  *   TID IID TIMESTAMP_US STATUS<TAB>FRAME;FRAME;...              (innermost frame first)
  *
  * FRAME is FILE:FUNC:LINE, or FILE:FUNC:LINE:END_LINE:COL:END_COL:OPCODE, with "-" for a
