@@ -281,3 +281,11 @@ imports() {
 	tach-decode --no-thread-frames --from collapsed "$T/want" >"$T/want.merged"
 	cmp "$T/got" "$T/want.merged"
 }
+
+@test "a profile whose TACH header names its mode is a named document that speedscope imports" {
+	speedscope_bundle
+	printf '@profiling_config 2\n@python_version 3.15.0\n7 0 1000 2\tm.py:f:1;m.py:main:9\n' >"$T/c.txt"
+	tach-encode --compression none -o "$T/c.tach" "$T/c.txt"
+	imports "$T/c.tach" >/dev/null
+	[ "$(jq -r .name "$T/p.json")" = "Python 3.15 (cpu mode)" ]
+}
