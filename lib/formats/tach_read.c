@@ -1,7 +1,8 @@
 /* TACH reader: CPython's sampling-profiler binary format (Modules/_remote_debugging).
  *
  * A 64-byte header, a sample region (raw or one or more zstd frames), a string table, a
- * frame table, an optional 56-byte TACHSTAT block and a 32-byte footer. Header layout B
+ * frame table, an optional TACHSTAT block (56 bytes, or 32 in its original form) and a
+ * 32-byte footer. Header layout B
  * (3.15.0: u64 sample count at 28) and layout A (3.15 pre-releases: u32 at 28) are told
  * apart by which one gives consistent table offsets; both byte orders are read (the magic
  * says which). Records are decoded lazily, one sample per call, and zstd data is
