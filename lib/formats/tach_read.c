@@ -3,9 +3,8 @@
  * A 64-byte header, a sample region (raw or one or more zstd frames), a string table, a
  * frame table, an optional TACHSTAT block (56 bytes, or 32 in its original form) and a
  * 32-byte footer. Header layout B (3.15.0: u64 sample count at 28) and layout A (3.15
- * pre-releases: u32 at 28) are told
- * apart by which one gives consistent table offsets; both byte orders are read (the magic
- * says which). Records are decoded lazily, one sample per call, and zstd data is
+ * pre-releases: u32 at 28) are told apart by which one gives consistent table offsets;
+ * both byte orders are read (the magic says which). Records are decoded lazily, one sample per call, and zstd data is
  * decompressed through a small window, so memory stays bounded by the tables.
  *
  * Validation is at least CPython's (same checks, same order, mostly the same words), plus:
