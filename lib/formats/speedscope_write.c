@@ -636,21 +636,18 @@ static void choose_unit(struct tach_writer *w)
 	}
 }
 
-/* The document's name, which speedscope shows as its title, when the input names its
- * profiling mode: "Python 3.15 (cpu mode)". Without a mode the importer names it after
- * the file, as before. */
+/* The document's name, which speedscope shows as its title, when a Python profile names
+ * its profiling mode (CPython's profiling.sampling): "Python 3.15 (cpu mode)". Otherwise
+ * (gperftools says CPU too) the importer names it after the file, as before. */
 static int write_name(struct tach_writer *w)
 {
 	const struct tach_meta *m = &w->meta;
 	const char *mode = tach_profiling_mode(m->profiling_config);
-	if (!mode)
+	if (!mode || !m->py_major)
 		return 0;
 	char b[64];
-	if (m->py_major)
-		snprintf(b, sizeof(b), "\"name\":\"Python %u.%u (%s mode)\",", m->py_major,
-			 m->py_minor, mode);
-	else
-		snprintf(b, sizeof(b), "\"name\":\"%s mode\",", mode);
+	snprintf(b, sizeof(b), "\"name\":\"Python %u.%u (%s mode)\",", m->py_major,
+		 m->py_minor, mode);
 	return out_str(w, b);
 }
 
