@@ -152,9 +152,10 @@ profiling_mode: unknown (9)" ]
 		tach2flamegraph -o f.svg "$f"
 		tach2pstats -o p.pstats "$f"
 		tach2sampler -o t.txt "$f"
+		tach2callgrind -o c.out "$f"
 		tach-merge -o m.tach "$f"
 		[ "$(tach-decode m.tach)" = "$(cat want.txt)" ]
-		[ -s g.json.gz ] && [ -s f.svg ] && [ -s p.pstats ] && [ -s t.txt ]
+		[ -s g.json.gz ] && [ -s f.svg ] && [ -s p.pstats ] && [ -s t.txt ] && [ -s c.out ]
 	done
 }
 
