@@ -4,6 +4,7 @@
 # same input; every option and error path.
 
 load gzip_thread
+load checked
 
 setup() {
 	TMP=$(mktemp -d)
@@ -40,6 +41,12 @@ profiler_cli() {
 # Loads $1 with profiler-cli (retrying a slow daemon start), prints what it said.
 pcli_load() {
 	python3 "$SOURCE_ROOT/tests/cli/gecko_calltree.py" "$PCLI" "$1"
+}
+
+# calltree_ok PROFILE SAMPLES_TXT: the importer's call trees are the samples' (checked.bash:
+# a pass that made the same bytes before does not start the importer again).
+calltree_ok() {
+	checked "$1" "$2" -- python3 "$SOURCE_ROOT/tests/cli/gecko_calltree.py" "$PCLI" "$1" "$2"
 }
 
 @test "help lists the options; version names the library" {
@@ -114,11 +121,13 @@ pcli_load() {
 }
 
 @test "every fixture gives valid UTF-8 JSON with what the importer insists on" {
+	local f p
+	mkdir "$TMP/v"
 	for f in "$CASES"/*.tach "$FIXTURES"/tach/layout-a/*.tach "$FIXTURES"/tach/big-endian/*.tach; do
+		p=${f#"$FIXTURES"/tach/}
+		p=$TMP/v/${p//\//-}.json
 		tach2gecko -q "$f" -o "$TMP/p.json.gz"
-		gzip -dc "$TMP/p.json.gz" >"$TMP/p.json"
-		python3 -c 'import sys; open(sys.argv[1], "rb").read().decode("utf-8")' "$TMP/p.json"
-		python3 -m json.tool "$TMP/p.json" >/dev/null
+		gzip -dc "$TMP/p.json.gz" >"$p"
 		jq -e '
 		  .meta.version == 31 and .libs == [] and .processes == [] and
 		  .meta.presymbolicated == true and (.meta.markerSchema | length) > 0 and
@@ -134,8 +143,19 @@ pcli_load() {
 		    all(.samples.data[]; .[0] == null or .[0] < $ns) and
 		    (.frameTable.data | length) as $nf | all(.stackTable.data[]; .[1] < $nf) and
 		    (.stringTable | length) as $nstr | all(.frameTable.data[]; .[0] < $nstr))
-		' "$TMP/p.json" >/dev/null || { echo "$f"; false; }
+		' "$p" >/dev/null || { echo "$f"; false; }
 	done
+	# UTF-8 and JSON to Python's strict decoders, every file in one interpreter
+	python3 - "$TMP"/v/*.json <<-'EOF'
+	import json, sys
+	bad = []
+	for p in sys.argv[1:]:
+	    try:
+	        json.loads(open(p, "rb").read().decode("utf-8"))
+	    except ValueError as e:
+	        bad.append("%s: %s" % (p, e))
+	sys.exit("\n".join(bad) if bad else 0)
+	EOF
 }
 
 @test "frame categories: compiled languages' sources and binaries Native, Python's Python" {
@@ -256,7 +276,7 @@ native_inputs() {
 	local name f
 	while read -r name f _; do
 		tach2gecko -q "$f" -o "$TMP/n.json.gz"
-		pcli_load "$TMP/n.json.gz" || { echo "$f: not imported"; false; }
+		checked "$TMP/n.json.gz" -- pcli_load "$TMP/n.json.gz" || { echo "$f: not imported"; false; }
 	done < <(native_inputs)
 }
 
@@ -353,7 +373,7 @@ native_inputs() {
 		done); do
 		tach2gecko -q "$f" -o "$TMP/p.json.gz"
 		tach-decode -q --format samples "$f" >"$TMP/p.txt"
-		python3 "$SOURCE_ROOT/tests/cli/gecko_calltree.py" "$PCLI" "$TMP/p.json.gz" "$TMP/p.txt" ||
+		calltree_ok "$TMP/p.json.gz" "$TMP/p.txt" ||
 			{ echo "$f: the profiler's call tree differs"; false; }
 		n=$((n + 1))
 	done
@@ -361,7 +381,7 @@ native_inputs() {
 	# Plain JSON loads too.
 	tach2gecko --no-gzip "$CASES/recursion.tach" -o "$TMP/p.json"
 	tach-decode --format samples "$CASES/recursion.tach" >"$TMP/p.txt"
-	python3 "$SOURCE_ROOT/tests/cli/gecko_calltree.py" "$PCLI" "$TMP/p.json" "$TMP/p.txt"
+	calltree_ok "$TMP/p.json" "$TMP/p.txt"
 }
 
 @test "the import check fails on bad outputs" {
@@ -421,7 +441,7 @@ spilled_profile() {
 	spilled_profile
 	tach2gecko -q "$TMP/spill.tach" -o "$TMP/p.json.gz"
 	tach-decode -q --format samples "$TMP/spill.tach" >"$TMP/p.txt"
-	python3 "$SOURCE_ROOT/tests/cli/gecko_calltree.py" "$PCLI" "$TMP/p.json.gz" "$TMP/p.txt"
+	calltree_ok "$TMP/p.json.gz" "$TMP/p.txt"
 	# every sample is a row, in time order, per thread
 	run bash -c "gzip -dc '$TMP/p.json.gz' | jq -c '[.threads[] | [(.samples.data | length),
 	  ([.samples.data[][1]] | . == sort)]]'"
@@ -467,7 +487,7 @@ shared_profile() {
 	shared_profile
 	tach2gecko -q "$TMP/shared.tach" -o "$TMP/p.json.gz"
 	tach-decode -q --format samples "$TMP/shared.tach" >"$TMP/p.txt"
-	python3 "$SOURCE_ROOT/tests/cli/gecko_calltree.py" "$PCLI" "$TMP/p.json.gz" "$TMP/p.txt"
+	calltree_ok "$TMP/p.json.gz" "$TMP/p.txt"
 	# each table: a prefix before its row, no row twice, hundreds of rows but not all
 	run bash -c "gzip -dc '$TMP/p.json.gz' | jq -c '[.threads[] | .stackTable.data |
 	  [length, (to_entries | all(.value[0] == null or .value[0] < .key)),
@@ -486,7 +506,7 @@ shared_profile() {
 	json "$CASES/edge_ids_timestamps.tach" >"$TMP/e.json"
 	run jq -c '[.threads[] | [.name, .tid]]' "$TMP/e.json"
 	[ "$output" = '[["Thread 1 (tid 18446744073709551615, interpreter 4294967295)","18446744073709551615"],["GeckoMain",0]]' ]
-	pcli_load "$TMP/e.json"
+	checked "$TMP/e.json" -- pcli_load "$TMP/e.json"
 	# frames of CPython's "~" file (line 0) show no file
 	json "$CASES/synthetic_frames.tach" >"$TMP/g.json"
 	jq -e '.threads[0].stringTable | index("<GC>") != null' "$TMP/g.json"
@@ -510,7 +530,7 @@ shared_profile() {
 	TACHFMT_THREADS=2 tach2gecko -q "$TMP/big.tach" -o "$TMP/p.json.gz"
 	[ "$(gzip -dc "$TMP/p.json.gz" | wc -c)" -gt $((4 * 131072)) ]
 	tach-decode -q --format samples "$TMP/big.tach" >"$TMP/p.txt"
-	python3 "$SOURCE_ROOT/tests/cli/gecko_calltree.py" "$PCLI" "$TMP/p.json.gz" "$TMP/p.txt"
+	calltree_ok "$TMP/p.json.gz" "$TMP/p.txt"
 }
 
 @test "high-cardinality input (past the lookahead threshold): every thread's samples have the stacks the lines give, as many times as they count" {
