@@ -7,7 +7,9 @@ and that importer's stacks per thread id against tach-decode's collapsed output 
 input, with weights divided by the interval (µs; 0: weights are sample counts).
 
 usage: speedscope_check.py FILE.json IMPORTED.txt COLLAPSED.txt INTERVAL_US
-Exit 0 when everything agrees, 1 with the first difference."""
+       speedscope_check.py --list LIST: the same for each line of LIST, four fields
+       separated by spaces, every file checked and each difference named by its FILE.json
+Exit 0 when everything agrees, 1 with the first difference (of each file)."""
 import collections
 import json
 import re
@@ -44,8 +46,7 @@ def check_file(doc, interval):
                 fail(f"profile {p['name']}: bad stack {s}")
 
 
-def main():
-    path, imported, collapsed, interval = sys.argv[1:5]
+def check(path, imported, collapsed, interval):
     interval = int(interval)
     with open(path, encoding="utf-8") as f:
         doc = json.load(f)
@@ -78,6 +79,26 @@ def main():
         diff = sorted(set(got.items()) ^ set(want.items()))[:10]
         fail(f"stacks differ from tach-decode's (first few of either side): {diff}")
     print(f"ok: {len(doc['profiles'])} profiles, {len(want)} stacks")
+
+
+def main():
+    if sys.argv[1] != "--list":
+        check(*sys.argv[1:5])
+        return
+    bad = 0
+    with open(sys.argv[2], encoding="utf-8") as f:
+        entries = [line.split() for line in f if line.strip()]
+    for e in entries:
+        try:
+            check(*e)
+        except SystemExit as x:
+            bad += 1
+            print(f"{e[0]}: the check above failed ({x.code})")
+        except Exception as x:  # a file that does not even parse
+            bad += 1
+            print(f"{e[0]}: {type(x).__name__}: {x}")
+    print(f"{len(entries) - bad} of {len(entries)} files agree")
+    sys.exit(1 if bad else 0)
 
 
 if __name__ == "__main__":

@@ -4,7 +4,10 @@
 // own sample list, after it merges consecutive identical stacks), then one line per stack
 // with self weight, "NAME\tFRAME;FRAME;... WEIGHT", root first, frames labelled as
 // tach-decode's collapsed output labels them (basename:function:line).
-// usage: node speedscope_import.mjs BUNDLE FILE
+// usage: node speedscope_import.mjs BUNDLE FILE [FILE...]
+// With several FILEs (one Node and one bundle for them all), what is printed for FILE goes
+// to FILE.imp.txt instead, a file the importer refuses is named on stderr, and the exit
+// status is 1 when any was refused.
 //
 // The bundle is a browser script whose last statement renders the app: it is run in a
 // bare VM context up to that statement, with inert stand-ins for the browser objects its
@@ -13,7 +16,7 @@
 import fs from 'node:fs';
 import vm from 'node:vm';
 
-const [bundlePath, file] = process.argv.slice(2);
+const [bundlePath, ...files] = process.argv.slice(2);
 const src = fs.readFileSync(bundlePath, 'utf8');
 const cut = src.lastIndexOf('console.log(`speedscope v');
 const m = /Importing as speedscope json file"\),(\w+)\(r\)/.exec(src);
@@ -36,12 +39,10 @@ ctx.globalThis = ctx;
 ctx.self = ctx;
 vm.createContext(ctx);
 // Errors are reported by message only: a stack trace would print the bundle's one line.
-let group;
 try {
   vm.runInContext(src.slice(0, cut) + `globalThis.__import=${m[1]};})();`, ctx);
-  group = ctx.__import(JSON.parse(fs.readFileSync(file, 'utf8')));
 } catch (e) {
-  console.error(`speedscope_import: ${file}: ${e.message}`);
+  console.error(`speedscope_import: ${bundlePath}: ${e.message}`);
   process.exit(1);
 }
 const label = (f) => {
@@ -50,6 +51,7 @@ const label = (f) => {
   const text = f.file === '~' && line === 0 ? f.name : `${base}:${f.name}:${line}`;
   return text.replace(/;/g, ':').replace(/[\x00-\x1f\x7f]/g, '?');
 };
+const describe = (group) => {
 const out = [];
 for (const p of group.profiles) {
   const name = p.getName();
@@ -63,4 +65,19 @@ for (const p of group.profiles) {
   };
   walk(p.getGroupedCalltreeRoot(), []);
 }
-process.stdout.write(out.join('\n') + '\n');
+return out.join('\n') + '\n';
+};
+let failed = false;
+for (const file of files) {
+  let text;
+  try {
+    text = describe(ctx.__import(JSON.parse(fs.readFileSync(file, 'utf8'))));
+  } catch (e) {
+    console.error(`speedscope_import: ${file}: ${e.message}`);
+    failed = true;
+    continue;
+  }
+  if (files.length === 1) process.stdout.write(text);
+  else fs.writeFileSync(`${file}.imp.txt`, text);
+}
+process.exit(failed ? 1 : 0);

@@ -4,6 +4,8 @@
 # with per-thread stacks, totals and sample counts equal to tach-decode's collapsed output
 # (tests/cli/speedscope_check.py); every option and error path.
 
+load checked
+
 setup() {
 	T=$BATS_TEST_TMPDIR
 	CASES=$FIXTURES/tach/cases
@@ -29,22 +31,42 @@ imports() {
 	local f=$1
 	shift
 	tach2speedscope -q "$@" "$f" -o "$T/p.json"
-	"$NODE" "$SOURCE_ROOT/tests/cli/speedscope_import.mjs" "$BUNDLE" "$T/p.json" >"$T/imp.txt"
 	tach-decode -q "$@" "$f" >"$T/col.txt"
 	local iv
 	iv=$(tach-decode -q --format samples "$f" | sed -n 's/^@interval_us //p')
-	python3 "$SOURCE_ROOT/tests/cli/speedscope_check.py" "$T/p.json" "$T/imp.txt" "$T/col.txt" "${iv:-0}"
+	checked "$T/p.json" "$T/col.txt" -- import_check "$T/p.json" "$T/col.txt" "${iv:-0}"
+}
+
+import_check() { # FILE.json COLLAPSED.txt INTERVAL_US
+	"$NODE" "$SOURCE_ROOT/tests/cli/speedscope_import.mjs" "$BUNDLE" "$1" >"$T/imp.txt"
+	python3 "$SOURCE_ROOT/tests/cli/speedscope_check.py" "$1" "$T/imp.txt" "$2" "$3"
+}
+
+# All of them at once, one Node and one Python: LIST has lines "NAME INTERVAL_US" for
+# NAME.json and its tach-decode output NAME.col in the current directory.
+import_check_list() { # LIST
+	"$NODE" "$SOURCE_ROOT/tests/cli/speedscope_import.mjs" "$BUNDLE" $(awk '{ print $1 ".json" }' "$1")
+	awk '{ print $1 ".json", $1 ".json.imp.txt", $1 ".col", $2 }' "$1" >"$1.check"
+	python3 "$SOURCE_ROOT/tests/cli/speedscope_check.py" --list "$1.check"
 }
 
 @test "speedscope imports every fixture: tach-decode's stacks, totals and counts per thread" {
 	speedscope_bundle
-	local f n=0
+	local f n=0 p iv
+	mkdir "$T/v"
+	cd "$T/v"
 	for f in "$CASES"/*.tach "$FIXTURES"/tach/layout-a/*.tach "$FIXTURES"/tach/big-endian/*.tach; do
-		imports "$f" >/dev/null || { echo "$f"; false; }
-		python3 -c 'import sys; open(sys.argv[1], "rb").read().decode("utf-8")' "$T/p.json"
+		p=${f#"$FIXTURES"/tach/}
+		p=${p//\//-}
+		tach2speedscope -q "$f" -o "$p.json"
+		tach-decode -q "$f" >"$p.col"
+		iv=$(tach-decode -q --format samples "$f" | sed -n 's/^@interval_us //p')
+		echo "$p ${iv:-0}" >>list
 		n=$((n + 1))
 	done
 	[ "$n" -ge 40 ]
+	# speedscope_check.py reads each file as strict UTF-8
+	checked * -- import_check_list list
 }
 
 @test "the import check fails on bad outputs" {
@@ -56,6 +78,18 @@ imports() {
 	"$NODE" "$SOURCE_ROOT/tests/cli/speedscope_import.mjs" "$BUNDLE" "$T/w.json" >"$T/imp.txt"
 	run python3 "$SOURCE_ROOT/tests/cli/speedscope_check.py" "$T/w.json" "$T/imp.txt" "$T/col.txt" 1000
 	[ "$status" -eq 1 ]
+	# all at once, as for every fixture: the file that disagrees is named, the rest pass
+	mkdir "$T/l"
+	cp "$T/w.json" "$T/l/bad.json"
+	cp "$T/p.json" "$T/l/good.json"
+	cp "$T/col.txt" "$T/l/bad.col"
+	cp "$T/col.txt" "$T/l/good.col"
+	printf 'bad 1000\ngood 1000\n' >"$T/l/list"
+	cd "$T/l"
+	run import_check_list list
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"bad.json: the check above failed"* ]]
+	[[ "$output" == *"1 of 2 files agree"* ]]
 	# samples and weights of different lengths: speedscope's importer refuses
 	jq -c '.profiles[0].weights += [1]' "$T/p.json" >"$T/l.json"
 	run "$NODE" "$SOURCE_ROOT/tests/cli/speedscope_import.mjs" "$BUNDLE" "$T/l.json"
