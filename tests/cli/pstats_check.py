@@ -64,12 +64,13 @@ def expected(interval, samples):
     return out
 
 
-def main():
-    interval, samples = parse(sys.argv[1])
-    with open(sys.argv[2], "rb") as f:
+def check(samples_path, pstats_path, marker=True):
+    """0 when the file holds the stats the samples give, else 1 (the difference printed)."""
+    interval, samples = parse(samples_path)
+    with open(pstats_path, "rb") as f:
         got = marshal.load(f)
     want = expected(interval, samples)
-    if "--no-marker" not in sys.argv[3:]:
+    if marker:
         want[("__sampled__",)] = True
     gk, wk = list(got), list(want)
     if gk != wk:
@@ -89,6 +90,10 @@ def main():
             return 1
     print(f"ok: {len(wk)} keys, {len(samples)} samples")
     return 0
+
+
+def main():
+    return check(sys.argv[1], sys.argv[2], "--no-marker" not in sys.argv[3:])
 
 
 if __name__ == "__main__":

@@ -4,6 +4,8 @@
 # rules of CPython's sampling PstatsCollector, and Debian's python3 loads the file with
 # pstats; every option and error path.
 
+load checked
+
 setup() {
 	T=$BATS_TEST_TMPDIR
 	CASES=$FIXTURES/tach/cases
@@ -22,29 +24,54 @@ same_as_decode() {
 	$CHECK "$T/want.samples" "$out" "${copts[@]}"
 }
 
-# Loads with the system's pstats (the marker left out) and prints the top entries.
-pstats_print() {
-	python3 -c 'import pstats, sys; pstats.Stats(sys.argv[1]).sort_stats("cumulative").print_stats(5)' "$1"
+# Checks NAME.m.pstats (with the marker) and NAME.p.pstats (without) against NAME.samples
+# for each line "NAME NONEMPTY" of LIST, in the current directory, in one interpreter: the
+# stats CPython's collector gives (pstats_check.py), the marker the only difference, and
+# when the profile has stacks, Debian's pstats loads and prints the file. Every fixture is
+# checked; each failure is named.
+pstats_list() { # LIST
+	python3 - "$SOURCE_ROOT/tests/cli" "$1" <<'EOF'
+import io, marshal, pstats, sys
+sys.path.insert(0, sys.argv[1])
+import pstats_check
+bad = []
+for line in open(sys.argv[2]):
+    name, nonempty = line.split()
+    try:
+        if pstats_check.check(name + ".samples", name + ".m.pstats"):
+            bad.append(name + " (marker)")
+        if pstats_check.check(name + ".samples", name + ".p.pstats", marker=False):
+            bad.append(name)
+        a = marshal.load(open(name + ".m.pstats", "rb"))
+        b = marshal.load(open(name + ".p.pstats", "rb"))
+        if not (a.pop(("__sampled__",)) is True and a == b):
+            bad.append(name + ": the marker is not the only difference")
+        if nonempty == "1":
+            out = io.StringIO()
+            pstats.Stats(name + ".p.pstats", stream=out).sort_stats("cumulative").print_stats(5)
+            if "Ordered by: cumulative time" not in out.getvalue():
+                bad.append(name + ": pstats prints no cumulative order")
+    except Exception as e:
+        bad.append("%s: %s: %s" % (name, type(e).__name__, e))
+sys.exit("failed: " + ", ".join(bad) if bad else 0)
+EOF
 }
 
 @test "every TACH fixture: the stats CPython's collector gives, and pstats loads them" {
-	local f n=0
+	local f n=0 p
+	mkdir "$T/v"
+	cd "$T/v"
 	for f in "$CASES"/*.tach "$FIXTURES"/tach/layout-a/*.tach "$FIXTURES"/tach/big-endian/*.tach; do
-		tach2pstats -q "$f" -o "$T/m.pstats"
-		same_as_decode "$f" "$T/m.pstats" >/dev/null || { echo "$f (marker)"; false; }
-		tach2pstats -q --no-sampled-marker "$f" -o "$T/p.pstats"
-		same_as_decode "$f" "$T/p.pstats" -- --no-marker >/dev/null || { echo "$f"; false; }
-		# the marker is the only difference
-		python3 -c 'import marshal, sys
-a = marshal.load(open(sys.argv[1], "rb")); b = marshal.load(open(sys.argv[2], "rb"))
-assert a.pop(("__sampled__",)) is True and a == b' "$T/m.pstats" "$T/p.pstats"
-		if [ "$(tach-decode -q "$f" | wc -l)" -gt 0 ]; then
-			pstats_print "$T/p.pstats" >"$T/print.txt" || { echo "$f: pstats fails"; false; }
-			grep -q 'Ordered by: cumulative time' "$T/print.txt"
-		fi
+		p=${f#"$FIXTURES"/tach/}
+		p=${p//\//-}
+		tach2pstats -q "$f" -o "$p.m.pstats"
+		tach2pstats -q --no-sampled-marker "$f" -o "$p.p.pstats"
+		tach-decode -q --format samples "$f" >"$p.samples"
+		echo "$p $([ "$(tach-decode -q "$f" | wc -l)" -gt 0 ] && echo 1 || echo 0)" >>list
 		n=$((n + 1))
 	done
 	[ "$n" -ge 40 ]
+	checked * -- pstats_list list
 }
 
 @test "the check fails on wrong stats" {
@@ -62,6 +89,20 @@ d = marshal.load(open(sys.argv[1], "rb")); k = next(iter(d)); v = d[k]
 d[k] = (v[0], v[1] + 1) + v[2:]; marshal.dump(d, open(sys.argv[1], "wb"))' "$T/p.pstats"
 	run same_as_decode "$f" "$T/p.pstats" -- --no-marker
 	[ "$status" -eq 1 ]
+	# all at once, as for every fixture: the one that differs is named, the other passes
+	mkdir "$T/l"
+	cd "$T/l"
+	local n
+	for n in a b; do
+		tach2pstats "$f" -o $n.m.pstats
+		tach2pstats --no-sampled-marker "$f" -o $n.p.pstats
+		tach-decode --format samples "$f" >$n.samples
+		echo "$n 1" >>list
+	done
+	cp "$T/p.pstats" b.p.pstats
+	run pstats_list list
+	[ "$status" -eq 1 ]
+	[ "${lines[${#lines[@]} - 1]}" = "failed: b, b: the marker is not the only difference" ]
 }
 
 @test "recursion counts once per sample for cumulative; callers from adjacent frames" {
