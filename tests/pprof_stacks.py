@@ -7,6 +7,8 @@ where FRAME is "FUNC FILE:LINE", the way `pprof -raw` prints a Location.
 
   pprof_stacks.py raw      < output of `go tool pprof -raw`
   pprof_stacks.py samples  < output of `tach-decode --format samples`
+  pprof_stacks.py files NAME...   NAME.raw -> NAME.got, NAME.samples -> NAME.want, for
+                                  many profiles in one interpreter
 
 Both views are summed per stack (threads and labels merged); samples with an empty stack are
 left out (tach2pprof drops them). Lines without a location, or below 1, are 0 in pprof.
@@ -20,7 +22,7 @@ from collections import OrderedDict
 def out(stacks):
     for stack in sorted(stacks):
         count, ns = stacks[stack]
-        sys.stdout.write("%s\t%d\t%d\n" % (stack, count, ns))
+        OUT.write("%s\t%d\t%d\n" % (stack, count, ns))
 
 
 def from_raw(text):
@@ -79,11 +81,26 @@ def from_samples(text):
     out(stacks)
 
 
+def convert(src, dst, how):
+    global OUT
+    with open(src, encoding="utf-8", errors="surrogateescape") as f:
+        text = f.read()
+    with open(dst, "w", encoding="utf-8", errors="surrogateescape") as OUT:
+        how(text)
+
+
 def main():
+    global OUT
+    if len(sys.argv) > 2 and sys.argv[1] == "files":
+        for name in sys.argv[2:]:
+            convert(name + ".raw", name + ".got", from_raw)
+            convert(name + ".samples", name + ".want", from_samples)
+        return
     if len(sys.argv) != 2 or sys.argv[1] not in ("raw", "samples"):
-        sys.exit("usage: pprof_stacks.py raw|samples < input")
+        sys.exit("usage: pprof_stacks.py raw|samples < input | files NAME...")
     sys.stdin.reconfigure(errors="surrogateescape")
     sys.stdout.reconfigure(errors="surrogateescape")
+    OUT = sys.stdout
     text = sys.stdin.read()
     (from_raw if sys.argv[1] == "raw" else from_samples)(text)
 

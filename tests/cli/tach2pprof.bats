@@ -5,6 +5,7 @@
 # `tach-decode --format samples` into the same "stack<TAB>count<TAB>ns" lines.
 
 load gzip_thread
+load checked
 
 setup() {
 	T=$BATS_TEST_TMPDIR
@@ -41,10 +42,17 @@ same_as_decode() {
 	$STACKS raw <"$T/pprof.out" >"$T/got.txt"
 	tach-decode --format samples "$tach" | $STACKS samples >"$T/want.txt"
 	diff -u "$T/want.txt" "$T/got.txt"
-	local n
-	n=$(awk -F'\t' '{ s += $2 } END { print s + 0 }' "$T/want.txt")
-	pprof_ok "$prof" -traces
-	pprof_ok "$prof" -top -sample_index=samples
+	pprof_totals "$prof" "$T/want.txt"
+}
+
+# pprof_totals PROFILE WANT: go tool pprof -traces and -top read PROFILE silently, and -top
+# counts as many samples as WANT (pprof_stacks.py lines) holds. (Each step returns on
+# failure: the function also runs where errexit is off, in a condition.)
+pprof_totals() {
+	local prof=$1 n
+	n=$(awk -F'\t' '{ s += $2 } END { print s + 0 }' "$2")
+	pprof_ok "$prof" -traces || return
+	pprof_ok "$prof" -top -sample_index=samples || return
 	if [ "$n" -gt 0 ]; then
 		grep -q "of $n total\$" "$T/pprof.out" || {
 			echo "pprof -top does not show $n samples in total:" >&2
@@ -57,20 +65,52 @@ same_as_decode() {
 
 @test "every TACH fixture: go tool pprof reads it silently, same stacks and totals as tach-decode" {
 	need_go
-	local f n=0
+	local f n=0 p
+	mkdir "$T/v"
+	cd "$T/v"
 	for f in "$FIXTURES"/tach/cases/*.tach "$FIXTURES"/tach/layout-a/*.tach \
 		"$FIXTURES"/tach/big-endian/*.tach; do
-		tach2pprof -q "$f" -o "$T/p.pb.gz" || {
+		p=${f#"$FIXTURES"/tach/}
+		p=${p//\//-}
+		tach2pprof -q "$f" -o "$p.pb.gz" || {
 			echo "tach2pprof failed on $f" >&2
 			return 1
 		}
-		same_as_decode "$f" "$T/p.pb.gz" || {
-			echo "mismatch for $f" >&2
-			return 1
-		}
+		tach-decode --format samples "$f" >"$p.samples"
+		echo "$p" >>list
 		n=$((n + 1))
 	done
 	[ "$n" -ge 40 ]
+	checked * -- same_as_decode_list list
+}
+
+# same_as_decode_list LIST: same_as_decode for each NAME of LIST, NAME.pb.gz against
+# NAME.samples in the current directory, their stacks turned into lines by one Python.
+same_as_decode_list() {
+	local p
+	while read -r p; do
+		pprof_ok "$p.pb.gz" -raw || { echo "pprof fails on $p" >&2; return 1; }
+		cp "$T/pprof.out" "$p.raw"
+	done <"$1"
+	python3 "$SOURCE_ROOT/tests/pprof_stacks.py" files $(cat "$1")
+	while read -r p; do
+		{ diff -u "$p.want" "$p.got" && pprof_totals "$p.pb.gz" "$p.want"; } ||
+			{ echo "mismatch for $p" >&2; return 1; }
+	done <"$1"
+}
+
+@test "the check of every fixture names a profile whose stacks differ" {
+	need_go
+	cd "$T"
+	tach2pprof -q "$FIXTURES/tach/cases/recursion.tach" -o a.pb.gz
+	tach-decode --format samples "$FIXTURES/tach/cases/recursion.tach" >a.samples
+	tach2pprof -q "$FIXTURES/tach/cases/recursion.tach" -o b.pb.gz
+	tach-decode --format samples "$FIXTURES/tach/cases/transitions.tach" >b.samples
+	printf 'a\nb\n' >list
+	run same_as_decode_list list
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"mismatch for b"* ]]
+	[[ "$output" != *"mismatch for a"* ]]
 }
 
 @test "the collapsed view agrees too: pprof totals per stack equal tach-decode's folded counts" {

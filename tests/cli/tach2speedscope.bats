@@ -38,15 +38,16 @@ imports() {
 }
 
 import_check() { # FILE.json COLLAPSED.txt INTERVAL_US
-	"$NODE" "$SOURCE_ROOT/tests/cli/speedscope_import.mjs" "$BUNDLE" "$1" >"$T/imp.txt"
+	"$NODE" "$SOURCE_ROOT/tests/cli/speedscope_import.mjs" "$BUNDLE" "$1" >"$T/imp.txt" || return
 	python3 "$SOURCE_ROOT/tests/cli/speedscope_check.py" "$1" "$T/imp.txt" "$2" "$3"
 }
 
 # All of them at once, one Node and one Python: LIST has lines "NAME INTERVAL_US" for
 # NAME.json and its tach-decode output NAME.col in the current directory.
 import_check_list() { # LIST
-	"$NODE" "$SOURCE_ROOT/tests/cli/speedscope_import.mjs" "$BUNDLE" $(awk '{ print $1 ".json" }' "$1")
-	awk '{ print $1 ".json", $1 ".json.imp.txt", $1 ".col", $2 }' "$1" >"$1.check"
+	"$NODE" "$SOURCE_ROOT/tests/cli/speedscope_import.mjs" "$BUNDLE" $(awk '{ print $1 ".json" }' "$1") ||
+		return
+	awk '{ print $1 ".json", $1 ".json.imp.txt", $1 ".col", $2 }' "$1" >"$1.check" || return
 	python3 "$SOURCE_ROOT/tests/cli/speedscope_check.py" --list "$1.check"
 }
 
