@@ -4,6 +4,8 @@
 # tests/cli/speedscope_expect.py computes from the JSON on its own; the TACH output through
 # every writer; every option and error path.
 
+load checked
+
 setup() {
 	T=$BATS_TEST_TMPDIR
 	D=$TESTDATA/speedscope
@@ -118,7 +120,8 @@ timeline_of() { # TACH -> sorted timeline
 		speedscope2tach "$D/$f.json" -o "$T/$f.tach"
 		tach-decode --format samples "$T/$f.tach" > "$T/$f.txt"
 		tach2gecko --no-gzip "$T/$f.tach" -o "$T/$f.json"
-		python3 "$SOURCE_ROOT/tests/cli/gecko_calltree.py" "$pcli" "$T/$f.json" "$T/$f.txt"
+		checked "$T/$f.json" "$T/$f.txt" -- \
+			python3 "$SOURCE_ROOT/tests/cli/gecko_calltree.py" "$pcli" "$T/$f.json" "$T/$f.txt"
 	done
 }
 
