@@ -19,8 +19,20 @@ fi
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 echo "== wheel ($py)"
-"$py" -m pip wheel -q --no-build-isolation --no-deps --no-index -w "$tmp/dist" "$src" >"$tmp/wheel.log" 2>&1 ||
-	{ cat "$tmp/wheel.log"; exit 1; }
+# The wheel builds the library from the tree with its own default options, the same in
+# every pass of one build.sh run: the later passes take the first one's (TACHFMT_CHECK_CACHE
+# lives for one run of one tree; tests/cli/checked.bash).
+cached=${TACHFMT_CHECK_CACHE:+$TACHFMT_CHECK_CACHE/wheel}
+if [ -n "$cached" ] && ls "$cached"/tachfmt-*.whl >/dev/null 2>&1; then
+	mkdir "$tmp/dist" && cp "$cached"/tachfmt-*.whl "$tmp/dist/"
+	echo "(built earlier in this run)"
+else
+	"$py" -m pip wheel -q --no-build-isolation --no-deps --no-index -w "$tmp/dist" "$src" >"$tmp/wheel.log" 2>&1 ||
+		{ cat "$tmp/wheel.log"; exit 1; }
+	if [ -n "$cached" ]; then
+		mkdir -p "$cached" && cp "$tmp"/dist/tachfmt-*.whl "$cached/"
+	fi
+fi
 ls "$tmp/dist"
 # --system-site-packages: pytest from Debian; tachfmt only from the wheel.
 "$py" -m venv --system-site-packages "$tmp/venv"
