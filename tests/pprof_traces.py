@@ -6,6 +6,8 @@ one per distinct stack of function names (root first, sorted):
 
   pprof_traces.py traces UNIT < output of `go tool pprof -traces [-sample_index=...]`
   pprof_traces.py collapsed   < output of `tach-decode --no-thread-frames` (cpython labels)
+  pprof_traces.py files UNIT NAME...   NAME.traces -> NAME.want, NAME.collapsed -> NAME.got,
+                                       for many profiles in one interpreter
 
 traces: " (inline)" after a name is dropped; each trace's value ("3ms", "1.50s", "7") is read in nanoseconds when it has a time
 unit, and divided by UNIT (the period in nanoseconds for a time type, 1 for counts): the
@@ -25,7 +27,7 @@ UNITS = {"ns": 1, "us": 1000, "µs": 1000, "ms": 1000000, "s": 1000000000,
 
 def out(stacks):
     for stack in sorted(stacks):
-        sys.stdout.write("%s\t%d\n" % (stack, stacks[stack]))
+        OUT.write("%s\t%d\n" % (stack, stacks[stack]))
 
 
 def add(stacks, key, v):
@@ -88,10 +90,24 @@ def from_collapsed(text):
     out(stacks)
 
 
+def convert(src, dst, how, *args):
+    global OUT
+    with open(src, encoding="utf-8", errors="surrogateescape") as f:
+        text = f.read()
+    with open(dst, "w", encoding="utf-8", errors="surrogateescape") as OUT:
+        how(text, *args)
+
+
 def main():
+    global OUT
     sys.stdin.reconfigure(errors="surrogateescape")
     sys.stdout.reconfigure(errors="surrogateescape")
-    if len(sys.argv) == 3 and sys.argv[1] == "traces":
+    OUT = sys.stdout
+    if len(sys.argv) > 3 and sys.argv[1] == "files":
+        for name in sys.argv[3:]:
+            convert(name + ".traces", name + ".want", from_traces, float(sys.argv[2]))
+            convert(name + ".collapsed", name + ".got", from_collapsed)
+    elif len(sys.argv) == 3 and sys.argv[1] == "traces":
         from_traces(sys.stdin.read(), float(sys.argv[2]))
     elif len(sys.argv) == 2 and sys.argv[1] == "collapsed":
         from_collapsed(sys.stdin.read())
