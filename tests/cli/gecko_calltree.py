@@ -169,9 +169,19 @@ def main():
         that daemon, bounded: "ready" when it answers, "dead" when it exited (a profile it
         refused: its log says why), "slow" when the deadline passed first."""
         log = os.path.join(sdir, sid + ".log")
+        sock = os.path.join(sdir, sid + ".sock")
+        polls = 0
         while time.monotonic() < deadline:
             if not alive(pid):
                 return "dead"
+            # "status" is a Node process of its own: on a busy machine, where the daemon
+            # takes seconds to start, asking every 0.2 s cost more than the check itself.
+            # Ask once its socket is there (and now and then regardless, should a version
+            # keep it elsewhere).
+            polls += 1
+            if not os.path.exists(sock) and polls % 10:
+                time.sleep(0.2)
+                continue
             # A daemon that could not load the profile may stay up (profiler-cli 0.10 on
             # Node 24 does): its log says so, and that is the answer.
             if os.path.exists(log):
