@@ -201,6 +201,16 @@ int tachi_in_next_line(struct tachi_in *in, struct tachi_err *e, const char **li
 	}
 }
 
+void tachi_in_drop_buffer(struct tachi_in *in)
+{
+	if (in->whole || !in->eof || in->pos != in->end)
+		return;
+	free(in->buf);
+	in->buf = NULL;
+	in->base += in->pos;
+	in->cap = in->pos = in->end = 0;
+}
+
 uint64_t tachi_in_offset(const struct tachi_in *in)
 {
 	return in->whole ? in->base : in->last_line_off;

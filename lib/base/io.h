@@ -35,6 +35,9 @@ int tachi_in_load(struct tachi_in *in, uint64_t max_input, struct tachi_err *e);
 /* The first n bytes (fewer at the end of the input) without consuming them: memory input
  * as it is, a descriptor read into the streaming buffer, where the line reader and
  * tachi_in_load take them up, so nothing is read twice and a pipe loses nothing. */
+/* Streaming, at the end with every byte consumed: gives the buffer back (a reader done
+ * with its lines, before a writer's close needs memory). */
+void tachi_in_drop_buffer(struct tachi_in *in);
 int tachi_in_peek(struct tachi_in *in, size_t n, struct tachi_err *e, const uint8_t **p,
 		  size_t *got);
 /* Streaming: the next line without its LF, or TACH_EOF. */

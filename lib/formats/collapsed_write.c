@@ -34,9 +34,27 @@ struct cstate {
 	struct tachi_labeler lab;
 	struct tachi_perf_labels perf;
 	struct tachi_stackcount sc;
+	bool no_threads; /* option thread-frames=no */
 };
 
+/* Stacks are kept per (thread, stack) when the lines show threads. perf labels show one
+ * only with perf-root tid: a capture of a build, a new thread a compiler, keeps one entry
+ * per stack, not one per thread and stack. */
+static void set_threads(struct cstate *st)
+{
+	st->sc.agg.no_threads = st->no_threads || (st->perf.on && st->perf.root != PERF_ROOT_TID);
+}
+
+static int cw_option_of(struct tach_writer *w, const char *key, const char *value);
+
 static int cw_option(struct tach_writer *w, const char *key, const char *value)
+{
+	int rc = cw_option_of(w, key, value);
+	set_threads(w->state);
+	return rc;
+}
+
+static int cw_option_of(struct tach_writer *w, const char *key, const char *value)
 {
 	struct cstate *st = w->state;
 	bool b;
@@ -62,7 +80,7 @@ static int cw_option(struct tach_writer *w, const char *key, const char *value)
 	if (!strcmp(key, "thread-frames")) {
 		if (!tachi_parse_bool(value, &b))
 			return WFAIL(w, TACH_E_USAGE, "bad thread-frames value %s", value);
-		st->sc.agg.no_threads = !b;
+		st->no_threads = !b;
 		return TACH_OK;
 	}
 	return WFAIL(w, TACH_E_USAGE, "collapsed writer has no option %s", key);

@@ -856,12 +856,27 @@ static void read_names(const struct pread *st, char *buf, size_t cap)
 		snprintf(buf + strlen(buf), cap - strlen(buf), ", %s", st->also[i]);
 }
 
+/* The frame lines seen serve reading alone: given back at the end, so that a writer
+ * that works at its close (sorting folded lines) does not hold them too. */
+static void drop_index(struct pread *st)
+{
+	free(st->kbuf);
+	free(st->bytes);
+	free(st->lines);
+	tachi_idset_free(&st->index);
+	st->kbuf = st->bytes = NULL;
+	st->lines = NULL;
+	st->kbuf_cap = st->bytes_cap = st->bytes_len = st->lines_cap = st->nlines = 0;
+}
+
 static int finish(struct tach_reader *r)
 {
 	struct pread *st = r->state;
 	if (st->finished)
 		return TACH_EOF;
 	st->finished = true;
+	drop_index(st);
+	tachi_in_drop_buffer(&r->in);
 	if (st->bad_lines && !st->samples && !st->skipped && !st->events)
 		return RFAIL(r, TACH_E_FORMAT, TACH_POS_LINE, st->first_bad, "%s%s",
 			     st->first_bad_what == no_event_line ? "not perf script output: " : "",
