@@ -100,7 +100,8 @@ bool tachi_parse_dec(const char *s, size_t n, uint64_t max, uint64_t *out)
 	for (size_t i = 0; i < n; i++) {
 		if (s[i] < '0' || s[i] > '9')
 			return false;
-		if (v > (UINT64_MAX - (uint64_t)(s[i] - '0')) / 10)
+		/* 19 digits always fit: the division only from the 20th */
+		if (i >= 19 && v > (UINT64_MAX - (uint64_t)(s[i] - '0')) / 10)
 			return false;
 		v = v * 10 + (uint64_t)(s[i] - '0');
 	}

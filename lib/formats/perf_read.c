@@ -160,19 +160,27 @@ struct pread {
 	bool pending;     /* a whole sample read on the line that ended the one before */
 };
 
+/* Byte classes by table: one load a byte where the scans of every line spend their time. */
+enum { C_WS = 1, C_DIGIT = 2, C_WORD = 4 };
+static const uint8_t byte_class[256] = {
+	[' '] = C_WS, ['\t'] = C_WS, ['\r'] = C_WS, ['\f'] = C_WS, ['\v'] = C_WS,
+	['0' ... '9'] = C_DIGIT | C_WORD, ['a' ... 'z'] = C_WORD, ['A' ... 'Z'] = C_WORD,
+	['_'] = C_WORD,
+};
+
 static inline bool is_ws(char c)
 {
-	return c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v';
+	return byte_class[(unsigned char)c] & C_WS;
 }
 
 static inline bool is_digit(char c)
 {
-	return c >= '0' && c <= '9';
+	return byte_class[(unsigned char)c] & C_DIGIT;
 }
 
 static inline bool is_word(char c)
 {
-	return is_digit(c) || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
+	return byte_class[(unsigned char)c] & C_WORD;
 }
 
 static int nomem(struct tach_reader *r)
@@ -541,6 +549,36 @@ static bool seen_frame(struct pread *st, const char *s, size_t n, uint64_t h, ui
 	return true;
 }
 
+/* Whether a byte of [p, end) is 0x20 or below: eight at a time (a byte below 0x21 with
+ * no high bit borrows into its own high bit first, so a hit is never missed nor made up). */
+static bool has_low_byte(const char *p, const char *end)
+{
+	const uint64_t ones = 0x0101010101010101u;
+	for (; end - p >= 8; p += 8) {
+		uint64_t x;
+		memcpy(&x, p, 8);
+		if ((x - ones * 0x21) & ~x & ones * 0x80)
+			return true;
+	}
+	for (; p < end; p++)
+		if ((unsigned char)*p <= 0x20)
+			return true;
+	return false;
+}
+
+/* The start of the last white-space-free run of [p, end): the dso word of a frame line,
+ * found with memrchr rather than a byte loop (it is most of a line's scanning). */
+static const char *last_word(const char *p, const char *end)
+{
+	const char *sp = memrchr(p, ' ', (size_t)(end - p));
+	const char *t = sp ? sp + 1 : p;
+	if (!has_low_byte(t, end))
+		return t;
+	for (t = end; t > p && !is_ws(t[-1]);)
+		t--;
+	return t;
+}
+
 /* With addresses=no, the key of frame line s: " sym (dso)", without the address word and
  * the symbol's "+0xoff", so that the lines of one function share it and memory follows
  * functions, not addresses. The leading blank keeps it apart from whole lines (which have
@@ -555,8 +593,7 @@ static bool key_of(struct pread *st, const char *s, size_t n)
 		return false;
 	while (p < end && is_ws(*p))
 		p++;
-	while (t > p && !is_ws(t[-1]))
-		t--;
+	t = last_word(p, end);
 	if (t - p < 2 || t[-1] != ' ' || t[0] != '(' || end[-1] != ')')
 		return false;
 	const char *se = t - 1, *h = se;
