@@ -480,8 +480,13 @@ static int cw_close(struct tach_writer *w)
 	struct cstate *st = w->state;
 	if (!st->sc.ncounts)
 		return TACH_OK;
-	if (st->perf.on)
+	if (st->perf.on) {
+		/* the lines need the trie's nodes and pairs only: the lookups go first, as
+		 * the lines' texts take their place (peak memory) */
+		tachi_threads_free(&st->sc.agg.threads);
+		tachi_stacktab_drop_lookups(&st->sc.agg.trie);
 		return tachi_perf_labels_write(w, &st->perf, &st->sc);
+	}
 	struct tachi_buf labels = { 0 };
 	size_t nkeys = st->sc.agg.lk.nkeys, nlines = 0;
 	size_t *loff = malloc((nkeys + 1) * sizeof(*loff));
