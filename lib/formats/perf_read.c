@@ -73,6 +73,18 @@ struct fline {
 };
 #define NO_FRAME UINT32_MAX
 
+/* A frame line met lately, by its whole text: with addresses=no, a line seen again skips
+ * working out its key (most of its cost); a slot a hash, the last line wins. Lines of one
+ * capture repeat at a slot about half the time (4096 slots, a build's capture). */
+#define LCACHE_SLOTS 4096
+#define LCACHE_TEXT 114
+struct lslot {
+	uint64_t h;
+	uint32_t frame;
+	uint16_t len;
+	char text[LCACHE_TEXT];
+};
+
 struct lkey {
 	const char *p;
 	size_t n;
@@ -125,6 +137,7 @@ struct pread {
 	struct fline *lines;
 	size_t nlines, lines_cap;
 	struct tachi_idset index;
+	struct lslot *lcache;
 
 	/* the program: the dso the first sample's comm names, pprof's main binary */
 	char *program;
@@ -901,6 +914,8 @@ static void drop_index(struct pread *st)
 	free(st->bytes);
 	free(st->lines);
 	tachi_idset_free(&st->index);
+	free(st->lcache);
+	st->lcache = NULL;
 	st->kbuf = st->bytes = NULL;
 	st->lines = NULL;
 	st->kbuf_cap = st->bytes_cap = st->bytes_len = st->lines_cap = st->nlines = 0;
@@ -997,6 +1012,23 @@ static int other_line(struct tach_reader *r, const char *s, size_t n, size_t k, 
 	return bad_line(r, "not a perf script frame line (addr sym (dso))");
 }
 
+/* The line cache's slot for frame line s, its hash set; NULL when the cache is not used
+ * (addresses kept: the key is the line) or s is too long for it. */
+static struct lslot *cached_line(struct pread *st, const char *s, size_t n)
+{
+	if (!st->no_addresses || n > LCACHE_TEXT)
+		return NULL;
+	if (!st->lcache && !(st->lcache = calloc(LCACHE_SLOTS, sizeof(*st->lcache))))
+		return NULL;
+	uint64_t h = tachi_hash(s, n);
+	struct lslot *c = &st->lcache[h & (LCACHE_SLOTS - 1)];
+	if (c->h != h) {
+		c->h = h;
+		c->len = 0;
+	}
+	return c;
+}
+
 /* Handles one line; *done when it completed a sample. */
 static int on_line(struct tach_reader *r, const char *s, size_t n, bool *done)
 {
@@ -1015,9 +1047,20 @@ static int on_line(struct tach_reader *r, const char *s, size_t n, bool *done)
 		k++;
 	uint32_t id;
 	if (st->in_sample) {
-		line_key(st, s + k, n - k);
-		if (seen_frame(st, st->key, st->key_len, st->key_hash, &id))
+		struct lslot *c = cached_line(st, s + k, n - k);
+		if (c && c->len == n - k && !memcmp(c->text, s + k, n - k)) {
+			id = c->frame;
 			return id == NO_FRAME ? TACH_OK : push_frame(r, id);
+		}
+		line_key(st, s + k, n - k);
+		if (seen_frame(st, st->key, st->key_len, st->key_hash, &id)) {
+			if (c) {
+				c->len = (uint16_t)(n - k);
+				c->frame = id;
+				memcpy(c->text, s + k, n - k);
+			}
+			return id == NO_FRAME ? TACH_OK : push_frame(r, id);
+		}
 	}
 	return other_line(r, s, n, k, done);
 }
@@ -1159,6 +1202,7 @@ static void pr_free(struct tach_reader *r)
 	free(st->bytes);
 	free(st->lines);
 	tachi_idset_free(&st->index);
+	free(st->lcache);
 	free(st->comm);
 	free(st->program);
 	free(st->hbuf);
