@@ -74,9 +74,10 @@ struct fline {
 #define NO_FRAME UINT32_MAX
 
 /* A frame line met lately, by its whole text: with addresses=no, a line seen again skips
- * working out its key (most of its cost); a slot a hash, the last line wins. Lines of one
- * capture repeat at a slot about half the time (4096 slots, a build's capture). */
-#define LCACHE_SLOTS 4096
+ * working out its key (most of its cost); a slot a hash, the last line wins. On a build's
+ * capture a line finds itself at its slot about half the time with 8192 slots (1 MB);
+ * 16384 hold more than the writer's close needs, raising the peak. */
+#define LCACHE_SLOTS 8192
 #define LCACHE_TEXT 114
 struct lslot {
 	uint64_t h;
