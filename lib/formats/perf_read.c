@@ -197,6 +197,24 @@ static inline bool is_word(char c)
 	return byte_class[(unsigned char)c] & C_WORD;
 }
 
+/* tachi_parse_dec, inline for the up to 19 digits that cannot overflow: an event line
+ * has four numbers. */
+static inline bool parse_dec(const char *s, size_t n, uint64_t max, uint64_t *out)
+{
+	if (!n || n > 19)
+		return tachi_parse_dec(s, n, max, out);
+	uint64_t v = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (!is_digit(s[i]))
+			return false;
+		v = v * 10 + (uint64_t)(s[i] - '0');
+	}
+	if (v > max)
+		return false;
+	*out = v;
+	return true;
+}
+
 static int nomem(struct tach_reader *r)
 {
 	return RFAIL(r, TACH_E_NOMEM, TACH_POS_NONE, 0, "out of memory");
@@ -242,9 +260,9 @@ static bool find_time(const char *p, const char *end, uint64_t *us, const char *
 			continue;
 		uint64_t s, f = 0;
 		size_t fl = (size_t)(p - 1 - dot - 1);
-		if (!tachi_parse_dec(w, (size_t)(dot - w), UINT64_MAX / 2000000, &s) || !fl ||
-		    !tachi_parse_dec(dot + 1, fl < 6 ? fl : 6, UINT64_MAX, &f) ||
-		    (fl > 6 && !tachi_parse_dec(dot + 7, fl - 6, UINT64_MAX, &(uint64_t){ 0 })))
+		if (!parse_dec(w, (size_t)(dot - w), UINT64_MAX / 2000000, &s) || !fl ||
+		    !parse_dec(dot + 1, fl < 6 ? fl : 6, UINT64_MAX, &f) ||
+		    (fl > 6 && !parse_dec(dot + 7, fl - 6, UINT64_MAX, &(uint64_t){ 0 })))
 			continue;
 		for (size_t k = fl; k < 6; k++)
 			f *= 10;
@@ -284,7 +302,7 @@ static void find_event(struct hdr *h, const char *s, const char *end)
 	h->event = t;
 	h->event_len = (size_t)(end - 1 - t);
 	h->has_event = true;
-	if (d < w && tachi_parse_dec(d, (size_t)(w - d), UINT64_MAX, &h->period) && h->period)
+	if (d < w && parse_dec(d, (size_t)(w - d), UINT64_MAX, &h->period) && h->period)
 		h->has_period = true;
 }
 
@@ -317,7 +335,7 @@ static void find_event_mid(struct hdr *h, const char *p, const char *end)
 	h->event = e;
 	h->event_len = (size_t)(p - 1 - e);
 	h->has_event = true;
-	if (de > d && tachi_parse_dec(d, (size_t)(de - d), UINT64_MAX, &h->period) && h->period)
+	if (de > d && parse_dec(d, (size_t)(de - d), UINT64_MAX, &h->period) && h->period)
 		h->has_period = true;
 	h->frame = f;
 	h->frame_len = (size_t)(end - f);
@@ -336,8 +354,8 @@ static bool parse_event_line(const char *s, size_t n, struct hdr *h)
 		if (!pid_word(p, end, &d1, &n1, &d2, &n2))
 			continue;
 		uint64_t a, b = 0;
-		if (!tachi_parse_dec(d1, n1, UINT64_MAX, &a) ||
-		    (n2 && !tachi_parse_dec(d2, n2, UINT64_MAX, &b)))
+		if (!parse_dec(d1, n1, UINT64_MAX, &a) ||
+		    (n2 && !parse_dec(d2, n2, UINT64_MAX, &b)))
 			h->bad = "pid or tid past 2^64-1";
 		h->comm = s;
 		h->comm_len = (size_t)(p - s);
