@@ -78,7 +78,22 @@ static inline int tachi_in_load_whole(struct tach_reader *r)
 /* Streaming line input: the next line without its LF (a CR before it is kept), or TACH_EOF. */
 static inline int tachi_in_line(struct tach_reader *r, const char **line, size_t *len)
 {
-	return tachi_in_next_line(&r->in, &r->err, line, len);
+	/* A whole line already in the stream's buffer, inline (a call a line is a tenth of a
+	 * line reader's time); the rest as tachi_in_next_line does it. */
+	struct tachi_in *in = &r->in;
+	if (!in->whole && in->end > in->pos) {
+		const uint8_t *nl = memchr(in->buf + in->pos, '\n', in->end - in->pos);
+		if (nl) {
+			size_t start = in->pos;
+			in->pos = (size_t)(nl - in->buf) + 1;
+			in->line++;
+			in->last_line_off = in->base + start;
+			*line = (const char *)in->buf + start;
+			*len = (size_t)(nl - (in->buf + start));
+			return TACH_OK;
+		}
+	}
+	return tachi_in_next_line(in, &r->err, line, len);
 }
 /* Byte offset of the start of the last line returned. */
 static inline uint64_t tachi_in_line_offset(const struct tach_reader *r)
