@@ -63,7 +63,7 @@ filtered() { # file options...
 @test "unknown options and bad values exit 2" {
 	for args in "--bogus" "-x" "--format" "--format bogus" "-F json" "--labels" "--labels x" \
 		"--format samples --labels pyspy" "--format info --full-paths" "--thread" \
-		"--thread 1x" "--status gil,bogus" "--status no-idle" "--status" "--from-us 1.5" \
+		"--thread 1x" "--status gil,bogus" "--status no-bogus" "--status" "--from-us 1.5" \
 		"--to-us abc" "--max-depth 0" "--max-depth x" "--compression none"; do
 		# shellcheck disable=SC2086
 		run tach-decode $args "$C/single_sample.tach"
@@ -466,4 +466,18 @@ sums_directly_and_through_tach() { # generator, name
 	run bash -c "ulimit -f 64; tach-decode -F samples '$in' > out.txt"
 	[ "$status" -eq 1 ]
 	[ "$output" = "tach-decode: <stdout>: write error: File too large" ]
+}
+
+@test "--status no-idle drops the samples neither holding the GIL nor on CPU, as --help says every state has a no- form" {
+	local e=$C/rle_runs.expected.txt
+	filtered "$C/rle_runs.tach" --status no-idle >got
+	grep -v '^#' "$e" | awk -F'\t' '{ split($1, f, " "); if (f[4] % 4) print }' >want
+	cmp want got
+	[ "$(filtered "$C/rle_runs.tach" --status idle | wc -l)" -gt 0 ]
+	[ -s want ]
+	# with a positive name too: on CPU and not idle is on CPU
+	filtered "$C/rle_runs.tach" --status cpu,no-idle >got
+	filtered "$C/rle_runs.tach" --status cpu >want
+	cmp want got
+	tach-decode --help | grep -q 'no-NAME drops samples in that state'
 }
