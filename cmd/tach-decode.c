@@ -1,4 +1,4 @@
-/* tach-decode: TACH to collapsed stacks, the samples text form, or a summary. */
+/* tach-decode: a profile of any format to collapsed stacks, the samples text form, or a summary. */
 #include <inttypes.h>
 
 #include "common/runner.h"
@@ -100,7 +100,7 @@ int main(int argc, char **argv)
 {
 	static const struct tc_prog prog = {
 		.name = "tach-decode",
-		.summary = "Decode a TACH profile to collapsed stacks, samples text or a summary.",
+		.summary = "Decode a profile to collapsed stacks, samples text or a summary.",
 		.reader = "auto",
 		.outputs = outputs,
 		.opts = opts,

@@ -64,7 +64,7 @@ no_output() {
 @test "unknown options and bad values exit 2 with a usage hint" {
 	for args in "--bogus" "-Z" "--compression lz4" "--compression" "--level 0" "--level 23" \
 		"--level x" "--max-depth 0" "--max-depth -1" "--thread abc" "--status nope" \
-		"--status no-idle" "--from-us x" "--to-us -5" "--format tach" "a b"; do
+		"--status no-bogus" "--from-us x" "--to-us -5" "--format tach" "a b"; do
 		# shellcheck disable=SC2086
 		run tach-encode $args "$IN"
 		echo "args: $args -> $status $output"
