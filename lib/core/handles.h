@@ -37,6 +37,8 @@ struct tach_reader {
 	/* the last sample's extras (values.c), NULL when none; set by the format's next */
 	const struct tach_sample_ext *ext;
 	bool dict_grows;        /* next interns strings (labels) after all: no reading thread */
+	/* next has given a sample (handles.c), or found one it holds back (a read-ahead) */
+	bool any_sample;
 };
 
 struct tach_writer {
@@ -75,10 +77,17 @@ static inline int tachi_in_load_whole(struct tach_reader *r)
 {
 	return tachi_in_load(&r->in, r->lim.max_input, &r->err);
 }
-/* Streaming line input: the next line without its LF (a CR before it is kept), or TACH_EOF. */
+int tachi_in_no_sample(struct tach_reader *r);
+/* Streaming line input: the next line without its LF (a CR before it is kept), or TACH_EOF.
+ * A stream that has given no sample in the input limit's worth of bytes is refused here, as
+ * a whole input that size is (tachi_in_no_sample): no reader that reads lines through this
+ * can read an endless stream of what is not its format forever. */
 static inline int tachi_in_line(struct tach_reader *r, const char **line, size_t *len)
 {
-	return tachi_in_next_line(&r->in, &r->err, line, len);
+	int rc = tachi_in_next_line(&r->in, &r->err, line, len);
+	if (TACHI_UNLIKELY(!r->any_sample) && !rc && tachi_in_offset(&r->in) >= r->lim.max_input)
+		return tachi_in_no_sample(r);
+	return rc;
 }
 /* Byte offset of the start of the last line returned. */
 static inline uint64_t tachi_in_line_offset(const struct tach_reader *r)

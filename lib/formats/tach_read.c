@@ -536,7 +536,7 @@ static int say_truncated(struct tach_reader *r, const uint8_t *data, size_t size
 	memcpy(was, r->err.msg, sizeof(was));
 	snprintf(r->err.msg, sizeof(r->err.msg),
 		 "the file is truncated (or has bytes past its end): its last %d bytes are not "
-		 "a footer recording its %zu bytes (%s)", FOOTER, size, was);
+		 "a footer recording its %zu bytes (%.300s)", FOOTER, size, was);
 	r->err.pos_kind = TACH_POS_OFFSET;
 	r->err.pos = size;
 	return rc;

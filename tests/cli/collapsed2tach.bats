@@ -304,3 +304,35 @@ EOF
 	[ "$status" -eq 0 ]
 	[ "$output" = "; 1" ]
 }
+
+@test "empty input, and input whose every stack line is skipped, are errors that say why; no -o file" {
+	: >"$T/empty"
+	run collapsed2tach "$T/empty" -o "$T/out.tach"
+	[ "$status" -eq 1 ]
+	[ "$output" = "collapsed2tach: $T/empty: offset 0: empty input: no profile in it" ]
+	[ ! -e "$T/out.tach" ]
+	run bash -c ": | tach-decode --from collapsed"
+	[ "$status" -eq 1 ]
+	[ "$output" = "tach-decode: <stdin>: offset 0: empty input: no profile in it" ]
+	printf '# a comment\na;b -3\nc;d 0\na;b -1\n' >"$T/skipped.folded"
+	run collapsed2tach "$T/skipped.folded" -o "$T/out.tach"
+	[ "$status" -eq 1 ]
+	[ "$output" = "collapsed2tach: $T/skipped.folded:2: no samples: every stack line was skipped (2 with a negative count, 1 with a count of 0; the first is here)" ]
+	[ ! -e "$T/out.tach" ]
+	# one line kept is a profile, with the skipped ones warned about
+	printf 'a;b -3\nc;d 2\n' | collapsed2tach -o "$T/out.tach"
+	[ "$(tach-decode --no-thread-frames "$T/out.tach")" = "c;d 2" ]
+}
+
+@test "an endless stream with no stack in it stops at the input limit, as a whole input would" {
+	run bash -c "yes '# not a stack' | timeout 300 collapsed2tach --max-input 64K -o '$T/out.tach'"
+	[ "$status" -eq 1 ]
+	[[ $output == "collapsed2tach: <stdin>: offset "*": no sample in the first 65536 bytes, the input limit (see --max-input): not collapsed input" ]]
+	[ ! -e "$T/out.tach" ]
+	run bash -c "tr -dc 'a-z;\n' </dev/urandom | timeout 300 tach-decode --from collapsed --max-input 64K"
+	[ "$status" -eq 1 ]
+	[[ $output == *"no sample in the first 65536 bytes"* ]]
+	# what follows its first sample is read however long it is
+	{ echo 'a;b 1'; yes '# x' | head -n 20000; } | collapsed2tach --max-input 64K -o "$T/out.tach"
+	[ "$(tach-decode --no-thread-frames "$T/out.tach")" = "a;b 1" ]
+}

@@ -213,8 +213,8 @@ no_output() {
 	tach-encode --max-depth 3 -o d.tach deep.txt
 }
 
-@test "an empty input writes an empty profile" {
-	: | tach-encode --compression none >e.tach
+@test "a header without samples writes an empty profile" {
+	printf '@interval_us 1000\n' | tach-encode --compression none >e.tach
 	[ "$(stat -c %s e.tach)" -eq 96 ]
 	tach-decode -F info e.tach | grep -qx 'sample_count: 0'
 	printf '@start_time_us 1000000000\n@interval_us 1000\n' |
@@ -284,4 +284,20 @@ PY
 	grep -qx 'repeat_samples: 11999' info.txt
 	tach-decode -F samples a.tach | tach-encode --compression none -o b.tach
 	cmp a.tach b.tach
+}
+
+@test "empty input is an error; a samples text stream with no sample stops at the input limit" {
+	: >empty
+	run tach-encode empty -o out.tach
+	[ "$status" -eq 1 ]
+	[ "$output" = "tach-encode: empty: offset 0: empty input: no profile in it" ]
+	no_output out.tach
+	run bash -c "yes '# a comment' | timeout 300 tach-encode --max-input 64K -o out.tach"
+	[ "$status" -eq 1 ]
+	[[ $output == "tach-encode: <stdin>: offset "*": no sample in the first 65536 bytes, the input limit (see --max-input): not samples input" ]]
+	no_output out.tach
+	# a header alone is an empty profile, as tach-decode writes one
+	tach-decode -F samples "$FIXTURES/tach/cases/empty.tach" >header.samples
+	tach-encode header.samples -o out.tach
+	[ "$(tach-decode -F info out.tach | sed -n 's/^samples_decoded: //p')" = 0 ]
 }
