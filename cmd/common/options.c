@@ -26,7 +26,8 @@ static const struct tc_opt common_opts[] = {
 	{ "strict", 0, NULL, "r:strict", "yes", "treat recoverable problems in the input as errors", NULL, false },
 	{ "max-depth", 0, "N", "r:max-depth", NULL, "reject stacks deeper than N frames", NULL, false },
 	{ "max-input", 0, "SIZE", "r:max-input", NULL,
-	  "hold at most SIZE bytes of a whole input, after gzip (K, M, G suffixes; default 512M)",
+	  "hold at most SIZE bytes of a whole input, after gzip (K, M, G suffixes; default 512M); "
+	  "a text stream must give a sample within SIZE bytes",
 	  NULL, false },
 	{ "thread", 0, "TID", NULL, NULL, "keep only samples of thread TID (repeatable)", NULL, true },
 	{ "status", 0, "LIST", NULL, NULL,
