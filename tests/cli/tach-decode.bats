@@ -481,3 +481,38 @@ sums_directly_and_through_tach() { # generator, name
 	cmp want got
 	tach-decode --help | grep -q 'no-NAME drops samples in that state'
 }
+
+@test "--format info names the format; another format's own figures, TACH's header fields only for TACH" {
+	printf '@interval_us 250\n7 0 1000 2\tm.py:f:1\n7 0 1250 2\tm.py:g:2\n9 0 1100 2\tm.py:f:1\n' >s.txt
+	tach-decode -F info s.txt >info
+	cat info
+	[ "$(sed -n 1p info)" = "format: samples" ]
+	grep -qx 'samples: 3' info
+	grep -qx 'weight_total: 3' info
+	grep -qx 'weight_total_us: 750' info
+	grep -qx 'threads: 2' info
+	grep -qx 'first_timestamp_us: 1000' info
+	grep -qx 'end_timestamp_us: 1500' info
+	grep -qx 'time_span_us: 500' info
+	[ "$(grep -c 'format_version\|sample_count\|thread_count\|header_layout\|string_count\|_records' info)" -eq 0 ]
+	# filters count what they keep
+	tach-decode -F info --thread 9 s.txt | grep -qx 'threads: 1'
+	# pprof: its types and period
+	tach-decode -F info "$FIXTURES/gperf/hotloop/hotloop.pprof.pb.gz" >info
+	[ "$(sed -n 1p info)" = "format: pprof" ]
+	grep -qx 'value_type: cpu/nanoseconds (the weights)' info
+	grep -qx 'period: 1000000 cpu/nanoseconds' info
+	[ "$(grep -c 'format_version' info)" -eq 0 ]
+	# folded stacks with counts
+	printf 'a;b 3\nc 2\n' | tach-decode -F info >info
+	[ "$(sed -n 1p info)" = "format: collapsed" ]
+	grep -qx 'samples: 2' info
+	grep -qx 'weight_total: 5' info
+	# TACH keeps its header, footer and record statistics, after its name
+	tach-decode -F info "$C/rle_runs.tach" >info
+	[ "$(sed -n 1p info)" = "format: tach" ]
+	grep -qx 'format_version: 1' info
+	grep -qx 'sample_count: 42' info
+	grep -qx 'thread_count: 2' info
+	grep -qx 'samples_selected: 42' info
+}
