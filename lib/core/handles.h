@@ -39,6 +39,10 @@ struct tach_reader {
 	bool dict_grows;        /* next interns strings (labels) after all: no reading thread */
 	/* next has given a sample (handles.c), or found one it holds back (a read-ahead) */
 	bool any_sample;
+	/* JSON readers (json_read.h): whether a lone surrogate escape is taken, and where the
+	 * first one was (offset + 1; 0 none) */
+	bool json_lone_ok;
+	uint64_t json_lone_at;
 };
 
 struct tach_writer {
