@@ -12,17 +12,25 @@
  * clock. Not read: the trace-event form (an array of events, "ProfileChunk"s), the legacy
  * "head" tree, hitCount and positionTicks (they are derived from samples).
  *
- * What a sample becomes: one sample (weight 1) per entry of "samples", thread 0, at
- * startTime plus the deltas up to it. V8's deltas can be negative (a sample listed after
- * one it was taken before): samples are put in time order by a stable sort on that
- * timestamp, as Chrome DevTools' CPUProfileDataModel does (speedscope's importer instead
- * clamps a time that goes back to the latest one, the Firefox Profiler's resamples at
- * 500 µs and drops what goes back; both keep every stack but lose the order in time).
- * Timestamps are in the profile's own clock, the header's start time is startTime; the
- * interval is the median of the gaps between consecutive sorted samples, rounded to µs
- * (at least 1; 1000, node's default, with fewer than two samples): unlike the mean, it is
- * not moved by the odd long gap (a sampler thread descheduled on a busy machine). Deltas are read exactly (to
- * the nanosecond, no floating point); a timestamp rounds down to the µs.
+ * What a sample becomes: one sample per entry of "samples", thread 0, at startTime plus the
+ * deltas up to it. V8's deltas can be negative (a sample listed after one it was taken
+ * before): samples are put in time order by a stable sort on that timestamp, as Chrome
+ * DevTools' CPUProfileDataModel does (speedscope's importer instead clamps a time that goes
+ * back to the latest one, the Firefox Profiler's resamples at 500 µs and drops what goes
+ * back; both keep every stack but lose the order in time). Deltas are read exactly (to the
+ * nanosecond, no floating point); a timestamp rounds down to the µs.
+ *
+ * Weights are time, as DevTools and speedscope weigh a sample: the time up to the next
+ * sample; the first's also from startTime (it is put there), the last's up to endTime (the
+ * median gap without one), so the weights add up to the profile's span however uneven the
+ * gaps (idle threads are sampled late: weighing each sample one median gap gave half the
+ * span). The interval is the median gap (not moved by the odd long gap), halved while the
+ * weights miss the total by more than 1%; a weight is the running total rounded to
+ * intervals, at least 1. V8's clock is no wall clock: times count from startTime and the
+ * start is unknown (0), so no writer shows a date.
+ *
+ * A lone-surrogate escape ("\ud800", which JSON.stringify writes for half a UTF-16 pair)
+ * is read as U+FFFD with a warning; endTime before startTime is ignored with a warning.
  *
  * Frames: the path from the sampled node to its root, innermost first; a parentless node
  * named "(root)" is no frame. Function name as given, "(anonymous)" when empty; file the

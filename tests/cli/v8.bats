@@ -250,3 +250,28 @@ print(sum(len(t["samples"]["data"]) for t in g["threads"]) * g["meta"]["interval
 	# and sample for sample, the reader's rules as v8_expect.py computes them
 	same_samples "$f"
 }
+
+@test "a lone surrogate escape, as JSON.stringify writes it, is U+FFFD with a warning; endTime before startTime is warned about" {
+	local r='{"id":1,"callFrame":{"functionName":"(root)","url":""},"children":[2,3]}'
+	local a='{"id":2,"callFrame":{"functionName":"half\ud800 pair","url":"a.js"}}'
+	local b='{"id":3,"callFrame":{"functionName":"\udc00low","url":"b\ud83d\ude00.js"}}'
+	printf '%s' "{\"nodes\":[$r,$a,$b],\"startTime\":0,\"endTime\":300,\"samples\":[2,3],\"timeDeltas\":[100,100]}" >"$T/lone.cpuprofile"
+	run tach-decode --no-thread-frames "$T/lone.cpuprofile"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	# the first lone escape is at offset 124
+	[ "${lines[0]}" = "tach-decode: $T/lone.cpuprofile: offset 124: warning: a \\u escape of a lone surrogate (JSON.stringify writes one for a name with half a UTF-16 pair): read as U+FFFD" ]
+	[ "${#lines[@]}" -eq 3 ]
+	tach-decode -q --no-thread-frames "$T/lone.cpuprofile" >"$T/c"
+	grep -qx $'a.js:half\xef\xbf\xbd pair:0 2' "$T/c"
+	grep -qx $'b\xf0\x9f\x98\x80.js:\xef\xbf\xbdlow:0 1' "$T/c"
+	# the other JSON readers keep RFC 8259's strings
+	run tach-decode --from speedscope <<<'{"$schema":"https://www.speedscope.app/file-format-schema.json","shared":{"frames":[{"name":"\ud800"}]},"profiles":[]}'
+	[ "$status" -eq 1 ]
+	[[ $output == *'\u escape of a high surrogate without its low half' ]]
+	# endTime before startTime: said, and the last sample stands for the median gap
+	printf '%s' "{\"nodes\":[$r,$a,$b],\"startTime\":500,\"endTime\":300,\"samples\":[2,3],\"timeDeltas\":[100,100]}" >"$T/back.cpuprofile"
+	run tach-decode -F samples "$T/back.cpuprofile"
+	[ "$status" -eq 0 ]
+	[[ ${lines[0]} == "tach-decode: $T/back.cpuprofile: offset "*": warning: endTime is before startTime: ignored (the last sample stands for the median gap)" ]]
+}
