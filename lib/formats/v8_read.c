@@ -534,6 +534,7 @@ static int order_and_weigh(struct tach_reader *r)
 			gaps[i - 1] = st->s[i].t - st->s[i - 1].t;
 		qsort(gaps, st->ns - 1, sizeof(*gaps), cmp_i64);
 		median = (uint64_t)gaps[(st->ns - 1) / 2];
+		free(gaps);
 	}
 	durations(st, median ? median : 1000);
 	uint64_t us = choose_interval(st, median, r->lim.max_samples);
