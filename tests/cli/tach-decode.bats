@@ -516,3 +516,22 @@ sums_directly_and_through_tach() { # generator, name
 	grep -qx 'thread_count: 2' info
 	grep -qx 'samples_selected: 42' info
 }
+
+@test "empty input is an error with its reason for every format, named or detected, and every program" {
+	local f
+	for f in $(tach-decode --from help); do
+		run bash -c ": | tach-decode --from $f"
+		echo "$f: $output"
+		[ "$status" -eq 1 ]
+		[[ $output == "tach-decode: <stdin>: offset 0: "* ]]
+	done
+	: >empty
+	for p in tach-decode tach2pprof tach2gecko tach2speedscope tach2pstats tach2sampler tach2flamegraph \
+		tach-merge collapsed2tach perf2tach tach-encode gperf2tach sampler2tach speedscope2tach; do
+		run "$p" -f -o out empty
+		echo "$p: $output"
+		[ "$status" -eq 1 ]
+		[[ $output == "$p: empty: offset 0: "* ]]
+		no_output out
+	done
+}
