@@ -606,6 +606,8 @@ static int v8_open(struct tach_reader *r)
 	/* V8's clock is no wall clock (a monotonic one, from an unknown origin): times are
 	 * given from startTime, and the start is unknown (0), so no writer shows a date. */
 	r->meta.start_time_us = 0;
+	/* the time profiled, for what shows the input's own facts (tach-decode -F info) */
+	r->meta.duration_ns = st->end >= 0 ? st->end - st->start : 0;
 	return TACH_OK;
 }
 

@@ -246,6 +246,7 @@ print(sum(len(t["samples"]["data"]) for t in g["threads"]) * g["meta"]["interval
 	tach-decode -F info "$f" >"$T/info"
 	grep -qx 'format: v8' "$T/info"
 	grep -qx 'start_time_us: 0' "$T/info"
+	grep -qx "duration_ns: ${span}000" "$T/info"
 	within "$(sed -n 's/^weight_total_us: //p' "$T/info")" "$span"
 	# and sample for sample, the reader's rules as v8_expect.py computes them
 	same_samples "$f"
