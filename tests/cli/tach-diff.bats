@@ -163,7 +163,7 @@ joined() {
 }
 
 @test "two inputs without samples: empty output, exit 0, nothing else left (UBSan checks the sort)" {
-	: | tach-encode -o "$TMP/e.tach"
+	printf '@interval_us 1000\n' | tach-encode -o "$TMP/e.tach"
 	run tach-diff "$TMP/e.tach" "$TMP/e.tach" -o "$TMP/d.folded"
 	[ "$status" -eq 0 ]
 	[ -z "$output" ]
