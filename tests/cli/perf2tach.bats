@@ -385,6 +385,7 @@ assert names == ["hotb-worker", "livetest"], names
 	run tach-decode -q --labels perf --from perf "$T/esc.perf"
 	[ "$status" -eq 0 ]
 	[[ "$output" == *$'a\033[1mb'*';f 1'* ]]
+}
 
 @test "empty input is an error, as every other reader's; an endless stream with no sample stops at the input limit" {
 	: >"$T/empty"

@@ -226,6 +226,7 @@ joined() {
 	cat "$FG/perf.folded" | tach-diff - "$FG/perf2.folded" | diff -u "$TMP/want" -
 	[ -s "$TMP/want" ]
 	[ "$(ls "$TMP")" = want ]
+}
 
 @test "--help names the operands it reads and no code identifier; the converters say they read any format" {
 	run tach-diff --help
