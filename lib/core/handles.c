@@ -144,7 +144,7 @@ TACH_API int tach_reader_open_mem(struct tach_reader *r, const void *data, size_
 int tachi_in_no_sample(struct tach_reader *r)
 {
 	return RFAIL(r, TACH_E_LIMIT, TACH_POS_OFFSET, tachi_in_offset(&r->in),
-		     "no sample in the first %llu bytes, the input limit (see --max-input): "
+		     "no sample in the first %llu bytes (see max-input): "
 		     "not %s input", (unsigned long long)r->lim.max_input, r->fmt->name);
 }
 

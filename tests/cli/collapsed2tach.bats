@@ -325,7 +325,7 @@ EOF
 @test "an endless stream with no stack in it stops at the input limit, as a whole input would" {
 	run bash -c "yes '# not a stack' | timeout 300 collapsed2tach --max-input 64K -o '$T/out.tach'"
 	[ "$status" -eq 1 ]
-	[[ $output == "collapsed2tach: <stdin>: offset "*": no sample in the first 65536 bytes, the input limit (see --max-input): not collapsed input" ]]
+	[[ $output == "collapsed2tach: <stdin>: offset "*": no sample in the first 65536 bytes (see max-input): not collapsed input" ]]
 	[ ! -e "$T/out.tach" ]
 	run bash -c "tr -dc 'a-z;\n' </dev/urandom | timeout 300 tach-decode --from collapsed --max-input 64K"
 	[ "$status" -eq 1 ]

@@ -395,6 +395,6 @@ assert names == ["hotb-worker", "livetest"], names
 	[ ! -e "$T/out.tach" ]
 	run bash -c "yes 'not perf script output' | timeout 300 perf2tach --max-input 64K -o '$T/out.tach'"
 	[ "$status" -eq 1 ]
-	[[ $output == "perf2tach: <stdin>: offset "*": no sample in the first 65536 bytes, the input limit (see --max-input): not perf input" ]]
+	[[ $output == "perf2tach: <stdin>: offset "*": no sample in the first 65536 bytes (see max-input): not perf input" ]]
 	[ ! -e "$T/out.tach" ]
 }
