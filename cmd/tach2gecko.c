@@ -24,7 +24,7 @@ int main(int argc, char **argv)
 {
 	static const struct tc_prog prog = {
 		.name = "tach2gecko",
-		.summary = "Convert a TACH profile to a Gecko profile for the Firefox Profiler.",
+		.summary = "Convert a profile to a Gecko profile for the Firefox Profiler.",
 		.reader = "auto",
 		.outputs = outputs,
 		.opts = opts,

@@ -1,4 +1,4 @@
-/* tach2pprof: a TACH profile to pprof's profile.proto (gzip-compressed). */
+/* tach2pprof: a profile of any format to pprof's profile.proto (gzip-compressed). */
 #include "common/runner.h"
 
 static const struct tc_opt opts[] = {
@@ -22,7 +22,7 @@ int main(int argc, char **argv)
 {
 	static const struct tc_prog prog = {
 		.name = "tach2pprof",
-		.summary = "Convert a TACH profile to pprof's profile.proto format.",
+		.summary = "Convert a profile to pprof's profile.proto format.",
 		.reader = "auto",
 		.outputs = outputs,
 		.opts = opts,

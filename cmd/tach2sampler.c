@@ -1,4 +1,4 @@
-/* tach2sampler: a TACH profile to an Apple Sampler trace. */
+/* tach2sampler: a profile of any format to an Apple Sampler trace. */
 #include "common/runner.h"
 
 /* A record per sample: a run of N repeats is N records. */
@@ -17,7 +17,7 @@ int main(int argc, char **argv)
 {
 	static const struct tc_prog prog = {
 		.name = "tach2sampler",
-		.summary = "Convert a TACH profile to an Apple Sampler trace (@supersamplerV1.0).",
+		.summary = "Convert a profile to an Apple Sampler trace (@supersamplerV1.0).",
 		.reader = "auto",
 		.outputs = outputs,
 		.description = "Writes one @threadV1.0 block per thread and one record per sample; "

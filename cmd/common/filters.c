@@ -42,8 +42,8 @@ int tc_parse_status(struct tc_run *run, const char *list)
 	for (char *save, *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
 		bool neg = !strncmp(tok, "no-", 3);
 		const char *n = neg ? tok + 3 : tok;
-		if (!strcmp(n, "idle") && !neg) {
-			run->status_idle = true;
+		if (!strcmp(n, "idle")) {
+			*(neg ? &run->status_no_idle : &run->status_idle) = true;
 			continue;
 		}
 		size_t i;
@@ -72,9 +72,9 @@ static bool keep(const struct tc_run *run, const struct tach_sample *s)
 			return false;
 	}
 	if (run->has_status) {
-		if (s->status & run->status_none)
-			return false;
 		bool idle = !(s->status & (TACH_STATUS_HAS_GIL | TACH_STATUS_ON_CPU));
+		if ((s->status & run->status_none) || (run->status_no_idle && idle))
+			return false;
 		if ((run->status_any || run->status_idle) &&
 		    !((s->status & run->status_any) || (run->status_idle && idle)))
 			return false;

@@ -26,7 +26,8 @@ static const struct tc_opt common_opts[] = {
 	{ "strict", 0, NULL, "r:strict", "yes", "treat recoverable problems in the input as errors", NULL, false },
 	{ "max-depth", 0, "N", "r:max-depth", NULL, "reject stacks deeper than N frames", NULL, false },
 	{ "max-input", 0, "SIZE", "r:max-input", NULL,
-	  "hold at most SIZE bytes of a whole input, after gzip (K, M, G suffixes; default 512M)",
+	  "hold at most SIZE bytes of a whole input, after gzip (K, M, G suffixes; default 512M); "
+	  "a text stream must give a sample within SIZE bytes",
 	  NULL, false },
 	{ "thread", 0, "TID", NULL, NULL, "keep only samples of thread TID (repeatable)", NULL, true },
 	{ "status", 0, "LIST", NULL, NULL,
@@ -42,8 +43,8 @@ static const struct tc_opt common_opts[] = {
 /* Programs whose reader is "auto" detect their input's format; --from names it instead. */
 static const struct tc_opt input_opts[] = {
 	{ "from", 0, "FORMAT", NULL, NULL,
-	  "read the input as FORMAT instead of detecting it ('auto' tc_detects; 'help' lists the "
-	  "formats)", NULL,
+	  "read the input as FORMAT instead of detecting it ('auto' detects it; 'help' lists "
+	  "the formats)", NULL,
 	  false },
 	{ "sample-index", 0, "TYPE", "r:sample-index", NULL,
 	  "pprof input: the sample type (name or number) whose values are the weights "
@@ -196,14 +197,27 @@ static void print_opt(FILE *f, const struct tc_opt *o)
 	fputc('\n', f);
 }
 
+/* A fixed list of operands by name ("BASE NEW": "Reads BASE and NEW"). */
+static void reads_operands(const char *args)
+{
+	const char *sp = strrchr(args, ' ');
+	if (sp)
+		printf("Reads %.*s and %s", (int)(sp - args), args, sp + 1);
+	else
+		printf("Reads %s", args);
+	printf("; - is standard input (once at most).\n\nOptions:\n");
+}
+
 static void help(const struct tc_prog *p)
 {
 	usage_line(stdout, p);
 	printf("%s\n\n", p->summary);
 	if (p->description)
 		printf("%s\n\n", p->description);
-	if (p->many)
+	if (p->many && !p->many->max)
 		printf("Reads every FILE; - is standard input (once at most).\n\nOptions:\n");
+	else if (p->many)
+		reads_operands(p->many->args);
 	else
 		printf("Reads FILE, or standard input when FILE is - or absent.\n\nOptions:\n");
 	if (p->outputs[1].name) {

@@ -32,7 +32,7 @@ struct tc_run {
 	uint64_t threads[MAX_THREADS];
 	size_t nthreads;
 	uint8_t status_any, status_none;
-	bool status_idle;
+	bool status_idle, status_no_idle;
 	bool has_status;
 	uint64_t from_us, to_us;
 	uint64_t interval_us;   /* the reader's, for the time span of a weighted sample */

@@ -6,7 +6,7 @@ function __tachfmt_states
         idle 'neither holding the GIL nor on CPU' no-gil 'drop: holds the GIL' \
         no-cpu 'drop: on CPU' no-unknown 'drop: state unknown' \
         no-gil-wait 'drop: waiting for the GIL' no-exception 'drop: handling an exception' \
-        no-main 'drop: the main thread'
+        no-main 'drop: the main thread' no-idle 'drop: neither holding the GIL nor on CPU'
 end
 
 complete -c tach-diff -l from -x -a 'tach gperf pprof sampler speedscope v8 samples perf collapsed help' -d 'read the inputs as FORMAT'

@@ -26,7 +26,7 @@ complete -c tach2flamegraph -l strict -d 'Treat recoverable problems in the inpu
 complete -c tach2flamegraph -l max-depth -x -d 'Reject stacks deeper than N frames'
 complete -c tach2flamegraph -l max-input -x -d 'Hold at most SIZE bytes of a whole input (K M G suffixes)'
 complete -c tach2flamegraph -l thread -x -d 'Keep only samples of thread TID'
-complete -c tach2flamegraph -l status -x -a 'gil cpu unknown gil-wait exception main idle no-gil no-cpu no-unknown no-gil-wait no-exception no-main' -d 'Keep samples with any listed state'
+complete -c tach2flamegraph -l status -x -a 'gil cpu unknown gil-wait exception main idle no-gil no-cpu no-unknown no-gil-wait no-exception no-main no-idle' -d 'Keep samples with any listed state'
 complete -c tach2flamegraph -l from-us -x -d 'Keep samples at or after timestamp T (µs)'
 complete -c tach2flamegraph -l to-us -x -d 'Keep samples before timestamp T (µs)'
 complete -c tach2flamegraph -s h -l help -d 'Show help and exit'

@@ -6,7 +6,7 @@ function __tachfmt_states
         idle 'neither holding the GIL nor on CPU' no-gil 'drop: holds the GIL' \
         no-cpu 'drop: on CPU' no-unknown 'drop: state unknown' \
         no-gil-wait 'drop: waiting for the GIL' no-exception 'drop: handling an exception' \
-        no-main 'drop: the main thread'
+        no-main 'drop: the main thread' no-idle 'drop: neither holding the GIL nor on CPU'
 end
 
 complete -c tach2sampler -s o -l output -r -F -d 'write to FILE instead of standard output'

@@ -104,15 +104,17 @@ static int check_escape(struct tachi_json *j, size_t *i)
 	if (hex4(p + k + 1, j->n - k - 1, &u))
 		return fail(j, k - 1, "\\u needs four hexadecimal digits");
 	k += 5;
-	if (u >= 0xdc00 && u <= 0xdfff)
-		return fail(j, k - 6, "\\u escape of a lone low surrogate");
-	if (u >= 0xd800 && u <= 0xdbff) {
-		if (j->n - k < 6 || p[k] != '\\' || p[k + 1] != 'u' ||
-		    hex4(p + k + 2, j->n - k - 2, &lo) || lo < 0xdc00 || lo > 0xdfff)
-			return fail(j, k - 6, "\\u escape of a high surrogate without its low half");
-		k += 6;
+	bool paired = u >= 0xd800 && u <= 0xdbff && j->n - k >= 6 && p[k] == '\\' &&
+		      p[k + 1] == 'u' && !hex4(p + k + 2, j->n - k - 2, &lo) && lo >= 0xdc00 &&
+		      lo <= 0xdfff;
+	if (u >= 0xd800 && u <= 0xdfff && !paired) {
+		if (!j->lone_at)
+			return fail(j, k - 6, u >= 0xdc00 ? "\\u escape of a lone low surrogate"
+						  : "\\u escape of a high surrogate without its low half");
+		if (!*j->lone_at)
+			*j->lone_at = k - 6 + 1;
 	}
-	*i = k;
+	*i = k + (paired ? 6 : 0);
 	return TACH_OK;
 }
 
@@ -388,10 +390,13 @@ size_t tachi_json_unescape(const uint8_t *p, const struct tachi_jtok *t, char *o
 		uint32_t u = 0, lo = 0;
 		hex4(s, 4, &u);
 		s += 4;
-		if (u >= 0xd800 && u <= 0xdbff) {
-			hex4(s + 2, 4, &lo);
+		/* a lone surrogate (taken only where the cursor allowed it) is U+FFFD */
+		if (u >= 0xd800 && u <= 0xdbff && e - s >= 6 && s[0] == '\\' && s[1] == 'u' &&
+		    !hex4(s + 2, 4, &lo) && lo >= 0xdc00 && lo <= 0xdfff) {
 			s += 6;
 			u = 0x10000 + ((u - 0xd800) << 10) + (lo - 0xdc00);
+		} else if (u >= 0xd800 && u <= 0xdfff) {
+			u = 0xfffd;
 		}
 		o += put_utf8(out + o, u);
 	}

@@ -38,6 +38,11 @@ struct tachi_json {
 	bool fresh;        /* a container was just opened: no comma before its first item */
 	uint8_t is_obj[TACHI_JSON_MAX_DEPTH / 8]; /* per level: an object (1) or array (0) */
 	struct tachi_err *err;
+	/* NULL: a \u escape of a lone surrogate is an error (RFC 8259 strings). Else such an
+	 * escape, which JavaScript's JSON.stringify writes for a string with a lone surrogate,
+	 * is taken (tachi_json_unescape gives U+FFFD for it) and the first one's offset + 1 is
+	 * kept here, for the caller's warning. */
+	uint64_t *lone_at;
 };
 
 /* A cursor at offset pos of p[0, n); max_depth is clamped to TACHI_JSON_MAX_DEPTH. */

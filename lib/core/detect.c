@@ -188,17 +188,18 @@ static bool resembled_before(const uint8_t *p, size_t n, size_t end)
 {
 	const struct tachi_format *f;
 	for (size_t i = 0; i < end && (f = tachi_format_at(i)); i++)
-		if (f->reader && f->resembles && f->resembles(p, n))
+		if ((f->reader || f->refused) && f->resembles && f->resembles(p, n))
 			return true;
 	return false;
 }
 
-/* The first format whose probe takes the n bytes at p, or NULL; its index into *index. */
+/* The first format whose probe takes the n bytes at p (one read, or one refused), or NULL;
+ * its index into *index. */
 static const struct tachi_format *first_taker(const uint8_t *p, size_t n, size_t *index)
 {
 	const struct tachi_format *f;
 	for (*index = 0; (f = tachi_format_at(*index)); (*index)++)
-		if (f->reader && f->probe && f->probe(p, n))
+		if ((f->reader || f->refused) && f->probe && f->probe(p, n))
 			return f;
 	return NULL;
 }
@@ -221,6 +222,8 @@ static int auto_open(struct tach_reader *r)
 	}
 	if (!f)
 		return no_match(r, p, n);
+	if (!f->reader)
+		return RFAIL(r, TACH_E_FORMAT, TACH_POS_OFFSET, 0, "%s", f->refused);
 	if ((rc = become(r, f, i)))
 		return rc;
 	if (f->reader->whole_input && (rc = tachi_in_load_whole(r)))

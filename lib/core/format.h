@@ -55,6 +55,9 @@ struct tachi_format {
 	 * file of this format (its first bytes are what this format's files start with), to
 	 * name it in the message. NULL for formats whose probe is all there is to say. */
 	bool (*resembles)(const uint8_t *p, size_t n);
+	/* A format known by its probe but not read (no reader, no writer): detection refuses
+	 * it with this reason; tach_format_name does not list it. */
+	const char *refused;
 };
 /* The stack trie of a writer with lookahead. */
 static inline struct tachi_stacktab *tachi_writer_trie(struct tach_writer *w)

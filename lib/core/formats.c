@@ -14,6 +14,7 @@ static const struct tachi_format *const formats[] = {
 	&tachi_fmt_sampler,
 	&tachi_fmt_speedscope,
 	&tachi_fmt_v8,
+	&tachi_fmt_chrome_trace,
 	&tachi_fmt_samples,
 	&tachi_fmt_gecko,
 	&tachi_fmt_flamegraph,
@@ -40,13 +41,20 @@ const struct tachi_format *tachi_format_find(const char *name)
 	return NULL;
 }
 
+/* The index-th format that is read or written (a refused one is neither). */
 TACH_API const char *tach_format_name(size_t index, int *can_read, int *can_write)
 {
-	if (index >= sizeof(formats) / sizeof(formats[0]))
+	const struct tachi_format *f = NULL;
+	for (size_t i = 0; i < sizeof(formats) / sizeof(formats[0]); i++)
+		if ((formats[i]->reader || formats[i]->writer) && !index--) {
+			f = formats[i];
+			break;
+		}
+	if (!f)
 		return NULL;
 	if (can_read)
-		*can_read = formats[index]->reader != NULL;
+		*can_read = f->reader != NULL;
 	if (can_write)
-		*can_write = formats[index]->writer != NULL;
-	return formats[index]->name;
+		*can_write = f->writer != NULL;
+	return f->name;
 }

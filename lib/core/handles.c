@@ -141,6 +141,23 @@ TACH_API int tach_reader_open_mem(struct tach_reader *r, const void *data, size_
 	return reader_open(r);
 }
 
+int tachi_in_no_sample(struct tach_reader *r)
+{
+	return RFAIL(r, TACH_E_LIMIT, TACH_POS_OFFSET, tachi_in_offset(&r->in),
+		     "no sample in the first %llu bytes (see max-input): "
+		     "not %s input", (unsigned long long)r->lim.max_input, r->fmt->name);
+}
+
+/* The end of an input that gave no sample: no input at all is an error for every format
+ * (a profile file is never empty; TACH's empty profile has its header). */
+static int end_without_samples(struct tach_reader *r)
+{
+	uint64_t bytes = r->in.whole ? r->in.size : r->in.base + r->in.end;
+	if (!bytes)
+		return RFAIL(r, TACH_E_FORMAT, TACH_POS_OFFSET, 0, "empty input: no profile in it");
+	return TACH_EOF;
+}
+
 TACH_API int tach_reader_next(struct tach_reader *r, const struct tach_sample **s)
 {
 	if (TACHI_UNLIKELY(r->err.code))
@@ -148,7 +165,12 @@ TACH_API int tach_reader_next(struct tach_reader *r, const struct tach_sample **
 	if (TACHI_UNLIKELY(!r->opened))
 		return RFAIL(r, TACH_E_USAGE, TACH_POS_NONE, 0, "reader not open");
 	r->ext = NULL;
-	return r->fmt->reader->next(r, s);
+	int rc = r->fmt->reader->next(r, s);
+	if (TACHI_LIKELY(!rc))
+		r->any_sample = true;
+	else if (rc == TACH_EOF && !r->any_sample)
+		return end_without_samples(r);
+	return rc;
 }
 
 TACH_API const struct tach_sample_ext *tach_reader_sample_ext(const struct tach_reader *r)

@@ -37,6 +37,12 @@ struct tach_reader {
 	/* the last sample's extras (values.c), NULL when none; set by the format's next */
 	const struct tach_sample_ext *ext;
 	bool dict_grows;        /* next interns strings (labels) after all: no reading thread */
+	/* next has given a sample (handles.c), or found one it holds back (a read-ahead) */
+	bool any_sample;
+	/* JSON readers (json_read.h): whether a lone surrogate escape is taken, and where the
+	 * first one was (offset + 1; 0 none) */
+	bool json_lone_ok;
+	uint64_t json_lone_at;
 };
 
 struct tach_writer {
@@ -75,25 +81,33 @@ static inline int tachi_in_load_whole(struct tach_reader *r)
 {
 	return tachi_in_load(&r->in, r->lim.max_input, &r->err);
 }
-/* Streaming line input: the next line without its LF (a CR before it is kept), or TACH_EOF. */
+int tachi_in_no_sample(struct tach_reader *r);
+/* Streaming line input: the next line without its LF (a CR before it is kept), or TACH_EOF.
+ * A stream that has given no sample in the input limit's worth of bytes is refused here, as
+ * a whole input that size is (tachi_in_no_sample): no reader that reads lines through this
+ * can read an endless stream of what is not its format forever. */
 static inline int tachi_in_line(struct tach_reader *r, const char **line, size_t *len)
 {
 	/* A whole line already in the stream's buffer, inline (a call a line is a tenth of a
 	 * line reader's time); the rest as tachi_in_next_line does it. */
 	struct tachi_in *in = &r->in;
-	if (!in->whole && in->end > in->pos) {
-		const uint8_t *nl = memchr(in->buf + in->pos, '\n', in->end - in->pos);
-		if (nl) {
-			size_t start = in->pos;
-			in->pos = (size_t)(nl - in->buf) + 1;
-			in->line++;
-			in->last_line_off = in->base + start;
-			*line = (const char *)in->buf + start;
-			*len = (size_t)(nl - (in->buf + start));
-			return TACH_OK;
-		}
+	const uint8_t *nl = NULL;
+	int rc = TACH_OK;
+	if (!in->whole && in->end > in->pos)
+		nl = memchr(in->buf + in->pos, '\n', in->end - in->pos);
+	if (nl) {
+		size_t start = in->pos;
+		in->pos = (size_t)(nl - in->buf) + 1;
+		in->line++;
+		in->last_line_off = in->base + start;
+		*line = (const char *)in->buf + start;
+		*len = (size_t)(nl - (in->buf + start));
+	} else {
+		rc = tachi_in_next_line(in, &r->err, line, len);
 	}
-	return tachi_in_next_line(in, &r->err, line, len);
+	if (TACHI_UNLIKELY(!r->any_sample) && !rc && tachi_in_offset(in) >= r->lim.max_input)
+		return tachi_in_no_sample(r);
+	return rc;
 }
 /* Byte offset of the start of the last line returned. */
 static inline uint64_t tachi_in_line_offset(const struct tach_reader *r)

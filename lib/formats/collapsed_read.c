@@ -722,6 +722,8 @@ static int cr_open(struct tach_reader *r)
 		if ((rc = add_ahead(r, s, n)))
 			return rc;
 		sniff_line(st, s, n);
+		/* a stack line, held here: the stream is folded stacks (tachi_in_line's limit) */
+		r->any_sample |= st->first_valid != 0;
 	}
 	if (st->first_valid)
 		decide(r);
@@ -779,6 +781,12 @@ static int finish(struct tach_reader *r)
 			   "%llu line%s with invalid format ignored; the first is here: %s",
 			   (unsigned long long)st->invalid, st->invalid == 1 ? "" : "s", st->first_why);
 	warn_time_rounding(r);
+	if (!st->any_data && (st->negative || st->zero))
+		return RFAIL(r, TACH_E_FORMAT, TACH_POS_LINE,
+			     st->negative ? st->first_negative : st->first_zero,
+			     "no samples: every stack line was skipped (%llu with a negative count, "
+			     "%llu with a count of 0; the first is here)",
+			     (unsigned long long)st->negative, (unsigned long long)st->zero);
 	if (st->negative)
 		tachi_warn(&r->warn, TACH_POS_LINE, st->first_negative,
 			   "%llu line%s with a negative count skipped; the first is here",
@@ -847,8 +855,10 @@ static int next_stack_line(struct tach_reader *r, const char **s, size_t *n, siz
 		}
 		if (kind != L_INVALID)
 			st->any_stack = true;
-		if (TACHI_LIKELY(kind == L_DATA))
+		if (TACHI_LIKELY(kind == L_DATA)) {
+			st->any_data = true;
 			return TACH_OK;
+		}
 		if (kind == L_INVALID) {
 			if (r->lim.strict)
 				return RFAIL(r, TACH_E_FORMAT, TACH_POS_LINE, st->line, "%s", st->why);
@@ -856,6 +866,8 @@ static int next_stack_line(struct tach_reader *r, const char **s, size_t *n, siz
 		} else if (kind == L_NEGATIVE) {
 			if (!st->negative++)
 				st->first_negative = st->line;
+		} else if (!st->zero++) {
+			st->first_zero = st->line;
 		}
 	}
 }

@@ -124,6 +124,8 @@ struct cread {
 	char first_why[96];
 	char first_seen[48]; /* the start of the first invalid line, printable */
 	uint64_t negative, first_negative;
+	uint64_t zero, first_zero;  /* lines with a count of 0 */
+	bool any_data;              /* a line with a positive count */
 	bool warned_round, warned_empty, warned_meta_late, finished;
 	unsigned __int128 time_exact, time_weighted; /* ns: as the counts say, as weighted */
 	const char *why;

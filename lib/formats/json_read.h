@@ -33,6 +33,7 @@ static inline int tachi_jr_bad(struct tach_reader *r, uint64_t off, const char *
 static inline void tachi_jr_cursor(struct tach_reader *r, struct tachi_json *j, uint64_t off)
 {
 	tachi_json_init(j, r->in.data, r->in.size, (size_t)off, TACHI_JR_NESTING, &r->err);
+	j->lone_at = r->json_lone_ok ? &r->json_lone_at : NULL;
 }
 
 /* The value at off (a key's recorded offset): its token, j left after its start. */

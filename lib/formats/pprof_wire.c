@@ -351,13 +351,17 @@ static bool plausible(const uint8_t *p, size_t n, bool cut)
 	return fields > 0;
 }
 
-/* gzip data (the one compressed format read), or a first field that a Profile message may
- * start with: a known field number with its wire type. */
+/* gzip data (the one compressed format read), or binary data whose first field a Profile
+ * message may start with: a known field number with its wire type. Text is not: most
+ * letters are such a key ('h' is field 13 as a varint), and a message's lengths and
+ * varints are bytes that text has not. */
 bool tachi_pprof_resembles(const uint8_t *p, size_t n)
 {
 	static const uint8_t wt[15] = { 9, 2, 2, 2, 2, 2, 2, 0, 0, 0, 0, 2, 0, 9, 0 };
 	if (n >= 2 && p[0] == 0x1f && p[1] == 0x8b)
 		return true;
+	if (tachi_probe_text(p, n))
+		return false;
 	unsigned num = n ? p[0] >> 3 : 0;
 	return num >= 1 && num <= 14 && (wt[num] == 9 || wt[num] == (p[0] & 7));
 }

@@ -139,11 +139,15 @@ bool tachi_speedscope_probe(const uint8_t *p, size_t n)
 	return tachi_jr_probe_keys(p, n, "$schema", schema_decides, "shared", "profiles");
 }
 
-/* A JSON object (its keys, the probe's "$schema", or "shared" and "profiles", may come
- * after the first window) that does not look like V8's. */
+/* A JSON object that does not look like V8's and names one of speedscope's keys, for the
+ * message when no probe takes it (any JSON object is not a speedscope file). Keys past the
+ * first window are looked for all the same: chrome_trace.c's resembles takes any JSON
+ * object, which makes detection look at a bigger window. */
 bool tachi_speedscope_resembles(const uint8_t *p, size_t n)
 {
-	return tachi_json_object_start(p, n) && !tachi_v8_resembles(p, n);
+	return tachi_json_object_start(p, n) && !tachi_v8_resembles(p, n) &&
+	       (memmem(p, n, "speedscope", 10) || memmem(p, n, "\"profiles\"", 10) ||
+		memmem(p, n, "\"shared\"", 8));
 }
 
 /* An optional integer field (absent or null: -1). */

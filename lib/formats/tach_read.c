@@ -523,14 +523,35 @@ static int start_samples(struct tach_reader *r)
 	return TACH_OK;
 }
 
+/* A table or footer error in a file whose footer does not record its size: the footer
+ * read is most likely not one (a file cut short, or with bytes after its end), which says
+ * more than the counts read from the wrong bytes; CPython's words for those follow. */
+static int say_truncated(struct tach_reader *r, const uint8_t *data, size_t size, int rc)
+{
+	struct tstate *st = r->state;
+	if (rc != TACH_E_FORMAT || size < HDR + FOOTER ||
+	    tachi_rd64(data + size - FOOTER + 8, st->swap) == size)
+		return rc;
+	char was[sizeof(r->err.msg)];
+	memcpy(was, r->err.msg, sizeof(was));
+	snprintf(r->err.msg, sizeof(r->err.msg),
+		 "the file is truncated (or has bytes past its end): its last %d bytes are not "
+		 "a footer recording its %zu bytes (%.300s)", FOOTER, size, was);
+	r->err.pos_kind = TACH_POS_OFFSET;
+	r->err.pos = size;
+	return rc;
+}
+
 static int tr_open(struct tach_reader *r)
 {
 	const uint8_t *data = r->in.data;
 	size_t size = r->in.size;
 	int rc;
-	if ((rc = read_header(r, data, size)) || (rc = read_footer(r, data, size)) ||
-	    (rc = find_region(r, data)) || (rc = parse_tables(r, data, size)))
+	if ((rc = read_header(r, data, size)))
 		return rc;
+	if ((rc = read_footer(r, data, size)) || (rc = find_region(r, data)) ||
+	    (rc = parse_tables(r, data, size)))
+		return say_truncated(r, data, size, rc);
 	read_stats_block(r, data, size, ((struct tstate *)r->state)->swap);
 	/* Checked after the tables: on a damaged file their error says more. */
 	if ((rc = check_file_size(r, data, size)))

@@ -12,17 +12,25 @@
  * clock. Not read: the trace-event form (an array of events, "ProfileChunk"s), the legacy
  * "head" tree, hitCount and positionTicks (they are derived from samples).
  *
- * What a sample becomes: one sample (weight 1) per entry of "samples", thread 0, at
- * startTime plus the deltas up to it. V8's deltas can be negative (a sample listed after
- * one it was taken before): samples are put in time order by a stable sort on that
- * timestamp, as Chrome DevTools' CPUProfileDataModel does (speedscope's importer instead
- * clamps a time that goes back to the latest one, the Firefox Profiler's resamples at
- * 500 µs and drops what goes back; both keep every stack but lose the order in time).
- * Timestamps are in the profile's own clock, the header's start time is startTime; the
- * interval is the median of the gaps between consecutive sorted samples, rounded to µs
- * (at least 1; 1000, node's default, with fewer than two samples): unlike the mean, it is
- * not moved by the odd long gap (a sampler thread descheduled on a busy machine). Deltas are read exactly (to
- * the nanosecond, no floating point); a timestamp rounds down to the µs.
+ * What a sample becomes: one sample per entry of "samples", thread 0, at startTime plus the
+ * deltas up to it. V8's deltas can be negative (a sample listed after one it was taken
+ * before): samples are put in time order by a stable sort on that timestamp, as Chrome
+ * DevTools' CPUProfileDataModel does (speedscope's importer instead clamps a time that goes
+ * back to the latest one, the Firefox Profiler's resamples at 500 µs and drops what goes
+ * back; both keep every stack but lose the order in time). Deltas are read exactly (to the
+ * nanosecond, no floating point); a timestamp rounds down to the µs.
+ *
+ * Weights are time, as DevTools and speedscope weigh a sample: the time up to the next
+ * sample; the first's also from startTime (it is put there), the last's up to endTime (the
+ * median gap without one), so the weights add up to the profile's span however uneven the
+ * gaps (idle threads are sampled late: weighing each sample one median gap gave half the
+ * span). The interval is the median gap (not moved by the odd long gap), halved while the
+ * weights miss the total by more than 1%; a weight is the running total rounded to
+ * intervals, at least 1. V8's clock is no wall clock: times count from startTime and the
+ * start is unknown (0), so no writer shows a date.
+ *
+ * A lone-surrogate escape ("\ud800", which JSON.stringify writes for half a UTF-16 pair)
+ * is read as U+FFFD with a warning; endTime before startTime is ignored with a warning.
  *
  * Frames: the path from the sampled node to its root, innermost first; a parentless node
  * named "(root)" is no frame. Function name as given, "(anonymous)" when empty; file the
@@ -77,6 +85,7 @@ struct vid {
 
 struct vsample {
 	int64_t t;                /* ns */
+	uint64_t w;               /* weight: intervals of the time it stands for */
 	uint32_t node, seq;
 };
 
@@ -87,6 +96,7 @@ struct vstate {
 	struct vsample *s;
 	size_t ns, s_cap, cur;
 	int64_t start;            /* startTime, ns */
+	int64_t end;              /* endTime, ns; -1 when absent or before startTime */
 	uint32_t *walk;
 	size_t walk_cap;
 	uint32_t *out;
@@ -404,7 +414,7 @@ static int one_sample(struct tach_reader *r, struct tachi_json *a, struct tachi_
 										 : UINT32_MAX));
 	if (!TACHI_RESERVE(st->s, st->s_cap, st->ns + 1))
 		return tachi_jr_nomem(r);
-	st->s[st->ns] = (struct vsample){ *now, idx, (uint32_t)st->ns };
+	st->s[st->ns] = (struct vsample){ .t = *now, .node = idx, .seq = (uint32_t)st->ns };
 	st->ns++;
 	return TACH_OK;
 }
@@ -446,8 +456,65 @@ static int cmp_i64(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-/* Time order (ties in file order), then the median gap as the interval. */
-static int order_and_interval(struct tach_reader *r)
+/* The time each sample stands for, in ns, into w (before it becomes a weight): up to the
+ * next sample, as Chrome DevTools and speedscope weigh a sample; the first also from
+ * startTime, and it is put there (a weight is that many samples from its timestamp on), the
+ * last up to endTime (when that is not before it; else the median gap), so that the
+ * samples cover the profile's span. */
+static void durations(struct vstate *st, uint64_t median_ns)
+{
+	for (size_t i = 0; i + 1 < st->ns; i++)
+		st->s[i].w = (uint64_t)(st->s[i + 1].t - st->s[i].t);
+	struct vsample *last = &st->s[st->ns - 1];
+	last->w = st->end >= last->t ? (uint64_t)(st->end - last->t) : median_ns;
+	if (st->s[0].t > st->start) {
+		st->s[0].w += (uint64_t)(st->s[0].t - st->start);
+		st->s[0].t = st->start;
+	}
+}
+
+/* Durations (ns) to weights in intervals of q ns: the running total rounded, so the
+ * weights add up to the whole time within one interval; a sample shorter than that still
+ * weighs 1 (the next ones make up for it). The total weight, or 0 when it passes max. */
+static uint64_t weights(struct vstate *st, uint64_t q, uint64_t max, bool apply)
+{
+	unsigned __int128 sum = 0;
+	uint64_t emitted = 0;
+	for (size_t i = 0; i < st->ns; i++) {
+		sum += st->s[i].w;
+		uint64_t upto = (uint64_t)((sum + q / 2) / q);
+		uint64_t w = upto > emitted ? upto - emitted : 1;
+		if (w > max - emitted)
+			return 0;
+		emitted += w;
+		if (apply)
+			st->s[i].w = w;
+	}
+	return emitted;
+}
+
+/* The interval: the median gap, halved while the weights it gives miss the total time by
+ * more than 1% (gaps that vary a lot, short ones weighing 1 each), down to 1 µs. */
+static uint64_t choose_interval(struct vstate *st, uint64_t median_ns, uint64_t max)
+{
+	unsigned __int128 total = 0;
+	for (size_t i = 0; i < st->ns; i++)
+		total += st->s[i].w;
+	uint64_t us = (median_ns + 500) / 1000;
+	for (us = us ? us : 1; us > 1; us /= 2) {
+		uint64_t n = weights(st, us * 1000, max, false);
+		if (!n)
+			return us * 2;
+		unsigned __int128 got = (unsigned __int128)n * us * 1000;
+		unsigned __int128 off = got > total ? got - total : total - got;
+		if (off * 100 <= total)
+			break;
+	}
+	return us;
+}
+
+/* Time order (ties in file order); the interval and each sample's weight. */
+static int order_and_weigh(struct tach_reader *r)
 {
 	struct vstate *st = r->state;
 	bool sorted = true;
@@ -456,17 +523,27 @@ static int order_and_interval(struct tach_reader *r)
 	if (!sorted)
 		qsort(st->s, st->ns, sizeof(*st->s), cmp_sample);
 	r->meta.interval_us = DEFAULT_INTERVAL_US;
-	if (st->ns < 2)
+	if (!st->ns)
 		return TACH_OK;
-	int64_t *gaps = malloc((st->ns - 1) * sizeof(*gaps));
-	if (!gaps)
-		return tachi_jr_nomem(r);
-	for (size_t i = 1; i < st->ns; i++)
-		gaps[i - 1] = st->s[i].t - st->s[i - 1].t;
-	qsort(gaps, st->ns - 1, sizeof(*gaps), cmp_i64);
-	uint64_t us = ((uint64_t)gaps[(st->ns - 1) / 2] + 500) / 1000;
-	free(gaps);
-	r->meta.interval_us = us ? us : 1;
+	uint64_t median = DEFAULT_INTERVAL_US * 1000;
+	if (st->ns >= 2) {
+		int64_t *gaps = malloc((st->ns - 1) * sizeof(*gaps));
+		if (!gaps)
+			return tachi_jr_nomem(r);
+		for (size_t i = 1; i < st->ns; i++)
+			gaps[i - 1] = st->s[i].t - st->s[i - 1].t;
+		qsort(gaps, st->ns - 1, sizeof(*gaps), cmp_i64);
+		median = (uint64_t)gaps[(st->ns - 1) / 2];
+		free(gaps);
+	}
+	durations(st, median ? median : 1000);
+	uint64_t us = choose_interval(st, median, r->lim.max_samples);
+	if (!weights(st, us * 1000, r->lim.max_samples, true))
+		return RFAIL(r, TACH_E_LIMIT, TACH_POS_NONE, 0,
+			     "the samples' times add up to more than %llu samples of %llu us "
+			     "(see --max-samples)", (unsigned long long)r->lim.max_samples,
+			     (unsigned long long)us);
+	r->meta.interval_us = us;
 	return TACH_OK;
 }
 
@@ -489,15 +566,21 @@ static int parse_top(struct tach_reader *r, uint64_t *o)
 		if (o[i] == NONE)
 			return RFAIL(r, TACH_E_FORMAT, TACH_POS_OFFSET, t.off,
 				     "not a V8 CPU profile: no %s", names[i]);
-	int64_t end;
 	if ((rc = tachi_jr_value_at(r, &j, o[3], &t)) ||
 	    (rc = time_ns(r, &t, "startTime", &st->start)))
 		return rc;
 	if (st->start < 0)
 		return tachi_jr_bad(r, t.off, "startTime before 0");
+	st->end = -1;
 	if (o[4] != NONE &&
-	    ((rc = tachi_jr_value_at(r, &j, o[4], &t)) || (rc = time_ns(r, &t, "endTime", &end))))
+	    ((rc = tachi_jr_value_at(r, &j, o[4], &t)) || (rc = time_ns(r, &t, "endTime", &st->end))))
 		return rc;
+	if (o[4] != NONE && st->end < st->start) {
+		tachi_warn(&r->warn, TACH_POS_OFFSET, t.off,
+			   "endTime is before startTime: ignored (the last sample stands for the "
+			   "median gap)");
+		st->end = -1;
+	}
 	return TACH_OK;
 }
 
@@ -506,15 +589,25 @@ static int v8_open(struct tach_reader *r)
 	struct vstate *st = r->state;
 	uint64_t o[5];
 	int rc;
-	if ((rc = parse_top(r, o)) || (rc = parse_nodes(r, o[0])) || (rc = index_ids(r)) ||
-	    (rc = link(r)))
+	r->json_lone_ok = true;
+	if ((rc = parse_top(r, o)))
+		return rc;
+	if (r->json_lone_at)
+		tachi_warn(&r->warn, TACH_POS_OFFSET, r->json_lone_at - 1,
+			   "a \\u escape of a lone surrogate (JSON.stringify writes one for a name "
+			   "with half a UTF-16 pair): read as U+FFFD");
+	if ((rc = parse_nodes(r, o[0])) || (rc = index_ids(r)) || (rc = link(r)))
 		return rc;
 	for (uint32_t i = 0; i < st->nnodes; i++)
 		if (st->nodes[i].depth == DEPTH_UNKNOWN && (rc = depth_of(r, i)))
 			return rc;
-	if ((rc = parse_samples(r, o[1], o[2])) || (rc = order_and_interval(r)))
+	if ((rc = parse_samples(r, o[1], o[2])) || (rc = order_and_weigh(r)))
 		return rc;
-	r->meta.start_time_us = (uint64_t)st->start / 1000;
+	/* V8's clock is no wall clock (a monotonic one, from an unknown origin): times are
+	 * given from startTime, and the start is unknown (0), so no writer shows a date. */
+	r->meta.start_time_us = 0;
+	/* the time profiled, for what shows the input's own facts (tach-decode -F info) */
+	r->meta.duration_ns = st->end >= 0 ? st->end - st->start : 0;
 	return TACH_OK;
 }
 
@@ -573,15 +666,15 @@ static int v8_next(struct tach_reader *r, const struct tach_sample **out)
 	struct tach_sample *s = &r->sample;
 	s->thread_id = 0;
 	s->interp_id = 0;
-	s->timestamp_us = (uint64_t)vs->t / 1000;
-	s->weight = 1;
+	s->timestamp_us = vs->t > st->start ? (uint64_t)(vs->t - st->start) / 1000 : 0;
+	s->weight = vs->w;
 	s->status = leaf->idle ? 0 : TACH_STATUS_ON_CPU;
 	s->depth = depth;
 	s->same_outer = 0;
 	s->frames = st->out;
 	r->stats.full_records++;
 	r->stats.total_records++;
-	r->stats.total_samples++;
+	r->stats.total_samples += vs->w;
 	*out = s;
 	return TACH_OK;
 }

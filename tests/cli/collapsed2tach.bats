@@ -179,11 +179,7 @@ summed() {
 	fi
 }
 
-@test "empty input gives an empty profile" {
-	printf '' | collapsed2tach -o "$T/x.tach"
-	run tach-decode "$T/x.tach"
-	[ "$status" -eq 0 ]
-	[ -z "$output" ]
+@test "comments alone give an empty profile (no input at all is an error: see the end)" {
 	printf '# only comments\n\n' | collapsed2tach -o "$T/y.tach"
 	tach-decode -F info "$T/y.tach" | grep -qx 'samples_selected: 0'
 }
@@ -292,9 +288,11 @@ EOF
 	run collapsed2tach -o "$T/z.tach" <<<$'junk\na;b 3\n'
 	[ "$status" -eq 0 ]
 	[ "$(tach-decode --no-thread-frames "$T/z.tach")" = "a;b 3" ]
-	# a line with a zero count is a stack too: the file is folded stacks, just empty
+	# a line with a zero count is a stack too: the file is folded stacks, but every stack
+	# line is skipped, which is no profile
 	run collapsed2tach -o "$T/w.tach" <<<$'junk\na;b 0\n'
-	[ "$status" -eq 0 ]
+	[ "$status" -eq 1 ]
+	[[ $output == *"<stdin>:2: no samples: every stack line was skipped (0 with a negative count, 1 with a count of 0; the first is here)" ]]
 }
 
 @test "a stack of empty frame names decodes without touching a missing label buffer" {
@@ -303,4 +301,36 @@ EOF
 	echo "$output"
 	[ "$status" -eq 0 ]
 	[ "$output" = "; 1" ]
+}
+
+@test "empty input, and input whose every stack line is skipped, are errors that say why; no -o file" {
+	: >"$T/empty"
+	run collapsed2tach "$T/empty" -o "$T/out.tach"
+	[ "$status" -eq 1 ]
+	[ "$output" = "collapsed2tach: $T/empty: offset 0: empty input: no profile in it" ]
+	[ ! -e "$T/out.tach" ]
+	run bash -c ": | tach-decode --from collapsed"
+	[ "$status" -eq 1 ]
+	[ "$output" = "tach-decode: <stdin>: offset 0: empty input: no profile in it" ]
+	printf '# a comment\na;b -3\nc;d 0\na;b -1\n' >"$T/skipped.folded"
+	run collapsed2tach "$T/skipped.folded" -o "$T/out.tach"
+	[ "$status" -eq 1 ]
+	[ "$output" = "collapsed2tach: $T/skipped.folded:2: no samples: every stack line was skipped (2 with a negative count, 1 with a count of 0; the first is here)" ]
+	[ ! -e "$T/out.tach" ]
+	# one line kept is a profile, with the skipped ones warned about
+	printf 'a;b -3\nc;d 2\n' | collapsed2tach -o "$T/out.tach"
+	[ "$(tach-decode --no-thread-frames "$T/out.tach")" = "c;d 2" ]
+}
+
+@test "an endless stream with no stack in it stops at the input limit, as a whole input would" {
+	run bash -c "yes '# not a stack' | timeout 300 collapsed2tach --max-input 64K -o '$T/out.tach'"
+	[ "$status" -eq 1 ]
+	[[ $output == "collapsed2tach: <stdin>: offset "*": no sample in the first 65536 bytes (see max-input): not collapsed input" ]]
+	[ ! -e "$T/out.tach" ]
+	run bash -c "tr -dc 'a-z;\n' </dev/urandom | timeout 300 tach-decode --from collapsed --max-input 64K"
+	[ "$status" -eq 1 ]
+	[[ $output == *"no sample in the first 65536 bytes"* ]]
+	# what follows its first sample is read however long it is
+	{ echo 'a;b 1'; yes '# x' | head -n 20000; } | collapsed2tach --max-input 64K -o "$T/out.tach"
+	[ "$(tach-decode --no-thread-frames "$T/out.tach")" = "a;b 1" ]
 }

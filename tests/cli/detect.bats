@@ -262,3 +262,44 @@ same_as() { # file importer [importer options...]
 	run tach-decode -v "$T/both.json"
 	[ "${lines[0]}" = "tach-decode: $T/both.json: speedscope input" ]
 }
+
+@test "text that no format takes names no format; binary or JSON that starts like one does" {
+	local t
+	for t in 'hello world' 'hello world\n' '{"a": 1}\n' 'just; some words here\n'; do
+		printf "$t" >"$T/text"
+		run tach-decode "$T/text"
+		echo "$output"
+		[ "$status" -eq 1 ]
+		[[ $output == "tach-decode: $T/text: offset 0: input format not recognized: it starts \""*"; tried tach, "* ]]
+		[[ $output != *"files do"* ]]
+	done
+	printf '\x0a\x04\x08\x01\x10\x02\xff\xff' >"$T/bin"
+	run tach-decode "$T/bin"
+	[[ $output == *", as pprof files do, but is not one that detection takes; --from pprof reads it"* ]]
+	printf '{"shared": {"frames": []}}' >"$T/ss"
+	run tach-decode "$T/ss"
+	[[ $output == *", as speedscope files do, but"* ]]
+}
+
+@test "Chrome trace-event JSON is refused by name, from a file or a pipe, not taken for folded stacks" {
+	local want="offset 0: Chrome trace-event JSON (chrome://tracing, DevTools' Performance panel) is not read yet; a V8 CPU profile (.cpuprofile, node --cpu-prof) is"
+	# the object form, with the Performance panel's long metadata first
+	python3 -c 'import json, sys
+ev = [{"pid": 1, "tid": 1, "ts": 0, "ph": "M", "cat": "__metadata", "name": "thread_name", "args": {"name": "CrRendererMain"}},
+      {"pid": 1, "tid": 1, "ts": 5, "ph": "P", "cat": "disabled-by-default-v8.cpu_profiler", "name": "Profile", "id": "0x1", "args": {"data": {"startTime": 5}}}]
+json.dump({"metadata": {"source": "DevTools", "hardwareConcurrency": 8, "note": "x" * 6000}, "traceEvents": ev}, open(sys.argv[1], "w"))
+json.dump(ev, open(sys.argv[2], "w"))' "$T/trace.json" "$T/events.json"
+	for f in "$T/trace.json" "$T/events.json"; do
+		run tach-decode "$f"
+		[ "$status" -eq 1 ]
+		[ "$output" = "tach-decode: $f: $want" ]
+		run bash -c "cat '$f' | tach2pprof -o '$T/out.pb'"
+		[ "$status" -eq 1 ]
+		[ "$output" = "tach2pprof: <stdin>: $want" ]
+		[ ! -e "$T/out.pb" ]
+	done
+	# not a --from name, nor in the lists of formats
+	run tach-decode --from chrome-trace "$T/trace.json"
+	[ "$status" -eq 2 ]
+	[[ $(tach-decode --from help) != *chrome* ]]
+}

@@ -386,3 +386,15 @@ assert names == ["hotb-worker", "livetest"], names
 	[ "$status" -eq 0 ]
 	[[ "$output" == *$'a\033[1mb'*';f 1'* ]]
 }
+
+@test "empty input is an error, as every other reader's; an endless stream with no sample stops at the input limit" {
+	: >"$T/empty"
+	run perf2tach "$T/empty" -o "$T/out.tach"
+	[ "$status" -eq 1 ]
+	[ "$output" = "perf2tach: $T/empty: offset 0: empty input: no profile in it" ]
+	[ ! -e "$T/out.tach" ]
+	run bash -c "yes 'not perf script output' | timeout 300 perf2tach --max-input 64K -o '$T/out.tach'"
+	[ "$status" -eq 1 ]
+	[[ $output == "perf2tach: <stdin>: offset "*": no sample in the first 65536 bytes (see max-input): not perf input" ]]
+	[ ! -e "$T/out.tach" ]
+}

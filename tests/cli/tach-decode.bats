@@ -63,7 +63,7 @@ filtered() { # file options...
 @test "unknown options and bad values exit 2" {
 	for args in "--bogus" "-x" "--format" "--format bogus" "-F json" "--labels" "--labels x" \
 		"--format samples --labels pyspy" "--format info --full-paths" "--thread" \
-		"--thread 1x" "--status gil,bogus" "--status no-idle" "--status" "--from-us 1.5" \
+		"--thread 1x" "--status gil,bogus" "--status no-bogus" "--status" "--from-us 1.5" \
 		"--to-us abc" "--max-depth 0" "--max-depth x" "--compression none"; do
 		# shellcheck disable=SC2086
 		run tach-decode $args "$C/single_sample.tach"
@@ -466,4 +466,72 @@ sums_directly_and_through_tach() { # generator, name
 	run bash -c "ulimit -f 64; tach-decode -F samples '$in' > out.txt"
 	[ "$status" -eq 1 ]
 	[ "$output" = "tach-decode: <stdout>: write error: File too large" ]
+}
+
+@test "--status no-idle drops the samples neither holding the GIL nor on CPU, as --help says every state has a no- form" {
+	local e=$C/rle_runs.expected.txt
+	filtered "$C/rle_runs.tach" --status no-idle >got
+	grep -v '^#' "$e" | awk -F'\t' '{ split($1, f, " "); if (f[4] % 4) print }' >want
+	cmp want got
+	[ "$(filtered "$C/rle_runs.tach" --status idle | wc -l)" -gt 0 ]
+	[ -s want ]
+	# with a positive name too: on CPU and not idle is on CPU
+	filtered "$C/rle_runs.tach" --status cpu,no-idle >got
+	filtered "$C/rle_runs.tach" --status cpu >want
+	cmp want got
+	tach-decode --help | grep -q 'no-NAME drops samples in that state'
+}
+
+@test "--format info names the format; another format's own figures, TACH's header fields only for TACH" {
+	printf '@interval_us 250\n7 0 1000 2\tm.py:f:1\n7 0 1250 2\tm.py:g:2\n9 0 1100 2\tm.py:f:1\n' >s.txt
+	tach-decode -F info s.txt >info
+	cat info
+	[ "$(sed -n 1p info)" = "format: samples" ]
+	grep -qx 'samples: 3' info
+	grep -qx 'weight_total: 3' info
+	grep -qx 'weight_total_us: 750' info
+	grep -qx 'threads: 2' info
+	grep -qx 'first_timestamp_us: 1000' info
+	grep -qx 'end_timestamp_us: 1500' info
+	grep -qx 'time_span_us: 500' info
+	[ "$(grep -c 'format_version\|sample_count\|thread_count\|header_layout\|string_count\|_records' info)" -eq 0 ]
+	# filters count what they keep
+	tach-decode -F info --thread 9 s.txt | grep -qx 'threads: 1'
+	# pprof: its types and period
+	tach-decode -F info "$FIXTURES/gperf/hotloop/hotloop.pprof.pb.gz" >info
+	[ "$(sed -n 1p info)" = "format: pprof" ]
+	grep -qx 'value_type: cpu/nanoseconds (the weights)' info
+	grep -qx 'period: 1000000 cpu/nanoseconds' info
+	[ "$(grep -c 'format_version' info)" -eq 0 ]
+	# folded stacks with counts
+	printf 'a;b 3\nc 2\n' | tach-decode -F info >info
+	[ "$(sed -n 1p info)" = "format: collapsed" ]
+	grep -qx 'samples: 2' info
+	grep -qx 'weight_total: 5' info
+	# TACH keeps its header, footer and record statistics, after its name
+	tach-decode -F info "$C/rle_runs.tach" >info
+	[ "$(sed -n 1p info)" = "format: tach" ]
+	grep -qx 'format_version: 1' info
+	grep -qx 'sample_count: 42' info
+	grep -qx 'thread_count: 2' info
+	grep -qx 'samples_selected: 42' info
+}
+
+@test "empty input is an error with its reason for every format, named or detected, and every program" {
+	local f
+	for f in $(tach-decode --from help); do
+		run bash -c ": | tach-decode --from $f"
+		echo "$f: $output"
+		[ "$status" -eq 1 ]
+		[[ $output == "tach-decode: <stdin>: offset 0: "* ]]
+	done
+	: >empty
+	for p in tach-decode tach2pprof tach2gecko tach2speedscope tach2pstats tach2sampler tach2flamegraph \
+		tach-merge collapsed2tach perf2tach tach-encode gperf2tach sampler2tach speedscope2tach; do
+		run "$p" -f -o out empty
+		echo "$p: $output"
+		[ "$status" -eq 1 ]
+		[[ $output == "$p: empty: offset 0: "* ]]
+		no_output out
+	done
 }

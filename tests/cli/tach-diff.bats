@@ -163,7 +163,7 @@ joined() {
 }
 
 @test "two inputs without samples: empty output, exit 0, nothing else left (UBSan checks the sort)" {
-	: | tach-encode -o "$TMP/e.tach"
+	printf '@interval_us 1000\n' | tach-encode -o "$TMP/e.tach"
 	run tach-diff "$TMP/e.tach" "$TMP/e.tach" -o "$TMP/d.folded"
 	[ "$status" -eq 0 ]
 	[ -z "$output" ]
@@ -226,4 +226,26 @@ joined() {
 	cat "$FG/perf.folded" | tach-diff - "$FG/perf2.folded" | diff -u "$TMP/want" -
 	[ -s "$TMP/want" ]
 	[ "$(ls "$TMP")" = want ]
+}
+
+@test "--help names the operands it reads and no code identifier; the converters say they read any format" {
+	run tach-diff --help
+	[[ $output == *"Reads BASE and NEW; - is standard input (once at most)."* ]]
+	[[ $output != *"Reads every FILE"* ]]
+	for p in tach-decode tach-diff tach-merge tach2pprof tach2gecko tach2sampler tach2speedscope \
+		tach2pstats tach2flamegraph perf2tach collapsed2tach gperf2tach sampler2tach \
+		speedscope2tach tach-encode; do
+		run "$p" --help
+		[ "$status" -eq 0 ]
+		if grep -E '\b(tc|tachi)_[a-z_]+' <<<"$output"; then
+			echo "$p --help shows a code identifier" >&2
+			return 1
+		fi
+	done
+	for p in tach-decode tach2pprof tach2gecko tach2sampler; do
+		run "$p" --help
+		[[ ${lines[1]} != *"TACH profile to"* ]]
+		grep -q "^$p - [a-z]* a profile to" "$SOURCE_ROOT/docs/$p.1.scd"
+	done
+	tach-decode --help | grep -q "('auto' detects it; 'help' lists the formats)"
 }

@@ -64,7 +64,7 @@ no_output() {
 @test "unknown options and bad values exit 2 with a usage hint" {
 	for args in "--bogus" "-Z" "--compression lz4" "--compression" "--level 0" "--level 23" \
 		"--level x" "--max-depth 0" "--max-depth -1" "--thread abc" "--status nope" \
-		"--status no-idle" "--from-us x" "--to-us -5" "--format tach" "a b"; do
+		"--status no-bogus" "--from-us x" "--to-us -5" "--format tach" "a b"; do
 		# shellcheck disable=SC2086
 		run tach-encode $args "$IN"
 		echo "args: $args -> $status $output"
@@ -213,8 +213,8 @@ no_output() {
 	tach-encode --max-depth 3 -o d.tach deep.txt
 }
 
-@test "an empty input writes an empty profile" {
-	: | tach-encode --compression none >e.tach
+@test "a header without samples writes an empty profile" {
+	printf '@interval_us 1000\n' | tach-encode --compression none >e.tach
 	[ "$(stat -c %s e.tach)" -eq 96 ]
 	tach-decode -F info e.tach | grep -qx 'sample_count: 0'
 	printf '@start_time_us 1000000000\n@interval_us 1000\n' |
@@ -284,4 +284,20 @@ PY
 	grep -qx 'repeat_samples: 11999' info.txt
 	tach-decode -F samples a.tach | tach-encode --compression none -o b.tach
 	cmp a.tach b.tach
+}
+
+@test "empty input is an error; a samples text stream with no sample stops at the input limit" {
+	: >empty
+	run tach-encode empty -o out.tach
+	[ "$status" -eq 1 ]
+	[ "$output" = "tach-encode: empty: offset 0: empty input: no profile in it" ]
+	no_output out.tach
+	run bash -c "yes '# a comment' | timeout 300 tach-encode --max-input 64K -o out.tach"
+	[ "$status" -eq 1 ]
+	[[ $output == "tach-encode: <stdin>: offset "*": no sample in the first 65536 bytes (see max-input): not samples input" ]]
+	no_output out.tach
+	# a header alone is an empty profile, as tach-decode writes one
+	tach-decode -F samples "$FIXTURES/tach/cases/empty.tach" >header.samples
+	tach-encode header.samples -o out.tach
+	[ "$(tach-decode -F info out.tach | sed -n 's/^samples_decoded: //p')" = 0 ]
 }

@@ -127,7 +127,7 @@ declare -gA ERR_WORDS=(
 	[err_truncated_60]='offset 60: File too small for header'
 	# CPython's older reader says "String table overflow"; the current one checks the
 	# string count against the bytes left first, as we do.
-	[err_truncated_tail]='offset 134: Invalid string count 1026 exceeds maximum possible 82'
+	[err_truncated_tail]='offset 166: the file is truncated (or has bytes past its end)'
 	[err_unknown_encoding]='offset 64: Unknown stack encoding: 7'
 	[err_version_0]='offset 4: Unsupported format version 0 (this reader supports version 1)'
 	[err_version_2]='offset 4: Binary file was created with Python 3.15.0 (format version 2)'
@@ -326,4 +326,18 @@ region() { # file out
 	done
 	[ "$n" -ge 100 ] || fail_with "only $n runs"
 	[ "$bad" -eq 0 ]
+}
+
+@test "a TACH file cut short says it is truncated, at its end, then what CPython's checks found" {
+	local f=$T/cases/rle_runs.tach size
+	size=$(stat -c %s "$f")
+	head -c $((size - 10)) "$f" >cut.tach
+	run tach-decode cut.tach
+	echo "$output"
+	[ "$status" -eq 1 ]
+	[[ $output == "tach-decode: cut.tach: offset $((size - 10)): the file is truncated (or has bytes past its end): its last 32 bytes are not a footer recording its $((size - 10)) bytes (Invalid string count "*" exceeds maximum possible "*")" ]]
+	run tach-decode "$T/errors/err_truncated_tail.tach"
+	[[ $output == *"offset 166: the file is truncated"*"(Invalid string count 1026 exceeds maximum possible 82)" ]]
+	# a whole file says nothing of the kind
+	tach-decode "$f" >/dev/null
 }

@@ -73,19 +73,24 @@ same_samples() {
 	for f in "$D"/*.cpuprofile; do
 		same_samples "$f"
 	done
-	# by hand: samples 3 and 7 go back in time and are put in order, the tie stays in
-	# file order, the interval is the median gap
+	# by hand: startTime 1000, endTime 3000; samples 3 and 7 go back in time and are put
+	# in order, the tie stays in file order: at 1100 1250 1350 1650 1850 1900 2150 2450
+	# 2700 2700, standing for 250 (from startTime, and put there) 100 300 200 50 250 300
+	# 250 0 300 (up to endTime) us. The median gap, 200, makes weights 10% over those 2000
+	# us (each short one weighs 1 at least): the interval is halved to 100. Times are from
+	# startTime, the start unknown (0).
 	tach-decode -F samples "$D/devtools_order.cpuprofile" >"$T/s"
-	[ "$(sed -n 1,2p "$T/s")" = "$(printf '@start_time_us 1000\n@interval_us 200')" ]
-	[ "$(grep -v '^@' "$T/s" | cut -d' ' -f3 | tr '\n' ' ')" = "1100 1250 1350 1650 1850 1900 2150 2450 2700 2700 " ]
-	grep -q $'^0 0 1250 2\tfile%3A///app/lib.js:viaParent:3:3:1:-1:-;file%3A///app/main.js:main:10:10:5:-1:-;file%3A///app/main.js:(anonymous):1:1:1:-1:-$' "$T/s"
-	grep -q $'^0 0 2150 2\t~:cold "quoted" \xc3\xa9:-:-:-:-:-;' "$T/s"
-	# (idle) is a sample off CPU, (program) and (garbage collector) on it
-	[ "$(tach-decode --status idle "$D/devtools_order.cpuprofile")" = "tid:0;(idle) 1" ]
+	[ "$(sed -n 1,2p "$T/s")" = "$(printf '@start_time_us 0\n@interval_us 100')" ]
+	[ "$(grep -v '^@' "$T/s" | cut -d' ' -f3 | tr '\n' ' ')" = "0 100 200 250 350 450 550 650 750 850 900 1000 1150 1250 1350 1450 1550 1700 1700 1800 " ]
+	grep -q $'^0 0 250 2\tfile%3A///app/lib.js:viaParent:3:3:1:-1:-;file%3A///app/main.js:main:10:10:5:-1:-;file%3A///app/main.js:(anonymous):1:1:1:-1:-$' "$T/s"
+	[ "$(grep -c $'^0 0 [0-9]* 2\t~:cold "quoted" \xc3\xa9:-:-:-:-:-;' "$T/s")" -eq 3 ]
+	# (idle) is a sample off CPU, (program) and (garbage collector) on it; its 300 us are
+	# 2 intervals, the zero-length sample before it having taken 1
+	[ "$(tach-decode --status idle "$D/devtools_order.cpuprofile")" = "tid:0;(idle) 2" ]
 	[ "$(tach-decode --status cpu "$D/devtools_order.cpuprofile" | grep -c '(program)\|(garbage collector)')" -eq 2 ]
 	# --from v8 reads it as detection does; the collapsed output sums the same stacks
 	diff -u <(tach-decode "$D/devtools_order.cpuprofile") <(tach-decode --from v8 "$D/devtools_order.cpuprofile")
-	[ "$(tach-decode --no-thread-frames "$D/devtools_order.cpuprofile" | grep 'hot:20 ')" = "main.js:(anonymous):1;main.js:main:10;main.js:hot:20 3" ]
+	[ "$(tach-decode --no-thread-frames "$D/devtools_order.cpuprofile" | grep 'hot:20 ')" = "main.js:(anonymous):1;main.js:main:10;main.js:hot:20 8" ]
 }
 
 # through_writers FILE: each writer's output of FILE is read back or checked by its own
@@ -186,4 +191,88 @@ bad() {
 	run tach-decode --max-depth 1 "$T/deep.cpuprofile"
 	[ "$status" -eq 1 ]
 	[ "$output" = "tach-decode: $T/deep.cpuprofile: offset 205: stack deeper than the depth limit of 1 frames" ]
+}
+
+# within A B: A is within 3% of B.
+within() {
+	python3 -c 'import sys; a, b = map(float, sys.argv[1:]); sys.exit(abs(a - b) > 0.03 * b)' "$1" "$2" ||
+		{ echo "$1 is not within 3% of $2" >&2; return 1; }
+}
+
+@test "weights are time: pprof, speedscope, Gecko and folded totals are the profile's span; no wall clock" {
+	find_node
+	mkdir -p "$T/g"
+	cp "$D/gaps.js" "$T/g/"
+	(cd "$T/g" && "$NODE" --cpu-prof --cpu-prof-dir "$T/g" --cpu-prof-name gaps.cpuprofile gaps.js)
+	local f=$T/g/gaps.cpuprofile span spread
+	read -r span spread < <(python3 -c 'import json, sys
+d = json.load(open(sys.argv[1]))
+t, ts = d["startTime"], []
+for x in d["timeDeltas"]:
+    t += x
+    ts.append(t)
+ts.sort()
+gaps = [b - a for a, b in zip(ts, ts[1:]) if b > a]
+print(d["endTime"] - d["startTime"], max(gaps) / min(gaps))' "$f")
+	echo "span $span us, longest gap / shortest $spread"
+	# the gaps really vary (busy ticks and sleeps): a weight of one median gap each would
+	# miss the span by far
+	python3 -c 'import sys; sys.exit(float(sys.argv[1]) < 5)' "$spread"
+	# pprof, as go tool pprof adds it up
+	tach2pprof -q --no-gzip "$f" -o "$T/g.pb"
+	HOME=$T PPROF_TMPDIR=$T go tool pprof -raw "$T/g.pb" >"$T/raw" 2>/dev/null
+	within "$(awk '/^Samples:/ { s = 1; next } /^Locations/ { s = 0 }
+		s && /^ *[0-9]+ +[0-9]+:/ { sub(":", "", $2); t += $2 } END { print t / 1000 }' "$T/raw")" "$span"
+	# ... with no wall-clock time: V8's clock is not one (no time_nanos, no "Time:")
+	[ "$(protoc --decode_raw <"$T/g.pb" | grep -c '^9:')" -eq 0 ]
+	[ "$(HOME=$T PPROF_TMPDIR=$T go tool pprof -top "$T/g.pb" 2>/dev/null | grep -c '^Time:')" -eq 0 ]
+	HOME=$T PPROF_TMPDIR=$T go tool pprof -top "$T/g.pb" 2>/dev/null | grep -q '^Duration: '
+	# speedscope: weights in microseconds
+	tach2speedscope -q "$f" -o "$T/g.json"
+	within "$(python3 -c 'import json, sys
+p = json.load(open(sys.argv[1]))["profiles"]
+assert all(x["unit"] == "microseconds" for x in p)
+print(sum(sum(x["weights"]) for x in p))' "$T/g.json")" "$span"
+	# Gecko: samples of the interval each, from a start of 0
+	tach2gecko -q --no-gzip "$f" -o "$T/g.gecko.json"
+	within "$(python3 -c 'import json, sys
+g = json.load(open(sys.argv[1]))
+assert g["meta"]["startTime"] == 0, g["meta"]["startTime"]
+print(sum(len(t["samples"]["data"]) for t in g["threads"]) * g["meta"]["interval"] * 1000)' "$T/g.gecko.json")" "$span"
+	# folded stacks count samples of the interval: their sum times it
+	local iv
+	iv=$(tach-decode -F info "$f" | sed -n 's/^sample_interval_us: //p')
+	within "$(tach-decode "$f" | awk -v iv="$iv" '{ t += $NF * iv } END { print t }')" "$span"
+	tach-decode -F info "$f" >"$T/info"
+	grep -qx 'format: v8' "$T/info"
+	grep -qx 'start_time_us: 0' "$T/info"
+	grep -qx "duration_ns: ${span}000" "$T/info"
+	within "$(sed -n 's/^weight_total_us: //p' "$T/info")" "$span"
+	# and sample for sample, the reader's rules as v8_expect.py computes them
+	same_samples "$f"
+}
+
+@test "a lone surrogate escape, as JSON.stringify writes it, is U+FFFD with a warning; endTime before startTime is warned about" {
+	local r='{"id":1,"callFrame":{"functionName":"(root)","url":""},"children":[2,3]}'
+	local a='{"id":2,"callFrame":{"functionName":"half\ud800 pair","url":"a.js"}}'
+	local b='{"id":3,"callFrame":{"functionName":"\udc00low","url":"b\ud83d\ude00.js"}}'
+	printf '%s' "{\"nodes\":[$r,$a,$b],\"startTime\":0,\"endTime\":300,\"samples\":[2,3],\"timeDeltas\":[100,100]}" >"$T/lone.cpuprofile"
+	run tach-decode --no-thread-frames "$T/lone.cpuprofile"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	# the first lone escape is at offset 124
+	[ "${lines[0]}" = "tach-decode: $T/lone.cpuprofile: offset 124: warning: a \\u escape of a lone surrogate (JSON.stringify writes one for a name with half a UTF-16 pair): read as U+FFFD" ]
+	[ "${#lines[@]}" -eq 3 ]
+	tach-decode -q --no-thread-frames "$T/lone.cpuprofile" >"$T/c"
+	grep -qx $'a.js:half\xef\xbf\xbd pair:0 2' "$T/c"
+	grep -qx $'b\xf0\x9f\x98\x80.js:\xef\xbf\xbdlow:0 1' "$T/c"
+	# the other JSON readers keep RFC 8259's strings
+	run tach-decode --from speedscope <<<'{"$schema":"https://www.speedscope.app/file-format-schema.json","shared":{"frames":[{"name":"\ud800"}]},"profiles":[]}'
+	[ "$status" -eq 1 ]
+	[[ $output == *'\u escape of a high surrogate without its low half' ]]
+	# endTime before startTime: said, and the last sample stands for the median gap
+	printf '%s' "{\"nodes\":[$r,$a,$b],\"startTime\":500,\"endTime\":300,\"samples\":[2,3],\"timeDeltas\":[100,100]}" >"$T/back.cpuprofile"
+	run tach-decode -F samples "$T/back.cpuprofile"
+	[ "$status" -eq 0 ]
+	[[ ${lines[0]} == "tach-decode: $T/back.cpuprofile: offset "*": warning: endTime is before startTime: ignored (the last sample stands for the median gap)" ]]
 }

@@ -12,11 +12,18 @@ where FRAME is "FUNC|FILE|LINE|COL" (-1: none).
       parents from "children" and "parent"; one sample per entry of "samples" at startTime
       plus the deltas so far, stably sorted by time; no frame for the parentless "(root)";
       empty name "(anonymous)", empty url "~", 0-based line and column + 1 (-1: none);
-      status 0 for "(idle)" samples, 2 (on CPU) for the rest; interval the median gap
-      (the upper one of an even count) rounded to µs, 1000 below two samples.
+      status 0 for "(idle)" samples, 2 (on CPU) for the rest. Weights are time: a sample
+      stands for the time up to the next one, the first also from startTime (and is put
+      there), the last up to endTime (the median gap without one, or when it is before
+      the last sample); the interval is the median gap (the upper one of an even count,
+      rounded to us, 1000 below two samples), halved while the weights miss the total
+      time by more than 1%; a weight is the running total rounded to intervals, at least
+      1. Times are from startTime (the start is 0: V8's clock is no wall clock); a
+      weight-N sample is N lines one interval apart, as the samples text writes it.
   v8_expect.py decode < SAMPLES_TEXT    tach-decode --format samples of the same file.
 """
 import json
+from decimal import Decimal
 import re
 import sys
 
@@ -25,7 +32,7 @@ PCT = re.compile(r"%([0-9A-Fa-f]{2})")
 
 def expect(path):
     with open(path, "rb") as f:
-        doc = json.loads(f.read().decode("utf-8-sig"))
+        doc = json.loads(f.read().decode("utf-8-sig"), parse_float=Decimal)
     nodes = {n["id"]: n for n in doc["nodes"]}
     parent = {}
     for n in doc["nodes"]:
@@ -40,17 +47,38 @@ def expect(path):
         return "%s|%s|%d|%d" % (cf["functionName"] or "(anonymous)", cf.get("url") or "~",
                                 line + 1 if line >= 0 else -1, col + 1 if col >= 0 else -1)
 
-    start = doc["startTime"]
+    start = ns(doc["startTime"])
+    end = ns(doc["endTime"]) if "endTime" in doc else -1
+    end = end if end >= start else -1
     t = start
     samples = []
     for i, (nid, delta) in enumerate(zip(doc["samples"], doc["timeDeltas"])):
-        t += delta
-        samples.append((t, i, nid))
+        t += ns(delta)
+        samples.append([t, i, nid, 0])
     samples.sort()  # by time, then by position: a stable sort
-    print("@start_time_us %d" % start)
     gaps = sorted(b[0] - a[0] for a, b in zip(samples, samples[1:]))
-    print("@interval_us %d" % (max(1, int(gaps[len(gaps) // 2] + 0.5)) if gaps else 1000))
-    for t, _, nid in samples:
+    median = gaps[len(gaps) // 2] if gaps else 1000000
+    us = 1000
+    if samples:
+        for a, b in zip(samples, samples[1:]):
+            a[3] = b[0] - a[0]
+        last = samples[-1]
+        last[3] = end - last[0] if end >= last[0] else (median or 1000)
+        if samples[0][0] > start:
+            samples[0][3] += samples[0][0] - start
+            samples[0][0] = start
+        total = sum(s[3] for s in samples)
+        us = max(1, (median + 500) // 1000)
+        while us > 1:
+            n = sum(weights(samples, us * 1000))
+            if abs(n * us * 1000 - total) * 100 <= total:
+                break
+            us //= 2
+        for s, w in zip(samples, weights(samples, us * 1000)):
+            s[3] = w
+    print("@start_time_us 0")
+    print("@interval_us %d" % us)
+    for t, _, nid, w in samples:
         stack, k = [], nid
         while k is not None:
             n = nodes[k]
@@ -58,7 +86,26 @@ def expect(path):
                 stack.append(frame(n))
             k = parent.get(k)
         status = 0 if nodes[nid]["callFrame"]["functionName"] == "(idle)" else 2
-        print("%d %d\t%s" % (t, status, ";".join(stack)))
+        ts = max(0, t - start) // 1000
+        for k in range(w):
+            print("%d %d\t%s" % (ts + k * us, status, ";".join(stack)))
+
+
+def ns(x):
+    """A JSON number of us, to ns exactly (decimal, no floating point)."""
+    return int(Decimal(str(x)) * 1000) if not isinstance(x, Decimal) else int(x * 1000)
+
+
+def weights(samples, q):
+    """The running total of the times rounded to q, each at least 1."""
+    out, run, emitted = [], 0, 0
+    for s in samples:
+        run += s[3]
+        upto = (run + q // 2) // q
+        w = upto - emitted if upto > emitted else 1
+        emitted += w
+        out.append(w)
+    return out
 
 
 def unescape(s):

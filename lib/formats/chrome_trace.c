@@ -1,0 +1,41 @@
+/* Chrome's trace-event JSON (the Trace Event Format: chrome://tracing, Chrome DevTools'
+ * Performance panel "Save profile", node --cpu-prof's trace form): either an object with a
+ * "traceEvents" array or a bare array of events, each with "ph", "ts", "pid", "tid". A CPU
+ * profile in it comes as "Profile" and "ProfileChunk" events.
+ *
+ * Not read yet: the row is here so that detection names the format and refuses it, instead
+ * of taking its text for folded stacks and saying it is not those. */
+#include <string.h>
+
+#include "base/json.h"
+#include "core/format.h"
+#include "core/formats.h"
+
+/* An object naming "traceEvents", or an array whose first element is an event object. */
+static bool chrome_trace_probe(const uint8_t *p, size_t n)
+{
+	if (tachi_json_object_start(p, n))
+		return memmem(p, n, "\"traceEvents\"", 13) != NULL;
+	size_t i = tachi_json_bom(p, n);
+	while (i < n && (p[i] == ' ' || p[i] == '\t' || p[i] == '\n' || p[i] == '\r'))
+		i++;
+	if (i >= n || p[i] != '[' || !tachi_json_object_start(p + i + 1, n - i - 1))
+		return false;
+	return memmem(p, n, "\"ph\"", 4) && (memmem(p, n, "\"ts\"", 4) || memmem(p, n, "\"pid\"", 5));
+}
+
+/* Any JSON object: its "traceEvents" may come after a long "metadata", as the Performance
+ * panel writes it, and so may the keys of the JSON formats after it in the table (a
+ * speedscope file's, a V8 profile's): detection then looks at a bigger window. */
+static bool chrome_trace_resembles(const uint8_t *p, size_t n)
+{
+	return tachi_json_object_start(p, n);
+}
+
+const struct tachi_format tachi_fmt_chrome_trace = {
+	.name = "chrome-trace",
+	.probe = chrome_trace_probe,
+	.resembles = chrome_trace_resembles,
+	.refused = "Chrome trace-event JSON (chrome://tracing, DevTools' Performance panel) is "
+		   "not read yet; a V8 CPU profile (.cpuprofile, node --cpu-prof) is",
+};
