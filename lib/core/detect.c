@@ -58,12 +58,19 @@ bool tachi_probe_line(const uint8_t *p, size_t n, size_t *at, const uint8_t **li
 	return false;
 }
 
-bool tachi_probe_text(const uint8_t *p, size_t n)
+/* The offset of the first byte that text has not (a control character other than tab, LF
+ * and CR), n when there is none. */
+static size_t not_text_at(const uint8_t *p, size_t n)
 {
 	for (size_t i = 0; i < n; i++)
 		if (p[i] < 0x20 && p[i] != '\t' && p[i] != '\n' && p[i] != '\r')
-			return false;
-	return n > 0;
+			return i;
+	return n;
+}
+
+bool tachi_probe_text(const uint8_t *p, size_t n)
+{
+	return n > 0 && not_text_at(p, n) == n;
 }
 
 /* ---- options before open ---- */
@@ -159,9 +166,15 @@ static int no_match(struct tach_reader *r, const uint8_t *p, size_t n)
 			     "input format not recognized: it starts \"%s\"%s, as %s files do, but "
 			     "is not one that detection takes; --from %s reads it as %s and says what "
 			     "is wrong (tried %s)", seen, n > 16 ? "..." : "", near, near, near, tried);
+	char byte[96] = "";
+	/* Said of what starts as text only: binary data from its first byte is no near miss. */
+	size_t at = not_text_at(p, n);
+	if (at > 0 && at < n)
+		snprintf(byte, sizeof(byte), "; byte 0x%02x at offset %zu is not text, so no text "
+			 "format reads it", p[at], at);
 	return RFAIL(r, TACH_E_FORMAT, TACH_POS_OFFSET, 0,
-		     "input format not recognized: it starts \"%s\"%s; tried %s", seen,
-		     n > 16 ? "..." : "", tried);
+		     "input format not recognized: it starts \"%s\"%s%s; tried %s", seen,
+		     n > 16 ? "..." : "", byte, tried);
 }
 
 /* Becomes format f: its state for ours, then the options it takes. */

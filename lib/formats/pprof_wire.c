@@ -351,19 +351,41 @@ static bool plausible(const uint8_t *p, size_t n, bool cut)
 	return fields > 0;
 }
 
-/* gzip data (the one compressed format read), or binary data whose first field a Profile
- * message may start with: a known field number with its wire type. Text is not: most
- * letters are such a key ('h' is field 13 as a varint), and a message's lengths and
- * varints are bytes that text has not. */
-bool tachi_pprof_resembles(const uint8_t *p, size_t n)
+/* Whether p[0, n) reads as protobuf fields that a Profile message has, each with its wire
+ * type, every length within the bytes (the last field may run past them): the wire shape
+ * alone, not the checks of plausible(). */
+static bool wire_shape(const uint8_t *p, size_t n)
 {
 	static const uint8_t wt[15] = { 9, 2, 2, 2, 2, 2, 2, 0, 0, 0, 0, 2, 0, 9, 0 };
+	size_t i = 0;
+	while (i < n) {
+		uint64_t key, v;
+		size_t k = tachi_uvarint(p + i, p + n, &key);
+		if (!k)
+			return i > 0;
+		uint64_t num = key >> 3;
+		unsigned t = key & 7;
+		if (!num || num > 14 || (t != 0 && t != 2) || (wt[num] != 9 && wt[num] != t))
+			return false;
+		i += k;
+		if (!(k = tachi_uvarint(p + i, p + n, &v)))
+			return true;
+		i += k;
+		if (t == 2 && v > n - i)
+			return true;
+		i += t == 2 ? (size_t)v : 0;
+	}
+	return true;
+}
+
+/* gzip data (the one compressed format read), or binary data that reads as a Profile
+ * message's fields. Text is not: most letters are such a key ('h' is field 13 as a varint),
+ * and a message's lengths and varints are bytes that text has not. */
+bool tachi_pprof_resembles(const uint8_t *p, size_t n)
+{
 	if (n >= 2 && p[0] == 0x1f && p[1] == 0x8b)
 		return true;
-	if (tachi_probe_text(p, n))
-		return false;
-	unsigned num = n ? p[0] >> 3 : 0;
-	return num >= 1 && num <= 14 && (wt[num] == 9 || wt[num] == (p[0] & 7));
+	return !tachi_probe_text(p, n) && wire_shape(p, n);
 }
 
 bool tachi_pprof_probe(const uint8_t *p, size_t n)

@@ -303,3 +303,24 @@ json.dump(ev, open(sys.argv[2], "w"))' "$T/trace.json" "$T/events.json"
 	[ "$status" -eq 2 ]
 	[[ $(tach-decode --from help) != *chrome* ]]
 }
+
+@test "text with a control byte names the byte and its offset, and no format it only seems to start like" {
+	# an ESC in perf script's first event line; a NUL in plain words ('h' would be a protobuf key)
+	printf 'prog 123 [000] 1.000: 1 cpu-clock:\x1b\n\t4011d6 main (/bin/prog)\n\n' >"$T/esc"
+	run tach-decode "$T/esc"
+	echo "$output"
+	[ "$status" -eq 1 ]
+	[[ $output == *"; byte 0x1b at offset 34 is not text, so no text format reads it; tried tach, "* ]]
+	[[ $output != *"files do"* ]]
+	printf 'hello\x00world\n' >"$T/nul"
+	run tach-decode "$T/nul"
+	echo "$output"
+	[ "$status" -eq 1 ]
+	[[ $output == *"; byte 0x00 at offset 5 is not text, so no text format reads it; tried tach, "* ]]
+	[[ $output != *"files do"* ]]
+	# the byte named is the first one, wherever it is in the window
+	{ printf 'a;b 1\n%.0s' $(seq 300); printf 'c;d\x07 1\n'; } >"$T/late"
+	run tach-decode "$T/late"
+	[ "$status" -eq 1 ]
+	[[ $output == *"; byte 0x07 at offset 1803 is not text"* ]]
+}
