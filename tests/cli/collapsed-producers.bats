@@ -225,8 +225,11 @@ check_austin1() { # FILE FORM: austin 1.x output read as time, frames with their
 # A Python austin 1.x can read (it knows CPython up to 3.8), or nothing.
 old_python() {
 	local p
-	for p in python3.8 python3.7 python3.6 "$HOME"/.pyenv/versions/3.[678].*/bin/python3.[678]; do
+	# The interpreter itself: austin profiles the process it starts, and a version manager's
+	# shim (a shell script that execs python later) gives it nothing or a late start.
+	for p in "$HOME"/.pyenv/versions/3.[678].*/bin/python3.[678] python3.8 python3.7 python3.6; do
 		p=$(command -v "$p" 2>/dev/null) || continue
+		case $p in */shims/*) continue ;; esac
 		"$p" -c 'import sys; sys.exit(sys.version_info >= (3, 9))' 2>/dev/null && { echo "$p"; return; }
 	done
 }

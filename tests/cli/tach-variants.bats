@@ -162,11 +162,11 @@ profiling_mode: unknown (9)" ]
 @test "the mode reaches the writers: pprof's sample type, Gecko's product, speedscope's name" {
 	for m in cpu all; do
 		tach2pprof -o p.pb.gz "$V/mode-$m.tach"
-		[ "$(tach-decode -F info p.pb.gz | grep '^profiling_config')" = "profiling_config: 2" ]
+		[ "$(tach-decode -F info p.pb.gz | grep '(the weights)')" = "value_type: cpu/nanoseconds (the weights) (default)" ]
 	done
 	for m in wall gil exception; do
 		tach2pprof -o p.pb.gz "$V/mode-$m.tach"
-		[ "$(tach-decode -F info p.pb.gz | grep '^profiling_config')" = "profiling_config: 0" ]
+		[ "$(tach-decode -F info p.pb.gz | grep '(the weights)')" = "value_type: wall/nanoseconds (the weights) (default)" ]
 	done
 	[ "$(tach2gecko --no-gzip "$V/mode-gil.tach" | jq -r .meta.product)" = "Python 3.15 (gil mode)" ]
 	[ "$(tach2gecko --no-gzip "$V/plain.tach" | jq -r .meta.product)" = "Python 3.15" ]

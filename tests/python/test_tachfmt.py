@@ -730,14 +730,16 @@ def test_readme_install_and_example(tmp_path, monkeypatch):
 
 
 def test_convert_nothing_left():
-    """An empty input, or one the filters empty, gives what the program gives (the module
-    once handed the writer a sample it never read)."""
+    """An empty input fails and one the filters empty gives what the program gives (the
+    module once handed the writer a sample it never read)."""
     src = CASES / "threads_interleaved.tach"
     empty = run("tach-decode", "-F", "samples", "--thread", "1", src).stdout
     assert tachfmt.convert(src, to="samples", thread=1) == empty
     for name, _, can_write in tachfmt.formats():
         if can_write:
-            tachfmt.convert(b"", to=name, from_="collapsed")
+            # no input at all is an error, as for the programs
+            with pytest.raises(tachfmt.Error, match="empty input"):
+                tachfmt.convert(b"", to=name, from_="collapsed")
             tachfmt.convert(src, to=name, thread=[])
     assert tachfmt.convert(src, to="speedscope", thread=1) == \
         run("tach2speedscope", "--thread", "1", src).stdout
