@@ -398,3 +398,18 @@ assert names == ["hotb-worker", "livetest"], names
 	[[ $output == "perf2tach: <stdin>: offset "*": no sample in the first 65536 bytes (see max-input): not perf input" ]]
 	[ ! -e "$T/out.tach" ]
 }
+
+@test "event lines of unusual shapes: periods, no period, long times, odd words" {
+	i=0
+	for h in 'pp 1 1.000001: 7 ev:' 'pp 1 1.5: ev:' 'pp 1 [000] 1.000000000000000000000000001: 9 ev:' \
+		'pp 1 00000000000000000001.5: 5 ev:' 'pp 1 1.5: 5 9ev:' 'pp 1 1.5:   11   ev:   ' \
+		'pp 1 1.5:7 ev:' 'pp 1 1.1234567890123456789012345: 13 ev:' \
+		'pp 1 1.12345678901234567890123456: 17 ev:'; do
+		i=$((i + 1))
+		printf '%s\n\t1 f%d (/x)\n\n' "$h" $i
+	done >"$T/edge.perf"
+	run tach-decode -q --labels perf "$T/edge.perf"
+	[ "$status" -eq 0 ]
+	[ "$(LC_ALL=C sort <<<"$output" | tr '\n' ' ')" = \
+		"pp;f1 7 pp;f2 1 pp;f3 9 pp;f4 5 pp;f6 11 pp;f7 7 pp;f8 13 pp;f9 17 " ]
+}
