@@ -1,0 +1,624 @@
+/* The call tree and samples of V8 CPU profiles, shared by the .cpuprofile reader
+ * (v8_read.c, where what they become is told) and the trace-event reader (chrome/read.c),
+ * which holds several profiles: nodes, ids and samples carry the profile they belong to. */
+#include <assert.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/base.h"
+#include "base/json.h"
+#include "core/handles.h"
+#include "core/format.h"
+#include "core/formats.h"
+#include "formats/json_read.h"
+#include "formats/v8.h"
+
+#define NONE UINT64_MAX
+#define NO_ID UINT32_MAX
+#define DEPTH_UNKNOWN UINT32_MAX
+#define DEPTH_BUSY (UINT32_MAX - 1)
+#define DEFAULT_INTERVAL_US 1000
+
+/* ---- the nodes ---- */
+
+/* An integer id token. */
+static int read_id(struct tach_reader *r, const struct tachi_jtok *t, const char *what, int64_t *id)
+{
+	if (tachi_json_tok_int(r->in.data, t, INT64_MIN, INT64_MAX, id))
+		return TACH_OK;
+	return RFAIL(r, TACH_E_FORMAT, TACH_POS_OFFSET, t->off, "%s must be an integer node id", what);
+}
+
+/* lineNumber or columnNumber: 0-based, -1 or absent for none; 1-based out. */
+static int position(struct tach_reader *r, uint64_t off, const char *what, int32_t *out)
+{
+	int64_t x;
+	int rc = tachi_jr_opt_int(r, off, what, -1, INT32_MAX - 1, false, &x);
+	*out = x < 0 ? -1 : (int32_t)(x + 1);
+	return rc;
+}
+
+static int call_frame(struct tach_reader *r, uint64_t off, struct tachi_v8_node *nd)
+{
+	static const char *const want[] = { "functionName", "url", "lineNumber", "columnNumber" };
+	struct tachi_json j, c;
+	struct tachi_jtok t;
+	uint64_t o[4];
+	int rc = tachi_jr_value_at(r, &j, off, &t);
+	if (rc)
+		return rc;
+	if (t.type != TJ_OBJECT)
+		return tachi_jr_bad(r, t.off, "callFrame must be an object");
+	uint64_t at = t.off;
+	if ((rc = tachi_json_keys(&j, want, o, 4)))
+		return rc;
+	if ((rc = tachi_jr_need_string(r, o[0], at, "callFrame without a \"functionName\"",
+					"functionName must be a string", &t)))
+		return rc;
+	nd->name_off = t.off;
+	nd->root_name = tachi_json_str_eq(r->in.data, &t, "(root)");
+	nd->idle = tachi_json_str_eq(r->in.data, &t, "(idle)");
+	nd->url_off = NONE;
+	if (o[1] != NONE) {
+		if ((rc = tachi_jr_value_at(r, &c, o[1], &t)))
+			return rc;
+		if (t.type != TJ_STRING)
+			return tachi_jr_bad(r, t.off, "url must be a string");
+		nd->url_off = t.off;
+	}
+	if ((rc = position(r, o[2], "lineNumber", &nd->line)) ||
+	    (rc = position(r, o[3], "columnNumber", &nd->col)))
+		return rc;
+	return TACH_OK;
+}
+
+/* One node object, whose '{' j has just read at off. */
+static int node_obj(struct tach_reader *r, struct tachi_json *j, uint64_t off, void *item)
+{
+	static const char *const want[] = { "id", "callFrame", "children", "parent" };
+	struct tachi_v8_node *nd = item;
+	struct tachi_json c;
+	struct tachi_jtok t;
+	uint64_t o[4];
+	int rc = tachi_json_keys(j, want, o, 4);
+	if (rc)
+		return rc;
+	memset(nd, 0, sizeof(*nd));
+	nd->off = off;
+	nd->prof = ((struct tachi_v8 *)r->state)->cur_prof;
+	nd->parent = NO_ID;
+	nd->depth = DEPTH_UNKNOWN;
+	nd->frame = NO_ID;
+	nd->kids_off = o[2];
+	nd->parent_off = o[3];
+	nd->link_off = off;
+	if (o[0] == NONE)
+		return tachi_jr_bad(r, off, "node without an \"id\"");
+	if (o[1] == NONE)
+		return tachi_jr_bad(r, off, "node without a \"callFrame\"");
+	if ((rc = tachi_jr_value_at(r, &c, o[0], &t)) || (rc = read_id(r, &t, "\"id\"", &nd->id)))
+		return rc;
+	return call_frame(r, o[1], nd);
+}
+
+int tachi_v8_nodes(struct tach_reader *r, uint64_t off)
+{
+	static const struct tachi_jr_objects nodes = {
+		"\"nodes\" must be an array", "a node must be an object",
+		"more than 2^32 - 3 nodes", UINT32_MAX - 2, sizeof(struct tachi_v8_node), node_obj,
+	};
+	struct tachi_v8 *st = r->state;
+	struct tachi_json j;
+	tachi_jr_cursor(r, &j, off);
+	return tachi_jr_objects(r, &j, &nodes, (void **)&st->nodes, &st->nnodes, &st->nodes_cap);
+}
+
+static int cmp_id(const void *a, const void *b)
+{
+	const struct tachi_v8_id *x = a, *y = b;
+	if (x->prof != y->prof)
+		return x->prof < y->prof ? -1 : 1;
+	if (x->id != y->id)
+		return x->id < y->id ? -1 : 1;
+	return x->idx < y->idx ? -1 : x->idx > y->idx;
+}
+
+/* The ids sorted by profile and id, for lookups by binary search (time follows the nodes,
+ * whatever the ids); an id given twice in a profile is refused where it is given the
+ * second time. */
+static int index_ids(struct tach_reader *r)
+{
+	struct tachi_v8 *st = r->state;
+	if (!st->nnodes)
+		return TACH_OK;
+	if (!(st->ids = malloc(st->nnodes * sizeof(*st->ids))))
+		return tachi_jr_nomem(r);
+	for (size_t i = 0; i < st->nnodes; i++)
+		st->ids[i] = (struct tachi_v8_id){ st->nodes[i].prof, (uint32_t)i, st->nodes[i].id };
+	qsort(st->ids, st->nnodes, sizeof(*st->ids), cmp_id);
+	for (size_t i = 1; i < st->nnodes; i++)
+		if (st->ids[i].id == st->ids[i - 1].id && st->ids[i].prof == st->ids[i - 1].prof)
+			return RFAIL(r, TACH_E_FORMAT, TACH_POS_OFFSET, st->nodes[st->ids[i].idx].off,
+				     "node id %lld given twice", (long long)st->ids[i].id);
+	return TACH_OK;
+}
+
+static uint32_t find(const struct tachi_v8 *st, uint32_t prof, int64_t id)
+{
+	size_t lo = 0, hi = st->nnodes;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		const struct tachi_v8_id *m = &st->ids[mid];
+		if (m->prof < prof || (m->prof == prof && m->id < id))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < st->nnodes && st->ids[lo].prof == prof && st->ids[lo].id == id
+		       ? st->ids[lo].idx
+		       : NO_ID;
+}
+
+/* The node of profile prof that the id token t names, NO_ID refused. */
+static int lookup(struct tach_reader *r, const struct tachi_jtok *t, const char *what,
+		  uint32_t prof, uint32_t *idx)
+{
+	int64_t id;
+	int rc = read_id(r, t, what, &id);
+	if (rc)
+		return rc;
+	if ((*idx = find(r->state, prof, id)) == NO_ID)
+		return RFAIL(r, TACH_E_FORMAT, TACH_POS_OFFSET, t->off, "%s %lld names no node",
+			     what, (long long)id);
+	return TACH_OK;
+}
+
+/* child's parent is p, named by the id token at off. */
+static int set_parent(struct tach_reader *r, uint32_t child, uint32_t p, uint64_t off)
+{
+	struct tachi_v8_node *c = &((struct tachi_v8 *)r->state)->nodes[child];
+	if (c->parent != NO_ID && c->parent != p)
+		return RFAIL(r, TACH_E_FORMAT, TACH_POS_OFFSET, off, "node %lld has two parents",
+			     (long long)c->id);
+	if (c->parent == NO_ID) {
+		c->parent = p;
+		c->link_off = off;
+	}
+	return TACH_OK;
+}
+
+static int link_children(struct tach_reader *r, uint32_t i)
+{
+	struct tachi_v8 *st = r->state;
+	struct tachi_json j;
+	struct tachi_jtok t;
+	bool more;
+	int rc = tachi_jr_value_at(r, &j, st->nodes[i].kids_off, &t);
+	if (rc)
+		return rc;
+	if (t.type != TJ_ARRAY)
+		return tachi_jr_bad(r, t.off, "\"children\" must be an array of node ids");
+	while (!(rc = tachi_json_elem(&j, &more)) && more) {
+		uint32_t c;
+		if ((rc = tachi_json_value(&j, &t)) || (rc = lookup(r, &t, "child", st->nodes[i].prof, &c)) ||
+		    (rc = set_parent(r, c, i, t.off)))
+			return rc;
+	}
+	return rc;
+}
+
+/* Parent links from "children", then from "parent" where given. */
+static int link_all(struct tach_reader *r)
+{
+	struct tachi_v8 *st = r->state;
+	int rc;
+	for (uint32_t i = 0; i < st->nnodes; i++)
+		if (st->nodes[i].kids_off != NONE && (rc = link_children(r, i)))
+			return rc;
+	for (uint32_t i = 0; i < st->nnodes; i++) {
+		struct tachi_json j;
+		struct tachi_jtok t;
+		uint32_t p;
+		if (st->nodes[i].parent_off == NONE)
+			continue;
+		if ((rc = tachi_jr_value_at(r, &j, st->nodes[i].parent_off, &t)))
+			return rc;
+		if (t.type == TJ_NULL)
+			continue;
+		if ((rc = lookup(r, &t, "parent", st->nodes[i].prof, &p)) || (rc = set_parent(r, i, p, t.off)))
+			return rc;
+	}
+	return TACH_OK;
+}
+
+static bool is_root(const struct tachi_v8_node *nd)
+{
+	return nd->parent == NO_ID && nd->root_name;
+}
+
+/* Node i's depth: its ancestors up to one whose depth is known, then back down. A node
+ * met again on the way up closes a cycle. Each node is walked once. */
+static int depth_of(struct tach_reader *r, uint32_t i)
+{
+	struct tachi_v8 *st = r->state;
+	size_t n = 0;
+	uint32_t k = i;
+	while (k != NO_ID && st->nodes[k].depth == DEPTH_UNKNOWN) {
+		if (!TACHI_RESERVE(st->walk, st->walk_cap, n + 1))
+			return tachi_jr_nomem(r);
+		st->walk[n++] = k;
+		st->nodes[k].depth = DEPTH_BUSY;
+		k = st->nodes[k].parent;
+	}
+	if (k != NO_ID && st->nodes[k].depth == DEPTH_BUSY)
+		return RFAIL(r, TACH_E_FORMAT, TACH_POS_OFFSET, st->nodes[k].link_off,
+			     "node %lld is its own ancestor: the parent links form a cycle",
+			     (long long)st->nodes[k].id);
+	uint32_t d = k == NO_ID ? 0 : st->nodes[k].depth;
+	while (n--) {
+		struct tachi_v8_node *nd = &st->nodes[st->walk[n]];
+		d += !is_root(nd);
+		nd->depth = d;
+	}
+	return TACH_OK;
+}
+
+/* ---- the samples ---- */
+
+/* A time in µs, to ns. */
+int tachi_v8_time_ns(struct tach_reader *r, const struct tachi_jtok *t, const char *what,
+		     int64_t *out)
+{
+	return tachi_jr_number(r, t, 3, what, out);
+}
+
+/* One entry of each array: the sample's node and its time, checked. */
+static int one_sample(struct tach_reader *r, struct tachi_json *a, struct tachi_json *b,
+		      uint32_t prof, int64_t *now)
+{
+	struct tachi_v8 *st = r->state;
+	struct tachi_jtok t, d;
+	uint32_t idx;
+	int64_t delta;
+	int rc;
+	if ((rc = tachi_json_value(a, &t)) || (rc = lookup(r, &t, "sample", prof, &idx)) ||
+	    (rc = tachi_json_value(b, &d)) || (rc = tachi_v8_time_ns(r, &d, "time delta", &delta)))
+		return rc;
+	if (st->nodes[idx].depth > r->lim.max_depth)
+		return RFAIL(r, TACH_E_LIMIT, TACH_POS_OFFSET, t.off,
+			     "stack deeper than the depth limit of %u frames", r->lim.max_depth);
+	if (__builtin_add_overflow(*now, delta, now))
+		return tachi_jr_bad(r, d.off, "the time deltas add up past the range of times");
+	if (*now < 0)
+		return tachi_jr_bad(r, d.off, "a sample time before 0");
+	if (st->ns >= r->lim.max_samples || st->ns >= UINT32_MAX)
+		return RFAIL(r, TACH_E_LIMIT, TACH_POS_OFFSET, t.off,
+			     "more than %llu samples (see --max-samples)",
+			     (unsigned long long)(r->lim.max_samples < UINT32_MAX ? r->lim.max_samples
+										 : UINT32_MAX));
+	if (!TACHI_RESERVE(st->s, st->s_cap, st->ns + 1))
+		return tachi_jr_nomem(r);
+	st->s[st->ns] = (struct tachi_v8_sample){ .t = *now, .node = idx, .prof = prof,
+						    .seq = (uint32_t)st->ns };
+	st->ns++;
+	return TACH_OK;
+}
+
+int tachi_v8_samples(struct tach_reader *r, uint32_t prof, uint64_t s_off, uint64_t d_off)
+{
+	struct tachi_v8 *st = r->state;
+	struct tachi_json a, b;
+	int64_t *now = &st->profs[prof].now;
+	int rc;
+	if ((rc = tachi_jr_begin_array(r, &a, s_off, "samples")) ||
+	    (rc = tachi_jr_begin_array(r, &b, d_off, "timeDeltas")))
+		return rc;
+	for (;;) {
+		bool ma, mb;
+		if ((rc = tachi_json_elem(&a, &ma)) || (rc = tachi_json_elem(&b, &mb)))
+			return rc;
+		if (ma != mb)
+			return tachi_jr_bad(r, ma ? b.pos - 1 : a.pos - 1,
+					    "\"samples\" and \"timeDeltas\" differ in length");
+		if (!ma)
+			return TACH_OK;
+		if ((rc = one_sample(r, &a, &b, prof, now)))
+			return rc;
+	}
+}
+
+/* By profile, then time (ties in file order): where durations are found. */
+static int cmp_prof_time(const void *a, const void *b)
+{
+	const struct tachi_v8_sample *x = a, *y = b;
+	if (x->prof != y->prof)
+		return x->prof < y->prof ? -1 : 1;
+	if (x->t != y->t)
+		return x->t < y->t ? -1 : 1;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+/* By time, then profile (ties in file order): the order out. */
+static int cmp_time(const void *a, const void *b)
+{
+	const struct tachi_v8_sample *x = a, *y = b;
+	if (x->t != y->t)
+		return x->t < y->t ? -1 : 1;
+	if (x->prof != y->prof)
+		return x->prof < y->prof ? -1 : 1;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+static int cmp_i64(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+/* The time each sample stands for, in ns, into w (before it becomes a weight): up to the
+ * next sample of its profile, as Chrome DevTools and speedscope weigh a sample; a
+ * profile's first also from its startTime, and it is put there (a weight is that many
+ * samples from its timestamp on), its last up to endTime (when that is not before it;
+ * else the median gap), so that the samples cover each profile's span. */
+static void durations(struct tachi_v8 *st, uint64_t median_ns)
+{
+	for (size_t i = 0; i < st->ns; i++) {
+		struct tachi_v8_sample *x = &st->s[i];
+		const struct tachi_v8_prof *p = &st->profs[x->prof];
+		if (i + 1 < st->ns && st->s[i + 1].prof == x->prof)
+			x->w = (uint64_t)(st->s[i + 1].t - x->t);
+		else
+			x->w = p->end >= x->t ? (uint64_t)(p->end - x->t) : median_ns;
+	}
+	for (size_t i = 0; i < st->ns; i++) {
+		struct tachi_v8_sample *x = &st->s[i];
+		int64_t start = st->profs[x->prof].start;
+		if ((i == 0 || st->s[i - 1].prof != x->prof) && x->t > start) {
+			x->w += (uint64_t)(x->t - start);
+			x->t = start;
+		}
+	}
+}
+
+/* The median gap between a profile's samples (default_ns when there is none). */
+static int median_gap(struct tach_reader *r, uint64_t default_ns, uint64_t *median)
+{
+	struct tachi_v8 *st = r->state;
+	*median = default_ns;
+	if (st->ns < 2)
+		return TACH_OK;
+	int64_t *gaps = malloc((st->ns - 1) * sizeof(*gaps));
+	if (!gaps)
+		return tachi_jr_nomem(r);
+	size_t n = 0;
+	for (size_t i = 1; i < st->ns; i++)
+		if (st->s[i].prof == st->s[i - 1].prof)
+			gaps[n++] = st->s[i].t - st->s[i - 1].t;
+	if (n) {
+		qsort(gaps, n, sizeof(*gaps), cmp_i64);
+		*median = (uint64_t)gaps[(n - 1) / 2];
+	}
+	free(gaps);
+	return TACH_OK;
+}
+
+static uint64_t weights(struct tachi_v8 *st, uint64_t q, uint64_t max, bool apply)
+{
+	unsigned __int128 sum = 0;
+	uint64_t emitted = 0;
+	for (size_t i = 0; i < st->ns; i++) {
+		sum += st->s[i].w;
+		uint64_t upto = (uint64_t)((sum + q / 2) / q);
+		uint64_t w = upto > emitted ? upto - emitted : 1;
+		if (w > max - emitted)
+			return 0;
+		emitted += w;
+		if (apply)
+			st->s[i].w = w;
+	}
+	return emitted;
+}
+
+/* The interval: the median gap, halved while the weights it gives miss the total time by
+ * more than 1% (gaps that vary a lot, short ones weighing 1 each), down to 1 µs. */
+static uint64_t choose_interval(struct tachi_v8 *st, uint64_t median_ns, uint64_t max)
+{
+	unsigned __int128 total = 0;
+	for (size_t i = 0; i < st->ns; i++)
+		total += st->s[i].w;
+	uint64_t us = (median_ns + 500) / 1000;
+	for (us = us ? us : 1; us > 1; us /= 2) {
+		uint64_t n = weights(st, us * 1000, max, false);
+		if (!n)
+			return us * 2;
+		unsigned __int128 got = (unsigned __int128)n * us * 1000;
+		unsigned __int128 off = got > total ? got - total : total - got;
+		if (off * 100 <= total)
+			break;
+	}
+	return us;
+}
+
+/* Time order; the interval and each sample's weight. */
+int tachi_v8_finish(struct tach_reader *r)
+{
+	struct tachi_v8 *st = r->state;
+	bool sorted = true;
+	for (size_t i = 1; i < st->ns && sorted; i++)
+		sorted = cmp_prof_time(&st->s[i - 1], &st->s[i]) < 0;
+	if (!sorted)
+		qsort(st->s, st->ns, sizeof(*st->s), cmp_prof_time);
+	r->meta.interval_us = DEFAULT_INTERVAL_US;
+	if (!st->ns)
+		return TACH_OK;
+	uint64_t median;
+	int rc = median_gap(r, DEFAULT_INTERVAL_US * 1000, &median);
+	if (rc)
+		return rc;
+	durations(st, median ? median : 1000);
+	uint64_t us = choose_interval(st, median, r->lim.max_samples);
+	if (!weights(st, us * 1000, r->lim.max_samples, true))
+		return RFAIL(r, TACH_E_LIMIT, TACH_POS_NONE, 0,
+			     "the samples' times add up to more than %llu samples of %llu us "
+			     "(see --max-samples)", (unsigned long long)r->lim.max_samples,
+			     (unsigned long long)us);
+	r->meta.interval_us = us;
+	if (st->nprofs > 1)
+		qsort(st->s, st->ns, sizeof(*st->s), cmp_time);
+	return TACH_OK;
+}
+
+/* ---- profiles ---- */
+
+int tachi_v8_add_profile(struct tach_reader *r, int64_t start, uint32_t *prof)
+{
+	struct tachi_v8 *st = r->state;
+	if (st->nprofs >= UINT32_MAX - 1)
+		return tachi_jr_bad(r, 0, "more than 2^32 - 2 profiles");
+	if (!TACHI_RESERVE(st->profs, st->profs_cap, st->nprofs + 1))
+		return tachi_jr_nomem(r);
+	if (!st->nprofs || start < st->origin)
+		st->origin = start;
+	st->profs[st->nprofs] = (struct tachi_v8_prof){
+		.start = start, .end = -1, .now = start, .pid = -1, .name_off = NONE,
+		.name_frame = NO_ID,
+	};
+	*prof = (uint32_t)st->nprofs++;
+	return TACH_OK;
+}
+
+int tachi_v8_end(struct tach_reader *r, uint32_t prof, const struct tachi_jtok *t)
+{
+	struct tachi_v8_prof *p = &((struct tachi_v8 *)r->state)->profs[prof];
+	int rc = tachi_v8_time_ns(r, t, "endTime", &p->end);
+	if (rc)
+		return rc;
+	if (p->end < p->start) {
+		tachi_warn(&r->warn, TACH_POS_OFFSET, t->off,
+			   "endTime is before startTime: ignored (the last sample stands for the "
+			   "median gap)");
+		p->end = -1;
+	}
+	return TACH_OK;
+}
+
+void tachi_v8_lone_warning(struct tach_reader *r)
+{
+	if (r->json_lone_at)
+		tachi_warn(&r->warn, TACH_POS_OFFSET, r->json_lone_at - 1,
+			   "a \\u escape of a lone surrogate (JSON.stringify writes one for a name "
+			   "with half a UTF-16 pair): read as U+FFFD");
+}
+
+int tachi_v8_tree(struct tach_reader *r)
+{
+	struct tachi_v8 *st = r->state;
+	int rc;
+	if ((rc = index_ids(r)) || (rc = link_all(r)))
+		return rc;
+	for (uint32_t i = 0; i < st->nnodes; i++)
+		if (st->nodes[i].depth == DEPTH_UNKNOWN && (rc = depth_of(r, i)))
+			return rc;
+	return TACH_OK;
+}
+
+/* ---- samples out ---- */
+
+/* The token at off as a string into sbuf (alt when empty or off NONE). */
+static int string_id(struct tach_reader *r, uint64_t off, const char *alt, uint32_t *id)
+{
+	struct tachi_v8 *st = r->state;
+	struct tachi_json j;
+	struct tachi_jtok t;
+	size_t n = 0;
+	if (off != NONE) {
+		int rc = tachi_jr_value_at(r, &j, off, &t);
+		if (rc || (rc = tachi_jr_string(r, &t, &st->sbuf, &st->sbuf_cap, &n)))
+			return rc;
+	}
+	const char *s = n ? st->sbuf : alt;
+	if (tach_dict_intern_string(&r->dict, s, n ? n : strlen(alt), id))
+		return tachi_jr_nomem(r);
+	return TACH_OK;
+}
+
+static int frame_id(struct tach_reader *r, struct tachi_v8_node *nd, uint32_t *id)
+{
+	if (nd->frame == NO_ID) {
+		struct tach_frame f = { 0, 0, nd->line, nd->line, nd->col, -1, TACH_NO_OPCODE };
+		int rc;
+		if ((rc = string_id(r, nd->name_off, "(anonymous)", &f.func)) ||
+		    (rc = string_id(r, nd->url_off, "~", &f.file)))
+			return rc;
+		if (tach_dict_intern_frame(&r->dict, &f, &nd->frame))
+			return tachi_jr_nomem(r);
+	}
+	*id = nd->frame;
+	return TACH_OK;
+}
+
+/* The thread's name as its outermost frame, as the perf reader names a thread (file
+ * "[comm]", line the process id: formats/comm.h), for the writers that name threads. */
+static int name_frame(struct tach_reader *r, struct tachi_v8_prof *p, uint32_t *id)
+{
+	if (p->name_frame == NO_ID) {
+		struct tach_frame f = { 0, 0, p->pid, p->pid, -1, -1, TACH_NO_OPCODE };
+		int rc = string_id(r, p->name_off, "?", &f.func);
+		if (rc)
+			return rc;
+		if (tach_dict_intern_string(&r->dict, "[comm]", 6, &f.file) ||
+		    tach_dict_intern_frame(&r->dict, &f, &p->name_frame))
+			return tachi_jr_nomem(r);
+	}
+	*id = p->name_frame;
+	return TACH_OK;
+}
+
+int tachi_v8_next(struct tach_reader *r, const struct tach_sample **out)
+{
+	struct tachi_v8 *st = r->state;
+	if (st->cur >= st->ns)
+		return TACH_EOF;
+	const struct tachi_v8_sample *vs = &st->s[st->cur++];
+	struct tachi_v8_node *leaf = &st->nodes[vs->node];
+	struct tachi_v8_prof *p = &st->profs[vs->prof];
+	uint32_t depth = leaf->depth + (p->name_off != NONE), k = 0;
+	int rc;
+	if (depth && !TACHI_RESERVE(st->out, st->out_cap, depth))
+		return tachi_jr_nomem(r);
+	for (uint32_t i = vs->node; i != NO_ID; i = st->nodes[i].parent) {
+		struct tachi_v8_node *nd = &st->nodes[i];
+		if (!is_root(nd) && (rc = frame_id(r, nd, &st->out[k++])))
+			return rc;
+	}
+	if (p->name_off != NONE && (rc = name_frame(r, p, &st->out[k++])))
+		return rc;
+	assert(k == depth);
+	struct tach_sample *s = &r->sample;
+	s->thread_id = p->tid;
+	s->interp_id = p->iid;
+	s->timestamp_us = vs->t > st->origin ? (uint64_t)(vs->t - st->origin) / 1000 : 0;
+	s->weight = vs->w;
+	s->status = leaf->idle ? 0 : TACH_STATUS_ON_CPU;
+	s->depth = depth;
+	s->same_outer = 0;
+	s->frames = st->out;
+	r->stats.full_records++;
+	r->stats.total_records++;
+	r->stats.total_samples += vs->w;
+	*out = s;
+	return TACH_OK;
+}
+
+void tachi_v8_free(struct tach_reader *r)
+{
+	struct tachi_v8 *st = r->state;
+	free(st->nodes);
+	free(st->ids);
+	free(st->s);
+	free(st->profs);
+	free(st->walk);
+	free(st->out);
+	free(st->sbuf);
+}
