@@ -14,7 +14,7 @@ static const struct tachi_format *const formats[] = {
 	&tachi_fmt_sampler,
 	&tachi_fmt_speedscope,
 	&tachi_fmt_v8,
-	&tachi_fmt_chrome_trace,
+	&tachi_fmt_chrome,
 	&tachi_fmt_samples,
 	&tachi_fmt_gecko,
 	&tachi_fmt_flamegraph,

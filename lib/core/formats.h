@@ -21,7 +21,7 @@ extern const struct tachi_format tachi_fmt_speedscope;
 extern const struct tachi_format tachi_fmt_perf;
 /* V8 CPU profiles (.cpuprofile, v8_read.c). */
 extern const struct tachi_format tachi_fmt_v8;
-/* Chrome trace-event JSON, detected and refused (chrome_trace.c). */
-extern const struct tachi_format tachi_fmt_chrome_trace;
+/* Chrome trace-event JSON: its CPU profiles (formats/chrome/). */
+extern const struct tachi_format tachi_fmt_chrome;
 
 #endif

@@ -1,18 +1,16 @@
 /* Chrome's trace-event JSON (the Trace Event Format: chrome://tracing, Chrome DevTools'
- * Performance panel "Save profile", node --cpu-prof's trace form): either an object with a
- * "traceEvents" array or a bare array of events, each with "ph", "ts", "pid", "tid". A CPU
- * profile in it comes as "Profile" and "ProfileChunk" events.
- *
- * Not read yet: the row is here so that detection names the format and refuses it, instead
- * of taking its text for folded stacks and saying it is not those. */
+ * Performance panel "Save profile", node's --trace-event-categories): either an object
+ * with a "traceEvents" array or a bare array of events, each with "ph", "ts", "pid",
+ * "tid". A CPU profile in it comes as "Profile" and "ProfileChunk" events (read.c). */
 #include <string.h>
 
 #include "base/json.h"
 #include "core/format.h"
 #include "core/formats.h"
+#include "formats/chrome/chrome.h"
 
 /* An object naming "traceEvents", or an array whose first element is an event object. */
-static bool chrome_trace_probe(const uint8_t *p, size_t n)
+static bool chrome_probe(const uint8_t *p, size_t n)
 {
 	if (tachi_json_object_start(p, n))
 		return memmem(p, n, "\"traceEvents\"", 13) != NULL;
@@ -27,15 +25,14 @@ static bool chrome_trace_probe(const uint8_t *p, size_t n)
 /* Any JSON object: its "traceEvents" may come after a long "metadata", as the Performance
  * panel writes it, and so may the keys of the JSON formats after it in the table (a
  * speedscope file's, a V8 profile's): detection then looks at a bigger window. */
-static bool chrome_trace_resembles(const uint8_t *p, size_t n)
+static bool chrome_resembles(const uint8_t *p, size_t n)
 {
 	return tachi_json_object_start(p, n);
 }
 
-const struct tachi_format tachi_fmt_chrome_trace = {
-	.name = "chrome-trace",
-	.probe = chrome_trace_probe,
-	.resembles = chrome_trace_resembles,
-	.refused = "Chrome trace-event JSON (chrome://tracing, DevTools' Performance panel) is "
-		   "not read yet; a V8 CPU profile (.cpuprofile, node --cpu-prof) is",
+const struct tachi_format tachi_fmt_chrome = {
+	.name = "chrome",
+	.reader = &tachi_chrome_reader_ops,
+	.probe = chrome_probe,
+	.resembles = chrome_resembles,
 };

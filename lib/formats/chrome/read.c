@@ -1,0 +1,398 @@
+/* Chrome trace-event reader: the CPU profiles in a trace that Chrome DevTools' Performance
+ * panel saves or node writes with --cpu-prof --trace-event-categories
+ * disabled-by-default-v8.cpu_profiler (node_trace.1.log).
+ *
+ * A file is an object with a "traceEvents" array (other keys skipped) or a bare array of
+ * events. Read of them: "Profile" events, args.data.startTime (µs of V8's clock) starting
+ * the profile of their "id" in their "pid"; "ProfileChunk" events adding to it
+ * args.data.cpuProfile.nodes (each with "parent", as in a .cpuprofile), .samples and
+ * args.data.timeDeltas (in cpuProfile too, where some producers put it), the first delta
+ * from startTime, each next one from the sample before, across chunks in file order; and
+ * args.data.endTime; "thread_name" metadata ("M") naming a pid/tid's thread (args.name,
+ * the last one given). Every other event is skipped. A profile's id is its own in its
+ * process only (each process counts from 0x1).
+ *
+ * What a sample becomes: as in a .cpuprofile (v8_read.c, v8_tree.c: same frames, weights
+ * as time up to the next sample of the profile, first from startTime, last to endTime),
+ * on the thread of the Profile event: its tid, the pid as interpreter. The chunks come
+ * from V8's sampler threads, not the one profiled (node writes a profile's chunks from
+ * two threads), so their own tid is not the profile's. A thread with a name gets it as
+ * the outermost frame, file "[comm]", line the pid (formats/comm.h), for the writers that
+ * name threads. All profiles are merged in time order, times counting from the earliest
+ * startTime; the clock is no wall clock, so the start is unknown (0).
+ *
+ * Memory is the file plus a record per event read, node and sample. Refused with the
+ * byte offset, beyond what a .cpuprofile is refused for: no event array, an event that
+ * is no object, a ProfileChunk of a profile with no Profile event, two Profile events
+ * for one id, ids and pids that are no integers (ids: strings or integers). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/base.h"
+#include "base/json.h"
+#include "core/format.h"
+#include "core/handles.h"
+#include "formats/chrome/chrome.h"
+#include "formats/json_read.h"
+#include "formats/v8.h"
+
+#define NONE UINT64_MAX
+
+enum { EV_PROFILE, EV_CHUNK };
+
+/* A Profile or ProfileChunk event. */
+struct cev {
+	const uint8_t *idp;       /* the id token's bytes: the key with pid */
+	size_t idn;
+	int64_t pid, tid;
+	uint64_t off;             /* the event */
+	uint64_t data_off;        /* args.data, NONE when absent */
+	uint32_t seq, prof;
+	int kind;
+};
+
+/* A thread_name event. */
+struct cname {
+	int64_t pid, tid;
+	uint64_t name_off;
+	uint32_t seq;
+};
+
+struct cstate {
+	struct tachi_v8 v;        /* first: the shared steps take r->state as one */
+	struct cev *ev;
+	size_t nev, ev_cap;
+	struct cname *names;
+	size_t nnames, names_cap;
+};
+
+static int cmp_ev(const void *a, const void *b)
+{
+	const struct cev *x = a, *y = b;
+	if (x->pid != y->pid)
+		return x->pid < y->pid ? -1 : 1;
+	if (x->idn != y->idn)
+		return x->idn < y->idn ? -1 : 1;
+	int c = memcmp(x->idp, y->idp, x->idn);
+	if (c)
+		return c;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+static bool same_profile(const struct cev *x, const struct cev *y)
+{
+	return x->pid == y->pid && x->idn == y->idn && !memcmp(x->idp, y->idp, x->idn);
+}
+
+static int cmp_name(const void *a, const void *b)
+{
+	const struct cname *x = a, *y = b;
+	if (x->pid != y->pid)
+		return x->pid < y->pid ? -1 : 1;
+	if (x->tid != y->tid)
+		return x->tid < y->tid ? -1 : 1;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+/* ---- the events ---- */
+
+/* An integer pid or tid at off (NONE: absent, refused). */
+static int need_int(struct tach_reader *r, uint64_t off, uint64_t at, const char *what,
+		    int64_t *x)
+{
+	if (off == NONE)
+		return RFAIL(r, TACH_E_FORMAT, TACH_POS_OFFSET, at, "a profile event without \"%s\"",
+			     what);
+	return tachi_jr_opt_int(r, off, what, 0, INT64_MAX, false, x);
+}
+
+/* The value at off (NONE: absent) when it is an object, else NONE. */
+static uint64_t object_at(struct tach_reader *r, uint64_t off)
+{
+	struct tachi_json j;
+	struct tachi_jtok t;
+	if (off == NONE || tachi_jr_value_at(r, &j, off, &t) || t.type != TJ_OBJECT)
+		return NONE;
+	return t.off;
+}
+
+/* The key's value in the object at off (NONE: no object or no key). */
+static uint64_t member(struct tach_reader *r, uint64_t off, const char *key)
+{
+	struct tachi_json j;
+	struct tachi_jtok t;
+	uint64_t o = NONE;
+	if (off == NONE || tachi_jr_value_at(r, &j, off, &t) || t.type != TJ_OBJECT ||
+	    tachi_json_keys(&j, (const char *const[]){ key }, &o, 1))
+		return NONE;
+	return o;
+}
+
+/* The integer at off (NONE: absent), without failing. */
+static bool int_at(struct tach_reader *r, uint64_t off, int64_t *x)
+{
+	struct tachi_json j;
+	struct tachi_jtok t;
+	return off != NONE && !tachi_jr_value_at(r, &j, off, &t) &&
+	       tachi_json_tok_int(r->in.data, &t, 0, INT64_MAX, x);
+}
+
+static int thread_name(struct tach_reader *r, const uint64_t *o, uint32_t seq)
+{
+	struct cstate *st = r->state;
+	struct tachi_json j;
+	struct tachi_jtok t;
+	int64_t pid, tid;
+	uint64_t name = member(r, o[4], "name");
+	/* a name that is no string, or a thread with no integer ids, names nothing read */
+	if (name == NONE || tachi_jr_value_at(r, &j, name, &t) || t.type != TJ_STRING ||
+	    !int_at(r, o[2], &pid) || !int_at(r, o[3], &tid))
+		return TACH_OK;
+	if (!TACHI_RESERVE(st->names, st->names_cap, st->nnames + 1))
+		return tachi_jr_nomem(r);
+	st->names[st->nnames++] = (struct cname){ pid, tid, t.off, seq };
+	return TACH_OK;
+}
+
+static int profile_event(struct tach_reader *r, const uint64_t *o, uint64_t off, int kind,
+			 uint32_t seq)
+{
+	struct cstate *st = r->state;
+	struct tachi_json j;
+	struct tachi_jtok t;
+	struct cev e = { .off = off, .seq = seq, .kind = kind, .tid = -1 };
+	int rc;
+	if (o[5] == NONE)
+		return tachi_jr_bad(r, off, "a profile event without an \"id\"");
+	if ((rc = tachi_jr_value_at(r, &j, o[5], &t)))
+		return rc;
+	if (t.type != TJ_STRING && t.type != TJ_NUMBER)
+		return tachi_jr_bad(r, t.off, "a profile's \"id\" must be a string or a number");
+	e.idp = r->in.data + t.start;
+	e.idn = t.len;
+	if ((rc = need_int(r, o[2], off, "pid", &e.pid)) ||
+	    (kind == EV_PROFILE && (rc = need_int(r, o[3], off, "tid", &e.tid))))
+		return rc;
+	e.data_off = object_at(r, member(r, o[4], "data"));
+	if (!TACHI_RESERVE(st->ev, st->ev_cap, st->nev + 1))
+		return tachi_jr_nomem(r);
+	st->ev[st->nev++] = e;
+	return TACH_OK;
+}
+
+/* One event, whose '{' j has just read at off. */
+static int event(struct tach_reader *r, struct tachi_json *j, uint64_t off, uint32_t seq)
+{
+	static const char *const want[] = { "ph", "name", "pid", "tid", "args", "id" };
+	uint64_t o[6];
+	struct tachi_json c;
+	struct tachi_jtok t;
+	int rc = tachi_json_keys(j, want, o, 6);
+	if (rc || o[1] == NONE)
+		return rc;
+	if ((rc = tachi_jr_value_at(r, &c, o[1], &t)) || t.type != TJ_STRING)
+		return rc;
+	if (tachi_json_str_eq(r->in.data, &t, "Profile"))
+		return profile_event(r, o, off, EV_PROFILE, seq);
+	if (tachi_json_str_eq(r->in.data, &t, "ProfileChunk"))
+		return profile_event(r, o, off, EV_CHUNK, seq);
+	if (tachi_json_str_eq(r->in.data, &t, "thread_name") && o[0] != NONE &&
+	    !tachi_jr_value_at(r, &c, o[0], &t) && tachi_json_str_eq(r->in.data, &t, "M"))
+		return thread_name(r, o, seq);
+	return TACH_OK;
+}
+
+/* The event array: the top value or the top object's "traceEvents". */
+static int events(struct tach_reader *r)
+{
+	struct tachi_json j;
+	struct tachi_jtok t;
+	uint64_t off = NONE;
+	bool more;
+	int rc = tachi_jr_value_at(r, &j, tachi_json_bom(r->in.data, r->in.size), &t);
+	if (rc)
+		return rc;
+	if (t.type == TJ_OBJECT) {
+		uint64_t at = t.off;
+		if ((rc = tachi_json_keys(&j, (const char *const[]){ "traceEvents" }, &off, 1)) ||
+		    (rc = tachi_json_end(&j)))
+			return rc;
+		if (off == NONE)
+			return tachi_jr_bad(r, at, "not a Chrome trace: no \"traceEvents\"");
+		if ((rc = tachi_jr_begin_array(r, &j, off, "traceEvents")))
+			return rc;
+	} else if (t.type != TJ_ARRAY) {
+		return tachi_jr_bad(r, t.off, "not a Chrome trace: expected an object or an array");
+	}
+	uint32_t seq = 0;
+	while (!(rc = tachi_json_elem(&j, &more)) && more) {
+		if ((rc = tachi_json_value(&j, &t)))
+			return rc;
+		if (t.type != TJ_OBJECT)
+			return tachi_jr_bad(r, t.off, "an event must be an object");
+		if (seq == UINT32_MAX)
+			return tachi_jr_bad(r, t.off, "more than 2^32 - 1 events");
+		if ((rc = event(r, &j, t.off, seq++)))
+			return rc;
+	}
+	if (!rc && off == NONE)
+		rc = tachi_json_end(&j);
+	return rc;
+}
+
+/* ---- the profiles ---- */
+
+/* The last name given to thread pid/tid, NONE when none. */
+static uint64_t name_of(const struct cstate *st, int64_t pid, int64_t tid)
+{
+	size_t lo = 0, hi = st->nnames;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		const struct cname *m = &st->names[mid];
+		if (m->pid < pid || (m->pid == pid && m->tid <= tid))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo && st->names[lo - 1].pid == pid && st->names[lo - 1].tid == tid
+		       ? st->names[lo - 1].name_off
+		       : NONE;
+}
+
+/* A time in args.data (NONE: absent), into *ns; true when there. */
+static int data_time(struct tach_reader *r, const struct cev *e, const char *key, int64_t *ns,
+		     bool *there)
+{
+	struct tachi_json j;
+	struct tachi_jtok t;
+	uint64_t off = member(r, e->data_off, key);
+	*there = off != NONE;
+	if (!*there)
+		return TACH_OK;
+	int rc = tachi_jr_value_at(r, &j, off, &t);
+	return rc ? rc : tachi_v8_time_ns(r, &t, key, ns);
+}
+
+/* The profile that starts at the Profile event e. */
+static int start_profile(struct tach_reader *r, struct cev *e)
+{
+	struct cstate *st = r->state;
+	int64_t start;
+	bool there;
+	int rc = data_time(r, e, "startTime", &start, &there);
+	if (rc)
+		return rc;
+	if (!there)
+		return tachi_jr_bad(r, e->off, "a Profile event without args.data.startTime");
+	if (start < 0)
+		return tachi_jr_bad(r, e->off, "startTime before 0");
+	if ((rc = tachi_v8_add_profile(r, start, &e->prof)))
+		return rc;
+	struct tachi_v8_prof *p = &st->v.profs[e->prof];
+	p->tid = (uint64_t)e->tid;
+	p->iid = e->pid <= UINT32_MAX ? (uint32_t)e->pid : 0;
+	p->pid = e->pid <= INT32_MAX ? (int32_t)e->pid : -1;
+	p->name_off = name_of(st, e->pid, e->tid);
+	return TACH_OK;
+}
+
+/* Each group of events of one profile (sorted: file order within) gets its profile, and
+ * its chunks' nodes are read. */
+static int profiles(struct tach_reader *r)
+{
+	struct cstate *st = r->state;
+	int rc;
+	for (size_t i = 0, k; i < st->nev; i = k) {
+		struct cev *profile = NULL;
+		for (k = i; k < st->nev && same_profile(&st->ev[i], &st->ev[k]); k++) {
+			if (st->ev[k].kind != EV_PROFILE)
+				continue;
+			if (profile)
+				return tachi_jr_bad(r, st->ev[k].off,
+						    "a second Profile event for one profile id");
+			profile = &st->ev[k];
+		}
+		if (!profile)
+			return tachi_jr_bad(r, st->ev[i].off,
+					    "a ProfileChunk of a profile with no Profile event");
+		if ((rc = start_profile(r, profile)))
+			return rc;
+		st->v.cur_prof = profile->prof;
+		for (size_t m = i; m < k; m++) {
+			st->ev[m].prof = profile->prof;
+			uint64_t nodes = member(r, member(r, st->ev[m].data_off, "cpuProfile"), "nodes");
+			if (st->ev[m].kind == EV_CHUNK && nodes != NONE &&
+			    (rc = tachi_v8_nodes(r, nodes)))
+				return rc;
+		}
+	}
+	return TACH_OK;
+}
+
+/* A chunk's samples and deltas, and its endTime. */
+static int chunk_samples(struct tach_reader *r, const struct cev *e)
+{
+	struct tachi_json j;
+	struct tachi_jtok t;
+	uint64_t cpu = member(r, e->data_off, "cpuProfile");
+	uint64_t samples = member(r, cpu, "samples");
+	uint64_t deltas = member(r, e->data_off, "timeDeltas");
+	uint64_t end = member(r, e->data_off, "endTime");
+	int rc;
+	if (deltas == NONE)
+		deltas = member(r, cpu, "timeDeltas");
+	if ((samples == NONE) != (deltas == NONE))
+		return tachi_jr_bad(r, e->off, samples == NONE ? "a ProfileChunk with timeDeltas "
+								 "but no samples"
+							       : "a ProfileChunk with samples but "
+								 "no timeDeltas");
+	if (samples != NONE && (rc = tachi_v8_samples(r, e->prof, samples, deltas)))
+		return rc;
+	if (end != NONE &&
+	    ((rc = tachi_jr_value_at(r, &j, end, &t)) || (rc = tachi_v8_end(r, e->prof, &t))))
+		return rc;
+	return TACH_OK;
+}
+
+static int chrome_open(struct tach_reader *r)
+{
+	struct cstate *st = r->state;
+	int rc;
+	r->json_lone_ok = true;
+	if ((rc = events(r)))
+		return rc;
+	tachi_v8_lone_warning(r);
+	qsort(st->ev, st->nev, sizeof(*st->ev), cmp_ev);
+	qsort(st->names, st->nnames, sizeof(*st->names), cmp_name);
+	if ((rc = profiles(r)) || (rc = tachi_v8_tree(r)))
+		return rc;
+	for (size_t i = 0; i < st->nev; i++)
+		if (st->ev[i].kind == EV_CHUNK && (rc = chunk_samples(r, &st->ev[i])))
+			return rc;
+	if ((rc = tachi_v8_finish(r)))
+		return rc;
+	/* V8's clock is no wall clock: the start is unknown (0), so no writer shows a date */
+	r->meta.start_time_us = 0;
+	int64_t last = -1;
+	for (size_t i = 0; i < st->v.nprofs; i++)
+		if (st->v.profs[i].end > last)
+			last = st->v.profs[i].end;
+	r->meta.duration_ns = last >= st->v.origin ? last - st->v.origin : 0;
+	return TACH_OK;
+}
+
+static void chrome_free(struct tach_reader *r)
+{
+	struct cstate *st = r->state;
+	tachi_v8_free(r);
+	free(st->ev);
+	free(st->names);
+}
+
+const struct tachi_reader_ops tachi_chrome_reader_ops = {
+	.state_size = sizeof(struct cstate),
+	.open = chrome_open,
+	.next = tachi_v8_next,
+	.free = chrome_free,
+	.whole_input = true,
+};
