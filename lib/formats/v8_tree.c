@@ -397,7 +397,7 @@ static int median_gap(struct tach_reader *r, uint64_t default_ns, uint64_t *medi
 			gaps[n++] = st->s[i].t - st->s[i - 1].t;
 	if (n) {
 		qsort(gaps, n, sizeof(*gaps), cmp_i64);
-		*median = (uint64_t)gaps[(n - 1) / 2];
+		*median = (uint64_t)gaps[n / 2];
 	}
 	free(gaps);
 	return TACH_OK;
