@@ -6,26 +6,12 @@
 # known hot functions of tests/data/v8/hot.js are on the stacks that call them; every
 # writer's output of them reads back; bad input is one line with file and offset, exit 1.
 
+load v8_writers
+
 setup() {
 	T=$BATS_TEST_TMPDIR
 	D=$TESTDATA/v8
 	EXPECT="python3 $SOURCE_ROOT/tests/cli/v8_expect.py"
-}
-
-# A Node for `node --cpu-prof`: the system's (build.sh installs Debian's nodejs), else the
-# one npm-tools.sh brings. Never skipped: without one the test fails and says why.
-find_node() {
-	NODE=$(command -v node || command -v nodejs || true)
-	if [ -z "$NODE" ]; then
-		local dir=${TACHFMT_NPM_DIR:-}
-		if [ -z "$dir" ] || [ ! -x "$dir/node_modules/.bin/node" ]; then
-			dir=$(bash "$SOURCE_ROOT/tests/cli/npm-tools.sh" "$SOURCE_ROOT/build/npm") || {
-				echo "no node to record a profile with (Debian: apt-get install nodejs)" >&2
-				return 1
-			}
-		fi
-		NODE=$dir/node_modules/.bin/node
-	fi
 }
 
 # record DIR: hot.js profiled by node into DIR/hot.cpuprofile.
@@ -93,56 +79,8 @@ same_samples() {
 	[ "$(tach-decode --no-thread-frames "$D/devtools_order.cpuprofile" | grep 'hot:20 ')" = "main.js:(anonymous):1;main.js:main:10;main.js:hot:20 8" ]
 }
 
-# through_writers FILE: each writer's output of FILE is read back or checked by its own
-# consumer against the samples.
-through_writers() {
-	local f=$1
-	tach-decode -q -F samples "$f" >"$T/w.samples"
-	tach-decode -q "$f" >"$T/w.col"
-	# TACH (tach-merge writes it) and back: the same samples
-	tach-merge -q "$f" -o "$T/w.tach"
-	diff -u <($EXPECT decode <"$T/w.samples") <(tach-decode -F samples "$T/w.tach" | $EXPECT decode)
-	diff -u "$T/w.col" <(tach-decode "$T/w.tach")
-	[ "$(tach-decode -F info "$f" | sed -n 's/^samples_decoded: //p')" -eq "$(grep -c $'\t' "$T/w.samples")" ]
-	# pprof: what go tool pprof reads
-	tach2pprof -q --no-gzip "$f" -o "$T/w.pb"
-	HOME=$T PPROF_TMPDIR=$T go tool pprof -raw "$T/w.pb" 2>/dev/null |
-		python3 "$SOURCE_ROOT/tests/pprof_stacks.py" raw >"$T/pgot"
-	python3 "$SOURCE_ROOT/tests/pprof_stacks.py" samples <"$T/w.samples" >"$T/pwant"
-	diff -u "$T/pwant" "$T/pgot"
-	[ -s "$T/pwant" ]
-	# pstats: the stats computed independently from the samples
-	tach2pstats -q "$f" -o "$T/w.pstats"
-	python3 "$SOURCE_ROOT/tests/cli/pstats_check.py" "$T/w.samples" "$T/w.pstats"
-	# Sampler trace: read back by sampler2tach
-	tach2sampler -q "$f" -o "$T/w.trace"
-	sampler2tach -q "$T/w.trace" | tach-decode -F samples >"$T/w.back"
-	python3 "$SOURCE_ROOT/tests/cli/sampler_check.py" pairs "$T/w.samples" "$T/w.back"
-	# flame graph: well-formed SVG with every function of the profile
-	tach2flamegraph -q "$f" -o "$T/w.svg"
-	xmllint --noout --nonet "$T/w.svg"
-	python3 -c 'import html, re, sys
-frames = {f for l in open(sys.argv[1]).read().splitlines() for f in l.rsplit(" ", 1)[0].split(";")}
-titles = {html.unescape(t) for t in re.findall(r"<title>(.*?) \([0-9,]+ samples", open(sys.argv[2]).read())}
-sys.exit("not drawn: %s" % sorted(frames - titles) if frames - titles else 0)' "$T/w.col" "$T/w.svg"
-	# speedscope: its own importer sees tach-decode's stacks
-	tach2speedscope -q "$f" -o "$T/w.json"
-	"$SNODE" "$SOURCE_ROOT/tests/cli/speedscope_import.mjs" "$BUNDLE" "$T/w.json" >"$T/imp.txt"
-	python3 "$SOURCE_ROOT/tests/cli/speedscope_check.py" "$T/w.json" "$T/imp.txt" "$T/w.col" \
-		"$(sed -n 's/^@interval_us //p' "$T/w.samples")"
-	# Gecko: the Firefox Profiler's importer sees the same call trees
-	tach2gecko -q --no-gzip "$f" -o "$T/w.gecko.json"
-	python3 "$SOURCE_ROOT/tests/cli/gecko_calltree.py" "$PCLI" "$T/w.gecko.json" "$T/w.samples"
-}
-
 @test "through every writer: TACH, samples, collapsed, pprof, pstats, Sampler, SVG, speedscope, Gecko" {
-	local dir=${TACHFMT_NPM_DIR:-}
-	if [ -z "$dir" ] || [ ! -f "$dir/node_modules/speedscope/dist/release/file-format-schema.json" ]; then
-		dir=$(bash "$SOURCE_ROOT/tests/cli/npm-tools.sh" "$SOURCE_ROOT/build/npm")
-	fi
-	SNODE=$dir/node_modules/.bin/node
-	BUNDLE=$(ls "$dir"/node_modules/speedscope/dist/release/speedscope-*.js | head -n 1)
-	PCLI="$SNODE $dir/node_modules/@firefox-devtools/profiler-cli/dist/profiler-cli.js"
+	writer_tools
 	for f in "$D"/*.cpuprofile; do
 		echo "# $f"
 		through_writers "$f"

@@ -1,0 +1,119 @@
+#!/usr/bin/env bats
+# Chrome trace-event JSON (node_trace.1.log, DevTools' saved traces) read by every program
+# without naming the format: traces node records now and a committed trimmed one (a bare
+# array of events, two threads) give, sample for sample, the stacks and weights that
+# tests/cli/chrome_expect.py computes from the events alone; the recorded one's profiles
+# are on the threads that thread_name names; every writer's output reads back; bad input
+# is one line with file and offset, exit 1.
+
+load v8_writers
+
+setup() {
+	T=$BATS_TEST_TMPDIR
+	D=$TESTDATA/chrome
+	EXPECT="python3 $SOURCE_ROOT/tests/cli/chrome_expect.py"
+}
+
+# record DIR: worker.js run by node with its CPU profiles in the trace, DIR/node_trace.1.log.
+record() {
+	find_node
+	mkdir -p "$1"
+	cp "$D/worker.js" "$1/"
+	(cd "$1" && "$NODE" --cpu-prof --cpu-prof-interval 500 \
+		--trace-event-categories disabled-by-default-v8.cpu_profiler worker.js)
+	[ -s "$1/node_trace.1.log" ]
+}
+
+# same_samples FILE: the reader's samples are the expected ones.
+same_samples() {
+	$EXPECT expect "$1" >"$T/want"
+	tach-decode -q -F samples "$1" | $EXPECT decode >"$T/got"
+	diff -u "$T/want" "$T/got"
+	[ "$(grep -c $'\t' "$T/want")" -gt 0 ]
+}
+
+@test "node's trace now: every profile's samples in time order, on the threads thread_name names" {
+	record "$T/rec"
+	local f=$T/rec/node_trace.1.log
+	same_samples "$f"
+	run tach-decode -v -F info "$f"
+	[ "$status" -eq 0 ]
+	[ "${lines[0]}" = "tach-decode: $f: chrome input" ]
+	# from a pipe alike, and as the bare array of events
+	cat "$f" | tach-decode -q -F samples | $EXPECT decode | diff -u "$T/want" -
+	sed 's/^{"traceEvents"://; s/}[[:space:]]*$//' "$f" >"$T/bare.json"
+	[ "$(head -c 1 "$T/bare.json")" = "[" ]
+	tach-decode -q -F samples "$T/bare.json" | $EXPECT decode | diff -u "$T/want" -
+	# the main thread and the worker, each by its name, each busy in work()
+	tach-decode -F info "$f" | grep -qx 'threads: 2'
+	tach-decode "$f" >"$T/c"
+	grep -q '^tid:[0-9]*;\[comm\]:JavaScriptMainThread:[0-9]*;.*worker.js:work:[0-9]*;worker.js:spin:' "$T/c"
+	grep -q '^tid:[0-9]*;\[comm\]:\[worker 1\]:[0-9]*;.*worker.js:work:[0-9]*;worker.js:spin:' "$T/c"
+	# the same as --from chrome, and no wall clock
+	tach-decode -q --from chrome -F samples "$f" | $EXPECT decode | diff -u "$T/want" -
+	tach-decode -F info "$f" | grep -qx 'start_time_us: 0'
+}
+
+@test "the committed trimmed trace: a bare array, two threads, chunks without endTime" {
+	same_samples "$D/worker_trimmed.json"
+	[ "$(cut -d' ' -f1 "$T/want" | grep -v '^@' | sort -u | wc -l)" -eq 2 ]
+}
+
+@test "through every writer: TACH, samples, collapsed, pprof, pstats, Sampler, SVG, speedscope, Gecko" {
+	writer_tools
+	record "$T/rec"
+	for f in "$T/rec/node_trace.1.log" "$D/worker_trimmed.json"; do
+		echo "# $f"
+		through_writers "$f"
+	done
+}
+
+# bad JSON OFFSET MESSAGE: one line naming the file and offset, exit 1, no -o file left.
+bad() {
+	printf '%s' "$1" >"$T/bad.json"
+	run tach2pprof --from chrome -o "$T/out.pb.gz" "$T/bad.json"
+	[ "$status" -eq 1 ]
+	[ "$output" = "tach2pprof: $T/bad.json: offset $2: $3" ] || { echo "got: $output"; return 1; }
+	[ ! -e "$T/out.pb.gz" ]
+}
+
+@test "bad input: truncated, cycles, unknown parents, lengths, huge ids, no Profile: file and offset, exit 1" {
+	local p='{"ph":"P","name":"Profile","pid":1,"tid":1,"id":"0x1","args":{"data":{"startTime":10}}}'
+	local c='{"ph":"P","name":"ProfileChunk","pid":1,"tid":2,"id":"0x1","args":{"data":{"cpuProfile":{"nodes":'
+	local r='{"id":1,"callFrame":{"functionName":"(root)"}}'
+	local a='{"id":2,"parent":1,"callFrame":{"functionName":"a","url":"a.js"}}'
+	# fine: one sample of a, 5 us after startTime
+	printf '%s' "[$p,$c[$r,$a],\"samples\":[2]},\"timeDeltas\":[5]}}}]" >"$T/ok.json"
+	tach-decode "$T/ok.json" | grep -qx 'tid:1;a.js:a:0 1'
+	# truncated: the unterminated string at the cut
+	head -c 100 "$T/ok.json" >"$T/cut.json"
+	run tach-decode -o "$T/out" "$T/cut.json"
+	[ "$status" -eq 1 ]
+	[ "$output" = "tach-decode: $T/cut.json: offset 99: JSON: unterminated string" ] || { echo "got: $output"; return 1; }
+	[ ! -e "$T/out" ]
+	bad '{"events":[]}' 0 'not a Chrome trace: no "traceEvents"'
+	bad '[1]' 1 'an event must be an object'
+	bad "[$c[$r,$a],\"samples\":[2]},\"timeDeltas\":[5]}}}]" 1 'a ProfileChunk of a profile with no Profile event'
+	bad "[$p,$p]" 89 'a second Profile event for one profile id'
+	# a cycle in the parents: 2's parent 3, 3's parent 2
+	local x='{"id":3,"parent":2,"callFrame":{"functionName":"b"}}'
+	local y='{"id":2,"parent":3,"callFrame":{"functionName":"a"}}'
+	bad "[$p,$c[$r,$y,$x],\"samples\":[2]},\"timeDeltas\":[5]}}}]" 251 'node 2 is its own ancestor: the parent links form a cycle'
+	bad "[$p,$c[$r,{\"id\":2,\"parent\":9,\"callFrame\":{\"functionName\":\"a\"}}],\"samples\":[2]},\"timeDeltas\":[5]}}}]" 251 'parent 9 names no node'
+	bad "[$p,$c[$r,$a],\"samples\":[2,2]},\"timeDeltas\":[5]}}}]" 333 '"samples" and "timeDeltas" differ in length'
+	bad "[$p,$c[$r,$a],\"samples\":[2]}}}}]" 89 'a ProfileChunk with samples but no timeDeltas'
+	bad "[$p,$c[$r,{\"id\":99999999999999999999,\"callFrame\":{\"functionName\":\"a\"}}]}}}}]" 240 '"id" must be an integer node id'
+	bad "[$p,$c[$r,$a],\"samples\":[1e300]},\"timeDeltas\":[5]}}}]" 312 'sample must be an integer node id'
+	bad "[{\"ph\":\"P\",\"name\":\"Profile\",\"pid\":1,\"tid\":1,\"id\":\"0x1\",\"args\":{}}]" 1 'a Profile event without args.data.startTime'
+	bad "[{\"ph\":\"P\",\"name\":\"Profile\",\"pid\":\"x\",\"id\":1}]" 34 'pid must be an integer 0..9223372036854775807'
+	# a second chunk's node with an id the first gave: given twice in one profile
+	bad "[$p,$c[$r]}}}},$c[$r]}}}}]" 337 'node id 1 given twice'
+}
+
+@test "detection: a trace is read without --from; --from help lists chrome" {
+	tach-decode --from help | grep -qw chrome
+	printf '%s' '{"traceEvents":[]}' >"$T/empty.json"
+	run tach-decode -v -F info "$T/empty.json"
+	[ "$status" -eq 0 ]
+	[ "${lines[0]}" = "tach-decode: $T/empty.json: chrome input" ]
+}
