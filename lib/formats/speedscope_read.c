@@ -141,8 +141,8 @@ bool tachi_speedscope_probe(const uint8_t *p, size_t n)
 
 /* A JSON object that does not look like V8's and names one of speedscope's keys, for the
  * message when no probe takes it (any JSON object is not a speedscope file). Keys past the
- * first window are looked for all the same: chrome_trace.c's resembles takes any JSON
- * object, which makes detection look at a bigger window. */
+ * first window are looked for all the same: chrome/chrome.c's resembles takes any JSON
+ * object that fills the window, which makes detection look at a bigger one. */
 bool tachi_speedscope_resembles(const uint8_t *p, size_t n)
 {
 	return tachi_json_object_start(p, n) && !tachi_v8_resembles(p, n) &&

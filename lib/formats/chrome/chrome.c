@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "base/json.h"
+#include "core/detect.h"
 #include "core/format.h"
 #include "core/formats.h"
 #include "formats/chrome/chrome.h"
@@ -22,12 +23,16 @@ static bool chrome_probe(const uint8_t *p, size_t n)
 	return memmem(p, n, "\"ph\"", 4) && (memmem(p, n, "\"ts\"", 4) || memmem(p, n, "\"pid\"", 5));
 }
 
-/* Any JSON object: its "traceEvents" may come after a long "metadata", as the Performance
- * panel writes it, and so may the keys of the JSON formats after it in the table (a
- * speedscope file's, a V8 profile's): detection then looks at a bigger window. */
+/* An object naming "traceEvents" or "metadata", or any object that fills the first
+ * window: its "traceEvents" may come after a long "metadata", as the Performance panel
+ * writes it, and so may the keys of other JSON formats (a speedscope file's, a V8
+ * profile's): detection then looks at a bigger window. A short object naming neither is
+ * no near miss of this (a JSON file that no format takes is named none). */
 static bool chrome_resembles(const uint8_t *p, size_t n)
 {
-	return tachi_json_object_start(p, n);
+	return tachi_json_object_start(p, n) &&
+	       (n >= TACHI_PROBE_BYTES || memmem(p, n, "\"traceEvents\"", 13) ||
+		memmem(p, n, "\"metadata\"", 10));
 }
 
 const struct tachi_format tachi_fmt_chrome = {
