@@ -34,7 +34,7 @@ complete -c tach-decode -l to-us -x -d 'keep samples before timestamp T (microse
 complete -c tach-decode -s h -l help -d 'show help and exit'
 complete -c tach-decode -s V -l version -d 'show version and exit'
 # The input: TACH files.
-complete -c tach-decode -l from -x -a 'tach gperf pprof sampler speedscope v8 samples perf collapsed help' -d 'Read the input as FORMAT, not the detected format'
+complete -c tach-decode -l from -x -a 'tach gperf pprof sampler speedscope v8 chrome samples perf collapsed help' -d 'Read the input as FORMAT, not the detected format'
 complete -c tach-decode -l binary-path -r -a '(__fish_complete_directories)' -d 'gperftools input: also look for binaries in DIR'
 complete -c tach-decode -l no-symbolize -d 'gperftools input: do not read binaries; name frames by module and file offset'
 complete -c tach-decode -l names -x -a 'full short mangled' -d 'gperftools input: function names'

@@ -9,7 +9,7 @@ function __tachfmt_states
         no-main 'drop: the main thread' no-idle 'drop: neither holding the GIL nor on CPU'
 end
 
-complete -c tach-diff -l from -x -a 'tach gperf pprof sampler speedscope v8 samples perf collapsed help' -d 'read the inputs as FORMAT'
+complete -c tach-diff -l from -x -a 'tach gperf pprof sampler speedscope v8 chrome samples perf collapsed help' -d 'read the inputs as FORMAT'
 complete -c tach-diff -s n -l normalize -d 'scale BASE counts to the NEW total'
 complete -c tach-diff -s s -l strip-hex -d 'write hexadecimal numbers as 0x...'
 complete -c tach-diff -l labels -x -a 'cpython\t"file:func:line" pyspy\t"func (file:line)" perf\t"as stackcollapse-perf.pl"' -d 'frame labels'

@@ -9,7 +9,7 @@ function __tachfmt_states
         no-main 'drop: the main thread' no-idle 'drop: neither holding the GIL nor on CPU'
 end
 
-complete -c tach-merge -l from -x -a 'tach gperf pprof sampler speedscope v8 samples perf collapsed help' -d 'read the inputs as FORMAT'
+complete -c tach-merge -l from -x -a 'tach gperf pprof sampler speedscope v8 chrome samples perf collapsed help' -d 'read the inputs as FORMAT'
 complete -c tach-merge -l concat -d 'write the inputs one after another'
 complete -c tach-merge -l tag-inputs -d 'give each input an outermost frame named after it'
 complete -c tach-merge -l compression -x -a 'zstd none' -d 'sample compression'

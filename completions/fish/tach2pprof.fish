@@ -18,7 +18,7 @@ complete -c tach2pprof -l from-us -x -d 'Keep samples at or after T (microsecond
 complete -c tach2pprof -l to-us -x -d 'Keep samples before T (microseconds)'
 complete -c tach2pprof -s h -l help -d 'Show help and exit'
 complete -c tach2pprof -s V -l version -d 'Show version and exit'
-complete -c tach2pprof -l from -x -a 'tach gperf pprof sampler speedscope v8 samples perf collapsed help' -d 'Read the input as FORMAT, not the detected format'
+complete -c tach2pprof -l from -x -a 'tach gperf pprof sampler speedscope v8 chrome samples perf collapsed help' -d 'Read the input as FORMAT, not the detected format'
 complete -c tach2pprof -l binary-path -r -a '(__fish_complete_directories)' -d 'gperftools input: also look for binaries in DIR'
 complete -c tach2pprof -l no-symbolize -d 'gperftools input: do not read binaries; name frames by module and file offset'
 complete -c tach2pprof -l names -x -a 'full short mangled' -d 'gperftools input: function names'

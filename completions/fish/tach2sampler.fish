@@ -25,7 +25,7 @@ complete -c tach2sampler -l from-us -x -d 'keep samples at or after timestamp T 
 complete -c tach2sampler -l to-us -x -d 'keep samples before timestamp T (microseconds)'
 complete -c tach2sampler -s h -l help -d 'show help and exit'
 complete -c tach2sampler -s V -l version -d 'show version and exit'
-complete -c tach2sampler -l from -x -a 'tach gperf pprof sampler speedscope v8 samples perf collapsed help' -d 'Read the input as FORMAT, not the detected format'
+complete -c tach2sampler -l from -x -a 'tach gperf pprof sampler speedscope v8 chrome samples perf collapsed help' -d 'Read the input as FORMAT, not the detected format'
 complete -c tach2sampler -l binary-path -r -a '(__fish_complete_directories)' -d 'gperftools input: also look for binaries in DIR'
 complete -c tach2sampler -l no-symbolize -d 'gperftools input: do not read binaries; name frames by module and file offset'
 complete -c tach2sampler -l names -x -a 'full short mangled' -d 'gperftools input: function names'

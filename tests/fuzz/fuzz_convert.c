@@ -36,6 +36,7 @@ static const char *const readers[][2] = {
 	{ "pprof", "zero-weight=yes" },
 	{ "speedscope", NULL },
 	{ "v8", NULL },
+	{ "chrome", NULL },
 };
 
 static const struct wcfg writers[] = {
