@@ -12,6 +12,7 @@ setup() {
 	T=$BATS_TEST_TMPDIR
 	D=$TESTDATA/chrome
 	EXPECT="python3 $SOURCE_ROOT/tests/cli/chrome_expect.py"
+	BAD_FROM=chrome BAD_FILE=bad.json
 }
 
 # record DIR: worker.js run by node with its CPU profiles in the trace, DIR/node_trace.1.log.
@@ -66,15 +67,6 @@ same_samples() {
 		echo "# $f"
 		through_writers "$f"
 	done
-}
-
-# bad JSON OFFSET MESSAGE: one line naming the file and offset, exit 1, no -o file left.
-bad() {
-	printf '%s' "$1" >"$T/bad.json"
-	run tach2pprof --from chrome -o "$T/out.pb.gz" "$T/bad.json"
-	[ "$status" -eq 1 ]
-	[ "$output" = "tach2pprof: $T/bad.json: offset $2: $3" ] || { echo "got: $output"; return 1; }
-	[ ! -e "$T/out.pb.gz" ]
 }
 
 @test "bad input: truncated, cycles, unknown parents, lengths, huge ids, no Profile: file and offset, exit 1" {

@@ -24,15 +24,11 @@ where FRAME is "FUNC|FILE|LINE|COL" (-1: none).
 """
 import json
 from decimal import Decimal
-import re
+import os
 import sys
 
-PCT = re.compile(r"%([0-9A-Fa-f]{2})")
-
-
-def ns(x):
-    """A JSON number of us, to ns exactly."""
-    return int(Decimal(str(x)) * 1000) if not isinstance(x, Decimal) else int(x * 1000)
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from v8_expect import decode, ns, weights  # noqa: E402  (the same rules for times and the text)
 
 
 def frame(cf):
@@ -56,15 +52,9 @@ def profiles(events):
     return names, [profs[k] for k in sorted(profs)]
 
 
-def weights(samples, q):
-    out, run, emitted = [], 0, 0
-    for s in samples:
-        run += s["d"]
-        upto = (run + q // 2) // q
-        w = upto - emitted if upto > emitted else 1
-        emitted += w
-        out.append(w)
-    return out
+def durations_weights(samples, q):
+    """v8_expect's running total rounded to q, over each sample's duration "d"."""
+    return weights([[0, 0, 0, s["d"]] for s in samples], q)
 
 
 def expect(path):
@@ -115,11 +105,11 @@ def expect(path):
         total = sum(s["d"] for s in samples)
         us = max(1, (median + 500) // 1000)
         while us > 1:
-            n = sum(weights(samples, us * 1000))
+            n = sum(durations_weights(samples, us * 1000))
             if abs(n * us * 1000 - total) * 100 <= total:
                 break
             us //= 2
-        for s, w in zip(samples, weights(samples, us * 1000)):
+        for s, w in zip(samples, durations_weights(samples, us * 1000)):
             s["w"] = w
     origin = min((p["start"] for p in profs), default=0)
     samples.sort(key=lambda s: (s["t"], s["prof"], s["seq"]))
@@ -142,31 +132,10 @@ def expect(path):
             print("%d %d %d %d\t%s" % (tid, pid, ts + k * us, status, ";".join(stack)))
 
 
-def unescape(s):
-    return PCT.sub(lambda m: chr(int(m.group(1), 16)), s)
-
-
-def decode():
-    for line in sys.stdin.read().splitlines():
-        if line.startswith("@start_time_us") or line.startswith("@interval_us"):
-            print(line)
-            continue
-        if not line or line.startswith("@") or line.startswith("#"):
-            continue
-        head, _, frames = line.partition("\t")
-        tid, iid, ts, status = head.split(" ")
-        out = []
-        for fr in frames.split(";") if frames else []:
-            file, func, ln, _end, col, _ecol, _op = fr.split(":")
-            out.append("%s|%s|%s|%s" % (unescape(func), unescape(file),
-                                        "-1" if ln == "-" else ln, "-1" if col == "-" else col))
-        print("%s %s %s %s\t%s" % (tid, iid, ts, status, ";".join(out)))
-
-
 if __name__ == "__main__":
     if sys.argv[1:2] == ["expect"] and len(sys.argv) == 3:
         expect(sys.argv[2])
     elif sys.argv[1:] == ["decode"]:
-        decode()
+        decode(threads=True)
     else:
         sys.exit(__doc__)

@@ -12,6 +12,7 @@ setup() {
 	T=$BATS_TEST_TMPDIR
 	D=$TESTDATA/v8
 	EXPECT="python3 $SOURCE_ROOT/tests/cli/v8_expect.py"
+	BAD_FROM=v8 BAD_FILE=bad.cpuprofile
 }
 
 # record DIR: hot.js profiled by node into DIR/hot.cpuprofile.
@@ -85,15 +86,6 @@ same_samples() {
 		echo "# $f"
 		through_writers "$f"
 	done
-}
-
-# bad JSON OFFSET MESSAGE: one line naming the file and offset, exit 1, no -o file left.
-bad() {
-	printf '%s' "$1" >"$T/bad.cpuprofile"
-	run tach2pprof --from v8 -o "$T/out.pb.gz" "$T/bad.cpuprofile"
-	[ "$status" -eq 1 ]
-	[ "$output" = "tach2pprof: $T/bad.cpuprofile: offset $2: $3" ] || { echo "got: $output"; return 1; }
-	[ ! -e "$T/out.pb.gz" ]
 }
 
 @test "bad input: truncated, wrong types, unknown ids, cycles, limits: file and offset, exit 1" {

@@ -112,7 +112,9 @@ def unescape(s):
     return PCT.sub(lambda m: chr(int(m.group(1), 16)), s)
 
 
-def decode():
+def decode(threads=False):
+    """The samples text as expect prints it; threads keeps each line's thread and
+    interpreter ids in front (chrome_expect.py)."""
     for line in sys.stdin.read().splitlines():
         if line.startswith("@start_time_us") or line.startswith("@interval_us"):
             print(line)
@@ -126,7 +128,8 @@ def decode():
             file, func, ln, _end, col, _ecol, _op = fr.split(":")
             out.append("%s|%s|%s|%s" % (unescape(func), unescape(file),
                                         "-1" if ln == "-" else ln, "-1" if col == "-" else col))
-        print("%s %s\t%s" % (ts, status, ";".join(out)))
+        ids = "%s %s " % (tid, iid) if threads else ""
+        print("%s%s %s\t%s" % (ids, ts, status, ";".join(out)))
 
 
 if __name__ == "__main__":

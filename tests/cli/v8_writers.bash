@@ -72,3 +72,14 @@ sys.exit("not drawn: %s" % sorted(frames - titles) if frames - titles else 0)' "
 	tach2gecko -q --no-gzip "$f" -o "$T/w.gecko.json"
 	python3 "$SOURCE_ROOT/tests/cli/gecko_calltree.py" "$PCLI" "$T/w.gecko.json" "$T/w.samples"
 }
+
+# bad JSON OFFSET MESSAGE: JSON in $T/$BAD_FILE read as $BAD_FROM is one line naming the
+# file and offset, exit 1, no -o file left.
+bad() {
+	local f=$T/$BAD_FILE
+	printf '%s' "$1" >"$f"
+	run tach2pprof --from "$BAD_FROM" -o "$T/out.pb.gz" "$f"
+	[ "$status" -eq 1 ]
+	[ "$output" = "tach2pprof: $f: offset $2: $3" ] || { echo "got: $output"; return 1; }
+	[ ! -e "$T/out.pb.gz" ]
+}
