@@ -285,7 +285,8 @@ static int one_sample(struct tach_reader *r, struct tachi_json *a, struct tachi_
 	if ((rc = tachi_json_value(a, &t)) || (rc = lookup(r, &t, "sample", prof, &idx)) ||
 	    (rc = tachi_json_value(b, &d)) || (rc = tachi_v8_time_ns(r, &d, "time delta", &delta)))
 		return rc;
-	if (st->nodes[idx].depth > r->lim.max_depth)
+	/* a thread's name is one more frame (tachi_v8_next) */
+	if (st->nodes[idx].depth + (st->profs[prof].name_off != NONE) > r->lim.max_depth)
 		return RFAIL(r, TACH_E_LIMIT, TACH_POS_OFFSET, t.off,
 			     "stack deeper than the depth limit of %u frames", r->lim.max_depth);
 	if (__builtin_add_overflow(*now, delta, now))

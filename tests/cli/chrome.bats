@@ -109,3 +109,17 @@ same_samples() {
 	[ "$status" -eq 0 ]
 	[ "${lines[0]}" = "tach-decode: $T/empty.json: chrome input" ]
 }
+
+@test "a thread's name is a frame that the depth limit counts; weights add up to the profile's span" {
+	local p='{"ph":"P","name":"Profile","pid":1,"tid":1,"id":"0x1","args":{"data":{"startTime":10}}}'
+	local m='{"ph":"M","name":"thread_name","pid":1,"tid":1,"args":{"name":"main"}}'
+	local c='{"ph":"P","name":"ProfileChunk","pid":1,"tid":2,"id":"0x1","args":{"data":{"cpuProfile":{"nodes":'
+	local n='[{"id":1,"callFrame":{"functionName":"(root)"}},{"id":2,"parent":1,"callFrame":{"functionName":"a","url":"a.js","lineNumber":3}}]'
+	printf '%s' "[$p,$m,$c$n,\"samples\":[2,2]},\"timeDeltas\":[5,7],\"endTime\":30}}}]" >"$T/named.json"
+	# 20 us from startTime 10 to endTime 30, in intervals of 1 us
+	[ "$(tach-decode --max-depth 2 "$T/named.json")" = 'tid:1;[comm]:main:1;a.js:a:4 20' ]
+	tach-decode -F info "$T/named.json" | grep -qx 'sample_interval_us: 1'
+	run tach-decode --max-depth 1 "$T/named.json"
+	[ "$status" -eq 1 ]
+	[ "$output" = "tach-decode: $T/named.json: offset 398: stack deeper than the depth limit of 1 frames" ]
+}
