@@ -362,8 +362,10 @@ static int chrome_open(struct tach_reader *r)
 	if ((rc = events(r)))
 		return rc;
 	tachi_v8_lone_warning(r);
-	qsort(st->ev, st->nev, sizeof(*st->ev), cmp_ev);
-	qsort(st->names, st->nnames, sizeof(*st->names), cmp_name);
+	if (st->nev)
+		qsort(st->ev, st->nev, sizeof(*st->ev), cmp_ev);
+	if (st->nnames)
+		qsort(st->names, st->nnames, sizeof(*st->names), cmp_name);
 	if ((rc = profiles(r)) || (rc = tachi_v8_tree(r)))
 		return rc;
 	for (size_t i = 0; i < st->nev; i++)
