@@ -507,6 +507,11 @@ static bool write_comm_head(struct tach_writer *w, const struct gthread *t)
 	j_text(w, name, nl);
 	j_str(w, " (tid ");
 	j_u64(w, t->tid);
+	/* a second profile of one thread (Chrome traces) is told apart by its interpreter */
+	if (t->iid && t->iid != (uint32_t)pid) {
+		j_str(w, ", interpreter ");
+		j_u64(w, t->iid);
+	}
 	j_str(w, ")\",\"processType\":\"default\",\"processName\":\"");
 	/* without a pid (perf script prints tids only by default) the threads are the
 	 * program's, when the input names one */

@@ -534,7 +534,7 @@ static int write_runs(struct tach_writer *w, const struct sthread *t, bool weigh
 	return TACH_OK;
 }
 
-/* A perf capture's thread is named by its comm: "comm (tid N)". */
+/* A thread with a name root is named by it: "comm (tid N)". */
 static int comm_name(struct tach_writer *w, const struct sthread *t, const char *ns, bool *done)
 {
 	struct sstate *st = w->state;
@@ -545,8 +545,12 @@ static int comm_name(struct tach_writer *w, const struct sthread *t, const char 
 	if (t->comm == NONE || !tachi_comm_frame(st->src, t->comm, &cn, &cl, &pid))
 		return TACH_OK;
 	struct tachi_buf b = { 0 };
-	char tail[40];
+	char tail[64];
 	size_t tl = (size_t)snprintf(tail, sizeof(tail), " (tid %llu)", (unsigned long long)t->tid);
+	/* a second profile of one thread (Chrome traces) is told apart by its interpreter */
+	if (t->iid && t->iid != (uint32_t)pid)
+		tl = (size_t)snprintf(tail, sizeof(tail), " (tid %llu, interpreter %lu)",
+				      (unsigned long long)t->tid, (unsigned long)t->iid);
 	int rc = tachi_buf_add(&b, cn, cl) && tachi_buf_add(&b, tail, tl) ? TACH_OK : TACH_E_NOMEM;
 	if (!rc && out_str(w, ns))
 		rc = TACH_E_IO;

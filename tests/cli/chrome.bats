@@ -123,3 +123,23 @@ same_samples() {
 	[ "$status" -eq 1 ]
 	[ "$output" = "tach-decode: $T/named.json: offset 398: stack deeper than the depth limit of 1 frames" ]
 }
+
+@test "two profiles of one thread (node --cpu-prof with the trace category) are two threads, each within the span" {
+	record "$T/rec"
+	f=$T/rec/node_trace.1.log
+	# the recording holds more than one profile of the main thread
+	python3 -c 'import collections, json, sys
+ev = json.load(open(sys.argv[1]))
+ev = ev["traceEvents"] if isinstance(ev, dict) else ev
+c = collections.Counter((e["pid"], e["tid"]) for e in ev if e.get("name") == "Profile")
+sys.exit(0 if max(c.values()) > 1 else "one profile per thread: %r" % c)' "$f"
+	# speedscope: a profile per thread, none longer than the trace's span (3% slack), names
+	# told apart
+	tach2speedscope -q "$f" -o "$T/s.json"
+	span=$(tach-decode -F info "$f" | sed -n 's/^time_span_us: //p')
+	jq -r '.profiles[] | "\(.name)\t\(.endValue - .startValue)"' "$T/s.json" >"$T/th"
+	cat "$T/th"
+	[ "$(cut -f1 "$T/th" | sort | uniq -d)" = "" ]
+	grep -q ', interpreter ' "$T/th"
+	awk -F'\t' -v s="$span" '$2 > s * 1.03 { print "over the span: " $0; bad = 1 } END { exit bad }' "$T/th"
+}

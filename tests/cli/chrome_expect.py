@@ -62,12 +62,16 @@ def expect(path):
         doc = json.loads(f.read().decode("utf-8-sig"), parse_float=Decimal)
     events = doc["traceEvents"] if isinstance(doc, dict) else doc
     names, profs = profiles(events)
-    samples, seq = [], 0
+    samples, seq, before = [], 0, {}
     for i, p in enumerate(profs):
         ev, data = p["event"], p["event"]["args"]["data"]
         p["start"] = t = ns(data["startTime"])
         p["end"], p["nodes"], p["parent"] = -1, {}, {}
-        p["thread"] = (ev["tid"], ev["pid"], names.get((ev["pid"], ev["tid"])))
+        # a second profile of one thread is a thread of its own: interpreter pid + 2^24 each
+        k = before.get((ev["tid"], ev["pid"]), 0)
+        before[(ev["tid"], ev["pid"])] = k + 1
+        iid = (ev["pid"] + k * 2**24) % 2**32
+        p["thread"] = (ev["tid"], ev["pid"], iid, names.get((ev["pid"], ev["tid"])))
         mine = []
         for c in p["chunks"]:
             d = c["args"]["data"]
@@ -123,13 +127,13 @@ def expect(path):
             if not (k not in p["parent"] and n["callFrame"]["functionName"] == "(root)"):
                 stack.append(frame(n["callFrame"]))
             k = p["parent"].get(k)
-        tid, pid, name = p["thread"]
+        tid, pid, iid, name = p["thread"]
         if name is not None:
             stack.append("%s|[comm]|%d|-1" % (name, pid))
         status = 0 if p["nodes"][s["nid"]]["callFrame"]["functionName"] == "(idle)" else 2
         ts = max(0, s["t"] - origin) // 1000
         for k in range(s["w"]):
-            print("%d %d %d %d\t%s" % (tid, pid, ts + k * us, status, ";".join(stack)))
+            print("%d %d %d %d\t%s" % (tid, iid, ts + k * us, status, ";".join(stack)))
 
 
 if __name__ == "__main__":

@@ -37,9 +37,10 @@ through_writers() {
 	tach-decode -q "$f" >"$T/w.col"
 	# TACH (tach-merge writes it) and back: the same samples
 	tach-merge -q "$f" -o "$T/w.tach"
-	# (each thread's in the same order: tach-merge interleaves threads by time)
-	diff -u <($EXPECT decode <"$T/w.samples" | sort -s -n -k1,1) \
-		<(tach-decode -F samples "$T/w.tach" | $EXPECT decode | sort -s -n -k1,1)
+	# (each thread's in the same order, a thread being a tid and an interpreter id:
+	# tach-merge interleaves threads by time)
+	diff -u <($EXPECT decode <"$T/w.samples" | sort -s -k1,1n -k2,2n) \
+		<(tach-decode -F samples "$T/w.tach" | $EXPECT decode | sort -s -k1,1n -k2,2n)
 	diff -u "$T/w.col" <(tach-decode "$T/w.tach")
 	[ "$(tach-decode -F info "$f" | sed -n 's/^samples_decoded: //p')" -eq "$(grep -c $'\t' "$T/w.samples")" ]
 	# pprof: what go tool pprof reads

@@ -354,6 +354,47 @@ static int chunk_samples(struct tach_reader *r, const struct cev *e)
 	return TACH_OK;
 }
 
+struct pkey {
+	uint64_t tid;
+	int64_t pid;
+	size_t idx;
+};
+
+static int cmp_pkey(const void *a, const void *b)
+{
+	const struct pkey *x = a, *y = b;
+	if (x->tid != y->tid)
+		return x->tid < y->tid ? -1 : 1;
+	if (x->pid != y->pid)
+		return x->pid < y->pid ? -1 : 1;
+	return x->idx < y->idx ? -1 : x->idx > y->idx;
+}
+
+/* Two profilers can sample one thread at once (node --cpu-prof with the cpu_profiler trace
+ * category records the thread twice, at two rates): each profile after the first of a
+ * thread is a thread of its own, its interpreter id the pid plus 2^24 per profile before
+ * it, so that no thread's time is counted twice. */
+static int split_shared_threads(struct tach_reader *r)
+{
+	struct cstate *st = r->state;
+	size_t n = st->v.nprofs;
+	if (n < 2)
+		return TACH_OK;
+	struct pkey *k = calloc(n, sizeof(*k));
+	if (!k)
+		return RFAIL(r, TACH_E_NOMEM, TACH_POS_NONE, 0, "out of memory");
+	for (size_t i = 0; i < n; i++)
+		k[i] = (struct pkey){ st->v.profs[i].tid, st->v.profs[i].pid, i };
+	qsort(k, n, sizeof(*k), cmp_pkey);
+	uint32_t before = 0;
+	for (size_t i = 1; i < n; i++) {
+		before = k[i].tid == k[i - 1].tid && k[i].pid == k[i - 1].pid ? before + 1 : 0;
+		st->v.profs[k[i].idx].iid += before * 0x01000000u;
+	}
+	free(k);
+	return TACH_OK;
+}
+
 static int chrome_open(struct tach_reader *r)
 {
 	struct cstate *st = r->state;
@@ -366,7 +407,7 @@ static int chrome_open(struct tach_reader *r)
 		qsort(st->ev, st->nev, sizeof(*st->ev), cmp_ev);
 	if (st->nnames)
 		qsort(st->names, st->nnames, sizeof(*st->names), cmp_name);
-	if ((rc = profiles(r)) || (rc = tachi_v8_tree(r)))
+	if ((rc = profiles(r)) || (rc = split_shared_threads(r)) || (rc = tachi_v8_tree(r)))
 		return rc;
 	for (size_t i = 0; i < st->nev; i++)
 		if (st->ev[i].kind == EV_CHUNK && (rc = chunk_samples(r, &st->ev[i])))
