@@ -60,7 +60,7 @@ same_samples() {
 	[ "$(cut -d' ' -f1 "$T/want" | grep -v '^@' | sort -u | wc -l)" -eq 2 ]
 }
 
-@test "through every writer: TACH, samples, collapsed, pprof, pstats, Sampler, SVG, speedscope, Gecko" {
+@test "through every writer: TACH, samples, collapsed, pprof, pstats, Sampler, SVG, speedscope, callgrind, Gecko" {
 	writer_tools
 	record "$T/rec"
 	for f in "$T/rec/node_trace.1.log" "$D/worker_trimmed.json"; do

@@ -80,7 +80,7 @@ same_samples() {
 	[ "$(tach-decode --no-thread-frames "$D/devtools_order.cpuprofile" | grep 'hot:20 ')" = "main.js:(anonymous):1;main.js:main:10;main.js:hot:20 8" ]
 }
 
-@test "through every writer: TACH, samples, collapsed, pprof, pstats, Sampler, SVG, speedscope, Gecko" {
+@test "through every writer: TACH, samples, collapsed, pprof, pstats, Sampler, SVG, speedscope, callgrind, Gecko" {
 	writer_tools
 	for f in "$D"/*.cpuprofile; do
 		echo "# $f"

@@ -69,6 +69,9 @@ sys.exit("not drawn: %s" % sorted(frames - titles) if frames - titles else 0)' "
 	"$SNODE" "$SOURCE_ROOT/tests/cli/speedscope_import.mjs" "$BUNDLE" "$T/w.json" >"$T/imp.txt"
 	python3 "$SOURCE_ROOT/tests/cli/speedscope_check.py" "$T/w.json" "$T/imp.txt" "$T/w.col" \
 		"$(sed -n 's/^@interval_us //p' "$T/w.samples")"
+	# callgrind: callgrind_annotate's self, inclusive and total costs are the samples'
+	tach2callgrind -q "$f" -o "$T/w.cg"
+	python3 "$SOURCE_ROOT/tests/cli/callgrind_check.py" "$T/w.samples" "$T/w.cg"
 	# Gecko: the Firefox Profiler's importer sees the same call trees
 	tach2gecko -q --no-gzip "$f" -o "$T/w.gecko.json"
 	python3 "$SOURCE_ROOT/tests/cli/gecko_calltree.py" "$PCLI" "$T/w.gecko.json" "$T/w.samples"
