@@ -13,6 +13,10 @@ BUILD_PKGS=(gcc meson ninja-build pkg-config libzstd-dev libxxhash-dev zlib1g-de
 TEST_PKGS=(bats clang jq python3 zstd file g++ binutils libxml2-utils linux-perf parallel)
 # The Python package's test (tests/python/run.sh): a wheel built offline, a venv, pytest.
 TEST_PKGS+=(python3-dev python3-mesonpy python3-venv python3-pip python3-pytest)
+# The module's type stubs are checked with mypy --strict (tests/python).
+TEST_PKGS+=(mypy)
+# tach2callgrind.bats and the V8/Chrome writer checks read its output with callgrind_annotate.
+TEST_PKGS+=(valgrind)
 # collapsed-producers.bats: austin 1.x records a capture in the run (when a CPython <= 3.8,
 # which it can read, is on the machine; bookworm's 3.11 is too new for it).
 TEST_PKGS+=(austin)
