@@ -245,10 +245,10 @@ def main():
             errors.append("%d threads, expected %d" % (len(got), len(expected)))
         for t, ((tid, iid), exp) in zip(got, expected):
             h = t["threadHandle"]
-            # a Chrome trace's k-th profile of one thread has interpreter pid + k * 2^24;
-            # its process is the pid
-            if t["pid"] != str(iid % (1 << 24) if iid >> 24 else iid) or \
-                    float(t["tid"]) != float(tid):
+            # the process is the interpreter, or for a Chrome trace's k-th profile of one
+            # thread (interpreter pid + k * 2^24) the pid
+            pids = {str(iid), str(iid % (1 << 24))} if iid >> 24 else {str(iid)}
+            if t["pid"] not in pids or float(t["tid"]) != float(tid):
                 errors.append("%s: pid %s tid %s, expected interpreter %d thread %d" %
                               (h, t["pid"], t["tid"], iid, tid))
             tree = json.loads(run("thread", "samples-top-down", "--json", "--include-idle",
