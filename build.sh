@@ -141,9 +141,25 @@ run_tests() { # build dir [test names: all when none]
 	if [ $rc -ne 0 ]; then
 		grep -E ' (FAIL|TIMEOUT|ERROR) ' "$dir/test-output.txt" | head -n 40 || true
 		echo "full log: $dir/test-output.txt and $dir/meson-logs/testlog.txt"
+		failed_dirs+=("$dir")
 	fi
 	return $rc
 }
+
+# Told again at the very end, where a log cut to its last lines still shows it: which
+# tests failed in which pass, and what they printed (bats' "not ok" lines and the lines
+# after them).
+recap_failures() {
+	local dir
+	for dir in ${failed_dirs[@]+"${failed_dirs[@]}"}; do
+		log "failed in $dir:"
+		grep -E ' (FAIL|TIMEOUT|ERROR) ' "$dir/test-output.txt" | head -n 20 || true
+		grep -E -A 12 '^not ok ' "$dir/test-output.txt" | head -n 150 || true
+		# a test that is not bats: the end of what meson printed of its output
+		sed -n '/^Summary of Failures:/q; p' "$dir/test-output.txt" | tail -n 40
+	done
+}
+failed_dirs=()
 
 test_all() {
 	ensure_pkgs "${BUILD_PKGS[@]}" "${TEST_PKGS[@]}" ${EXTRA_TEST_PKGS[@]+"${EXTRA_TEST_PKGS[@]}"}
@@ -178,6 +194,7 @@ test_all() {
 	setup build-window -Dfixtures="$fx" -Dc_args=-DTACH_WINDOW=64
 	run_tests build-window tach_read tach-decode tach-fixtures tach-merge fuzz-replay-tach \
 		fuzz-replay-auto gzip tach2pprof tach2gecko || rc=1
+	recap_failures
 	if [ $rc -eq 0 ]; then log "all tests passed"; else log "TESTS FAILED"; fi
 	return $rc
 }
