@@ -17,9 +17,9 @@ extern const struct tachi_format tachi_fmt_pstats;
 /* valgrind callgrind's text format, written only (formats/callgrind/). */
 extern const struct tachi_format tachi_fmt_callgrind;
 extern const struct tachi_format tachi_fmt_speedscope;
-/* Linux perf script text (perf_read.c); before folded stacks in detection. */
+/* Linux perf script text (perf/read.c); before folded stacks in detection. */
 extern const struct tachi_format tachi_fmt_perf;
-/* V8 CPU profiles (.cpuprofile, v8_read.c). */
+/* V8 CPU profiles (.cpuprofile, v8/read.c). */
 extern const struct tachi_format tachi_fmt_v8;
 /* Chrome trace-event JSON: its CPU profiles (formats/chrome/). */
 extern const struct tachi_format tachi_fmt_chrome;

@@ -1,4 +1,4 @@
-/* Collapsing stacks (collapsed_write.c): what the collapsed, flame graph and pstats writers
+/* Collapsing stacks (collapsed/write.c): what the collapsed, flame graph and pstats writers
  * share. */
 #ifndef TACHFMT_COLLAPSE_H
 #define TACHFMT_COLLAPSE_H

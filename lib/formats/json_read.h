@@ -1,4 +1,4 @@
-/* The steps that every JSON reader takes (json_read.c): speedscope_read.c and v8_read.c
+/* The steps that every JSON reader takes (json_read.c): speedscope/read.c and v8/read.c
  * use them, and a new JSON reader should too rather than write them again.
  *
  * Such a reader loads its whole input, checks it with base/json.h at open and keeps, for

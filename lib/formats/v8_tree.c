@@ -1,5 +1,5 @@
 /* The call tree and samples of V8 CPU profiles, shared by the .cpuprofile reader
- * (v8_read.c, where what they become is told) and the trace-event reader (chrome/read.c),
+ * (v8/read.c, where what they become is told) and the trace-event reader (chrome/read.c),
  * which holds several profiles: nodes, ids and samples carry the profile they belong to. */
 #include <assert.h>
 #include <stdio.h>
@@ -12,7 +12,7 @@
 #include "core/format.h"
 #include "core/formats.h"
 #include "formats/json_read.h"
-#include "formats/v8.h"
+#include "formats/v8_tree.h"
 
 #define NONE UINT64_MAX
 #define NO_ID UINT32_MAX

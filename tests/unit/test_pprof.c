@@ -473,7 +473,7 @@ int main(void)
 	CHECK_EQ_U64(tach_writer_set_option(w, "colour", "yes"), (uint64_t)TACH_E_USAGE);
 	CHECK(strstr(tach_writer_error(w), "colour") != NULL);
 	tach_writer_free(w);
-	/* pprof reads too (formats/pprof_read.c; tests/cli/pprof-read.bats) */
+	/* pprof reads too (formats/pprof/read.c; tests/cli/pprof-read.bats) */
 	struct tach_reader *pr = tach_reader_new("pprof");
 	CHECK(pr != NULL);
 	CHECK_EQ_STR(tach_reader_format(pr), "pprof");

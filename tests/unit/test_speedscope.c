@@ -8,7 +8,7 @@
 #include "check.h"
 #include "model/dict.h"
 #include "core/handles.h"
-#include "formats/speedscope.h"
+#include "formats/speedscope/speedscope.h"
 
 #define SCHEMA "\"$schema\":\"https://www.speedscope.app/file-format-schema.json\""
 #define FRAMES "\"shared\":{\"frames\":[{\"name\":\"a\"},{\"name\":\"b\",\"file\":\"b.py\",\"line\":7}]}"

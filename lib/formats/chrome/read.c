@@ -12,7 +12,7 @@
  * the last one given). Every other event is skipped. A profile's id is its own in its
  * process only (each process counts from 0x1).
  *
- * What a sample becomes: as in a .cpuprofile (v8_read.c, v8_tree.c: same frames, weights
+ * What a sample becomes: as in a .cpuprofile (v8/read.c, v8_tree.c: same frames, weights
  * as time up to the next sample of the profile, first from startTime, last to endTime),
  * on the thread of the Profile event: its tid, the pid as interpreter. The chunks come
  * from V8's sampler threads, not the one profiled (node writes a profile's chunks from
@@ -34,7 +34,7 @@
 #include "core/handles.h"
 #include "formats/chrome/chrome.h"
 #include "formats/json_read.h"
-#include "formats/v8.h"
+#include "formats/v8_tree.h"
 
 #define NONE UINT64_MAX
 

@@ -1,0 +1,279 @@
+/* What the pprof reader's files share (pprof/read.c: the format note, the sample type,
+ * samples, values and labels, open and the ops; pprof/read_wire.c: the wire format, the tables'
+ * messages, ids and strings, detection; pprof/read_frames.c: the locations' frames and
+ * drop_frames): the reader's state, its records of the tables, and the string table's
+ * inline accessors. Private to them. */
+#ifndef TACHFMT_FMT_PPROF_READ_H
+#define TACHFMT_FMT_PPROF_READ_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "base/base.h"
+#include "base/bytes.h"
+#include "base/hash.h"
+#include "core/handles.h"
+
+enum { WT_VARINT = 0, WT_I64 = 1, WT_LEN = 2, WT_I32 = 5 };
+#define NO_STR UINT32_MAX
+
+struct field {
+	uint32_t num;
+	uint8_t wt;
+	uint64_t v;          /* a number's value */
+	size_t off, len;     /* a LEN field's bytes */
+	size_t at;           /* where the field starts */
+};
+
+struct pvt {
+	int64_t type, unit;
+};
+
+/* Mappings, functions and locations start alike: id, then where the record is. */
+struct pmap {
+	uint64_t id;
+	size_t at;
+	int64_t file, build_id;
+	uint64_t start, limit, offset;
+	uint32_t flags;      /* TACH_MAPPING_* from has_functions ... has_inline_frames */
+	uint32_t did;        /* its id in the dict */
+};
+
+struct pfn {
+	uint64_t id;
+	size_t at;
+	int64_t name, sysname, file;
+};
+
+struct pline {
+	uint64_t fn;
+	int64_t line, col;
+};
+
+struct ploc {
+	uint64_t id;
+	size_t at;
+	uint64_t mapping, address;
+	uint32_t line0, nlines;
+	uint32_t fr0, nfr;   /* its frames in frames[], after pruning */
+	bool prune, beneath; /* drop_frames: the whole location, or the lines below a match */
+	bool whole;          /* prune, and its frames made all the same */
+};
+
+struct pread {
+	char *sample_index;  /* option */
+	uint8_t *own;        /* the inflated protobuf of a gzip input */
+	const uint8_t *d;
+	size_t size;
+	bool gz;
+	size_t *soff;        /* string i: bytes [soff[i], soff[i] + slen[i]) */
+	uint32_t *slen, *sid; /* sid: dict id, NO_STR until used */
+	size_t nstr, soff_cap, slen_cap;
+	struct pvt *types;
+	size_t ntypes, types_cap;
+	struct pvt period_type;
+	int64_t period, time_nanos, drop, keep, dflt;
+	size_t drop_at, keep_at; /* where the last drop_frames and keep_frames fields are */
+	struct pmap *maps;
+	size_t nmaps, maps_cap;
+	struct pfn *fns;
+	size_t nfns, fns_cap;
+	struct ploc *locs;
+	size_t nlocs, locs_cap;
+	struct pline *lines;
+	size_t nlines, lines_cap;
+	struct tachi_idset map_ix, fn_ix, loc_ix;
+	uint32_t *frames;
+	size_t nframes, frames_cap;
+	/* samples */
+	size_t vi;           /* the value used */
+	uint64_t unit_ns, period_ns; /* 0: not a time */
+	bool cpu;
+	size_t pos;
+	uint32_t *lbuf, *stack;
+	size_t lbuf_cap, stack_cap;
+	uint64_t emitted;
+	bool warned_round, warned_neg, warned_state;
+	/* What the samples' values and labels are, for struct tach_sample_ext and the meta's
+	 * value-type block (the *_ext functions below). */
+	int64_t duration;
+	bool raw_weight;     /* weights are values of the weight type, not samples */
+	int64_t *vals;       /* the current sample's values, ntypes of them */
+	struct tach_label *lbls;
+	size_t nlbls, lbls_cap;
+	struct tach_sample_ext ext;
+	void *meta_own;      /* the meta's value types and their strings */
+	bool zero_weight;    /* option: keep samples with a zero weight and other values */
+};
+
+/* The wire format (pprof/read_wire.c; a field: tachi_pr_next_field below): errors with the
+ * offset, a number field, a
+ * repeated number field (packed or not, below), a sub-message's fields. */
+int tachi_pr_fail(struct tach_reader *r, size_t off, const char *fmt, ...) TACHI_PRINTF(3, 4);
+typedef int (*each_fn)(struct tach_reader *r, void *ctx, uint64_t v, size_t at);
+typedef int (*sub_fn)(struct tach_reader *r, void *rec, const struct field *f);
+int tachi_pr_each_sub(struct tach_reader *r, const struct field *outer, sub_fn fn, void *rec);
+
+/* The tables (pprof/read_wire.c): one top-level field of open's first pass; the records indexed
+ * by id (found by id below); the dict id of a string; every string index in range. */
+int tachi_pr_table_field(struct tach_reader *r, const struct field *f, size_t *nsamples);
+int tachi_pr_index_ids(struct tach_reader *r, struct tachi_idset *ix, const void *base,
+		       size_t n, size_t stride, const char *what);
+int tachi_pr_check_strings(struct tach_reader *r);
+
+/* The locations' frames after drop_frames, and the mappings, into the dict
+ * (pprof/read_frames.c). */
+int tachi_pr_all_frames(struct tach_reader *r);
+int tachi_pr_whole_frames(struct tach_reader *r, struct ploc *l);
+
+/* String i of the string table, in the input: per label and per frame, so inline. */
+static inline bool str_ok(const struct pread *st, int64_t i)
+{
+	return i >= 0 && (uint64_t)i < st->nstr;
+}
+
+static inline const char *str_at(const struct pread *st, int64_t i, size_t *n)
+{
+	*n = st->slen[i];
+	return (const char *)st->d + st->soff[i];
+}
+
+static inline bool str_is(const struct pread *st, int64_t i, const char *s)
+{
+	size_t n;
+	const char *p = str_at(st, i, &n);
+	return n == strlen(s) && !memcmp(p, s, n);
+}
+
+static inline bool str_eq(const struct pread *st, int64_t a, int64_t b)
+{
+	size_t na, nb;
+	const char *pa = str_at(st, a, &na), *pb = str_at(st, b, &nb);
+	return na == nb && !memcmp(pa, pb, na);
+}
+
+/* Per sample: a packed field of its locations or values, and each location found by id;
+ * so inline, as they were in one file. */
+/* The field at *pos, which must lie within [*pos, end). Inline: once per field of every
+ * sample. */
+static inline int tachi_pr_next_field(struct tach_reader *r, size_t *pos, size_t end, struct field *f)
+{
+	struct pread *st = r->state;
+	const uint8_t *d = st->d;
+	uint64_t key;
+	*f = (struct field){ .at = *pos };
+	size_t k = tachi_uvarint(d + *pos, d + end, &key);
+	if (!k)
+		return tachi_pr_fail(r, *pos, "bad varint in a field key");
+	*pos += k;
+	if (key >> 3 > UINT32_MAX || key >> 3 == 0)
+		return tachi_pr_fail(r, f->at, "field number %llu is not valid", (unsigned long long)(key >> 3));
+	f->num = (uint32_t)(key >> 3);
+	f->wt = key & 7;
+	switch (f->wt) {
+	case WT_VARINT:
+		if (!(k = tachi_uvarint(d + *pos, d + end, &f->v)))
+			return tachi_pr_fail(r, *pos, "bad varint in field %u", f->num);
+		*pos += k;
+		return TACH_OK;
+	case WT_I64:
+	case WT_I32: {
+		size_t w = f->wt == WT_I64 ? 8 : 4;
+		if (end - *pos < w)
+			return tachi_pr_fail(r, *pos, "field %u: not enough data", f->num);
+		f->v = w == 8 ? tachi_rd64(d + *pos, false) : tachi_rd32le(d + *pos);
+		*pos += w;
+		return TACH_OK;
+	}
+	case WT_LEN:
+		if (!(k = tachi_uvarint(d + *pos, d + end, &f->v)))
+			return tachi_pr_fail(r, *pos, "bad varint in the length of field %u", f->num);
+		*pos += k;
+		if (f->v > end - *pos)
+			return tachi_pr_fail(r, f->at, "field %u: length %llu runs past its message", f->num,
+					     (unsigned long long)f->v);
+		f->off = *pos;
+		f->len = (size_t)f->v;
+		*pos += f->len;
+		return TACH_OK;
+	default:
+		return tachi_pr_fail(r, f->at, "field %u: unknown wire type %u", f->num, f->wt);
+	}
+}
+
+static inline int want_type(struct tach_reader *r, const struct field *f, uint8_t wt)
+{
+	if (f->wt != wt)
+		return tachi_pr_fail(r, f->at, "field %u: wire type %u where %u belongs", f->num, f->wt, wt);
+	return TACH_OK;
+}
+
+/* One element of a repeated number field, packed or not: calls each(ctx, value). */
+static inline int tachi_pr_repeated(struct tach_reader *r, const struct field *f, each_fn each,
+				    void *ctx)
+{
+	struct pread *st = r->state;
+	if (f->wt == WT_VARINT)
+		return each(r, ctx, f->v, f->at);
+	int rc = want_type(r, f, WT_LEN);
+	for (size_t p = f->off, end = f->off + f->len; !rc && p < end;) {
+		uint64_t v;
+		size_t k = tachi_uvarint(st->d + p, st->d + end, &v);
+		if (!k)
+			return tachi_pr_fail(r, p, "bad varint in packed field %u", f->num);
+		rc = each(r, ctx, v, p);
+		p += k;
+	}
+	return rc;
+}
+
+struct idctx {
+	const void *base;
+	size_t stride;       /* bytes from one record to the next; its id comes first */
+};
+
+static inline uint64_t rec_id(const struct idctx *c, uint32_t i)
+{
+	uint64_t id;
+	memcpy(&id, (const uint8_t *)c->base + (size_t)i * c->stride, sizeof(id));
+	return id;
+}
+
+static inline bool id_eq(void *ctx, uint32_t i, const void *key)
+{
+	return rec_id(ctx, i) == *(const uint64_t *)key;
+}
+
+static inline bool tachi_pr_find_id(const struct tachi_idset *ix, const void *base,
+				    size_t stride, uint64_t id, uint32_t *i)
+{
+	struct idctx c = { base, stride };
+	return id && tachi_idset_find(ix, tachi_mix64(id), &id, id_eq, &c, i);
+}
+
+/* A number field (wire type 0) into *v. Inline, as the next: per sample. */
+static inline int tachi_pr_num_field(struct tach_reader *r, const struct field *f, int64_t *v)
+{
+	int rc = want_type(r, f, WT_VARINT);
+	if (!rc)
+		*v = (int64_t)f->v;
+	return rc;
+}
+
+/* The dict id of string i, interned on first use. */
+static inline int tachi_pr_dict_str(struct tach_reader *r, int64_t i, uint32_t *id)
+{
+	struct pread *st = r->state;
+	if (st->sid[i] == NO_STR) {
+		size_t n;
+		const char *p = str_at(st, i, &n);
+		if (tach_dict_intern_string(&r->dict, p, n, &st->sid[i]))
+			return RFAIL(r, TACH_E_NOMEM, TACH_POS_NONE, 0, "out of memory");
+	}
+	*id = st->sid[i];
+	return TACH_OK;
+}
+
+#endif

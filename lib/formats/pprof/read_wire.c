@@ -1,0 +1,416 @@
+/* The pprof reader's wire format (see pprof/read.c for the format): protobuf fields and
+ * their wire types, number fields packed or not, sub-messages; the first pass's tables
+ * (sample types, mappings, functions, locations and their lines, the string table as
+ * offsets into the input); the records' ids and the strings' checks; and detection, a
+ * plausible start of a Profile message. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zlib.h>
+
+#include "base/base.h"
+#include "base/bytes.h"
+#include "base/hash.h"
+#include "core/handles.h"
+#include "core/detect.h"
+#include "formats/pprof/pprof.h"
+#include "formats/pprof/read.h"
+
+/* ---- errors ---- */
+
+int tachi_pr_fail(struct tach_reader *r, size_t off, const char *fmt, ...)
+{
+	struct pread *st = r->state;
+	char m[400];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(m, sizeof(m), fmt, ap);
+	va_end(ap);
+	return RFAIL(r, TACH_E_FORMAT, TACH_POS_OFFSET, off, "%s%s", m,
+		     st->gz ? " (offset in the uncompressed protobuf)" : "");
+}
+
+/* ---- the wire format ---- */
+
+/* ---- open: the tables ---- */
+
+/* Walks the fields of a sub-message: each one goes to fn with the record it fills. */
+int tachi_pr_each_sub(struct tach_reader *r, const struct field *outer, sub_fn fn, void *rec)
+{
+	int rc = want_type(r, outer, WT_LEN);
+	struct field f;
+	for (size_t p = outer->off, end = outer->off + outer->len; !rc && p < end;)
+		if (!(rc = tachi_pr_next_field(r, &p, end, &f)))
+			rc = fn(r, rec, &f);
+	return rc;
+}
+
+/* A new zeroed record at the end of *arr; NULL when memory is short (recorded). */
+static void *push(struct tach_reader *r, void **arr, size_t *n, size_t *cap, size_t size)
+{
+	/* records are numbered in 32 bits (the id index, a location's lines) */
+	if (*n >= UINT32_MAX - 1) {
+		RFAIL(r, TACH_E_LIMIT, TACH_POS_NONE, 0, "more than %u records of one kind",
+		      UINT32_MAX - 1);
+		return NULL;
+	}
+	if (!tachi_reserve(arr, cap, *n + 1, size)) {
+		RFAIL(r, TACH_E_NOMEM, TACH_POS_NONE, 0, "out of memory");
+		return NULL;
+	}
+	void *rec = (uint8_t *)*arr + (*n)++ * size;
+	memset(rec, 0, size);
+	return rec;
+}
+#define PUSH(r, arr, n, cap) push((r), (void **)&(arr), &(n), &(cap), sizeof(*(arr)))
+
+static int vt_field(struct tach_reader *r, void *rec, const struct field *f)
+{
+	struct pvt *vt = rec;
+	if (f->num == 1)
+		return tachi_pr_num_field(r, f, &vt->type);
+	return f->num == 2 ? tachi_pr_num_field(r, f, &vt->unit) : TACH_OK;
+}
+
+static int value_type(struct tach_reader *r, const struct field *outer, struct pvt *vt)
+{
+	vt->type = vt->unit = 0;
+	return tachi_pr_each_sub(r, outer, vt_field, vt);
+}
+
+static int add_string(struct tach_reader *r, const struct field *f)
+{
+	struct pread *st = r->state;
+	int rc = want_type(r, f, WT_LEN);
+	if (rc)
+		return rc;
+	if (st->nstr == 0 && f->len)
+		return tachi_pr_fail(r, f->at, "string_table[0] must be ''");
+	if (f->len > TACHI_MAX_STRING)
+		return tachi_pr_fail(r, f->at, "a string of %zu bytes, longer than any name (the limit is %u)",
+				     f->len, TACHI_MAX_STRING);
+	if (!TACHI_RESERVE(st->soff, st->soff_cap, st->nstr + 1) ||
+	    !TACHI_RESERVE(st->slen, st->slen_cap, st->nstr + 1))
+		return RFAIL(r, TACH_E_NOMEM, TACH_POS_NONE, 0, "out of memory");
+	st->soff[st->nstr] = f->off;
+	st->slen[st->nstr++] = (uint32_t)f->len;
+	return TACH_OK;
+}
+
+/* An id field (a u64 sent as a varint). */
+static int id_field(struct tach_reader *r, const struct field *f, uint64_t *id)
+{
+	int64_t v = 0;
+	int rc = tachi_pr_num_field(r, f, &v);
+	*id = (uint64_t)v;
+	return rc;
+}
+
+static int map_field(struct tach_reader *r, void *rec, const struct field *f)
+{
+	struct pmap *m = rec;
+	int64_t v = 0;
+	int rc;
+	switch (f->num) {
+	case 1: return id_field(r, f, &m->id);
+	case 2: return id_field(r, f, &m->start);
+	case 3: return id_field(r, f, &m->limit);
+	case 4: return id_field(r, f, &m->offset);
+	case 5: return tachi_pr_num_field(r, f, &m->file);
+	case 6: return tachi_pr_num_field(r, f, &m->build_id);
+	case 7: case 8: case 9: case 10:
+		/* has_functions, has_filenames, has_line_numbers, has_inline_frames: the last
+		 * value wins, as for any optional field */
+		if ((rc = tachi_pr_num_field(r, f, &v)))
+			return rc;
+		if (v)
+			m->flags |= 1u << (f->num - 7);
+		else
+			m->flags &= ~(1u << (f->num - 7));
+		return TACH_OK;
+	default: return TACH_OK;
+	}
+}
+
+static int fn_field(struct tach_reader *r, void *rec, const struct field *f)
+{
+	struct pfn *fn = rec;
+	int64_t v;
+	switch (f->num) {
+	case 1: return id_field(r, f, &fn->id);
+	case 2: return tachi_pr_num_field(r, f, &fn->name);
+	case 3: return tachi_pr_num_field(r, f, &fn->sysname);
+	case 4: return tachi_pr_num_field(r, f, &fn->file);
+	case 5: return tachi_pr_num_field(r, f, &v);
+	default: return TACH_OK;
+	}
+}
+
+static int line_field(struct tach_reader *r, void *rec, const struct field *f)
+{
+	struct pline *l = rec;
+	switch (f->num) {
+	case 1: return id_field(r, f, &l->fn);
+	case 2: return tachi_pr_num_field(r, f, &l->line);
+	case 3: return tachi_pr_num_field(r, f, &l->col);
+	default: return TACH_OK;
+	}
+}
+
+/* Location fields; lines go to st->lines, in order. */
+static int loc_field(struct tach_reader *r, void *rec, const struct field *f)
+{
+	struct pread *st = r->state;
+	struct ploc *l = rec;
+	int64_t v;
+	switch (f->num) {
+	case 1: return id_field(r, f, &l->id);
+	case 2: return id_field(r, f, &l->mapping);
+	case 3: return id_field(r, f, &l->address);
+	case 4: {
+		struct pline *ln = PUSH(r, st->lines, st->nlines, st->lines_cap);
+		int rc = ln ? tachi_pr_each_sub(r, f, line_field, ln) : r->err.code;
+		if (!rc && !ln->fn)
+			return tachi_pr_fail(r, f->at, "a location's line has no function");
+		return rc;
+	}
+	case 5: return tachi_pr_num_field(r, f, &v);
+	default: return TACH_OK;
+	}
+}
+
+static int location(struct tach_reader *r, const struct field *outer)
+{
+	struct pread *st = r->state;
+	struct ploc *l = PUSH(r, st->locs, st->nlocs, st->locs_cap);
+	if (!l)
+		return r->err.code;
+	l->at = outer->at;
+	l->line0 = (uint32_t)st->nlines;
+	int rc = tachi_pr_each_sub(r, outer, loc_field, l);
+	/* Lines are only ever appended: this location's are the last ones. */
+	l->nlines = (uint32_t)(st->nlines - l->line0);
+	return rc;
+}
+
+static int mapping(struct tach_reader *r, const struct field *outer)
+{
+	struct pread *st = r->state;
+	struct pmap *m = PUSH(r, st->maps, st->nmaps, st->maps_cap);
+	if (!m)
+		return r->err.code;
+	m->at = outer->at;
+	return tachi_pr_each_sub(r, outer, map_field, m);
+}
+
+static int function(struct tach_reader *r, const struct field *outer)
+{
+	struct pread *st = r->state;
+	struct pfn *fn = PUSH(r, st->fns, st->nfns, st->fns_cap);
+	if (!fn)
+		return r->err.code;
+	fn->at = outer->at;
+	return tachi_pr_each_sub(r, outer, fn_field, fn);
+}
+
+static int ignore_each(struct tach_reader *r, void *ctx, uint64_t v, size_t at)
+{
+	(void)r, (void)ctx, (void)v, (void)at;
+	return TACH_OK;
+}
+
+/* One top-level field of the first pass. */
+int tachi_pr_table_field(struct tach_reader *r, const struct field *f, size_t *nsamples)
+{
+	struct pread *st = r->state;
+	switch (f->num) {
+	case 1:
+		if (!TACHI_RESERVE(st->types, st->types_cap, st->ntypes + 1))
+			return RFAIL(r, TACH_E_NOMEM, TACH_POS_NONE, 0, "out of memory");
+		return value_type(r, f, &st->types[st->ntypes++]);
+	case 2:
+		++*nsamples;
+		return want_type(r, f, WT_LEN);
+	case 3: return mapping(r, f);
+	case 4: return location(r, f);
+	case 5: return function(r, f);
+	case 6: return add_string(r, f);
+	case 7:
+		st->drop_at = f->at;
+		return tachi_pr_num_field(r, f, &st->drop);
+	case 8:
+		st->keep_at = f->at;
+		return tachi_pr_num_field(r, f, &st->keep);
+	case 9:
+		if (st->time_nanos)
+			return tachi_pr_fail(r, f->at, "a second time_nanos: concatenated profiles");
+		return tachi_pr_num_field(r, f, &st->time_nanos);
+	case 10: return tachi_pr_num_field(r, f, &st->duration);
+	case 11: return value_type(r, f, &st->period_type);
+	case 12: return tachi_pr_num_field(r, f, &st->period);
+	case 13: return tachi_pr_repeated(r, f, ignore_each, NULL);
+	case 14: return tachi_pr_num_field(r, f, &st->dflt);
+	default: return TACH_OK;
+	}
+}
+
+/* ---- ids and strings ---- */
+
+static size_t rec_at(const struct idctx *c, uint32_t i)
+{
+	size_t at;
+	memcpy(&at, (const uint8_t *)c->base + (size_t)i * c->stride + sizeof(uint64_t), sizeof(at));
+	return at;
+}
+
+/* Indexes n records by id: zero and repeated ids are refused, as pprof's CheckValid does. */
+int tachi_pr_index_ids(struct tach_reader *r, struct tachi_idset *ix, const void *base,
+		       size_t n, size_t stride, const char *what)
+{
+	struct idctx c = { base, stride };
+	for (size_t i = 0; i < n; i++) {
+		uint64_t id = rec_id(&c, (uint32_t)i);
+		uint32_t found;
+		if (!id)
+			return tachi_pr_fail(r, rec_at(&c, (uint32_t)i), "a %s with the reserved id 0", what);
+		if (tachi_idset_find(ix, tachi_mix64(id), &id, id_eq, &c, &found))
+			return tachi_pr_fail(r, rec_at(&c, (uint32_t)i), "several %ss with id %llu", what,
+					     (unsigned long long)id);
+		if (!tachi_idset_insert(ix, tachi_mix64(id), (uint32_t)i))
+			return RFAIL(r, TACH_E_NOMEM, TACH_POS_NONE, 0, "out of memory");
+	}
+	return TACH_OK;
+}
+
+/* Every string index the tables hold is in range (pprof's postDecode). */
+int tachi_pr_check_strings(struct tach_reader *r)
+{
+	struct pread *st = r->state;
+	if (!st->nstr)
+		return tachi_pr_fail(r, 0, "no string table: string_table[0] must be ''");
+	for (size_t i = 0; i < st->nmaps; i++)
+		if (!str_ok(st, st->maps[i].file) || !str_ok(st, st->maps[i].build_id))
+			return tachi_pr_fail(r, st->maps[i].at, "mapping %llu: string index out of range",
+					     (unsigned long long)st->maps[i].id);
+	for (size_t i = 0; i < st->nfns; i++)
+		if (!str_ok(st, st->fns[i].name) || !str_ok(st, st->fns[i].sysname) ||
+		    !str_ok(st, st->fns[i].file))
+			return tachi_pr_fail(r, st->fns[i].at, "function %llu: string index out of range",
+					     (unsigned long long)st->fns[i].id);
+	for (size_t i = 0; i < st->ntypes; i++)
+		if (!str_ok(st, st->types[i].type) || !str_ok(st, st->types[i].unit))
+			return tachi_pr_fail(r, 0, "sample type %zu: string index out of range", i);
+	if (!str_ok(st, st->period_type.type) || !str_ok(st, st->period_type.unit) ||
+	    !str_ok(st, st->drop) || !str_ok(st, st->keep) || !str_ok(st, st->dflt))
+		return tachi_pr_fail(r, 0, "period type, drop_frames, keep_frames or default_sample_type: "
+				"string index out of range");
+	return TACH_OK;
+}
+
+/* ---- detection ---- */
+
+/* Whether p[0, n) is a plausible start of a Profile message: known fields with their wire
+ * types, value types made of numbers, a first string that is empty; a field cut by the end
+ * of the peeked bytes is fine when cut says more may follow. */
+static bool plausible(const uint8_t *p, size_t n, bool cut)
+{
+	static const uint8_t wt[15] = { 9, 2, 2, 2, 2, 2, 2, 0, 0, 0, 0, 2, 0, 9, 0 };
+	size_t i = 0, fields = 0, strings = 0;
+	while (i < n) {
+		uint64_t key, v;
+		size_t k = tachi_uvarint(p + i, p + n, &key);
+		if (!k)
+			return cut && fields > 0;
+		uint64_t num = key >> 3;
+		unsigned t = key & 7;
+		if (!num || num > 14 || (wt[num] != 9 && wt[num] != t) ||
+		    (num == 13 && t != 0 && t != 2))
+			return false;
+		i += k;
+		if (!(k = tachi_uvarint(p + i, p + n, &v)))
+			return cut && fields > 0;
+		i += k;
+		if (t == 2 && v > n - i)
+			return cut && fields > 0;
+		if (t == 2 && num == 6 && strings++ == 0 && v != 0)
+			return false;
+		if (t == 2 && (num == 1 || num == 11)) {
+			for (size_t j = i; j < i + v;) {
+				uint64_t sk, sv;
+				size_t a = tachi_uvarint(p + j, p + i + v, &sk);
+				size_t b = a ? tachi_uvarint(p + j + a, p + i + v, &sv) : 0;
+				if (!a || !b || (sk != 8 && sk != 16))
+					return false;
+				j += a + b;
+			}
+		}
+		i += t == 2 ? (size_t)v : 0;
+		fields++;
+	}
+	return fields > 0;
+}
+
+/* Whether p[0, n) reads as protobuf fields that a Profile message has, each with its wire
+ * type, every length within the bytes (the last field may run past them): the wire shape
+ * alone, not the checks of plausible(). */
+static bool wire_shape(const uint8_t *p, size_t n)
+{
+	static const uint8_t wt[15] = { 9, 2, 2, 2, 2, 2, 2, 0, 0, 0, 0, 2, 0, 9, 0 };
+	size_t i = 0;
+	while (i < n) {
+		uint64_t key, v;
+		size_t k = tachi_uvarint(p + i, p + n, &key);
+		if (!k)
+			return i > 0;
+		uint64_t num = key >> 3;
+		unsigned t = key & 7;
+		if (!num || num > 14 || (t != 0 && t != 2) || (wt[num] != 9 && wt[num] != t))
+			return false;
+		i += k;
+		if (!(k = tachi_uvarint(p + i, p + n, &v)))
+			return true;
+		i += k;
+		if (t == 2 && v > n - i)
+			return true;
+		i += t == 2 ? (size_t)v : 0;
+	}
+	return true;
+}
+
+/* gzip data (the one compressed format read), or binary data that reads as a Profile
+ * message's fields. Text is not: most letters are such a key ('h' is field 13 as a varint),
+ * and a message's lengths and varints are bytes that text has not. */
+bool tachi_pprof_resembles(const uint8_t *p, size_t n)
+{
+	if (n >= 2 && p[0] == 0x1f && p[1] == 0x8b)
+		return true;
+	return !tachi_probe_text(p, n) && wire_shape(p, n);
+}
+
+bool tachi_pprof_probe(const uint8_t *p, size_t n)
+{
+	if (n < 2 || p[0] != 0x1f || p[1] != 0x8b)
+		return plausible(p, n, n >= TACHI_PROBE_BYTES);
+	uint8_t out[TACHI_PROBE_BYTES];
+	z_stream z;
+	memset(&z, 0, sizeof(z));
+	if (inflateInit2(&z, 16 + MAX_WBITS) != Z_OK)
+		return false;
+	z.next_in = (Bytef *)p;
+	z.avail_in = (uInt)n;
+	z.next_out = out;
+	z.avail_out = sizeof(out);
+	int zr;
+	/* Members one after another, as the reader takes them: a first member of a few
+	 * bytes says little about the profile. */
+	while ((zr = inflate(&z, Z_SYNC_FLUSH)) == Z_STREAM_END && z.avail_out && z.avail_in >= 2 &&
+	       z.next_in[0] == 0x1f && z.next_in[1] == 0x8b)
+		inflateReset(&z);
+	size_t got = sizeof(out) - z.avail_out;
+	bool ended = zr == Z_STREAM_END && !z.avail_in;
+	inflateEnd(&z);
+	if (zr != Z_OK && zr != Z_STREAM_END && zr != Z_BUF_ERROR)
+		return false;
+	return plausible(out, got, !ended);
+}

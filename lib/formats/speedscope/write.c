@@ -1,0 +1,736 @@
+/* speedscope writer: the JSON file format speedscope (www.speedscope.app) imports, as its
+ * npm package's file-format-schema.json describes it, plain (not compressed).
+ *
+ * What is written:
+ *   - One "sampled" profile per (thread id, interpreter id), in first-seen order, named
+ *     "Thread K (tid N)" (", interpreter I" when I is not 0) as tach2gecko names threads:
+ *     the ordinal first, so that names differ where speedscope's profile menu cuts them.
+ *     A thread whose stacks end in perf's process root (formats/comm.h) is named by its
+ *     comm instead: "COMM (tid N)".
+ *   - Frames in shared.frames, interned once by (function, file, line, column) text: name
+ *     is the function, file the path, line and col 1-based (TACH columns are 0-based);
+ *     line and col left out where the input has none. A native frame without a file
+ *     takes its mapping's (the binary or library it is in), where the input names it.
+ *   - Each profile's samples in time order, stacks root first, with consecutive identical
+ *     stacks merged into one weighted sample (speedscope's time-ordered view joins them
+ *     anyway). Samples with an empty stack are left out, as CPython's collectors skip them.
+ *   - Units: with a known interval, "microseconds" and weights of samples * interval, so
+ *     speedscope shows times (it formats them as ms or s) rather than bare counts and the
+ *     time-ordered view's widths are durations; with an unknown interval (0, e.g. folded
+ *     input without one), "none" and weights in samples. startValue is 0 and endValue the
+ *     sum of the profile's weights, the total speedscope takes for the profile. Weights
+ *     that are not samples (a pprof heap profile's bytes: meta.weight_unit) are written as
+ *     they are, in their unit when speedscope has it ("bytes", "nanoseconds", ...), else
+ *     "none" (counts of objects, contentions).
+ *   - exporter "tachfmt@VERSION". Numbers are written locale-free; strings are escaped
+ *     JSON and valid UTF-8 (invalid bytes become U+FFFD, with one warning).
+ * An input without samples gives an empty profile "No samples" (speedscope's importer
+ * needs a profile to name the file).
+ * Not written: status flags, timestamps (the format's sampled profiles have none), opcodes.
+ *
+ * Memory: the frames, one stack trie shared by the threads (distinct stacks), and per
+ * thread a spool of runs (lib/model/spool.c: a chunk in memory, the rest in a temporary file),
+ * joined at close; never the samples. A thread whose input goes back in time is sorted at
+ * close (its runs then are in memory, with a warning).
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/base.h"
+#include "base/hash.h"
+#include "base/io.h"
+#include "base/jsonout.h"
+#include "model/dict.h"
+#include "model/stacktab.h"
+#include "model/spool.h"
+#include "core/handles.h"
+#include "core/values.h"
+#include "core/format.h"
+#include "formats/speedscope/speedscope.h"
+#include "base/buf.h"
+#include "formats/comm.h"
+
+#define NONE UINT32_MAX
+
+struct sframe {
+	uint32_t file, func; /* source dict string ids (NONE: out of range) */
+	int32_t line, col;
+};
+
+/* A run of consecutive samples of one thread with one stack; spooled until close. */
+struct srun {
+	uint64_t t;      /* time of its first sample */
+	uint64_t count;  /* samples */
+	uint32_t node;   /* leaf trie node */
+	uint32_t pad;
+};
+
+struct sthread {
+	uint64_t tid;
+	uint32_t iid;
+	bool unsorted, open;
+	struct srun run;      /* the run being extended */
+	uint64_t last_t;
+	uint64_t total;       /* samples */
+	struct tachi_stream runs;
+	uint32_t comm;        /* the last perf process root of its samples (comm.h), or NONE */
+};
+
+struct sstate {
+	const struct tach_dict *src;
+	uint32_t *fmap;       /* source frame id -> sframe id */
+	size_t fmap_cap;
+	struct sframe *frames;
+	size_t nframes, frames_cap;
+	struct tachi_idset frame_index;
+	struct tachi_stacktab trie;
+	struct tachi_threads paths;
+	struct sthread *th;
+	size_t nth, th_cap;
+	struct tachi_spool spool;
+	bool warned_utf8, warned_order;
+	/* close */
+	uint64_t unit_mul;    /* weight per sample: the interval, or 1 for "none" */
+	bool micro;
+	const char *unit;     /* speedscope's name of the weights' unit */
+	char *esc;
+	size_t esc_cap;
+	uint32_t *path;
+	size_t path_cap;
+	/* each distinct stack's text "[a,b,...]", spelt once (see stack_text) */
+	uint64_t *text_at;    /* per trie node: offset in text + 1, 0 when not made */
+	uint32_t *text_len;
+	char *text;
+	size_t text_n, text_cap;
+	bool text_off;        /* the trie is too big to keep texts for */
+	uint8_t *chunk;
+	struct srun *all;     /* a sorted thread's runs */
+};
+
+static int sw_option(struct tach_writer *w, const char *key, const char *value)
+{
+	(void)value;
+	return WFAIL(w, TACH_E_USAGE, "speedscope writer has no option %s", key);
+}
+
+/* ---- frames ---- */
+
+static const char *frame_text(const struct sstate *st, uint32_t sid, size_t *len)
+{
+	if (sid == NONE) {
+		*len = 0;
+		return "";
+	}
+	return tachi_str(st->src, sid, len);
+}
+
+static uint64_t frame_hash(const struct sstate *st, const struct sframe *f)
+{
+	size_t fl, nl;
+	const char *file = frame_text(st, f->file, &fl);
+	const char *func = frame_text(st, f->func, &nl);
+	uint64_t h = tachi_hash(file, fl) ^ tachi_mix64(tachi_hash(func, nl));
+	return tachi_mix64(h ^ ((uint64_t)(uint32_t)f->line << 32 | (uint32_t)f->col));
+}
+
+static bool text_eq(const struct sstate *st, uint32_t a, uint32_t b)
+{
+	size_t al, bl;
+	const char *as = frame_text(st, a, &al), *bs = frame_text(st, b, &bl);
+	return a == b || (al == bl && !memcmp(as, bs, al));
+}
+
+static bool frame_eq(void *ctx, uint32_t id, const void *k)
+{
+	const struct sstate *st = ctx;
+	const struct sframe *a = &st->frames[id], *b = k;
+	return a->line == b->line && a->col == b->col && text_eq(st, a->file, b->file) &&
+	       text_eq(st, a->func, b->func);
+}
+
+
+/* A native frame without a file of its own (a function without line information) is
+ * named after the file of its mapping, the binary or library its code is in. */
+static uint32_t native_file(const struct tach_dict *d, uint32_t fid, uint32_t file)
+{
+	size_t fl = 0;
+	if (file != NONE)
+		tachi_str(d, file, &fl);
+	const struct tach_frame_native *n = fl ? NULL : tach_dict_frame_native(d, fid);
+	const struct tach_mapping *m = n ? tach_dict_mapping(d, n->mapping) : NULL;
+	size_t ml = 0;
+	if (m)
+		tachi_str(d, m->file, &ml);
+	return ml ? m->file : file;
+}
+
+static int map_frame(struct tach_writer *w, uint32_t fid)
+{
+	struct sstate *st = w->state;
+	const struct tach_dict *d = st->src;
+	if (fid >= st->fmap_cap && !tachi_idmap_reserve(&st->fmap, &st->fmap_cap, (size_t)fid + 1))
+		return WFAIL(w, TACH_E_NOMEM, "out of memory");
+	const struct tach_frame *f = &d->frames[fid];
+	struct sframe k = {
+		.file = f->file < d->str_count ? f->file : NONE,
+		.func = f->func < d->str_count ? f->func : NONE,
+		.line = f->line < 0 ? -1 : f->line,
+		.col = f->line < 0 || f->col < 0 ? -1 : f->col,
+	};
+	k.file = native_file(d, fid, k.file);
+	uint64_t h = frame_hash(st, &k);
+	uint32_t id;
+	if (!tachi_idset_find(&st->frame_index, h, &k, frame_eq, st, &id)) {
+		if (st->nframes >= UINT32_MAX - 1 ||
+		    !TACHI_RESERVE(st->frames, st->frames_cap, st->nframes + 1))
+			return WFAIL(w, TACH_E_NOMEM, "out of memory");
+		id = (uint32_t)st->nframes;
+		st->frames[id] = k;
+		if (!tachi_idset_insert(&st->frame_index, h, id))
+			return WFAIL(w, TACH_E_NOMEM, "out of memory");
+		st->nframes++;
+	}
+	st->fmap[fid] = id;
+	return TACH_OK;
+}
+
+/* ---- samples ---- */
+
+static struct sthread *thread_for(struct sstate *st, const struct tach_sample *s,
+				  struct tachi_pathcache **pc)
+{
+	bool created;
+	struct tachi_pathcache *c = tachi_threads_get(&st->paths, s->thread_id, s->interp_id,
+						      &created);
+	if (!c)
+		return NULL;
+	if (created) {
+		if (!TACHI_RESERVE(st->th, st->th_cap, st->nth + 1))
+			return NULL;
+		struct sthread *t = &st->th[st->nth];
+		memset(t, 0, sizeof(*t));
+		t->tid = s->thread_id;
+		t->iid = s->interp_id;
+		t->comm = NONE;
+		c->slot = (uint32_t)st->nth++;
+	}
+	*pc = c;
+	return &st->th[c->slot];
+}
+
+static int flush_run(struct tach_writer *w, struct sthread *t)
+{
+	struct sstate *st = w->state;
+	if (!t->open)
+		return TACH_OK;
+	t->open = false;
+	int e = tachi_stream_add(&st->spool, &t->runs, &t->run);
+	if (e)
+		return WFAIL(w, e == ENOMEM ? TACH_E_NOMEM : TACH_E_IO,
+			     "spooling samples to a temporary file: %s", strerror(e));
+	return TACH_OK;
+}
+
+static int sw_put(struct tach_writer *w, const struct tach_dict *d, const struct tach_sample *s)
+{
+	struct sstate *st = w->state;
+	if (TACHI_UNLIKELY(!s->depth))
+		return TACH_OK;
+	if (TACHI_UNLIKELY(st->src != d)) {
+		if (st->src)
+			return WFAIL(w, TACH_E_USAGE, "samples from more than one dict");
+		st->src = d;
+	}
+	struct tachi_pathcache *c;
+	struct sthread *t = thread_for(st, s, &c);
+	if (!t)
+		return WFAIL(w, TACH_E_NOMEM, "out of memory");
+	const char *cn;
+	size_t cl;
+	int32_t pid;
+	if (s->frames[s->depth - 1] != t->comm &&
+	    tachi_comm_frame(d, s->frames[s->depth - 1], &cn, &cl, &pid))
+		t->comm = s->frames[s->depth - 1];
+	bool same = s->same_outer >= s->depth && s->depth == c->depth && c->leaf != TACHI_NOMEM_NODE;
+	for (uint32_t i = 0; !same && i < s->depth; i++) {
+		uint32_t f = s->frames[i];
+		if (TACHI_UNLIKELY(f >= st->fmap_cap || st->fmap[f] == NONE)) {
+			int rc = map_frame(w, f);
+			if (rc)
+				return rc;
+		}
+	}
+	st->trie.hint = w->ahead_hash;
+	uint32_t leaf = tachi_stack_intern(&st->trie, c, s, st->fmap);
+	if (leaf == TACHI_NOMEM_NODE)
+		return WFAIL(w, TACH_E_NOMEM, "out of memory");
+	uint64_t n = s->weight ? s->weight : 1;
+	if (t->total && s->timestamp_us < t->last_t)
+		t->unsorted = true;
+	if (!t->open || t->run.node != leaf || s->timestamp_us < t->last_t) {
+		int rc = flush_run(w, t);
+		if (rc)
+			return rc;
+		memset(&t->run, 0, sizeof(t->run)); /* padding too: runs go to a file */
+		t->run.t = s->timestamp_us;
+		t->run.node = leaf;
+		t->open = true;
+	}
+	t->run.count += n;
+	t->last_t = s->timestamp_us;
+	t->total += n;
+	return TACH_OK;
+}
+
+/* ---- close: the JSON document ---- */
+
+static int out_str(struct tach_writer *w, const char *s)
+{
+	return tachi_out_str(&w->out, s);
+}
+
+/* A JSON string from input bytes: quoted, escaped, valid UTF-8. */
+static int out_json(struct tach_writer *w, const char *s, size_t n)
+{
+	struct sstate *st = w->state;
+	size_t room;
+	if (__builtin_mul_overflow(n, 6, &room) || !TACHI_RESERVE(st->esc, st->esc_cap, room + 1))
+		return TACH_E_NOMEM;
+	bool repaired = false;
+	size_t len = tachi_json_escape(st->esc, s, n, &repaired);
+	if (repaired && !st->warned_utf8) {
+		st->warned_utf8 = true;
+		tachi_warn(&w->warn, TACH_POS_NONE, 0,
+			   "a string is not valid UTF-8: invalid bytes written as U+FFFD");
+	}
+	return tachi_out_byte(&w->out, '"') || tachi_out_write(&w->out, st->esc, len) ||
+	       tachi_out_byte(&w->out, '"') ? TACH_E_IO : TACH_OK;
+}
+
+static int write_frames(struct tach_writer *w)
+{
+	struct sstate *st = w->state;
+	for (size_t i = 0; i < st->nframes; i++) {
+		const struct sframe *f = &st->frames[i];
+		size_t fl, nl;
+		const char *file = frame_text(st, f->file, &fl);
+		const char *func = frame_text(st, f->func, &nl);
+		int rc;
+		if (out_str(w, i ? ",{\"name\":" : "{\"name\":"))
+			return TACH_E_IO;
+		if ((rc = out_json(w, func, nl)) || out_str(w, ",\"file\":") ||
+		    (rc = out_json(w, file, fl)))
+			return rc ? rc : TACH_E_IO;
+		if (f->line >= 0 && (out_str(w, ",\"line\":") || tachi_out_i64(&w->out, f->line)))
+			return TACH_E_IO;
+		if (f->col >= 0 &&
+		    (out_str(w, ",\"col\":") || tachi_out_i64(&w->out, (int64_t)f->col + 1)))
+			return TACH_E_IO;
+		if (tachi_out_byte(&w->out, '}'))
+			return TACH_E_IO;
+	}
+	return TACH_OK;
+}
+
+/* Walks a thread's runs in time order: from its spool, or from a sorted copy. Yields
+ * merged runs (adjacent runs with one stack joined). */
+struct walk {
+	struct sstate *st;
+	const struct sthread *t;
+	size_t chunk, i, n;
+	const uint8_t *recs;
+	size_t all_i;
+	bool sorted, have;
+	struct srun pend;
+	int err;
+};
+
+static bool next_raw(struct walk *wk, struct srun *r)
+{
+	if (wk->sorted) {
+		if (wk->all_i == wk->t->runs.total)
+			return false;
+		*r = wk->st->all[wk->all_i++];
+		return true;
+	}
+	while (wk->i == wk->n) {
+		if (wk->chunk > wk->t->runs.nchunks)
+			return false;
+		wk->err = tachi_stream_chunk(&wk->st->spool, &wk->t->runs, wk->chunk++,
+					     wk->st->chunk, &wk->recs, &wk->n);
+		wk->i = 0;
+		if (wk->err)
+			return false;
+	}
+	memcpy(r, wk->recs + wk->i++ * sizeof(*r), sizeof(*r));
+	return true;
+}
+
+static bool next_merged(struct walk *wk, struct srun *out)
+{
+	struct srun r;
+	while (next_raw(wk, &r)) {
+		if (wk->have && r.node == wk->pend.node) {
+			wk->pend.count += r.count;
+			continue;
+		}
+		bool had = wk->have;
+		*out = wk->pend;
+		wk->pend = r;
+		wk->have = true;
+		if (had)
+			return true;
+	}
+	if (!wk->have || wk->err)
+		return false;
+	*out = wk->pend;
+	wk->have = false;
+	return true;
+}
+
+static void walk_start(struct walk *wk, struct sstate *st, const struct sthread *t, bool sorted)
+{
+	memset(wk, 0, sizeof(*wk));
+	wk->st = st;
+	wk->t = t;
+	wk->sorted = sorted;
+}
+
+static int run_cmp(const void *pa, const void *pb)
+{
+	const struct srun *a = pa, *b = pb;
+	if (a->t != b->t)
+		return a->t < b->t ? -1 : 1;
+	/* pad holds the input position: ties keep input order */
+	return a->pad < b->pad ? -1 : a->pad > b->pad;
+}
+
+/* The runs of a thread whose input went back in time, sorted by time into st->all. */
+static int sort_runs(struct tach_writer *w, const struct sthread *t)
+{
+	struct sstate *st = w->state;
+	size_t n = (size_t)t->runs.total;
+	free(st->all);
+	st->all = malloc((n ? n : 1) * sizeof(*st->all));
+	if (!st->all || n > UINT32_MAX)
+		return WFAIL(w, TACH_E_NOMEM, "out of memory");
+	struct walk wk;
+	walk_start(&wk, st, t, false);
+	for (size_t i = 0; i < n && next_raw(&wk, &st->all[i]); i++)
+		st->all[i].pad = (uint32_t)i;
+	if (wk.err)
+		return WFAIL(w, TACH_E_IO, "reading spooled samples back: %s", strerror(wk.err));
+	qsort(st->all, n, sizeof(*st->all), run_cmp);
+	if (!st->warned_order) {
+		st->warned_order = true;
+		tachi_warn(&w->warn, TACH_POS_NONE, 0,
+			   "samples of thread %llu are not in time order: sorted",
+			   (unsigned long long)t->tid);
+	}
+	return TACH_OK;
+}
+
+/* A stack as frame indices, root first, spelt into buf (NULL: just its length). */
+static size_t spell_stack(struct sstate *st, uint32_t leaf, uint32_t depth, char *buf)
+{
+	uint32_t node = leaf;
+	for (uint32_t k = depth; k > 0; k--, node = st->trie.nodes[node].parent)
+		st->path[k - 1] = st->trie.nodes[node].key;
+	char num[24];
+	size_t n = 0;
+	for (uint32_t k = 0; k < depth; k++) {
+		size_t l = tachi_fmt_u64(num, st->path[k]);
+		if (buf) {
+			buf[n] = k ? ',' : '[';
+			memcpy(buf + n + 1, num, l);
+		}
+		n += l + 1;
+	}
+	if (buf) {
+		if (!depth)
+			buf[n] = '[';
+		buf[n + !depth] = ']';
+	}
+	return n + !depth + 1;
+}
+
+/* Texts kept for at most this many trie nodes and bytes: past them a stack is spelt each
+ * time it is written, so memory stays bounded on a profile of millions of distinct stacks. */
+#define TEXT_NODES_MAX (UINT32_C(1) << 22)
+#define TEXT_BYTES_MAX ((size_t)64 << 20)
+
+/* The text of stack leaf, made the first time: a churning thread writes the same few
+ * thousand stacks millions of times, and spelling each again was most of the writer's
+ * time. NULL when it is not kept (then *len is 0) or out of memory (*len 1). */
+static const char *stack_text(struct sstate *st, uint32_t leaf, uint32_t depth, size_t *len)
+{
+	*len = 0;
+	if (st->text_off || leaf >= st->trie.count)
+		return NULL;
+	if (!st->text_at) {
+		st->text_off = st->trie.count > TEXT_NODES_MAX;
+		if (st->text_off)
+			return NULL;
+		st->text_at = calloc(st->trie.count, sizeof(*st->text_at));
+		st->text_len = calloc(st->trie.count, sizeof(*st->text_len));
+		if (!st->text_at || !st->text_len)
+			return (*len = 1, NULL);
+	}
+	if (!st->text_at[leaf]) {
+		size_t n = spell_stack(st, leaf, depth, NULL);
+		if (n > UINT32_MAX || st->text_n + n > TEXT_BYTES_MAX)
+			return NULL;
+		if (!TACHI_RESERVE(st->text, st->text_cap, st->text_n + n))
+			return (*len = 1, NULL);
+		spell_stack(st, leaf, depth, st->text + st->text_n);
+		st->text_at[leaf] = st->text_n + 1;
+		st->text_len[leaf] = (uint32_t)n;
+		st->text_n += n;
+	}
+	*len = st->text_len[leaf];
+	return st->text + st->text_at[leaf] - 1;
+}
+
+/* A stack as frame indices, root first. */
+static int write_stack(struct tach_writer *w, uint32_t leaf)
+{
+	struct sstate *st = w->state;
+	uint32_t depth = tachi_stacktab_depth(&st->trie, leaf);
+	if (!TACHI_RESERVE(st->path, st->path_cap, depth))
+		return TACH_E_NOMEM;
+	size_t n;
+	const char *text = stack_text(st, leaf, depth, &n);
+	if (text)
+		return tachi_out_write(&w->out, text, n) ? TACH_E_IO : TACH_OK;
+	if (n)
+		return TACH_E_NOMEM;
+	if (tachi_out_byte(&w->out, '['))
+		return TACH_E_IO;
+	spell_stack(st, leaf, depth, NULL);
+	for (uint32_t k = 0; k < depth; k++)
+		if ((k && tachi_out_byte(&w->out, ',')) || tachi_out_u64(&w->out, st->path[k]))
+			return TACH_E_IO;
+	return tachi_out_byte(&w->out, ']') ? TACH_E_IO : TACH_OK;
+}
+
+static int write_runs(struct tach_writer *w, const struct sthread *t, bool weights)
+{
+	struct sstate *st = w->state;
+	struct walk wk;
+	struct srun r;
+	walk_start(&wk, st, t, t->unsorted);
+	for (bool first = true; next_merged(&wk, &r); first = false) {
+		if (!first && tachi_out_byte(&w->out, ','))
+			return TACH_E_IO;
+		int rc = weights ? (tachi_out_u64(&w->out, r.count * st->unit_mul) ? TACH_E_IO : 0)
+				 : write_stack(w, r.node);
+		if (rc)
+			return rc;
+	}
+	if (wk.err)
+		return WFAIL(w, TACH_E_IO, "reading spooled samples back: %s", strerror(wk.err));
+	return TACH_OK;
+}
+
+/* A thread with a name root is named by it: "comm (tid N)". */
+static int comm_name(struct tach_writer *w, const struct sthread *t, const char *ns, bool *done)
+{
+	struct sstate *st = w->state;
+	const char *cn;
+	size_t cl;
+	int32_t pid;
+	*done = false;
+	if (t->comm == NONE || !tachi_comm_frame(st->src, t->comm, &cn, &cl, &pid))
+		return TACH_OK;
+	struct tachi_buf b = { 0 };
+	char tail[64];
+	size_t tl = (size_t)snprintf(tail, sizeof(tail), " (tid %llu)", (unsigned long long)t->tid);
+	/* a second profile of one thread (Chrome traces) is told apart by its interpreter */
+	if (t->iid && t->iid != (uint32_t)pid)
+		tl = (size_t)snprintf(tail, sizeof(tail), " (tid %llu, interpreter %lu)",
+				      (unsigned long long)t->tid, (unsigned long)t->iid);
+	int rc = tachi_buf_add(&b, cn, cl) && tachi_buf_add(&b, tail, tl) ? TACH_OK : TACH_E_NOMEM;
+	if (!rc && out_str(w, ns))
+		rc = TACH_E_IO;
+	if (!rc)
+		rc = out_json(w, b.p, b.len);
+	free(b.p);
+	*done = !rc;
+	return rc;
+}
+
+static int write_head(struct tach_writer *w, const struct sthread *t, size_t ti)
+{
+	struct sstate *st = w->state;
+	char name[96];
+	size_t nl;
+	bool done = false;
+	const char *ns = ti ? ",{\"type\":\"sampled\",\"name\":" : "{\"type\":\"sampled\",\"name\":";
+	int rc = t ? comm_name(w, t, ns, &done) : TACH_OK;
+	if (rc)
+		return rc;
+	if (done)
+		goto unit;
+	if (!t) {
+		nl = 10;
+		memcpy(name, "No samples", 10);
+	} else {
+		memcpy(name, "Thread ", 7);
+		nl = 7 + tachi_fmt_u64(name + 7, ti + 1);
+		memcpy(name + nl, " (tid ", 6);
+		nl += 6;
+		nl += tachi_fmt_u64(name + nl, t->tid);
+		if (t->iid) {
+			memcpy(name + nl, ", interpreter ", 14);
+			nl += 14;
+			nl += tachi_fmt_u64(name + nl, t->iid);
+		}
+		name[nl++] = ')';
+	}
+	if (out_str(w, ti ? ",{\"type\":\"sampled\",\"name\":\"" : "{\"type\":\"sampled\",\"name\":\"") ||
+	    tachi_out_write(&w->out, name, nl) || out_str(w, "\""))
+		return TACH_E_IO;
+unit:
+	if (out_str(w, ",\"unit\":\"") || out_str(w, st->unit) ||
+	    out_str(w, "\",\"startValue\":0,\"endValue\":") ||
+	    tachi_out_u64(&w->out, t ? t->total * st->unit_mul : 0))
+		return TACH_E_IO;
+	return TACH_OK;
+}
+
+static int write_profile(struct tach_writer *w, size_t ti)
+{
+	struct sstate *st = w->state;
+	const struct sthread *t = ti < st->nth ? &st->th[ti] : NULL;
+	int rc = write_head(w, t, ti);
+	if (rc)
+		return rc;
+	if (t && t->unsorted && (rc = sort_runs(w, t)))
+		return rc;
+	if (out_str(w, ",\"samples\":["))
+		return TACH_E_IO;
+	if (t && (rc = write_runs(w, t, false)))
+		return rc;
+	if (out_str(w, "],\"weights\":["))
+		return TACH_E_IO;
+	if (t && (rc = write_runs(w, t, true)))
+		return rc;
+	return out_str(w, "]}") ? TACH_E_IO : TACH_OK;
+}
+
+/* Weights in µs when every thread's total fits 53 bits (exact in JavaScript), else in
+ * samples. */
+static void choose_unit(struct tach_writer *w)
+{
+	struct sstate *st = w->state;
+	uint64_t iv = w->meta.interval_us, v;
+	st->micro = iv != 0;
+	for (size_t i = 0; i < st->nth && st->micro; i++)
+		if (__builtin_mul_overflow(st->th[i].total, iv, &v) || v > (UINT64_C(1) << 53))
+			st->micro = false;
+	st->unit_mul = st->micro ? iv : 1;
+	st->unit = st->micro ? "microseconds" : "none";
+	if (w->meta.weight_unit) {
+		const char *u = tachi_unit_name(w->meta.weight_unit);
+		st->micro = false;
+		st->unit_mul = 1;
+		st->unit = u ? u : "none";
+	}
+}
+
+/* The document's name, which speedscope shows as its title, when a Python profile names
+ * its profiling mode (CPython's profiling.sampling): "Python 3.15 (cpu mode)". Otherwise
+ * (gperftools says CPU too) the importer names it after the file, as before. */
+static int write_name(struct tach_writer *w)
+{
+	const struct tach_meta *m = &w->meta;
+	const char *mode = tach_profiling_mode(m->profiling_config);
+	if (!mode || !m->py_major)
+		return 0;
+	char b[64];
+	snprintf(b, sizeof(b), "\"name\":\"Python %u.%u (%s mode)\",", m->py_major,
+		 m->py_minor, mode);
+	return out_str(w, b);
+}
+
+static int write_doc(struct tach_writer *w)
+{
+	struct sstate *st = w->state;
+	char ver[64];
+	snprintf(ver, sizeof(ver), "tachfmt@%s", tach_version());
+	int rc;
+	if (out_str(w, "{\"$schema\":\"https://www.speedscope.app/file-format-schema.json\","
+		       "\"exporter\":\"") || out_str(w, ver) || out_str(w, "\",") ||
+	    write_name(w) || out_str(w, "\"activeProfileIndex\":0,\"shared\":{\"frames\":["))
+		return TACH_E_IO;
+	if ((rc = write_frames(w)))
+		return rc;
+	if (out_str(w, "]},\"profiles\":["))
+		return TACH_E_IO;
+	for (size_t i = 0; i < (st->nth ? st->nth : 1); i++)
+		if ((rc = write_profile(w, i)))
+			return rc;
+	return out_str(w, "]}\n") ? TACH_E_IO : TACH_OK;
+}
+
+static int sw_close(struct tach_writer *w)
+{
+	struct sstate *st = w->state;
+	for (size_t i = 0; i < st->nth; i++) {
+		int rc = flush_run(w, &st->th[i]);
+		if (rc)
+			return rc;
+	}
+	choose_unit(w);
+	st->chunk = malloc(st->spool.chunk_recs * sizeof(struct srun));
+	if (!st->chunk)
+		return WFAIL(w, TACH_E_NOMEM, "out of memory");
+	int rc = write_doc(w);
+	if (rc == TACH_E_IO && !w->err.code)
+		return tachi_writer_io(w);
+	if (rc == TACH_E_NOMEM)
+		return WFAIL(w, rc, "out of memory");
+	return rc;
+}
+
+static int sw_begin(struct tach_writer *w)
+{
+	struct sstate *st = w->state;
+	tachi_spool_init(&st->spool, sizeof(struct srun));
+	return TACH_OK;
+}
+
+static void sw_free(struct tach_writer *w)
+{
+	struct sstate *st = w->state;
+	free(st->fmap);
+	free(st->frames);
+	tachi_idset_free(&st->frame_index);
+	tachi_stacktab_free(&st->trie);
+	tachi_threads_free(&st->paths);
+	for (size_t i = 0; i < st->nth; i++)
+		tachi_stream_free(&st->th[i].runs);
+	free(st->th);
+	tachi_spool_free(&st->spool);
+	free(st->esc);
+	free(st->path);
+	free(st->text_at);
+	free(st->text_len);
+	free(st->text);
+	free(st->chunk);
+	free(st->all);
+}
+
+/* The format's table row is in speedscope/read.c, beside the reader and its probe. */
+const struct tachi_writer_ops tachi_speedscope_writer_ops = {
+	.state_size = sizeof(struct sstate),
+	.option = sw_option,
+	.begin = sw_begin,
+	.put = sw_put,
+	.close = sw_close,
+	.free = sw_free,
+	.trie_at = offsetof(struct sstate, trie) + 1,
+};
+

@@ -1,0 +1,62 @@
+/* Native address symbolization (symbolize/symbolize.c, symbolize/module.c, symbolize/names.c): the
+ * mappings of a profiled process, the binaries behind them (found through a search path),
+ * and libdwfl lookups of function, source file, line, column and inline chains. Internal;
+ * used by the gperftools reader. */
+#ifndef TACHFMT_SYMBOLIZE_H
+#define TACHFMT_SYMBOLIZE_H
+
+#include "base/base.h"
+
+struct tachi_sym;
+
+/* A mapping as the symbolizer knows it. build_id and flags are set once an address in it
+ * was looked up with its file at hand; user is the caller's (0 until it sets it). */
+struct tachi_sym_map {
+	uint64_t start, limit, offset;
+	const char *path;       /* as recorded */
+	const char *build_id;   /* lowercase hex of the ELF build ID, or NULL */
+	uint32_t flags;         /* TACH_MAPPING_*: what its file gave */
+	uint32_t user;
+};
+
+/* One frame of a resolved address, innermost first. file is never NULL; line and col are
+ * -1 when unknown. address is where the frame's code is (the leaf's PC, a return address
+ * minus one, as pprof records them); map is NULL outside every mapping; inlined: inlined
+ * into the next frame, which has the same address. The strings are valid until the next
+ * tachi_sym_lookup call, map until the next tachi_sym_add_map. A frame with no symbol is
+ * named <file's base name>+0x<file offset> (tachfmt(5)), or 0x<PC> outside any file. */
+struct tachi_sym_frame {
+	const char *file, *func;
+	int32_t line, col;
+	uint64_t address;
+	struct tachi_sym_map *map;
+	bool inlined;
+};
+typedef int (*tachi_sym_emit_fn)(void *ctx, const struct tachi_sym_frame *f);
+
+/* search_path: colon-separated directories where binaries are looked for when they are
+ * not at the recorded path (NULL or "" for none). With symbolize false only mappings are
+ * used: frames get the mapping's path and the address. Returns NULL on allocation failure. */
+struct tachi_sym *tachi_sym_new(const struct tachi_warner *warn, const char *search_path,
+				bool symbolize);
+void tachi_sym_free(struct tachi_sym *s);
+
+/* How functions are named: demangled with scope, template arguments and parameters (the
+ * default), the DWARF short name (symbol names demangled without parameters), or the
+ * linkage or symbol name as recorded. */
+enum { TACHI_NAMES_FULL, TACHI_NAMES_SHORT, TACHI_NAMES_MANGLED };
+void tachi_sym_set_names(struct tachi_sym *s, int names);
+
+/* Adds an executable mapping [start, limit) of the file path (len bytes, may be empty for an
+ * anonymous mapping) at file offset offset. Returns TACH_OK or TACH_E_NOMEM. */
+int tachi_sym_add_map(struct tachi_sym *s, uint64_t start, uint64_t limit, uint64_t offset,
+		      const char *path, size_t len);
+size_t tachi_sym_map_count(const struct tachi_sym *s);
+
+/* Resolves the address pc taken from a stack (leaf: the sampled PC; otherwise a return
+ * address, looked up at pc - 1) and calls emit once per frame, innermost first. Returns
+ * TACH_OK, or emit's non-zero result, or TACH_E_NOMEM. */
+int tachi_sym_lookup(struct tachi_sym *s, uint64_t pc, bool leaf, tachi_sym_emit_fn emit,
+		     void *ctx);
+
+#endif
