@@ -1,9 +1,8 @@
-/* V8 CPU profiles: the .cpuprofile reader's probe (v8/read.c; its row is in core/formats.h)
- * and the call tree and samples that it and the trace-event reader (chrome/read.c) share
- * (v8_tree.c). A reader's state starts with a struct tachi_v8; it adds profiles, then
+/* V8 CPU profiles' call tree and samples, which the .cpuprofile reader (v8/read.c) and the
+ * trace-event reader (chrome/read.c) share (v8_tree.c). A reader's state starts with a struct tachi_v8; it adds profiles, then
  * their nodes and samples, and calls tachi_v8_finish; tachi_v8_next gives the samples. */
-#ifndef TACHFMT_FMT_V8_H
-#define TACHFMT_FMT_V8_H
+#ifndef TACHFMT_FMT_V8_TREE_H
+#define TACHFMT_FMT_V8_TREE_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -11,9 +10,6 @@
 
 #include "base/json.h"
 #include "core/handles.h"
-
-bool tachi_v8_probe(const uint8_t *p, size_t n);
-bool tachi_v8_resembles(const uint8_t *p, size_t n);
 
 struct tachi_v8_node {
 	int64_t id;

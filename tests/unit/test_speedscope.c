@@ -8,14 +8,14 @@
 #include "check.h"
 #include "model/dict.h"
 #include "core/handles.h"
-#include "formats/speedscope/speedscope.h"
+#include "core/formats.h"
 
 #define SCHEMA "\"$schema\":\"https://www.speedscope.app/file-format-schema.json\""
 #define FRAMES "\"shared\":{\"frames\":[{\"name\":\"a\"},{\"name\":\"b\",\"file\":\"b.py\",\"line\":7}]}"
 
 static bool probe(const char *s)
 {
-	return tachi_speedscope_probe((const uint8_t *)s, strlen(s));
+	return tachi_fmt_speedscope.probe((const uint8_t *)s, strlen(s));
 }
 
 static void test_probe(void)

@@ -7,5 +7,5 @@
 
 const struct tachi_format tachi_fmt_callgrind = {
 	.name = "callgrind",
-	.writer = &tachi_callgrind_writer,
+	.writer = &tachi_callgrind_writer_ops,
 };

@@ -4,6 +4,6 @@
 
 #include "core/format.h"
 
-extern const struct tachi_writer_ops tachi_callgrind_writer;
+extern const struct tachi_writer_ops tachi_callgrind_writer_ops;
 
 #endif

@@ -618,7 +618,7 @@ static int cg_option(struct tach_writer *w, const char *key, const char *value)
 	return WFAIL(w, TACH_E_USAGE, "callgrind writer has no option %s", key);
 }
 
-const struct tachi_writer_ops tachi_callgrind_writer = {
+const struct tachi_writer_ops tachi_callgrind_writer_ops = {
 	.state_size = sizeof(struct cgstate),
 	.option = cg_option,
 	.begin = cg_begin,

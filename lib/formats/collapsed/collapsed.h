@@ -9,6 +9,6 @@
 #include "core/format.h"
 
 extern const struct tachi_reader_ops tachi_collapsed_reader_ops;
-bool tachi_collapsed_probe(const uint8_t *p, size_t n);
+extern const struct tachi_writer_ops tachi_collapsed_writer_ops;
 
 #endif

@@ -541,7 +541,7 @@ static void cw_free(struct tach_writer *w)
 	tachi_stackcount_free(&st->sc);
 }
 
-static const struct tachi_writer_ops writer_ops = {
+const struct tachi_writer_ops tachi_collapsed_writer_ops = {
 	.state_size = sizeof(struct cstate),
 	.option = cw_option,
 	.put = cw_put,
@@ -549,11 +549,4 @@ static const struct tachi_writer_ops writer_ops = {
 	.free = cw_free,
 	.trie_at = offsetof(struct cstate, sc.agg.trie) + 1,
 	.fetch = cw_fetch,
-};
-
-const struct tachi_format tachi_fmt_collapsed = {
-	.name = "collapsed",
-	.reader = &tachi_collapsed_reader_ops,
-	.writer = &writer_ops,
-	.probe = tachi_collapsed_probe,
 };

@@ -28,7 +28,7 @@
  * This file holds the options, the samples' aggregation and the layout: merging the
  * lines in flamegraph.pl's order (or a flame chart's runs), each frame's place and width
  * and the minimum width; flamegraph/write_svg.c writes what it lays out (the SVG, colours,
- * titles, the script), flamegraph/flamegraph.h is what the two share.
+ * titles, the script), flamegraph/write.h is what the two share.
  */
 #include <locale.h>
 #include <stdlib.h>
@@ -43,6 +43,7 @@
 #include "core/formats.h"
 #include "formats/collapse.h"
 #include "formats/flamegraph/flamegraph.h"
+#include "formats/flamegraph/write.h"
 
 static const char *const pal_names[PAL_COUNT] = {
 	"hot", "mem", "io", "wakeup", "chain", "java", "js", "perl", "red", "green", "blue",
@@ -674,7 +675,7 @@ static int fw_begin(struct tach_writer *w)
 	return TACH_OK;
 }
 
-static const struct tachi_writer_ops writer_ops = {
+const struct tachi_writer_ops tachi_flamegraph_writer_ops = {
 	.state_size = sizeof(struct fstate),
 	.option = fw_option,
 	.begin = fw_begin,
@@ -683,9 +684,4 @@ static const struct tachi_writer_ops writer_ops = {
 	.free = fw_free,
 	.trie_at = offsetof(struct fstate, agg.trie) + 1,
 	.fetch = fw_fetch,
-};
-
-const struct tachi_format tachi_fmt_flamegraph = {
-	.name = "flamegraph",
-	.writer = &writer_ops,
 };

@@ -14,7 +14,7 @@
 #include "base/io.h"
 #include "model/dict.h"
 #include "core/handles.h"
-#include "formats/flamegraph/flamegraph.h"
+#include "formats/flamegraph/write.h"
 
 /* The embedded script, our own: details on hover, zoom, search. One string a line (C
  * compilers need not take longer literals). */

@@ -101,6 +101,7 @@
 #include "core/formats.h"
 
 #include "formats/gecko/gecko.h"
+#include "formats/gecko/write.h"
 #include "formats/comm.h"
 
 static int gw_option(struct tach_writer *w, const char *key, const char *value)
@@ -707,7 +708,7 @@ static int gw_begin(struct tach_writer *w)
 	return TACH_OK;
 }
 
-static const struct tachi_writer_ops writer_ops = {
+const struct tachi_writer_ops tachi_gecko_writer_ops = {
 	.state_size = sizeof(struct gstate),
 	.option = gw_option,
 	.begin = gw_begin,
@@ -715,11 +716,5 @@ static const struct tachi_writer_ops writer_ops = {
 	.close = gw_close,
 	.free = gw_free,
 	.trie_at = offsetof(struct gstate, trie) + 1,
-};
-
-const struct tachi_format tachi_fmt_gecko = {
-	.name = "gecko",
-	.reader = NULL,
-	.writer = &writer_ops,
 };
 

@@ -3,7 +3,7 @@
 #include "base/gzip.h"
 #include "base/io.h"
 #include "core/handles.h"
-#include "formats/gecko/gecko.h"
+#include "formats/gecko/write.h"
 
 void tachi_gecko_flush(struct tach_writer *w)
 {

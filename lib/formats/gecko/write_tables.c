@@ -13,7 +13,7 @@
 #include "base/utf8.h"
 #include "model/dict.h"
 #include "model/stacktab.h"
-#include "formats/gecko/gecko.h"
+#include "formats/gecko/write.h"
 #include "formats/comm.h"
 
 struct lbuf {

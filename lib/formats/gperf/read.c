@@ -30,6 +30,7 @@
 #include "core/handles.h"
 #include "core/format.h"
 #include "core/formats.h"
+#include "formats/gperf/gperf.h"
 #include "symbolize/symbolize.h"
 
 #define RELEASE_STEP ((size_t)4 << 20)
@@ -699,36 +700,11 @@ static void gr_free(struct tach_reader *r)
 	free(g->frames);
 }
 
-static const struct tachi_reader_ops reader_ops = {
+const struct tachi_reader_ops tachi_gperf_reader_ops = {
 	.state_size = sizeof(struct gread),
 	.option = gr_option,
 	.open = gr_open,
 	.next = gr_next,
 	.free = gr_free,
 	.whole_input = true,
-};
-
-/* The header's first words, 0 3 0 (0 3 1: the Java variant, which the reader refuses
- * by name), under each word size and byte order the reader takes. */
-static bool gperf_probe(const uint8_t *p, size_t n)
-{
-	static const struct { unsigned slot; bool big; } tries[4] = {
-		{ 4, false }, { 4, true }, { 8, false }, { 8, true },
-	};
-	for (int i = 0; i < 4; i++) {
-		struct gread g = { 0 };
-		set_layout(&g, tries[i].slot, tries[i].big);
-		if (n < 3 * (size_t)g.slot)
-			continue;
-		if (slot_at(&g, p) == 0 && slot_at(&g, p + g.slot) == 3 &&
-		    slot_at(&g, p + 2 * g.slot) <= 1)
-			return true;
-	}
-	return false;
-}
-
-const struct tachi_format tachi_fmt_gperf = {
-	.name = "gperf",
-	.reader = &reader_ops,
-	.probe = gperf_probe,
 };

@@ -56,6 +56,7 @@ inlined into the next one out, at that frame's address (an inline frame in no fi
 #include "core/format.h"
 #include "core/detect.h"
 #include "core/formats.h"
+#include "formats/perf/perf.h"
 
 #define MAX_LINE (1u << 20)
 #define MAX_EVENTS 8
@@ -1170,8 +1171,6 @@ static int pr_option(struct tach_reader *r, const char *key, const char *value)
 	return RFAIL(r, TACH_E_USAGE, TACH_POS_NONE, 0, "perf reader has no option %s", key);
 }
 
-static bool probe_next(const uint8_t *p, size_t n, size_t *at, const char **s, size_t *len,
-		       size_t *indent);
 
 /* The program, pprof's main binary and Gecko's product: the first dso in the first MiB
  * whose base name the first sample's comm names, in that sample or a later one (a
@@ -1187,7 +1186,7 @@ static int find_program(struct tach_reader *r)
 	const char *s, *comm = NULL;
 	size_t cl = 0;
 	struct hdr h;
-	while (!rc && probe_next(p, n, &at, &s, &len, &k)) {
+	while (!rc && tachi_perf_probe_next(p, n, &at, &s, &len, &k)) {
 		const char *pc, *fn, *mod;
 		size_t pcl, fnl, modl;
 		if (comm && parse_frame_line(s + k, len - k, &pc, &pcl, &fn, &fnl, &mod, &modl) &&
@@ -1231,7 +1230,7 @@ static void pr_free(struct tach_reader *r)
 
 /* Whether the n bytes at s are text: control bytes other than tab or CR make a line no
  * line of perf script's (a NUL or ESC further on is only data, in a comm or a symbol). */
-static bool text_line(const uint8_t *s, size_t n)
+bool tachi_perf_text_line(const uint8_t *s, size_t n)
 {
 	for (size_t i = 0; i < n; i++)
 		if (s[i] < 0x20 && s[i] != '\t' && s[i] != '\r')
@@ -1240,12 +1239,13 @@ static bool text_line(const uint8_t *s, size_t n)
 }
 
 /* The line at *at, without its white space at both ends; false at the end of p. */
-static bool probe_next(const uint8_t *p, size_t n, size_t *at, const char **s, size_t *len,
-		       size_t *indent)
+bool tachi_perf_probe_next(const uint8_t *p, size_t n, size_t *at, const char **s, size_t *len,
+			   size_t *indent)
 {
 	const uint8_t *l;
 	bool complete;
-	if (!tachi_probe_line(p, n, at, &l, len, &complete) || !complete || !text_line(l, *len))
+	if (!tachi_probe_line(p, n, at, &l, len, &complete) || !complete ||
+	    !tachi_perf_text_line(l, *len))
 		return false;
 	*s = (const char *)l;
 	while (*len && is_ws((*s)[*len - 1]))
@@ -1255,46 +1255,7 @@ static bool probe_next(const uint8_t *p, size_t n, size_t *at, const char **s, s
 	return true;
 }
 
-/* The first data line is an event line (comm, then a pid[/tid] word, an indent before
- * the comm where perf right-aligns it) with a time and an event ("secs.frac: [period]
- * event:", as a capture without call chains has, its ip sym (dso) after them), or one
- * followed by a frame line (indented or not, as older perf versions print them). Folded
- * stacks ("a;b 12") have neither. */
-static bool pr_probe(const uint8_t *p, size_t n)
-{
-	const char *s;
-	size_t at = 0, len, k;
-	struct hdr h;
-	if (!probe_next(p, n, &at, &s, &len, &k) || !parse_event_line(s + k, len - k, &h) || h.bad)
-		return false;
-	if (h.has_ts && h.has_event)
-		return true;
-	if (!probe_next(p, n, &at, &s, &len, &k))
-		return false;
-	return is_frame_line(s + k, len - k);
-}
-
-/* perf script --header's comment block: a window of comments that may pass the first
- * bytes (14 events' lines: 5 KiB), so detection asks again of a bigger window. */
-static bool pr_resembles(const uint8_t *p, size_t n)
-{
-	static const char head[] = "# ========\n# captured on";
-	if (n >= sizeof(head) - 1 && !memcmp(p, head, sizeof(head) - 1))
-		return true;
-	/* an event line with a control byte in it (a NUL or ESC in a comm): detection says
-	 * the input looks like perf's, and --from perf reads it */
-	const uint8_t *l;
-	size_t at = 0, len, k = 0;
-	bool complete;
-	struct hdr h;
-	if (!tachi_probe_line(p, n, &at, &l, &len, &complete) || !complete || text_line(l, len))
-		return false;
-	while (k < len && is_ws((char)l[k]))
-		k++;
-	return parse_event_line((const char *)l + k, len - k, &h) && h.has_ts && h.has_event;
-}
-
-static const struct tachi_reader_ops reader_ops = {
+const struct tachi_reader_ops tachi_perf_reader_ops = {
 	.state_size = sizeof(struct pread),
 	.option = pr_option,
 	.open = pr_open,
@@ -1302,9 +1263,18 @@ static const struct tachi_reader_ops reader_ops = {
 	.free = pr_free,
 };
 
-const struct tachi_format tachi_fmt_perf = {
-	.name = "perf",
-	.reader = &reader_ops,
-	.probe = pr_probe,
-	.resembles = pr_resembles,
-};
+bool tachi_perf_event_line(const char *s, size_t n, bool *bad, bool *has_ts, bool *has_event)
+{
+	struct hdr h;
+	if (!parse_event_line(s, n, &h))
+		return false;
+	*bad = h.bad != NULL;
+	*has_ts = h.has_ts;
+	*has_event = h.has_event;
+	return true;
+}
+
+bool tachi_perf_frame_line(const char *s, size_t n)
+{
+	return is_frame_line(s, n);
+}

@@ -1,4 +1,4 @@
-/* The pprof format's two files: the reader's ops and probe, for the writer file's row. */
+/* The pprof format's table row (pprof.c) takes its reader's and writer's ops from here. */
 #ifndef TACHFMT_FMT_PPROF_H
 #define TACHFMT_FMT_PPROF_H
 
@@ -9,7 +9,6 @@
 #include "core/format.h"
 
 extern const struct tachi_reader_ops tachi_pprof_reader_ops;
-bool tachi_pprof_probe(const uint8_t *p, size_t n);
-bool tachi_pprof_resembles(const uint8_t *p, size_t n);
+extern const struct tachi_writer_ops tachi_pprof_writer_ops;
 
 #endif

@@ -639,7 +639,7 @@ static void pw_free(struct tach_writer *w)
 	free(st->stage.p);
 }
 
-static const struct tachi_writer_ops writer_ops = {
+const struct tachi_writer_ops tachi_pprof_writer_ops = {
 	.state_size = sizeof(struct pstate),
 	.option = pw_option,
 	.begin = pw_begin,
@@ -649,12 +649,4 @@ static const struct tachi_writer_ops writer_ops = {
 	.trie_at = offsetof(struct pstate, trie) + 1,
 	.fetch = pw_fetch,
 	.put_ext = pw_put_ext,
-};
-
-const struct tachi_format tachi_fmt_pprof = {
-	.name = "pprof",
-	.reader = &tachi_pprof_reader_ops,
-	.writer = &writer_ops,
-	.probe = tachi_pprof_probe,
-	.resembles = tachi_pprof_resembles,
 };

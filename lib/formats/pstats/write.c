@@ -40,6 +40,7 @@
 #include "core/handles.h"
 #include "core/format.h"
 #include "core/formats.h"
+#include "formats/pstats/pstats.h"
 #include "formats/collapse.h"
 
 #define NONE UINT32_MAX
@@ -392,7 +393,7 @@ static void pw_free(struct tach_writer *w)
 	free(st->tmp);
 }
 
-static const struct tachi_writer_ops writer_ops = {
+const struct tachi_writer_ops tachi_pstats_writer_ops = {
 	.state_size = sizeof(struct pstate),
 	.option = pw_option,
 	.begin = pw_begin,
@@ -401,9 +402,4 @@ static const struct tachi_writer_ops writer_ops = {
 	.free = pw_free,
 	.trie_at = offsetof(struct pstate, sc.agg.trie) + 1,
 	.fetch = pw_fetch,
-};
-
-const struct tachi_format tachi_fmt_pstats = {
-	.name = "pstats",
-	.writer = &writer_ops,
 };

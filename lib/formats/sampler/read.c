@@ -831,24 +831,11 @@ static void sp_free(struct tach_reader *r)
 	free(st->frames);
 }
 
-static const struct tachi_reader_ops reader_ops = {
+const struct tachi_reader_ops tachi_sampler_reader_ops = {
 	.state_size = sizeof(struct rstate),
 	.option = sp_option,
 	.open = sp_open,
 	.next = sp_next,
 	.free = sp_free,
 	.whole_input = true,
-};
-
-/* The first line's tag; the reader takes a V1.0 or V1.1 and explains any other. */
-static bool sampler_probe(const uint8_t *p, size_t n)
-{
-	return n >= 14 && !memcmp(p, "@supersamplerV", 14);
-}
-
-const struct tachi_format tachi_fmt_sampler = {
-	.name = "sampler",
-	.reader = &reader_ops,
-	.writer = &tachi_sampler_writer_ops,
-	.probe = sampler_probe,
 };

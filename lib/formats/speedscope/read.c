@@ -117,7 +117,7 @@ static int sc_option(struct tach_reader *r, const char *key, const char *value)
 	return RFAIL(r, TACH_E_USAGE, TACH_POS_NONE, 0, "speedscope reader has no option %s", key);
 }
 
-static bool names_speedscope(const uint8_t *p, const struct tachi_jtok *t)
+bool tachi_speedscope_schema_named(const uint8_t *p, const struct tachi_jtok *t)
 {
 	char buf[256];
 	if (t->type != TJ_STRING || t->len >= sizeof(buf))
@@ -125,29 +125,6 @@ static bool names_speedscope(const uint8_t *p, const struct tachi_jtok *t)
 	size_t n = tachi_json_unescape(p, t, buf);
 	buf[n] = 0;
 	return strstr(buf, "speedscope") && strstr(buf, "file-format-schema");
-}
-
-/* A "$schema" decides. */
-static bool schema_decides(struct tachi_json *j)
-{
-	struct tachi_jtok t;
-	return !tachi_json_value(j, &t) && names_speedscope(j->p, &t);
-}
-
-bool tachi_speedscope_probe(const uint8_t *p, size_t n)
-{
-	return tachi_jr_probe_keys(p, n, "$schema", schema_decides, "shared", "profiles");
-}
-
-/* A JSON object that does not look like V8's and names one of speedscope's keys, for the
- * message when no probe takes it (any JSON object is not a speedscope file). Keys past the
- * first window are looked for all the same: chrome/chrome.c's resembles takes any JSON
- * object that fills the window, which makes detection look at a bigger one. */
-bool tachi_speedscope_resembles(const uint8_t *p, size_t n)
-{
-	return tachi_json_object_start(p, n) && !tachi_v8_resembles(p, n) &&
-	       (memmem(p, n, "speedscope", 10) || memmem(p, n, "\"profiles\"", 10) ||
-		memmem(p, n, "\"shared\"", 8));
 }
 
 /* An optional integer field (absent or null: -1). */
@@ -416,7 +393,7 @@ static int parse_top(struct tach_reader *r)
 	if (schema != NONE) {
 		if ((rc = tachi_jr_value_at(r, &j, schema, &k)))
 			return rc;
-		if (!names_speedscope(r->in.data, &k))
+		if (!tachi_speedscope_schema_named(r->in.data, &k))
 			return tachi_jr_bad(r, k.off,
 					    "$schema does not name speedscope's file-format-schema");
 	}
@@ -808,12 +785,4 @@ const struct tachi_reader_ops tachi_speedscope_reader_ops = {
 	.next = sc_next,
 	.free = sc_free,
 	.whole_input = true,
-};
-
-const struct tachi_format tachi_fmt_speedscope = {
-	.name = "speedscope",
-	.reader = &tachi_speedscope_reader_ops,
-	.writer = &tachi_speedscope_writer_ops,
-	.probe = tachi_speedscope_probe,
-	.resembles = tachi_speedscope_resembles,
 };

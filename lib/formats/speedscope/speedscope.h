@@ -1,6 +1,5 @@
-/* speedscope JSON: both directions' ops, and the probe: the first object's "$schema" names
- * speedscope's schema, or it has both "shared" and "profiles" keys. p may be just the
- * input's first bytes. The row is in the reader's file. */
+/* speedscope JSON: both directions' ops, for the table row (speedscope.c), and the test of
+ * a "$schema" value that the probe and the reader share. */
 #ifndef TACHFMT_FMT_SPEEDSCOPE_H
 #define TACHFMT_FMT_SPEEDSCOPE_H
 
@@ -12,7 +11,8 @@
 
 extern const struct tachi_reader_ops tachi_speedscope_reader_ops;
 extern const struct tachi_writer_ops tachi_speedscope_writer_ops;
-bool tachi_speedscope_probe(const uint8_t *p, size_t n);
-bool tachi_speedscope_resembles(const uint8_t *p, size_t n);
+struct tachi_jtok;
+/* Whether the string token t (over p) names speedscope's file format schema. */
+bool tachi_speedscope_schema_named(const uint8_t *p, const struct tachi_jtok *t);
 
 #endif

@@ -910,24 +910,11 @@ static void tr_free(struct tach_reader *r)
 	ZSTD_freeDCtx(st->dctx);
 }
 
-static const struct tachi_reader_ops reader_ops = {
+const struct tachi_reader_ops tachi_tach_reader_ops = {
 	.state_size = sizeof(struct tstate),
 	.open = tr_open,
 	.next = tr_next,
 	.free = tr_free,
 	.whole_input = true,
 	.dict_at_open = true,
-};
-
-/* The magic in either byte order; the reader explains anything else wrong. */
-static bool tach_probe(const uint8_t *p, size_t n)
-{
-	return n >= 4 && (!memcmp(p, "HCAT", 4) || !memcmp(p, "TACH", 4));
-}
-
-const struct tachi_format tachi_fmt_tach = {
-	.name = "tach",
-	.reader = &reader_ops,
-	.writer = &tachi_tach_writer_ops,
-	.probe = tach_probe,
 };

@@ -5,5 +5,6 @@
 #include "core/format.h"
 
 extern const struct tachi_writer_ops tachi_tach_writer_ops;
+extern const struct tachi_reader_ops tachi_tach_reader_ops;
 
 #endif
