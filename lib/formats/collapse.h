@@ -1,5 +1,5 @@
-/* Collapsing stacks (collapsed/write.c): what the collapsed, flame graph and pstats writers
- * share. */
+/* Collapsing stacks (collapse.c): what the collapsed, flame graph, pstats, pprof and
+ * callgrind writers share. */
 #ifndef TACHFMT_COLLAPSE_H
 #define TACHFMT_COLLAPSE_H
 
