@@ -355,6 +355,60 @@ TACH_API int tach_writer_put(struct tach_writer *w, const struct tach_dict *d,
 	return w->fmt->writer->put(w, d, s);
 }
 
+/* Labels the sample's own fields hold as well (what tach2pprof writes and the pprof reader
+ * reads back): nothing is lost when a writer drops these. */
+static bool field_label(const struct tach_dict *d, uint32_t key)
+{
+	static const char *const keys[] = { "thread id", "interpreter id", "thread state" };
+	if (key >= d->str_count)
+		return false;
+	size_t n;
+	const char *s = tachi_str(d, key, &n);
+	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
+		if (strlen(keys[i]) == n && !memcmp(s, keys[i], n))
+			return true;
+	return false;
+}
+
+static void warn_dropped_labels(struct tach_writer *w, const struct tach_dict *d,
+				const struct tach_sample_ext *ext)
+{
+	for (uint32_t i = 0; i < ext->label_count; i++) {
+		uint32_t key = ext->labels[i].key;
+		if (field_label(d, key))
+			continue;
+		size_t n = 0;
+		const char *s = key < d->str_count ? tachi_str(d, key, &n) : "";
+		w->warned_labels = true;
+		tachi_warn(&w->warn, TACH_POS_NONE, 0,
+			   "the %s output has no place for sample labels: they are dropped (such as "
+			   "\"%.*s\")", w->fmt->name, (int)(n > 40 ? 40 : n), s);
+		return;
+	}
+}
+
+TACH_API int tach_writer_put_ext(struct tach_writer *w, const struct tach_dict *d,
+				 const struct tach_sample *s, const struct tach_sample_ext *ext)
+{
+	if (!ext || ext->size < offsetof(struct tach_sample_ext, labels) + sizeof(ext->labels) ||
+	    (!ext->value_count && !ext->label_count))
+		return tach_writer_put(w, d, s);
+	const struct tachi_writer_ops *ops = w->fmt->writer;
+	if (!ops->put_ext) {
+		if (ext->label_count && !w->warned_labels && !w->err.code)
+			warn_dropped_labels(w, d, ext);
+		return tach_writer_put(w, d, s);
+	}
+	if (TACHI_UNLIKELY(w->err.code))
+		return w->err.code;
+	if (TACHI_UNLIKELY(!w->has_meta || w->closed))
+		return WFAIL(w, TACH_E_USAGE, "put before set_meta or after close");
+	/* The lookahead queue copies samples, not their extras: samples with extras go
+	 * straight through, after the queue. */
+	int rc = tachi_ahead_drain(w->ahead);
+	return rc ? rc : ops->put_ext(w, d, s, ext);
+}
+
 static int writer_io_error(struct tach_writer *w)
 {
 	return WFAIL(w, TACH_E_IO, "write error: %s", strerror(w->out.err ? w->out.err : EIO));
