@@ -9,9 +9,9 @@ file may use its own layer and those below it, never one above:
 - includes: every `#include "X/..."` line of a .c or .h file under LIBDIR names a header of
   layer X, which must not be above the file's own (tachfmt.h, the public header, is below
   them all), and must exist;
-- calls (with ARCHIVE, the static library built from LIBDIR): every tachi_ symbol an object
-  leaves undefined must be defined by an object of its own layer or one below (nm tells
-  both). One upward reference is the design: the format table (core/formats.c) lists the
+- calls (with ARCHIVE, the static library built from LIBDIR): every tachi_ or tach_ symbol
+  an object leaves undefined must be defined by an object of its own layer or one below (nm
+  tells both). One upward reference is the design: the format table (core/formats.c) lists the
   formats' rows (and detection's "auto" row), data that those files define; it calls none
   of them, and such a listing is not a use. And the files' graph of uses, within a layer
   too, must have no circle: a circle is one module in two files, or two that should be one.
@@ -77,7 +77,9 @@ def symbols(archive):
         head, _, rest = line.rpartition(":")
         member = head.split(":")[-1]
         parts = rest.split()
-        if len(parts) < 2 or not parts[-1].startswith("tachi_"):
+        # the library's own symbols: internal (tachi_) and public (tach_) alike, since a
+        # file that calls another's public function uses it as surely
+        if len(parts) < 2 or not parts[-1].startswith(("tachi_", "tach_")):
             continue
         src = object_source(member)
         if src is None:
