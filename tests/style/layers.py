@@ -8,7 +8,8 @@ file may use its own layer and those below it, never one above:
 
 - includes: every `#include "X/..."` line of a .c or .h file under LIBDIR names a header of
   layer X, which must not be above the file's own (tachfmt.h, the public header, is below
-  them all), and must exist;
+  them all), and must exist; a file in a format's folder (formats/X/) includes no header of
+  another format's folder, what several formats share being in formats/ itself;
 - calls (with ARCHIVE, the static library built from LIBDIR): every tachi_ or tach_ symbol
   an object leaves undefined must be defined by an object of its own layer or one below (nm
   tells both). One upward reference is the design: the format table (core/formats.c) lists the
@@ -23,12 +24,23 @@ import sys
 
 LAYERS = ["base", "model", "symbolize", "core", "formats"]
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
+# A format's folder includes no other format's headers (formats/X/ from formats/Y/), but
+# for these pairs: speedscope's probe asks V8's, as a V8 profile is no speedscope file.
+SIDEWAYS_OK = {("speedscope", "v8")}
 # The one allowed upward reference: the table's rows (see above).
 TABLE = ("core/formats.c", re.compile(r"^tachi_fmt_\w+$"))
 
 
 def rank(layer):
     return LAYERS.index(layer) if layer in LAYERS else None
+
+
+def sideways(rel, inc):
+    """Whether a file in one format's folder includes a header of another format's folder."""
+    a, b = rel.split("/"), inc.split("/")
+    if a[0] != "formats" or b[0] != "formats" or len(a) < 3 or len(b) < 3:
+        return False
+    return a[1] != b[1] and (a[1], b[1]) not in SIDEWAYS_OK
 
 
 def check_includes(libdir):
@@ -56,6 +68,8 @@ def check_includes(libdir):
                     elif rank(target) > rank(layer):
                         errors.append(f"{rel}:{line}: {layer}/ includes \"{inc}\" of {target}/, "
                                       f"a higher layer")
+                    elif sideways(rel, inc):
+                        errors.append(f"{rel}:{line}: includes \"{inc}\", another format's")
     return errors
 
 
