@@ -50,13 +50,19 @@ void tc_on_warn(void *ctx, const char *msg, int kind, uint64_t pos)
 	fprintf(stderr, "warning: %s\n", msg);
 }
 
+/* What a writer warns of is what the input holds and the output cannot (labels, a frame
+ * label's bytes, samples out of order): the input is named, as for the readers' warnings,
+ * never the output; the inputs' number where several were merged. */
 static void on_writer_warn(void *ctx, const char *msg, int kind, uint64_t pos)
 {
 	struct tc_run *run = ctx;
 	if (run->quiet)
 		return;
 	tc_progress_clear(&run->progress);
-	fprintf(stderr, "%s: %s: warning: %s\n", run->prog->name, run->out_name, msg);
+	if (run->ninputs > 1)
+		fprintf(stderr, "%s: %zu inputs: warning: %s\n", run->prog->name, run->ninputs, msg);
+	else
+		fprintf(stderr, "%s: %s: warning: %s\n", run->prog->name, run->in_name, msg);
 }
 
 void tc_warn(struct tc_run *run, const char *fmt, ...)

@@ -130,7 +130,7 @@ same_view() {
 	$GEN labels >"$T/l.pb"
 	run tach-decode "$T/l.pb"
 	[ "$status" -eq 0 ]
-	[ "${lines[0]}" = "tach-decode: <stdout>: warning: the collapsed output has no place for sample labels: they are dropped (such as \"worker\")" ]
+	[ "${lines[0]}" = "tach-decode: $T/l.pb: warning: the collapsed output has no place for sample labels: they are dropped (such as \"worker\")" ]
 	[ "$(printf '%s\n' "${lines[@]}" | grep -c warning)" -eq 1 ]
 	# the two samples of one stack (labels w1 and w3) are one line here
 	[ "${lines[1]}" = "tid:0;m.c:main:1 5" ]

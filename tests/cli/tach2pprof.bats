@@ -296,7 +296,7 @@ by_state() {
 @test "empty stacks are left out with one warning; -q silences it" {
 	run tach2pprof "$FIXTURES/tach/cases/empty_stack_first.tach" -o "$T/p.pb.gz"
 	[ "$status" -eq 0 ]
-	[ "$output" = "tach2pprof: $T/p.pb.gz: warning: left out 2 samples with an empty stack (pprof cannot show them)" ]
+	[ "$output" = "tach2pprof: $FIXTURES/tach/cases/empty_stack_first.tach: warning: left out 2 samples with an empty stack (pprof cannot show them)" ]
 	run tach2pprof -q "$FIXTURES/tach/cases/empty_stack_first.tach" -o "$T/p.pb.gz"
 	[ "$status" -eq 0 ]
 	[ -z "$output" ]

@@ -145,7 +145,7 @@ assert list(d)[-1] == ("__sampled__",)' "$T/big.pstats"
 	tach-encode "$TESTDATA/gecko_strings.samples" -o "$T/s.tach"
 	run tach2pstats "$T/s.tach" -o "$T/s.pstats"
 	[ "$status" -eq 0 ]
-	[ "$output" = "tach2pstats: $T/s.pstats: warning: a string is not valid UTF-8: invalid bytes written as U+FFFD" ]
+	[ "$output" = "tach2pstats: $T/s.tach: warning: a string is not valid UTF-8: invalid bytes written as U+FFFD" ]
 	python3 -c 'import marshal, sys
 d = marshal.load(open(sys.argv[1], "rb"))
 assert ("bad\ufffdfile.py", 3, "f\ufffd\ufffd") in d, list(d)' "$T/s.pstats"

@@ -97,7 +97,7 @@ all_fixtures() {
 @test "losses: TAB in names as '?', columns and opcodes merged, one warning each kind" {
 	run tach2sampler "$CASES/non_ascii.tach" -o "$T/n.trace"
 	[ "$status" -eq 0 ]
-	[ "$output" = "tach2sampler: $T/n.trace: warning: a name contains TAB, LF or CR, which Sampler cannot hold: written as '?'" ]
+	[ "$output" = "tach2sampler: $CASES/non_ascii.tach: warning: a name contains TAB, LF or CR, which Sampler cannot hold: written as '?'" ]
 	sampler2tach "$T/n.trace" | tach-decode -F samples | grep -q ';tab?here::5:5:'
 	# opcodes_columns: seven frames of op.py:f:10 with different columns become one symbol.
 	tach2sampler "$CASES/opcodes_columns.tach" -o "$T/o.trace"
@@ -110,7 +110,7 @@ all_fixtures() {
 	[ "$status" -eq 0 ]
 	empty=$(tach-decode -F samples "$CASES/empty_stack_first.tach" | grep -c $'\t$')
 	[ "$empty" -gt 0 ]
-	[ "$output" = "tach2sampler: $T/e.trace: warning: $empty samples with an empty stack not written: Sampler records hold frames" ]
+	[ "$output" = "tach2sampler: $CASES/empty_stack_first.tach: warning: $empty samples with an empty stack not written: Sampler records hold frames" ]
 	run tach2sampler -q "$CASES/empty_stack_first.tach" -o "$T/e.trace"
 	[ -z "$output" ]
 }

@@ -168,7 +168,7 @@ import_check_list() { # LIST
 	tach-encode "$TESTDATA/gecko_strings.samples" -o "$T/s.tach"
 	run tach2speedscope "$T/s.tach" -o "$T/s.json"
 	[ "$status" -eq 0 ]
-	[ "$output" = "tach2speedscope: $T/s.json: warning: a string is not valid UTF-8: invalid bytes written as U+FFFD" ]
+	[ "$output" = "tach2speedscope: $T/s.tach: warning: a string is not valid UTF-8: invalid bytes written as U+FFFD" ]
 	python3 - "$T/s.json" <<-'EOF'
 		import json, sys
 		frames = json.loads(open(sys.argv[1], "rb").read().decode("utf-8"))["shared"]["frames"]
