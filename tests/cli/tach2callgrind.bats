@@ -132,7 +132,7 @@ pair() {
 	tach-encode "$T/c.samples" -o "$T/c.tach"
 	run tach2callgrind "$T/c.tach" -o "$T/c.cg"
 	[ "$status" -eq 0 ]
-	[ "$output" = "tach2callgrind: $T/c.cg: warning: a name contains control characters: written as '?'" ]
+	[ "$output" = "tach2callgrind: $T/c.tach: warning: a name contains control characters: written as '?'" ]
 	grep -q '^fl=([0-9]*) a?b.py$' "$T/c.cg"
 	grep -q '^fn=([0-9]*) f?g$' "$T/c.cg"
 	grep -q '^fl=([0-9]*) ?$' "$T/c.cg"
@@ -191,4 +191,16 @@ pair() {
 		sed -n "s|^ *\([0-9,]*\) .*  sort.c:partition_and_recurse \[.*|\1|p")
 	[ -n "$full" ]
 	[ "$short" = "$full" ]
+}
+
+@test "empty stacks are left out with one warning that counts them; -q silences it" {
+	local f=$FIXTURES/tach/cases/empty_stack_first.tach
+	run tach2callgrind "$f" -o "$T/e.cg"
+	[ "$status" -eq 0 ]
+	[ "$output" = "tach2callgrind: $f: warning: left out 2 samples with an empty stack (a callgrind cost belongs to a function)" ]
+	# the rest is all there: the totals are the samples with a stack
+	[ "$(grep '^totals:' "$T/e.cg")" = "totals: $(tach-decode -F samples "$f" | grep -v '^@' | grep -vc $'\t$')" ]
+	run tach2callgrind -q "$f" -o "$T/e.cg"
+	[ "$status" -eq 0 ]
+	[ -z "$output" ]
 }

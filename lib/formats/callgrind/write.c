@@ -74,6 +74,7 @@ struct cgstate {
 	uint64_t *counts;        /* per (context, leaf) pair of the trie */
 	size_t ncounts, counts_cap;
 	uint64_t total;
+	uint64_t empty;          /* samples with an empty stack: no function to bear them */
 	bool has_addr, has_ob, warned_ctrl;
 	/* close */
 	uint64_t *self;          /* per position */
@@ -193,8 +194,10 @@ static int map_frames(struct tach_writer *w, const struct tach_dict *d)
 static int cg_put(struct tach_writer *w, const struct tach_dict *d, const struct tach_sample *s)
 {
 	struct cgstate *st = w->state;
-	if (!s->depth)
+	if (!s->depth) {
+		st->empty += s->weight;
 		return TACH_OK;
+	}
 	if (TACHI_UNLIKELY(st->src != d)) {
 		if (st->src)
 			return WFAIL(w, TACH_E_USAGE, "samples from more than one dict");
@@ -574,6 +577,11 @@ static int cg_begin(struct tach_writer *w)
 
 static int cg_close(struct tach_writer *w)
 {
+	struct cgstate *st = w->state;
+	if (st->empty)
+		tachi_warn(&w->warn, TACH_POS_NONE, 0,
+			   "left out %llu samples with an empty stack (a callgrind cost belongs to a "
+			   "function)", (unsigned long long)st->empty);
 	int rc = count_all(w);
 	if (rc)
 		return rc;
