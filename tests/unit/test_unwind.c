@@ -1,0 +1,528 @@
+/* The --call-graph dwarf unwinder (lib/formats/perfdata/unwind.c) on this very program:
+ * nested functions capture their registers and a copy of their stack as perf does for a
+ * sample, with this process's mappings from /proc/self/maps, and the unwound chain must
+ * be exactly the return addresses the functions saw (__builtin_return_address). Built
+ * twice (tests/meson.build): with frame pointers, and without them (UNWIND_FP=0), where
+ * only DWARF CFI can unwind, which a register set without BP proves. Then hostile
+ * registers, stacks and mappings: errors or short chains, never a crash or a loop. */
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <fcntl.h>
+#include <unistd.h>
+#include <sys/stat.h>
+#include <gelf.h>
+#include <elfutils/libdwelf.h>
+
+#include "check.h"
+#include "base/base.h"
+#include "formats/perfdata/unwind.h"
+
+#ifndef UNWIND_FP
+#define UNWIND_FP 1
+#endif
+
+/* PERF_REG_X86_* */
+enum { P_AX, P_BX, P_CX, P_DX, P_SI, P_DI, P_BP, P_SP, P_IP, P_R8 = 16, P_R15 = 23 };
+/* perf's own x86_64 sample_regs_user: every register but DS, ES, FS, GS. */
+#define MASK_ALL UINT64_C(0xff0fff)
+#define MASK_NO_BP (MASK_ALL & ~(UINT64_C(1) << P_BP))
+#define DEPTH 5   /* capture, f4, f3, f2, f1 */
+
+/* What a sample holds. */
+static uint64_t cap_regs[24];
+static uint8_t cap_stack[65536];
+static size_t cap_size;
+static uint64_t stack_end;
+/* expect[0]: the captured IP; expect[k]: the return address of the k-th innermost
+ * function, as it saw it. */
+static uint64_t expect[DEPTH + 1];
+static volatile int sink;
+
+__attribute__((no_sanitize_address)) __attribute__((noinline))
+static void copy_stack(uint64_t sp)
+{
+	size_t n = stack_end > sp ? (size_t)(stack_end - sp) : 0;
+	if (n > sizeof(cap_stack))
+		n = sizeof(cap_stack);
+	/* Byte by byte: the stack holds redzones ASan would object to in memcpy. */
+	const volatile uint8_t *s = (const volatile uint8_t *)(uintptr_t)sp;
+	for (size_t i = 0; i < n; i++)
+		cap_stack[i] = s[i];
+	cap_size = n;
+}
+
+__attribute__((noinline)) static void capture(void)
+{
+	__asm__ volatile("movq %%rax, 0(%0)\n\t"
+			 "movq %%rbx, 8(%0)\n\t"
+			 "movq %%rcx, 16(%0)\n\t"
+			 "movq %%rdx, 24(%0)\n\t"
+			 "movq %%rsi, 32(%0)\n\t"
+			 "movq %%rdi, 40(%0)\n\t"
+			 "movq %%rbp, 48(%0)\n\t"
+			 "movq %%rsp, 56(%0)\n\t"
+			 "movq %%r8, 128(%0)\n\t"
+			 "movq %%r9, 136(%0)\n\t"
+			 "movq %%r10, 144(%0)\n\t"
+			 "movq %%r11, 152(%0)\n\t"
+			 "movq %%r12, 160(%0)\n\t"
+			 "movq %%r13, 168(%0)\n\t"
+			 "movq %%r14, 176(%0)\n\t"
+			 "movq %%r15, 184(%0)\n\t"
+			 "leaq 0(%%rip), %%rax\n\t"
+			 "movq %%rax, 64(%0)\n\t"
+			 :
+			 : "r"(cap_regs)
+			 : "rax", "memory");
+	copy_stack(cap_regs[P_SP]);
+	expect[0] = cap_regs[P_IP];
+	expect[1] = (uint64_t)(uintptr_t)__builtin_return_address(0);
+}
+
+/* Not tail calls (the sum after each call) and not inlined: one frame each. */
+__attribute__((noinline)) static int f4(int x)
+{
+	expect[2] = (uint64_t)(uintptr_t)__builtin_return_address(0);
+	capture();
+	sink += x;
+	return sink + 1;
+}
+__attribute__((noinline)) static int f3(int x)
+{
+	expect[3] = (uint64_t)(uintptr_t)__builtin_return_address(0);
+	return f4(x + 1) + 1;
+}
+__attribute__((noinline)) static int f2(int x)
+{
+	expect[4] = (uint64_t)(uintptr_t)__builtin_return_address(0);
+	return f3(x + 1) + 1;
+}
+__attribute__((noinline)) static int f1(int x)
+{
+	expect[5] = (uint64_t)(uintptr_t)__builtin_return_address(0);
+	return f2(x + 1) + 1;
+}
+
+/* ---- the process's mappings ---- */
+
+static char self_path[4096];
+
+static void add_maps(struct tachi_unwind *u, uint32_t pid, const char *only_self_as)
+{
+	FILE *f = fopen("/proc/self/maps", "r");
+	CHECK(f != NULL);
+	if (!f)
+		return;
+	char line[8192];
+	while (fgets(line, sizeof(line), f)) {
+		unsigned long long lo, hi, off;
+		int n = 0;
+		if (sscanf(line, "%llx-%llx %*s %llx %*s %*s %n", &lo, &hi, &off, &n) < 3)
+			continue;
+		char *path = line + n;
+		path[strcspn(path, "\n")] = 0;
+		if (!strcmp(path, "[stack]"))
+			stack_end = hi;
+		/* only_self_as: this program's mappings only, recorded under another path */
+		if (only_self_as && strcmp(path, self_path))
+			continue;
+		const char *p = only_self_as ? only_self_as : path;
+		CHECK_EQ_U64(tachi_unwind_add_map(u, pid, lo, hi - lo, off, p, strlen(p), NULL, 0),
+			     TACH_OK);
+	}
+	fclose(f);
+}
+
+/* perf's layout: one value per mask bit, in bit order. */
+static size_t regs_for(uint64_t mask, uint64_t *out)
+{
+	size_t n = 0;
+	for (int b = 0; b < 64; b++)
+		if (mask >> b & 1)
+			out[n++] = b < 24 ? cap_regs[b] : 0;
+	return n;
+}
+
+static int nwarn;
+static char last_warn[512];
+static void on_warn(void *ctx, const char *msg, int pos_kind, uint64_t pos)
+{
+	(void)ctx, (void)pos_kind, (void)pos;
+	nwarn++;
+	snprintf(last_warn, sizeof(last_warn), "%s", msg);
+}
+static const struct tachi_warner warner = { on_warn, NULL };
+
+/* Unwinds the captured sample; returns the frame count. */
+static size_t unwind(struct tachi_unwind *u, uint32_t pid, uint64_t mask, size_t stack_size,
+		     uint64_t *ips, bool *exact, size_t max)
+{
+	uint64_t regs[64];
+	size_t nregs = regs_for(mask, regs), n = 99;
+	CHECK_EQ_U64(tachi_unwind_stack(u, pid, pid, mask, TACHI_UNWIND_ABI_64, regs, nregs,
+					cap_stack, stack_size, ips, exact, max, &n), TACH_OK);
+	CHECK(n <= max);
+	return n;
+}
+
+/* The chain starts with exactly the expected frames (more follow: main, libc). */
+static void check_chain(const uint64_t *ips, const bool *exact, size_t n, const char *what)
+{
+	if (n <= DEPTH) {
+		fprintf(stderr, "%s: %zu frames, want more than %d\n", what, n, DEPTH);
+		check_failures++;
+	}
+	for (size_t i = 0; i <= DEPTH && i < n; i++) {
+		if (ips[i] != expect[i]) {
+			fprintf(stderr, "%s: frame %zu is 0x%llx, want 0x%llx\n", what, i,
+				(unsigned long long)ips[i], (unsigned long long)expect[i]);
+			check_failures++;
+		}
+		if (exact)
+			CHECK_EQ_U64(exact[i], i == 0);
+	}
+}
+
+static void sample_from_self(void)
+{
+	struct tachi_unwind *u = tachi_unwind_new(&warner, NULL);
+	CHECK(u != NULL);
+	add_maps(u, 1, NULL);
+	CHECK(f1(1) > 0);
+	CHECK(cap_size > 256);
+	uint64_t ips[TACHI_UNWIND_MAX_DEPTH];
+	bool exact[TACHI_UNWIND_MAX_DEPTH];
+	size_t n = unwind(u, 1, MASK_ALL, cap_size, ips, exact, TACHI_UNWIND_MAX_DEPTH);
+	check_chain(ips, exact, n, "all registers");
+	/* Without BP neither frame pointers nor CFI that uses them work: with -fomit-frame-
+	 * pointer only DWARF CFI gives the chain. */
+	if (!UNWIND_FP) {
+		n = unwind(u, 1, MASK_NO_BP, cap_size, ips, NULL, TACHI_UNWIND_MAX_DEPTH);
+		check_chain(ips, NULL, n, "no BP, CFI only");
+	}
+	/* Twice with the modules already reported: the same. */
+	n = unwind(u, 1, MASK_ALL, cap_size, ips, NULL, TACHI_UNWIND_MAX_DEPTH);
+	check_chain(ips, NULL, n, "again");
+	/* The cap: exactly max frames, the innermost. */
+	n = unwind(u, 1, MASK_ALL, cap_size, ips, NULL, 3);
+	CHECK_EQ_U64(n, 3);
+	CHECK_EQ_U64(ips[2], expect[2]);
+	CHECK_EQ_U64(unwind(u, 1, MASK_ALL, cap_size, ips, NULL, 0), 0);
+	/* A loop through CFI (frame pointers: CFA = BP + 16): f4's saved BP made to point at
+	 * itself and its return address into f4 again. The stack pointer stops growing at the
+	 * third frame, which ends the chain. */
+	if (UNWIND_FP) {
+		uint64_t bp_c = cap_regs[P_BP], sp = cap_regs[P_SP], r4;
+		CHECK(bp_c >= sp && bp_c + 16 <= sp + cap_size);
+		memcpy(&r4, cap_stack + (bp_c - sp), 8);
+		CHECK(r4 >= sp && r4 + 16 <= sp + cap_size);
+		if (r4 >= sp && r4 + 16 <= sp + cap_size) {
+			uint8_t keep[16];
+			memcpy(keep, cap_stack + (r4 - sp), 16);
+			memcpy(cap_stack + (r4 - sp), &r4, 8);
+			memcpy(cap_stack + (r4 - sp) + 8, &expect[1], 8);
+			n = unwind(u, 1, MASK_ALL, cap_size, ips, NULL, TACHI_UNWIND_MAX_DEPTH);
+			CHECK_EQ_U64(n, 3);
+			memcpy(cap_stack + (r4 - sp), keep, 16);
+		}
+	}
+	/* A copy cut short: the IP at least, nothing read past it (ASan would say). */
+	uint8_t *small = malloc(64);
+	memcpy(small, cap_stack, 64);
+	uint64_t regs[64];
+	size_t nregs = regs_for(MASK_ALL, regs);
+	CHECK_EQ_U64(tachi_unwind_stack(u, 1, 1, MASK_ALL, TACHI_UNWIND_ABI_64, regs, nregs, small,
+					64, ips, NULL, 64, &n), TACH_OK);
+	CHECK(n >= 1);
+	CHECK_EQ_U64(ips[0], expect[0]);
+	free(small);
+	CHECK_EQ_U64(nwarn, 0);
+	tachi_unwind_free(u);
+}
+
+/* With frame pointers, no mapping at all still unwinds (the frame-pointer chain); without
+ * them, it must not crash. A forgotten pid is such a pid. */
+static void no_mappings(void)
+{
+	struct tachi_unwind *u = tachi_unwind_new(&warner, NULL);
+	add_maps(u, 7, NULL);
+	CHECK_EQ_U64(tachi_unwind_forget_pid(u, 7), TACH_OK);
+	CHECK_EQ_U64(tachi_unwind_forget_pid(u, 8), TACH_OK);
+	CHECK(f1(2) > 0);
+	uint64_t ips[64];
+	size_t n = unwind(u, 7, MASK_ALL, cap_size, ips, NULL, 64);
+	CHECK(n >= 1);
+	if (UNWIND_FP)
+		check_chain(ips, NULL, n, "no mappings");
+	/* and our own walk, with the mappings there but DWARF off */
+	add_maps(u, 7, NULL);
+	tachi_unwind_set_dwarf(u, false);
+	n = unwind(u, 7, MASK_ALL, cap_size, ips, NULL, 64);
+	CHECK(n >= 1);
+	if (UNWIND_FP)
+		check_chain(ips, NULL, n, "frame pointers only");
+	tachi_unwind_free(u);
+}
+
+/* A recorded path that is gone: the binary is found through the search path, by base name
+ * and by build ID in perf's cache layout; one with another build ID is refused, once. */
+static void search_path(void)
+{
+	char dir[] = "/tmp/tach-unwind-XXXXXX";
+	CHECK(mkdtemp(dir) != NULL);
+	char link[8192];
+	snprintf(link, sizeof(link), "%s/renamed-prog", dir);
+	CHECK_EQ_U64(symlink(self_path, link), 0);
+
+	struct tachi_unwind *u = tachi_unwind_new(&warner, dir);
+	add_maps(u, 3, "/gone/renamed-prog");
+	CHECK(f1(3) > 0);
+	uint64_t ips[64];
+	size_t n = unwind(u, 3, UNWIND_FP ? MASK_ALL : MASK_NO_BP, cap_size, ips, NULL, 64);
+	check_chain(ips, NULL, n, "found by base name");
+	tachi_unwind_free(u);
+
+	/* this program's build ID */
+	int fd = open(self_path, O_RDONLY);
+	Elf *e = elf_begin(fd, ELF_C_READ, NULL);
+	const void *id = NULL;
+	ssize_t idn = e ? dwelf_elf_gnu_build_id(e, &id) : -1;
+	CHECK(idn >= 8 && idn <= 64);
+	uint8_t bid[64];
+	char hex[129], sub[8192];
+	for (ssize_t i = 0; i < idn && idn <= 64; i++) {
+		bid[i] = ((const uint8_t *)id)[i];
+		snprintf(hex + 2 * i, 3, "%02x", bid[i]);
+	}
+	if (e)
+		elf_end(e);
+	close(fd);
+	if (idn < 8 || idn > 64)
+		return;
+	snprintf(sub, sizeof(sub), "%s/.build-id", dir);
+	mkdir(sub, 0700);
+	snprintf(sub, sizeof(sub), "%s/.build-id/%.2s", dir, hex);
+	mkdir(sub, 0700);
+	snprintf(sub, sizeof(sub), "%s/.build-id/%.2s/%s", dir, hex, hex + 2);
+	mkdir(sub, 0700);
+	snprintf(sub, sizeof(sub), "%s/.build-id/%.2s/%s/elf", dir, hex, hex + 2);
+	CHECK_EQ_U64(symlink(self_path, sub), 0);
+
+	u = tachi_unwind_new(&warner, dir);
+	FILE *f = fopen("/proc/self/maps", "r");
+	char line[8192];
+	while (f && fgets(line, sizeof(line), f)) {
+		unsigned long long lo, hi, off;
+		int k = 0;
+		if (sscanf(line, "%llx-%llx %*s %llx %*s %*s %n", &lo, &hi, &off, &k) < 3)
+			continue;
+		char *path = line + k;
+		path[strcspn(path, "\n")] = 0;
+		if (strcmp(path, self_path))
+			continue;
+		const char *p = "/gone/by-id";
+		tachi_unwind_add_map(u, 4, lo, hi - lo, off, p, strlen(p), bid, (size_t)idn);
+		/* pid 5: the right file, the wrong build ID */
+		bid[0] ^= 0xff;
+		tachi_unwind_add_map(u, 5, lo, hi - lo, off, path, strlen(path), bid, (size_t)idn);
+		bid[0] ^= 0xff;
+	}
+	if (f)
+		fclose(f);
+	n = unwind(u, 4, UNWIND_FP ? MASK_ALL : MASK_NO_BP, cap_size, ips, NULL, 64);
+	check_chain(ips, NULL, n, "found by build ID");
+	CHECK_EQ_U64(nwarn, 0);
+	n = unwind(u, 5, MASK_NO_BP, cap_size, ips, NULL, 64);
+	n = unwind(u, 5, MASK_NO_BP, cap_size, ips, NULL, 64);
+	CHECK(n >= 1);
+	CHECK_EQ_U64(nwarn, 1);
+	CHECK(strstr(last_warn, "another build ID") != NULL);
+	tachi_unwind_free(u);
+	nwarn = 0;
+	unlink(sub);
+	snprintf(sub, sizeof(sub), "%s/.build-id/%.2s/%s", dir, hex, hex + 2);
+	rmdir(sub);
+	snprintf(sub, sizeof(sub), "%s/.build-id/%.2s", dir, hex);
+	rmdir(sub);
+	snprintf(sub, sizeof(sub), "%s/.build-id", dir);
+	rmdir(sub);
+	unlink(link);
+	rmdir(dir);
+}
+
+/* ---- hostile input ---- */
+
+static void put64(uint8_t *p, uint64_t v)
+{
+	memcpy(p, &v, 8);
+}
+
+static void bad_registers(void)
+{
+	struct tachi_unwind *u = tachi_unwind_new(&warner, NULL);
+	uint64_t regs[24] = { 0 }, ips[8];
+	size_t n = 99;
+	/* nregs must match the mask */
+	CHECK_EQ_U64(tachi_unwind_stack(u, 1, 1, MASK_ALL, TACHI_UNWIND_ABI_64, regs, 3, NULL, 0,
+					ips, NULL, 8, &n), TACH_E_FORMAT);
+	CHECK_EQ_U64(n, 0);
+	CHECK(strstr(tachi_unwind_message(u), "mask") != NULL);
+	/* no IP */
+	uint64_t m = MASK_ALL & ~(UINT64_C(1) << P_IP);
+	CHECK_EQ_U64(tachi_unwind_stack(u, 1, 1, m, TACHI_UNWIND_ABI_64, regs, 19, NULL, 0, ips,
+					NULL, 8, &n), TACH_E_FORMAT);
+	CHECK(strstr(tachi_unwind_message(u), "IP") != NULL);
+	/* unknown ABI; NONE (a kernel thread): no frames */
+	CHECK_EQ_U64(tachi_unwind_stack(u, 1, 1, MASK_ALL, 7, regs, 20, NULL, 0, ips, NULL, 8, &n),
+		     TACH_E_FORMAT);
+	CHECK_EQ_U64(tachi_unwind_stack(u, 1, 1, 0, TACHI_UNWIND_ABI_NONE, NULL, 0, NULL, 0, ips,
+					NULL, 8, &n), TACH_OK);
+	CHECK_EQ_U64(n, 0);
+	CHECK_EQ_U64(tachi_unwind_message(u)[0], 0);
+	/* mappings: empty, wrapping */
+	CHECK_EQ_U64(tachi_unwind_add_map(u, 1, 0x1000, 0, 0, "x", 1, NULL, 0), TACH_E_FORMAT);
+	CHECK_EQ_U64(tachi_unwind_add_map(u, 1, UINT64_MAX - 10, 100, 0, "x", 1, NULL, 0),
+		     TACH_E_FORMAT);
+	CHECK_EQ_U64(tachi_unwind_add_map(u, 1, 0x1000, 0x1000, 0, "x", 1, NULL, 65),
+		     TACH_E_FORMAT);
+	tachi_unwind_free(u);
+}
+
+/* A synthetic stack whose frame-pointer chain loops: [bp] points back down. With DWARF on,
+ * libdwfl's own frame-pointer fallback walks it (no binary has CFI for these addresses);
+ * off, ours. */
+static void fp_cycle(bool dwarf)
+{
+	struct tachi_unwind *u = tachi_unwind_new(&warner, NULL);
+	tachi_unwind_set_dwarf(u, dwarf);
+	uint8_t st[256] = { 0 };
+	const uint64_t sp = 0x7fff0000;
+	/* frame at sp+64 -> sp+128 -> sp+64 again */
+	put64(st + 64, sp + 128);
+	put64(st + 72, 0x401111);
+	put64(st + 128, sp + 64);
+	put64(st + 136, 0x402222);
+	uint64_t regs[24] = { 0 };
+	regs[P_SP] = sp;
+	regs[P_BP] = sp + 64;
+	regs[P_IP] = 0x400000;
+	uint64_t r[24], ips[64];
+	size_t nr = 0;
+	for (int b = 0; b < 24; b++)
+		if (MASK_ALL >> b & 1)
+			r[nr++] = regs[b];
+	size_t n = 99;
+	CHECK_EQ_U64(tachi_unwind_stack(u, 9, 9, MASK_ALL, TACHI_UNWIND_ABI_64, r, nr, st,
+					sizeof(st), ips, NULL, 64, &n), TACH_OK);
+	CHECK_EQ_U64(n, 3);
+	CHECK_EQ_U64(ips[0], 0x400000);
+	CHECK_EQ_U64(ips[1], 0x401111);
+	CHECK_EQ_U64(ips[2], 0x402222);
+	/* a frame pointing at itself */
+	put64(st + 64, sp + 64);
+	CHECK_EQ_U64(tachi_unwind_stack(u, 9, 9, MASK_ALL, TACHI_UNWIND_ABI_64, r, nr, st,
+					sizeof(st), ips, NULL, 64, &n), TACH_OK);
+	CHECK_EQ_U64(n, 2);
+	/* BP and SP outside the copy, an empty copy, no copy */
+	regs[P_BP] = 0x10;
+	r[6] = 0x10;
+	CHECK_EQ_U64(tachi_unwind_stack(u, 9, 9, MASK_ALL, TACHI_UNWIND_ABI_64, r, nr, st,
+					sizeof(st), ips, NULL, 64, &n), TACH_OK);
+	CHECK_EQ_U64(n, 1);
+	r[6] = sp + 64;
+	CHECK_EQ_U64(tachi_unwind_stack(u, 9, 9, MASK_ALL, TACHI_UNWIND_ABI_64, r, nr, st, 0, ips,
+					NULL, 64, &n), TACH_OK);
+	CHECK_EQ_U64(n, 1);
+	CHECK_EQ_U64(tachi_unwind_stack(u, 9, 9, MASK_ALL, TACHI_UNWIND_ABI_64, r, nr, NULL, 100,
+					ips, NULL, 64, &n), TACH_OK);
+	CHECK_EQ_U64(n, 1);
+	/* the last word only partly inside the copy */
+	put64(st + 64, sp + 128);
+	CHECK_EQ_U64(tachi_unwind_stack(u, 9, 9, MASK_ALL, TACHI_UNWIND_ABI_64, r, nr, st, 140,
+					ips, NULL, 64, &n), TACH_OK);
+	CHECK_EQ_U64(n, 2);
+	tachi_unwind_free(u);
+}
+
+/* i386: 4-byte words, the ABI's own register numbering. */
+static void fp_32(bool dwarf)
+{
+	struct tachi_unwind *u = tachi_unwind_new(&warner, NULL);
+	tachi_unwind_set_dwarf(u, dwarf);
+	uint8_t st[64] = { 0 };
+	const uint32_t sp = 0xbfff0000;
+	uint32_t w[] = { sp + 16, 0x8048111, 0, 0, sp + 32, 0x8048222, 0, 0, 0, 0 };
+	memcpy(st, w, sizeof(w));
+	/* perf's 32-bit mask: AX..GS */
+	uint64_t mask = 0xffff, r[16] = { 0 }, ips[16];
+	r[P_SP] = sp;
+	r[P_BP] = sp;
+	r[P_IP] = 0x8048000;
+	size_t n = 99;
+	CHECK_EQ_U64(tachi_unwind_stack(u, 2, 2, mask, TACHI_UNWIND_ABI_32, r, 16, st, sizeof(st),
+					ips, NULL, 16, &n), TACH_OK);
+	CHECK_EQ_U64(n, 3);
+	CHECK_EQ_U64(ips[1], 0x8048111);
+	CHECK_EQ_U64(ips[2], 0x8048222);
+	tachi_unwind_free(u);
+}
+
+/* Real registers over scrambled stack bytes, and scrambled registers over the real stack:
+ * whatever comes out, within bounds. */
+static void garbage(void)
+{
+	struct tachi_unwind *u = tachi_unwind_new(&warner, NULL);
+	add_maps(u, 1, NULL);
+	CHECK(f1(4) > 0);
+	uint64_t saved[24], ips[TACHI_UNWIND_MAX_DEPTH];
+	memcpy(saved, cap_regs, sizeof(saved));
+	uint64_t x = 0x9e3779b97f4a7c15u;
+	for (int round = 0; round < 200; round++) {
+		x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+		if (round % 2) {
+			for (size_t i = 0; i + 8 <= cap_size; i += 8)
+				if ((x >> (i / 8 % 64)) & 1)
+					put64(cap_stack + i, x * (i + 1));
+		} else {
+			int b = (int)(x % 24);
+			cap_regs[b] ^= x >> 3;
+			if (round % 4 == 0)
+				cap_regs[P_SP] = saved[P_SP] - 8 * (x % 64);
+		}
+		size_t n = unwind(u, 1, MASK_ALL, cap_size, ips, NULL, TACHI_UNWIND_MAX_DEPTH);
+		CHECK(n >= 1);
+		memcpy(cap_regs, saved, sizeof(saved));
+	}
+	/* a mapping over the reported program: its Dwfl starts over */
+	CHECK_EQ_U64(tachi_unwind_add_map(u, 1, cap_regs[P_IP] & ~0xfffull, 0x1000, 0,
+					  "/nonexistent/jit", 16, NULL, 0), TACH_OK);
+	size_t n = unwind(u, 1, MASK_ALL, 0, ips, NULL, 8);
+	CHECK_EQ_U64(n >= 1, 1);
+	CHECK_EQ_U64(nwarn, 1);
+	CHECK(strstr(last_warn, "/nonexistent/jit: binary not found") != NULL);
+	n = unwind(u, 1, MASK_ALL, 0, ips, NULL, 8);
+	CHECK_EQ_U64(nwarn, 1);
+	nwarn = 0;
+	tachi_unwind_free(u);
+	tachi_unwind_free(NULL);
+}
+
+int main(void)
+{
+	ssize_t k = readlink("/proc/self/exe", self_path, sizeof(self_path) - 1);
+	CHECK(k > 0);
+	self_path[k > 0 ? k : 0] = 0;
+	sample_from_self();
+	no_mappings();
+	search_path();
+	bad_registers();
+	/* libdwfl walks frame pointers where there is no CFI, and so does our own walk */
+	fp_cycle(true);
+	fp_cycle(false);
+	fp_32(true);
+	fp_32(false);
+	garbage();
+	return CHECK_DONE();
+}
