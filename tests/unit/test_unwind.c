@@ -390,6 +390,58 @@ static void bad_registers(void)
 	tachi_unwind_free(u);
 }
 
+/* Which binary an address is in: the latest map over it, a map inside another splitting
+ * it, maps over its ends cutting them (the warning names the binary looked for). */
+static const char *binary_at(struct tachi_unwind *u, uint32_t pid, uint64_t ip)
+{
+	uint64_t r[24] = { 0 }, ips[4];
+	r[P_IP] = ip;
+	r[P_SP] = 0x7fff0000;
+	size_t n;
+	last_warn[0] = 0;
+	CHECK_EQ_U64(tachi_unwind_stack(u, pid, pid, 0x1ff, TACHI_UNWIND_ABI_64, r, 9, NULL, 0,
+					ips, NULL, 4, &n), TACH_OK);
+	CHECK_EQ_U64(n, 1);
+	return last_warn;
+}
+
+static void overlapping_maps(void)
+{
+	struct tachi_unwind *u = tachi_unwind_new(&warner, NULL);
+	static const struct { uint64_t lo, hi; const char *path; } maps[] = {
+		{ 0x10000, 0x20000, "/nx/a" }, { 0x14000, 0x15000, "/nx/b" },
+		{ 0x1f000, 0x30000, "/nx/c" }, { 0x0, 0x11000, "/nx/d" },
+		{ 0x40000, 0x50000, "/nx/e" }, { 0x40000, 0x50000, "/nx/f" },
+	};
+	for (size_t i = 0; i < sizeof(maps) / sizeof(*maps); i++)
+		CHECK_EQ_U64(tachi_unwind_add_map(u, 20, maps[i].lo, maps[i].hi - maps[i].lo, 0,
+						  maps[i].path, 5, NULL, 0), TACH_OK);
+	static const struct { uint64_t ip; const char *path; } want[] = {
+		{ 0x14800, "/nx/b" }, { 0x12000, "/nx/a" }, { 0x1f800, "/nx/c" },
+		{ 0x10800, "/nx/d" }, { 0x15000, "" /* a again: said once */ },
+		{ 0x2ffff, "" /* c again */ }, { 0x30000, "" /* in none */ },
+		{ 0x40000, "/nx/f" },
+	};
+	for (size_t i = 0; i < sizeof(want) / sizeof(*want); i++) {
+		const char *w = binary_at(u, 20, want[i].ip);
+		if (want[i].path[0] ? strncmp(w, want[i].path, 5) != 0 : w[0] != 0) {
+			fprintf(stderr, "at 0x%llx: warned \"%s\", want %s\n",
+				(unsigned long long)want[i].ip, w, want[i].path);
+			check_failures++;
+		}
+	}
+	nwarn = 0;
+	/* the limit on one process's maps */
+	int rc = TACH_OK;
+	for (uint64_t i = 0; i < TACHI_UNWIND_MAX_MAPS && rc == TACH_OK; i++)
+		rc = tachi_unwind_add_map(u, 21, 0x100000 + i * 0x1000, 0x1000, 0, "m", 1, NULL, 0);
+	CHECK_EQ_U64(rc, TACH_OK);
+	CHECK_EQ_U64(tachi_unwind_add_map(u, 21, 0x10000, 0x1000, 0, "m", 1, NULL, 0), TACH_E_LIMIT);
+	CHECK_EQ_U64(tachi_unwind_forget_pid(u, 21), TACH_OK);
+	CHECK_EQ_U64(tachi_unwind_add_map(u, 21, 0x10000, 0x1000, 0, "m", 1, NULL, 0), TACH_OK);
+	tachi_unwind_free(u);
+}
+
 /* A synthetic stack whose frame-pointer chain loops: [bp] points back down. With DWARF on,
  * libdwfl's own frame-pointer fallback walks it (no binary has CFI for these addresses);
  * off, ours. */
@@ -518,6 +570,7 @@ int main(void)
 	no_mappings();
 	search_path();
 	bad_registers();
+	overlapping_maps();
 	/* libdwfl walks frame pointers where there is no CFI, and so does our own walk */
 	fp_cycle(true);
 	fp_cycle(false);

@@ -32,8 +32,9 @@
 #include "formats/perfdata/unwind.h"
 #include "base/hash.h"
 
-/* Dwfls kept open at once; each holds its reported binaries' files open. */
-#define MAX_LIVE 32
+/* Dwfls kept open at once; each holds its reported binaries' files open (a file
+ * descriptor each), beside what the rest of the reader opens. */
+#define MAX_LIVE 16
 /* Paths warned about (binary not found, build ID differs); past this, silence. */
 #define MAX_WARNED 256
 #define MAX_BUILD_ID 64
@@ -62,10 +63,20 @@ struct range {
 	uint64_t lo, hi;
 };
 
+/* A piece of the address space and the map it shows: a process's segments are sorted and
+ * never overlap, a new map cutting away what it covers, so an address is found by binary
+ * search. */
+struct seg {
+	uint64_t lo, hi;
+	uint32_t map;
+};
+
 struct proc {
 	uint32_t pid;
-	struct map *maps;    /* in the order added: the latest holding an address wins */
+	struct map *maps;    /* in the order added */
 	size_t nmaps, cap;
+	struct seg *segs;
+	size_t nsegs, segs_cap;
 	Dwfl *dwfl;          /* NULL until an unwind needs it */
 	uint32_t abi;        /* the ABI it was attached for */
 	uint64_t gen;        /* counts Dwfls made for it */
@@ -221,9 +232,11 @@ static void proc_clear(struct tachi_unwind *u, struct proc *p)
 	}
 	free(p->maps);
 	free(p->mods);
+	free(p->segs);
 	p->maps = NULL;
 	p->mods = NULL;
-	p->nmaps = p->cap = p->nmods = p->mods_cap = 0;
+	p->segs = NULL;
+	p->nmaps = p->cap = p->nmods = p->mods_cap = p->nsegs = p->segs_cap = 0;
 }
 
 void tachi_unwind_free(struct tachi_unwind *u)
@@ -295,6 +308,47 @@ static bool overlaps_module(const struct proc *p, uint64_t start, uint64_t limit
 	return false;
 }
 
+/* The first segment ending above addr (segments are sorted by both ends). */
+static size_t seg_after(const struct proc *p, uint64_t addr)
+{
+	size_t lo = 0, hi = p->nsegs;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (p->segs[mid].hi <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+static struct map *find_map(struct proc *p, uint64_t addr)
+{
+	size_t i = seg_after(p, addr);
+	if (i == p->nsegs || p->segs[i].lo > addr)
+		return NULL;
+	return &p->maps[p->segs[i].map];
+}
+
+/* [lo, hi) shows map idx from now on: the segments it covers go, those it overlaps are
+ * cut, one it falls inside is split. Room for two more is reserved by the caller. */
+static void insert_seg(struct proc *p, uint64_t lo, uint64_t hi, uint32_t idx)
+{
+	size_t i = seg_after(p, lo), j = i;
+	struct seg put[3];
+	size_t k = 0;
+	if (i < p->nsegs && p->segs[i].lo < lo)
+		put[k++] = (struct seg){ p->segs[i].lo, lo, p->segs[i].map };
+	put[k++] = (struct seg){ lo, hi, idx };
+	while (j < p->nsegs && p->segs[j].lo < hi)
+		j++;
+	if (j > i && p->segs[j - 1].hi > hi)
+		put[k++] = (struct seg){ hi, p->segs[j - 1].hi, p->segs[j - 1].map };
+	memmove(p->segs + i + k, p->segs + j, (p->nsegs - j) * sizeof(*p->segs));
+	memcpy(p->segs + i, put, k * sizeof(*put));
+	p->nsegs = p->nsegs - (j - i) + k;
+}
+
 int tachi_unwind_add_map(struct tachi_unwind *u, uint32_t pid, uint64_t start, uint64_t len,
 			 uint64_t pgoff, const char *path, size_t path_len,
 			 const uint8_t *build_id, size_t build_id_len)
@@ -308,7 +362,9 @@ int tachi_unwind_add_map(struct tachi_unwind *u, uint32_t pid, uint64_t start, u
 		return fail(u, TACH_E_NOMEM, "out of memory");
 	if (p->nmaps >= TACHI_UNWIND_MAX_MAPS)
 		return fail(u, TACH_E_LIMIT, "more mappings in one process than the unwinder keeps");
-	if (!TACHI_RESERVE(p->maps, p->cap, p->nmaps + 1))
+	/* a map in the middle of one splits it: two more segments at most */
+	if (!TACHI_RESERVE(p->maps, p->cap, p->nmaps + 1) ||
+	    !TACHI_RESERVE(p->segs, p->segs_cap, p->nsegs + 2))
 		return fail(u, TACH_E_NOMEM, "out of memory");
 	struct map *m = &p->maps[p->nmaps];
 	memset(m, 0, sizeof(*m));
@@ -327,6 +383,7 @@ int tachi_unwind_add_map(struct tachi_unwind *u, uint32_t pid, uint64_t start, u
 	m->limit = start + len;
 	m->pgoff = pgoff;
 	m->build_id_len = build_id_len;
+	insert_seg(p, m->start, m->limit, (uint32_t)p->nmaps);
 	p->nmaps++;
 	/* libdwfl refuses a module over another: what was reported there is stale now. */
 	if (p->dwfl && overlaps_module(p, m->start, m->limit))
@@ -342,13 +399,6 @@ int tachi_unwind_forget_pid(struct tachi_unwind *u, uint32_t pid)
 	return TACH_OK;
 }
 
-static struct map *find_map(struct proc *p, uint64_t addr)
-{
-	for (size_t i = p->nmaps; i-- > 0;)
-		if (p->maps[i].start <= addr && addr < p->maps[i].limit)
-			return &p->maps[i];
-	return NULL;
-}
 
 /* ---- binaries ---- */
 

@@ -34,9 +34,10 @@ enum {
  * fewer frames than this unless they are nearly empty. */
 #define TACHI_UNWIND_MAX_DEPTH 1024
 
-/* Mappings one process keeps at most; add_map beyond that gives TACH_E_LIMIT. A large
- * real process (a browser, a JVM) has a few thousand. */
-#define TACHI_UNWIND_MAX_MAPS (1u << 16)
+/* Mappings one process keeps at most; add_map beyond that gives TACH_E_LIMIT. perf
+ * records executable mappings only (data ones too with -d), of which a large real process
+ * (a browser, a JVM) has a few thousand; each add costs up to a move of the others. */
+#define TACHI_UNWIND_MAX_MAPS (1u << 14)
 
 /* warn: where "binary not found" and "build ID differs" are said, once per path; it must
  * outlive the handle. search_path: colon-separated directories where binaries are looked
