@@ -108,6 +108,7 @@ __attribute__((noinline)) static int f1(int x)
 /* ---- the process's mappings ---- */
 
 static char self_path[4096];
+static uint64_t self_base;   /* where this program's ELF header is mapped */
 
 static void add_maps(struct tachi_unwind *u, uint32_t pid, const char *only_self_as)
 {
@@ -125,6 +126,8 @@ static void add_maps(struct tachi_unwind *u, uint32_t pid, const char *only_self
 		path[strcspn(path, "\n")] = 0;
 		if (!strcmp(path, "[stack]"))
 			stack_end = hi;
+		if (!strcmp(path, self_path) && off == 0 && (!self_base || lo < self_base))
+			self_base = lo;
 		/* only_self_as: this program's mappings only, recorded under another path */
 		if (only_self_as && strcmp(path, self_path))
 			continue;
@@ -324,6 +327,8 @@ static void search_path(void)
 			continue;
 		const char *p = "/gone/by-id";
 		tachi_unwind_add_map(u, 4, lo, hi - lo, off, p, strlen(p), bid, (size_t)idn);
+		/* pid 6: perf's copy of the vDSO, from its build-id cache */
+		tachi_unwind_add_map(u, 6, lo, hi - lo, off, "[vdso]", 6, bid, (size_t)idn);
 		/* pid 5: the right file, the wrong build ID */
 		bid[0] ^= 0xff;
 		tachi_unwind_add_map(u, 5, lo, hi - lo, off, path, strlen(path), bid, (size_t)idn);
@@ -334,6 +339,12 @@ static void search_path(void)
 	n = unwind(u, 4, UNWIND_FP ? MASK_ALL : MASK_NO_BP, cap_size, ips, NULL, 64);
 	check_chain(ips, NULL, n, "found by build ID");
 	CHECK_EQ_U64(nwarn, 0);
+	char vdso[8192];
+	snprintf(vdso, sizeof(vdso), "%s/.build-id/%.2s/%s/vdso", dir, hex, hex + 2);
+	CHECK_EQ_U64(symlink(self_path, vdso), 0);
+	n = unwind(u, 6, UNWIND_FP ? MASK_ALL : MASK_NO_BP, cap_size, ips, NULL, 64);
+	check_chain(ips, NULL, n, "the vDSO by build ID");
+	unlink(vdso);
 	n = unwind(u, 5, MASK_NO_BP, cap_size, ips, NULL, 64);
 	n = unwind(u, 5, MASK_NO_BP, cap_size, ips, NULL, 64);
 	CHECK(n >= 1);
@@ -439,6 +450,35 @@ static void overlapping_maps(void)
 	CHECK_EQ_U64(tachi_unwind_add_map(u, 21, 0x10000, 0x1000, 0, "m", 1, NULL, 0), TACH_E_LIMIT);
 	CHECK_EQ_U64(tachi_unwind_forget_pid(u, 21), TACH_OK);
 	CHECK_EQ_U64(tachi_unwind_add_map(u, 21, 0x10000, 0x1000, 0, "m", 1, NULL, 0), TACH_OK);
+	tachi_unwind_free(u);
+}
+
+/* Memory outside the stack copy is read from the binaries' read-only segments, as they
+ * are in the file: libdwfl's frame-pointer fallback (no CFI covers the ELF header the IP
+ * is in here) reads a frame record the BP puts in .rodata; one in writable data is not
+ * read (its bytes at run time are not the file's). */
+static const uint64_t ro_frame[2] = { 0, 0x123456 };
+static uint64_t rw_frame[2] = { 0, 0x654321 };
+
+static void reads_files(void)
+{
+	struct tachi_unwind *u = tachi_unwind_new(&warner, NULL);
+	add_maps(u, 30, NULL);
+	CHECK(self_base != 0);
+	uint64_t r[24] = { 0 }, ips[8] = { 0 };
+	r[P_IP] = self_base + 0x10;
+	r[P_SP] = 0x7fff0000;
+	r[P_BP] = (uint64_t)(uintptr_t)ro_frame;
+	size_t n;
+	CHECK_EQ_U64(tachi_unwind_stack(u, 30, 30, 0x1ff, TACHI_UNWIND_ABI_64, r, 9, NULL, 0, ips,
+					NULL, 8, &n), TACH_OK);
+	CHECK_EQ_U64(n, 2);
+	CHECK_EQ_U64(ips[1], ro_frame[1]);
+	r[P_BP] = (uint64_t)(uintptr_t)rw_frame;
+	CHECK_EQ_U64(tachi_unwind_stack(u, 30, 30, 0x1ff, TACHI_UNWIND_ABI_64, r, 9, NULL, 0, ips,
+					NULL, 8, &n), TACH_OK);
+	CHECK_EQ_U64(n, 1);
+	CHECK_EQ_U64(rw_frame[1], 0x654321);
 	tachi_unwind_free(u);
 }
 
@@ -571,6 +611,7 @@ int main(void)
 	search_path();
 	bad_registers();
 	overlapping_maps();
+	reads_files();
 	/* libdwfl walks frame pointers where there is no CFI, and so does our own walk */
 	fp_cycle(true);
 	fp_cycle(false);

@@ -487,7 +487,8 @@ static int try_file(const char *path, const struct map *m, uint64_t *bias, bool 
 }
 
 /* The recorded path, then in each search directory DIR/basename, DIR/recorded-path and,
- * with a build ID, DIR/.build-id/xx/rest/elf (perf's build-id cache). */
+ * with a build ID, DIR/.build-id/xx/rest/elf (perf's build-id cache, where the vDSO is
+ * .../vdso). */
 static int locate(struct tachi_unwind *u, const struct map *m, char *found, size_t cap,
 		  uint64_t *bias, bool *mismatch)
 {
@@ -506,8 +507,8 @@ static int locate(struct tachi_unwind *u, const struct map *m, char *found, size
 				n = snprintf(found, cap, "%s%s%s", u->dirs[i],
 					     tail[0] == '/' ? "" : "/", tail);
 			} else if (m->build_id_len > 1) {
-				n = snprintf(found, cap, "%s/.build-id/%.2s/%s/elf", u->dirs[i], hex,
-					     hex + 2);
+				n = snprintf(found, cap, "%s/.build-id/%.2s/%s/%s", u->dirs[i], hex,
+					     hex + 2, strcmp(m->path, "[vdso]") ? "elf" : "vdso");
 			} else {
 				continue;
 			}
@@ -533,7 +534,9 @@ static bool note_module(struct proc *p, Dwfl_Module *mod)
 static Dwfl_Module *report(struct tachi_unwind *u, struct proc *p, struct map *m)
 {
 	m->tried_gen = p->gen;
-	if (unbacked(m->path)) {
+	/* perf keeps a copy of the vDSO in its build-id cache */
+	bool vdso = m->build_id_len && !strcmp(m->path, "[vdso]");
+	if (unbacked(m->path) && !vdso) {
 		m->nofile = true;
 		return NULL;
 	}

@@ -42,7 +42,8 @@ enum {
 /* warn: where "binary not found" and "build ID differs" are said, once per path; it must
  * outlive the handle. search_path: colon-separated directories where binaries are looked
  * for when they are not at their recorded path (DIR/basename, DIR/recorded-path, and by
- * build ID DIR/.build-id/xx/rest/elf as perf's build-id cache lays them out); NULL or ""
+ * build ID DIR/.build-id/xx/rest/elf, or .../vdso for the [vdso] mapping, as perf's
+ * build-id cache lays them out); NULL or ""
  * for none. Returns NULL on allocation failure. */
 struct tachi_unwind *tachi_unwind_new(const struct tachi_warner *warn, const char *search_path);
 /* Accepts NULL. */
