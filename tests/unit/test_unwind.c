@@ -22,6 +22,10 @@
 #ifndef UNWIND_FP
 #define UNWIND_FP 1
 #endif
+/* scrambled samples in garbage(); more for a longer run by hand */
+#ifndef GARBAGE_ROUNDS
+#define GARBAGE_ROUNDS 200
+#endif
 
 /* PERF_REG_X86_* */
 enum { P_AX, P_BX, P_CX, P_DX, P_SI, P_DI, P_BP, P_SP, P_IP, P_R8 = 16, P_R15 = 23 };
@@ -571,7 +575,7 @@ static void garbage(void)
 	uint64_t saved[24], ips[TACHI_UNWIND_MAX_DEPTH];
 	memcpy(saved, cap_regs, sizeof(saved));
 	uint64_t x = 0x9e3779b97f4a7c15u;
-	for (int round = 0; round < 200; round++) {
+	for (int round = 0; round < GARBAGE_ROUNDS; round++) {
 		x ^= x << 13, x ^= x >> 7, x ^= x << 17;
 		if (round % 2) {
 			for (size_t i = 0; i + 8 <= cap_size; i += 8)
