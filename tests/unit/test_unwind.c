@@ -273,6 +273,38 @@ static void no_mappings(void)
 	tachi_unwind_free(u);
 }
 
+/* A forked process starts with its parent's mappings (perf records none for it), a copy
+ * that changes apart from the parent's. */
+static void forked(void)
+{
+	struct tachi_unwind *u = tachi_unwind_new(&warner, NULL);
+	add_maps(u, 40, NULL);
+	CHECK(f1(5) > 0);
+	CHECK_EQ_U64(tachi_unwind_fork(u, 40, 41), TACH_OK);
+	CHECK_EQ_U64(tachi_unwind_fork(u, 41, 41), TACH_OK);
+	uint64_t ips[64];
+	uint64_t mask = UNWIND_FP ? MASK_ALL : MASK_NO_BP;
+	size_t n = unwind(u, 41, mask, cap_size, ips, NULL, 64);
+	check_chain(ips, NULL, n, "forked");
+	/* the child maps something else over the code: the parent does not see it */
+	CHECK_EQ_U64(tachi_unwind_add_map(u, 41, cap_regs[P_IP] & ~0xfffull, 0x1000, 0, "/nx/child",
+					  9, NULL, 0), TACH_OK);
+	n = unwind(u, 40, mask, cap_size, ips, NULL, 64);
+	check_chain(ips, NULL, n, "parent");
+	CHECK_EQ_U64(nwarn, 0);
+	n = unwind(u, 41, mask, cap_size, ips, NULL, 64);
+	CHECK_EQ_U64(nwarn, 1);
+	/* forked again, from a process never seen: it has no mappings */
+	CHECK_EQ_U64(tachi_unwind_fork(u, 99, 41), TACH_OK);
+	n = unwind(u, 41, MASK_NO_BP, cap_size, ips, NULL, 64);
+	CHECK(n >= 1);
+	if (!UNWIND_FP)
+		CHECK(n < DEPTH);
+	CHECK_EQ_U64(nwarn, 1);
+	nwarn = 0;
+	tachi_unwind_free(u);
+}
+
 /* A recorded path that is gone: the binary is found through the search path, by base name
  * and by build ID in perf's cache layout; one with another build ID is refused, once. */
 static void search_path(void)
@@ -612,6 +644,7 @@ int main(void)
 	self_path[k > 0 ? k : 0] = 0;
 	sample_from_self();
 	no_mappings();
+	forked();
 	search_path();
 	bad_registers();
 	overlapping_maps();

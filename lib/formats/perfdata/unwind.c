@@ -52,8 +52,8 @@ static const uint8_t dwarf_32[9] = { P_AX, P_CX, P_DX, P_BX, P_SP, P_BP, P_SI, P
 
 struct map {
 	uint64_t start, limit, pgoff;
-	char *path;
-	uint8_t *build_id;
+	const char *path;          /* interned in the handle: copied maps share them */
+	const uint8_t *build_id;
 	size_t build_id_len;
 	uint64_t tried_gen;  /* the proc's Dwfl generation it was last reported into, 0 never */
 	bool nofile;         /* no usable binary: never looked for again */
@@ -61,6 +61,12 @@ struct map {
 
 struct range {
 	uint64_t lo, hi;
+};
+
+/* A path or build ID, once per handle however many processes map it. */
+struct blob {
+	char *p;   /* NUL-terminated */
+	size_t n;
 };
 
 /* A piece of the address space and the map it shows: a process's segments are sorted and
@@ -111,6 +117,9 @@ struct tachi_unwind {
 	struct proc **procs;   /* each its own allocation: live[] and cur.p point at them */
 	size_t nprocs, procs_cap;
 	struct tachi_idset by_pid;
+	struct blob *blobs;
+	size_t nblobs, blobs_cap;
+	struct tachi_idset blob_set;
 	struct proc *live[MAX_LIVE]; /* procs whose Dwfl is open */
 	size_t nlive;
 	uint64_t clock;
@@ -226,10 +235,6 @@ static void drop_dwfl(struct tachi_unwind *u, struct proc *p)
 static void proc_clear(struct tachi_unwind *u, struct proc *p)
 {
 	drop_dwfl(u, p);
-	for (size_t i = 0; i < p->nmaps; i++) {
-		free(p->maps[i].path);
-		free(p->maps[i].build_id);
-	}
 	free(p->maps);
 	free(p->mods);
 	free(p->segs);
@@ -249,6 +254,10 @@ void tachi_unwind_free(struct tachi_unwind *u)
 	}
 	free(u->procs);
 	tachi_idset_free(&u->by_pid);
+	for (size_t i = 0; i < u->nblobs; i++)
+		free(u->blobs[i].p);
+	free(u->blobs);
+	tachi_idset_free(&u->blob_set);
 	for (size_t i = 0; i < u->ndirs; i++)
 		free(u->dirs[i]);
 	free(u->dirs);
@@ -308,6 +317,38 @@ static bool overlaps_module(const struct proc *p, uint64_t start, uint64_t limit
 	return false;
 }
 
+struct blob_key {
+	const void *p;
+	size_t n;
+};
+
+static bool blob_eq(void *ctx, uint32_t id, const void *key)
+{
+	const struct tachi_unwind *u = ctx;
+	const struct blob_key *k = key;
+	return u->blobs[id].n == k->n && !memcmp(u->blobs[id].p, k->p, k->n);
+}
+
+static const char *intern(struct tachi_unwind *u, const void *p, size_t n)
+{
+	struct blob_key k = { p ? p : "", n };
+	uint64_t h = tachi_hash(k.p, n);
+	uint32_t id;
+	if (tachi_idset_find(&u->blob_set, h, &k, blob_eq, u, &id))
+		return u->blobs[id].p;
+	if (u->nblobs >= UINT32_MAX || !TACHI_RESERVE(u->blobs, u->blobs_cap, u->nblobs + 1))
+		return NULL;
+	char *c = malloc(n + 1);
+	if (!c || !tachi_idset_insert(&u->blob_set, h, (uint32_t)u->nblobs)) {
+		free(c);
+		return NULL;
+	}
+	memcpy(c, k.p, n);
+	c[n] = 0;
+	u->blobs[u->nblobs++] = (struct blob){ c, n };
+	return c;
+}
+
 /* The first segment ending above addr (segments are sorted by both ends). */
 static size_t seg_after(const struct proc *p, uint64_t addr)
 {
@@ -320,6 +361,32 @@ static size_t seg_after(const struct proc *p, uint64_t addr)
 			hi = mid;
 	}
 	return lo;
+}
+
+int tachi_unwind_fork(struct tachi_unwind *u, uint32_t ppid, uint32_t pid)
+{
+	if (ppid == pid)
+		return TACH_OK;
+	struct proc *c = find_proc(u, pid), *par = find_proc(u, ppid);
+	if (!c && !(c = new_proc(u, pid)))
+		return fail(u, TACH_E_NOMEM, "out of memory");
+	proc_clear(u, c);
+	if (!par || !par->nmaps)
+		return TACH_OK;
+	c->maps = malloc(par->nmaps * sizeof(*c->maps));
+	c->segs = malloc(par->nsegs * sizeof(*c->segs));
+	if (!c->maps || !c->segs) {
+		proc_clear(u, c);
+		return fail(u, TACH_E_NOMEM, "out of memory");
+	}
+	memcpy(c->maps, par->maps, par->nmaps * sizeof(*c->maps));
+	memcpy(c->segs, par->segs, par->nsegs * sizeof(*c->segs));
+	c->nmaps = c->cap = par->nmaps;
+	c->nsegs = c->segs_cap = par->nsegs;
+	/* reported into the parent's Dwfl, not into the child's yet */
+	for (size_t i = 0; i < c->nmaps; i++)
+		c->maps[i].tried_gen = 0;
+	return TACH_OK;
 }
 
 static struct map *find_map(struct proc *p, uint64_t addr)
@@ -368,17 +435,12 @@ int tachi_unwind_add_map(struct tachi_unwind *u, uint32_t pid, uint64_t start, u
 		return fail(u, TACH_E_NOMEM, "out of memory");
 	struct map *m = &p->maps[p->nmaps];
 	memset(m, 0, sizeof(*m));
-	m->path = strndup(path ? path : "", path ? path_len : 0);
-	if (build_id_len) {
-		m->build_id = malloc(build_id_len);
-		if (m->build_id)
-			memcpy(m->build_id, build_id, build_id_len);
-	}
-	if (!m->path || (build_id_len && !m->build_id)) {
-		free(m->path);
-		free(m->build_id);
+	/* up to a NUL, as the record's path field is padded */
+	path_len = path ? strnlen(path, path_len) : 0;
+	m->path = intern(u, path, path_len);
+	m->build_id = build_id_len ? (const uint8_t *)intern(u, build_id, build_id_len) : NULL;
+	if (!m->path || (build_id_len && !m->build_id))
 		return fail(u, TACH_E_NOMEM, "out of memory");
-	}
 	m->start = start;
 	m->limit = start + len;
 	m->pgoff = pgoff;

@@ -57,8 +57,8 @@ void tachi_unwind_set_dwarf(struct tachi_unwind *u, bool on);
  * and offset; this module does not). Empty before any failure. */
 const char *tachi_unwind_message(const struct tachi_unwind *u);
 
-/* Records that process pid maps [start, start + len) of the file path (path_len bytes, not
- * NUL-terminated; empty or "[...]" or "//anon" for memory no file backs) from file offset
+/* Records that process pid maps [start, start + len) of the file path (path_len bytes, or
+ * up to a NUL before them; empty or "[...]" or "//anon" for memory no file backs) from file offset
  * pgoff, as an MMAP or MMAP2 record says. build_id (build_id_len bytes, NULL/0 when the
  * record or the BUILD_ID feature has none) is checked against the file found: a file with
  * another build ID is not used, since its CFI would describe other code. A later mapping
@@ -69,6 +69,11 @@ const char *tachi_unwind_message(const struct tachi_unwind *u);
 int tachi_unwind_add_map(struct tachi_unwind *u, uint32_t pid, uint64_t start, uint64_t len,
 			 uint64_t pgoff, const char *path, size_t path_len,
 			 const uint8_t *build_id, size_t build_id_len);
+
+/* Process pid was forked from ppid (a FORK record whose pid differs from its ppid; a new
+ * thread, pid == ppid, changes nothing): it starts with a copy of the parent's mappings,
+ * for which perf records no MMAP of its own. Returns TACH_OK or TACH_E_NOMEM. */
+int tachi_unwind_fork(struct tachi_unwind *u, uint32_t ppid, uint32_t pid);
 
 /* Forgets pid's mappings and its opened binaries: call on exec (COMM with the exec bit) and
  * on EXIT of the process (pid == tid), so that a recycled pid starts empty and memory
