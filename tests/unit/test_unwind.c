@@ -365,6 +365,11 @@ static void search_path(void)
 		tachi_unwind_add_map(u, 4, lo, hi - lo, off, p, strlen(p), bid, (size_t)idn);
 		/* pid 6: perf's copy of the vDSO, from its build-id cache */
 		tachi_unwind_add_map(u, 6, lo, hi - lo, off, "[vdso]", 6, bid, (size_t)idn);
+		/* pid 7: the right build ID, zero-padded as older perf records it */
+		uint8_t padded[68] = { 0 };
+		memcpy(padded, bid, (size_t)idn);
+		tachi_unwind_add_map(u, 7, lo, hi - lo, off, path, strlen(path), padded,
+				     (size_t)idn + 4 > 64 ? 64 : (size_t)idn + 4);
 		/* pid 5: the right file, the wrong build ID */
 		bid[0] ^= 0xff;
 		tachi_unwind_add_map(u, 5, lo, hi - lo, off, path, strlen(path), bid, (size_t)idn);
@@ -374,6 +379,9 @@ static void search_path(void)
 		fclose(f);
 	n = unwind(u, 4, UNWIND_FP ? MASK_ALL : MASK_NO_BP, cap_size, ips, NULL, 64);
 	check_chain(ips, NULL, n, "found by build ID");
+	CHECK_EQ_U64(nwarn, 0);
+	n = unwind(u, 7, UNWIND_FP ? MASK_ALL : MASK_NO_BP, cap_size, ips, NULL, 64);
+	check_chain(ips, NULL, n, "a zero-padded build ID");
 	CHECK_EQ_U64(nwarn, 0);
 	char vdso[8192];
 	snprintf(vdso, sizeof(vdso), "%s/.build-id/%.2s/%s/vdso", dir, hex, hex + 2);

@@ -14,6 +14,9 @@
  * a bare in-memory ELF header of the sample's ABI, so that an IP outside any known binary
  * (JIT code) still unwinds through libdwfl's frame-pointer fallback.
  *
+ * A process's mappings are its MMAP records' (a forked one starts with a copy of its
+ * parent's), as sorted segments where the latest map over an address wins.
+ *
  * Bounds: at most TACHI_UNWIND_MAX_DEPTH frames; the stack pointer must grow from frame to
  * frame (a cycle ends the chain); every memory read is checked against the stack copy or
  * the file's bytes; where libdwfl gets nothing past the IP, our own frame-pointer walk
@@ -422,6 +425,8 @@ int tachi_unwind_add_map(struct tachi_unwind *u, uint32_t pid, uint64_t start, u
 {
 	if (!len || start + len < start)
 		return fail(u, TACH_E_FORMAT, "a mapping of length 0 or past the address space");
+	/* up to a NUL, as the record's path field is padded */
+	path_len = path ? strnlen(path, path_len) : 0;
 	if (path_len > 4095 || build_id_len > MAX_BUILD_ID)
 		return fail(u, TACH_E_FORMAT, "a mapping's path or build ID is too long");
 	struct proc *p = find_proc(u, pid);
@@ -435,8 +440,6 @@ int tachi_unwind_add_map(struct tachi_unwind *u, uint32_t pid, uint64_t start, u
 		return fail(u, TACH_E_NOMEM, "out of memory");
 	struct map *m = &p->maps[p->nmaps];
 	memset(m, 0, sizeof(*m));
-	/* up to a NUL, as the record's path field is padded */
-	path_len = path ? strnlen(path, path_len) : 0;
 	m->path = intern(u, path, path_len);
 	m->build_id = build_id_len ? (const uint8_t *)intern(u, build_id, build_id_len) : NULL;
 	if (!m->path || (build_id_len && !m->build_id))
@@ -460,7 +463,6 @@ int tachi_unwind_forget_pid(struct tachi_unwind *u, uint32_t pid)
 		proc_clear(u, p);
 	return TACH_OK;
 }
-
 
 /* ---- binaries ---- */
 
@@ -535,7 +537,11 @@ static int try_file(const char *path, const struct map *m, uint64_t *bias, bool 
 	if (ok && m->build_id_len) {
 		const void *id;
 		ssize_t n = dwelf_elf_gnu_build_id(e, &id);
-		ok = n == (ssize_t)m->build_id_len && !memcmp(id, m->build_id, m->build_id_len);
+		/* a BUILD_ID record without its size (older perf) holds 20 bytes whatever
+		 * the ID's size: a shorter one comes zero-padded */
+		ok = n > 0 && (size_t)n <= m->build_id_len && !memcmp(id, m->build_id, (size_t)n);
+		for (size_t i = ok ? (size_t)n : m->build_id_len; i < m->build_id_len; i++)
+			ok = ok && !m->build_id[i];
 		*mismatch |= !ok;
 	}
 	ok = ok && load_bias(e, m, bias);
