@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <unistd.h>
 #include <sys/stat.h>
 #include <gelf.h>
@@ -302,6 +303,48 @@ static void forked(void)
 		CHECK(n < DEPTH);
 	CHECK_EQ_U64(nwarn, 1);
 	nwarn = 0;
+	tachi_unwind_free(u);
+}
+
+/* Through a signal frame: the handler's caller is the kernel's return trampoline
+ * (__restore_rt, whose CFI says it is a signal frame), and the frame it returns to was
+ * interrupted, not called: its PC is exact. With frame pointers this also needs the
+ * module under each frame reported before libdwfl unwinds it (the trampoline has none). */
+static uint64_t ra_g1;
+static void on_signal(int sig)
+{
+	(void)sig;
+	capture();
+}
+__attribute__((noinline)) static int g1(void)
+{
+	ra_g1 = (uint64_t)(uintptr_t)__builtin_return_address(0);
+	raise(SIGUSR1);
+	return sink + 1;
+}
+
+static void signal_frame(void)
+{
+	struct tachi_unwind *u = tachi_unwind_new(&warner, NULL);
+	add_maps(u, 50, NULL);
+	signal(SIGUSR1, on_signal);
+	CHECK(g1() > 0);
+	signal(SIGUSR1, SIG_DFL);
+	uint64_t ips[64];
+	bool exact[64];
+	size_t n = unwind(u, 50, UNWIND_FP ? MASK_ALL : MASK_NO_BP, cap_size, ips, exact, 64);
+	size_t interrupted = 0, caller = 0;
+	/* from 2: the trampoline's own PC, where the handler returns to, is exact too (where
+	 * the handler tail-calls capture, that is frame 1) */
+	for (size_t i = 2; i < n; i++) {
+		if (exact[i] && !interrupted)
+			interrupted = i;
+		if (ips[i] == ra_g1 && !caller)
+			caller = i;
+	}
+	CHECK_EQ_U64(ips[1], expect[1]);
+	CHECK(interrupted >= 2);
+	CHECK(caller > interrupted);
 	tachi_unwind_free(u);
 }
 
@@ -653,6 +696,7 @@ int main(void)
 	sample_from_self();
 	no_mappings();
 	forked();
+	signal_frame();
 	search_path();
 	bad_registers();
 	overlapping_maps();

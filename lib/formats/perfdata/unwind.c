@@ -7,7 +7,7 @@
  * files. Unlike perf, which starts a fresh Dwfl for each sample, a process's Dwfl and the
  * CFI libdwfl parsed stay until the process execs or exits, and a binary is reported
  * only when an unwind first reaches it (the frame callback reports the module of each
- * PC before libdwfl unwinds from it). A few Dwfls stay open at once (MAX_LIVE, least
+ * PC before libdwfl unwinds from it, see frame_cb). A few Dwfls stay open at once (MAX_LIVE, least
  * recently used out): each holds its binaries open.
  *
  * The machine (x86_64 or i386) does not come from the binaries: the Dwfl is attached with
@@ -787,6 +787,15 @@ static int frame_cb(Dwfl_Frame *state, void *arg)
 	struct sample *c = &u->cur;
 	Dwarf_Addr pc;
 	bool activation;
+	/* Asked whether the frame is an activation, libdwfl unwinds it there and then (to
+	 * see if its caller is a signal frame), and keeps what it got: the module holding
+	 * its call site must be reported first, or the unwind is the frame-pointer guess. A
+	 * return address's call site is at pc - 1, an exact PC's at pc: both. */
+	if (!dwfl_frame_pc(state, &pc, NULL))
+		return DWARF_CB_ABORT;
+	module_at(u, c->p, pc);
+	if (c->n && pc)
+		module_at(u, c->p, pc - 1);
 	if (!dwfl_frame_pc(state, &pc, &activation))
 		return DWARF_CB_ABORT;
 	/* A caller's frame is above its callee's: a stack pointer that does not grow is a
@@ -802,8 +811,6 @@ static int frame_cb(Dwfl_Frame *state, void *arg)
 	put(c, pc, activation || !c->n);
 	if (c->n >= c->max)
 		return DWARF_CB_ABORT;
-	/* libdwfl unwinds from this frame next, with the module holding its call site. */
-	module_at(u, c->p, activation || c->n == 1 ? pc : pc - 1);
 	return DWARF_CB_OK;
 }
 
