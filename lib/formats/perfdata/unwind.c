@@ -7,8 +7,8 @@
  * files. Unlike perf, which starts a fresh Dwfl for each sample, a process's Dwfl and the
  * CFI libdwfl parsed stay until the process execs or exits, and a binary is reported
  * only when an unwind first reaches it (the frame callback reports the module of each
- * PC before libdwfl unwinds from it, see frame_cb). A few Dwfls stay open at once (MAX_LIVE, least
- * recently used out): each holds its binaries open.
+ * PC before libdwfl unwinds from it, see frame_cb). A few Dwfls stay open at once
+ * (MAX_LIVE, least recently used out): each holds its binaries open.
  *
  * The machine (x86_64 or i386) does not come from the binaries: the Dwfl is attached with
  * a bare in-memory ELF header of the sample's ABI, so that an IP outside any known binary

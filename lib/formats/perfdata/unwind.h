@@ -1,10 +1,10 @@
 /* The user-space unwinder behind `perf record --call-graph dwarf` (unwind.c): a sample
  * carries the user registers and a copy of the top of the user stack instead of a call
  * chain, and the chain is rebuilt here from each binary's CFI (.eh_frame, .debug_frame)
- * with elfutils' libdwfl, as perf's own unwind-libdw.c and hotspot's perfparser do; where
- * libdwfl gets nothing past the sampled PC, the frame-pointer chain inside the stack copy
- * is walked instead. x86_64 and i386 register sets only. Internal; used by the perf.data
- * reader.
+ * with elfutils' libdwfl, as perf's own unwind-libdw.c and hotspot's perfparser do.
+ * Where a binary has no CFI for a PC, libdwfl follows the frame pointer; where libdwfl
+ * cannot start at all, our own walk of the frame-pointer chain inside the stack copy
+ * does. x86_64 and i386 register sets only. Internal; used by the perf.data reader.
  *
  * The unwinder keeps the mappings of every process (from MMAP/MMAP2 records, per pid) and
  * opens a binary only when an unwind reaches an address inside it. Nothing is read from
@@ -43,8 +43,8 @@ enum {
  * outlive the handle. search_path: colon-separated directories where binaries are looked
  * for when they are not at their recorded path (DIR/basename, DIR/recorded-path, and by
  * build ID DIR/.build-id/xx/rest/elf, or .../vdso for the [vdso] mapping, as perf's
- * build-id cache lays them out); NULL or ""
- * for none. Returns NULL on allocation failure. */
+ * build-id cache ~/.debug lays them out); NULL or "" for none. Returns NULL on allocation
+ * failure. */
 struct tachi_unwind *tachi_unwind_new(const struct tachi_warner *warn, const char *search_path);
 /* Accepts NULL. */
 void tachi_unwind_free(struct tachi_unwind *u);
@@ -58,8 +58,8 @@ void tachi_unwind_set_dwarf(struct tachi_unwind *u, bool on);
 const char *tachi_unwind_message(const struct tachi_unwind *u);
 
 /* Records that process pid maps [start, start + len) of the file path (path_len bytes, or
- * up to a NUL before them; empty or "[...]" or "//anon" for memory no file backs) from file offset
- * pgoff, as an MMAP or MMAP2 record says. build_id (build_id_len bytes, NULL/0 when the
+ * up to a NUL before them; empty or "[...]" or "//anon" for memory no file backs) from
+ * file offset pgoff, as an MMAP or MMAP2 record says. build_id (build_id_len bytes, NULL/0 when the
  * record or the BUILD_ID feature has none) is checked against the file found: a file with
  * another build ID is not used, since its CFI would describe other code. A later mapping
  * over an earlier one's range takes its place there, as mmap does. Any map may be added,
@@ -94,10 +94,11 @@ int tachi_unwind_forget_pid(struct tachi_unwind *u, uint32_t pid);
  * On TACH_OK, ips_out[0 .. *n_out) holds the user call chain, innermost first: ips_out[0]
  * is the sampled IP itself (exact), every later entry a return address (the symbolizer
  * looks up pc - 1), except where exact_out says otherwise: exact_out (NULL if not wanted)
- * gets true for the IP and for a PC interrupted by a signal (the frame under a signal
- * trampoline), false for return addresses. *n_out is at most min(max_ips,
- * TACHI_UNWIND_MAX_DEPTH); a stack that cannot be unwound at all gives just the IP; abi
- * NONE gives 0 entries. Hostile input (registers or stack bytes) gives a short or wrong
+ * gets libdwfl's "activation" answer, true for the IP, for a PC interrupted by a signal
+ * (the frame a signal trampoline returns to) and for the trampoline's own PC (where a
+ * handler returns to: pc - 1 would be outside it), false for return addresses. *n_out is
+ * at most min(max_ips, TACHI_UNWIND_MAX_DEPTH); a stack that cannot be unwound at all
+ * gives just the IP; abi NONE gives 0 entries. Hostile input (registers or stack bytes) gives a short or wrong
  * chain, never a read outside stack[0, stack_size) or a loop.
  *
  * Returns TACH_OK, TACH_E_NOMEM, or TACH_E_FORMAT when the registers do not fit their
