@@ -674,10 +674,26 @@ static void garbage(void)
 		CHECK(n >= 1);
 		memcpy(cap_regs, saved, sizeof(saved));
 	}
+	/* this program mapped where its segments would wrap past the address space, or at a
+	 * file offset it does not have */
+	CHECK_EQ_U64(tachi_unwind_add_map(u, 60, UINT64_MAX - 0x1fff, 0x1000, 0, self_path,
+					  strlen(self_path), NULL, 0), TACH_OK);
+	CHECK_EQ_U64(tachi_unwind_add_map(u, 60, 0x10000, 0x1000, UINT64_MAX & ~0xfffull, self_path,
+					  strlen(self_path), NULL, 0), TACH_OK);
+	uint64_t r[24] = { 0 };
+	r[P_SP] = saved[P_SP];
+	size_t n = 0;
+	const uint64_t at[] = { UINT64_MAX - 0x1800, 0x10800 };
+	for (size_t i = 0; i < 2; i++) {
+		r[P_IP] = at[i];
+		CHECK_EQ_U64(tachi_unwind_stack(u, 60, 60, 0x1ff, TACHI_UNWIND_ABI_64, r, 9, cap_stack,
+						cap_size, ips, NULL, 64, &n), TACH_OK);
+		CHECK(n >= 1);
+	}
 	/* a mapping over the reported program: its Dwfl starts over */
 	CHECK_EQ_U64(tachi_unwind_add_map(u, 1, cap_regs[P_IP] & ~0xfffull, 0x1000, 0,
 					  "/nonexistent/jit", 16, NULL, 0), TACH_OK);
-	size_t n = unwind(u, 1, MASK_ALL, 0, ips, NULL, 8);
+	n = unwind(u, 1, MASK_ALL, 0, ips, NULL, 8);
 	CHECK_EQ_U64(n >= 1, 1);
 	CHECK_EQ_U64(nwarn, 1);
 	CHECK(strstr(last_warn, "/nonexistent/jit: binary not found") != NULL);
