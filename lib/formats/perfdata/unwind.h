@@ -72,7 +72,10 @@ int tachi_unwind_add_map(struct tachi_unwind *u, uint32_t pid, uint64_t start, u
 
 /* Process pid was forked from ppid (a FORK record whose pid differs from its ppid; a new
  * thread, pid == ppid, changes nothing): it starts with a copy of the parent's mappings,
- * for which perf records no MMAP of its own. Returns TACH_OK or TACH_E_NOMEM. */
+ * for which perf records no MMAP of its own, in place of any it had. So records must come
+ * in time order, as perf script sorts them: in file order a child's exec and first MMAPs
+ * are often written before its parent's FORK record, which would then undo them.
+ * Returns TACH_OK or TACH_E_NOMEM. */
 int tachi_unwind_fork(struct tachi_unwind *u, uint32_t ppid, uint32_t pid);
 
 /* Forgets pid's mappings and its opened binaries: call on exec (COMM with the exec bit) and
