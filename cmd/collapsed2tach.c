@@ -1,5 +1,6 @@
 /* collapsed2tach: folded stacks (flamegraph.pl, perf, py-spy, austin, CPython) to TACH. */
 #include "common/runner.h"
+#include "programs.h"
 
 static const struct tc_opt opts[] = {
 	{ "labels", 0, "STYLE", "r:labels", NULL,
@@ -24,19 +25,15 @@ static const struct tc_opt opts[] = {
 	{ 0 },
 };
 
-int main(int argc, char **argv)
-{
-	static const struct tc_prog prog = {
-		.name = "collapsed2tach",
-		.summary = "Convert collapsed (folded) stacks to a TACH profile.",
-		.reader = "collapsed",
-		.outputs = tc_tach_output,
-		.opts = opts,
-		.description = "Input lines are FRAME;FRAME;... COUNT, root first, as written by "
-			       "flamegraph.pl's stackcollapse scripts, py-spy, austin, CPython's "
-			       "--collapsed and tach-decode. A count N becomes N samples one "
-			       "interval apart, or as many intervals as it lasts when counts are "
-			       "times (--count-unit; see collapsed2tach(1)).",
-	};
-	return tc_main(argc, argv, &prog);
-}
+const struct tc_prog tc_prog_collapsed2tach = {
+	.name = "collapsed2tach",
+	.summary = "Convert collapsed (folded) stacks to a TACH profile.",
+	.reader = "collapsed",
+	.outputs = tc_tach_output,
+	.opts = opts,
+	.description = "Input lines are FRAME;FRAME;... COUNT, root first, as written by "
+		       "flamegraph.pl's stackcollapse scripts, py-spy, austin, CPython's "
+		       "--collapsed and tach-decode. A count N becomes N samples one "
+		       "interval apart, or as many intervals as it lasts when counts are "
+		       "times (--count-unit; see collapsed2tach(1)).",
+};

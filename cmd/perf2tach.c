@@ -1,5 +1,6 @@
 /* perf2tach: Linux `perf script` text to TACH. */
 #include "common/runner.h"
+#include "programs.h"
 
 static const struct tc_opt opts[] = {
 	{ "event", 0, "NAME", "r:event", NULL,
@@ -8,18 +9,14 @@ static const struct tc_opt opts[] = {
 	{ 0 },
 };
 
-int main(int argc, char **argv)
-{
-	static const struct tc_prog prog = {
-		.name = "perf2tach",
-		.summary = "Convert Linux perf script output to a TACH profile.",
-		.reader = "perf",
-		.outputs = tc_tach_output,
-		.opts = opts,
-		.description = "Input is the text `perf script` writes for a `perf record -g` "
-			       "capture: each sample's event line and call chain. The thread is "
-			       "the tid, the root frame names the process (file [comm]), and "
-			       "cpu-clock periods are read as time (see perf2tach(1)).",
-	};
-	return tc_main(argc, argv, &prog);
-}
+const struct tc_prog tc_prog_perf2tach = {
+	.name = "perf2tach",
+	.summary = "Convert Linux perf script output to a TACH profile.",
+	.reader = "perf",
+	.outputs = tc_tach_output,
+	.opts = opts,
+	.description = "Input is the text `perf script` writes for a `perf record -g` "
+		       "capture: each sample's event line and call chain. The thread is "
+		       "the tid, the root frame names the process (file [comm]), and "
+		       "cpu-clock periods are read as time (see perf2tach(1)).",
+};

@@ -1,5 +1,6 @@
 /* sampler2tach: an Apple Sampler trace to TACH. */
 #include "common/runner.h"
+#include "programs.h"
 
 static const struct tc_opt opts[] = {
 	{ "interval", 0, "US", "r:interval", NULL,
@@ -8,17 +9,13 @@ static const struct tc_opt opts[] = {
 	{ 0 },
 };
 
-int main(int argc, char **argv)
-{
-	static const struct tc_prog prog = {
-		.name = "sampler2tach",
-		.summary = "Convert an Apple Sampler trace (@supersamplerV1.0) to a TACH profile.",
-		.reader = "sampler",
-		.outputs = tc_tach_output,
-		.opts = opts,
-		.description = "Each record is one sample; the format has no timestamps, so the "
-			       "k-th sample of a thread is put at k times --interval "
-			       "(see sampler2tach(1)).",
-	};
-	return tc_main(argc, argv, &prog);
-}
+const struct tc_prog tc_prog_sampler2tach = {
+	.name = "sampler2tach",
+	.summary = "Convert an Apple Sampler trace (@supersamplerV1.0) to a TACH profile.",
+	.reader = "sampler",
+	.outputs = tc_tach_output,
+	.opts = opts,
+	.description = "Each record is one sample; the format has no timestamps, so the "
+		       "k-th sample of a thread is put at k times --interval "
+		       "(see sampler2tach(1)).",
+};

@@ -1,5 +1,6 @@
 /* speedscope2tach: a speedscope JSON profile (py-spy, austin2speedscope, speedscope) to TACH. */
 #include "common/runner.h"
+#include "programs.h"
 
 static const struct tc_opt opts[] = {
 	{ "interval", 0, "US", "r:interval", NULL,
@@ -10,19 +11,15 @@ static const struct tc_opt opts[] = {
 	{ 0 },
 };
 
-int main(int argc, char **argv)
-{
-	static const struct tc_prog prog = {
-		.name = "speedscope2tach",
-		.summary = "Convert a speedscope JSON profile to a TACH profile.",
-		.reader = "speedscope",
-		.outputs = tc_tach_output,
-		.opts = opts,
-		.description = "Input is a speedscope file (https://www.speedscope.app/"
-			       "file-format-schema.json) as py-spy, austin2speedscope and speedscope "
-			       "write it: every profile becomes a thread, sampled profiles sample by "
-			       "sample, evented ones as the stacks between their events "
-			       "(see speedscope2tach(1)).",
-	};
-	return tc_main(argc, argv, &prog);
-}
+const struct tc_prog tc_prog_speedscope2tach = {
+	.name = "speedscope2tach",
+	.summary = "Convert a speedscope JSON profile to a TACH profile.",
+	.reader = "speedscope",
+	.outputs = tc_tach_output,
+	.opts = opts,
+	.description = "Input is a speedscope file (https://www.speedscope.app/"
+		       "file-format-schema.json) as py-spy, austin2speedscope and speedscope "
+		       "write it: every profile becomes a thread, sampled profiles sample by "
+		       "sample, evented ones as the stacks between their events "
+		       "(see speedscope2tach(1)).",
+};

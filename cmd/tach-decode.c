@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "common/runner.h"
+#include "programs.h"
 
 /* The mode named, and the word's bits above it raw: where CPython puts its capture-feature
  * bits in the word (its features-known flag and shift) is not established (tachfmt(5)). */
@@ -210,14 +211,10 @@ static const struct tc_output outputs[] = {
 	{ 0 },
 };
 
-int main(int argc, char **argv)
-{
-	static const struct tc_prog prog = {
-		.name = "tach-decode",
-		.summary = "Decode a profile to collapsed stacks, samples text or a summary.",
-		.reader = "auto",
-		.outputs = outputs,
-		.opts = opts,
-	};
-	return tc_main(argc, argv, &prog);
-}
+const struct tc_prog tc_prog_tach_decode = {
+	.name = "tach-decode",
+	.summary = "Decode a profile to collapsed stacks, samples text or a summary.",
+	.reader = "auto",
+	.outputs = outputs,
+	.opts = opts,
+};

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "common/runner.h"
+#include "programs.h"
 #include "diff_folded.h"
 
 /* errno's failure of what (an input's name, the temporary file): exit status 1. */
@@ -111,31 +112,30 @@ static int diff(struct tc_run *run, struct tc_input *in, size_t n, struct tach_w
 	return status;
 }
 
-int main(int argc, char **argv)
-{
-	static const struct tc_opt opts[] = {
-		{ "normalize", 'n', NULL, NULL, NULL,
-		  "scale BASE's counts to NEW's total, as difffolded.pl -n does", NULL, false },
-		{ "strip-hex", 's', NULL, NULL, NULL,
-		  "write every hexadecimal number (0x...) in a stack as 0x..., as difffolded.pl -s does",
-		  NULL, false },
-		{ 0 },
-	};
-	static const struct tc_output outputs[] = {
-		{ "collapsed", "collapsed", false, NULL, "folded stacks with two counts",
-		  tc_collapsed_opts, 0 },
-		{ 0 },
-	};
-	static const struct tc_many many = { 2, 2, "BASE NEW", diff, true };
-	static const struct tc_prog prog = {
-		.name = "tach-diff",
-		.summary = "Compare two profiles: folded stacks with BASE's and NEW's counts.",
-		.reader = "auto",
-		.outputs = outputs,
-		.opts = opts,
-		.description = "Each line is 'STACK BASE_COUNT NEW_COUNT', sorted by stack, for "
-			       "flamegraph.pl to draw a differential flame graph.",
-		.many = &many,
-	};
-	return tc_main(argc, argv, &prog);
-}
+static const struct tc_opt opts[] = {
+	{ "normalize", 'n', NULL, NULL, NULL,
+	  "scale BASE's counts to NEW's total, as difffolded.pl -n does", NULL, false },
+	{ "strip-hex", 's', NULL, NULL, NULL,
+	  "write every hexadecimal number (0x...) in a stack as 0x..., as difffolded.pl -s does",
+	  NULL, false },
+	{ 0 },
+};
+
+static const struct tc_output outputs[] = {
+	{ "collapsed", "collapsed", false, NULL, "folded stacks with two counts",
+	  tc_collapsed_opts, 0 },
+	{ 0 },
+};
+
+static const struct tc_many many = { 2, 2, "BASE NEW", diff, true };
+
+const struct tc_prog tc_prog_tach_diff = {
+	.name = "tach-diff",
+	.summary = "Compare two profiles: folded stacks with BASE's and NEW's counts.",
+	.reader = "auto",
+	.outputs = outputs,
+	.opts = opts,
+	.description = "Each line is 'STACK BASE_COUNT NEW_COUNT', sorted by stack, for "
+		       "flamegraph.pl to draw a differential flame graph.",
+	.many = &many,
+};

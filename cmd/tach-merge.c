@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "common/runner.h"
+#include "programs.h"
 
 /* An input's string or frame ids in the output dict: 0 not mapped yet, else id + 1. */
 struct idmap {
@@ -426,25 +427,23 @@ out:
 	return status;
 }
 
-int main(int argc, char **argv)
-{
-	static const struct tc_opt opts[] = {
-		{ "concat", 0, NULL, NULL, NULL,
-		  "write the inputs one after another, not interleaved by timestamp", NULL, false },
-		{ "tag-inputs", 0, NULL, NULL, NULL,
-		  "give each input's samples an outermost frame named after the input", NULL, false },
-		{ 0 },
-	};
-	static const struct tc_many many = { 1, 0, "FILE...", merge, false };
-	static const struct tc_prog prog = {
-		.name = "tach-merge",
-		.summary = "Merge profiles of any readable format into one TACH profile.",
-		.reader = "auto",
-		.outputs = tc_tach_values_output,
-		.opts = opts,
-		.description = "Samples are interleaved by timestamp (ties in input order), or "
-			       "written input after input with --concat. Thread ids are kept.",
-		.many = &many,
-	};
-	return tc_main(argc, argv, &prog);
-}
+static const struct tc_opt opts[] = {
+	{ "concat", 0, NULL, NULL, NULL,
+	  "write the inputs one after another, not interleaved by timestamp", NULL, false },
+	{ "tag-inputs", 0, NULL, NULL, NULL,
+	  "give each input's samples an outermost frame named after the input", NULL, false },
+	{ 0 },
+};
+
+static const struct tc_many many = { 1, 0, "FILE...", merge, false };
+
+const struct tc_prog tc_prog_tach_merge = {
+	.name = "tach-merge",
+	.summary = "Merge profiles of any readable format into one TACH profile.",
+	.reader = "auto",
+	.outputs = tc_tach_values_output,
+	.opts = opts,
+	.description = "Samples are interleaved by timestamp (ties in input order), or "
+		       "written input after input with --concat. Thread ids are kept.",
+	.many = &many,
+};

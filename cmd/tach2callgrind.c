@@ -1,6 +1,7 @@
 /* tach2callgrind: a profile to valgrind callgrind's format, for KCachegrind, QCachegrind
  * and callgrind_annotate. */
 #include "common/runner.h"
+#include "programs.h"
 
 static const struct tc_opt opts[] = {
 	{ 0 },
@@ -14,19 +15,15 @@ static const struct tc_output outputs[] = {
 	{ 0 },
 };
 
-int main(int argc, char **argv)
-{
-	static const struct tc_prog prog = {
-		.name = "tach2callgrind",
-		.summary = "Convert a profile to valgrind callgrind's format.",
-		.reader = "auto",
-		.outputs = outputs,
-		.opts = opts,
-		.description = "Writes one callgrind profile that KCachegrind, QCachegrind and "
-			       "callgrind_annotate read: every thread together, a function's self "
-			       "cost per source line (and address, for native code), calls with "
-			       "inclusive costs that count a function once per sample however "
-			       "deeply it recurs (see tach2callgrind(1)).",
-	};
-	return tc_main(argc, argv, &prog);
-}
+const struct tc_prog tc_prog_tach2callgrind = {
+	.name = "tach2callgrind",
+	.summary = "Convert a profile to valgrind callgrind's format.",
+	.reader = "auto",
+	.outputs = outputs,
+	.opts = opts,
+	.description = "Writes one callgrind profile that KCachegrind, QCachegrind and "
+		       "callgrind_annotate read: every thread together, a function's self "
+		       "cost per source line (and address, for native code), calls with "
+		       "inclusive costs that count a function once per sample however "
+		       "deeply it recurs (see tach2callgrind(1)).",
+};

@@ -1,5 +1,6 @@
 /* tach2flamegraph: any profile to a flame graph SVG, drawn as flamegraph.pl draws it. */
 #include "common/runner.h"
+#include "programs.h"
 
 static const struct tc_opt opts[] = {
 	{ "title", 0, "TEXT", "w:title", NULL,
@@ -48,19 +49,15 @@ static const struct tc_setting folded[] = {
 	{ 0 },
 };
 
-int main(int argc, char **argv)
-{
-	static const struct tc_prog prog = {
-		.name = "tach2flamegraph",
-		.summary = "Draw a profile as a flame graph SVG.",
-		.reader = "auto",
-		.outputs = outputs,
-		.opts = opts,
-		.folded = folded,
-		.description = "Writes one interactive SVG as flamegraph.pl draws it from the "
-			       "profile's collapsed stacks (tach-decode's output): the same frames, "
-			       "order, sizes, titles and --hash colours, with our own script for "
-			       "details, zoom and search (see tach2flamegraph(1)).",
-	};
-	return tc_main(argc, argv, &prog);
-}
+const struct tc_prog tc_prog_tach2flamegraph = {
+	.name = "tach2flamegraph",
+	.summary = "Draw a profile as a flame graph SVG.",
+	.reader = "auto",
+	.outputs = outputs,
+	.opts = opts,
+	.folded = folded,
+	.description = "Writes one interactive SVG as flamegraph.pl draws it from the "
+		       "profile's collapsed stacks (tach-decode's output): the same frames, "
+		       "order, sizes, titles and --hash colours, with our own script for "
+		       "details, zoom and search (see tach2flamegraph(1)).",
+};

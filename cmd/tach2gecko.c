@@ -1,5 +1,6 @@
 /* tach2gecko: TACH to a Gecko profile for the Firefox Profiler. */
 #include "common/runner.h"
+#include "programs.h"
 
 static const struct tc_opt opts[] = {
 	{ "no-gzip", 0, NULL, "w:gzip", "no", "write plain JSON instead of gzip", NULL, false },
@@ -20,18 +21,14 @@ static const struct tc_output outputs[] = {
 	{ 0 },
 };
 
-int main(int argc, char **argv)
-{
-	static const struct tc_prog prog = {
-		.name = "tach2gecko",
-		.summary = "Convert a profile to a Gecko profile for the Firefox Profiler.",
-		.reader = "auto",
-		.outputs = outputs,
-		.opts = opts,
-		.description = "Writes one gzip-compressed JSON document (plain with --no-gzip) that "
-			       "profiler.firefox.com loads: one thread per thread and interpreter, "
-			       "sample categories and markers from the GIL/CPU status (see "
-			       "tach2gecko(1)).",
-	};
-	return tc_main(argc, argv, &prog);
-}
+const struct tc_prog tc_prog_tach2gecko = {
+	.name = "tach2gecko",
+	.summary = "Convert a profile to a Gecko profile for the Firefox Profiler.",
+	.reader = "auto",
+	.outputs = outputs,
+	.opts = opts,
+	.description = "Writes one gzip-compressed JSON document (plain with --no-gzip) that "
+		       "profiler.firefox.com loads: one thread per thread and interpreter, "
+		       "sample categories and markers from the GIL/CPU status (see "
+		       "tach2gecko(1)).",
+};

@@ -1,5 +1,6 @@
 /* tach2pprof: a profile of any format to pprof's profile.proto (gzip-compressed). */
 #include "common/runner.h"
+#include "programs.h"
 
 static const struct tc_opt opts[] = {
 	{ "no-gzip", 0, NULL, "w:gzip", "no", "write the raw protobuf, not gzip-compressed", NULL,
@@ -18,17 +19,13 @@ static const struct tc_output outputs[] = {
 	{ 0 },
 };
 
-int main(int argc, char **argv)
-{
-	static const struct tc_prog prog = {
-		.name = "tach2pprof",
-		.summary = "Convert a profile to pprof's profile.proto format.",
-		.reader = "auto",
-		.outputs = outputs,
-		.opts = opts,
-		.description = "The output is gzip-compressed (.pb.gz) for go tool pprof and "
-			       "profiling services. Samples are aggregated by stack, thread, "
-			       "interpreter and thread state; samples with an empty stack are left out.",
-	};
-	return tc_main(argc, argv, &prog);
-}
+const struct tc_prog tc_prog_tach2pprof = {
+	.name = "tach2pprof",
+	.summary = "Convert a profile to pprof's profile.proto format.",
+	.reader = "auto",
+	.outputs = outputs,
+	.opts = opts,
+	.description = "The output is gzip-compressed (.pb.gz) for go tool pprof and "
+		       "profiling services. Samples are aggregated by stack, thread, "
+		       "interpreter and thread state; samples with an empty stack are left out.",
+};

@@ -1,5 +1,6 @@
 /* tach2pstats: TACH to the stats file Python's pstats module loads. */
 #include "common/runner.h"
+#include "programs.h"
 
 static const struct tc_opt opts[] = {
 	{ "no-sampled-marker", 0, NULL, "w:sampled-marker", "no",
@@ -13,18 +14,14 @@ static const struct tc_output outputs[] = {
 	{ 0 },
 };
 
-int main(int argc, char **argv)
-{
-	static const struct tc_prog prog = {
-		.name = "tach2pstats",
-		.summary = "Convert a profile to a pstats file for Python's pstats module.",
-		.reader = "auto",
-		.outputs = outputs,
-		.opts = opts,
-		.description = "Writes the marshal'd stats dict that pstats.Stats loads, with the "
-			       "meaning CPython's sampling profiler gives it: per (file, line, "
-			       "function), direct and cumulative samples, their time at the "
-			       "sampling interval, and callers (see tach2pstats(1)).",
-	};
-	return tc_main(argc, argv, &prog);
-}
+const struct tc_prog tc_prog_tach2pstats = {
+	.name = "tach2pstats",
+	.summary = "Convert a profile to a pstats file for Python's pstats module.",
+	.reader = "auto",
+	.outputs = outputs,
+	.opts = opts,
+	.description = "Writes the marshal'd stats dict that pstats.Stats loads, with the "
+		       "meaning CPython's sampling profiler gives it: per (file, line, "
+		       "function), direct and cumulative samples, their time at the "
+		       "sampling interval, and callers (see tach2pstats(1)).",
+};

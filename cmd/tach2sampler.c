@@ -1,5 +1,6 @@
 /* tach2sampler: a profile of any format to an Apple Sampler trace. */
 #include "common/runner.h"
+#include "programs.h"
 
 /* A record per sample: a run of N repeats is N records. */
 static const struct tc_opt sampler_opts[] = {
@@ -13,16 +14,12 @@ static const struct tc_output outputs[] = {
 	{ 0 },
 };
 
-int main(int argc, char **argv)
-{
-	static const struct tc_prog prog = {
-		.name = "tach2sampler",
-		.summary = "Convert a profile to an Apple Sampler trace (@supersamplerV1.0).",
-		.reader = "auto",
-		.outputs = outputs,
-		.description = "Writes one @threadV1.0 block per thread and one record per sample; "
-			       "timestamps, status, columns and opcodes are not kept "
-			       "(see tach2sampler(1)).",
-	};
-	return tc_main(argc, argv, &prog);
-}
+const struct tc_prog tc_prog_tach2sampler = {
+	.name = "tach2sampler",
+	.summary = "Convert a profile to an Apple Sampler trace (@supersamplerV1.0).",
+	.reader = "auto",
+	.outputs = outputs,
+	.description = "Writes one @threadV1.0 block per thread and one record per sample; "
+		       "timestamps, status, columns and opcodes are not kept "
+		       "(see tach2sampler(1)).",
+};
