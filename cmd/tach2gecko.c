@@ -4,7 +4,7 @@
 
 static const struct tc_opt opts[] = {
 	{ "no-gzip", 0, NULL, "w:gzip", "no", "write plain JSON instead of gzip", NULL, false },
-	{ "level", 0, "N", "w:level", NULL, "gzip compression level, 1-9 (default 1)", NULL, false },
+	{ "level", 0, "N", "w:level", NULL, "gzip compression level (default 1)", "1-9", false },
 	{ 0 },
 };
 

@@ -5,7 +5,7 @@
 static const struct tc_opt opts[] = {
 	{ "no-gzip", 0, NULL, "w:gzip", "no", "write the raw protobuf, not gzip-compressed", NULL,
 	  false },
-	{ "level", 0, "N", "w:level", NULL, "gzip compression level, 1-9 (default 1)", NULL, false },
+	{ "level", 0, "N", "w:level", NULL, "gzip compression level (default 1)", "1-9", false },
 	{ "cpu", 0, NULL, "w:cpu", "yes",
 	  "call the time values cpu/nanoseconds (default: wall, or cpu for a CPU-mode profile)",
 	  NULL, false },

@@ -28,13 +28,28 @@ bool tc_parse_u64(const char *s, uint64_t *out)
 	return true;
 }
 
+/* The states --status names by a status bit; "idle" (neither of the first two) is the one
+ * more. */
+static const struct { const char *name; uint8_t bit; } names[] = {
+	{ "gil", TACH_STATUS_HAS_GIL }, { "cpu", TACH_STATUS_ON_CPU },
+	{ "unknown", TACH_STATUS_UNKNOWN }, { "gil-wait", TACH_STATUS_GIL_REQUESTED },
+	{ "exception", TACH_STATUS_HAS_EXCEPTION }, { "main", TACH_STATUS_MAIN_THREAD },
+};
+
+void tc_status_words(char *buf, size_t cap)
+{
+	size_t n = sizeof(names) / sizeof(names[0]);
+	buf[0] = 0;
+	for (size_t neg = 0; neg < 2; neg++)
+		for (size_t i = 0; i <= n; i++) {
+			size_t l = strlen(buf);
+			snprintf(buf + l, cap - l, "%s%s%s", l ? " " : "", neg ? "no-" : "",
+				 i < n ? names[i].name : "idle");
+		}
+}
+
 int tc_parse_status(struct tc_run *run, const char *list)
 {
-	static const struct { const char *name; uint8_t bit; } names[] = {
-		{ "gil", TACH_STATUS_HAS_GIL }, { "cpu", TACH_STATUS_ON_CPU },
-		{ "unknown", TACH_STATUS_UNKNOWN }, { "gil-wait", TACH_STATUS_GIL_REQUESTED },
-		{ "exception", TACH_STATUS_HAS_EXCEPTION }, { "main", TACH_STATUS_MAIN_THREAD },
-	};
 	char buf[256];
 	if (strlen(list) >= sizeof(buf))
 		return -1;

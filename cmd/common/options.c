@@ -77,7 +77,7 @@ bool tc_detects(const struct tc_prog *p)
 static const struct tc_opt tach_writer_opts[] = {
 	{ "compression", 0, "KIND", "w:compression", NULL, "sample compression (default zstd)",
 	  "zstd none", false },
-	{ "level", 0, "N", "w:level", NULL, "zstd compression level, 1-22 (default 5)", NULL, false },
+	{ "level", 0, "N", "w:level", NULL, "zstd compression level (default 5)", "1-22", false },
 	TC_MAX_SAMPLES_OPT_DEFAULT("4294967295"),
 	{ 0 },
 };
@@ -121,7 +121,7 @@ const struct tc_output tc_tach_output[] = {
 static const struct tc_opt tach_values_writer_opts[] = {
 	{ "compression", 0, "KIND", "w:compression", NULL, "sample compression (default zstd)",
 	  "zstd none", false },
-	{ "level", 0, "N", "w:level", NULL, "zstd compression level, 1-22 (default 5)", NULL, false },
+	{ "level", 0, "N", "w:level", NULL, "zstd compression level (default 5)", "1-22", false },
 	TC_MAX_SAMPLES_OPT_DEFAULT("4294967295"),
 	{ "counts-as-samples", 0, NULL, "w:counts-as-samples", "yes",
 	  "pprof input whose weights are not a time (bytes, objects): write each unit as one "
@@ -134,10 +134,8 @@ const struct tc_output tc_tach_values_output[] = {
 	{ 0 },
 };
 
-/* Every option a program accepts, in --help order: its own, its outputs' writers', then the
- * common ones. owner[i] is the output an option belongs to, NULL for the others. */
-static size_t gather_opts(const struct tc_prog *p, const struct tc_opt **all,
-			  const struct tc_output **owner, size_t max)
+size_t tc_gather_opts(const struct tc_prog *p, const struct tc_opt **all,
+		      const struct tc_output **owner, size_t max)
 {
 	size_t n = 0;
 	for (const struct tc_opt *o = p->opts; o && o->name && n < max; o++, n++) {
@@ -169,8 +167,7 @@ static void usage_line(FILE *f, const struct tc_prog *p)
 	fprintf(f, "Usage: %s [OPTION]... %s\n", p->name, p->many ? p->many->args : "[FILE|-]");
 }
 
-/* The formats the library reads, space-separated, in detection order. */
-static void readable_formats(char *buf, size_t cap)
+void tc_readable_formats(char *buf, size_t cap)
 {
 	const char *name;
 	int rd;
@@ -236,12 +233,12 @@ static void help(const struct tc_prog *p)
 	}
 	const struct tc_opt *all[MAX_OPTS];
 	const struct tc_output *owner[MAX_OPTS];
-	size_t n = gather_opts(p, all, owner, MAX_OPTS);
+	size_t n = tc_gather_opts(p, all, owner, MAX_OPTS);
 	for (size_t i = 0; i < n; i++) {
 		struct tc_opt o = *all[i];
 		char formats[256];
 		if (!strcmp(o.name, "from")) {
-			readable_formats(formats, sizeof(formats));
+			tc_readable_formats(formats, sizeof(formats));
 			o.choices = formats;
 		}
 		print_opt(stdout, &o);
@@ -262,7 +259,7 @@ int tc_usage_error(const struct tc_prog *p, const char *fmt, ...)
 
 void tc_build_getopt(const struct tc_prog *prog, struct cli *c)
 {
-	c->n = gather_opts(prog, c->all, c->owner, MAX_OPTS);
+	c->n = tc_gather_opts(prog, c->all, c->owner, MAX_OPTS);
 	c->shorts[0] = 0;
 	for (size_t i = 0; i < c->n; i++) {
 		c->lopts[i] = (struct option){ c->all[i]->name,
@@ -289,7 +286,7 @@ void tc_build_getopt(const struct tc_prog *prog, struct cli *c)
 static int take_from(struct tc_run *run, const char *arg)
 {
 	char formats[256];
-	readable_formats(formats, sizeof(formats));
+	tc_readable_formats(formats, sizeof(formats));
 	if (!strcmp(arg, "help")) {
 		for (char *save, *t = strtok_r(formats, " ", &save); t; t = strtok_r(NULL, " ", &save))
 			puts(t);

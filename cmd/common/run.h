@@ -58,6 +58,14 @@ struct cli {
 
 /* options.c */
 void tc_build_getopt(const struct tc_prog *prog, struct cli *c);
+/* Every option a program accepts but --format, in --help order: its own, its outputs'
+ * writers', then the common ones. owner[i] is the output an option belongs to, NULL for the
+ * others. Returns how many (at most max). */
+size_t tc_gather_opts(const struct tc_prog *p, const struct tc_opt **all,
+		      const struct tc_output **owner, size_t max);
+/* The formats the library reads, space-separated, in detection order: --from's values but
+ * auto and help. */
+void tc_readable_formats(char *buf, size_t cap);
 void tc_default_max_samples(const struct tc_output *out, struct tach_reader *r);
 bool tc_detects(const struct tc_prog *p);
 int tc_keep_value(struct cli *c, size_t idx, const char *arg);
@@ -68,6 +76,8 @@ int tc_usage_error(const struct tc_prog *p, const char *fmt, ...)
 /* filters.c */
 int tc_next_kept(void *ctx, struct tach_reader *r, const struct tach_sample **out);
 int tc_parse_status(struct tc_run *run, const char *list);
+/* The words a --status list is made of (each state, then each no-STATE), space-separated. */
+void tc_status_words(char *buf, size_t cap);
 bool tc_parse_u64(const char *s, uint64_t *out);
 
 /* inputs.c */

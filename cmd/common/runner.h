@@ -18,7 +18,9 @@ struct tc_opt {
 	const char *target;
 	const char *value;
 	const char *help;
-	const char *choices; /* space-separated values, for completions and --help */
+	/* The values it takes, for --help and the completions: space-separated words, or A-B
+	 * for the whole numbers A to B. */
+	const char *choices;
 	bool repeatable;     /* later uses add to the value, joined with ':' */
 };
 
