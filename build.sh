@@ -22,6 +22,9 @@ TEST_PKGS+=(valgrind)
 TEST_PKGS+=(austin)
 # gperf-native.bats profiles a C program with gperftools' libprofiler in the run.
 TEST_PKGS+=(libgoogle-perftools-dev)
+# completions.bats checks the generated zsh completions with zsh -n (fish's, with fish -n,
+# only where fish is installed).
+TEST_PKGS+=(zsh)
 # Extra test tools, one line per check that needs them (read by need_extra below).
 EXTRA_TEST_PKGS=()
 # tach2pprof.bats: go tool pprof reads every output; protoc --decode_raw checks the wire format.

@@ -258,21 +258,6 @@ EOF
 	diff "$T/a" "$T/b"
 }
 
-@test "completions offer exactly the long options of --help" {
-	help=$(collapsed2tach --help | grep -o -- '--[a-z][a-z-]*' | sort -u)
-	bash_opts=$(grep -o -- '--[a-z][a-z-]*' "$SOURCE_ROOT/completions/bash/collapsed2tach" | sort -u)
-	zsh_opts=$(grep -o -- "--[a-z][a-z-]*[=[+}]" "$SOURCE_ROOT/completions/zsh/_collapsed2tach" |
-		tr -d "=[+}" | sort -u)
-	fish_opts=$(sed -n 's/.* -l \([a-z-]*\).*/--\1/p' "$SOURCE_ROOT/completions/fish/collapsed2tach.fish" | sort -u)
-	help_opts=$(collapsed2tach --help | sed -n 's/^ *\(-., \)\{0,1\}\(--[a-z][a-z-]*\).*/\2/p' | sort -u)
-	[ "$bash_opts" = "$help_opts" ]
-	[ "$zsh_opts" = "$help_opts" ]
-	[ "$fish_opts" = "$help_opts" ]
-	for o in $help_opts; do
-		grep -q -- "$o\*" "$SOURCE_ROOT/docs/collapsed2tach.1.scd"
-	done
-}
-
 @test "input in which no line is a stack is an error, not an empty profile" {
 	printf '\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\n' >"$T/x.png"
 	run collapsed2tach "$T/x.png" -o "$T/x.tach"

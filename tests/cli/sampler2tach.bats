@@ -324,13 +324,6 @@ tid:8483;g 1" ]
 	[ "$status" -eq 1 ]
 }
 
-@test "completions offer exactly the long options of --help" {
-	want=$(sampler2tach --help | grep -o -- '--[a-z][a-z-]*' | sort -u)
-	[ "$(grep -v '^[[:space:]]*#' "$SOURCE_ROOT/completions/bash/sampler2tach" | grep -o -- '--[a-z][a-z-]*' | sort -u)" = "$want" ]
-	[ "$(grep -o -- '--[a-z][a-z-]*' "$SOURCE_ROOT/completions/zsh/_sampler2tach" | sort -u)" = "$want" ]
-	[ "$(grep -o -- '-l [a-z][a-z-]*' "$SOURCE_ROOT/completions/fish/sampler2tach.fish" | sed 's/^-l /--/' | sort -u)" = "$want" ]
-}
-
 @test "the man page documents every option" {
 	for o in $(sampler2tach --help | grep -o -- '--[a-z][a-z-]*' | sort -u); do
 		grep -q -- "$o\*" "$SOURCE_ROOT/docs/sampler2tach.1.scd" || { echo "missing $o"; false; }

@@ -238,13 +238,6 @@ timeline_of() { # TACH -> sorted timeline
 	[[ "$output" == *"libtachfmt"* ]]
 }
 
-@test "completions offer exactly the long options of --help" {
-	want=$(speedscope2tach --help | grep -o -- '--[a-z][a-z-]*' | sort -u)
-	[ "$(grep -v '^[[:space:]]*#' "$SOURCE_ROOT/completions/bash/speedscope2tach" | grep -o -- '--[a-z][a-z-]*' | sort -u)" = "$want" ]
-	[ "$(grep -o -- '--[a-z][a-z-]*' "$SOURCE_ROOT/completions/zsh/_speedscope2tach" | sort -u)" = "$want" ]
-	[ "$(grep -o -- '-l [a-z][a-z-]*' "$SOURCE_ROOT/completions/fish/speedscope2tach.fish" | sed 's/^-l /--/' | sort -u)" = "$want" ]
-}
-
 @test "the man page documents every option" {
 	for o in $(speedscope2tach --help | grep -o -- '--[a-z][a-z-]*' | sort -u); do
 		grep -q -- "$o\*" "$SOURCE_ROOT/docs/speedscope2tach.1.scd" || { echo "missing $o"; false; }

@@ -147,14 +147,6 @@ joined() {
 	[[ "$output" == *"tach-diff: <stdout>: No space left on device"* ]]
 }
 
-@test "completions offer exactly the long options of --help" {
-	local want
-	want=$(tach-diff --help | grep -oE -- '--[a-z][a-z-]*' | sort -u)
-	[ "$(grep -oE -- '--[a-z][a-z-]*' "$SOURCE_ROOT/completions/bash/tach-diff" | sort -u)" = "$want" ]
-	[ "$(grep -oE -- '--[a-z][a-z-]*' "$SOURCE_ROOT/completions/zsh/_tach-diff" | sort -u)" = "$want" ]
-	[ "$(grep -oE -- '-l [a-z][a-z-]*' "$SOURCE_ROOT/completions/fish/tach-diff.fish" | sed 's/^-l /--/' | sort -u)" = "$want" ]
-}
-
 @test "the man page documents every option" {
 	local o
 	for o in $(tach-diff --help | grep -oE -- '--[a-z][a-z-]*' | sort -u); do

@@ -282,14 +282,6 @@ summed() {
 	tach-merge "$C/recursion.tach" "$C/rle_runs.tach" | cmp - "$TMP/b.tach"
 }
 
-@test "completions offer exactly the long options of --help" {
-	local want
-	want=$(tach-merge --help | grep -oE -- '--[a-z][a-z-]*' | sort -u)
-	[ "$(grep -oE -- '--[a-z][a-z-]*' "$SOURCE_ROOT/completions/bash/tach-merge" | sort -u)" = "$want" ]
-	[ "$(grep -oE -- '--[a-z][a-z-]*' "$SOURCE_ROOT/completions/zsh/_tach-merge" | sort -u)" = "$want" ]
-	[ "$(grep -oE -- '-l [a-z][a-z-]*' "$SOURCE_ROOT/completions/fish/tach-merge.fish" | sed 's/^-l /--/' | sort -u)" = "$want" ]
-}
-
 @test "the man page documents every option" {
 	local o
 	for o in $(tach-merge --help | grep -oE -- '--[a-z][a-z-]*' | sort -u); do

@@ -216,14 +216,6 @@ titles() {
 	grep -q 'No stack counts found' "$TMP/e.svg"
 }
 
-@test "completions offer exactly the long options of --help" {
-	local want
-	want=$(tach2flamegraph --help | grep -oE -- '--[a-z][a-z-]*' | sort -u)
-	[ "$(grep -oE -- '--[a-z][a-z-]*' "$SOURCE_ROOT/completions/bash/tach2flamegraph" | sort -u)" = "$want" ]
-	[ "$(grep -oE -- '--[a-z][a-z-]*' "$SOURCE_ROOT/completions/zsh/_tach2flamegraph" | sort -u)" = "$want" ]
-	[ "$(grep -oE -- '-l [a-z][a-z-]*' "$SOURCE_ROOT/completions/fish/tach2flamegraph.fish" | sed 's/^-l /--/' | sort -u)" = "$want" ]
-}
-
 @test "the man page documents every option" {
 	local o
 	for o in $(tach2flamegraph --help | grep -oE -- '--[a-z][a-z-]*' | sort -u); do

@@ -407,14 +407,6 @@ native_inputs() {
 	[[ "$output" == *"call tree differs"* || "$output" == *"threads, expected"* ]]
 }
 
-@test "completions offer exactly the long options of --help" {
-	local want
-	want=$(tach2gecko --help | grep -oE -- '--[a-z][a-z-]*' | sort -u)
-	[ "$(grep -oE -- '--[a-z][a-z-]*' "$SOURCE_ROOT/completions/bash/tach2gecko" | sort -u)" = "$want" ]
-	[ "$(grep -oE -- '--[a-z][a-z-]*' "$SOURCE_ROOT/completions/zsh/_tach2gecko" | sort -u)" = "$want" ]
-	[ "$(grep -oE -- '-l [a-z][a-z-]*' "$SOURCE_ROOT/completions/fish/tach2gecko.fish" | sed 's/^-l /--/' | sort -u)" = "$want" ]
-}
-
 @test "the man page documents every option" {
 	local o
 	for o in $(tach2gecko --help | grep -oE -- '--[a-z][a-z-]*' | sort -u); do
