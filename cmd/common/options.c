@@ -1,5 +1,5 @@
 /* The runner's options: the tables every program shares, the command line read into a
- * run (getopt), --help and usage errors. */
+ * run (getopt), --help, usage errors, and an option's value set on a reader or writer. */
 #include "run.h"
 
 #include <errno.h>
@@ -410,4 +410,24 @@ int tc_take_option(struct tc_run *run, struct cli *c, int ch, char **argv)
 		return rc ? rc : -1;
 	c->typed[idx] = true;
 	return tc_keep_value(c, idx, optarg) ? 1 : -1;
+}
+
+int tc_set_opt(struct tc_run *run, struct tach_reader *r, struct tach_writer *w,
+	       const char *target, const char *value)
+{
+	int rc;
+	const char *err;
+	if (!strncmp(target, "r:", 2)) {
+		rc = tach_reader_set_option(r, target + 2, value);
+		err = rc ? tach_reader_error(r, NULL, NULL) : NULL;
+	} else {
+		if (!w)
+			return tc_usage_error(run->prog, "--format %s takes no output options",
+					   run->output->name);
+		rc = tach_writer_set_option(w, target + 2, value);
+		err = rc ? tach_writer_error(w) : NULL;
+	}
+	if (rc)
+		return tc_usage_error(run->prog, "%s", err ? err : tach_strerror(rc));
+	return 0;
 }

@@ -1,6 +1,6 @@
-/* What the runner's files share (runner.c, options.c, inputs.c, outputs.c, filters.c): the
- * run's state and the command line's, and the steps one file hands another. Private to
- * cmd/common; programs see runner.h. */
+/* What the runner's files share (runner.c, options.c, inputs.c, outputs.c, filters.c,
+ * messages.c): the run's state and the command line's, and the steps one file hands
+ * another. Private to cmd/common; programs see runner.h. */
 #ifndef TACHFMT_RUN_H
 #define TACHFMT_RUN_H
 
@@ -70,6 +70,9 @@ void tc_default_max_samples(const struct tc_output *out, struct tach_reader *r);
 bool tc_detects(const struct tc_prog *p);
 int tc_keep_value(struct cli *c, size_t idx, const char *arg);
 int tc_take_option(struct tc_run *run, struct cli *c, int ch, char **argv);
+/* Sets a reader ("r:KEY") or writer ("w:KEY") option; a refusal is a usage error. */
+int tc_set_opt(struct tc_run *run, struct tach_reader *r, struct tach_writer *w,
+	       const char *target, const char *value);
 int tc_usage_error(const struct tc_prog *p, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
@@ -95,9 +98,9 @@ void tc_catch_shrinking_input(const struct tc_run *run);
 int tc_finish_output(struct tc_run *run, int fd, int status);
 int tc_open_output(struct tc_run *run, int *fd);
 
-/* runner.c */
+/* messages.c: warnings of a reader (ctx: its struct tc_input) and of the writer (ctx: the
+ * run) */
 void tc_on_warn(void *ctx, const char *msg, int kind, uint64_t pos);
-int tc_set_opt(struct tc_run *run, struct tach_reader *r, struct tach_writer *w,
-		   const char *target, const char *value);
+void tc_on_writer_warn(void *ctx, const char *msg, int kind, uint64_t pos);
 
 #endif

@@ -1,8 +1,8 @@
 /* The runner every program is: read a file or stdin, write stdout or -o FILE (through a
  * temporary file renamed on success), filter samples, and report problems as "prog: file:
  * offset N: what is wrong" with exit 1 (data, I/O) or 2 (usage). This file holds the
- * messages, the conversion loop and tc_main; options.c, inputs.c, outputs.c and filters.c
- * the rest. */
+ * conversion loop and tc_main, the top that calls the others: options.c, inputs.c,
+ * outputs.c, filters.c and messages.c, none of which calls back up here. */
 #include "run.h"
 
 #include <errno.h>
@@ -15,124 +15,6 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-
-static void print_pos(FILE *f, const char *name, int kind, uint64_t pos)
-{
-	switch (kind) {
-	case TACH_POS_OFFSET:
-		fprintf(f, "%s: offset %llu: ", name, (unsigned long long)pos);
-		break;
-	case TACH_POS_LINE:
-		fprintf(f, "%s:%llu: ", name, (unsigned long long)pos);
-		break;
-	case TACH_POS_RECORD:
-		fprintf(f, "%s: record %llu: ", name, (unsigned long long)pos);
-		break;
-	default:
-		fprintf(f, "%s: ", name);
-	}
-}
-
-void tc_on_warn(void *ctx, const char *msg, int kind, uint64_t pos)
-{
-	const struct tc_input *in = ctx;
-	const char *format = tach_reader_format(in->r);
-	if (in->run->quiet)
-		return;
-	/* a program that rereads a folded input reads its text itself (tach-diff): what the
-	 * folded reader guessed on the way (a unit for the counts) is not what it does */
-	if (in->run->prog->many && in->run->prog->many->rereads && format &&
-	    !strcmp(format, "collapsed"))
-		return;
-	tc_progress_clear(&in->run->progress);
-	fprintf(stderr, "%s: ", in->run->prog->name);
-	print_pos(stderr, in->name, kind, pos);
-	fprintf(stderr, "warning: %s\n", msg);
-}
-
-/* What a writer warns of is what the input holds and the output cannot (labels, a frame
- * label's bytes, samples out of order): the input is named, as for the readers' warnings,
- * never the output; the inputs' number where several were merged. */
-static void on_writer_warn(void *ctx, const char *msg, int kind, uint64_t pos)
-{
-	struct tc_run *run = ctx;
-	if (run->quiet)
-		return;
-	tc_progress_clear(&run->progress);
-	if (run->ninputs > 1)
-		fprintf(stderr, "%s: %zu inputs: warning: %s\n", run->prog->name, run->ninputs, msg);
-	else
-		fprintf(stderr, "%s: %s: warning: %s\n", run->prog->name, run->in_name, msg);
-}
-
-void tc_warn(struct tc_run *run, const char *fmt, ...)
-{
-	if (run->quiet)
-		return;
-	va_list ap;
-	fprintf(stderr, "%s: warning: ", run->prog->name);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-}
-
-int tc_reader_failed(struct tc_run *run, struct tach_reader *r)
-{
-	tc_progress_clear(&run->progress);
-	int kind;
-	uint64_t pos;
-	const char *msg = tach_reader_error(r, &kind, &pos);
-	const char *name = run->in_name;
-	for (size_t i = 0; i < run->ninputs; i++)
-		if (run->inputs[i].r == r)
-			name = run->inputs[i].name;
-	fprintf(stderr, "%s: ", run->prog->name);
-	print_pos(stderr, name, kind, pos);
-	fprintf(stderr, "%s\n", msg ? msg : "unknown error");
-	return 1;
-}
-
-int tc_set_opt(struct tc_run *run, struct tach_reader *r, struct tach_writer *w,
-		   const char *target, const char *value)
-{
-	int rc;
-	const char *err;
-	if (!strncmp(target, "r:", 2)) {
-		rc = tach_reader_set_option(r, target + 2, value);
-		err = rc ? tach_reader_error(r, NULL, NULL) : NULL;
-	} else {
-		if (!w)
-			return tc_usage_error(run->prog, "--format %s takes no output options",
-					   run->output->name);
-		rc = tach_writer_set_option(w, target + 2, value);
-		err = rc ? tach_writer_error(w) : NULL;
-	}
-	if (rc)
-		return tc_usage_error(run->prog, "%s", err ? err : tach_strerror(rc));
-	return 0;
-}
-
-int tc_writer_failed(struct tc_run *run, struct tach_writer *w)
-{
-	tc_progress_clear(&run->progress);
-	const char *msg = tach_writer_error(w);
-	fprintf(stderr, "%s: %s: %s\n", run->prog->name, run->out_name, msg ? msg : "unknown error");
-	return 1;
-}
-
-void tc_report_counts(const struct tc_run *run)
-{
-	if (!run->verbose)
-		return;
-	fprintf(stderr, "%s: ", run->prog->name);
-	if (run->ninputs == 1)
-		fprintf(stderr, "%s: ", run->in_name);
-	else
-		fprintf(stderr, "%zu inputs: ", run->ninputs);
-	fprintf(stderr, "%llu samples read, %llu written\n", (unsigned long long)run->read_samples,
-		(unsigned long long)run->kept_samples);
-}
 
 /* The next sample from the reading thread when there is one. */
 static int next_sample(struct tc_run *run, struct tach_reader *r, struct tc_pipe *pipe,
@@ -216,7 +98,7 @@ struct tach_writer *tc_writer_new(struct tc_run *run, int *status)
 		*status = 1;
 		return NULL;
 	}
-	tach_writer_set_warn(w, on_writer_warn, run);
+	tach_writer_set_warn(w, tc_on_writer_warn, run);
 	if ((*status = tc_apply_targets(run, run->cli, 'w', NULL, w))) {
 		tach_writer_free(w);
 		return NULL;
@@ -230,12 +112,6 @@ const char *tc_opt_value(const struct tc_run *run, const char *name)
 		if (!strcmp(run->cli->all[i]->name, name))
 			return run->cli->values[i];
 	return NULL;
-}
-
-int tc_output_failed(struct tc_run *run)
-{
-	fprintf(stderr, "%s: %s: %s\n", run->prog->name, run->out_name, strerror(errno));
-	return 1;
 }
 
 /* An output with its own handler (tach-decode's info) writes through stdio. */
