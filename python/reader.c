@@ -19,6 +19,9 @@
 
 #include "tachfmt_py.h"
 
+/* The types tp_types_init makes. */
+PyTypeObject *tp_sample, *tp_frame, *tp_reader;
+
 /* ---- types ---- */
 
 static PyStructSequence_Field sample_fields[] = {

@@ -1,4 +1,5 @@
-/* Shared between the module's files (tachfmt_module.c, reader.c, output.c). */
+/* Shared between the module's files (tachfmt_module.c, reader.c, output.c, filters.c,
+ * args.c, errors.c). */
 #ifndef TACHFMT_PY_H
 #define TACHFMT_PY_H
 
