@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
-"""Fails when the library's layers are crossed the wrong way, or its files call in a circle.
+"""Fails when the library's layers are crossed the wrong way, or files call in a circle.
 
-usage: layers.py LIBDIR [ARCHIVE]
+usage: layers.py LIBDIR [ARCHIVE] [--files DIR]...
 
 The layers, lowest first: base < model < symbolize < core < formats (LIBDIR/base/, ...). A
 file may use its own layer and those below it, never one above:
@@ -16,6 +16,10 @@ file may use its own layer and those below it, never one above:
   formats' rows (and detection's "auto" row), data that those files define; it calls none
   of them, and such a listing is not a use. And the files' graph of uses, within a layer
   too, must have no circle: a circle is one module in two files, or two that should be one.
+- --files DIR (the programs' cmd/, the Python module's python/): the same rule of no circle
+  among DIR's .c files, read from their source, so that it holds in every build (the
+  module is built only with -Dpython): a file uses another when it names a function or
+  variable that the other defines at file scope, not static.
 """
 import os
 import re
@@ -133,6 +137,16 @@ def cycle(graph):
     return None
 
 
+def circle_error(graph):
+    """The error for a circle in graph (file -> {file: symbols}), or None."""
+    found = cycle({n: set(uses) for n, uses in graph.items()})
+    if not found:
+        return None
+    steps = [f"{a} -> {b} ({', '.join(sorted(graph[a][b])[:4])})"
+             for a, b in zip(found, found[1:])]
+    return "files that use each other in a circle: " + "; ".join(steps)
+
+
 def check_calls(archive):
     errors = []
     defined, undefined = symbols(archive)
@@ -148,26 +162,112 @@ def check_calls(archive):
                 continue  # a row the table lists, not a use
             if rank(dlayer) > rank(layer):
                 errors.append(f"{src} uses {sym} of {dsrc}: {layer}/ reaches up into {dlayer}/")
-            graph.setdefault(src, set()).add(dsrc)
-    found = cycle(graph)
+            graph.setdefault(src, {}).setdefault(dsrc, set()).add(sym)
+    found = circle_error(graph)
     if found:
-        errors.append("files that use each other in a circle: " + " -> ".join(found))
+        errors.append(found)
     return errors
 
 
+# Strings, character constants and comments (one pass, so that neither hides in the other),
+# then preprocessor lines with their continuations.
+NOT_CODE = re.compile(r'"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])*\'|/\*.*?\*/|//[^\n]*', re.S)
+PREPROCESSOR = re.compile(r"^[ \t]*#(?:[^\n]*\\\n)*[^\n]*", re.M)
+IDENT = re.compile(r"[A-Za-z_]\w*")
+TYPE_ONLY = re.compile(r"^(struct|union|enum)\s+\w+$")
+
+
+def code_of(text):
+    text = NOT_CODE.sub(lambda m: "\n" * m.group(0).count("\n") + " ", text)
+    return PREPROCESSOR.sub("", text)
+
+
+def top_level(code):
+    """The file-scope declarations of code, each the text before its ';' or '{'."""
+    depth, start = 0, 0
+    for i, ch in enumerate(code):
+        if ch == "{":
+            if depth == 0:
+                yield code[start:i].strip(), "{"
+            depth += 1
+        elif ch == "}":
+            depth -= 1
+            start = i + 1
+        elif ch == ";" and depth == 0:
+            yield code[start:i].strip(), ";"
+            start = i + 1
+        if depth == 0 and ch in "{;":
+            start = i + 1
+
+
+def definitions(code):
+    """The names a file defines at file scope and not static: functions and variables."""
+    names = set()
+    for decl, end in top_level(code):
+        words = IDENT.findall(decl)
+        if not words or words[0] in ("static", "typedef", "extern") or TYPE_ONLY.match(decl):
+            continue
+        head = decl.split("=")[0]
+        if "(" in head:
+            if end == "{":  # a function's body; ';' ends a prototype
+                names.add(IDENT.findall(head[:head.index("(")])[-1])
+            continue
+        if end == "{" and "=" not in decl:
+            continue  # a struct, union or enum's own body
+        for declarator in decl.split(","):
+            ids = IDENT.findall(declarator.split("=")[0].split("[")[0])
+            if ids:
+                names.add(ids[-1])
+    names.discard("main")
+    return names
+
+
+def check_files(top):
+    """No circle among the .c files under top, read from their source."""
+    base = os.path.dirname(os.path.abspath(top))
+    codes = {}
+    for dirpath, _, files in os.walk(top):
+        for name in sorted(files):
+            if name.endswith(".c"):
+                path = os.path.join(dirpath, name)
+                with open(path, encoding="utf-8", errors="replace") as f:
+                    codes[os.path.relpath(path, base)] = code_of(f.read())
+    owner = {}
+    for rel, code in sorted(codes.items()):
+        for name in definitions(code):
+            owner.setdefault(name, rel)
+    graph = {}
+    for rel, code in sorted(codes.items()):
+        for name in set(IDENT.findall(code)):
+            if owner.get(name, rel) != rel:
+                graph.setdefault(rel, {}).setdefault(owner[name], set()).add(name)
+    if not codes:
+        return [f"{top}: no .c files"]
+    found = circle_error(graph)
+    return [found] if found else []
+
+
 def main():
-    if len(sys.argv) not in (2, 3):
+    args = sys.argv[1:]
+    dirs = []
+    while len(args) >= 2 and args[-2] == "--files":
+        dirs.insert(0, args[-1])
+        del args[-2:]
+    if len(args) not in (1, 2) or "--files" in args:
         print(__doc__.strip().splitlines()[2], file=sys.stderr)
         return 2
-    errors = check_includes(sys.argv[1])
-    if len(sys.argv) == 3:
-        errors += check_calls(sys.argv[2])
+    errors = check_includes(args[0])
+    if len(args) == 2:
+        errors += check_calls(args[1])
+    for d in dirs:
+        errors += check_files(d)
     for e in errors:
         print(e)
     if errors:
         return 1
     print("layers one-way: base < model < symbolize < core < formats, no upward include or call, "
-          "no circle")
+          "no circle" + "".join(f"; no circle among {os.path.basename(os.path.normpath(d))}/'s "
+                                "files" for d in dirs))
     return 0
 
 
