@@ -98,6 +98,10 @@ def test_wheel_programs_stand_alone(tmp_path):
     mine = subprocess.run([str(exe), src], capture_output=True, check=True).stdout
     assert mine == run("tach-decode", src).stdout
     assert (VENV_BIN.parent / "share" / "man" / "man1" / "tach-decode.1").exists()
+    share = VENV_BIN.parent / "share"
+    assert (share / "bash-completion" / "completions" / "tach-decode").exists()
+    assert (share / "zsh" / "site-functions" / "_tach-decode").exists()
+    assert (share / "fish" / "vendor_completions.d" / "tach-decode.fish").exists()
     so = pathlib.Path(tachfmt.__file__)
     assert so.name == "__init__.abi3.so" and so.parent.name == "tachfmt"
     assert "libtachfmt" not in subprocess.run(["ldd", str(so)], capture_output=True, text=True).stdout
