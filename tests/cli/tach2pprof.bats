@@ -439,18 +439,6 @@ by_state() {
 	grep -q '^ *7 .*  *leaf_b$' "$T/pprof.out"
 }
 
-@test "completions offer exactly the long options of --help" {
-	local C=$SOURCE_ROOT/completions
-	tach2pprof --help | grep -o -- ' --[a-z][a-z-]*' | sed 's/^ //' | sort -u >"$T/help.txt"
-	[ "$(wc -l <"$T/help.txt")" -eq 25 ]
-	grep -o -- '--[a-z][a-z-]*' "$C/bash/tach2pprof" | sort -u | diff -u "$T/help.txt" -
-	grep -o -- '--[a-z][a-z-]*' "$C/zsh/_tach2pprof" | sort -u | diff -u "$T/help.txt" -
-	sed -n 's/.* -l \([a-z-]*\).*/--\1/p' "$C/fish/tach2pprof.fish" | sort -u | diff -u "$T/help.txt" -
-	bash -n "$C/bash/tach2pprof"
-	if command -v zsh >/dev/null; then zsh -n "$C/zsh/_tach2pprof"; fi
-	if command -v fish >/dev/null; then fish -n "$C/fish/tach2pprof.fish"; fi
-}
-
 @test "man page documents every option of --help" {
 	tach2pprof --help | grep -o -- ' --[a-z][a-z-]*' | sed 's/^ //' | sort -u >"$T/help.txt"
 	sed -n 's/^\*\(-[a-zA-Z], \)\{0,1\}\(--[a-z-]*\)\*.*/\2/p' "$SOURCE_ROOT/docs/tach2pprof.1.scd" |
