@@ -428,6 +428,12 @@ int main(int argc, char **argv)
 	static struct cprog c;
 	for (size_t i = 0; i < sizeof(all_programs) / sizeof(all_programs[0]); i++) {
 		describe(&c, all_programs[i]);
+		for (size_t j = 0; j < c.n; j++)
+			if (strlen(c.opts[j].words) + 1 >= sizeof(c.opts[j].words)) {
+				fprintf(stderr, "generate: %s --%s: too many values\n",
+					c.p->name, c.opts[j].name);
+				return 1;
+			}
 		if (write_file(argv[1], "", &c, "", write_bash) ||
 		    write_file(argv[1], "_", &c, "", write_zsh) ||
 		    write_file(argv[1], "", &c, ".fish", write_fish))
