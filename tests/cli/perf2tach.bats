@@ -413,3 +413,28 @@ assert names == ["hotb-worker", "livetest"], names
 	[ "$(LC_ALL=C sort <<<"$output" | tr '\n' ' ')" = \
 		"pp;f1 7 pp;f2 1 pp;f3 9 pp;f4 5 pp;f6 11 pp;f7 7 pp;f8 13 pp;f9 17 " ]
 }
+
+@test "a counted event names pprof's sample types: samples, and the event's count by its periods, shown first" {
+	command -v go >/dev/null || skip "go not installed (Debian package golang-go)"
+	export HOME=$T PPROF_TMPDIR=$T
+	f=$P/inputs/perf-rust-Yamakaky-dcpu.txt
+	tach2pprof -q "$f" -o "$T/c.pb.gz"
+	go tool pprof -raw "$T/c.pb.gz" 2>/dev/null >"$T/raw"
+	grep -qx 'samples/count cycles:u/count\[dflt\]' "$T/raw"
+	grep -qx 'PeriodType: cycles:u count' "$T/raw"
+	go tool pprof -top "$T/c.pb.gz" 2>/dev/null | grep -qx 'Type: cycles:u'
+	# the event's values are the periods perf printed, the samples one each
+	want=$(awk '/ cycles:u: *$/ { n++; s += $(NF-1) } END { print n, s }' "$f")
+	got=$(awk '/^Samples:/ { on = 1; next } /^Locations/ { on = 0 }
+		on && /^ *[0-9]+ +[0-9]+:/ { sub(":", "", $2); n += $1; s += $2 } END { print n, s }' "$T/raw")
+	[ "$got" = "$want" ]
+	# no periods printed: samples only, and the event as the period's type; no time type
+	f=$P/inputs/perf-cycles-instructions-01.txt
+	tach2pprof -q "$f" -o "$T/i.pb.gz"
+	go tool pprof -raw "$T/i.pb.gz" 2>/dev/null >"$T/raw"
+	grep -qx 'samples/count\[dflt\]' "$T/raw"
+	grep -qx 'PeriodType: instructions count' "$T/raw"
+	# a clock is time, as before
+	tach2pprof -q "$P/real/sort-fp.perf" -o "$T/s.pb.gz"
+	go tool pprof -top "$T/s.pb.gz" 2>/dev/null | grep -qx 'Type: cpu'
+}

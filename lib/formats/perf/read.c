@@ -126,6 +126,12 @@ struct pread {
 	/* weights */
 	bool weight_decided, time_event;
 	uint64_t base_ns;
+	/* an event counted (not a clock): each sample's values, samples and the event's
+	 * count (its period), for the outputs that keep values (pprof's sample types) */
+	bool count_event;
+	struct tach_value_type vtypes[2];
+	int64_t vals[2];
+	struct tach_sample_ext ext;
 
 	/* frame lines seen, by their key: the line, or with addresses=no the line without
 	 * what varies with the address (key_of) */
@@ -744,14 +750,40 @@ static bool wanted(struct pread *st, const struct hdr *h, uint64_t line, bool *n
 	return false;
 }
 
+/* A counted event (not a clock): its samples carry, as pprof's sample types name them, the
+ * samples (the weights) and, where perf printed periods, the event's count (each sample's
+ * period), which a viewer then shows first, as perf report weighs by period; no time type,
+ * which would be all zeros. The event is the one read (st->event). */
+static void count_values(struct tach_reader *r, bool periods)
+{
+	struct pread *st = r->state;
+	if (!st->event)
+		return;
+	st->count_event = true;
+	st->vtypes[0] = (struct tach_value_type){ "samples", "count" };
+	st->vtypes[1] = (struct tach_value_type){ st->event, "count" };
+	r->meta.value_type_count = periods ? 2 : 1;
+	r->meta.value_types = st->vtypes;
+	r->meta.weight_type = 0;
+	r->meta.default_type = periods ? 2 : 1;
+	/* the event named as the period's type even where perf printed no period (0) */
+	r->meta.period_type = st->event;
+	r->meta.period_unit = "count";
+	r->meta.period = periods && st->h.period <= INT64_MAX ? (int64_t)st->h.period : 0;
+	st->ext = (struct tach_sample_ext){ .size = sizeof(st->ext),
+					    .value_count = r->meta.value_type_count,
+					    .values = st->vals };
+}
+
 static void decide_weights(struct tach_reader *r, const struct hdr *h)
 {
 	struct pread *st = r->state;
 	st->weight_decided = true;
-	if (st->weight_mode != W_AUTO || !h->has_period || !h->has_event)
+	if (st->weight_mode != W_AUTO || !h->has_event)
 		return;
-	if (event_is(h->event, h->event_len, "cpu-clock") ||
-	    event_is(h->event, h->event_len, "task-clock")) {
+	bool clock = event_is(h->event, h->event_len, "cpu-clock") ||
+		     event_is(h->event, h->event_len, "task-clock");
+	if (clock && h->has_period) {
 		st->time_event = true;
 		/* CPU time, as pprof's sample type "cpu" says (TACH's profiling mode 2) */
 		r->meta.profiling_config = 2;
@@ -759,10 +791,16 @@ static void decide_weights(struct tach_reader *r, const struct hdr *h)
 		r->meta.interval_us = h->period < 1000 ? 1 : h->period / 1000 + (h->period % 1000 >= 500);
 		return;
 	}
-	st->warned_counts = true;
-	tachi_warn(&r->warn, TACH_POS_LINE, st->h_line,
-		   "event %.*s: periods are event counts, not time; each sample is read as one",
-		   (int)(h->event_len < EVENT_NAME_MAX ? h->event_len : EVENT_NAME_MAX), h->event);
+	if (clock)
+		return;
+	if (h->has_period) {
+		st->warned_counts = true;
+		tachi_warn(&r->warn, TACH_POS_LINE, st->h_line,
+			   "event %.*s: periods are event counts, not time; each sample is read as one",
+			   (int)(h->event_len < EVENT_NAME_MAX ? h->event_len : EVENT_NAME_MAX),
+			   h->event);
+	}
+	count_values(r, h->has_period);
 }
 
 static uint64_t weight_of(const struct pread *st, const struct hdr *h)
@@ -858,6 +896,11 @@ static int make_sample(struct tach_reader *r)
 	s->depth = d;
 	s->same_outer = same;
 	s->frames = st->frames;
+	if (st->count_event) {
+		st->vals[0] = (int64_t)w;
+		st->vals[1] = h->has_period && h->period <= INT64_MAX ? (int64_t)h->period : 0;
+		r->ext = &st->ext;
+	}
 	st->samples++;
 	r->stats.full_records++;
 	r->stats.total_records++;
