@@ -84,6 +84,9 @@ same_samples() {
 	[ "$output" = "tach-decode: $T/cut.json: offset 99: JSON: unterminated string" ] || { echo "got: $output"; return 1; }
 	[ ! -e "$T/out" ]
 	bad '{"events":[]}' 0 'not a Chrome trace: no "traceEvents"'
+	# a trace without the profiler's events: no samples to give, said so
+	local meta='{"ph":"M","name":"thread_name","pid":1,"tid":1,"args":{"name":"main"}}'
+	bad "{\"traceEvents\":[$meta]}" 0 'no CPU profile in this trace: no Profile or ProfileChunk event (record with the disabled-by-default-v8.cpu_profiler category)'
 	bad '[1]' 1 'an event must be an object'
 	bad "[$c[$r,$a],\"samples\":[2]},\"timeDeltas\":[5]}}}]" 1 'a ProfileChunk of a profile with no Profile event'
 	bad "[$p,$p]" 89 'a second Profile event for one profile id'
@@ -106,8 +109,10 @@ same_samples() {
 	tach-decode --from help | grep -qw chrome
 	printf '%s' '{"traceEvents":[]}' >"$T/empty.json"
 	run tach-decode -v -F info "$T/empty.json"
-	[ "$status" -eq 0 ]
-	[ "${lines[0]}" = "tach-decode: $T/empty.json: chrome input" ]
+	# detected as a trace (the message is the trace reader's), whose want of a CPU
+	# profile is then the error
+	[ "$status" -eq 1 ]
+	[ "${lines[0]}" = "tach-decode: $T/empty.json: offset 0: no CPU profile in this trace: no Profile or ProfileChunk event (record with the disabled-by-default-v8.cpu_profiler category)" ]
 }
 
 @test "a thread's name is a frame that the depth limit counts; weights add up to the profile's span" {

@@ -407,7 +407,15 @@ static int chrome_open(struct tach_reader *r)
 		qsort(st->ev, st->nev, sizeof(*st->ev), cmp_ev);
 	if (st->nnames)
 		qsort(st->names, st->nnames, sizeof(*st->names), cmp_name);
-	if ((rc = profiles(r)) || (rc = split_shared_threads(r)) || (rc = tachi_v8_tree(r)))
+	if ((rc = profiles(r)))
+		return rc;
+	/* a trace of other events (tracing without the profiler's category) has no samples
+	 * to give: an empty profile would look like a program that never ran */
+	if (!st->v.nprofs)
+		return RFAIL(r, TACH_E_FORMAT, TACH_POS_OFFSET, 0,
+			     "no CPU profile in this trace: no Profile or ProfileChunk event (record "
+			     "with the disabled-by-default-v8.cpu_profiler category)");
+	if ((rc = split_shared_threads(r)) || (rc = tachi_v8_tree(r)))
 		return rc;
 	for (size_t i = 0; i < st->nev; i++)
 		if (st->ev[i].kind == EV_CHUNK && (rc = chunk_samples(r, &st->ev[i])))
