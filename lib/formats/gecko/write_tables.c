@@ -531,7 +531,7 @@ static void write_thread_head(struct tach_writer *w, const struct gthread *t, si
 	j_str(w, ti ? ",{\"name\":" : "{\"name\":");
 	if (!is_main && write_comm_head(w, t))
 		goto tid;
-	char name[96];
+	char name[TACHI_THREAD_LABEL_MAX];
 	size_t nl = 0;
 	if (is_main) {
 		memcpy(name, "GeckoMain", 9);
@@ -540,19 +540,7 @@ static void write_thread_head(struct tach_writer *w, const struct gthread *t, si
 		memcpy(name, "No samples", 10);
 		nl = 10;
 	} else {
-		/* The track list cuts long names: the ordinal first makes them differ there,
-		 * the exact id follows. */
-		memcpy(name, "Thread ", 7);
-		nl = 7 + tachi_fmt_u64(name + 7, ti + 1);
-		memcpy(name + nl, " (tid ", 6);
-		nl += 6;
-		nl += tachi_fmt_u64(name + nl, t->tid);
-		if (t->iid) {
-			memcpy(name + nl, ", interpreter ", 14);
-			nl += 14;
-			nl += tachi_fmt_u64(name + nl, t->iid);
-		}
-		name[nl++] = ')';
+		nl = tachi_thread_label(name, ti + 1, t->tid, t->iid);
 	}
 	j_put(w, "\"", 1);
 	j_put(w, name, nl);

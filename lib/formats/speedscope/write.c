@@ -564,7 +564,7 @@ static int comm_name(struct tach_writer *w, const struct sthread *t, const char 
 static int write_head(struct tach_writer *w, const struct sthread *t, size_t ti)
 {
 	struct sstate *st = w->state;
-	char name[96];
+	char name[TACHI_THREAD_LABEL_MAX];
 	size_t nl;
 	bool done = false;
 	const char *ns = ti ? ",{\"type\":\"sampled\",\"name\":" : "{\"type\":\"sampled\",\"name\":";
@@ -577,17 +577,7 @@ static int write_head(struct tach_writer *w, const struct sthread *t, size_t ti)
 		nl = 10;
 		memcpy(name, "No samples", 10);
 	} else {
-		memcpy(name, "Thread ", 7);
-		nl = 7 + tachi_fmt_u64(name + 7, ti + 1);
-		memcpy(name + nl, " (tid ", 6);
-		nl += 6;
-		nl += tachi_fmt_u64(name + nl, t->tid);
-		if (t->iid) {
-			memcpy(name + nl, ", interpreter ", 14);
-			nl += 14;
-			nl += tachi_fmt_u64(name + nl, t->iid);
-		}
-		name[nl++] = ')';
+		nl = tachi_thread_label(name, ti + 1, t->tid, t->iid);
 	}
 	if (out_str(w, ti ? ",{\"type\":\"sampled\",\"name\":\"" : "{\"type\":\"sampled\",\"name\":\"") ||
 	    tachi_out_write(&w->out, name, nl) || out_str(w, "\""))
