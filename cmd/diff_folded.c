@@ -17,10 +17,12 @@
  * Memory follows distinct frames and distinct stacks, not the size of the texts: frames
  * are interned once and a stack is kept as the varints of its frame ids, so a deep stack
  * of long names costs a byte or two a frame. The texts stream through a fixed buffer (a
- * longer line grows it). To print in byte order without spelling every stack out, frames
- * are ranked once among all frames, a frame that continues ("f;") apart from one that ends
- * a stack ("f"), ';' compared as the byte it is: two stacks then compare at their first
- * frame that differs. */
+ * longer line grows it). A line is looked up whole first, by the hash of its stack text,
+ * and checked against the kept frames: a stack seen before costs one hash and one compare,
+ * and only a new one is cut into frames. To print in byte order without spelling every
+ * stack out, frames are ranked once among all frames, a frame that continues ("f;") apart
+ * from one that ends a stack ("f"), ';' compared as the byte it is: two stacks then
+ * compare as their sequences of ranks, which a radix sort orders a few frames at a time. */
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
@@ -36,28 +38,37 @@
 
 /* A count as perl holds it: an exact whole number, or a double. */
 struct num {
+	union {
+		uint64_t u;
+		double d;
+	};
 	bool dbl;
-	uint64_t u;
-	double d;
 };
 
 struct frame {
-	size_t off;   /* in the arena */
+	size_t off; /* in the arena */
 	uint32_t len;
-	uint32_t tag; /* the hash's high bits */
+	uint64_t hash;
 };
 
 /* A distinct stack: its frame ids as varints in seq, and the two columns. */
 struct stack {
 	size_t off;
-	uint32_t len;
-	uint32_t tag;
+	uint32_t len;  /* of the varints */
+	uint32_t text; /* of the stack's text, for the lookup */
+	uint64_t hash; /* of the text */
 	struct num c[2];
 };
 
-/* Open addressing tables of ids (0 empty, else id + 1), a power of two in size. */
+/* Open addressing tables of ids (0 empty, else id + 1) with their hash's high bits, a
+ * power of two in size: a probe reads the table alone until the tag matches. */
+struct slot {
+	uint32_t id;
+	uint32_t tag;
+};
+
 struct table {
-	uint32_t *slot;
+	struct slot *slot;
 	size_t mask;
 	size_t used;
 };
@@ -76,11 +87,21 @@ struct dfold {
 	struct num total[2];
 	uint8_t *line_seq; /* the stack being read */
 	size_t lcap;
-	char *scratch; /* a frame with -s applied */
+	char *scratch; /* a stack with -s applied; a line being printed */
 	size_t scap;
 };
 
 #define MAX_IDS ((size_t)1 << 31)
+
+static struct num whole(uint64_t u)
+{
+	return (struct num){ .u = u, .dbl = false };
+}
+
+static struct num real(double d)
+{
+	return (struct num){ .d = d, .dbl = true };
+}
 
 static bool grow(void **p, size_t *cap, size_t need, size_t size)
 {
@@ -135,46 +156,40 @@ void dfold_free(struct dfold *j)
 
 /* ---- the tables ---- */
 
-/* Doubles t once it is 3/4 full; hash(id) gives each id's home again. */
-static bool rehash(struct table *t, uint64_t (*hash)(const struct dfold *, uint32_t),
-		   const struct dfold *j)
-{
-	if (t->used + 1 <= (t->mask + 1) / 4 * 3)
-		return true;
-	struct table n;
-	if (!table_init(&n, 2 * (t->mask + 1)))
-		return false;
-	for (size_t i = 0; i <= t->mask; i++) {
-		if (!t->slot[i])
-			continue;
-		size_t k = hash(j, t->slot[i] - 1) & n.mask;
-		while (n.slot[k])
-			k = (k + 1) & n.mask;
-		n.slot[k] = t->slot[i];
-	}
-	n.used = t->used;
-	free(t->slot);
-	*t = n;
-	return true;
-}
-
 static void table_put(struct table *t, uint64_t h, uint32_t id)
 {
 	size_t k = h & t->mask;
-	while (t->slot[k])
+	while (t->slot[k].id)
 		k = (k + 1) & t->mask;
-	t->slot[k] = id + 1;
+	t->slot[k] = (struct slot){ id + 1, (uint32_t)(h >> 32) };
 	t->used++;
 }
 
-static uint64_t frame_hash(const struct dfold *j, uint32_t id)
+/* Room for one more id in t, doubling it once it is 3/4 full: the ids 0..n-1 go into the
+ * new table by their kept hashes (hash(i)), in id order, so nothing is hashed again. */
+static bool table_room(struct table *t, size_t n, uint64_t (*hash)(const void *, size_t),
+		       const void *items)
 {
-	return XXH3_64bits(j->arena + j->frames[id].off, j->frames[id].len);
+	if (t->used + 1 <= (t->mask + 1) / 4 * 3)
+		return true;
+	struct table n2;
+	if (!table_init(&n2, 2 * (t->mask + 1)))
+		return false;
+	for (size_t i = 0; i < n; i++)
+		table_put(&n2, hash(items, i), (uint32_t)i);
+	free(t->slot);
+	*t = n2;
+	return true;
 }
 
-static uint64_t stack_hash(const struct dfold *j, uint32_t id)
+static uint64_t frame_hash(const void *frames, size_t i)
 {
-	return XXH3_64bits(j->seq + j->stacks[id].off, j->stacks[id].len);
+	return ((const struct frame *)frames)[i].hash;
+}
+
+static uint64_t stack_hash(const void *stacks, size_t i)
+{
+	return ((const struct stack *)stacks)[i].hash;
 }
 
 /* The id of frame s[0..n), interned on first sight. */
@@ -183,10 +198,12 @@ static int intern_frame(struct dfold *j, const char *s, size_t n, uint32_t *id)
 	uint64_t h = XXH3_64bits(s, n);
 	uint32_t tag = (uint32_t)(h >> 32);
 	size_t k = h & j->ftab.mask;
-	for (uint32_t v; (v = j->ftab.slot[k]); k = (k + 1) & j->ftab.mask) {
-		const struct frame *f = &j->frames[v - 1];
-		if (f->tag == tag && f->len == n && !memcmp(j->arena + f->off, s, n)) {
-			*id = v - 1;
+	for (struct slot v; (v = j->ftab.slot[k]).id; k = (k + 1) & j->ftab.mask) {
+		if (v.tag != tag)
+			continue;
+		const struct frame *f = &j->frames[v.id - 1];
+		if (f->len == n && !memcmp(j->arena + f->off, s, n)) {
+			*id = v.id - 1;
 			return 0;
 		}
 	}
@@ -196,37 +213,71 @@ static int intern_frame(struct dfold *j, const char *s, size_t n, uint32_t *id)
 	    !grow((void **)&j->frames, &j->fcap, j->nframes + 1, sizeof(*j->frames)))
 		return errno = ENOMEM, -1;
 	memcpy(j->arena + j->alen, s, n);
-	j->frames[j->nframes] = (struct frame){ j->alen, (uint32_t)n, tag };
+	j->frames[j->nframes] = (struct frame){ j->alen, (uint32_t)n, h };
 	j->alen += n;
-	*id = (uint32_t)j->nframes++;
-	if (!rehash(&j->ftab, frame_hash, j))
+	if (!table_room(&j->ftab, j->nframes, frame_hash, j->frames))
 		return errno = ENOMEM, -1;
+	*id = (uint32_t)j->nframes++;
 	table_put(&j->ftab, h, *id);
 	return 0;
 }
 
-/* The stack of the frame ids in q[0..n), made (both columns 0) on first sight. */
-static int intern_stack(struct dfold *j, const uint8_t *q, size_t n, struct stack **out)
+static uint32_t next_id(const uint8_t **p)
 {
-	uint64_t h = XXH3_64bits(q, n);
-	uint32_t tag = (uint32_t)(h >> 32);
-	size_t k = h & j->stab.mask;
-	for (uint32_t v; (v = j->stab.slot[k]); k = (k + 1) & j->stab.mask) {
-		struct stack *st = &j->stacks[v - 1];
-		if (st->tag == tag && st->len == n && !memcmp(j->seq + st->off, q, n)) {
-			*out = st;
-			return 0;
-		}
+	uint32_t v = 0;
+	for (int shift = 0;; shift += 7) {
+		uint8_t b = *(*p)++;
+		v |= (uint32_t)(b & 0x7f) << shift;
+		if (!(b & 0x80))
+			return v;
 	}
-	if (n > UINT32_MAX || j->nstacks >= MAX_IDS)
+}
+
+/* Whether st's frames, joined by ';', spell s[0..n). */
+static bool same_text(const struct dfold *j, const struct stack *st, const char *s, size_t n)
+{
+	const uint8_t *p = j->seq + st->off, *pe = p + st->len;
+	size_t o = 0;
+	for (;;) {
+		const struct frame *f = &j->frames[next_id(&p)];
+		if (f->len > n - o || memcmp(j->arena + f->off, s + o, f->len))
+			return false;
+		o += f->len;
+		if (p == pe)
+			return o == n;
+		if (o == n || s[o] != ';')
+			return false;
+		o++;
+	}
+}
+
+/* The stack whose text is s[0..n) (hash h), or NULL when it is new. */
+static struct stack *find_stack(struct dfold *j, const char *s, size_t n, uint64_t h)
+{
+	uint32_t tag = (uint32_t)(h >> 32);
+	for (size_t k = h & j->stab.mask; j->stab.slot[k].id; k = (k + 1) & j->stab.mask) {
+		struct slot v = j->stab.slot[k];
+		struct stack *st = &j->stacks[v.id - 1];
+		if (v.tag == tag && st->text == n && same_text(j, st, s, n))
+			return st;
+	}
+	return NULL;
+}
+
+/* A new stack of text length n (hash h) and the frame ids in q[0..qn), both columns 0. */
+static int add_stack(struct dfold *j, size_t n, uint64_t h, const uint8_t *q, size_t qn,
+		     struct stack **out)
+{
+	if (n > UINT32_MAX || qn > UINT32_MAX || j->nstacks >= MAX_IDS)
 		return errno = EOVERFLOW, -1;
-	if (!grow((void **)&j->seq, &j->scap_seq, j->slen + n, 1) ||
+	if (!grow((void **)&j->seq, &j->scap_seq, j->slen + qn, 1) ||
 	    !grow((void **)&j->stacks, &j->stcap, j->nstacks + 1, sizeof(*j->stacks)) ||
-	    !rehash(&j->stab, stack_hash, j))
+	    !table_room(&j->stab, j->nstacks, stack_hash, j->stacks))
 		return errno = ENOMEM, -1;
-	memcpy(j->seq + j->slen, q, n);
-	j->stacks[j->nstacks] = (struct stack){ .off = j->slen, .len = (uint32_t)n, .tag = tag };
-	j->slen += n;
+	memcpy(j->seq + j->slen, q, qn);
+	j->stacks[j->nstacks] = (struct stack){ .off = j->slen, .len = (uint32_t)qn,
+						.text = (uint32_t)n, .hash = h };
+	j->slen += qn;
 	table_put(&j->stab, h, (uint32_t)j->nstacks);
 	*out = &j->stacks[j->nstacks++];
 	return 0;
@@ -239,7 +290,7 @@ static int intern_stack(struct dfold *j, const uint8_t *q, size_t n, struct stac
 static struct num as_perl(struct num a)
 {
 	if (a.dbl && a.d >= 0 && a.d < 9007199254740992.0 && a.d == (double)(uint64_t)a.d)
-		return (struct num){ false, (uint64_t)a.d, 0 };
+		return whole((uint64_t)a.d);
 	return a;
 }
 
@@ -250,12 +301,14 @@ static double val(struct num a)
 
 static struct num add(struct num a, struct num b)
 {
-	a = as_perl(a);
-	b = as_perl(b);
 	uint64_t s;
 	if (!a.dbl && !b.dbl && !__builtin_add_overflow(a.u, b.u, &s))
-		return (struct num){ false, s, 0 };
-	return (struct num){ true, 0, val(a) + val(b) };
+		return whole(s); /* the usual case, first */
+	a = as_perl(a);
+	b = as_perl(b);
+	if (!a.dbl && !b.dbl && !__builtin_add_overflow(a.u, b.u, &s))
+		return whole(s);
+	return real(val(a) + val(b));
 }
 
 /* int(a * b / c), c not 0 */
@@ -264,16 +317,16 @@ static struct num scale(struct num a, struct num b, struct num c)
 	a = as_perl(a);
 	b = as_perl(b);
 	c = as_perl(c);
-	struct num p = { true, 0, val(a) * val(b) };
+	struct num p = real(val(a) * val(b));
 	uint64_t prod;
 	if (!a.dbl && !b.dbl && !__builtin_mul_overflow(a.u, b.u, &prod))
-		p = (struct num){ false, prod, 0 };
+		p = whole(prod);
 	if (!p.dbl && !c.dbl && p.u >= c.u && p.u % c.u == 0)
-		return (struct num){ false, p.u / c.u, 0 };
+		return whole(p.u / c.u);
 	double q = val(p) / val(c);
 	if (q < 18446744073709551616.0)
-		return (struct num){ false, (uint64_t)q, 0 };
-	return (struct num){ true, 0, q }; /* past 2^53 a double is whole */
+		return whole((uint64_t)q);
+	return real(q); /* past 2^53 a double is whole */
 }
 
 static bool num_eq(struct num a, struct num b)
@@ -293,7 +346,7 @@ static bool parse_count(const char *s, size_t n, struct num *out)
 	if (!i)
 		return false;
 	if (i == n && !over) {
-		*out = (struct num){ false, u, 0 };
+		*out = whole(u);
 		return true;
 	}
 	if (i < n && s[i] == '.')
@@ -306,7 +359,7 @@ static bool parse_count(const char *s, size_t n, struct num *out)
 		return false;
 	memcpy(copy, s, n);
 	copy[n] = 0;
-	*out = (struct num){ true, 0, strtod(copy, NULL) };
+	*out = real(strtod(copy, NULL));
 	if (copy != small)
 		free(copy);
 	return true;
@@ -324,8 +377,9 @@ static bool is_hex(char c)
 	return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
 }
 
-/* -s on one frame: a match cannot reach past a ';'. The result in j->scratch. */
-static int strip_frame(struct dfold *j, const char **s, size_t *n)
+/* -s on a stack (a match never holds a ';', so frames come out as if each were stripped
+ * alone). The result in j->scratch. */
+static int strip_hex(struct dfold *j, const char **s, size_t *n)
 {
 	const char *p = *s;
 	size_t len = *n, o = 0;
@@ -357,10 +411,9 @@ static int encode(struct dfold *j, const char *s, size_t n, size_t *len)
 	size_t o = 0;
 	for (;;) {
 		const char *semi = memchr(s, ';', (size_t)(end - s));
-		const char *fs = s;
 		size_t fl = (size_t)((semi ? semi : end) - s);
 		uint32_t f;
-		if ((j->strip_hex && strip_frame(j, &fs, &fl)) || intern_frame(j, fs, fl, &f))
+		if (intern_frame(j, s, fl, &f))
 			return -1;
 		if (o + 5 > j->lcap && !grow((void **)&j->line_seq, &j->lcap, o + 5, 1))
 			return errno = ENOMEM, -1;
@@ -380,14 +433,18 @@ static int line(struct dfold *j, int side, const char *s, size_t n)
 	size_t p = n;
 	while (p && !is_white(s[p - 1]))
 		p--;
-	struct num c = { false, 0, 0 };
+	struct num c = whole(0);
 	size_t stack_len = 0, qn;
 	if (p && parse_count(s + p, n - p, &c))
 		stack_len = p - 1;
 	else
-		c = (struct num){ false, 0, 0 };
-	struct stack *st;
-	if (encode(j, s, stack_len, &qn) || intern_stack(j, j->line_seq, qn, &st))
+		c = whole(0);
+	if (j->strip_hex && strip_hex(j, &s, &stack_len))
+		return -1;
+	uint64_t h = XXH3_64bits(s, stack_len);
+	struct stack *st = find_stack(j, s, stack_len, h);
+	if (!st && (encode(j, s, stack_len, &qn) ||
+		    add_stack(j, stack_len, h, j->line_seq, qn, &st)))
 		return -1;
 	st->c[side] = add(st->c[side], c);
 	j->total[side] = add(j->total[side], c);
@@ -453,7 +510,7 @@ static int key_cmp(const void *pa, const void *pb, void *ctx)
 	return (xa > xb) - (xa < xb);
 }
 
-/* rank[2f] for frame f ending a stack, rank[2f+1] for f followed by ';'. */
+/* rank[2f] for frame f ending a stack, rank[2f+1] for f followed by ';', from 1. */
 static uint32_t *frame_ranks(const struct dfold *j)
 {
 	size_t n = 2 * j->nframes;
@@ -469,78 +526,178 @@ static uint32_t *frame_ranks(const struct dfold *j)
 	if (n)
 		qsort_r(keys, n, sizeof(*keys), key_cmp, (void *)j);
 	for (size_t i = 0; i < n; i++)
-		rank[keys[i]] = (uint32_t)i;
+		rank[keys[i]] = (uint32_t)i + 1;
 	free(keys);
 	return rank;
 }
 
-static uint32_t next_id(const uint8_t **p)
-{
-	uint32_t v = 0;
-	for (int shift = 0;; shift += 7) {
-		uint8_t b = *(*p)++;
-		v |= (uint32_t)(b & 0x7f) << shift;
-		if (!(b & 0x80))
-			return v;
-	}
-}
-
-struct stack_order {
-	const struct dfold *j;
-	const uint32_t *rank;
+struct pair {
+	uint64_t key;
+	uint32_t id;
 };
 
-/* Two distinct stacks compare at their first frame that differs, or that ends one. Equal
- * leading bytes are equal leading frames: the comparison starts at the varint holding the
- * first byte that differs (no byte of a varint but its last has the high bit clear). */
-static int stack_cmp(const void *pa, const void *pb, void *ctx)
+/* Sorts p[0..n) by key (tmp as long): insertion for a few, else LSD radix a byte at a
+ * time, skipping the bytes that all keys share. */
+static void sort_pairs(struct pair *p, struct pair *tmp, size_t n)
 {
-	const struct stack_order *o = ctx;
-	const struct stack *a = &o->j->stacks[*(const uint32_t *)pa];
-	const struct stack *b = &o->j->stacks[*(const uint32_t *)pb];
-	const uint8_t *p0 = o->j->seq + a->off, *q0 = o->j->seq + b->off;
-	size_t n = a->len < b->len ? a->len : b->len, d = 0;
-	while (d < n && p0[d] == q0[d])
-		d++;
-	if (d == n && d) /* one ends inside the other: compare from its last frame */
-		d--;
-	while (d && (p0[d - 1] & 0x80))
-		d--;
-	const uint8_t *p = p0 + d, *q = q0 + d;
-	uint32_t fa = next_id(&p), fb = next_id(&q);
-	bool ma = p < p0 + a->len, mb = q < q0 + b->len;
-	uint32_t ra = o->rank[2 * fa + ma], rb = o->rank[2 * fb + mb];
-	return (ra > rb) - (ra < rb);
+	if (n <= 32) {
+		for (size_t i = 1; i < n; i++) {
+			struct pair x = p[i];
+			size_t k = i;
+			for (; k && p[k - 1].key > x.key; k--)
+				p[k] = p[k - 1];
+			p[k] = x;
+		}
+		return;
+	}
+	size_t count[8][256];
+	memset(count, 0, sizeof(count));
+	for (size_t i = 0; i < n; i++)
+		for (int b = 0; b < 8; b++)
+			count[b][(p[i].key >> (8 * b)) & 0xff]++;
+	struct pair *src = p, *dst = tmp;
+	for (int b = 0; b < 8; b++) {
+		size_t *c = count[b], sum = 0;
+		if (c[(p[0].key >> (8 * b)) & 0xff] == n)
+			continue;
+		for (int d = 0; d < 256; d++) {
+			size_t x = c[d];
+			c[d] = sum;
+			sum += x;
+		}
+		for (size_t i = 0; i < n; i++)
+			dst[c[(src[i].key >> (8 * b)) & 0xff]++] = src[i];
+		struct pair *t = src;
+		src = dst;
+		dst = t;
+	}
+	if (src != p)
+		memcpy(p, src, n * sizeof(*p));
 }
 
-static void put_num(FILE *out, struct num a)
+/* Stacks in the order of ids are far apart in memory: the stack a few places ahead is
+ * asked for now, and its frame ids a few places nearer, so that neither waits. (A macro:
+ * GCC drops a function that only prefetches, as one without effects.) */
+#define PREFETCH_STACK(j, ids, i, n)                                             \
+	do {                                                                     \
+		if ((i) + 16 < (n))                                              \
+			__builtin_prefetch(&(j)->stacks[(ids)[(i) + 16]]);       \
+		if ((i) + 8 < (n))                                               \
+			__builtin_prefetch((j)->seq + (j)->stacks[(ids)[(i) + 8]].off); \
+	} while (0)
+
+struct order {
+	const struct dfold *j;
+	const uint32_t *rank;
+	uint32_t *ids;     /* the stacks, being sorted */
+	uint32_t *cur;     /* per stack: the bytes of its varints already in keys */
+	struct pair *pair, *tmp;
+	unsigned bits, per; /* a rank's bits; ranks a key holds */
+	size_t *todo;      /* ranges (start, length) left to sort */
+	size_t ntodo, todocap;
+};
+
+/* The next o->per ranks of stack id (0 past its end) in one number, most significant first. */
+static uint64_t next_key(struct order *o, uint32_t id)
+{
+	const struct stack *st = &o->j->stacks[id];
+	const uint8_t *p = o->j->seq + st->off + o->cur[id], *pe = o->j->seq + st->off + st->len;
+	uint64_t key = 0;
+	for (unsigned k = 0; k < o->per; k++) {
+		key <<= o->bits;
+		if (p < pe) {
+			uint32_t f = next_id(&p);
+			key |= o->rank[2 * (size_t)f + (p < pe)];
+		}
+	}
+	o->cur[id] = (uint32_t)(p - (o->j->seq + st->off));
+	return key;
+}
+
+/* Sorts ids[lo..lo+n) on their next ranks; the runs that share them go on o->todo. Two
+ * distinct stacks never share a rank that ends one, so a run always has more to compare. */
+static int sort_range(struct order *o, size_t lo, size_t n)
+{
+	uint32_t *ids = o->ids + lo;
+	for (size_t i = 0; i < n; i++) {
+		PREFETCH_STACK(o->j, ids, i, n);
+		o->pair[i] = (struct pair){ next_key(o, ids[i]), ids[i] };
+	}
+	sort_pairs(o->pair, o->tmp, n);
+	for (size_t i = 0, r; i < n; i = r) {
+		ids[i] = o->pair[i].id;
+		for (r = i + 1; r < n && o->pair[r].key == o->pair[i].key; r++)
+			ids[r] = o->pair[r].id;
+		if (r - i < 2)
+			continue;
+		if (!grow((void **)&o->todo, &o->todocap, o->ntodo + 2, sizeof(*o->todo)))
+			return errno = ENOMEM, -1;
+		o->todo[o->ntodo++] = lo + i;
+		o->todo[o->ntodo++] = r - i;
+	}
+	return 0;
+}
+
+static int sort_stacks(struct order *o, size_t n)
+{
+	unsigned bits = 1;
+	while (bits < 64 && (uint64_t)2 * o->j->nframes >> bits)
+		bits++;
+	o->bits = bits;
+	o->per = 64 / bits;
+	o->cur = calloc(n ? n : 1, sizeof(*o->cur));
+	o->pair = malloc((n ? n : 1) * sizeof(*o->pair));
+	o->tmp = malloc((n ? n : 1) * sizeof(*o->tmp));
+	if (!o->cur || !o->pair || !o->tmp)
+		return errno = ENOMEM, -1;
+	for (size_t i = 0; i < n; i++)
+		o->ids[i] = (uint32_t)i;
+	int rc = n > 1 ? sort_range(o, 0, n) : 0;
+	while (!rc && o->ntodo) {
+		o->ntodo -= 2;
+		rc = sort_range(o, o->todo[o->ntodo], o->todo[o->ntodo + 1]);
+	}
+	return rc;
+}
+
+/* a as text at p; its length */
+static size_t put_num(char *p, struct num a)
 {
 	if (a.dbl && isinf(a.d))
-		fputs(" Inf", out); /* perl's name for it */
-	else if (a.dbl)
-		fprintf(out, " %.15g", a.d);
-	else
-		fprintf(out, " %" PRIu64, a.u);
+		return (size_t)(memcpy(p, "Inf", 3), 3); /* perl's name for it */
+	if (a.dbl)
+		return (size_t)snprintf(p, 32, "%.15g", a.d);
+	char tmp[24];
+	size_t n = 0;
+	do
+		tmp[n++] = (char)('0' + a.u % 10);
+	while (a.u /= 10);
+	for (size_t i = 0; i < n; i++)
+		p[i] = tmp[n - 1 - i];
+	return n;
 }
 
 /* One line, spelt out in j->scratch, in one write. */
-static int print_stack(struct dfold *j, const struct stack *st, FILE *out, bool scaled)
+static int print_stack(struct dfold *j, const struct stack *st, FILE *out, struct num base)
 {
+	if (!grow((void **)&j->scratch, &j->scap, (size_t)st->text + 68, 1))
+		return errno = ENOMEM, -1;
 	const uint8_t *p = j->seq + st->off, *pe = p + st->len;
-	size_t o = 0;
+	char *w = j->scratch;
 	while (p < pe) {
 		const struct frame *f = &j->frames[next_id(&p)];
-		if (!grow((void **)&j->scratch, &j->scap, o + f->len + 1, 1))
-			return errno = ENOMEM, -1;
-		memcpy(j->scratch + o, j->arena + f->off, f->len);
-		o += f->len;
+		memcpy(w, j->arena + f->off, f->len);
+		w += f->len;
 		if (p < pe)
-			j->scratch[o++] = ';';
+			*w++ = ';';
 	}
-	fwrite(j->scratch, 1, o, out);
-	put_num(out, scaled ? scale(st->c[0], j->total[1], j->total[0]) : st->c[0]);
-	put_num(out, st->c[1]);
-	return putc('\n', out) == EOF ? -1 : 0;
+	*w++ = ' ';
+	w += put_num(w, base);
+	*w++ = ' ';
+	w += put_num(w, st->c[1]);
+	*w++ = '\n';
+	size_t len = (size_t)(w - j->scratch);
+	return fwrite(j->scratch, 1, len, out) == len ? 0 : -1;
 }
 
 int dfold_write(struct dfold *j, FILE *out, bool normalize)
@@ -549,25 +706,23 @@ int dfold_write(struct dfold *j, FILE *out, bool normalize)
 	free(j->ftab.slot);
 	free(j->stab.slot);
 	j->ftab.slot = j->stab.slot = NULL;
-	uint32_t *rank = frame_ranks(j);
-	uint32_t *ids = malloc((j->nstacks ? j->nstacks : 1) * sizeof(*ids));
-	int rc = 0;
-	if (!rank || !ids) {
-		rc = (errno = ENOMEM, -1);
-		goto out;
-	}
-	for (size_t i = 0; i < j->nstacks; i++)
-		ids[i] = (uint32_t)i;
-	struct stack_order o = { j, rank };
-	if (j->nstacks)
-		qsort_r(ids, j->nstacks, sizeof(*ids), stack_cmp, &o);
+	struct order o = { .j = j, .rank = frame_ranks(j) };
+	o.ids = malloc((j->nstacks ? j->nstacks : 1) * sizeof(*o.ids));
+	int rc = o.rank && o.ids ? sort_stacks(&o, j->nstacks) : (errno = ENOMEM, -1);
+	free(o.cur);
+	free(o.pair);
+	free(o.tmp);
+	free(o.todo);
+	free((void *)o.rank);
 	/* BASE's total 0 leaves every BASE count 0: perl would stop on a division by zero */
 	bool scaled = normalize && !num_eq(j->total[0], j->total[1]) &&
-		      !num_eq(j->total[0], (struct num){ 0 });
-	for (size_t i = 0; i < j->nstacks && !rc; i++)
-		rc = print_stack(j, &j->stacks[ids[i]], out, scaled);
-out:
-	free(rank);
-	free(ids);
+		      !num_eq(j->total[0], whole(0));
+	for (size_t i = 0; i < j->nstacks && !rc; i++) {
+		PREFETCH_STACK(j, o.ids, i, j->nstacks);
+		const struct stack *st = &j->stacks[o.ids[i]];
+		rc = print_stack(j, st, out, scaled ? scale(st->c[0], j->total[1], j->total[0])
+						    : st->c[0]);
+	}
+	free(o.ids);
 	return rc;
 }
