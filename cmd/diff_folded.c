@@ -49,6 +49,7 @@ struct frame {
 	size_t off; /* in the arena */
 	uint32_t len;
 	uint64_t hash;
+	uint64_t w[2]; /* a short frame's bytes (see short_key) */
 };
 
 /* A distinct stack: its frame ids as varints in seq, and the two columns. */
@@ -165,12 +166,13 @@ static void table_put(struct table *t, uint64_t h, uint32_t id)
 	t->used++;
 }
 
-/* Room for one more id in t, doubling it once it is 3/4 full: the ids 0..n-1 go into the
- * new table by their kept hashes (hash(i)), in id order, so nothing is hashed again. */
-static bool table_room(struct table *t, size_t n, uint64_t (*hash)(const void *, size_t),
-		       const void *items)
+/* Room for one more id in t, doubling it once it is full to the quarters given: the ids
+ * 0..n-1 go into the new table by their kept hashes (hash(i)), in id order, so nothing is
+ * hashed again. */
+static bool table_room(struct table *t, size_t quarters, size_t n,
+		       uint64_t (*hash)(const void *, size_t), const void *items)
 {
-	if (t->used + 1 <= (t->mask + 1) / 4 * 3)
+	if (t->used + 1 <= (t->mask + 1) / 4 * quarters)
 		return true;
 	struct table n2;
 	if (!table_init(&n2, 2 * (t->mask + 1)))
@@ -192,34 +194,90 @@ static uint64_t stack_hash(const void *stacks, size_t i)
 	return ((const struct stack *)stacks)[i].hash;
 }
 
-/* The id of frame s[0..n), interned on first sight. */
-static int intern_frame(struct dfold *j, const char *s, size_t n, uint32_t *id)
+static uint64_t load64(const char *s)
 {
-	uint64_t h = XXH3_64bits(s, n);
+	uint64_t v;
+	memcpy(&v, s, 8);
+	return v;
+}
+
+static uint32_t load32(const char *s)
+{
+	uint32_t v;
+	memcpy(&v, s, 4);
+	return v;
+}
+
+/* A frame of at most 16 bytes as two words that, with its length, spell it exactly (the
+ * pieces overlap, as XXH3 reads short inputs): it is hashed and compared through them,
+ * with no call and no look at the arena. Most frames are this short. */
+static void short_key(const char *s, size_t n, uint64_t w[2])
+{
+	if (n >= 8) {
+		w[0] = load64(s);
+		w[1] = load64(s + n - 8);
+	} else if (n >= 4) {
+		w[0] = load32(s);
+		w[1] = load32(s + n - 4);
+	} else {
+		w[0] = n ? (uint64_t)(uint8_t)s[0] | (uint64_t)(uint8_t)s[n / 2] << 8 |
+				   (uint64_t)(uint8_t)s[n - 1] << 16
+			 : 0;
+		w[1] = 0;
+	}
+}
+
+static uint64_t short_hash(const uint64_t w[2], size_t n)
+{
+	uint64_t h = (w[0] ^ 0x9e3779b97f4a7c15u) * 0xbf58476d1ce4e5b9u;
+	h ^= (w[1] + n) * 0x94d049bb133111ebu;
+	return h ^ h >> 29 ^ h >> 47;
+}
+
+/* A new frame s[0..n) of hash h (w: its short key). */
+static int new_frame(struct dfold *j, const char *s, size_t n, uint64_t h, const uint64_t w[2],
+		     uint32_t *id)
+{
+	if (n > UINT32_MAX || j->nframes >= MAX_IDS)
+		return errno = EOVERFLOW, -1;
+	if (!grow((void **)&j->arena, &j->acap, j->alen + n + 16, 1) ||
+	    !grow((void **)&j->frames, &j->fcap, j->nframes + 1, sizeof(*j->frames)))
+		return errno = ENOMEM, -1;
+	memcpy(j->arena + j->alen, s, n);
+	j->frames[j->nframes] = (struct frame){ j->alen, (uint32_t)n, h, { w[0], w[1] } };
+	j->alen += n;
+	if (!table_room(&j->ftab, 2, j->nframes, frame_hash, j->frames))
+		return errno = ENOMEM, -1;
+	*id = (uint32_t)j->nframes++;
+	table_put(&j->ftab, h, *id);
+	return 0;
+}
+
+/* The id of frame s[0..n), interned on first sight. The frames table is kept at most half
+ * full: it is small, and a probe is the most of a frame's cost. */
+static inline __attribute__((always_inline)) int intern_frame(struct dfold *j, const char *s, size_t n, uint32_t *id)
+{
+	uint64_t w[2] = { 0, 0 }, h;
+	bool small = n <= 16;
+	if (small) {
+		short_key(s, n, w);
+		h = short_hash(w, n);
+	} else {
+		h = XXH3_64bits(s, n);
+	}
 	uint32_t tag = (uint32_t)(h >> 32);
 	size_t k = h & j->ftab.mask;
 	for (struct slot v; (v = j->ftab.slot[k]).id; k = (k + 1) & j->ftab.mask) {
 		if (v.tag != tag)
 			continue;
 		const struct frame *f = &j->frames[v.id - 1];
-		if (f->len == n && !memcmp(j->arena + f->off, s, n)) {
+		if (f->len == n && (small ? f->w[0] == w[0] && f->w[1] == w[1]
+					  : !memcmp(j->arena + f->off, s, n))) {
 			*id = v.id - 1;
 			return 0;
 		}
 	}
-	if (n > UINT32_MAX || j->nframes >= MAX_IDS)
-		return errno = EOVERFLOW, -1;
-	if (!grow((void **)&j->arena, &j->acap, j->alen + n, 1) ||
-	    !grow((void **)&j->frames, &j->fcap, j->nframes + 1, sizeof(*j->frames)))
-		return errno = ENOMEM, -1;
-	memcpy(j->arena + j->alen, s, n);
-	j->frames[j->nframes] = (struct frame){ j->alen, (uint32_t)n, h };
-	j->alen += n;
-	if (!table_room(&j->ftab, j->nframes, frame_hash, j->frames))
-		return errno = ENOMEM, -1;
-	*id = (uint32_t)j->nframes++;
-	table_put(&j->ftab, h, *id);
-	return 0;
+	return new_frame(j, s, n, h, w, id);
 }
 
 static uint32_t next_id(const uint8_t **p)
@@ -272,7 +330,7 @@ static int add_stack(struct dfold *j, size_t n, uint64_t h, const uint8_t *q, si
 		return errno = EOVERFLOW, -1;
 	if (!grow((void **)&j->seq, &j->scap_seq, j->slen + qn, 1) ||
 	    !grow((void **)&j->stacks, &j->stcap, j->nstacks + 1, sizeof(*j->stacks)) ||
-	    !table_room(&j->stab, j->nstacks, stack_hash, j->stacks))
+	    !table_room(&j->stab, 3, j->nstacks, stack_hash, j->stacks))
 		return errno = ENOMEM, -1;
 	memcpy(j->seq + j->slen, q, qn);
 	j->stacks[j->nstacks] = (struct stack){ .off = j->slen, .len = (uint32_t)qn,
@@ -403,52 +461,119 @@ static int strip_hex(struct dfold *j, const char **s, size_t *n)
 	return 0;
 }
 
+static inline __attribute__((always_inline)) int put_frame(struct dfold *j, const char *s, size_t n, size_t *o)
+{
+	uint32_t f;
+	if (intern_frame(j, s, n, &f))
+		return -1;
+	if (*o + 5 > j->lcap && !grow((void **)&j->line_seq, &j->lcap, *o + 5, 1))
+		return errno = ENOMEM, -1;
+	uint8_t *q = j->line_seq + *o;
+	for (; f >= 0x80; f >>= 7)
+		*q++ = (uint8_t)(f | 0x80);
+	*q++ = (uint8_t)f;
+	*o = (size_t)(q - j->line_seq);
+	return 0;
+}
+
 /* The frame ids of stack s[0..n) as varints in j->line_seq: one frame per ';'-separated
- * piece, empty ones too. Their length in *len. */
+ * piece, empty ones too. Their length in *len. The ';' are found a word at a time, all of
+ * a word's at once (frames are short: a call to memchr for each costs more than that). */
 static int encode(struct dfold *j, const char *s, size_t n, size_t *len)
 {
-	const char *end = s + n;
-	size_t o = 0;
-	for (;;) {
-		const char *semi = memchr(s, ';', (size_t)(end - s));
-		size_t fl = (size_t)((semi ? semi : end) - s);
-		uint32_t f;
-		if (intern_frame(j, s, fl, &f))
-			return -1;
-		if (o + 5 > j->lcap && !grow((void **)&j->line_seq, &j->lcap, o + 5, 1))
-			return errno = ENOMEM, -1;
-		for (; f >= 0x80; f >>= 7)
-			j->line_seq[o++] = (uint8_t)(f | 0x80);
-		j->line_seq[o++] = (uint8_t)f;
-		if (!semi)
-			break;
-		s = semi + 1;
+	const uint64_t low7 = 0x7f7f7f7f7f7f7f7fu, semis = 0x3b3b3b3b3b3b3b3bu;
+	size_t start = 0, o = 0, at = 0;
+	for (; at + 8 <= n; at += 8) {
+		uint64_t x = load64(s + at) ^ semis;
+		/* the high bit of each byte of x that is 0, exactly */
+		uint64_t t = ~(((x & low7) + low7) | x | low7);
+		for (; t; t &= t - 1) {
+			size_t semi = at + (size_t)__builtin_ctzll(t) / 8;
+			if (put_frame(j, s + start, semi - start, &o))
+				return -1;
+			start = semi + 1;
+		}
 	}
+	for (; at < n; at++)
+		if (s[at] == ';') {
+			if (put_frame(j, s + start, at - start, &o))
+				return -1;
+			start = at + 1;
+		}
+	if (put_frame(j, s + start, n - start, &o))
+		return -1;
 	*len = o;
 	return 0;
 }
 
-static int line(struct dfold *j, int side, const char *s, size_t n)
+/* A line cut into its stack s[0..n) and its count; the stack's hash, and its home in the
+ * table asked for ahead (a batch of lines is cut before any is looked up, so that the
+ * table's memory is on its way meanwhile). */
+struct cut {
+	const char *s;
+	size_t n;
+	uint64_t hash;
+	struct num c;
+};
+
+static void cut_line(const struct dfold *j, const char *s, size_t n, struct cut *l)
 {
 	size_t p = n;
 	while (p && !is_white(s[p - 1]))
 		p--;
-	struct num c = whole(0);
-	size_t stack_len = 0, qn;
-	if (p && parse_count(s + p, n - p, &c))
-		stack_len = p - 1;
+	*l = (struct cut){ .s = s, .c = whole(0) };
+	if (p && parse_count(s + p, n - p, &l->c))
+		l->n = p - 1;
 	else
-		c = whole(0);
-	if (j->strip_hex && strip_hex(j, &s, &stack_len))
+		l->c = whole(0);
+	if (j->strip_hex)
+		return; /* hashed once stripped */
+	l->hash = XXH3_64bits(s, l->n);
+	__builtin_prefetch(&j->stab.slot[l->hash & j->stab.mask]);
+}
+
+static int join(struct dfold *j, int side, struct cut *l)
+{
+	size_t qn;
+	if (j->strip_hex) {
+		if (strip_hex(j, &l->s, &l->n))
+			return -1;
+		l->hash = XXH3_64bits(l->s, l->n);
+	}
+	struct stack *st = find_stack(j, l->s, l->n, l->hash);
+	if (!st && (encode(j, l->s, l->n, &qn) || add_stack(j, l->n, l->hash, j->line_seq, qn, &st)))
 		return -1;
-	uint64_t h = XXH3_64bits(s, stack_len);
-	struct stack *st = find_stack(j, s, stack_len, h);
-	if (!st && (encode(j, s, stack_len, &qn) ||
-		    add_stack(j, stack_len, h, j->line_seq, qn, &st)))
-		return -1;
-	st->c[side] = add(st->c[side], c);
-	j->total[side] = add(j->total[side], c);
+	st->c[side] = add(st->c[side], l->c);
+	j->total[side] = add(j->total[side], l->c);
 	return 0;
+}
+
+#define BATCH 16
+
+/* The whole lines of buf[*start..end), a batch at a time; *start moves past them. */
+static int lines(struct dfold *j, int side, const char *buf, size_t end, size_t *start)
+{
+	struct cut batch[BATCH];
+	for (;;) {
+		size_t k = 0, at = *start;
+		for (const char *nl; k < BATCH && (nl = memchr(buf + at, '\n', end - at));
+		     at = (size_t)(nl - buf) + 1)
+			cut_line(j, buf + at, (size_t)(nl - buf) - at, &batch[k++]);
+		for (size_t i = 0; i < k; i++)
+			if (join(j, side, &batch[i]))
+				return -1;
+		*start = at;
+		if (k < BATCH)
+			return 0;
+	}
+}
+
+/* The last line, with no LF. */
+static int last_line(struct dfold *j, int side, const char *s, size_t n)
+{
+	struct cut l;
+	cut_line(j, s, n, &l);
+	return join(j, side, &l);
 }
 
 int dfold_read(struct dfold *j, int side, int fd)
@@ -477,14 +602,11 @@ int dfold_read(struct dfold *j, int side, int fd)
 		}
 		if (got == 0) {
 			if (have)
-				rc = line(j, side, buf, have);
+				rc = last_line(j, side, buf, have);
 			break;
 		}
 		size_t end = have + (size_t)got, start = 0;
-		for (char *nl; (nl = memchr(buf + start, '\n', end - start)); start = (size_t)(nl - buf) + 1)
-			if ((rc = line(j, side, buf + start, (size_t)(nl - buf) - start)))
-				break;
-		if (rc)
+		if ((rc = lines(j, side, buf, end, &start)))
 			break;
 		memmove(buf, buf + start, end - start);
 		have = end - start;
@@ -680,13 +802,18 @@ static size_t put_num(char *p, struct num a)
 /* One line, spelt out in j->scratch, in one write. */
 static int print_stack(struct dfold *j, const struct stack *st, FILE *out, struct num base)
 {
-	if (!grow((void **)&j->scratch, &j->scap, (size_t)st->text + 68, 1))
+	if (!grow((void **)&j->scratch, &j->scap, (size_t)st->text + 68 + 16, 1))
 		return errno = ENOMEM, -1;
 	const uint8_t *p = j->seq + st->off, *pe = p + st->len;
 	char *w = j->scratch;
 	while (p < pe) {
 		const struct frame *f = &j->frames[next_id(&p)];
-		memcpy(w, j->arena + f->off, f->len);
+		/* most frames are short: 16 bytes copied whole, the rest written over (the
+		 * arena and the line have room past their ends for it) */
+		if (f->len <= 16)
+			memcpy(w, j->arena + f->off, 16);
+		else
+			memcpy(w, j->arena + f->off, f->len);
 		w += f->len;
 		if (p < pe)
 			*w++ = ';';
