@@ -26,6 +26,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -48,21 +49,24 @@ struct num {
 struct frame {
 	size_t off; /* in the arena */
 	uint32_t len;
-	uint64_t hash;
 	uint64_t w[2]; /* a short frame's bytes (see short_key) */
 };
 
-/* A distinct stack: its frame ids as varints in seq, and the two columns. */
-struct stack {
-	size_t off;
+/* A distinct stack, kept in j->recs at a multiple of 8 bytes (its id is that offset / 8),
+ * the varints of its frame ids right after it: the lookup, the sort and the printing each
+ * find all of a stack in one place. */
+struct rec {
+	uint64_t c[2]; /* the columns: whole numbers, or doubles' bits where dbl says */
+	uint32_t text; /* the text's length, for the lookup */
 	uint32_t len;  /* of the varints */
-	uint32_t text; /* of the stack's text, for the lookup */
-	uint64_t hash; /* of the text */
-	struct num c[2];
+	uint32_t cur;  /* the sort's place in the varints */
+	uint8_t dbl;   /* bit k: c[k] is a double */
+	uint8_t seq[];
 };
 
-/* Open addressing tables of ids (0 empty, else id + 1) with their hash's high bits, a
- * power of two in size: a probe reads the table alone until the tag matches. */
+/* Open addressing tables of ids (0 empty, else id + 1) with their hash's high 32 bits,
+ * which also give the home slot, a power of two in size: a probe reads the table alone
+ * until the tag matches, and the table grows without looking at what it holds. */
 struct slot {
 	uint32_t id;
 	uint32_t tag;
@@ -78,18 +82,18 @@ struct dfold {
 	bool strip_hex;
 	char *arena; /* frame names */
 	size_t alen, acap;
-	uint8_t *seq; /* stacks' frame ids */
-	size_t slen, scap_seq;
 	struct frame *frames;
 	size_t nframes, fcap;
-	struct stack *stacks;
-	size_t nstacks, stcap;
+	char *recs; /* the stacks (struct rec) */
+	size_t rlen, rcap, nstacks;
 	struct table ftab, stab;
 	struct num total[2];
 	uint8_t *line_seq; /* the stack being read */
 	size_t lcap;
-	char *scratch; /* a stack with -s applied; a line being printed */
+	char *scratch; /* a stack with -s applied */
 	size_t scap;
+	char *out; /* lines being printed */
+	size_t olen, ocap;
 };
 
 #define MAX_IDS ((size_t)1 << 31)
@@ -145,53 +149,66 @@ void dfold_free(struct dfold *j)
 	if (!j)
 		return;
 	free(j->arena);
-	free(j->seq);
 	free(j->frames);
-	free(j->stacks);
+	free(j->recs);
 	free(j->ftab.slot);
 	free(j->stab.slot);
 	free(j->line_seq);
 	free(j->scratch);
+	free(j->out);
 	free(j);
 }
 
 /* ---- the tables ---- */
 
-static void table_put(struct table *t, uint64_t h, uint32_t id)
+static void table_put(struct table *t, struct slot v)
 {
-	size_t k = h & t->mask;
+	size_t k = v.tag & t->mask;
 	while (t->slot[k].id)
 		k = (k + 1) & t->mask;
-	t->slot[k] = (struct slot){ id + 1, (uint32_t)(h >> 32) };
+	t->slot[k] = v;
 	t->used++;
 }
 
-/* Room for one more id in t, doubling it once it is full to the quarters given: the ids
- * 0..n-1 go into the new table by their kept hashes (hash(i)), in id order, so nothing is
- * hashed again. */
-static bool table_room(struct table *t, size_t quarters, size_t n,
-		       uint64_t (*hash)(const void *, size_t), const void *items)
+/* Doubles t (see table_room). */
+static bool table_grow(struct table *t)
 {
-	if (t->used + 1 <= (t->mask + 1) / 4 * quarters)
-		return true;
-	struct table n2;
-	if (!table_init(&n2, 2 * (t->mask + 1)))
+	struct table n;
+	if (!table_init(&n, 2 * (t->mask + 1)))
 		return false;
-	for (size_t i = 0; i < n; i++)
-		table_put(&n2, hash(items, i), (uint32_t)i);
+	for (size_t i = 0; i <= t->mask; i++)
+		if (t->slot[i].id)
+			table_put(&n, t->slot[i]);
 	free(t->slot);
-	*t = n2;
+	*t = n;
 	return true;
 }
 
-static uint64_t frame_hash(const void *frames, size_t i)
+/* Room for one more id in t, doubling it once it is full to the quarters given. */
+static bool table_room(struct table *t, size_t quarters)
 {
-	return ((const struct frame *)frames)[i].hash;
+	return t->used + 1 <= (t->mask + 1) / 4 * quarters || table_grow(t);
 }
 
-static uint64_t stack_hash(const void *stacks, size_t i)
+static struct rec *rec_at(const struct dfold *j, uint32_t id)
 {
-	return ((const struct stack *)stacks)[i].hash;
+	return (struct rec *)(void *)(j->recs + (size_t)id * 8);
+}
+
+static size_t rec_size(size_t len)
+{
+	return (offsetof(struct rec, seq) + len + 7) & ~(size_t)7;
+}
+
+static struct num column(const struct rec *r, int k)
+{
+	return (struct num){ .u = r->c[k], .dbl = r->dbl >> k & 1 };
+}
+
+static void set_column(struct rec *r, int k, struct num a)
+{
+	r->c[k] = a.u;
+	r->dbl = (uint8_t)((r->dbl & ~(1u << k)) | (unsigned)a.dbl << k);
 }
 
 static uint64_t load64(const char *s)
@@ -231,7 +248,9 @@ static uint64_t short_hash(const uint64_t w[2], size_t n)
 {
 	uint64_t h = (w[0] ^ 0x9e3779b97f4a7c15u) * 0xbf58476d1ce4e5b9u;
 	h ^= (w[1] + n) * 0x94d049bb133111ebu;
-	return h ^ h >> 29 ^ h >> 47;
+	h ^= h >> 32; /* the high half, which places and tags, from every bit */
+	h *= 0xff51afd7ed558ccdu;
+	return h ^ h >> 29;
 }
 
 /* A new frame s[0..n) of hash h (w: its short key). */
@@ -244,12 +263,12 @@ static int new_frame(struct dfold *j, const char *s, size_t n, uint64_t h, const
 	    !grow((void **)&j->frames, &j->fcap, j->nframes + 1, sizeof(*j->frames)))
 		return errno = ENOMEM, -1;
 	memcpy(j->arena + j->alen, s, n);
-	j->frames[j->nframes] = (struct frame){ j->alen, (uint32_t)n, h, { w[0], w[1] } };
+	j->frames[j->nframes] = (struct frame){ j->alen, (uint32_t)n, { w[0], w[1] } };
 	j->alen += n;
-	if (!table_room(&j->ftab, 2, j->nframes, frame_hash, j->frames))
+	if (!table_room(&j->ftab, 2))
 		return errno = ENOMEM, -1;
 	*id = (uint32_t)j->nframes++;
-	table_put(&j->ftab, h, *id);
+	table_put(&j->ftab, (struct slot){ *id + 1, (uint32_t)(h >> 32) });
 	return 0;
 }
 
@@ -266,7 +285,7 @@ static inline __attribute__((always_inline)) int intern_frame(struct dfold *j, c
 		h = XXH3_64bits(s, n);
 	}
 	uint32_t tag = (uint32_t)(h >> 32);
-	size_t k = h & j->ftab.mask;
+	size_t k = tag & j->ftab.mask;
 	for (struct slot v; (v = j->ftab.slot[k]).id; k = (k + 1) & j->ftab.mask) {
 		if (v.tag != tag)
 			continue;
@@ -291,10 +310,10 @@ static uint32_t next_id(const uint8_t **p)
 	}
 }
 
-/* Whether st's frames, joined by ';', spell s[0..n). */
-static bool same_text(const struct dfold *j, const struct stack *st, const char *s, size_t n)
+/* Whether r's frames, joined by ';', spell s[0..n). */
+static bool same_text(const struct dfold *j, const struct rec *r, const char *s, size_t n)
 {
-	const uint8_t *p = j->seq + st->off, *pe = p + st->len;
+	const uint8_t *p = r->seq, *pe = p + r->len;
 	size_t o = 0;
 	for (;;) {
 		const struct frame *f = &j->frames[next_id(&p)];
@@ -310,34 +329,37 @@ static bool same_text(const struct dfold *j, const struct stack *st, const char 
 }
 
 /* The stack whose text is s[0..n) (hash h), or NULL when it is new. */
-static struct stack *find_stack(struct dfold *j, const char *s, size_t n, uint64_t h)
+static struct rec *find_stack(struct dfold *j, const char *s, size_t n, uint64_t h)
 {
 	uint32_t tag = (uint32_t)(h >> 32);
-	for (size_t k = h & j->stab.mask; j->stab.slot[k].id; k = (k + 1) & j->stab.mask) {
+	for (size_t k = tag & j->stab.mask; j->stab.slot[k].id; k = (k + 1) & j->stab.mask) {
 		struct slot v = j->stab.slot[k];
-		struct stack *st = &j->stacks[v.id - 1];
-		if (v.tag == tag && st->text == n && same_text(j, st, s, n))
-			return st;
+		if (v.tag != tag)
+			continue;
+		struct rec *r = rec_at(j, v.id - 1);
+		if (r->text == n && same_text(j, r, s, n))
+			return r;
 	}
 	return NULL;
 }
 
 /* A new stack of text length n (hash h) and the frame ids in q[0..qn), both columns 0. */
 static int add_stack(struct dfold *j, size_t n, uint64_t h, const uint8_t *q, size_t qn,
-		     struct stack **out)
+		     struct rec **out)
 {
-	if (n > UINT32_MAX || qn > UINT32_MAX || j->nstacks >= MAX_IDS)
+	size_t size = rec_size(qn);
+	if (n > UINT32_MAX || qn > UINT32_MAX || j->nstacks >= MAX_IDS ||
+	    j->rlen / 8 >= UINT32_MAX - 1)
 		return errno = EOVERFLOW, -1;
-	if (!grow((void **)&j->seq, &j->scap_seq, j->slen + qn, 1) ||
-	    !grow((void **)&j->stacks, &j->stcap, j->nstacks + 1, sizeof(*j->stacks)) ||
-	    !table_room(&j->stab, 3, j->nstacks, stack_hash, j->stacks))
+	if (!grow((void **)&j->recs, &j->rcap, j->rlen + size, 1) || !table_room(&j->stab, 3))
 		return errno = ENOMEM, -1;
-	memcpy(j->seq + j->slen, q, qn);
-	j->stacks[j->nstacks] = (struct stack){ .off = j->slen, .len = (uint32_t)qn,
-						.text = (uint32_t)n, .hash = h };
-	j->slen += qn;
-	table_put(&j->stab, h, (uint32_t)j->nstacks);
-	*out = &j->stacks[j->nstacks++];
+	struct rec *r = (struct rec *)(void *)(j->recs + j->rlen);
+	*r = (struct rec){ .text = (uint32_t)n, .len = (uint32_t)qn };
+	memcpy(r->seq, q, qn);
+	table_put(&j->stab, (struct slot){ (uint32_t)(j->rlen / 8) + 1, (uint32_t)(h >> 32) });
+	j->rlen += size;
+	j->nstacks++;
+	*out = r;
 	return 0;
 }
 
@@ -529,7 +551,7 @@ static void cut_line(const struct dfold *j, const char *s, size_t n, struct cut 
 	if (j->strip_hex)
 		return; /* hashed once stripped */
 	l->hash = XXH3_64bits(s, l->n);
-	__builtin_prefetch(&j->stab.slot[l->hash & j->stab.mask]);
+	__builtin_prefetch(&j->stab.slot[(l->hash >> 32) & j->stab.mask]);
 }
 
 static int join(struct dfold *j, int side, struct cut *l)
@@ -540,10 +562,10 @@ static int join(struct dfold *j, int side, struct cut *l)
 			return -1;
 		l->hash = XXH3_64bits(l->s, l->n);
 	}
-	struct stack *st = find_stack(j, l->s, l->n, l->hash);
-	if (!st && (encode(j, l->s, l->n, &qn) || add_stack(j, l->n, l->hash, j->line_seq, qn, &st)))
+	struct rec *r = find_stack(j, l->s, l->n, l->hash);
+	if (!r && (encode(j, l->s, l->n, &qn) || add_stack(j, l->n, l->hash, j->line_seq, qn, &r)))
 		return -1;
-	st->c[side] = add(st->c[side], l->c);
+	set_column(r, side, add(column(r, side), l->c));
 	j->total[side] = add(j->total[side], l->c);
 	return 0;
 }
@@ -697,22 +719,22 @@ static void sort_pairs(struct pair *p, struct pair *tmp, size_t n)
 		memcpy(p, src, n * sizeof(*p));
 }
 
-/* Stacks in the order of ids are far apart in memory: the stack a few places ahead is
- * asked for now, and its frame ids a few places nearer, so that neither waits. (A macro:
- * GCC drops a function that only prefetches, as one without effects.) */
+/* Stacks in the order of ids are far apart in memory: the one a few places ahead is
+ * asked for now (its first two cache lines), so that it is there when its turn comes. (A
+ * macro: GCC drops a function that only prefetches, as one without effects.) */
 #define PREFETCH_STACK(j, ids, i, n)                                             \
 	do {                                                                     \
-		if ((i) + 16 < (n))                                              \
-			__builtin_prefetch(&(j)->stacks[(ids)[(i) + 16]]);       \
-		if ((i) + 8 < (n))                                               \
-			__builtin_prefetch((j)->seq + (j)->stacks[(ids)[(i) + 8]].off); \
+		if ((i) + 12 < (n)) {                                            \
+			const char *p_ = (const char *)rec_at(j, (ids)[(i) + 12]); \
+			__builtin_prefetch(p_);                                  \
+			__builtin_prefetch(p_ + 64);                             \
+		}                                                                \
 	} while (0)
 
 struct order {
 	const struct dfold *j;
 	const uint32_t *rank;
 	uint32_t *ids;     /* the stacks, being sorted */
-	uint32_t *cur;     /* per stack: the bytes of its varints already in keys */
 	struct pair *pair, *tmp;
 	unsigned bits, per; /* a rank's bits; ranks a key holds */
 	size_t *todo;      /* ranges (start, length) left to sort */
@@ -722,8 +744,8 @@ struct order {
 /* The next o->per ranks of stack id (0 past its end) in one number, most significant first. */
 static uint64_t next_key(struct order *o, uint32_t id)
 {
-	const struct stack *st = &o->j->stacks[id];
-	const uint8_t *p = o->j->seq + st->off + o->cur[id], *pe = o->j->seq + st->off + st->len;
+	struct rec *r = rec_at(o->j, id);
+	const uint8_t *p = r->seq + r->cur, *pe = r->seq + r->len;
 	uint64_t key = 0;
 	for (unsigned k = 0; k < o->per; k++) {
 		key <<= o->bits;
@@ -732,7 +754,7 @@ static uint64_t next_key(struct order *o, uint32_t id)
 			key |= o->rank[2 * (size_t)f + (p < pe)];
 		}
 	}
-	o->cur[id] = (uint32_t)(p - (o->j->seq + st->off));
+	r->cur = (uint32_t)(p - r->seq);
 	return key;
 }
 
@@ -767,13 +789,13 @@ static int sort_stacks(struct order *o, size_t n)
 		bits++;
 	o->bits = bits;
 	o->per = 64 / bits;
-	o->cur = calloc(n ? n : 1, sizeof(*o->cur));
 	o->pair = malloc((n ? n : 1) * sizeof(*o->pair));
 	o->tmp = malloc((n ? n : 1) * sizeof(*o->tmp));
-	if (!o->cur || !o->pair || !o->tmp)
+	if (!o->pair || !o->tmp)
 		return errno = ENOMEM, -1;
-	for (size_t i = 0; i < n; i++)
-		o->ids[i] = (uint32_t)i;
+	const struct dfold *j = o->j;
+	for (size_t off = 0, i = 0; off < j->rlen; off += rec_size(rec_at(j, o->ids[i++])->len))
+		o->ids[i] = (uint32_t)(off / 8);
 	int rc = n > 1 ? sort_range(o, 0, n) : 0;
 	while (!rc && o->ntodo) {
 		o->ntodo -= 2;
@@ -799,13 +821,26 @@ static size_t put_num(char *p, struct num a)
 	return n;
 }
 
-/* One line, spelt out in j->scratch, in one write. */
-static int print_stack(struct dfold *j, const struct stack *st, FILE *out, struct num base)
+#define OUT_CHUNK ((size_t)1 << 18)
+
+/* What j->out holds, written. */
+static int flush_out(struct dfold *j, FILE *out)
 {
-	if (!grow((void **)&j->scratch, &j->scap, (size_t)st->text + 68 + 16, 1))
+	size_t n = j->olen;
+	j->olen = 0;
+	return fwrite(j->out, 1, n, out) == n ? 0 : -1;
+}
+
+/* One line, spelt out at the end of j->out, which is written a chunk at a time. */
+static int print_stack(struct dfold *j, const struct rec *r, FILE *out, struct num base)
+{
+	size_t room = (size_t)r->text + 68 + 16;
+	if (j->olen + room > j->ocap && j->olen >= OUT_CHUNK && flush_out(j, out))
+		return -1;
+	if (!grow((void **)&j->out, &j->ocap, j->olen + room, 1))
 		return errno = ENOMEM, -1;
-	const uint8_t *p = j->seq + st->off, *pe = p + st->len;
-	char *w = j->scratch;
+	const uint8_t *p = r->seq, *pe = p + r->len;
+	char *w = j->out + j->olen;
 	while (p < pe) {
 		const struct frame *f = &j->frames[next_id(&p)];
 		/* most frames are short: 16 bytes copied whole, the rest written over (the
@@ -821,10 +856,10 @@ static int print_stack(struct dfold *j, const struct stack *st, FILE *out, struc
 	*w++ = ' ';
 	w += put_num(w, base);
 	*w++ = ' ';
-	w += put_num(w, st->c[1]);
+	w += put_num(w, column(r, 1));
 	*w++ = '\n';
-	size_t len = (size_t)(w - j->scratch);
-	return fwrite(j->scratch, 1, len, out) == len ? 0 : -1;
+	j->olen = (size_t)(w - j->out);
+	return 0;
 }
 
 int dfold_write(struct dfold *j, FILE *out, bool normalize)
@@ -836,7 +871,6 @@ int dfold_write(struct dfold *j, FILE *out, bool normalize)
 	struct order o = { .j = j, .rank = frame_ranks(j) };
 	o.ids = malloc((j->nstacks ? j->nstacks : 1) * sizeof(*o.ids));
 	int rc = o.rank && o.ids ? sort_stacks(&o, j->nstacks) : (errno = ENOMEM, -1);
-	free(o.cur);
 	free(o.pair);
 	free(o.tmp);
 	free(o.todo);
@@ -846,10 +880,12 @@ int dfold_write(struct dfold *j, FILE *out, bool normalize)
 		      !num_eq(j->total[0], whole(0));
 	for (size_t i = 0; i < j->nstacks && !rc; i++) {
 		PREFETCH_STACK(j, o.ids, i, j->nstacks);
-		const struct stack *st = &j->stacks[o.ids[i]];
-		rc = print_stack(j, st, out, scaled ? scale(st->c[0], j->total[1], j->total[0])
-						    : st->c[0]);
+		const struct rec *r = rec_at(j, o.ids[i]);
+		struct num base = column(r, 0);
+		rc = print_stack(j, r, out, scaled ? scale(base, j->total[1], j->total[0]) : base);
 	}
+	if (!rc)
+		rc = flush_out(j, out);
 	free(o.ids);
 	return rc;
 }
