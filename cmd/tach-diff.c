@@ -84,8 +84,6 @@ static int print(struct tc_run *run, struct dfold *j, int outfd)
 	FILE *f = fdopen(dup(outfd), "w");
 	if (!f)
 		return tc_output_failed(run);
-	/* the lines are many and short: a write each 256 KiB, not each page */
-	setvbuf(f, NULL, _IOFBF, 1 << 18);
 	int status = 0;
 	if (dfold_write(j, f, tc_opt_value(run, "normalize")))
 		status = errno == ENOMEM ? failed("") : tc_output_failed(run);
