@@ -49,6 +49,8 @@ inlined into the next one out, at that frame's address (an inline frame in no fi
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "base/base.h"
 #include "base/hash.h"
@@ -59,6 +61,8 @@ inlined into the next one out, at that frame's address (an inline frame in no fi
 #include "formats/perf/perf.h"
 
 #define MAX_LINE (1u << 20)
+/* A mapped input's pages read are given back this many bytes at a time (map_regular). */
+#define RELEASE_STEP ((size_t)1 << 20)
 #define MAX_EVENTS 8
 /* Event names in messages are cut here; compared, they are whole. */
 #define EVENT_NAME_MAX 64
@@ -78,7 +82,7 @@ struct fline {
  * working out its key (most of its cost); a slot a hash, the last line wins. On a build's
  * capture a line finds itself at its slot about half the time with 8192 slots (1 MB);
  * 16384 hold more than the writer's close needs, raising the peak. */
-#define LCACHE_SLOTS 8192
+#define LCACHE_SLOTS 2048
 #define LCACHE_TEXT 114
 struct lslot {
 	uint64_t h;
@@ -992,6 +996,7 @@ static int finish(struct tach_reader *r)
 	st->finished = true;
 	drop_index(st);
 	tachi_in_drop_buffer(&r->in);
+	tachi_in_release(&r->in, r->in.size);
 	if (st->bad_lines && !st->samples && !st->skipped && !st->events)
 		return RFAIL(r, TACH_E_FORMAT, TACH_POS_LINE, st->first_bad, "%s%s",
 			     st->first_bad_what == no_event_line ? "not perf script output: " : "",
@@ -1166,6 +1171,8 @@ static int pr_next(struct tach_reader *r, const struct tach_sample **out)
 			return at_end(r);
 		if (rc)
 			return rc;
+		if (r->in.whole && r->in.base - r->in.released >= RELEASE_STEP)
+			tachi_in_release(&r->in, r->in.base);
 		if ((rc = on_line(r, s, n, &done)))
 			return rc;
 		if (done) {
@@ -1247,11 +1254,24 @@ static int find_program(struct tach_reader *r)
 	return rc;
 }
 
+/* A regular file is read through a mapping, not copied a buffer at a time (the copy is
+ * a twentieth of the time on a big capture); its pages leave the resident memory behind
+ * the reading (RELEASE_STEP), so the peak does not grow with the file. Pipes stream. */
+static int map_regular(struct tach_reader *r)
+{
+	struct stat sb;
+	if (r->in.fd < 0 || r->in.whole || fstat(r->in.fd, &sb) || !S_ISREG(sb.st_mode) ||
+	    sb.st_size <= 0 || lseek(r->in.fd, 0, SEEK_CUR) != (off_t)r->in.end)
+		return TACH_OK;
+	return tachi_in_load_whole(r);
+}
+
 static int pr_open(struct tach_reader *r)
 {
 	if (r->in.max_line > MAX_LINE)
 		r->in.max_line = MAX_LINE;
-	return find_program(r);
+	int rc = find_program(r);
+	return rc ? rc : map_regular(r);
 }
 
 static void pr_free(struct tach_reader *r)
