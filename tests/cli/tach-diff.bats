@@ -241,3 +241,35 @@ joined() {
 	done
 	tach-decode --help | grep -q "('auto' detects it; 'help' lists the formats)"
 }
+
+@test "many stacks: 20,000 frames short and long, long shared prefixes, stacks inside stacks, in the rules' order" {
+	# frame ids past two varint bytes, names of 0 to 40 bytes, stacks that share their
+	# first twenty frames (the order is decided deep), "a;b" beside "a;b;c", "ab" beside
+	# "abc", repeats within and across the files (found again by their text)
+	awk -v dir="$TMP" 'BEGIN {
+		srand(7)
+		split("main;run;loop;step;work;a;ab;abc;ab;", fixed, ";")
+		for (k = 1; k <= 2; k++)
+			for (i = 0; i < 12000; i++) {
+				d = 1 + int(rand() * 30); s = ""
+				for (x = 0; x < d; x++) {
+					r = rand()
+					if (x < 20 && r < 0.7) f = fixed[1 + (x % 9)] (x % 3 ? "" : "_" int(rand() * 3))
+					else if (r < 0.85) f = "f" int(rand() * 20000)
+					else if (r < 0.95) f = "a_function_name_longer_than_sixteen_" int(rand() * 50)
+					else f = ""
+					s = s (x ? ";" : "") f
+				}
+				print s, 1 + int(rand() * 9) > (dir "/g" k)
+				if (rand() < 0.2) print s, 2 > (dir "/g" (3 - k))
+			}
+	}'
+	[ "$(sort -u "$TMP/g1" | wc -l)" -gt 10000 ]
+	for o in "" -n; do
+		# shellcheck disable=SC2086
+		tach-diff $o --from collapsed "$TMP/g1" "$TMP/g2" >"$TMP/got"
+		# shellcheck disable=SC2086
+		$RULES $o "$TMP/g1" "$TMP/g2" | diff -u - "$TMP/got"
+	done
+	[ "$(wc -l <"$TMP/got")" -gt 20000 ]
+}
