@@ -62,7 +62,7 @@ inlined into the next one out, at that frame's address (an inline frame in no fi
 
 #define MAX_LINE (1u << 20)
 /* A mapped input's pages read are given back this many bytes at a time (map_regular). */
-#define RELEASE_STEP ((size_t)1 << 20)
+#define RELEASE_STEP ((size_t)1 << 18)
 #define MAX_EVENTS 8
 /* Event names in messages are cut here; compared, they are whole. */
 #define EVENT_NAME_MAX 64
