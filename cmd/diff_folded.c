@@ -35,6 +35,9 @@
 
 #define XXH_INLINE_ALL
 #include <xxhash.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 #include "diff_folded.h"
 
@@ -517,12 +520,25 @@ static inline __attribute__((always_inline)) int put_frame(struct dfold *j, cons
 }
 
 /* The frame ids of stack s[0..n) as varints in j->line_seq: one frame per ';'-separated
- * piece, empty ones too. Their length in *len. The ';' are found a word at a time, all of
- * a word's at once (frames are short: a call to memchr for each costs more than that). */
+ * piece, empty ones too. Their length in *len. The ';' are found 16 or 8 bytes at a time,
+ * all of a block's at once (frames are short: a call to memchr for each costs more). */
 static int encode(struct dfold *j, const char *s, size_t n, size_t *len)
 {
 	const uint64_t low7 = 0x7f7f7f7f7f7f7f7fu, semis = 0x3b3b3b3b3b3b3b3bu;
 	size_t start = 0, o = 0, at = 0;
+#ifdef __SSE2__
+	const __m128i semi16 = _mm_set1_epi8(';');
+	for (; at + 16 <= n; at += 16) {
+		__m128i v = _mm_loadu_si128((const __m128i *)(const void *)(s + at));
+		unsigned m = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v, semi16));
+		for (; m; m &= m - 1) {
+			size_t semi = at + (size_t)__builtin_ctz(m);
+			if (put_frame(j, s + start, semi - start, &o))
+				return -1;
+			start = semi + 1;
+		}
+	}
+#endif
 	for (; at + 8 <= n; at += 8) {
 		uint64_t x = load64(s + at) ^ semis;
 		/* the high bit of each byte of x that is 0, exactly */
