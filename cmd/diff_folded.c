@@ -31,6 +31,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #define XXH_INLINE_ALL
@@ -632,7 +633,7 @@ static int last_line(struct dfold *j, int side, const char *s, size_t n)
 	return join(j, side, &l);
 }
 
-int dfold_read(struct dfold *j, int side, int fd)
+static int read_stream(struct dfold *j, int side, int fd)
 {
 	size_t cap = 1 << 20, have = 0;
 	char *buf = malloc(cap);
@@ -668,6 +669,48 @@ int dfold_read(struct dfold *j, int side, int fd)
 		have = end - start;
 	}
 	free(buf);
+	return rc;
+}
+
+#define WINDOW ((size_t)1 << 20)
+
+/* The lines of m[at..size) a window at a time (a window ends after a LF), each window's
+ * pages given back once read: the file's bytes are read where they lie, not copied, and
+ * the resident memory holds a window of them, not the file. */
+static int read_map(struct dfold *j, int side, const char *m, size_t at, size_t size)
+{
+	long pg = sysconf(_SC_PAGESIZE);
+	size_t page = pg > 0 ? (size_t)pg : 4096, done = 0;
+	while (at < size) {
+		size_t end = size - at > WINDOW ? at + WINDOW : size;
+		const char *nl = memrchr(m + at, '\n', end - at);
+		if (!nl && end < size) /* a line longer than a window */
+			nl = memchr(m + end, '\n', size - end);
+		if (!nl)
+			return last_line(j, side, m + at, size - at);
+		if (lines(j, side, m, (size_t)(nl - m) + 1, &at))
+			return -1;
+		size_t upto = at - at % page;
+		if (upto > done) {
+			(void)madvise((char *)m + done, upto - done, MADV_DONTNEED); /* a hint */
+			done = upto;
+		}
+	}
+	return 0;
+}
+
+int dfold_read(struct dfold *j, int side, int fd)
+{
+	struct stat sb;
+	off_t at;
+	if (fstat(fd, &sb) || !S_ISREG(sb.st_mode) || (at = lseek(fd, 0, SEEK_CUR)) < 0 ||
+	    sb.st_size <= at || (uint64_t)sb.st_size > SIZE_MAX)
+		return read_stream(j, side, fd);
+	void *m = mmap(NULL, (size_t)sb.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+	if (m == MAP_FAILED)
+		return read_stream(j, side, fd);
+	int rc = read_map(j, side, m, (size_t)at, (size_t)sb.st_size);
+	munmap(m, (size_t)sb.st_size);
 	return rc;
 }
 

@@ -273,3 +273,23 @@ joined() {
 	done
 	[ "$(wc -l <"$TMP/got")" -gt 20000 ]
 }
+
+@test "a folded file is read through its mapping: the lines a pipe gives, a few reads whatever its size" {
+	awk -v dir="$TMP" 'BEGIN { for (k = 1; k <= 2; k++) for (i = 0; i < 90000; i++)
+		printf "main;worker_%d;step_%d;leaf_function_%d %d\n", i % 97, i % 1013, i % 7919, 1 + i % 5 \
+			> (dir "/m" k) }'
+	[ "$(stat -c %s "$TMP/m1")" -gt 4000000 ]
+	tach-diff "$TMP/m1" "$TMP/m2" >"$TMP/file"
+	cat "$TMP/m2" | tach-diff "$TMP/m1" - >"$TMP/pipe"
+	[ -s "$TMP/file" ]
+	cmp "$TMP/file" "$TMP/pipe"
+	$RULES "$TMP/m1" "$TMP/m2" | diff -u - "$TMP/file"
+	# read(2) on each file: the detection's peeks only, where a MiB buffer would take five
+	strace -e trace=openat,read -o "$TMP/trace" tach-diff "$TMP/m1" "$TMP/m2" >/dev/null
+	for k in 1 2; do
+		fd=$(sed -n "s|.*openat(.*$TMP/m$k\".*= \([0-9]*\)\$|\1|p" "$TMP/trace")
+		[ -n "$fd" ]
+		reads=$(sed -n "\|$TMP/m$k\"|,\$p" "$TMP/trace" | grep -c "^read($fd, ")
+		[ "$reads" -le 3 ] || { echo "m$k: $reads reads"; false; }
+	done
+}
