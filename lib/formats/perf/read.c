@@ -42,8 +42,10 @@ inlined into the next one out, at that frame's address (an inline frame in no fi
  *
  * Not read: perf script's other output (-F with ip/sym on the event line, brstack, srcline
  * lines, trace fields), which leaves a sample with only its root. Lines are bounded by
- * MAX_LINE and chains by the max-depth limit; memory grows with distinct frame lines, or
- * with option addresses=no (folded output) with distinct functions (key_of). A stream that
+ * MAX_LINE and chains by the max-depth limit; the reader's own memory grows with nothing
+ * but a line cache where addresses are kept (the dictionary holds each distinct frame
+ * once), and with option addresses=no (folded output) with distinct functions (key_of). A
+ * regular file is read through its mapping (map_regular). A stream that
  * gives no sample in its first max-input bytes is an error, as a whole input past it is.
  */
 #include <stdio.h>
@@ -78,10 +80,9 @@ struct fline {
 };
 #define NO_FRAME UINT32_MAX
 
-/* A frame line met lately, by its whole text: with addresses=no, a line seen again skips
- * working out its key (most of its cost); a slot a hash, the last line wins. On a build's
- * capture a line finds itself at its slot about half the time with 8192 slots (1 MB);
- * 16384 hold more than the writer's close needs, raising the peak. */
+/* A frame line met lately, by its whole text: a line seen again skips working out its key
+ * (addresses=no) or its frame (addresses kept); a slot a hash, the last line wins. 2048
+ * slots (256 KiB) ran faster than 8192 (1 MiB, a core's whole L2) on a build's capture. */
 #define LCACHE_SLOTS 2048
 #define LCACHE_TEXT 114
 struct lslot {
@@ -137,8 +138,8 @@ struct pread {
 	int64_t vals[2];
 	struct tach_sample_ext ext;
 
-	/* frame lines seen, by their key: the line, or with addresses=no the line without
-	 * what varies with the address (key_of) */
+	/* with addresses=no, frame lines seen, by their key: the line without what varies
+	 * with the address (key_of) */
 	const char *key;
 	size_t key_len;
 	uint64_t key_hash;
@@ -150,6 +151,8 @@ struct pread {
 	size_t nlines, lines_cap;
 	struct tachi_idset index;
 	struct lslot *lcache;
+	bool line_was_frame; /* the line other_line took was a frame line, of frame line_id */
+	uint32_t line_id;
 
 	/* the program: the dso the first sample's comm names, pprof's main binary */
 	char *program;
@@ -673,7 +676,7 @@ static int new_frame(struct tach_reader *r, const char *s, size_t n, uint32_t *f
 {
 	struct pread *st = r->state;
 	int rc = line_frame(r, s, n, frame, ok);
-	if (rc || !*ok)
+	if (rc || !*ok || !st->no_addresses)
 		return rc;
 	s = st->key;
 	n = st->key_len;
@@ -1069,8 +1072,11 @@ static int other_line(struct tach_reader *r, const char *s, size_t n, size_t k, 
 	int rc = new_frame(r, s + k, n - k, &id, &ok);
 	if (rc)
 		return rc;
-	if (ok)
+	if (ok) {
+		st->line_was_frame = true;
+		st->line_id = id;
 		return id == NO_FRAME ? TACH_OK : push_frame(r, id);
+	}
 	if (ev && !k) {
 		/* an event line with no blank line before it ends the sample before */
 		if ((rc = end_sample(r, done)))
@@ -1080,11 +1086,10 @@ static int other_line(struct tach_reader *r, const char *s, size_t n, size_t k, 
 	return bad_line(r, "not a perf script frame line (addr sym (dso))");
 }
 
-/* The line cache's slot for frame line s, its hash set; NULL when the cache is not used
- * (addresses kept: the key is the line) or s is too long for it. */
+/* The line cache's slot for frame line s, its hash set; NULL when s is too long for it. */
 static struct lslot *cached_line(struct pread *st, const char *s, size_t n)
 {
-	if (!st->no_addresses || n > LCACHE_TEXT)
+	if (n > LCACHE_TEXT)
 		return NULL;
 	if (!st->lcache && !(st->lcache = calloc(LCACHE_SLOTS, sizeof(*st->lcache))))
 		return NULL;
@@ -1095,6 +1100,23 @@ static struct lslot *cached_line(struct pread *st, const char *s, size_t n)
 		c->len = 0;
 	}
 	return c;
+}
+
+/* With addresses kept, frame lines are not remembered by their text (it would cost more
+ * than the frame, about 90 bytes an address): a line the cache does not hold is read
+ * again, and the dictionary, which holds each frame once, gives the same frame. */
+static int frame_or_other(struct tach_reader *r, const char *s, size_t n, size_t k,
+			  struct lslot *c, bool *done)
+{
+	struct pread *st = r->state;
+	st->line_was_frame = false;
+	int rc = other_line(r, s, n, k, done);
+	if (!rc && c && st->line_was_frame) {
+		c->len = (uint16_t)(n - k);
+		c->frame = st->line_id;
+		memcpy(c->text, s + k, n - k);
+	}
+	return rc;
 }
 
 /* Handles one line; *done when it completed a sample. */
@@ -1114,12 +1136,15 @@ static int on_line(struct tach_reader *r, const char *s, size_t n, bool *done)
 	while (k < n && is_ws(s[k]))
 		k++;
 	uint32_t id;
+	struct lslot *c = NULL;
 	if (st->in_sample) {
-		struct lslot *c = cached_line(st, s + k, n - k);
+		c = cached_line(st, s + k, n - k);
 		if (c && c->len == n - k && !memcmp(c->text, s + k, n - k)) {
 			id = c->frame;
 			return id == NO_FRAME ? TACH_OK : push_frame(r, id);
 		}
+		if (!st->no_addresses)
+			return frame_or_other(r, s, n, k, c, done);
 		line_key(st, s + k, n - k);
 		if (seen_frame(st, st->key, st->key_len, st->key_hash, &id)) {
 			if (c) {
