@@ -438,3 +438,24 @@ assert names == ["hotb-worker", "livetest"], names
 	tach2pprof -q "$P/real/sort-fp.perf" -o "$T/s.pb.gz"
 	go tool pprof -top "$T/s.pb.gz" 2>/dev/null | grep -qx 'Type: cpu'
 }
+
+@test "pprof keeps every address where the line cache forgets lines: 12,001 addresses met again and again" {
+	# 30,000 samples over 12,001 distinct frame lines: most lines come back after the
+	# reader's line cache has let them go, and are read again into the same frames
+	awk 'BEGIN { for (i = 0; i < 30000; i++) {
+		x1 = (i * 7919) % 6000; x2 = (i * 104729 + 3) % 6000
+		printf "prog 100/100 %d.%06d: 1000000 cpu-clock:\n", int(i / 1000000) + 1, i % 1000000
+		printf "\t%x f%d+0x4 (/bin/prog)\n", 4194304 + x1 * 16, x1 % 700
+		printf "\t%x g%d+0x8 (/bin/prog)\n", 5242880 + x2 * 16, x2 % 300
+		printf "\t%x main+0x10 (/bin/prog)\n\n", 6291456 } }' >"$T/gen.perf"
+	tach2pprof -q "$T/gen.perf" -o "$T/g.pb.gz"
+	go tool pprof -raw "$T/g.pb.gz" 2>/dev/null >"$T/raw"
+	# every address once, and the root's location (no address)
+	sed -n '/^Locations/,/^Mappings/p' "$T/raw" | awk '$2 ~ /^0x/ { print $2 }' | sort >"$T/got"
+	{ echo 0x0; grep -oE '^	[0-9a-f]+ ' "$T/gen.perf" | tr -d ' \t' | sed 's/^/0x/' | sort -u; } |
+		sort | diff -u - "$T/got"
+	# the stacks, each as the text has it, and every sample
+	tach-decode -q --labels perf "$T/g.pb.gz" | sed 's/ [0-9]*$//' >"$T/from_pprof"
+	tach-decode -q --labels perf "$T/gen.perf" | sed 's/ [0-9]*$//' | diff -u - "$T/from_pprof"
+	[ "$(tach-decode -q --labels perf "$T/g.pb.gz" | awk '{ n += $NF } END { print n }')" -eq 30000 ]
+}
