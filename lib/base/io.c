@@ -43,11 +43,9 @@ int tachi_in_load(struct tachi_in *in, uint64_t max_input, struct tachi_err *e)
 				in->data = m;
 				in->size = (size_t)st.st_size;
 				in->whole = true;
-				/* The mapping has the peeked bytes too. Their buffer is given back at
-				 * the end (tachi_in_drop_buffer, tachi_in_free), not now: freed now, the
-				 * allocator would take its size as the least it maps on its own, and
-				 * serve the reader's growing arrays from its heap instead, whose holes
-				 * raised a perf capture's peak by 5 MB. */
+				/* the mapping has the peeked bytes too */
+				free(in->buf);
+				in->buf = NULL;
 				in->cap = in->end = 0;
 				return TACH_OK;
 			}
@@ -205,11 +203,6 @@ int tachi_in_next_line(struct tachi_in *in, struct tachi_err *e, const char **li
 
 void tachi_in_drop_buffer(struct tachi_in *in)
 {
-	if (in->whole && in->map) {
-		free(in->buf); /* the peek's (tachi_in_load) */
-		in->buf = NULL;
-		return;
-	}
 	if (in->whole || !in->eof || in->pos != in->end)
 		return;
 	free(in->buf);

@@ -88,20 +88,14 @@ int tachi_in_no_sample(struct tach_reader *r);
  * can read an endless stream of what is not its format forever. */
 static inline int tachi_in_line(struct tach_reader *r, const char **line, size_t *len)
 {
-	/* A whole line already in the stream's buffer or the mapped input, inline (a call a
-	 * line is a tenth of a line reader's time); the rest as tachi_in_next_line does it. */
+	/* A whole line already in the stream's buffer, inline (a call a line is a tenth of a
+	 * line reader's time); the rest as tachi_in_next_line does it. */
 	struct tachi_in *in = &r->in;
-	const uint8_t *nl;
+	const uint8_t *nl = NULL;
 	int rc = TACH_OK;
-	if (in->whole && in->pos < in->size &&
-	    (nl = memchr(in->data + in->pos, '\n', in->size - in->pos))) {
-		*line = (const char *)in->data + in->pos;
-		*len = (size_t)(nl - (in->data + in->pos));
-		in->base = in->pos;
-		in->pos += *len + 1;
-		in->line++;
-	} else if (!in->whole && in->end > in->pos &&
-		   (nl = memchr(in->buf + in->pos, '\n', in->end - in->pos))) {
+	if (!in->whole && in->end > in->pos)
+		nl = memchr(in->buf + in->pos, '\n', in->end - in->pos);
+	if (nl) {
 		size_t start = in->pos;
 		in->pos = (size_t)(nl - in->buf) + 1;
 		in->line++;

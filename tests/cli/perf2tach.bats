@@ -442,6 +442,8 @@ assert names == ["hotb-worker", "livetest"], names
 @test "pprof keeps every address where the line cache forgets lines: 12,001 addresses met again and again" {
 	# 30,000 samples over 12,001 distinct frame lines: most lines come back after the
 	# reader's line cache has let them go, and are read again into the same frames
+	command -v go >/dev/null || skip "go not installed (Debian package golang-go)"
+	export HOME=$T PPROF_TMPDIR=$T
 	awk 'BEGIN { for (i = 0; i < 30000; i++) {
 		x1 = (i * 7919) % 6000; x2 = (i * 104729 + 3) % 6000
 		printf "prog 100/100 %d.%06d: 1000000 cpu-clock:\n", int(i / 1000000) + 1, i % 1000000

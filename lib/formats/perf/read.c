@@ -45,14 +45,12 @@ inlined into the next one out, at that frame's address (an inline frame in no fi
  * MAX_LINE and chains by the max-depth limit; the reader's own memory grows with nothing
  * but a line cache where addresses are kept (the dictionary holds each distinct frame
  * once), and with option addresses=no (folded output) with distinct functions (key_of). A
- * regular file is read through its mapping (map_regular). A stream that
- * gives no sample in its first max-input bytes is an error, as a whole input past it is.
+ * stream that gives no sample in its first max-input bytes is an error, as a whole input
+ * past it is.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "base/base.h"
 #include "base/hash.h"
@@ -63,8 +61,6 @@ inlined into the next one out, at that frame's address (an inline frame in no fi
 #include "formats/perf/perf.h"
 
 #define MAX_LINE (1u << 20)
-/* A mapped input's pages read are given back this many bytes at a time (map_regular). */
-#define RELEASE_STEP ((size_t)1 << 18)
 #define MAX_EVENTS 8
 /* Event names in messages are cut here; compared, they are whole. */
 #define EVENT_NAME_MAX 64
@@ -999,7 +995,6 @@ static int finish(struct tach_reader *r)
 	st->finished = true;
 	drop_index(st);
 	tachi_in_drop_buffer(&r->in);
-	tachi_in_release(&r->in, r->in.size);
 	if (st->bad_lines && !st->samples && !st->skipped && !st->events)
 		return RFAIL(r, TACH_E_FORMAT, TACH_POS_LINE, st->first_bad, "%s%s",
 			     st->first_bad_what == no_event_line ? "not perf script output: " : "",
@@ -1136,9 +1131,8 @@ static int on_line(struct tach_reader *r, const char *s, size_t n, bool *done)
 	while (k < n && is_ws(s[k]))
 		k++;
 	uint32_t id;
-	struct lslot *c = NULL;
 	if (st->in_sample) {
-		c = cached_line(st, s + k, n - k);
+		struct lslot *c = cached_line(st, s + k, n - k);
 		if (c && c->len == n - k && !memcmp(c->text, s + k, n - k)) {
 			id = c->frame;
 			return id == NO_FRAME ? TACH_OK : push_frame(r, id);
@@ -1196,8 +1190,6 @@ static int pr_next(struct tach_reader *r, const struct tach_sample **out)
 			return at_end(r);
 		if (rc)
 			return rc;
-		if (r->in.whole && r->in.base - r->in.released >= RELEASE_STEP)
-			tachi_in_release(&r->in, r->in.base);
 		if ((rc = on_line(r, s, n, &done)))
 			return rc;
 		if (done) {
@@ -1279,24 +1271,11 @@ static int find_program(struct tach_reader *r)
 	return rc;
 }
 
-/* A regular file is read through a mapping, not copied a buffer at a time (the copy is
- * a twentieth of the time on a big capture); its pages leave the resident memory behind
- * the reading (RELEASE_STEP), so the peak does not grow with the file. Pipes stream. */
-static int map_regular(struct tach_reader *r)
-{
-	struct stat sb;
-	if (r->in.fd < 0 || r->in.whole || fstat(r->in.fd, &sb) || !S_ISREG(sb.st_mode) ||
-	    sb.st_size <= 0 || lseek(r->in.fd, 0, SEEK_CUR) != (off_t)r->in.end)
-		return TACH_OK;
-	return tachi_in_load_whole(r);
-}
-
 static int pr_open(struct tach_reader *r)
 {
 	if (r->in.max_line > MAX_LINE)
 		r->in.max_line = MAX_LINE;
-	int rc = find_program(r);
-	return rc ? rc : map_regular(r);
+	return find_program(r);
 }
 
 static void pr_free(struct tach_reader *r)
