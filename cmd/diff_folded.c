@@ -905,7 +905,7 @@ static int flush_out(struct dfold *j, FILE *out)
 {
 	size_t n = j->olen;
 	j->olen = 0;
-	return fwrite(j->out, 1, n, out) == n ? 0 : -1;
+	return !n || fwrite(j->out, 1, n, out) == n ? 0 : -1; /* no lines: no buffer either */
 }
 
 /* One line, spelt out at the end of j->out, which is written a chunk at a time. */
