@@ -296,7 +296,8 @@ static int new_frame(struct dfold *j, const char *s, size_t n, uint64_t h, const
 
 /* The id of frame s[0..n), interned on first sight. The frames table is kept at most half
  * full: it is small, and a probe is the most of a frame's cost. */
-static inline __attribute__((always_inline)) int intern_frame(struct dfold *j, const char *s, size_t n, uint32_t *id)
+static inline __attribute__((always_inline)) int intern_frame(struct dfold *j, const char *s,
+							       size_t n, uint32_t *id)
 {
 	uint64_t w[2] = { 0, 0 }, h;
 	bool small = n <= 16;
@@ -505,7 +506,8 @@ static int strip_hex(struct dfold *j, const char **s, size_t *n)
 	return 0;
 }
 
-static inline __attribute__((always_inline)) int put_frame(struct dfold *j, const char *s, size_t n, size_t *o)
+static inline __attribute__((always_inline)) int put_frame(struct dfold *j, const char *s,
+							    size_t n, size_t *o)
 {
 	uint32_t f;
 	if (intern_frame(j, s, n, &f))
