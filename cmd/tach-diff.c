@@ -61,8 +61,10 @@ static int read_side(struct tc_run *run, struct dfold *j, struct tc_input *in, i
 		     struct tach_writer *w)
 {
 	const char *format = tach_reader_format(in->r);
-	if (format && !strcmp(format, "collapsed"))
+	if (format && !strcmp(format, "collapsed")) {
+		tc_warn_ignored(run, in, "folded input, joined as difffolded.pl joins it");
 		return read_folded(j, in, k);
+	}
 	int status = 0;
 	struct tach_writer *own = k ? tc_writer_new(run, &status) : NULL;
 	if (status)

@@ -68,6 +68,24 @@ void tc_warn(struct tc_run *run, const char *fmt, ...)
 	fputc('\n', stderr);
 }
 
+/* The options a reader or writer would take (--count-unit, --max-depth, --labels, ...) and
+ * the sample filters, each given one said not to apply to in, which the program reads
+ * another way (why): a user's option is never dropped unsaid. */
+void tc_warn_ignored(struct tc_run *run, const struct tc_input *in, const char *why)
+{
+	if (run->quiet)
+		return;
+	for (size_t i = 0; i < run->cli->n; i++) {
+		const struct tc_opt *o = run->cli->all[i];
+		if (run->cli->typed[i] && o->target && (o->target[0] == 'r' || o->target[0] == 'w'))
+			fprintf(stderr, "%s: %s: warning: --%s does not apply to %s; ignored\n",
+				run->prog->name, in->name, o->name, why);
+	}
+	if (run->filtering)
+		fprintf(stderr, "%s: %s: warning: the sample filters (--thread, --status, --from-us, "
+			"--to-us) do not apply to %s; ignored\n", run->prog->name, in->name, why);
+}
+
 int tc_reader_failed(struct tc_run *run, struct tach_reader *r)
 {
 	tc_progress_clear(&run->progress);

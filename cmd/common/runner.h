@@ -120,6 +120,9 @@ int tc_writer_failed(struct tc_run *run, struct tach_writer *w);
 int tc_output_failed(struct tc_run *run);
 /* A warning about the run itself ("prog: warning: ..."), unless -q. */
 void tc_warn(struct tc_run *run, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* A warning for each option given that in's way of reading leaves out (a reader's, a
+ * writer's or a sample filter), "--NAME does not apply to WHY; ignored", unless -q. */
+void tc_warn_ignored(struct tc_run *run, const struct tc_input *in, const char *why);
 /* With -v: how many samples were read and written. */
 void tc_report_counts(const struct tc_run *run);
 

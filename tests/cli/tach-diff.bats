@@ -297,3 +297,19 @@ joined() {
 		[ "$reads" -le 3 ] || { echo "m$k: $reads reads"; false; }
 	done
 }
+
+@test "options a folded input is not read with are each named in a warning, not dropped unsaid; -q silences them" {
+	printf 'a;b 3\na;c 2\n' >"$TMP/b.folded"
+	printf 'a;b 1\na;d 2\n' >"$TMP/n.folded"
+	tach-diff "$TMP/b.folded" "$TMP/n.folded" >"$TMP/want"
+	run tach-diff --thread 5 --count-unit samples --labels pyspy "$TMP/b.folded" "$TMP/n.folded"
+	[ "$status" -eq 0 ]
+	local why='folded input, joined as difffolded.pl joins it; ignored'
+	[ "${#lines[@]}" -eq 9 ]
+	[ "$(printf '%s\n' "${lines[@]}" | grep -c "^tach-diff: $TMP/[bn].folded: warning: --labels does not apply to $why\$")" -eq 2 ]
+	[ "$(printf '%s\n' "${lines[@]}" | grep -c "^tach-diff: $TMP/[bn].folded: warning: --count-unit does not apply to $why\$")" -eq 2 ]
+	[ "$(printf '%s\n' "${lines[@]}" | grep -c "^tach-diff: $TMP/[bn].folded: warning: the sample filters (--thread, --status, --from-us, --to-us) do not apply to $why\$")" -eq 2 ]
+	# the lines are those without the options
+	tach-diff -q --thread 5 --count-unit samples --labels pyspy "$TMP/b.folded" "$TMP/n.folded" 2>"$TMP/err" | diff "$TMP/want" -
+	[ ! -s "$TMP/err" ]
+}
