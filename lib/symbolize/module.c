@@ -21,6 +21,7 @@ struct symbol {
 	uint64_t addr, size;
 	const char *name;
 	uint8_t rank;    /* preference among symbols at one address: higher wins */
+	uint32_t seq;    /* the symbol table's order (perf's rule keeps the first of equals) */
 };
 
 struct unit;
@@ -53,6 +54,39 @@ static int sym_cmp(const void *a, const void *b)
 	if (lx != ly)
 		return lx > ly ? -1 : 1;
 	return strcmp(x->name, y->name);
+}
+
+/* perf's choose_best_symbol (tools/perf/util/symbol.c): a symbol with a size, then a
+ * non-weak one, then a global one, then fewer leading underscores, then the longer name;
+ * of equals the first in the table. rank holds the first three. */
+static size_t underscores(const char *n)
+{
+	size_t k = 0;
+	while (n[k] == '_')
+		k++;
+	return k;
+}
+
+static int perf_sym_cmp(const void *a, const void *b)
+{
+	const struct symbol *x = a, *y = b;
+	if (x->addr != y->addr)
+		return x->addr < y->addr ? -1 : 1;
+	if (x->rank != y->rank)
+		return x->rank > y->rank ? -1 : 1;
+	size_t ux = underscores(x->name), uy = underscores(y->name);
+	if (ux != uy)
+		return ux < uy ? -1 : 1;
+	size_t lx = strlen(x->name), ly = strlen(y->name);
+	if (lx != ly)
+		return lx > ly ? -1 : 1;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+static uint8_t perf_rank(const GElf_Sym *sym)
+{
+	int bind = GELF_ST_BIND(sym->st_info);
+	return (uint8_t)((sym->st_size != 0) * 4 + (bind != STB_WEAK) * 2 + (bind == STB_GLOBAL));
 }
 
 /* Among aliases of one address, the name nm and pprof users know: an exported (global,
@@ -89,9 +123,11 @@ static void load_symbols(struct module *m)
 			continue;
 		if (type == STT_NOTYPE && sym.st_shndx == SHN_ABS)
 			continue;
-		m->syms[k++] = (struct symbol){ addr, sym.st_size, name, sym_rank(&sym, name) };
+		m->syms[k++] = (struct symbol){ addr, sym.st_size, name,
+						m->perf ? perf_rank(&sym) : sym_rank(&sym, name),
+						(uint32_t)i };
 	}
-	qsort(m->syms, k, sizeof(*m->syms), sym_cmp);
+	qsort(m->syms, k, sizeof(*m->syms), m->perf ? perf_sym_cmp : sym_cmp);
 	/* Keep the preferred symbol of each address. */
 	size_t w = 0;
 	for (size_t i = 0; i < k; i++)

@@ -300,6 +300,7 @@ static struct module *load_module(struct tachi_sym *s, const struct mapping *m)
 		return NULL;
 	}
 	mod->base = base;
+	mod->perf = s->perf;
 	mod->dwfl = dwfl_begin(&s->cb);
 	if (!mod->dwfl) {
 		close(fd);
@@ -365,6 +366,20 @@ static void describe(struct mapping *m)
 			     TACH_MAPPING_HAS_INLINE_FRAMES : 0);
 }
 
+void tachi_sym_set_perf_rules(struct tachi_sym *s)
+{
+	s->perf = true;
+}
+
+/* perf's naming: the ELF symbol or nothing (NULL: the caller names it as perf does). */
+static int perf_lookup(struct tachi_sym *s, struct mapping *m, struct tachi_sym_frame *fr,
+		       tachi_sym_emit_fn emit, void *ctx)
+{
+	const char *sym = m && m->m ? tachi_sym_symbol_at(m->m, fr->address - m->m->base) : NULL;
+	fr->func = sym ? tachi_sym_symbol_name(s, sym) : NULL;
+	return emit(ctx, fr);
+}
+
 int tachi_sym_lookup(struct tachi_sym *s, uint64_t pc, bool leaf, tachi_sym_emit_fn emit,
 		     void *ctx)
 {
@@ -375,6 +390,8 @@ int tachi_sym_lookup(struct tachi_sym *s, uint64_t pc, bool leaf, tachi_sym_emit
 	struct tachi_sym_frame fr = { m && m->path[0] ? m->path : "[unknown]", NULL, -1, -1, addr,
 				      m ? &m->pub : NULL, false };
 	if (!m || !s->symbolize || unsymbolizable(m->path)) {
+		if (s->perf)
+			return perf_lookup(s, NULL, &fr, emit, ctx);
 		fr.func = unnamed(s, m, pc, addr, &fr.col);
 		return emit(ctx, &fr);
 	}
@@ -383,6 +400,8 @@ int tachi_sym_lookup(struct tachi_sym *s, uint64_t pc, bool leaf, tachi_sym_emit
 		if ((m->m = load_module(s, m)))
 			describe(m);
 	}
+	if (s->perf)
+		return perf_lookup(s, m, &fr, emit, ctx);
 	if (!m->m) {
 		fr.func = unnamed(s, m, pc, addr, &fr.col);
 		return emit(ctx, &fr);

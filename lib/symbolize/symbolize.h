@@ -47,6 +47,12 @@ void tachi_sym_free(struct tachi_sym *s);
 enum { TACHI_NAMES_FULL, TACHI_NAMES_SHORT, TACHI_NAMES_MANGLED };
 void tachi_sym_set_names(struct tachi_sym *s, int names);
 
+/* Names frames as Linux perf does (tools/perf/util/symbol.c, symbol-elf.c), for the
+ * perf.data reader: ELF symbols only, no DWARF names nor inline chains; among the symbols
+ * at one address the one perf's choose_best_symbol prefers; a symbol of no size reaching
+ * to the next. A frame with no symbol then has func NULL, named by the caller. */
+void tachi_sym_set_perf_rules(struct tachi_sym *s);
+
 /* Adds an executable mapping [start, limit) of the file path (len bytes, may be empty for an
  * anonymous mapping) at file offset offset. Returns TACH_OK or TACH_E_NOMEM. */
 int tachi_sym_add_map(struct tachi_sym *s, uint64_t start, uint64_t limit, uint64_t offset,
