@@ -83,6 +83,30 @@ static int perf_sym_cmp(const void *a, const void *b)
 	return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
+static int addr_seq_cmp(const void *a, const void *b)
+{
+	const struct symbol *x = a, *y = b;
+	if (x->addr != y->addr)
+		return x->addr < y->addr ? -1 : 1;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+/* perf's symbols__fixup_end, before it picks among aliases: a symbol of no size reaches
+ * the next one in address and table order (so of aliases without size only the last
+ * gets any, and is preferred), the last one to the end of the next page. */
+static void perf_fixup_ends(struct symbol *y, size_t n)
+{
+	qsort(y, n, sizeof(*y), addr_seq_cmp);
+	for (size_t i = 0; i < n; i++) {
+		if (y[i].size)
+			continue;
+		y[i].size = i + 1 < n ? y[i + 1].addr - y[i].addr
+				      : ((y[i].addr + 4095) & ~4095ull) + 4096 - y[i].addr;
+		if (y[i].size)
+			y[i].rank |= 4;
+	}
+}
+
 static uint8_t perf_rank(const GElf_Sym *sym)
 {
 	int bind = GELF_ST_BIND(sym->st_info);
@@ -127,6 +151,8 @@ static void load_symbols(struct module *m)
 						m->perf ? perf_rank(&sym) : sym_rank(&sym, name),
 						(uint32_t)i };
 	}
+	if (m->perf)
+		perf_fixup_ends(m->syms, k);
 	qsort(m->syms, k, sizeof(*m->syms), m->perf ? perf_sym_cmp : sym_cmp);
 	/* Keep the preferred symbol of each address. */
 	size_t w = 0;

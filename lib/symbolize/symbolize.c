@@ -369,6 +369,8 @@ static void describe(struct mapping *m)
 void tachi_sym_set_perf_rules(struct tachi_sym *s)
 {
 	s->perf = true;
+	/* perf demangles without parameters or return types unless verbose (symbol-elf.c) */
+	s->names = TACHI_NAMES_SHORT;
 }
 
 /* perf's naming: the ELF symbol or nothing (NULL: the caller names it as perf does). */

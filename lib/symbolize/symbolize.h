@@ -50,7 +50,8 @@ void tachi_sym_set_names(struct tachi_sym *s, int names);
 /* Names frames as Linux perf does (tools/perf/util/symbol.c, symbol-elf.c), for the
  * perf.data reader: ELF symbols only, no DWARF names nor inline chains; among the symbols
  * at one address the one perf's choose_best_symbol prefers; a symbol of no size reaching
- * to the next. A frame with no symbol then has func NULL, named by the caller. */
+ * to the next, demangled without parameters (perf's default). A frame with no symbol then
+ * has func NULL, named by the caller. */
 void tachi_sym_set_perf_rules(struct tachi_sym *s);
 
 /* Adds an executable mapping [start, limit) of the file path (len bytes, may be empty for an

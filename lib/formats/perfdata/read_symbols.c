@@ -11,8 +11,8 @@
  *     under perf's rules, symbolize/symbolize.h), the binary found through the build-id
  *     cache (~/.debug/.build-id/xx/yyyy/elf), its recorded path or --binary-path; a JIT
  *     address by the perf map's entry; a kernel address by /proc/kallsyms when the
- *     running kernel's build ID is the capture's (relocated by the capture's _text), else
- *     left unknown in "[kernel.kallsyms]". An address with no symbol is "0xADDR" in its
+ *     running kernel's build ID is the capture's, or the capture names none (relocated by
+ *     the capture's _text), else left unknown in "[kernel.kallsyms]". An address with no symbol is "0xADDR" in its
  *     dso (perf's "[unknown]"), as the perf script reader names it.
  *   - Frames keep their addresses and a mapping with its range, file offset and build ID.
  *
@@ -148,6 +148,7 @@ struct thread {
 struct ksym {
 	uint64_t addr;
 	char *name;
+	uint32_t seq;
 	uint8_t rank;
 };
 
@@ -556,7 +557,9 @@ static int ksym_cmp(const void *a, const void *b)
 	const struct ksym *x = a, *y = b;
 	if (x->addr != y->addr)
 		return x->addr < y->addr ? -1 : 1;
-	/* perf's choice among aliases, as for ELF symbols (none has a size) */
+	/* perf's choice among aliases, as for ELF symbols: a symbol with a size (of aliases
+	 * only the last in the file gets one), non-weak, global, fewer leading underscores,
+	 * the longer name, the first */
 	if (x->rank != y->rank)
 		return x->rank > y->rank ? -1 : 1;
 	size_t ux = strspn(x->name, "_"), uy = strspn(y->name, "_");
@@ -565,7 +568,15 @@ static int ksym_cmp(const void *a, const void *b)
 	size_t lx = strlen(x->name), ly = strlen(y->name);
 	if (lx != ly)
 		return lx > ly ? -1 : 1;
-	return strcmp(x->name, y->name);
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+static int ksym_order(const void *a, const void *b)
+{
+	const struct ksym *x = a, *y = b;
+	if (x->addr != y->addr)
+		return x->addr < y->addr ? -1 : 1;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
 /* One "ADDR TYPE NAME[\t[module]]" line; text symbols (and those perf keeps) only. */
@@ -601,6 +612,7 @@ static void load_kallsyms(struct pd_syms *y)
 		}
 		if (!strcmp(k.name, "_text"))
 			text = k.addr;
+		k.seq = (uint32_t)y->nks;
 		y->ks[y->nks++] = k;
 	}
 	if (f)
@@ -612,6 +624,12 @@ static void load_kallsyms(struct pd_syms *y)
 		y->nks = 0;
 		return;
 	}
+	qsort(y->ks, y->nks, sizeof(*y->ks), ksym_order);
+	for (size_t i = 0; i + 1 < y->nks; i++)
+		if (y->ks[i + 1].addr != y->ks[i].addr)
+			y->ks[i].rank |= 4;
+	if (y->nks)
+		y->ks[y->nks - 1].rank |= 4;
 	qsort(y->ks, y->nks, sizeof(*y->ks), ksym_cmp);
 	size_t w = 0;
 	for (size_t i = 0; i < y->nks; i++) {
@@ -632,13 +650,16 @@ static const char *kernel_symbol(struct tach_reader *r, uint64_t ip)
 	if (!y->ks_tried) {
 		y->ks_tried = true;
 		char run[160];
+		/* as perf: a capture that names no kernel build ID (perf record -z, pipe mode,
+		 * where it comes last) is taken to be of this kernel */
 		const char *rec = pd_build_id_of(st, "[kernel.kallsyms]", true);
-		if (!st->no_symbolize && rec && running_build_id(run, sizeof(run)) && !strcmp(run, rec))
+		bool same = !rec || (running_build_id(run, sizeof(run)) && !strcmp(run, rec));
+		if (!st->no_symbolize && same)
 			load_kallsyms(y);
 		else if (!st->no_symbolize)
 			tachi_warn(&r->warn, TACH_POS_NONE, 0,
-				   "the running kernel is not the one recorded (or its build ID is "
-				   "unknown): kernel frames are left unnamed, as [kernel.kallsyms]");
+				   "the running kernel is not the one recorded (their build IDs "
+				   "differ): kernel frames are left unnamed, as [kernel.kallsyms]");
 	}
 	uint64_t a = ip + (uint64_t)y->kdelta;
 	size_t lo = 0, hi = y->nks;
@@ -942,7 +963,12 @@ int pd_sample_frames(struct tach_reader *r, const struct pd_sample *s)
 		if (ip >= CTX_MAX) {
 			mode = ip == CTX_KERNEL ? PD_MISC_KERNEL : ip == CTX_USER ? PD_MISC_USER :
 			       ip == CTX_HV ? PD_MISC_HV : ip == CTX_GUEST_KERNEL ? PD_MISC_GUEST_KERNEL :
-			       ip == CTX_GUEST_USER ? PD_MISC_GUEST_USER : mode;
+			       ip == CTX_GUEST_USER ? PD_MISC_GUEST_USER : ip == CTX_GUEST ? mode : 0;
+			/* another marker: perf takes the chain as corrupt and drops all of it */
+			if (!mode) {
+				st->depth = 0;
+				return TACH_OK;
+			}
 			continue;
 		}
 		user_seen |= !kernel_mode(mode);
