@@ -29,6 +29,7 @@ struct module {
 	size_t nsyms;
 	bool syms_loaded;
 	bool perf;                 /* perf's choice among aliases (tachi_sym_set_perf_rules) */
+	char *plt_names;           /* perf's made-up NAME@plt symbols' names */
 	struct unit **units;       /* DWARF units walked so far */
 	size_t nunits, units_cap;
 	struct tachi_idset unit_index;

@@ -360,10 +360,12 @@ static int binary_for(const char *path, const char *bid, char *out, size_t cap)
 {
 	const char *home = getenv("HOME");
 	struct stat sb;
-	if (bid && strlen(bid) > 2 && home && *home &&
-	    snprintf(out, cap, "%s/.debug/.build-id/%.2s/%s/elf", home, bid, bid + 2) < (int)cap &&
-	    !stat(out, &sb) && S_ISREG(sb.st_mode))
-		return TACH_OK;
+	/* perf keeps a binary as "elf" there, the vdso as "vdso" */
+	for (int k = 0; k < 2 && bid && strlen(bid) > 2 && home && *home; k++)
+		if (snprintf(out, cap, "%s/.debug/.build-id/%.2s/%s/%s", home, bid, bid + 2,
+			     k ? "vdso" : "elf") < (int)cap &&
+		    !stat(out, &sb) && S_ISREG(sb.st_mode))
+			return TACH_OK;
 	return snprintf(out, cap, "%s", path) < (int)cap ? TACH_OK : TACH_E_LIMIT;
 }
 
@@ -374,14 +376,17 @@ static int segment(struct tach_reader *r, struct pmap *m)
 	struct pd_syms *y = st->syms;
 	uint64_t h = tachi_hash(m->path, strlen(m->path)) ^ tachi_mix64(m->pgoff);
 	uint32_t id;
-	if (m->path[0] != '/' || m->jit || !m->len || m->len > MAX_SEGMENT || st->no_symbolize)
+	/* the vdso is read from the copy perf record keeps in the build-id cache */
+	bool vdso = !strcmp(m->path, "[vdso]") && m->build_id;
+	if ((m->path[0] != '/' && !vdso) || m->jit || !m->len || m->len > MAX_SEGMENT ||
+	    st->no_symbolize)
 		return TACH_OK;
 	if (kv_get(&y->segs, h, m->len, &id)) {
 		m->syn = y->seg_syn[id];
 		return TACH_OK;
 	}
 	char path[4200];
-	if (binary_for(m->path, m->build_id, path, sizeof(path)))
+	if (binary_for(m->path, m->build_id, path, sizeof(path)) || path[0] != '/')
 		return TACH_OK;
 	uint64_t syn = y->syn_next;
 	if (syn > UINT64_MAX / 4 - m->len - 8192)
