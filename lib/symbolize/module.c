@@ -224,11 +224,20 @@ static void load_symbols(struct module *m)
 	}
 	if (plt)
 		k += plt_symbols(m, m->syms + k, plt);
-	if (m->perf)
-		perf_fixup_ends(m->syms, k);
-	qsort(m->syms, k, sizeof(*m->syms), m->perf ? perf_sym_cmp : sym_cmp);
-	/* Keep the preferred symbol of each address. */
 	size_t w = 0;
+	if (m->perf) {
+		/* one sort: the preferred of each address's run is found in it */
+		perf_fixup_ends(m->syms, k);
+		for (size_t i = 0; i < k; i++)
+			if (!w || m->syms[w - 1].addr != m->syms[i].addr)
+				m->syms[w++] = m->syms[i];
+			else if (perf_sym_cmp(&m->syms[i], &m->syms[w - 1]) < 0)
+				m->syms[w - 1] = m->syms[i];
+		m->nsyms = w;
+		return;
+	}
+	qsort(m->syms, k, sizeof(*m->syms), sym_cmp);
+	/* Keep the preferred symbol of each address. */
 	for (size_t i = 0; i < k; i++)
 		if (!w || m->syms[w - 1].addr != m->syms[i].addr)
 			m->syms[w++] = m->syms[i];

@@ -359,7 +359,8 @@ static void describe(struct mapping *m)
 		m->pub.build_id = m->build_id;
 	}
 	Dwarf_Addr bias;
-	bool dw = dwfl_module_getdwarf(m->m->mod, &bias) != NULL;
+	/* perf's rules read no DWARF: its sections are not even inflated */
+	bool dw = !m->m->perf && dwfl_module_getdwarf(m->m->mod, &bias) != NULL;
 	bool syms = dwfl_module_getsymtab(m->m->mod) > 0;
 	m->pub.flags = (dw || syms ? TACH_MAPPING_HAS_FUNCTIONS : 0) |
 		       (dw ? TACH_MAPPING_HAS_FILENAMES | TACH_MAPPING_HAS_LINE_NUMBERS |

@@ -308,7 +308,8 @@ static int queue(struct tach_reader *r, const uint8_t *p, uint32_t size, uint32_
 
 static void round_end(struct pd *st)
 {
-	qsort(st->q + st->qhead, st->nq - st->qhead, sizeof(*st->q), rec_cmp);
+	if (st->nq > st->qhead)
+		qsort(st->q + st->qhead, st->nq - st->qhead, sizeof(*st->q), rec_cmp);
 	st->sorted = st->nq;
 	st->flush_upto = st->round_max;
 	st->round_max = st->max_time;

@@ -147,7 +147,7 @@ struct thread {
 
 struct ksym {
 	uint64_t addr;
-	char *name;
+	const char *name;
 	uint32_t seq;
 	uint8_t rank;
 };
@@ -174,8 +174,9 @@ struct pd_syms {
 	uint32_t kmap;            /* its pmap, NONE when none was recorded */
 	uint64_t ktext;           /* _text when recorded */
 	bool ktext_known;
-	struct ksym *ks;
+	struct ksym *ks;          /* names in kbuf, /proc/kallsyms's text */
 	size_t nks;
+	char *kbuf;
 	int64_t kdelta;           /* add to a recorded address for kallsyms' */
 	bool ks_tried;
 	/* a lookup's result */
@@ -228,9 +229,8 @@ void pd_syms_free(struct pd_syms *y)
 	free(y->thread_index.s);
 	free(y->frames.s);
 	free(y->names.s);
-	for (size_t i = 0; i < y->nks; i++)
-		free(y->ks[i].name);
 	free(y->ks);
+	free(y->kbuf);
 	free(y);
 }
 
@@ -584,7 +584,8 @@ static int ksym_order(const void *a, const void *b)
 	return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
-/* One "ADDR TYPE NAME[\t[module]]" line; text symbols (and those perf keeps) only. */
+/* One "ADDR TYPE NAME[\t[module]]" line (its end made a NUL); text symbols (and those
+ * perf keeps) only. The name stays in the line. */
 static bool kallsyms_line(char *line, struct ksym *k)
 {
 	char *sp = strchr(line, ' ');
@@ -593,39 +594,54 @@ static bool kallsyms_line(char *line, struct ksym *k)
 	char t = sp[1];
 	if (!strchr("TtWwDdBbuN", t))
 		return false;
-	char *name = sp + 3, *e = name + strcspn(name, "\t\n");
-	*e = 0;
-	*sp = 0;
+	char *name = sp + 3;
+	name[strcspn(name, "\t")] = 0;
 	k->addr = strtoull(line, NULL, 16);
 	k->rank = (uint8_t)((t != 'W' && t != 'w') * 2 + (isupper((unsigned char)t) != 0));
-	return *name && (k->name = strdup(name)) != NULL;
+	k->name = name;
+	return *name != 0;
+}
+
+/* /proc/kallsyms whole (a proc file has no size: read until its end). */
+static char *read_kallsyms(size_t *n)
+{
+	FILE *f = fopen("/proc/kallsyms", "r");
+	char *buf = NULL;
+	size_t cap = 0, got;
+	*n = 0;
+	while (f && *n < MAX_KALLSYMS && TACHI_RESERVE(buf, cap, *n + 65537) &&
+	       (got = fread(buf + *n, 1, 65536, f)) > 0)
+		*n += got;
+	if (f)
+		fclose(f);
+	if (buf)
+		buf[*n] = 0;
+	return buf;
 }
 
 static void load_kallsyms(struct pd_syms *y)
 {
-	FILE *f = fopen("/proc/kallsyms", "r");
-	char line[1024];
-	size_t bytes = 0, cap = 0;
+	size_t n, cap = 0;
 	uint64_t text = 0;
-	while (f && fgets(line, sizeof(line), f) && (bytes += strlen(line)) < MAX_KALLSYMS) {
+	if (!(y->kbuf = read_kallsyms(&n)))
+		return;
+	for (char *line = y->kbuf, *nl; line < y->kbuf + n; line = nl + 1) {
+		nl = strchr(line, '\n');
+		if (!nl)
+			nl = y->kbuf + n;
+		*nl = 0;
 		struct ksym k;
 		if (!kallsyms_line(line, &k))
 			continue;
-		if (!TACHI_RESERVE(y->ks, cap, y->nks + 1)) {
-			free(k.name);
+		if (!TACHI_RESERVE(y->ks, cap, y->nks + 1))
 			break;
-		}
 		if (!strcmp(k.name, "_text"))
 			text = k.addr;
 		k.seq = (uint32_t)y->nks;
 		y->ks[y->nks++] = k;
 	}
-	if (f)
-		fclose(f);
 	/* addresses hidden (kptr_restrict) read as 0: nothing can be named */
 	if (!text) {
-		for (size_t i = 0; i < y->nks; i++)
-			free(y->ks[i].name);
 		y->nks = 0;
 		return;
 	}
@@ -635,15 +651,12 @@ static void load_kallsyms(struct pd_syms *y)
 			y->ks[i].rank |= 4;
 	if (y->nks)
 		y->ks[y->nks - 1].rank |= 4;
-	qsort(y->ks, y->nks, sizeof(*y->ks), ksym_cmp);
 	size_t w = 0;
-	for (size_t i = 0; i < y->nks; i++) {
-		if (w && y->ks[w - 1].addr == y->ks[i].addr) {
-			free(y->ks[i].name);
-			continue;
-		}
-		y->ks[w++] = y->ks[i];
-	}
+	for (size_t i = 0; i < y->nks; i++)
+		if (!w || y->ks[w - 1].addr != y->ks[i].addr)
+			y->ks[w++] = y->ks[i];
+		else if (ksym_cmp(&y->ks[i], &y->ks[w - 1]) < 0)
+			y->ks[w - 1] = y->ks[i];
 	y->nks = w;
 	y->kdelta = y->ktext_known ? (int64_t)(text - y->ktext) : 0;
 }
