@@ -150,12 +150,26 @@ leaf_lines() {
 	one_per_sample dwarf cpu-clock
 }
 
-@test "live: --call-graph dwarf: whole user stacks, as perf script unwinds them" {
-	skip "the DWARF unwinder (lib/formats/perfdata/unwind.c) completes this assertion"
+@test "live: --call-graph dwarf: whole user stacks, unwound as perf script unwinds them" {
 	can_record
 	c_program
 	record dwarf livetest -e cpu-clock --call-graph dwarf
-	check dwarf
+	tach-decode -q --labels perf "$T/dwarf.data" >"$T/dwarf.got"
+	tach-decode -q --labels perf "$T/dwarf.perf" >"$T/dwarf.want"
+	# the worker thread, started by clone3 and start_thread, unwound frame for frame
+	grep '^hotb-worker;' "$T/dwarf.want" >"$T/w.want" || true
+	grep '^hotb-worker;' "$T/dwarf.got" >"$T/w.got" || true
+	same_lines "$T/w.want" "$T/w.got"
+	grep -Eq '^hotb-worker;clone3;start_thread;worker;hot_b [0-9]+$' "$T/w.got"
+	# the main thread: the same but for the frame in glibc's __libc_start_main, which
+	# perf script names by its DWARF name (__libc_start_main_impl, "inlined": perf's
+	# append_inlines on unwound addresses) where the ELF symbol perf itself prefers is
+	# __libc_start_main@@GLIBC_2.34
+	sed 's/;__libc_start_main@@GLIBC_2\.34;/;__libc_start_main_impl;/' "$T/dwarf.got" |
+		grep -v '^hotb-worker;' >"$T/m.got"
+	grep -v '^hotb-worker;' "$T/dwarf.want" >"$T/m.want"
+	same_lines "$T/m.want" "$T/m.got"
+	grep -Eq '^livetest;_start;[^;]*;__libc_start_call_main;main;worker;hot_a [0-9]+$' "$T/m.got"
 }
 
 @test "every writer opens it" {

@@ -18,7 +18,7 @@
  *
  * A sample: the tid as the thread, the time in µs of perf's clock, the call chain
  * innermost first (context markers are not frames; --call-graph dwarf: the kernel's part,
- * then the user stack from the unwinder, read_symbols.c, or the user IP alone), and a
+ * then the user stack from the unwinder, unwind.h, or the user IP alone), and a
  * root frame naming the thread: file "[comm]", function its comm, line the pid
  * (formats/comm.h). Refused with the byte offset: a header, section or record that does
  * not fit in the file, a sample shorter than its fields. */

@@ -32,6 +32,7 @@
 #include "base/hash.h"
 #include "core/handles.h"
 #include "formats/perfdata/perfdata.h"
+#include "formats/perfdata/unwind.h"
 #include "symbolize/symbolize.h"
 
 #define NONE UINT32_MAX
@@ -112,7 +113,7 @@ static bool kv_put(struct table *t, uint64_t a, uint64_t b, uint32_t v)
 struct pmap {
 	uint64_t start, len, pgoff;
 	char *path;               /* as perf names the dso */
-	const char *build_id;     /* st->bids' text, or NULL */
+	char build_id[41];        /* lowercase hex, "" when unknown */
 	uint64_t syn;             /* its start in the symbolizer's space; 0: not symbolized */
 	uint32_t mapping;         /* the dict's id, 0 before the first frame */
 	uint32_t pid;             /* a JIT map's process (its perf map) */
@@ -179,6 +180,10 @@ struct pd_syms {
 	char *kbuf;
 	int64_t kdelta;           /* add to a recorded address for kallsyms' */
 	bool ks_tried;
+	/* --call-graph dwarf: the unwinder, told of every mapping, fork, exec and exit once
+	 * an attribute asks for user stacks (decided at the first such record) */
+	struct tachi_unwind *uw;
+	bool uw_decided;
 	/* a lookup's result */
 	const char *found;
 	struct tach_reader *r;
@@ -208,6 +213,7 @@ void pd_syms_free(struct pd_syms *y)
 {
 	if (!y)
 		return;
+	tachi_unwind_free(y->uw);
 	tachi_sym_free(y->sym);
 	for (size_t i = 0; i < y->nmaps; i++)
 		free(y->maps[i].path);
@@ -275,6 +281,22 @@ static int set_comm(struct tach_reader *r, struct thread *t, const char *s, size
 	return TACH_OK;
 }
 
+/* The unwinder, when some attribute records user stacks (NULL otherwise, or on failure:
+ * then samples keep the user IP alone). */
+static struct tachi_unwind *unwinder(struct tach_reader *r)
+{
+	struct pd *st = r->state;
+	struct pd_syms *y = st->syms;
+	if (y->uw_decided)
+		return y->uw;
+	y->uw_decided = true;
+	for (size_t i = 0; i < st->nattrs; i++)
+		if (st->attrs[i].sample_type & PD_S_STACK_USER &&
+		    st->attrs[i].sample_type & PD_S_REGS_USER)
+			return y->uw = tachi_unwind_new(&r->warn, st->binary_path);
+	return NULL;
+}
+
 int pd_on_comm(struct tach_reader *r, const uint8_t *p, uint32_t size, uint64_t off)
 {
 	struct pd *st = r->state;
@@ -286,6 +308,10 @@ int pd_on_comm(struct tach_reader *r, const uint8_t *p, uint32_t size, uint64_t 
 	if (!t)
 		return nomem(r);
 	t->pid = pid;
+	/* an exec: the unwinder's mappings of the old program go */
+	struct tachi_unwind *uw = unwinder(r);
+	if (uw && (pd_rd16(st, p + 4) & PD_MISC_COMM_EXEC))
+		tachi_unwind_forget_pid(uw, pid);
 	return set_comm(r, t, (const char *)p + 16, strnlen((const char *)p + 16, size - 16u));
 }
 
@@ -335,12 +361,21 @@ int pd_on_fork(struct tach_reader *r, const uint8_t *p, uint32_t size, uint64_t 
 		t->comm = comm;
 		t->root = NONE;
 	}
+	struct tachi_unwind *uw = pid != ppid ? unwinder(r) : NULL;
+	if (uw && tachi_unwind_fork(uw, ppid, pid))
+		return nomem(r);
 	return pid != ppid ? copy_maps(r, ppid, pid) : TACH_OK;
 }
 
 int pd_on_exit(struct tach_reader *r, const uint8_t *p, uint32_t size, uint64_t off)
 {
-	(void)r, (void)p, (void)size, (void)off;
+	struct pd *st = r->state;
+	(void)off;
+	/* a process's end (its main thread's): the unwinder's memory follows live processes */
+	struct tachi_unwind *uw = size >= 24 ? unwinder(r) : NULL;
+	uint32_t pid = size >= 24 ? tachi_rd32(p + 8, st->swap) : 0;
+	if (uw && pid == tachi_rd32(p + 16, st->swap))
+		tachi_unwind_forget_pid(uw, pid);
 	return TACH_OK;
 }
 
@@ -377,7 +412,7 @@ static int segment(struct tach_reader *r, struct pmap *m)
 	uint64_t h = tachi_hash(m->path, strlen(m->path)) ^ tachi_mix64(m->pgoff);
 	uint32_t id;
 	/* the vdso is read from the copy perf record keeps in the build-id cache */
-	bool vdso = !strcmp(m->path, "[vdso]") && m->build_id;
+	bool vdso = !strcmp(m->path, "[vdso]") && m->build_id[0];
 	if ((m->path[0] != '/' && !vdso) || m->jit || !m->len || m->len > MAX_SEGMENT ||
 	    st->no_symbolize)
 		return TACH_OK;
@@ -386,7 +421,8 @@ static int segment(struct tach_reader *r, struct pmap *m)
 		return TACH_OK;
 	}
 	char path[4200];
-	if (binary_for(m->path, m->build_id, path, sizeof(path)) || path[0] != '/')
+	if (binary_for(m->path, m->build_id[0] ? m->build_id : NULL, path, sizeof(path)) ||
+	    path[0] != '/')
 		return TACH_OK;
 	uint64_t syn = y->syn_next;
 	if (syn > UINT64_MAX / 4 - m->len - 8192)
@@ -415,7 +451,8 @@ static int pmap_of(struct tach_reader *r, uint64_t start, uint64_t len, uint64_t
 	if (!TACHI_RESERVE(y->maps, y->maps_cap, y->nmaps + 1))
 		return nomem(r);
 	struct pmap *m = &y->maps[y->nmaps];
-	*m = (struct pmap){ start, len, pgoff, strdup(path), bid, 0, 0, pid, jit, false };
+	*m = (struct pmap){ start, len, pgoff, strdup(path), "", 0, 0, pid, jit, false };
+	snprintf(m->build_id, sizeof(m->build_id), "%s", bid ? bid : "");
 	if (!m->path || !kv_put(&y->map_index, h, len, (uint32_t)y->nmaps))
 		return nomem(r);
 	*out = (uint32_t)y->nmaps++;
@@ -466,27 +503,35 @@ int pd_on_mmap(struct tach_reader *r, const uint8_t *p, uint32_t size, uint64_t 
 	char name[PD_MAX_NAME + 32];
 	memcpy(name, f, fl);
 	name[fl] = 0;
-	/* MMAP2 with a build ID in place of the device and inode */
-	char hex[41];
-	const char *bid = NULL;
+	/* MMAP2 with a build ID in place of the device and inode, else the BUILD_ID feature's */
+	bool kernel = (misc & PD_MISC_CPUMODE) == PD_MISC_KERNEL;
+	const char *dso = kernel && name[0] == '[' ? "[kernel.kallsyms]" : name;
+	const char *known = pd_build_id_of(st, dso, kernel);
+	uint8_t bid[20];
+	size_t nb = 0;
 	if (two && (misc & PD_MISC_MMAP_BUILD_ID) && p[40] <= 20) {
-		for (unsigned i = 0; i < p[40]; i++)
-			snprintf(hex + 2 * i, 3, "%02x", p[44 + i]);
-		hex[2 * p[40]] = 0;
-		bid = hex[0] ? hex : NULL;
+		nb = p[40];
+		memcpy(bid, p + 44, nb);
+	} else {
+		for (; known && nb < 20 && tachi_hexval(known[2 * nb]) >= 0 &&
+		       tachi_hexval(known[2 * nb + 1]) >= 0; nb++)
+			bid[nb] = (uint8_t)(tachi_hexval(known[2 * nb]) << 4 | tachi_hexval(known[2 * nb + 1]));
 	}
+	char hex[41] = "";
+	for (size_t i = 0; i < nb; i++)
+		snprintf(hex + 2 * i, 3, "%02x", bid[i]);
+	struct tachi_unwind *uw = kernel ? NULL : unwinder(r);
+	/* the unwinder reads the binary as recorded (anonymous memory it leaves alone) */
+	int rc = uw ? tachi_unwind_add_map(uw, pid, start, len, pgoff, name, fl, nb ? bid : NULL, nb)
+		    : TACH_OK;
+	if (rc == TACH_E_NOMEM)
+		return nomem(r);
 	bool jit = jit_memory(name);
 	if (jit)
 		snprintf(name, sizeof(name), "/tmp/perf-%u.map", pid);
-	bool kernel = (misc & PD_MISC_CPUMODE) == PD_MISC_KERNEL;
-	const char *known = pd_build_id_of(st, kernel && name[0] == '[' ? "[kernel.kallsyms]" : name,
-					   kernel);
 	uint32_t map = NONE;
-	int rc = pmap_of(r, start, len, pgoff, kernel && name[0] == '[' ? "[kernel.kallsyms]" : name,
-			 known ? known : NULL, pid, jit, &map);
-	if (rc)
+	if ((rc = pmap_of(r, start, len, pgoff, jit ? name : dso, hex[0] ? hex : NULL, pid, jit, &map)))
 		return rc;
-	(void)bid; /* an MMAP2 build ID names a binary the BUILD_ID feature names too */
 	if (kernel) {
 		kernel_map(st->syms, name, pgoff, map);
 		return TACH_OK;
@@ -790,7 +835,7 @@ static int dict_mapping(struct tach_reader *r, struct pmap *m, uint32_t *id)
 				   m->pgoff, 0, TACH_NO_STRING,
 				   st->no_symbolize ? 0 : TACH_MAPPING_HAS_FUNCTIONS };
 	if (tach_dict_intern_string(&r->dict, m->path, strlen(m->path), &dm.file) ||
-	    (m->build_id &&
+	    (m->build_id[0] &&
 	     tach_dict_intern_string(&r->dict, m->build_id, strlen(m->build_id), &dm.build_id)) ||
 	    tach_dict_intern_mapping(&r->dict, &dm, &m->mapping))
 		return nomem(r);
@@ -894,31 +939,6 @@ static int push(struct tach_reader *r, uint32_t id)
 	return TACH_OK;
 }
 
-/* ==== THE DWARF UNWINDER'S PLUG-IN POINT ====
- * A --call-graph dwarf capture has the kernel's part of each call chain only; its user
- * part is to be unwound (lib/formats/perfdata/unwind.c, to come: libdwfl's
- * dwfl_thread_getframes over the registers and stack copy below) into pcs, innermost
- * first (the first the user IP). What it is given: the process and thread ids, the
- * sample's user registers (abi: 0 none, 1 32-bit, 2 64-bit; mask: the attribute's
- * sample_regs_user, one u64 value per bit set, in the file's byte order: swap), the stack
- * bytes copied from the user stack pointer up and their count, and the process's
- * mappings (start, end, file offset, path as recorded, build ID or NULL). Until it lands,
- * it gives no frame, and the sample's user IP alone stands for the user stack. */
-struct pd_unwind_map {
-	uint64_t start, end, pgoff;
-	const char *path, *build_id;
-};
-static int pd_unwind_user(uint32_t pid, uint32_t tid, uint64_t abi, uint64_t mask,
-			  const uint8_t *regs, bool swap, const uint8_t *stack, uint64_t stack_size,
-			  const struct pd_unwind_map *maps, size_t nmaps, uint64_t *pcs,
-			  uint32_t max, uint32_t *npcs)
-{
-	(void)pid, (void)tid, (void)abi, (void)mask, (void)regs, (void)swap, (void)stack;
-	(void)stack_size, (void)maps, (void)nmaps, (void)pcs, (void)max;
-	*npcs = 0;
-	return TACH_OK;
-}
-
 /* The user registers' IP (x86-64: register 8 of perf's numbering), 0 when not recorded. */
 static uint64_t user_ip(const struct pd *st, const struct pd_sample *s)
 {
@@ -928,31 +948,37 @@ static uint64_t user_ip(const struct pd *st, const struct pd_sample *s)
 	return tachi_rd64(s->regs + 8 * k, st->swap);
 }
 
+/* perf script's user stack limit (its default max-stack, PERF_MAX_STACK_DEPTH) */
+#define USER_MAX 127
+
+/* --call-graph dwarf: the user part of a sample's chain, unwound from its registers and
+ * stack copy (unwind.h), innermost first. As perf's unwind-libdw.c, a return address is
+ * named and kept at pc - 1, an activation (the IP, an interrupted frame) at its pc. When
+ * the unwinder fails or the sample has no registers, the user IP alone stands for it. */
 static int user_stack(struct tach_reader *r, const struct pd_sample *s)
 {
 	struct pd *st = r->state;
-	struct proc *p = proc_get(r, s->pid, false);
-	struct pd_unwind_map *maps = p && p->n ? calloc(p->n, sizeof(*maps)) : NULL;
-	if (p && p->n && !maps)
-		return nomem(r);
-	for (size_t i = 0; maps && i < p->n; i++) {
-		const struct pmap *m = &st->syms->maps[p->r[i].map];
-		maps[i] = (struct pd_unwind_map){ p->r[i].start, p->r[i].end, m->pgoff, m->path,
-						  m->build_id };
-	}
-	uint64_t pcs[256];
-	uint32_t n = 0;
-	int rc = pd_unwind_user(s->pid, s->tid, s->regs_abi, s->regs_mask, s->regs, st->swap,
-				s->stack, s->stack_size, maps, p ? p->n : 0, pcs, 256, &n);
-	free(maps);
-	if (!rc && !n) {
+	struct tachi_unwind *uw = unwinder(r);
+	uint64_t pcs[USER_MAX], regs[64];
+	bool exact[USER_MAX];
+	size_t n = 0, nregs = (size_t)__builtin_popcountll(s->regs_mask);
+	for (size_t i = 0; s->regs && i < nregs; i++)
+		regs[i] = tachi_rd64(s->regs + 8 * i, st->swap);
+	if (uw && s->regs && tachi_unwind_stack(uw, s->pid, s->tid, s->regs_mask,
+						(uint32_t)s->regs_abi, regs, nregs, s->stack,
+						(size_t)s->stack_size, pcs, exact, USER_MAX, &n))
+		n = 0;
+	if (!n) {
 		uint64_t ip = (s->misc & PD_MISC_CPUMODE) == PD_MISC_USER ? s->ip : user_ip(st, s);
+		exact[0] = true;
 		if (ip)
 			pcs[n++] = ip;
 	}
-	for (uint32_t i = 0; !rc && i < n; i++) {
+	int rc = TACH_OK;
+	for (size_t i = 0; !rc && i < n; i++) {
 		uint32_t id;
-		if (!(rc = frame_of(r, s->pid, false, pcs[i], &id)))
+		uint64_t pc = exact[i] || !pcs[i] ? pcs[i] : pcs[i] - 1;
+		if (!(rc = frame_of(r, s->pid, false, pc, &id)))
 			rc = push(r, id);
 	}
 	return rc;
