@@ -59,6 +59,7 @@ struct tachi_sym {
 	char name[4200];           /* a frame named by address or by module and offset */
 	int names;                 /* TACHI_NAMES_* */
 	bool perf;                 /* tachi_sym_set_perf_rules */
+	bool perf_inlines;         /* within tachi_sym_lookup_inlines */
 	const char *alias;         /* the global symbol at the address looked up, or NULL */
 	char **made;               /* names demangled for the current lookup */
 	size_t nmade, made_cap;

@@ -154,22 +154,29 @@ leaf_lines() {
 	can_record
 	c_program
 	record dwarf livetest -e cpu-clock --call-graph dwarf
-	tach-decode -q --labels perf "$T/dwarf.data" >"$T/dwarf.got"
-	tach-decode -q --labels perf "$T/dwarf.perf" >"$T/dwarf.want"
-	# the worker thread, started by clone3 and start_thread, unwound frame for frame
-	grep '^hotb-worker;' "$T/dwarf.want" >"$T/w.want" || true
-	grep '^hotb-worker;' "$T/dwarf.got" >"$T/w.got" || true
-	same_lines "$T/w.want" "$T/w.got"
-	grep -Eq '^hotb-worker;clone3;start_thread;worker;hot_b [0-9]+$' "$T/w.got"
-	# the main thread: the same but for the frame in glibc's __libc_start_main, which
-	# perf script names by its DWARF name (__libc_start_main_impl, "inlined": perf's
-	# append_inlines on unwound addresses) where the ELF symbol perf itself prefers is
-	# __libc_start_main@@GLIBC_2.34
-	sed 's/;__libc_start_main@@GLIBC_2\.34;/;__libc_start_main_impl;/' "$T/dwarf.got" |
-		grep -v '^hotb-worker;' >"$T/m.got"
-	grep -v '^hotb-worker;' "$T/dwarf.want" >"$T/m.want"
-	same_lines "$T/m.want" "$T/m.got"
-	grep -Eq '^livetest;_start;[^;]*;__libc_start_call_main;main;worker;hot_a [0-9]+$' "$T/m.got"
+	check dwarf
+	grep -Eq '^hotb-worker;clone3;start_thread;worker;hot_b [0-9]+$' "$T/dwarf.got"
+	grep -Eq '^livetest;_start;__libc_start_main_impl;__libc_start_call_main;main;worker;hot_a [0-9]+$' "$T/dwarf.got"
+	one_per_sample dwarf cpu-clock
+	# a C++ program through libstdc++ and glibc: at least 95% of the samples (by period)
+	# on equal stacks; where they differ (see tachfmt(5)) addr2line's choice among an
+	# assembly function's aliases (__memcpy_... for __memmove_...) is not perf's
+	command -v c++ >/dev/null || skip "no C++ compiler"
+	c++ -O2 -fno-omit-frame-pointer "$D/templates.cc" -o "$T/templates"
+	record dwcxx templates -e cpu-clock --call-graph dwarf
+	tach-decode -q --labels perf "$T/dwcxx.data" >"$T/dwcxx.got"
+	tach-decode -q --labels perf "$T/dwcxx.perf" >"$T/dwcxx.want"
+	python3 -c 'import collections, sys
+def load(p):
+    c = collections.Counter()
+    for l in open(p):
+        k, _, n = l.rstrip("\n").rpartition(" ")
+        c[k] += int(n)
+    return c
+w, g = load(sys.argv[1]), load(sys.argv[2])
+same = sum(min(n, g[k]) for k, n in w.items())
+print("%.1f%% on equal stacks" % (100.0 * same / sum(w.values())))
+sys.exit(same < 0.95 * sum(w.values()))' "$T/dwcxx.want" "$T/dwcxx.got"
 }
 
 @test "every writer opens it" {

@@ -948,6 +948,50 @@ static uint64_t user_ip(const struct pd *st, const struct pd_sample *s)
 	return tachi_rd64(s->regs + 8 * k, st->swap);
 }
 
+struct chain {
+	struct tach_reader *r;
+	uint64_t pc;
+	bool elf;
+};
+
+/* A frame of DWARF's chain at an unwound address, named as addr2line names it; perf
+ * prints it "(inlined)", in no file, where that name is not its ELF symbol's. */
+static int on_inline(void *ctx, const struct tachi_sym_frame *f)
+{
+	struct chain *c = ctx;
+	if (f->perf_elf) {
+		c->elf = true;
+		return TACH_OK;
+	}
+	struct pd *st = c->r->state;
+	struct tach_frame_native nat = { c->pc, 0, 1 };
+	uint32_t id;
+	const char *name = f->func ? f->func : "??";
+	int rc = intern(c->r, "", name, strlen(name), st->no_addresses ? NULL : &nat, &id);
+	return rc ? rc : push(c->r, id);
+}
+
+/* The frames of an unwound address as perf script gives them (append_inlines): DWARF's
+ * chain where the binary has it, else the frame of a call chain's address. */
+static int unwound_frames(struct tach_reader *r, uint32_t pid, uint64_t pc)
+{
+	struct pd *st = r->state;
+	struct pd_syms *y = st->syms;
+	uint32_t map = find_range(proc_get(r, pid, false), pc), id;
+	const struct pmap *m = map == NONE ? NULL : &y->maps[map];
+	struct chain c = { r, pc, true };
+	if (m && m->syn && !st->no_symbolize) {
+		c.elf = false;
+		int rc = tachi_sym_lookup_inlines(y->sym, m->syn + (pc - m->start), on_inline, &c);
+		if (rc)
+			return rc == TACH_E_NOMEM ? nomem(r) : rc;
+	}
+	if (!c.elf)
+		return TACH_OK;
+	int rc = frame_of(r, pid, false, pc, &id);
+	return rc ? rc : push(r, id);
+}
+
 /* perf script's user stack limit (its default max-stack, PERF_MAX_STACK_DEPTH) */
 #define USER_MAX 127
 
@@ -976,10 +1020,8 @@ static int user_stack(struct tach_reader *r, const struct pd_sample *s)
 	}
 	int rc = TACH_OK;
 	for (size_t i = 0; !rc && i < n; i++) {
-		uint32_t id;
 		uint64_t pc = exact[i] || !pcs[i] ? pcs[i] : pcs[i] - 1;
-		if (!(rc = frame_of(r, s->pid, false, pc, &id)))
-			rc = push(r, id);
+		rc = unwound_frames(r, s->pid, pc);
 	}
 	return rc;
 }
