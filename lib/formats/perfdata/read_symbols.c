@@ -690,7 +690,12 @@ static void load_kallsyms(struct pd_syms *y)
 		y->nks = 0;
 		return;
 	}
-	qsort(y->ks, y->nks, sizeof(*y->ks), ksym_order);
+	/* the kernel lists them in address order: sorted only when not */
+	size_t k = 1;
+	while (k < y->nks && ksym_order(&y->ks[k - 1], &y->ks[k]) < 0)
+		k++;
+	if (k < y->nks)
+		qsort(y->ks, y->nks, sizeof(*y->ks), ksym_order);
 	for (size_t i = 0; i + 1 < y->nks; i++)
 		if (y->ks[i + 1].addr != y->ks[i].addr)
 			y->ks[i].rank |= 4;
