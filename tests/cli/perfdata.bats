@@ -242,3 +242,17 @@ sys.exit(same < 0.95 * sum(w.values()))' "$1" "$2"
 		[ "$status" -le 1 ] || { echo "byte $i: status $status: $output"; false; }
 	done
 }
+
+@test "live: JIT code named by /tmp/perf-PID.map, py:: entries as Python frames" {
+	can_record
+	cc -O1 -fno-omit-frame-pointer "$D/jit.c" -o "$T/jit"
+	record jit jit -e cpu-clock -g
+	map=/tmp/perf-$(perf script -i "$T/jit.data" -F pid 2>/dev/null | head -1 | tr -d ' ').map
+	[ -s "$map" ]
+	check jit
+	grep -Eq '^jit;(.*;)?py::spin:/srv/app/jit.py [0-9]+$' "$T/jit.got"
+	grep -Eq '^jit;(.*;)?jitted_spin [0-9]+$' "$T/jit.got"
+	# the Python frame is Python's: file and function
+	tach-decode -q --full-paths "$T/jit.tach" | grep -q ';/srv/app/jit.py:spin:'
+	rm -f "$map"
+}
