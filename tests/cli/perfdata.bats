@@ -256,3 +256,23 @@ sys.exit(same < 0.95 * sum(w.values()))' "$1" "$2"
 	tach-decode -q --full-paths "$T/jit.tach" | grep -q ';/srv/app/jit.py:spin:'
 	rm -f "$map"
 }
+
+@test "binaries found through the build-id cache, the recorded path or --binary-path" {
+	can_record
+	mkdir -p "$T/home"
+	# perf record keeps a copy of each binary in $HOME/.debug (its build-id cache)
+	cc -O0 -fno-omit-frame-pointer -pthread "$D/livetest.c" -o "$T/livetest"
+	(cd "$T" && HOME=$T/home perf record -q -F 499 -e cpu-clock -g -o bid.data ./livetest >/dev/null 2>&1)
+	mkdir -p "$T/bin"
+	mv "$T/livetest" "$T/bin/livetest"
+	HOME=$T/home tach-decode -q --labels perf "$T/bid.data" | grep -Eq ';main;worker;hot_a [0-9]+$'
+	# without the cache and the recorded path: unnamed, unless --binary-path finds it
+	rm -rf "$T/home/.debug"
+	HOME=$T/home tach-decode -q --labels perf "$T/bid.data" >"$T/none"
+	grep -Eq ';\[livetest\] [0-9]+$' "$T/none"
+	! grep -q 'hot_a' "$T/none" || false
+	HOME=$T/home tach-decode -q --labels perf --binary-path "$T/bin" "$T/bid.data" |
+		grep -Eq ';main;worker;hot_a [0-9]+$'
+	HOME=$T/home TACHFMT_BINARY_PATH=$T/bin perf2tach -q "$T/bid.data" -o "$T/bid.tach"
+	tach-decode -q --labels perf "$T/bid.tach" | grep -Eq ';main;worker;hot_a [0-9]+$'
+}
