@@ -290,7 +290,8 @@ static struct tachi_unwind *unwinder(struct tach_reader *r)
 	if (y->uw_decided)
 		return y->uw;
 	y->uw_decided = true;
-	for (size_t i = 0; i < st->nattrs; i++)
+	/* unwinding reads the binaries' CFI, which symbolize=no forbids */
+	for (size_t i = 0; i < st->nattrs && !st->no_symbolize; i++)
 		if (st->attrs[i].sample_type & PD_S_STACK_USER &&
 		    st->attrs[i].sample_type & PD_S_REGS_USER)
 			return y->uw = tachi_unwind_new(&r->warn, st->binary_path);
