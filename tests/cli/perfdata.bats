@@ -276,3 +276,17 @@ sys.exit(same < 0.95 * sum(w.values()))' "$1" "$2"
 	HOME=$T/home TACHFMT_BINARY_PATH=$T/bin perf2tach -q "$T/bid.data" -o "$T/bid.tach"
 	tach-decode -q --labels perf "$T/bid.tach" | grep -Eq ';main;worker;hot_a [0-9]+$'
 }
+
+@test "live: a counted event (page-faults): pprof's sample types are samples and the event's count" {
+	can_record
+	command -v go >/dev/null || skip "go not installed (Debian package golang-go)"
+	c_program
+	record pf livetest -e page-faults -g
+	check pf
+	run tach2pprof --no-gzip "$T/pf.data" -o "$T/pf.pb"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"event page-faults: periods are event counts, not time"* ]]
+	HOME=$T PPROF_TMPDIR=$T go tool pprof -raw "$T/pf.pb" 2>/dev/null >"$T/raw"
+	grep -qx 'PeriodType: page-faults count' "$T/raw"
+	grep -qx 'samples/count page-faults/count\[dflt\]' "$T/raw"
+}

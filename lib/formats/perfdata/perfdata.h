@@ -147,6 +147,12 @@ struct pd {
 	bool weight_decided, time_event;
 	uint64_t base_ns, total, samples;
 	char *program;
+	/* a counted event (not a clock): pprof's sample types, samples and the event's count
+	 * (each sample's period), as the perf script reader gives them */
+	bool count_event;
+	struct tach_value_type vtypes[2];
+	struct tach_sample_ext ext;
+	int64_t vals[2];
 };
 
 enum { PD_W_AUTO, PD_W_PERIOD, PD_W_SAMPLES };

@@ -133,6 +133,27 @@ static bool wanted(struct pd *st, int a)
 	return a == st->chosen || !strcmp(name, st->attrs[st->chosen].name);
 }
 
+/* A counted event's samples carry, as pprof's sample types name them, the samples (the
+ * weights) and the event's count (each sample's period), shown first, as perf report
+ * weighs by period; no time type, which would be all zeros. */
+static void count_values(struct tach_reader *r, const struct pd_attr *a,
+			 const struct pd_sample *s)
+{
+	struct pd *st = r->state;
+	st->count_event = true;
+	st->vtypes[0] = (struct tach_value_type){ "samples", "count" };
+	st->vtypes[1] = (struct tach_value_type){ a->name, "count" };
+	r->meta.value_type_count = 2;
+	r->meta.value_types = st->vtypes;
+	r->meta.weight_type = 0;
+	r->meta.default_type = 2;
+	r->meta.period_type = a->name;
+	r->meta.period_unit = "count";
+	r->meta.period = s->period <= INT64_MAX ? (int64_t)s->period : 0;
+	st->ext = (struct tach_sample_ext){ .size = sizeof(st->ext), .value_count = 2,
+					    .values = st->vals };
+}
+
 static void decide_weights(struct tach_reader *r, const struct pd_attr *a,
 			   const struct pd_sample *s)
 {
@@ -151,6 +172,7 @@ static void decide_weights(struct tach_reader *r, const struct pd_attr *a,
 	tachi_warn(&r->warn, TACH_POS_NONE, 0,
 		   "event %.64s: periods are event counts, not time; each sample is read as one",
 		   a->name);
+	count_values(r, a, s);
 }
 
 static uint64_t weight_of(const struct pd *st, const struct pd_sample *s)
@@ -239,6 +261,11 @@ static int make_sample(struct tach_reader *r, const struct pd_attr *a, const str
 	out->depth = d;
 	out->same_outer = same;
 	out->frames = st->frames;
+	if (st->count_event) {
+		st->vals[0] = (int64_t)w;
+		st->vals[1] = s->period <= INT64_MAX ? (int64_t)s->period : 0;
+		r->ext = &st->ext;
+	}
 	st->samples++;
 	r->stats.full_records++;
 	r->stats.total_records++;
