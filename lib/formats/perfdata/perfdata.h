@@ -101,6 +101,7 @@ struct pd {
 	bool swap, pipe;
 	uint64_t pos, end;        /* the records still to read: [pos, end) */
 	uint64_t feat_off;
+	uint64_t released;        /* the input's bytes before this given back (mapped files) */
 	uint64_t feat_bits[4];
 
 	/* events */

@@ -27,6 +27,7 @@
 #define PIPE_HEADER 16
 #define ATTR_VER0 64
 #define ZWINDOW (256u * 1024)
+#define RELEASE_STEP (16u << 20)
 
 static int nomem(struct tach_reader *r)
 {
@@ -485,6 +486,15 @@ int pd_next_record(struct tach_reader *r, struct pd_rec *rec)
 	if (st->qhead >= st->nq)
 		return TACH_EOF;
 	*rec = st->q[st->qhead++];
+	/* a mapped file's pages before every record still held go back (memory follows the
+	 * round, not the file); the bytes stay readable */
+	uint64_t keep = st->qhead < st->nq ? st->q[st->qhead].off : st->pos;
+	if (!rec->own && keep > rec->off)
+		keep = rec->off;
+	if (keep > st->released + RELEASE_STEP && keep <= st->size) {
+		tachi_in_release(&r->in, (size_t)keep);
+		st->released = keep;
+	}
 	if (rec->own)
 		st->last_own = (void *)rec->p;
 	return TACH_OK;
