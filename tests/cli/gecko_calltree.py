@@ -89,12 +89,14 @@ def label(fk, has_line):
         return "%s!%s" % (file, func if func else "(root scope) " + file)
     if file == "~" or ")" in file:
         return func
-    # a native frame (perf's): its library, by the mapping's file name; an address in
-    # none ("[unknown]") the importer leaves as the writer names it
-    if file == "[unknown]" and func.startswith("0x"):
-        return "%s (in %s)" % (func, file)
-    if file.startswith("/"):
-        return "%s!%s" % (file.rsplit("/", 1)[1], func)
+    # NATIVE_MAPPINGS=1 (perf.data's frames, each in a mapping of its file): a native
+    # frame's library is named by the mapping file's last component; an address in none
+    # ("[unknown]") the importer leaves as the writer names it
+    if os.environ.get("NATIVE_MAPPINGS") == "1":
+        if file == "[unknown]" and func.startswith("0x"):
+            return "%s (in %s)" % (func, file)
+        if file.startswith("/"):
+            return "%s!%s" % (file.rsplit("/", 1)[1], func)
     return "%s!%s" % (file, func)
 
 
