@@ -30,11 +30,26 @@ def from_raw(text):
     stacks = OrderedDict()
     section = None
     sample_re = re.compile(r"^\s*(\d+)\s+(\d+): ((?:\d+ )*)$")
-    loc_re = re.compile(r"^\s*(\d+): 0x[0-9a-f]+ M=\d+ (.*) s=0(?:\(\))?$")
+    # (a frame without native data, perf's [comm] root, has no mapping)
+    loc_re = re.compile(r"^\s*(\d+): 0x[0-9a-f]+(?: M=\d+)? (.*) s=0(?:\(\))?$")
+    # an address with no symbol (perf's [unknown]): named by its mapping's file, as the
+    # samples text names it
+    bare_re = re.compile(r"^\s*(\d+): (0x[0-9a-f]+)(?: M=(\d+))?\s*$")
+    map_re = re.compile(r"^(\d+): 0x[0-9a-f]+/0x[0-9a-f]+/0x[0-9a-f]+ (\S+)")
+    bare, maps = {}, {}
     samples = []
     for line in text.split("\n"):
         if line in ("Samples:", "Locations", "Mappings"):
             section = line
+            continue
+        if section == "Mappings":
+            m = map_re.match(line)
+            if m:
+                maps[m.group(1)] = m.group(2)
+            continue
+        if section == "Locations" and bare_re.match(line):
+            m = bare_re.match(line)
+            bare[int(m.group(1))] = (m.group(2), m.group(3))
             continue
         if section == "Samples:":
             m = sample_re.match(line)
@@ -47,6 +62,8 @@ def from_raw(text):
                 locs[int(m.group(1))] = m.group(2)
             elif line.strip():
                 sys.exit("pprof_stacks: unexpected location line: %r" % line)
+    for i, (addr, mid) in bare.items():
+        locs[i] = "%s %s:0" % (addr, maps.get(mid, "[unknown]"))
     for ids, count, ns in samples:
         key = ";".join(locs[i] for i in reversed(ids))
         c, n = stacks.get(key, (0, 0))

@@ -15,11 +15,11 @@
 #include <unistd.h>
 
 /* TACHFMT_BINARY_PATH: directories searched after those of --binary-path, as one more
- * --binary-path given last; not for a --from format that reads no gperftools profile. */
+ * --binary-path given last; not for a --from format that reads no binaries. */
 int tc_env_binary_path(const struct tc_run *run, struct cli *c)
 {
 	const char *env = getenv("TACHFMT_BINARY_PATH");
-	if (run->from && strcmp(run->from, "gperf"))
+	if (run->from && strcmp(run->from, "gperf") && strcmp(run->from, "perfdata"))
 		return 0;
 	for (size_t i = 0; env && *env && i < c->n; i++)
 		if (c->all[i]->target && !strcmp(c->all[i]->target, "r:binary-path"))
@@ -193,10 +193,14 @@ static int perf_label_weights(struct tc_run *run, struct tach_reader *r)
 int tc_make_readers(struct tc_run *run)
 {
 	const char *format = run->from ? run->from : run->prog->reader;
+	/* a program's reader "a,b": detection among those formats only */
+	const char *among = strchr(format, ',') ? format : NULL;
+	if (among)
+		format = "auto";
 	for (size_t i = 0; i < run->ninputs; i++) {
 		struct tc_input *in = &run->inputs[i];
 		in->r = tach_reader_new(format);
-		if (!in->r) {
+		if (!in->r || (among && tach_reader_set_option(in->r, "among", among))) {
 			fprintf(stderr, "%s: out of memory\n", run->prog->name);
 			return 1;
 		}

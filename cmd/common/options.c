@@ -57,11 +57,11 @@ static const struct tc_opt input_opts[] = {
 
 const struct tc_opt tc_gperf_opts[] = {
 	{ "binary-path", 0, "DIR", "r:binary-path", NULL,
-	  "gperftools input: also look for binaries in DIR (repeatable; TACHFMT_BINARY_PATH "
-	  "adds more)", NULL, true },
+	  "gperftools and perf.data input: also look for binaries in DIR (repeatable; "
+	  "TACHFMT_BINARY_PATH adds more)", NULL, true },
 	{ "no-symbolize", 0, NULL, "r:symbolize", "no",
-	  "gperftools input: do not read binaries; name frames by module and file offset", NULL,
-	  false },
+	  "gperftools and perf.data input: do not read binaries; name frames by module and "
+	  "file offset", NULL, false },
 	{ "names", 0, "STYLE", "r:names", NULL,
 	  "gperftools input: function names: full (demangled, with scope, templates and "
 	  "parameters; default), short (DWARF's short name) or mangled", "full short mangled",

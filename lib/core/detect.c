@@ -31,6 +31,9 @@ struct aopt {
 struct astate {
 	struct aopt *opts;
 	size_t n, cap;
+	/* option "among": the comma-separated formats detection chooses from, the first when
+	 * no probe takes the input (a program that reads one family of formats) */
+	char *among;
 };
 
 /* ---- text helpers for probes ---- */
@@ -78,6 +81,11 @@ bool tachi_probe_text(const uint8_t *p, size_t n)
 static int auto_option(struct tach_reader *r, const char *key, const char *value)
 {
 	struct astate *a = r->state;
+	if (!strcmp(key, "among")) {
+		free(a->among);
+		return (a->among = strdup(value)) ? TACH_OK
+			: RFAIL(r, TACH_E_NOMEM, TACH_POS_NONE, 0, "out of memory");
+	}
 	uint64_t took = 0;
 	char why[sizeof(r->err.msg)] = "";
 	const struct tachi_format *f;
@@ -124,7 +132,19 @@ static void free_opts(struct astate *a)
 
 static void auto_free(struct tach_reader *r)
 {
-	free_opts(r->state);
+	struct astate *a = r->state;
+	free(a->among);
+	free_opts(a);
+}
+
+/* Whether name is one of the comma-separated list (NULL: every format is). */
+static bool listed(const char *list, const char *name)
+{
+	size_t n = strlen(name);
+	for (const char *p = list; p; p = strchr(p, ',') ? strchr(p, ',') + 1 : NULL)
+		if (!strncmp(p, name, n) && (p[n] == ',' || !p[n]))
+			return true;
+	return !list;
 }
 
 /* ---- choosing ---- */
@@ -192,6 +212,7 @@ static int become(struct tach_reader *r, const struct tachi_format *f, size_t in
 	for (size_t i = 0; i < a.n && rc == TACH_OK; i++)
 		if (a.opts[i].formats >> index & 1)
 			rc = f->reader->option(r, a.opts[i].key, a.opts[i].value);
+	free(a.among);
 	free_opts(&a);
 	return rc;
 }
@@ -208,11 +229,17 @@ static bool resembled_before(const uint8_t *p, size_t n, size_t end)
 
 /* The first format whose probe takes the n bytes at p (one read, or one refused), or NULL;
  * its index into *index. */
-static const struct tachi_format *first_taker(const uint8_t *p, size_t n, size_t *index)
+static const struct tachi_format *first_taker(const uint8_t *p, size_t n, size_t *index,
+					     const char *among)
 {
 	const struct tachi_format *f;
 	for (*index = 0; (f = tachi_format_at(*index)); (*index)++)
-		if ((f->reader || f->refused) && f->probe && f->probe(p, n))
+		if ((f->reader || f->refused) && f->probe && listed(among, f->name) && f->probe(p, n))
+			return f;
+	/* none of the family took it: the first of it reads it and says what is wrong */
+	size_t first = among ? strcspn(among, ",") : 0;
+	for (*index = 0; among && (f = tachi_format_at(*index)); (*index)++)
+		if (f->reader && strlen(f->name) == first && !strncmp(f->name, among, first))
 			return f;
 	return NULL;
 }
@@ -224,14 +251,15 @@ static int auto_open(struct tach_reader *r)
 	int rc = tachi_in_peek(&r->in, TACHI_PROBE_BYTES, &r->err, &p, &n);
 	if (rc)
 		return rc;
-	const struct tachi_format *f = first_taker(p, n, &i);
+	const char *among = ((struct astate *)r->state)->among;
+	const struct tachi_format *f = first_taker(p, n, &i, among);
 	/* What a probe could not tell from the first bytes (a JSON key past them) it may
 	 * tell from more: when a format before the one chosen (or any, when none was)
 	 * resembles the input, the probes are asked again of a bigger window. */
 	if (n == TACHI_PROBE_BYTES && resembled_before(p, n, f ? i : SIZE_MAX)) {
 		if ((rc = tachi_in_peek(&r->in, TACHI_PROBE_MORE, &r->err, &p, &n)))
 			return rc;
-		f = first_taker(p, n, &i);
+		f = first_taker(p, n, &i, among);
 	}
 	if (!f)
 		return no_match(r, p, n);

@@ -17,6 +17,8 @@ extern const struct tachi_format tachi_fmt_pstats;
 /* valgrind callgrind's text format, written only (formats/callgrind/). */
 extern const struct tachi_format tachi_fmt_callgrind;
 extern const struct tachi_format tachi_fmt_speedscope;
+/* Linux perf's perf.data (formats/perfdata/). */
+extern const struct tachi_format tachi_fmt_perfdata;
 /* Linux perf script text (perf/read.c); before folded stacks in detection. */
 extern const struct tachi_format tachi_fmt_perf;
 /* V8 CPU profiles (.cpuprofile, v8/read.c). */

@@ -28,6 +28,8 @@ struct module {
 	struct symbol *syms;
 	size_t nsyms;
 	bool syms_loaded;
+	bool perf;                 /* perf's choice among aliases (tachi_sym_set_perf_rules) */
+	char *plt_names;           /* perf's made-up NAME@plt symbols' names */
 	struct unit **units;       /* DWARF units walked so far */
 	size_t nunits, units_cap;
 	struct tachi_idset unit_index;
@@ -56,6 +58,8 @@ struct tachi_sym {
 	bool warned_depth;         /* an inline chain was cut (said once) */
 	char name[4200];           /* a frame named by address or by module and offset */
 	int names;                 /* TACHI_NAMES_* */
+	bool perf;                 /* tachi_sym_set_perf_rules */
+	bool perf_inlines;         /* within tachi_sym_lookup_inlines */
 	const char *alias;         /* the global symbol at the address looked up, or NULL */
 	char **made;               /* names demangled for the current lookup */
 	size_t nmade, made_cap;

@@ -21,6 +21,7 @@ struct symbol {
 	uint64_t addr, size;
 	const char *name;
 	uint8_t rank;    /* preference among symbols at one address: higher wins */
+	uint32_t seq;    /* the symbol table's order (perf's rule keeps the first of equals) */
 };
 
 struct unit;
@@ -33,6 +34,7 @@ void tachi_sym_module_free(struct module *m)
 	if (m->dwfl)
 		dwfl_end(m->dwfl);
 	free(m->syms);
+	free(m->plt_names);
 	for (size_t i = 0; i < m->nunits; i++)
 		unit_free(m->units[i]);
 	free(m->units);
@@ -55,6 +57,63 @@ static int sym_cmp(const void *a, const void *b)
 	return strcmp(x->name, y->name);
 }
 
+/* perf's choose_best_symbol (tools/perf/util/symbol.c): a symbol with a size, then a
+ * non-weak one, then a global one, then fewer leading underscores, then the longer name;
+ * of equals the first in the table. rank holds the first three. */
+static size_t underscores(const char *n)
+{
+	size_t k = 0;
+	while (n[k] == '_')
+		k++;
+	return k;
+}
+
+static int perf_sym_cmp(const void *a, const void *b)
+{
+	const struct symbol *x = a, *y = b;
+	if (x->addr != y->addr)
+		return x->addr < y->addr ? -1 : 1;
+	if (x->rank != y->rank)
+		return x->rank > y->rank ? -1 : 1;
+	size_t ux = underscores(x->name), uy = underscores(y->name);
+	if (ux != uy)
+		return ux < uy ? -1 : 1;
+	size_t lx = strlen(x->name), ly = strlen(y->name);
+	if (lx != ly)
+		return lx > ly ? -1 : 1;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+static int addr_seq_cmp(const void *a, const void *b)
+{
+	const struct symbol *x = a, *y = b;
+	if (x->addr != y->addr)
+		return x->addr < y->addr ? -1 : 1;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+/* perf's symbols__fixup_end, before it picks among aliases: a symbol of no size reaches
+ * the next one in address and table order (so of aliases without size only the last
+ * gets any, and is preferred), the last one to the end of the next page. */
+static void perf_fixup_ends(struct symbol *y, size_t n)
+{
+	qsort(y, n, sizeof(*y), addr_seq_cmp);
+	for (size_t i = 0; i < n; i++) {
+		if (y[i].size)
+			continue;
+		y[i].size = i + 1 < n ? y[i + 1].addr - y[i].addr
+				      : ((y[i].addr + 4095) & ~4095ull) + 4096 - y[i].addr;
+		if (y[i].size)
+			y[i].rank |= 4;
+	}
+}
+
+static uint8_t perf_rank(const GElf_Sym *sym)
+{
+	int bind = GELF_ST_BIND(sym->st_info);
+	return (uint8_t)((sym->st_size != 0) * 4 + (bind != STB_WEAK) * 2 + (bind == STB_GLOBAL));
+}
+
 /* Among aliases of one address, the name nm and pprof users know: an exported (global,
  * default visibility) name over a weak one, over a hidden one (glibc's internal __GI_
  * aliases), over a local one (__libc_start_main_impl); a function over an untyped label. */
@@ -67,13 +126,83 @@ static uint8_t sym_rank(const GElf_Sym *sym, const char *name)
 	return (uint8_t)(r + (GELF_ST_TYPE(sym->st_info) != STT_NOTYPE));
 }
 
+/* A section of e by name, or NULL. */
+static Elf_Scn *section_named(Elf *e, const char *name, GElf_Shdr *sh)
+{
+	size_t strndx;
+	if (elf_getshdrstrndx(e, &strndx))
+		return NULL;
+	for (Elf_Scn *scn = NULL; (scn = elf_nextscn(e, scn));) {
+		const char *n;
+		if (gelf_getshdr(scn, sh) && (n = elf_strptr(e, strndx, sh->sh_name)) && !strcmp(n, name))
+			return scn;
+	}
+	return NULL;
+}
+
+/* perf's symbols for PLT entries (symbol-elf.c, dso__synthesize_plt_symbols): the entry
+ * of each .rela.plt relocation is "NAME@plt", NAME its dynamic symbol's ("" for none);
+ * the entries follow a 16-byte header in .plt, or fill .plt.sec where there is one. */
+static size_t plt_symbols(struct module *m, struct symbol *out, size_t room)
+{
+	GElf_Addr bias;
+	Elf *e = dwfl_module_getelf(m->mod, &bias);
+	GElf_Shdr rel, plt, sec, dyn;
+	Elf_Scn *rs = e ? section_named(e, ".rela.plt", &rel) : NULL;
+	if (!rs || !section_named(e, ".plt", &plt) || rel.sh_type != SHT_RELA || !rel.sh_entsize)
+		return 0;
+	bool has_sec = section_named(e, ".plt.sec", &sec) != NULL;
+	uint64_t base = has_sec ? sec.sh_addr : plt.sh_addr + 16, entry = 16;
+	Elf_Scn *ds = elf_getscn(e, rel.sh_link);
+	Elf_Data *rd = elf_getdata(rs, NULL), *dd = ds ? elf_getdata(ds, NULL) : NULL;
+	if (!rd || !dd || !gelf_getshdr(ds, &dyn))
+		return 0;
+	size_t n = rel.sh_size / rel.sh_entsize, total = 0;
+	for (size_t pass = 0; pass < 2; pass++) {
+		size_t at = 0, k = 0;
+		for (size_t i = 0; i < n && k < room; i++) {
+			GElf_Rela ra;
+			GElf_Sym sym;
+			const char *name = "";
+			if (!gelf_getrela(rd, (int)i, &ra))
+				break;
+			if (GELF_R_SYM(ra.r_info) && gelf_getsym(dd, (int)GELF_R_SYM(ra.r_info), &sym))
+				name = elf_strptr(e, dyn.sh_link, sym.st_name);
+			name = name ? name : "";
+			size_t len = strlen(name) + 5;
+			if (pass) {
+				char *d = m->plt_names + at;
+				memcpy(d, name, len - 5);
+				memcpy(d + len - 5, "@plt", 5);
+				out[k++] = (struct symbol){ base + i * entry, entry, d, 4 + 2 + 1,
+							    (uint32_t)(UINT32_MAX - n + i) };
+			}
+			at += len;
+		}
+		if (!pass && !(m->plt_names = malloc(at ? at : 1)))
+			return 0;
+		total = k;
+	}
+	return total;
+}
+
 static void load_symbols(struct module *m)
 {
 	m->syms_loaded = true;
 	int n = dwfl_module_getsymtab(m->mod);
-	if (n <= 0)
+	size_t plt = 0;
+	if (m->perf) {
+		GElf_Addr bias;
+		Elf *e = dwfl_module_getelf(m->mod, &bias);
+		GElf_Shdr rel;
+		if (e && section_named(e, ".rela.plt", &rel) && rel.sh_entsize)
+			plt = rel.sh_size / rel.sh_entsize;
+	}
+	if (n <= 0 && !plt)
 		return;
-	m->syms = malloc((size_t)n * sizeof(*m->syms));
+	if (n < 0)
+		n = 0;
+	m->syms = malloc(((size_t)n + plt + 1) * sizeof(*m->syms));
 	if (!m->syms)
 		return;
 	size_t k = 0;
@@ -89,11 +218,26 @@ static void load_symbols(struct module *m)
 			continue;
 		if (type == STT_NOTYPE && sym.st_shndx == SHN_ABS)
 			continue;
-		m->syms[k++] = (struct symbol){ addr, sym.st_size, name, sym_rank(&sym, name) };
+		m->syms[k++] = (struct symbol){ addr, sym.st_size, name,
+						m->perf ? perf_rank(&sym) : sym_rank(&sym, name),
+						(uint32_t)i };
+	}
+	if (plt)
+		k += plt_symbols(m, m->syms + k, plt);
+	size_t w = 0;
+	if (m->perf) {
+		/* one sort: the preferred of each address's run is found in it */
+		perf_fixup_ends(m->syms, k);
+		for (size_t i = 0; i < k; i++)
+			if (!w || m->syms[w - 1].addr != m->syms[i].addr)
+				m->syms[w++] = m->syms[i];
+			else if (perf_sym_cmp(&m->syms[i], &m->syms[w - 1]) < 0)
+				m->syms[w - 1] = m->syms[i];
+		m->nsyms = w;
+		return;
 	}
 	qsort(m->syms, k, sizeof(*m->syms), sym_cmp);
 	/* Keep the preferred symbol of each address. */
-	size_t w = 0;
 	for (size_t i = 0; i < k; i++)
 		if (!w || m->syms[w - 1].addr != m->syms[i].addr)
 			m->syms[w++] = m->syms[i];

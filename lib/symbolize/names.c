@@ -68,6 +68,9 @@ const char *tachi_sym_symbol_name(struct tachi_sym *s, const char *name)
 {
 	if (s->names == TACHI_NAMES_MANGLED)
 		return name;
+	/* perf prints a symbol table's versioned names (fopen@@GLIBC_2.2.5) as they are */
+	if (s->perf)
+		return demangled(s, name, false);
 	return demangled(s, tachi_sym_unversioned(s, name), s->names == TACHI_NAMES_FULL);
 }
 

@@ -10,6 +10,7 @@
  * binaries and names frames without a symbol; one binary's symbol and DWARF lookups are
  * in symbolize/module.c, how functions are named in symbolize/names.c.
  */
+#include <dwarf.h>
 #include <elfutils/libdwfl.h>
 #include <fcntl.h>
 #include <gelf.h>
@@ -300,6 +301,7 @@ static struct module *load_module(struct tachi_sym *s, const struct mapping *m)
 		return NULL;
 	}
 	mod->base = base;
+	mod->perf = s->perf;
 	mod->dwfl = dwfl_begin(&s->cb);
 	if (!mod->dwfl) {
 		close(fd);
@@ -358,11 +360,49 @@ static void describe(struct mapping *m)
 		m->pub.build_id = m->build_id;
 	}
 	Dwarf_Addr bias;
-	bool dw = dwfl_module_getdwarf(m->m->mod, &bias) != NULL;
+	/* perf's rules read no DWARF: its sections are not even inflated */
+	bool dw = !m->m->perf && dwfl_module_getdwarf(m->m->mod, &bias) != NULL;
 	bool syms = dwfl_module_getsymtab(m->m->mod) > 0;
 	m->pub.flags = (dw || syms ? TACH_MAPPING_HAS_FUNCTIONS : 0) |
 		       (dw ? TACH_MAPPING_HAS_FILENAMES | TACH_MAPPING_HAS_LINE_NUMBERS |
 			     TACH_MAPPING_HAS_INLINE_FRAMES : 0);
+}
+
+void tachi_sym_set_perf_rules(struct tachi_sym *s)
+{
+	s->perf = true;
+	/* perf demangles without parameters or return types unless verbose (symbol-elf.c) */
+	s->names = TACHI_NAMES_SHORT;
+}
+
+/* Whether the code at obj was assembled from assembly: addr2line (binutils), which
+ * perf script asks for inline chains, names such code by its ELF symbol, not by what an
+ * assembler's DWARF says. */
+static bool assembled(struct module *mod, uint64_t obj)
+{
+	Dwarf_Addr bias;
+	Dwarf_Die *cu = dwfl_module_addrdie(mod->mod, obj, &bias);
+	Dwarf_Attribute a;
+	const char *p = cu && dwarf_attr(cu, DW_AT_producer, &a) ? dwarf_formstring(&a) : NULL;
+	return !cu || (p && !strncmp(p, "GNU AS", 6));
+}
+
+int tachi_sym_lookup_inlines(struct tachi_sym *s, uint64_t pc, tachi_sym_emit_fn emit, void *ctx)
+{
+	s->perf_inlines = true;
+	int rc = tachi_sym_lookup(s, pc, true, emit, ctx);
+	s->perf_inlines = false;
+	return rc;
+}
+
+/* perf's naming: the ELF symbol or nothing (NULL: the caller names it as perf does). */
+static int perf_lookup(struct tachi_sym *s, struct mapping *m, struct tachi_sym_frame *fr,
+		       tachi_sym_emit_fn emit, void *ctx)
+{
+	const char *sym = m && m->m ? tachi_sym_symbol_at(m->m, fr->address - m->m->base) : NULL;
+	fr->func = sym ? tachi_sym_symbol_name(s, sym) : NULL;
+	fr->perf_elf = true;
+	return emit(ctx, fr);
 }
 
 int tachi_sym_lookup(struct tachi_sym *s, uint64_t pc, bool leaf, tachi_sym_emit_fn emit,
@@ -373,8 +413,10 @@ int tachi_sym_lookup(struct tachi_sym *s, uint64_t pc, bool leaf, tachi_sym_emit
 	tachi_sym_forget_names(s);
 	struct mapping *m = s->nmaps ? find_map(s, addr) : NULL;
 	struct tachi_sym_frame fr = { m && m->path[0] ? m->path : "[unknown]", NULL, -1, -1, addr,
-				      m ? &m->pub : NULL, false };
+				      m ? &m->pub : NULL, false, false };
 	if (!m || !s->symbolize || unsymbolizable(m->path)) {
+		if (s->perf)
+			return perf_lookup(s, NULL, &fr, emit, ctx);
 		fr.func = unnamed(s, m, pc, addr, &fr.col);
 		return emit(ctx, &fr);
 	}
@@ -383,6 +425,8 @@ int tachi_sym_lookup(struct tachi_sym *s, uint64_t pc, bool leaf, tachi_sym_emit
 		if ((m->m = load_module(s, m)))
 			describe(m);
 	}
+	if (s->perf && !(s->perf_inlines && m->m && !assembled(m->m, addr - m->m->base)))
+		return perf_lookup(s, m, &fr, emit, ctx);
 	if (!m->m) {
 		fr.func = unnamed(s, m, pc, addr, &fr.col);
 		return emit(ctx, &fr);
@@ -392,6 +436,8 @@ int tachi_sym_lookup(struct tachi_sym *s, uint64_t pc, bool leaf, tachi_sym_emit
 	s->alias = tachi_sym_unversioned(s, tachi_sym_global_symbol_at(m->m, obj));
 	if (tachi_sym_dwarf_frames(s, m->m, obj, &fr, emit, ctx, &rc))
 		return rc;
+	if (s->perf)
+		return perf_lookup(s, m, &fr, emit, ctx);
 	const char *sym = tachi_sym_symbol_at(m->m, obj);
 	fr.func = sym ? tachi_sym_symbol_name(s, sym) : unnamed(s, m, pc, addr, &fr.col);
 	return emit(ctx, &fr);

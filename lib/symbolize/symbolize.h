@@ -31,6 +31,7 @@ struct tachi_sym_frame {
 	uint64_t address;
 	struct tachi_sym_map *map;
 	bool inlined;
+	bool perf_elf;          /* named by perf's ELF rule (func NULL: no symbol), not DWARF */
 };
 typedef int (*tachi_sym_emit_fn)(void *ctx, const struct tachi_sym_frame *f);
 
@@ -46,6 +47,18 @@ void tachi_sym_free(struct tachi_sym *s);
  * linkage or symbol name as recorded. */
 enum { TACHI_NAMES_FULL, TACHI_NAMES_SHORT, TACHI_NAMES_MANGLED };
 void tachi_sym_set_names(struct tachi_sym *s, int names);
+
+/* Names frames as Linux perf does (tools/perf/util/symbol.c, symbol-elf.c), for the
+ * perf.data reader: ELF symbols only, no DWARF names nor inline chains; among the symbols
+ * at one address the one perf's choose_best_symbol prefers; a symbol of no size reaching
+ * to the next, demangled without parameters (perf's default). A frame with no symbol then
+ * has func NULL, named by the caller. */
+void tachi_sym_set_perf_rules(struct tachi_sym *s);
+/* Under perf's rules, the frames perf script gives an address of a --call-graph dwarf
+ * chain (its append_inlines, through addr2line): DWARF's inline chain at pc, innermost
+ * first, where the binary has DWARF from a compiler for it, else tachi_sym_lookup's ELF
+ * symbol (perf_elf set). pc is looked up as it is. */
+int tachi_sym_lookup_inlines(struct tachi_sym *s, uint64_t pc, tachi_sym_emit_fn emit, void *ctx);
 
 /* Adds an executable mapping [start, limit) of the file path (len bytes, may be empty for an
  * anonymous mapping) at file offset offset. Returns TACH_OK or TACH_E_NOMEM. */

@@ -50,6 +50,9 @@ def text(b):
     return "".join("?" if ord(c) < 0x20 or c == "\x7f" else c for c in s)
 
 
+comm_pid = {}  # (tid, iid) -> the pid perf's [comm] root frame gives
+
+
 def parse_samples(path):
     threads = {}  # (tid, iid) -> Counter(path -> n), in first-seen order
     has_line = {}  # (file, func) -> bool
@@ -67,6 +70,9 @@ def parse_samples(path):
                 file, func, lineno = unescape(parts[0]), unescape(parts[1]), parts[2]
                 fk = (file, func)
                 has_line[fk] = has_line.get(fk, False) or (lineno not in ("-", "-1"))
+                # perf's root frame names the process: its line is the pid
+                if file == b"[comm]" and lineno.isdigit() and int(lineno) > 0:
+                    comm_pid[key] = lineno
                 stack.append(fk)
             c = threads.setdefault(key, Counter())
             if stack:
@@ -83,6 +89,14 @@ def label(fk, has_line):
         return "%s!%s" % (file, func if func else "(root scope) " + file)
     if file == "~" or ")" in file:
         return func
+    # NATIVE_MAPPINGS=1 (perf.data's frames, each in a mapping of its file): a native
+    # frame's library is named by the mapping file's last component; an address in none
+    # ("[unknown]") the importer leaves as the writer names it
+    if os.environ.get("NATIVE_MAPPINGS") == "1":
+        if file == "[unknown]" and func.startswith("0x"):
+            return "%s (in %s)" % (func, file)
+        if file.startswith("/"):
+            return "%s!%s" % (file.rsplit("/", 1)[1], func)
     return "%s!%s" % (file, func)
 
 
@@ -248,6 +262,7 @@ def main():
             # the process is the interpreter, or for a Chrome trace's k-th profile of one
             # thread (interpreter pid + k * 2^24) the pid
             pids = {str(iid), str(iid % (1 << 24))} if iid >> 24 else {str(iid)}
+            pids |= {comm_pid[(tid, iid)]} if (tid, iid) in comm_pid else set()
             if t["pid"] not in pids or float(t["tid"]) != float(tid):
                 errors.append("%s: pid %s tid %s, expected interpreter %d thread %d" %
                               (h, t["pid"], t["tid"], iid, tid))

@@ -1,0 +1,293 @@
+#!/usr/bin/env bats
+# Linux perf's perf.data read directly (--from perfdata, detection): captures recorded now
+# with perf record (frame pointers, a C++ program, -z, pipe mode, two events, DWARF call
+# graphs) give with --labels perf the lines that perf script's own text gives through the
+# perf script reader, and, counted in samples through TACH, what tests/cli/perf_fold.py
+# reads from that text on its own; one TACH sample per perf sample; every writer's output
+# reads back; mappings and addresses reach pprof; damaged files are one line with the
+# offset, exit 1.
+
+load v8_writers
+
+setup() {
+	T=$BATS_TEST_TMPDIR
+	D=$TESTDATA/perf
+	FOLD="python3 $SOURCE_ROOT/tests/cli/perf_fold.py"
+	EXPECT="python3 $SOURCE_ROOT/tests/cli/v8_expect.py"
+}
+
+same_lines() { # want got
+	LC_ALL=C sort "$1" >"$T/want.s"
+	LC_ALL=C sort "$2" >"$T/got.s"
+	[ -s "$T/want.s" ]
+	diff -u "$T/want.s" "$T/got.s"
+}
+
+# can_record: skips only when perf cannot record here, and says why.
+can_record() {
+	command -v perf >/dev/null || skip "perf is not installed (Debian: linux-perf)"
+	perf record -q -e cpu-clock -o "$T/probe.data" true >"$T/probe.log" 2>&1 ||
+		skip "perf_event_open refused (perf_event_paranoid=$(cat /proc/sys/kernel/perf_event_paranoid 2>/dev/null)): $(head -1 "$T/probe.log")"
+}
+
+# record NAME PROGRAM [perf record options]: $T/NAME.data, and perf script's text of it
+# in $T/NAME.perf.
+record() {
+	local name=$1 prog=$2
+	shift 2
+	(cd "$T" && perf record -q -F 499 "$@" -o "$name.data" "./$prog" >/dev/null 2>"$name.log")
+	perf script -i "$T/$name.data" >"$T/$name.perf" 2>/dev/null
+	[ -s "$T/$name.perf" ]
+}
+
+c_program() {
+	cc -O0 -fno-omit-frame-pointer -pthread "$D/livetest.c" -o "$T/livetest"
+}
+
+# check NAME [tach-decode options]: the perf.data reader against perf script's text.
+check() {
+	local name=$1
+	shift
+	tach-decode -q --labels perf "$@" "$T/$name.data" >"$T/$name.got"
+	tach-decode -q --labels perf "$@" "$T/$name.perf" >"$T/$name.want"
+	same_lines "$T/$name.want" "$T/$name.got"
+	# counted in samples through TACH, as the independent reading counts them
+	perf2tach -q "$@" "$T/$name.data" -o "$T/$name.tach"
+	tach-decode --labels perf "$T/$name.tach" >"$T/$name.got"
+	$FOLD "$T/$name.perf" "$@" >"$T/$name.want"
+	same_lines "$T/$name.want" "$T/$name.got"
+}
+
+# samples NAME EVENT: one TACH sample per perf sample of the event.
+one_per_sample() {
+	local want
+	want=$(grep -c " $2: *\$" "$T/$1.perf")
+	[ "$(tach-decode -F info "$T/$1.tach" | sed -n 's/^samples_decoded: //p')" -eq "$want" ]
+	[ "$want" -gt 10 ]
+}
+
+@test "live: perf record -g (frame pointers) of a threaded C program" {
+	can_record
+	c_program
+	record fp livetest -e cpu-clock -g
+	check fp
+	one_per_sample fp cpu-clock
+	grep -Eq '^livetest;(.*;)?main;worker;hot_a [0-9]+$' "$T/fp.got"
+	grep -Eq '^(livetest|hotb-worker);(.*;)?start_thread;worker;hot_b [0-9]+$' "$T/fp.got"
+	# detected by every program; --from names it
+	tach2pprof -q "$T/fp.data" -o "$T/fp.pb.gz"
+	tach-decode -q --from perfdata --labels perf "$T/fp.data" | LC_ALL=C sort | cmp - "$T/got.s"
+	# cpu-clock periods are time: the interval is perf's period (-F 499: 2004 us)
+	tach-decode -F info "$T/fp.tach" | grep -qx 'sample_interval_us: 2004'
+}
+
+@test "live: a C++ program with templates and namespaces" {
+	can_record
+	command -v c++ >/dev/null || skip "no C++ compiler"
+	c++ -O2 -fno-omit-frame-pointer "$D/templates.cc" -o "$T/templates"
+	record cxx templates -e cpu-clock -g
+	check cxx
+	one_per_sample cxx cpu-clock
+	# (a leaf without a frame of its own hides its caller from a frame-pointer walk)
+	grep -Eq '^templates;(.*;)?outer::inner::Box<double>::sum [0-9]+$' "$T/cxx.got"
+	grep -Eq '^templates;(.*;)?main;outer::inner::churn<long>(;.*)? [0-9]+$' "$T/cxx.got"
+}
+
+@test "live: perf record -z (zstd-compressed records)" {
+	can_record
+	c_program
+	record z livetest -e cpu-clock -g -z
+	perf report --header-only -i "$T/z.data" 2>/dev/null | grep -q 'compressed'
+	check z
+	one_per_sample z cpu-clock
+}
+
+@test "live: pipe mode (perf record -o -), from a pipe and from a file" {
+	can_record
+	c_program
+	(cd "$T" && perf record -q -F 499 -e cpu-clock -g -o - ./livetest 2>/dev/null >pipe.data)
+	perf script -i "$T/pipe.data" >"$T/pipe.perf" 2>/dev/null
+	[ "$(head -c 8 "$T/pipe.data")" = PERFILE2 ]
+	check pipe
+	one_per_sample pipe cpu-clock
+	(cd "$T" && perf record -q -F 499 -e cpu-clock -g -o - ./livetest 2>/dev/null) |
+		tach-decode -q --labels perf >"$T/piped.got"
+	# another run of the program: the same paths
+	grep -Eq '^livetest;(.*;)?main;worker;hot_a [0-9]+$' "$T/piped.got"
+}
+
+@test "live: two events: the first by default, --event picks the other" {
+	can_record
+	c_program
+	record two livetest -e cpu-clock,task-clock -g
+	check two
+	one_per_sample two cpu-clock
+	run tach-decode --labels perf "$T/two.data"
+	[[ "$output" == *"samples of other events (task-clock) skipped; only cpu-clock read"* ]]
+	check two --event task-clock
+	one_per_sample two task-clock
+	run tach-decode --event nope "$T/two.data"
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"no samples of event nope; the capture has: cpu-clock, task-clock"* ]]
+}
+
+# What is comparable without unwinding: the thread and the innermost frame.
+leaf_lines() {
+	sed -E 's/^([^;]*);(.*;)?([^;]*) ([0-9]+)$/\1;\3 \4/; s/^([^;]*) ([0-9]+)$/\1 \2/' "$1" |
+		awk '{ n[$1] += $2 } END { for (k in n) print k, n[k] }'
+}
+
+@test "live: --call-graph dwarf: the kernel's part and the user leaf, as perf script has them" {
+	can_record
+	c_program
+	record dwarf livetest -e cpu-clock --call-graph dwarf
+	tach-decode -q --labels perf "$T/dwarf.data" >"$T/dwarf.got"
+	tach-decode -q --labels perf "$T/dwarf.perf" >"$T/dwarf.want"
+	leaf_lines "$T/dwarf.want" >"$T/dwarf.want.leaf"
+	leaf_lines "$T/dwarf.got" >"$T/dwarf.got.leaf"
+	mostly_same "$T/dwarf.want.leaf" "$T/dwarf.got.leaf"
+	grep -Eq '^livetest;hot_a [0-9]+$' "$T/dwarf.got.leaf"
+	perf2tach -q "$T/dwarf.data" -o "$T/dwarf.tach"
+	one_per_sample dwarf cpu-clock
+}
+
+# mostly_same WANT GOT: at least 95% of the weight (by period) on equal lines.
+mostly_same() {
+	python3 -c 'import collections, sys
+def load(p):
+    c = collections.Counter()
+    for l in open(p):
+        k, _, n = l.rstrip("\n").rpartition(" ")
+        c[k] += int(n)
+    return c
+w, g = load(sys.argv[1]), load(sys.argv[2])
+same = sum(min(n, g[k]) for k, n in w.items())
+print("%.1f%% on equal stacks" % (100.0 * same / sum(w.values())))
+sys.exit(same < 0.95 * sum(w.values()))' "$1" "$2"
+}
+
+@test "live: --call-graph dwarf: whole user stacks, unwound as perf script unwinds them" {
+	can_record
+	c_program
+	record dwarf livetest -e cpu-clock --call-graph dwarf
+	tach-decode -q --labels perf "$T/dwarf.data" >"$T/dwarf.got"
+	tach-decode -q --labels perf "$T/dwarf.perf" >"$T/dwarf.want"
+	# at least 95% of the samples on equal stacks (where the two differ: tachfmt(5),
+	# PERF.DATA, --call-graph dwarf), the program's own paths among them
+	mostly_same "$T/dwarf.want" "$T/dwarf.got"
+	grep -Eq '^hotb-worker;clone3;start_thread;worker;hot_b [0-9]+$' "$T/dwarf.got"
+	grep -Eq '^livetest;_start;__libc_start_main_impl;__libc_start_call_main;main;worker;hot_a [0-9]+$' "$T/dwarf.got"
+	grep -Eq '^hotb-worker;clone3;start_thread;worker;hot_b [0-9]+$' "$T/dwarf.want"
+	perf2tach -q "$T/dwarf.data" -o "$T/dwarf.tach"
+	one_per_sample dwarf cpu-clock
+	# a C++ program through libstdc++ and glibc
+	command -v c++ >/dev/null || skip "no C++ compiler"
+	c++ -O2 -fno-omit-frame-pointer "$D/templates.cc" -o "$T/templates"
+	record dwcxx templates -e cpu-clock --call-graph dwarf
+	tach-decode -q --labels perf "$T/dwcxx.data" >"$T/dwcxx.got"
+	tach-decode -q --labels perf "$T/dwcxx.perf" >"$T/dwcxx.want"
+	mostly_same "$T/dwcxx.want" "$T/dwcxx.got"
+}
+
+@test "every writer opens it" {
+	can_record
+	c_program
+	record fp livetest -e cpu-clock -g
+	writer_tools
+	# (gecko_calltree.py: native frames, the Gecko writer names their libraries)
+	NATIVE_MAPPINGS=1 through_writers "$T/fp.data"
+}
+
+@test "pprof keeps mappings with ranges, offsets and build IDs, and addresses; --no-symbolize names module+offset" {
+	can_record
+	command -v go >/dev/null || skip "go not installed (Debian package golang-go)"
+	c_program
+	record fp livetest -e cpu-clock -g
+	tach2pprof -q --no-gzip "$T/fp.data" -o "$T/fp.pb"
+	HOME=$T PPROF_TMPDIR=$T go tool pprof -raw "$T/fp.pb" 2>/dev/null >"$T/raw"
+	bid=$(perf buildid-list -i "$T/fp.data" 2>/dev/null | awk '$2 ~ /livetest$/ { print $1 }')
+	[ -n "$bid" ]
+	# "start/limit/offset file build-id" of the program's mapping
+	grep -Eq "^[0-9]+: 0x[0-9a-f]+/0x[0-9a-f]+/0x[0-9a-f]+ $T/livetest $bid " "$T/raw"
+	grep -Eq '^ +[0-9]+: 0x[0-9a-f]+ M=[0-9]+ hot_a ' "$T/raw"
+	tach-decode -q --no-symbolize "$T/fp.data" | grep -Eq ';livetest:livetest\+0x[0-9a-f]+:'
+	! tach-decode -q --no-symbolize "$T/fp.data" | grep -q 'hot_a' || false
+}
+
+@test "damaged files: cut short or bytes flipped, one line with the offset, exit 1" {
+	can_record
+	c_program
+	record fp livetest -e cpu-clock -g
+	size=$(stat -c %s "$T/fp.data")
+	for cut in 8 60 200 $((size / 2)) $((size - 9)); do
+		head -c "$cut" "$T/fp.data" >"$T/cut.data"
+		run tach-decode -o "$T/cut.out" "$T/cut.data"
+		echo "cut $cut: $output"
+		[ "$status" -eq 1 ]
+		[ "${#lines[@]}" -eq 1 ]
+		[[ "$output" == "tach-decode: $T/cut.data: offset "[0-9]*": "* ]]
+		[ ! -e "$T/cut.out" ]
+	done
+	# a record size past the data section's end
+	cp "$T/fp.data" "$T/flip.data"
+	data=$(od -An -t u8 -j 40 -N 8 "$T/fp.data" | tr -d ' ')
+	printf '\377\377' | dd of="$T/flip.data" bs=1 seek=$((data + 6)) conv=notrunc 2>/dev/null
+	run tach-decode "$T/flip.data"
+	[ "$status" -eq 1 ]
+	[[ "$output" == "tach-decode: $T/flip.data: offset $data: a record (type "*"past the end of the data"* ]]
+	# every byte of the header flipped in turn: an error or a reading, never a crash
+	for i in $(seq 0 103); do
+		cp "$T/fp.data" "$T/flip.data"
+		printf '\377' | dd of="$T/flip.data" bs=1 seek="$i" conv=notrunc 2>/dev/null
+		run tach-decode -q "$T/flip.data"
+		[ "$status" -le 1 ] || { echo "byte $i: status $status: $output"; false; }
+	done
+}
+
+@test "live: JIT code named by /tmp/perf-PID.map, py:: entries as Python frames" {
+	can_record
+	cc -O1 -fno-omit-frame-pointer "$D/jit.c" -o "$T/jit"
+	record jit jit -e cpu-clock -g
+	map=/tmp/perf-$(perf script -i "$T/jit.data" -F pid 2>/dev/null | head -1 | tr -d ' ').map
+	[ -s "$map" ]
+	check jit
+	grep -Eq '^jit;(.*;)?py::spin:/srv/app/jit.py [0-9]+$' "$T/jit.got"
+	grep -Eq '^jit;(.*;)?jitted_spin [0-9]+$' "$T/jit.got"
+	# the Python frame is Python's: file and function
+	tach-decode -q --full-paths "$T/jit.tach" | grep -q ';/srv/app/jit.py:spin:'
+	rm -f "$map"
+}
+
+@test "binaries found through the build-id cache, the recorded path or --binary-path" {
+	can_record
+	mkdir -p "$T/home"
+	# perf record keeps a copy of each binary in $HOME/.debug (its build-id cache)
+	cc -O0 -fno-omit-frame-pointer -pthread "$D/livetest.c" -o "$T/livetest"
+	(cd "$T" && HOME=$T/home perf record -q -F 499 -e cpu-clock -g -o bid.data ./livetest >/dev/null 2>&1)
+	mkdir -p "$T/bin"
+	mv "$T/livetest" "$T/bin/livetest"
+	HOME=$T/home tach-decode -q --labels perf "$T/bid.data" | grep -Eq ';main;worker;hot_a [0-9]+$'
+	# without the cache and the recorded path: unnamed, unless --binary-path finds it
+	rm -rf "$T/home/.debug"
+	HOME=$T/home tach-decode -q --labels perf "$T/bid.data" >"$T/none"
+	grep -Eq ';\[livetest\] [0-9]+$' "$T/none"
+	! grep -q 'hot_a' "$T/none" || false
+	HOME=$T/home tach-decode -q --labels perf --binary-path "$T/bin" "$T/bid.data" |
+		grep -Eq ';main;worker;hot_a [0-9]+$'
+	HOME=$T/home TACHFMT_BINARY_PATH=$T/bin perf2tach -q "$T/bid.data" -o "$T/bid.tach"
+	tach-decode -q --labels perf "$T/bid.tach" | grep -Eq ';main;worker;hot_a [0-9]+$'
+}
+
+@test "live: a counted event (page-faults): pprof's sample types are samples and the event's count" {
+	can_record
+	command -v go >/dev/null || skip "go not installed (Debian package golang-go)"
+	c_program
+	record pf livetest -e page-faults -g
+	check pf
+	run tach2pprof --no-gzip "$T/pf.data" -o "$T/pf.pb"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"event page-faults: periods are event counts, not time"* ]]
+	HOME=$T PPROF_TMPDIR=$T go tool pprof -raw "$T/pf.pb" 2>/dev/null >"$T/raw"
+	grep -qx 'PeriodType: page-faults count' "$T/raw"
+	grep -qx 'samples/count page-faults/count\[dflt\]' "$T/raw"
+}
