@@ -10,17 +10,31 @@
 #include <zlib.h>
 
 #include "base/bytes.h"
+#include "base/protobuf.h"
 #include "core/detect.h"
 #include "core/format.h"
 #include "core/formats.h"
 #include "formats/pprof/pprof.h"
+
+/* Each Profile field's wire type: numbers are VARINT, messages and strings LEN; the
+ * comments (repeated numbers) come packed or not. */
+#define ANY_WT 9
+static const uint8_t profile_wt[PROFILE_LAST + 1] = {
+	[0] = ANY_WT,
+	[PROFILE_SAMPLE_TYPE] = TACHI_PB_LEN, [PROFILE_SAMPLE] = TACHI_PB_LEN,
+	[PROFILE_MAPPING] = TACHI_PB_LEN, [PROFILE_LOCATION] = TACHI_PB_LEN,
+	[PROFILE_FUNCTION] = TACHI_PB_LEN, [PROFILE_STRING_TABLE] = TACHI_PB_LEN,
+	[PROFILE_DROP_FRAMES] = TACHI_PB_VARINT, [PROFILE_KEEP_FRAMES] = TACHI_PB_VARINT,
+	[PROFILE_TIME_NANOS] = TACHI_PB_VARINT, [PROFILE_DURATION_NANOS] = TACHI_PB_VARINT,
+	[PROFILE_PERIOD_TYPE] = TACHI_PB_LEN, [PROFILE_PERIOD] = TACHI_PB_VARINT,
+	[PROFILE_COMMENT] = ANY_WT, [PROFILE_DEFAULT_SAMPLE_TYPE] = TACHI_PB_VARINT,
+};
 
 /* Whether p[0, n) is a plausible start of a Profile message: known fields with their wire
  * types, value types made of numbers, a first string that is empty; a field cut by the end
  * of the peeked bytes is fine when cut says more may follow. */
 static bool plausible(const uint8_t *p, size_t n, bool cut)
 {
-	static const uint8_t wt[15] = { 9, 2, 2, 2, 2, 2, 2, 0, 0, 0, 0, 2, 0, 9, 0 };
 	size_t i = 0, fields = 0, strings = 0;
 	while (i < n) {
 		uint64_t key, v;
@@ -29,28 +43,30 @@ static bool plausible(const uint8_t *p, size_t n, bool cut)
 			return cut && fields > 0;
 		uint64_t num = key >> 3;
 		unsigned t = key & 7;
-		if (!num || num > 14 || (wt[num] != 9 && wt[num] != t) ||
-		    (num == 13 && t != 0 && t != 2))
+		if (!num || num > PROFILE_LAST ||
+		    (profile_wt[num] != ANY_WT && profile_wt[num] != t) ||
+		    (num == PROFILE_COMMENT && t != TACHI_PB_VARINT && t != TACHI_PB_LEN))
 			return false;
 		i += k;
 		if (!(k = tachi_uvarint(p + i, p + n, &v)))
 			return cut && fields > 0;
 		i += k;
-		if (t == 2 && v > n - i)
+		if (t == TACHI_PB_LEN && v > n - i)
 			return cut && fields > 0;
-		if (t == 2 && num == 6 && strings++ == 0 && v != 0)
+		if (t == TACHI_PB_LEN && num == PROFILE_STRING_TABLE && strings++ == 0 && v != 0)
 			return false;
-		if (t == 2 && (num == 1 || num == 11)) {
+		if (t == TACHI_PB_LEN && (num == PROFILE_SAMPLE_TYPE || num == PROFILE_PERIOD_TYPE)) {
 			for (size_t j = i; j < i + v;) {
 				uint64_t sk, sv;
 				size_t a = tachi_uvarint(p + j, p + i + v, &sk);
 				size_t b = a ? tachi_uvarint(p + j + a, p + i + v, &sv) : 0;
-				if (!a || !b || (sk != 8 && sk != 16))
+				if (!a || !b || (sk != TACHI_PB_KEY(VALUE_TYPE_TYPE, TACHI_PB_VARINT) &&
+						 sk != TACHI_PB_KEY(VALUE_TYPE_UNIT, TACHI_PB_VARINT)))
 					return false;
 				j += a + b;
 			}
 		}
-		i += t == 2 ? (size_t)v : 0;
+		i += t == TACHI_PB_LEN ? (size_t)v : 0;
 		fields++;
 	}
 	return fields > 0;
@@ -61,7 +77,6 @@ static bool plausible(const uint8_t *p, size_t n, bool cut)
  * alone, not the checks of plausible(). */
 static bool wire_shape(const uint8_t *p, size_t n)
 {
-	static const uint8_t wt[15] = { 9, 2, 2, 2, 2, 2, 2, 0, 0, 0, 0, 2, 0, 9, 0 };
 	size_t i = 0;
 	while (i < n) {
 		uint64_t key, v;
@@ -70,15 +85,16 @@ static bool wire_shape(const uint8_t *p, size_t n)
 			return i > 0;
 		uint64_t num = key >> 3;
 		unsigned t = key & 7;
-		if (!num || num > 14 || (t != 0 && t != 2) || (wt[num] != 9 && wt[num] != t))
+		if (!num || num > PROFILE_LAST || (t != TACHI_PB_VARINT && t != TACHI_PB_LEN) ||
+		    (profile_wt[num] != ANY_WT && profile_wt[num] != t))
 			return false;
 		i += k;
 		if (!(k = tachi_uvarint(p + i, p + n, &v)))
 			return true;
 		i += k;
-		if (t == 2 && v > n - i)
+		if (t == TACHI_PB_LEN && v > n - i)
 			return true;
-		i += t == 2 ? (size_t)v : 0;
+		i += t == TACHI_PB_LEN ? (size_t)v : 0;
 	}
 	return true;
 }

@@ -180,15 +180,15 @@ struct plabel {
 };
 static int keep_label_ext(struct tach_reader *r, const struct plabel *lb);
 
-static int label_field(struct tach_reader *r, void *rec, const struct field *f)
+static int label_field(struct tach_reader *r, void *rec, const struct tachi_pb_field *f)
 {
 	struct plabel *lb = rec;
-	int64_t *to = f->num == 1 ? &lb->key : f->num == 2 ? &lb->str : f->num == 3 ? &lb->num :
-		      f->num == 4 ? &lb->unit : NULL;
+	int64_t *to = f->num == LABEL_KEY ? &lb->key : f->num == LABEL_STR ? &lb->str :
+		      f->num == LABEL_NUM ? &lb->num : f->num == LABEL_NUM_UNIT ? &lb->unit : NULL;
 	return to ? tachi_pr_num_field(r, f, to) : TACH_OK;
 }
 
-static int label(struct tach_reader *r, const struct field *outer, struct sdec *sd)
+static int label(struct tach_reader *r, const struct tachi_pb_field *outer, struct sdec *sd)
 {
 	struct pread *st = r->state;
 	struct plabel lb = { 0 };
@@ -313,17 +313,17 @@ static int values_meta_ext(struct tach_reader *r)
 	return TACH_OK;
 }
 
-static int sample_field(struct tach_reader *r, void *rec, const struct field *f)
+static int sample_field(struct tach_reader *r, void *rec, const struct tachi_pb_field *f)
 {
-	if (f->num == 1)
+	if (f->num == SAMPLE_LOCATION_ID)
 		return tachi_pr_repeated(r, f, loc_each, rec);
-	if (f->num == 2)
+	if (f->num == SAMPLE_VALUE)
 		return tachi_pr_repeated(r, f, val_each, rec);
-	return f->num == 3 ? label(r, f, rec) : TACH_OK;
+	return f->num == SAMPLE_LABEL ? label(r, f, rec) : TACH_OK;
 }
 
 /* The sample message into sd and st->lbuf (its locations, leaf first). */
-static int decode_sample(struct tach_reader *r, const struct field *outer, struct sdec *sd)
+static int decode_sample(struct tach_reader *r, const struct tachi_pb_field *outer, struct sdec *sd)
 {
 	struct pread *st = r->state;
 	memset(sd, 0, sizeof(*sd));
@@ -376,7 +376,7 @@ static int build_stack(struct tach_reader *r, const struct sdec *sd, uint32_t *d
 }
 
 /* The chosen value as a number of samples; 0 to leave the sample out. */
-static int weight(struct tach_reader *r, const struct field *f, int64_t v, uint64_t *w)
+static int weight(struct tach_reader *r, const struct tachi_pb_field *f, int64_t v, uint64_t *w)
 {
 	struct pread *st = r->state;
 	*w = 0;
@@ -409,7 +409,7 @@ static int weight(struct tach_reader *r, const struct field *f, int64_t v, uint6
 static int pr_next(struct tach_reader *r, const struct tach_sample **out)
 {
 	struct pread *st = r->state;
-	struct field f;
+	struct tachi_pb_field f;
 	struct sdec sd;
 	uint64_t w = 0;
 	int rc;
@@ -419,7 +419,7 @@ static int pr_next(struct tach_reader *r, const struct tach_sample **out)
 				return TACH_EOF;
 			if ((rc = tachi_pr_next_field(r, &st->pos, st->size, &f)))
 				return rc;
-		} while (f.num != 2);
+		} while (f.num != PROFILE_SAMPLE);
 		if ((rc = decode_sample(r, &f, &sd)) || (rc = weight(r, &f, (int64_t)sd.value, &w)))
 			return rc;
 		if (!w && st->zero_weight && other_values_ext(st))
@@ -512,7 +512,7 @@ static int read_tables(struct tach_reader *r)
 {
 	struct pread *st = r->state;
 	size_t nsamples = 0;
-	struct field f;
+	struct tachi_pb_field f;
 	int rc = TACH_OK;
 	if (!st->size)
 		return tachi_pr_fail(r, 0, "empty profile");

@@ -14,18 +14,10 @@
 #include "base/base.h"
 #include "base/bytes.h"
 #include "base/hash.h"
+#include "base/protobuf.h"
 #include "core/handles.h"
 
-enum { WT_VARINT = 0, WT_I64 = 1, WT_LEN = 2, WT_I32 = 5 };
 #define NO_STR UINT32_MAX
-
-struct field {
-	uint32_t num;
-	uint8_t wt;
-	uint64_t v;          /* a number's value */
-	size_t off, len;     /* a LEN field's bytes */
-	size_t at;           /* where the field starts */
-};
 
 struct pvt {
 	int64_t type, unit;
@@ -112,13 +104,15 @@ struct pread {
  * offset, a number field, a
  * repeated number field (packed or not, below), a sub-message's fields. */
 int tachi_pr_fail(struct tach_reader *r, size_t off, const char *fmt, ...) TACHI_PRINTF(3, 4);
+int tachi_pr_wire_fail(struct tach_reader *r, enum tachi_pb_err e, const struct tachi_pb_field *f,
+		       size_t at);
 typedef int (*each_fn)(struct tach_reader *r, void *ctx, uint64_t v, size_t at);
-typedef int (*sub_fn)(struct tach_reader *r, void *rec, const struct field *f);
-int tachi_pr_each_sub(struct tach_reader *r, const struct field *outer, sub_fn fn, void *rec);
+typedef int (*sub_fn)(struct tach_reader *r, void *rec, const struct tachi_pb_field *f);
+int tachi_pr_each_sub(struct tach_reader *r, const struct tachi_pb_field *outer, sub_fn fn, void *rec);
 
 /* The tables (pprof/read_wire.c): one top-level field of open's first pass; the records indexed
  * by id (found by id below); the dict id of a string; every string index in range. */
-int tachi_pr_table_field(struct tach_reader *r, const struct field *f, size_t *nsamples);
+int tachi_pr_table_field(struct tach_reader *r, const struct tachi_pb_field *f, size_t *nsamples);
 int tachi_pr_index_ids(struct tach_reader *r, struct tachi_idset *ix, const void *base,
 		       size_t n, size_t stride, const char *what);
 int tachi_pr_check_strings(struct tach_reader *r);
@@ -158,74 +152,34 @@ static inline bool str_eq(const struct pread *st, int64_t a, int64_t b)
  * so inline, as they were in one file. */
 /* The field at *pos, which must lie within [*pos, end). Inline: once per field of every
  * sample. */
-static inline int tachi_pr_next_field(struct tach_reader *r, size_t *pos, size_t end, struct field *f)
+static inline int tachi_pr_next_field(struct tach_reader *r, size_t *pos, size_t end,
+				      struct tachi_pb_field *f)
 {
-	struct pread *st = r->state;
-	const uint8_t *d = st->d;
-	uint64_t key;
-	*f = (struct field){ .at = *pos };
-	size_t k = tachi_uvarint(d + *pos, d + end, &key);
-	if (!k)
-		return tachi_pr_fail(r, *pos, "bad varint in a field key");
-	*pos += k;
-	if (key >> 3 > UINT32_MAX || key >> 3 == 0)
-		return tachi_pr_fail(r, f->at, "field number %llu is not valid", (unsigned long long)(key >> 3));
-	f->num = (uint32_t)(key >> 3);
-	f->wt = key & 7;
-	switch (f->wt) {
-	case WT_VARINT:
-		if (!(k = tachi_uvarint(d + *pos, d + end, &f->v)))
-			return tachi_pr_fail(r, *pos, "bad varint in field %u", f->num);
-		*pos += k;
-		return TACH_OK;
-	case WT_I64:
-	case WT_I32: {
-		size_t w = f->wt == WT_I64 ? 8 : 4;
-		if (end - *pos < w)
-			return tachi_pr_fail(r, *pos, "field %u: not enough data", f->num);
-		f->v = w == 8 ? tachi_rd64(d + *pos, false) : tachi_rd32le(d + *pos);
-		*pos += w;
-		return TACH_OK;
-	}
-	case WT_LEN:
-		if (!(k = tachi_uvarint(d + *pos, d + end, &f->v)))
-			return tachi_pr_fail(r, *pos, "bad varint in the length of field %u", f->num);
-		*pos += k;
-		if (f->v > end - *pos)
-			return tachi_pr_fail(r, f->at, "field %u: length %llu runs past its message", f->num,
-					     (unsigned long long)f->v);
-		f->off = *pos;
-		f->len = (size_t)f->v;
-		*pos += f->len;
-		return TACH_OK;
-	default:
-		return tachi_pr_fail(r, f->at, "field %u: unknown wire type %u", f->num, f->wt);
-	}
+	const struct pread *st = r->state;
+	enum tachi_pb_err e = tachi_pb_next(st->d, pos, end, f);
+	return TACHI_LIKELY(!e) ? TACH_OK : tachi_pr_wire_fail(r, e, f, *pos);
 }
 
-static inline int want_type(struct tach_reader *r, const struct field *f, uint8_t wt)
+static inline int want_type(struct tach_reader *r, const struct tachi_pb_field *f, uint8_t wt)
 {
 	if (f->wt != wt)
 		return tachi_pr_fail(r, f->at, "field %u: wire type %u where %u belongs", f->num, f->wt, wt);
 	return TACH_OK;
 }
 
-/* One element of a repeated number field, packed or not: calls each(ctx, value). */
-static inline int tachi_pr_repeated(struct tach_reader *r, const struct field *f, each_fn each,
-				    void *ctx)
+/* Each number of a repeated number field, packed or not: calls each(ctx, value, where). */
+static inline int tachi_pr_repeated(struct tach_reader *r, const struct tachi_pb_field *f,
+				    each_fn each, void *ctx)
 {
-	struct pread *st = r->state;
-	if (f->wt == WT_VARINT)
-		return each(r, ctx, f->v, f->at);
-	int rc = want_type(r, f, WT_LEN);
-	for (size_t p = f->off, end = f->off + f->len; !rc && p < end;) {
-		uint64_t v;
-		size_t k = tachi_uvarint(st->d + p, st->d + end, &v);
-		if (!k)
-			return tachi_pr_fail(r, p, "bad varint in packed field %u", f->num);
-		rc = each(r, ctx, v, p);
-		p += k;
-	}
+	const struct pread *st = r->state;
+	struct tachi_pb_nums it;
+	if (!tachi_pb_nums_start(&it, f))
+		return want_type(r, f, TACHI_PB_LEN);
+	int rc = TACH_OK;
+	while (!rc && tachi_pb_nums_next(st->d, &it))
+		rc = each(r, ctx, it.v, it.at);
+	if (!rc && TACHI_UNLIKELY(it.bad))
+		return tachi_pr_wire_fail(r, TACHI_PB_E_PACKED, f, it.at);
 	return rc;
 }
 
@@ -254,9 +208,10 @@ static inline bool tachi_pr_find_id(const struct tachi_idset *ix, const void *ba
 }
 
 /* A number field (wire type 0) into *v. Inline, as the next: per sample. */
-static inline int tachi_pr_num_field(struct tach_reader *r, const struct field *f, int64_t *v)
+static inline int tachi_pr_num_field(struct tach_reader *r, const struct tachi_pb_field *f,
+				     int64_t *v)
 {
-	int rc = want_type(r, f, WT_VARINT);
+	int rc = want_type(r, f, TACHI_PB_VARINT);
 	if (!rc)
 		*v = (int64_t)f->v;
 	return rc;

@@ -32,13 +32,22 @@ int tachi_pr_fail(struct tach_reader *r, size_t off, const char *fmt, ...)
 
 /* ---- the wire format ---- */
 
+/* A field that is not one, in the wire format's words (base/protobuf.c). */
+int tachi_pr_wire_fail(struct tach_reader *r, enum tachi_pb_err e, const struct tachi_pb_field *f,
+		       size_t at)
+{
+	char m[200];
+	tachi_pb_what(m, sizeof(m), e, f);
+	return tachi_pr_fail(r, at, "%s", m);
+}
+
 /* ---- open: the tables ---- */
 
 /* Walks the fields of a sub-message: each one goes to fn with the record it fills. */
-int tachi_pr_each_sub(struct tach_reader *r, const struct field *outer, sub_fn fn, void *rec)
+int tachi_pr_each_sub(struct tach_reader *r, const struct tachi_pb_field *outer, sub_fn fn, void *rec)
 {
-	int rc = want_type(r, outer, WT_LEN);
-	struct field f;
+	int rc = want_type(r, outer, TACHI_PB_LEN);
+	struct tachi_pb_field f;
 	for (size_t p = outer->off, end = outer->off + outer->len; !rc && p < end;)
 		if (!(rc = tachi_pr_next_field(r, &p, end, &f)))
 			rc = fn(r, rec, &f);
@@ -64,24 +73,24 @@ static void *push(struct tach_reader *r, void **arr, size_t *n, size_t *cap, siz
 }
 #define PUSH(r, arr, n, cap) push((r), (void **)&(arr), &(n), &(cap), sizeof(*(arr)))
 
-static int vt_field(struct tach_reader *r, void *rec, const struct field *f)
+static int vt_field(struct tach_reader *r, void *rec, const struct tachi_pb_field *f)
 {
 	struct pvt *vt = rec;
-	if (f->num == 1)
+	if (f->num == VALUE_TYPE_TYPE)
 		return tachi_pr_num_field(r, f, &vt->type);
-	return f->num == 2 ? tachi_pr_num_field(r, f, &vt->unit) : TACH_OK;
+	return f->num == VALUE_TYPE_UNIT ? tachi_pr_num_field(r, f, &vt->unit) : TACH_OK;
 }
 
-static int value_type(struct tach_reader *r, const struct field *outer, struct pvt *vt)
+static int value_type(struct tach_reader *r, const struct tachi_pb_field *outer, struct pvt *vt)
 {
 	vt->type = vt->unit = 0;
 	return tachi_pr_each_sub(r, outer, vt_field, vt);
 }
 
-static int add_string(struct tach_reader *r, const struct field *f)
+static int add_string(struct tach_reader *r, const struct tachi_pb_field *f)
 {
 	struct pread *st = r->state;
-	int rc = want_type(r, f, WT_LEN);
+	int rc = want_type(r, f, TACHI_PB_LEN);
 	if (rc)
 		return rc;
 	if (st->nstr == 0 && f->len)
@@ -98,7 +107,7 @@ static int add_string(struct tach_reader *r, const struct field *f)
 }
 
 /* An id field (a u64 sent as a varint). */
-static int id_field(struct tach_reader *r, const struct field *f, uint64_t *id)
+static int id_field(struct tach_reader *r, const struct tachi_pb_field *f, uint64_t *id)
 {
 	int64_t v = 0;
 	int rc = tachi_pr_num_field(r, f, &v);
@@ -106,80 +115,81 @@ static int id_field(struct tach_reader *r, const struct field *f, uint64_t *id)
 	return rc;
 }
 
-static int map_field(struct tach_reader *r, void *rec, const struct field *f)
+static int map_field(struct tach_reader *r, void *rec, const struct tachi_pb_field *f)
 {
 	struct pmap *m = rec;
 	int64_t v = 0;
 	int rc;
 	switch (f->num) {
-	case 1: return id_field(r, f, &m->id);
-	case 2: return id_field(r, f, &m->start);
-	case 3: return id_field(r, f, &m->limit);
-	case 4: return id_field(r, f, &m->offset);
-	case 5: return tachi_pr_num_field(r, f, &m->file);
-	case 6: return tachi_pr_num_field(r, f, &m->build_id);
-	case 7: case 8: case 9: case 10:
+	case MAPPING_ID: return id_field(r, f, &m->id);
+	case MAPPING_MEMORY_START: return id_field(r, f, &m->start);
+	case MAPPING_MEMORY_LIMIT: return id_field(r, f, &m->limit);
+	case MAPPING_FILE_OFFSET: return id_field(r, f, &m->offset);
+	case MAPPING_FILENAME: return tachi_pr_num_field(r, f, &m->file);
+	case MAPPING_BUILD_ID: return tachi_pr_num_field(r, f, &m->build_id);
+	case MAPPING_HAS_FUNCTIONS: case MAPPING_HAS_FILENAMES: case MAPPING_HAS_LINE_NUMBERS:
+	case MAPPING_HAS_INLINE_FRAMES:
 		/* has_functions, has_filenames, has_line_numbers, has_inline_frames: the last
 		 * value wins, as for any optional field */
 		if ((rc = tachi_pr_num_field(r, f, &v)))
 			return rc;
 		if (v)
-			m->flags |= 1u << (f->num - 7);
+			m->flags |= 1u << (f->num - MAPPING_HAS_FUNCTIONS);
 		else
-			m->flags &= ~(1u << (f->num - 7));
+			m->flags &= ~(1u << (f->num - MAPPING_HAS_FUNCTIONS));
 		return TACH_OK;
 	default: return TACH_OK;
 	}
 }
 
-static int fn_field(struct tach_reader *r, void *rec, const struct field *f)
+static int fn_field(struct tach_reader *r, void *rec, const struct tachi_pb_field *f)
 {
 	struct pfn *fn = rec;
 	int64_t v;
 	switch (f->num) {
-	case 1: return id_field(r, f, &fn->id);
-	case 2: return tachi_pr_num_field(r, f, &fn->name);
-	case 3: return tachi_pr_num_field(r, f, &fn->sysname);
-	case 4: return tachi_pr_num_field(r, f, &fn->file);
-	case 5: return tachi_pr_num_field(r, f, &v);
+	case FUNCTION_ID: return id_field(r, f, &fn->id);
+	case FUNCTION_NAME: return tachi_pr_num_field(r, f, &fn->name);
+	case FUNCTION_SYSTEM_NAME: return tachi_pr_num_field(r, f, &fn->sysname);
+	case FUNCTION_FILENAME: return tachi_pr_num_field(r, f, &fn->file);
+	case FUNCTION_START_LINE: return tachi_pr_num_field(r, f, &v);
 	default: return TACH_OK;
 	}
 }
 
-static int line_field(struct tach_reader *r, void *rec, const struct field *f)
+static int line_field(struct tach_reader *r, void *rec, const struct tachi_pb_field *f)
 {
 	struct pline *l = rec;
 	switch (f->num) {
-	case 1: return id_field(r, f, &l->fn);
-	case 2: return tachi_pr_num_field(r, f, &l->line);
-	case 3: return tachi_pr_num_field(r, f, &l->col);
+	case LINE_FUNCTION_ID: return id_field(r, f, &l->fn);
+	case LINE_LINE: return tachi_pr_num_field(r, f, &l->line);
+	case LINE_COLUMN: return tachi_pr_num_field(r, f, &l->col);
 	default: return TACH_OK;
 	}
 }
 
 /* Location fields; lines go to st->lines, in order. */
-static int loc_field(struct tach_reader *r, void *rec, const struct field *f)
+static int loc_field(struct tach_reader *r, void *rec, const struct tachi_pb_field *f)
 {
 	struct pread *st = r->state;
 	struct ploc *l = rec;
 	int64_t v;
 	switch (f->num) {
-	case 1: return id_field(r, f, &l->id);
-	case 2: return id_field(r, f, &l->mapping);
-	case 3: return id_field(r, f, &l->address);
-	case 4: {
+	case LOCATION_ID: return id_field(r, f, &l->id);
+	case LOCATION_MAPPING_ID: return id_field(r, f, &l->mapping);
+	case LOCATION_ADDRESS: return id_field(r, f, &l->address);
+	case LOCATION_LINE: {
 		struct pline *ln = PUSH(r, st->lines, st->nlines, st->lines_cap);
 		int rc = ln ? tachi_pr_each_sub(r, f, line_field, ln) : r->err.code;
 		if (!rc && !ln->fn)
 			return tachi_pr_fail(r, f->at, "a location's line has no function");
 		return rc;
 	}
-	case 5: return tachi_pr_num_field(r, f, &v);
+	case LOCATION_IS_FOLDED: return tachi_pr_num_field(r, f, &v);
 	default: return TACH_OK;
 	}
 }
 
-static int location(struct tach_reader *r, const struct field *outer)
+static int location(struct tach_reader *r, const struct tachi_pb_field *outer)
 {
 	struct pread *st = r->state;
 	struct ploc *l = PUSH(r, st->locs, st->nlocs, st->locs_cap);
@@ -193,7 +203,7 @@ static int location(struct tach_reader *r, const struct field *outer)
 	return rc;
 }
 
-static int mapping(struct tach_reader *r, const struct field *outer)
+static int mapping(struct tach_reader *r, const struct tachi_pb_field *outer)
 {
 	struct pread *st = r->state;
 	struct pmap *m = PUSH(r, st->maps, st->nmaps, st->maps_cap);
@@ -203,7 +213,7 @@ static int mapping(struct tach_reader *r, const struct field *outer)
 	return tachi_pr_each_sub(r, outer, map_field, m);
 }
 
-static int function(struct tach_reader *r, const struct field *outer)
+static int function(struct tach_reader *r, const struct tachi_pb_field *outer)
 {
 	struct pread *st = r->state;
 	struct pfn *fn = PUSH(r, st->fns, st->nfns, st->fns_cap);
@@ -220,36 +230,36 @@ static int ignore_each(struct tach_reader *r, void *ctx, uint64_t v, size_t at)
 }
 
 /* One top-level field of the first pass. */
-int tachi_pr_table_field(struct tach_reader *r, const struct field *f, size_t *nsamples)
+int tachi_pr_table_field(struct tach_reader *r, const struct tachi_pb_field *f, size_t *nsamples)
 {
 	struct pread *st = r->state;
 	switch (f->num) {
-	case 1:
+	case PROFILE_SAMPLE_TYPE:
 		if (!TACHI_RESERVE(st->types, st->types_cap, st->ntypes + 1))
 			return RFAIL(r, TACH_E_NOMEM, TACH_POS_NONE, 0, "out of memory");
 		return value_type(r, f, &st->types[st->ntypes++]);
-	case 2:
+	case PROFILE_SAMPLE:
 		++*nsamples;
-		return want_type(r, f, WT_LEN);
-	case 3: return mapping(r, f);
-	case 4: return location(r, f);
-	case 5: return function(r, f);
-	case 6: return add_string(r, f);
-	case 7:
+		return want_type(r, f, TACHI_PB_LEN);
+	case PROFILE_MAPPING: return mapping(r, f);
+	case PROFILE_LOCATION: return location(r, f);
+	case PROFILE_FUNCTION: return function(r, f);
+	case PROFILE_STRING_TABLE: return add_string(r, f);
+	case PROFILE_DROP_FRAMES:
 		st->drop_at = f->at;
 		return tachi_pr_num_field(r, f, &st->drop);
-	case 8:
+	case PROFILE_KEEP_FRAMES:
 		st->keep_at = f->at;
 		return tachi_pr_num_field(r, f, &st->keep);
-	case 9:
+	case PROFILE_TIME_NANOS:
 		if (st->time_nanos)
 			return tachi_pr_fail(r, f->at, "a second time_nanos: concatenated profiles");
 		return tachi_pr_num_field(r, f, &st->time_nanos);
-	case 10: return tachi_pr_num_field(r, f, &st->duration);
-	case 11: return value_type(r, f, &st->period_type);
-	case 12: return tachi_pr_num_field(r, f, &st->period);
-	case 13: return tachi_pr_repeated(r, f, ignore_each, NULL);
-	case 14: return tachi_pr_num_field(r, f, &st->dflt);
+	case PROFILE_DURATION_NANOS: return tachi_pr_num_field(r, f, &st->duration);
+	case PROFILE_PERIOD_TYPE: return value_type(r, f, &st->period_type);
+	case PROFILE_PERIOD: return tachi_pr_num_field(r, f, &st->period);
+	case PROFILE_COMMENT: return tachi_pr_repeated(r, f, ignore_each, NULL);
+	case PROFILE_DEFAULT_SAMPLE_TYPE: return tachi_pr_num_field(r, f, &st->dflt);
 	default: return TACH_OK;
 	}
 }

@@ -300,16 +300,18 @@ static void pw_fetch(struct tach_writer *w, struct tachi_ahead_item *it, unsigne
 		__builtin_prefetch(&st->counts[e1 - 1]);
 }
 
-static bool label(struct pstate *st, struct buf *b, uint32_t key, uint32_t str, uint64_t num)
+static bool label(struct pstate *st, struct tachi_pb_buf *b, uint32_t key, uint32_t str, uint64_t num)
 {
 	st->sub.len = 0;
-	return put_varint(&st->sub, 1, key) && put_varint(&st->sub, 2, str) &&
-	       put_varint(&st->sub, 3, num) && tachi_pw_put_bytes(b, 3, st->sub.p, st->sub.len);
+	return tachi_pb_put_varint(&st->sub, LABEL_KEY, key) &&
+	       tachi_pb_put_varint(&st->sub, LABEL_STR, str) &&
+	       tachi_pb_put_varint(&st->sub, LABEL_NUM, num) &&
+	       tachi_pb_put_bytes(b, SAMPLE_LABEL, st->sub.p, st->sub.len);
 }
 
 /* pprof's numbers are signed: a thread id past 2^63-1 would show negative, so it goes
  * as a string label of the same key, in decimal. */
-static bool tid_label(struct pstate *st, struct buf *b, uint64_t tid)
+static bool tid_label(struct pstate *st, struct tachi_pb_buf *b, uint64_t tid)
 {
 	if (tid <= INT64_MAX)
 		return label(st, b, st->s_tid, 0, tid);
@@ -336,7 +338,7 @@ struct lcache {
 	uint8_t bytes[3 * 32]; /* three labels of at most 27 bytes each */
 };
 
-static bool labels(struct pstate *st, struct lcache *lc, struct buf *m, uint64_t tid,
+static bool labels(struct pstate *st, struct lcache *lc, struct tachi_pb_buf *m, uint64_t tid,
 		   uint32_t iid, uint8_t status)
 {
 	struct lcache *e = NULL;
@@ -344,7 +346,7 @@ static bool labels(struct pstate *st, struct lcache *lc, struct buf *m, uint64_t
 		e = &lc[(tachi_mix64(tid ^ (uint64_t)iid << 32 ^ (uint64_t)status << 56) >> 58) %
 			LCACHE];
 		if (e->len && e->tid == tid && e->iid == iid && e->status == status) {
-			if (!buf_reserve(m, e->len))
+			if (!tachi_pb_reserve(m, e->len))
 				return false;
 			memcpy(m->p + m->len, e->bytes, e->len);
 			m->len += e->len;
@@ -406,35 +408,30 @@ static const uint8_t *lane_pack(struct lane *ln, const struct tachi_node *nodes,
 /* A Sample: its location ids (packed, as lane_pack made them), its values and the labels
  * encoded in m, built in the output's buffer when it fits there. */
 static int emit_sample(struct tach_writer *w, const uint8_t *ids, size_t n, const uint8_t *vals,
-		       size_t vl, const struct buf *m)
+		       size_t vl, const struct tachi_pb_buf *m)
 {
-	size_t inner = 1 + tachi_uvarint_len(n) + n + 1 + tachi_uvarint_len(vl) + vl + m->len;
-	size_t total = 1 + tachi_uvarint_len(inner) + inner, *len;
+	size_t inner = tachi_pb_len_size(SAMPLE_LOCATION_ID, n) + tachi_pb_len_size(SAMPLE_VALUE, vl) +
+		       m->len;
+	size_t total = tachi_pb_len_size(PROFILE_SAMPLE, inner), *len;
 	int rc;
 	uint8_t *p = tachi_pw_out_room(w, total, &len, &rc), *q = p;
 	if (rc)
 		return rc;
 	if (!p) { /* a stack too deep for the buffer goes out piece by piece */
-		uint8_t h[40];
-		size_t hl = tachi_put_uvarint(h, (uint64_t)P_SAMPLE << 3 | WT_LEN);
-		hl += tachi_put_uvarint(h + hl, inner);
-		h[hl++] = 1 << 3 | WT_LEN;
-		hl += tachi_put_uvarint(h + hl, n);
-		uint8_t t[24] = { 2 << 3 | WT_LEN };
-		size_t tl = 1 + tachi_put_uvarint(t + 1, vl);
+		uint8_t h[2 * TACHI_PB_HEAD_MAX], t[TACHI_PB_HEAD_MAX + 20];
+		size_t hl = tachi_pb_head(h, PROFILE_SAMPLE, inner);
+		hl += tachi_pb_head(h + hl, SAMPLE_LOCATION_ID, n);
+		size_t tl = tachi_pb_head(t, SAMPLE_VALUE, vl);
 		memcpy(t + tl, vals, vl);
 		if ((rc = tachi_pw_emit(w, h, hl)) || (rc = tachi_pw_emit(w, ids, n)) || (rc = tachi_pw_emit(w, t, tl + vl)))
 			return rc;
 		return tachi_pw_emit(w, m->p, m->len);
 	}
-	*q++ = P_SAMPLE << 3 | WT_LEN;
-	q += tachi_put_uvarint(q, inner);
-	*q++ = 1 << 3 | WT_LEN;
-	q += tachi_put_uvarint(q, n);
+	q += tachi_pb_head(q, PROFILE_SAMPLE, inner);
+	q += tachi_pb_head(q, SAMPLE_LOCATION_ID, n);
 	memcpy(q, ids, n);
 	q += n;
-	*q++ = 2 << 3 | WT_LEN;
-	q += tachi_put_uvarint(q, vl);
+	q += tachi_pb_head(q, SAMPLE_VALUE, vl);
 	memcpy(q, vals, vl);
 	q += vl;
 	if (m->len)
@@ -447,7 +444,7 @@ static int emit_sample(struct tach_writer *w, const uint8_t *ids, size_t n, cons
 static int write_samples(struct tach_writer *w, uint64_t period_ns)
 {
 	struct pstate *st = w->state;
-	struct buf *m = &st->msg;
+	struct tachi_pb_buf *m = &st->msg;
 	const struct tachi_node *nodes = st->trie.nodes;
 	int rc = TACH_OK;
 	uint32_t maxd = 0;
@@ -522,39 +519,39 @@ static int write_samples(struct tach_writer *w, uint64_t period_ns)
 static int write_trailer(struct tach_writer *w, uint64_t period_ns)
 {
 	struct pstate *st = w->state;
-	struct buf *m = &st->msg;
+	struct tachi_pb_buf *m = &st->msg;
 	int rc;
 	uint64_t start = w->meta.start_time_us, t;
 	if (!__builtin_mul_overflow(start, 1000, &t) && t <= INT64_MAX &&
-	    (rc = tachi_pw_emit_varint(w, P_TIME_NANOS, t)))
+	    (rc = tachi_pw_emit_varint(w, PROFILE_TIME_NANOS, t)))
 		return rc;
 	/* Without a start (perf's clock counts from boot), the time runs from the first sample. */
 	uint64_t from = start ? start : st->any ? st->first_us : 0;
 	if (st->any && st->last_us > from && !__builtin_mul_overflow(st->last_us - from, 1000, &t) &&
-	    t <= INT64_MAX && (rc = tachi_pw_emit_varint(w, P_DURATION_NANOS, t)))
+	    t <= INT64_MAX && (rc = tachi_pw_emit_varint(w, PROFILE_DURATION_NANOS, t)))
 		return rc;
 	m->len = 0;
 	if (!tachi_pw_value_type(m, st->s_time, st->s_ns))
 		return NOMEM(w);
-	if ((rc = tachi_pw_emit_msg(w, P_PERIOD_TYPE, m)) ||
-	    (rc = tachi_pw_emit_varint(w, P_PERIOD, period_ns)) ||
-	    (rc = tachi_pw_emit_varint(w, P_COMMENT, st->s_comment)))
+	if ((rc = tachi_pw_emit_msg(w, PROFILE_PERIOD_TYPE, m)) ||
+	    (rc = tachi_pw_emit_varint(w, PROFILE_PERIOD, period_ns)) ||
+	    (rc = tachi_pw_emit_varint(w, PROFILE_COMMENT, st->s_comment)))
 		return rc;
 	/* Without an interval every time value is 0: show counts by default then. */
-	return tachi_pw_emit_varint(w, P_DEFAULT_SAMPLE_TYPE,
+	return tachi_pw_emit_varint(w, PROFILE_DEFAULT_SAMPLE_TYPE,
 				    period_ns ? st->s_time : st->s_samples);
 }
 
 static int write_profile_types(struct tach_writer *w)
 {
 	struct pstate *st = w->state;
-	struct buf *m = &st->msg;
+	struct tachi_pb_buf *m = &st->msg;
 	int rc;
 	for (uint32_t i = 0; i < st->ntypes; i++) {
 		m->len = 0;
 		if (!tachi_pw_value_type(m, st->type_str[2 * i], st->type_str[2 * i + 1]))
 			return NOMEM(w);
-		if ((rc = tachi_pw_emit_msg(w, P_SAMPLE_TYPE, m)))
+		if ((rc = tachi_pw_emit_msg(w, PROFILE_SAMPLE_TYPE, m)))
 			return rc;
 	}
 	if ((rc = write_samples(w, 0)) || (rc = tachi_pw_write_locations(w)) ||
@@ -566,7 +563,7 @@ static int write_profile_types(struct tach_writer *w)
 static int write_profile(struct tach_writer *w)
 {
 	struct pstate *st = w->state;
-	struct buf *m = &st->msg;
+	struct tachi_pb_buf *m = &st->msg;
 	int rc;
 	if (st->ntypes)
 		return write_profile_types(w);
@@ -578,7 +575,7 @@ static int write_profile(struct tach_writer *w)
 		if (!tachi_pw_value_type(m, i ? st->s_time : st->s_samples,
 					 i ? st->s_ns : st->s_count))
 			return NOMEM(w);
-		if ((rc = tachi_pw_emit_msg(w, P_SAMPLE_TYPE, m)))
+		if ((rc = tachi_pw_emit_msg(w, PROFILE_SAMPLE_TYPE, m)))
 			return rc;
 	}
 	if ((rc = write_samples(w, period_ns)) || (rc = tachi_pw_write_locations(w)) ||

@@ -1,9 +1,9 @@
 /* What the pprof writer's files share (pprof/write.c: the format note, options, label
  * sets and samples as they are put, the Sample messages and the profile at close, the
  * ops; pprof/write_tables.c: the string table, functions, locations and mappings and their
- * messages; pprof/write_encode.c: protobuf encoding and the (gzip) output; pprof/write_types.c: types
- * mode, the input's own value types and labels): the writer's state, its records, the
- * field numbers and the encoding's inline writers. Private to them. */
+ * messages; pprof/write_encode.c: the (gzip) output; pprof/write_types.c: types mode, the
+ * input's own value types and labels): the writer's state and its records. Private to
+ * them. */
 #ifndef TACHFMT_FMT_PPROF_WRITE_H
 #define TACHFMT_FMT_PPROF_WRITE_H
 
@@ -16,20 +16,14 @@
 #include "base/gzip.h"
 #include "base/hash.h"
 #include "base/io.h"
+#include "base/protobuf.h"
 #include "model/dict.h"
 #include "model/stacktab.h"
 #include "core/handles.h"
+#include "formats/pprof/pprof.h"
 #include "formats/pprof/write_maps.h"
 
 #define NO_ID UINT32_MAX
-
-/* Wire types and field numbers of profile.proto. */
-enum { WT_VARINT = 0, WT_LEN = 2 };
-enum {
-	P_SAMPLE_TYPE = 1, P_SAMPLE = 2, P_MAPPING = 3, P_LOCATION = 4, P_FUNCTION = 5,
-	P_STRING_TABLE = 6, P_TIME_NANOS = 9, P_DURATION_NANOS = 10, P_PERIOD_TYPE = 11,
-	P_PERIOD = 12, P_COMMENT = 13, P_DEFAULT_SAMPLE_TYPE = 14,
-};
 
 /* A Line: function index and, as written, line and column (0 = unknown). */
 struct pline {
@@ -78,11 +72,6 @@ struct pstr {
 	uint32_t off, len;   /* in own */
 };
 
-struct buf {
-	uint8_t *p;
-	size_t len, cap;
-};
-
 struct pstate {
 	/* options (zero = default) */
 	bool raw, no_labels;
@@ -93,7 +82,7 @@ struct pstate {
 	/* strings */
 	struct pstr *strs;
 	size_t nstrs, strs_cap;
-	struct buf own;
+	struct tachi_pb_buf own;
 	uint32_t *smap;      /* dict string id -> pprof index + 1 (0: not yet) */
 	size_t smap_cap;
 	uint32_t state_str[256];
@@ -148,43 +137,18 @@ struct pstate {
 	struct tachi_gz *gz;
 	unsigned gz_threads;
 	int level; /* gzip level; 0 for the default */
-	struct buf msg, sub, stage;
+	struct tachi_pb_buf msg, sub, stage;
 };
 
 #define NOMEM(w) WFAIL((w), TACH_E_NOMEM, "out of memory")
 
-/* Protobuf encoding into a buffer: its writers of a varint, called for every field. */
-static inline bool buf_reserve(struct buf *b, size_t n)
-{
-	size_t need;
-	return !tachi_add_overflows(b->len, n, &need) && TACHI_RESERVE(b->p, b->cap, need);
-}
-
-static inline bool put_raw_varint(struct buf *b, uint64_t v)
-{
-	if (!buf_reserve(b, 10))
-		return false;
-	b->len += tachi_put_uvarint(b->p + b->len, v);
-	return true;
-}
-
-/* proto3 leaves zero scalars out. */
-static inline bool put_varint(struct buf *b, unsigned field, uint64_t v)
-{
-	if (!v)
-		return true;
-	return put_raw_varint(b, (uint64_t)field << 3 | WT_VARINT) && put_raw_varint(b, v);
-}
-
-/* The output (pprof/write_encode.c): a length-delimited field into a buffer; bytes, a message
- * or a number field to the (gzip) stream; room for a message in the output's buffer; the
- * staged bytes compressed; a ValueType message. */
-bool tachi_pw_put_bytes(struct buf *b, unsigned field, const void *p, size_t n);
+/* The output (pprof/write_encode.c): bytes, a message or a number field to the (gzip)
+ * stream; the staged bytes compressed; a ValueType message. */
 int tachi_pw_deflate_stage(struct tach_writer *w, bool finish);
 int tachi_pw_emit(struct tach_writer *w, const void *p, size_t n);
-int tachi_pw_emit_msg(struct tach_writer *w, unsigned field, struct buf *b);
-int tachi_pw_emit_varint(struct tach_writer *w, unsigned field, uint64_t v);
-bool tachi_pw_value_type(struct buf *b, uint32_t type, uint32_t unit);
+int tachi_pw_emit_msg(struct tach_writer *w, uint32_t num, struct tachi_pb_buf *b);
+int tachi_pw_emit_varint(struct tach_writer *w, uint32_t num, uint64_t v);
+bool tachi_pw_value_type(struct tachi_pb_buf *b, uint32_t type, uint32_t unit);
 
 /* The tables (pprof/write_tables.c): strings of our own, of the source dict, of a thread state;
  * a frame's location; a sample's stack as locations (native mode); the mappings,
@@ -208,7 +172,7 @@ int tachi_pw_begin_types(struct tach_writer *w);
 int tachi_pw_add_values_types(struct tach_writer *w, uint32_t entry,
 			      const struct tach_sample *s);
 const uint8_t *tachi_pw_values_types(struct pstate *st, size_t entry, size_t *len);
-bool tachi_pw_labels_types(struct pstate *st, struct buf *m, const struct lset *ls);
+bool tachi_pw_labels_types(struct pstate *st, struct tachi_pb_buf *m, const struct lset *ls);
 int tachi_pw_trailer_types(struct tach_writer *w);
 
 /* The bytes staged before each deflate call when compressing. */

@@ -1,6 +1,6 @@
-/* The pprof writer's protobuf encoding and output (see pprof/write.c for the format):
- * length-delimited fields, the staging buffer and its gzip stream (or the bare message
- * straight to the output), room for a message in place, top-level fields. */
+/* The pprof writer's output (see pprof/write.c for the format; fields are encoded by
+ * base/protobuf.h): the staging buffer and its gzip stream (or the bare message straight
+ * to the output), top-level fields. */
 #include <string.h>
 
 #include "base/base.h"
@@ -9,19 +9,6 @@
 #include "base/gzip.h"
 #include "core/handles.h"
 #include "formats/pprof/write.h"
-
-/* ---- protobuf encoding ---- */
-
-bool tachi_pw_put_bytes(struct buf *b, unsigned field, const void *p, size_t n)
-{
-	if (!put_raw_varint(b, (uint64_t)field << 3 | WT_LEN) || !put_raw_varint(b, n) ||
-	    !buf_reserve(b, n))
-		return false;
-	if (n)
-		memcpy(b->p + b->len, p, n);
-	b->len += n;
-	return true;
-}
 
 /* Compresses the staged bytes into the output; finish ends the gzip stream. */
 int tachi_pw_deflate_stage(struct tach_writer *w, bool finish)
@@ -66,11 +53,10 @@ int tachi_pw_emit(struct tach_writer *w, const void *p, size_t n)
 }
 
 /* Emits a top-level field holding the message built in b. */
-int tachi_pw_emit_msg(struct tach_writer *w, unsigned field, struct buf *b)
+int tachi_pw_emit_msg(struct tach_writer *w, uint32_t num, struct tachi_pb_buf *b)
 {
-	uint8_t hdr[20];
-	size_t n = tachi_put_uvarint(hdr, (uint64_t)field << 3 | WT_LEN);
-	n += tachi_put_uvarint(hdr + n, b->len);
+	uint8_t hdr[TACHI_PB_HEAD_MAX];
+	size_t n = tachi_pb_head(hdr, num, b->len);
 	int rc = tachi_pw_emit(w, hdr, n);
 	if (!rc)
 		rc = tachi_pw_emit(w, b->p, b->len);
@@ -78,18 +64,19 @@ int tachi_pw_emit_msg(struct tach_writer *w, unsigned field, struct buf *b)
 	return rc;
 }
 
-int tachi_pw_emit_varint(struct tach_writer *w, unsigned field, uint64_t v)
+int tachi_pw_emit_varint(struct tach_writer *w, uint32_t num, uint64_t v)
 {
 	struct pstate *st = w->state;
 	st->msg.len = 0;
-	if (!put_varint(&st->msg, field, v))
+	if (!tachi_pb_put_varint(&st->msg, num, v))
 		return WFAIL(w, TACH_E_NOMEM, "out of memory");
 	int rc = tachi_pw_emit(w, st->msg.p, st->msg.len);
 	st->msg.len = 0;
 	return rc;
 }
 
-bool tachi_pw_value_type(struct buf *b, uint32_t type, uint32_t unit)
+bool tachi_pw_value_type(struct tachi_pb_buf *b, uint32_t type, uint32_t unit)
 {
-	return put_varint(b, 1, type) && put_varint(b, 2, unit);
+	return tachi_pb_put_varint(b, VALUE_TYPE_TYPE, type) &&
+	       tachi_pb_put_varint(b, VALUE_TYPE_UNIT, unit);
 }

@@ -355,7 +355,7 @@ static bool map_flags(struct pstate *st, uint32_t **flags)
 static int write_mappings(struct tach_writer *w, uint32_t *fake)
 {
 	struct pstate *st = w->state;
-	struct buf *m = &st->msg;
+	struct tachi_pb_buf *m = &st->msg;
 	uint32_t *flags = NULL;
 	int rc = TACH_OK;
 	*fake = 0;
@@ -364,10 +364,13 @@ static int write_mappings(struct tach_writer *w, uint32_t *fake)
 	if (!st->maps.nout) {
 		*fake = 1;
 		m->len = 0;
-		if (!put_varint(m, 1, 1) || !put_varint(m, 5, st->s_mapfile) ||
-		    !put_varint(m, 7, 1) || !put_varint(m, 8, 1) || !put_varint(m, 9, 1))
+		if (!tachi_pb_put_varint(m, MAPPING_ID, 1) ||
+		    !tachi_pb_put_varint(m, MAPPING_FILENAME, st->s_mapfile) ||
+		    !tachi_pb_put_varint(m, MAPPING_HAS_FUNCTIONS, 1) ||
+		    !tachi_pb_put_varint(m, MAPPING_HAS_FILENAMES, 1) ||
+		    !tachi_pb_put_varint(m, MAPPING_HAS_LINE_NUMBERS, 1))
 			return NOMEM(w);
-		return tachi_pw_emit_msg(w, P_MAPPING, m);
+		return tachi_pw_emit_msg(w, PROFILE_MAPPING, m);
 	}
 	if (!map_flags(st, &flags))
 		return NOMEM(w);
@@ -377,32 +380,36 @@ static int write_mappings(struct tach_writer *w, uint32_t *fake)
 		m->len = 0;
 		bool ok = tachi_pw_src_str(st, st->src, o->file, &file) &&
 			  (o->build_id == TACH_NO_STRING || tachi_pw_src_str(st, st->src, o->build_id, &bid)) &&
-			  put_varint(m, 1, i + 1) && put_varint(m, 2, o->start) &&
-			  put_varint(m, 3, o->limit) && put_varint(m, 4, o->offset) &&
-			  put_varint(m, 5, file) && put_varint(m, 6, bid);
+			  tachi_pb_put_varint(m, MAPPING_ID, i + 1) &&
+			  tachi_pb_put_varint(m, MAPPING_MEMORY_START, o->start) &&
+			  tachi_pb_put_varint(m, MAPPING_MEMORY_LIMIT, o->limit) &&
+			  tachi_pb_put_varint(m, MAPPING_FILE_OFFSET, o->offset) &&
+			  tachi_pb_put_varint(m, MAPPING_FILENAME, file) &&
+			  tachi_pb_put_varint(m, MAPPING_BUILD_ID, bid);
+		/* has_functions ... has_inline_frames: the flags' bits 0 ... 3 */
 		for (unsigned b = 0; ok && b < 4; b++)
-			ok = put_varint(m, 7 + b, flags[i] >> b & 1);
-		rc = ok ? tachi_pw_emit_msg(w, P_MAPPING, m) : NOMEM(w);
+			ok = tachi_pb_put_varint(m, MAPPING_HAS_FUNCTIONS + b, flags[i] >> b & 1);
+		rc = ok ? tachi_pw_emit_msg(w, PROFILE_MAPPING, m) : NOMEM(w);
 	}
 	free(flags);
 	return rc;
 }
 
-static bool put_line(struct pstate *st, struct buf *m, const struct pline *l)
+static bool put_line(struct pstate *st, struct tachi_pb_buf *m, const struct pline *l)
 {
 	/* Negative numbers cannot occur here: lines and columns are clamped at 0. */
 	st->sub.len = 0;
-	return put_varint(&st->sub, 1, (uint64_t)l->fn + 1) &&
-	       put_varint(&st->sub, 2, (uint64_t)l->line) &&
-	       put_varint(&st->sub, 3, (uint64_t)l->col) &&
-	       tachi_pw_put_bytes(m, 4, st->sub.p, st->sub.len);
+	return tachi_pb_put_varint(&st->sub, LINE_FUNCTION_ID, (uint64_t)l->fn + 1) &&
+	       tachi_pb_put_varint(&st->sub, LINE_LINE, (uint64_t)l->line) &&
+	       tachi_pb_put_varint(&st->sub, LINE_COLUMN, (uint64_t)l->col) &&
+	       tachi_pb_put_bytes(m, LOCATION_LINE, st->sub.p, st->sub.len);
 }
 
 /* The mappings, then the locations and functions. */
 int tachi_pw_write_locations(struct tach_writer *w)
 {
 	struct pstate *st = w->state;
-	struct buf *m = &st->msg;
+	struct tachi_pb_buf *m = &st->msg;
 	uint32_t fake;
 	int rc = write_mappings(w, &fake);
 	if (rc)
@@ -413,21 +420,24 @@ int tachi_pw_write_locations(struct tach_writer *w)
 		uint64_t addr = l->rmap ? tachi_pmaps_rb_address(&st->maps, l->rmap - 1, l->addr)
 					: l->addr;
 		m->len = 0;
-		bool ok = put_varint(m, 1, i + 1) && put_varint(m, 2, map ? map : fake) &&
-			  put_varint(m, 3, addr) && (l->l.fn == NO_ID || put_line(st, m, &l->l));
+		bool ok = tachi_pb_put_varint(m, LOCATION_ID, i + 1) &&
+			  tachi_pb_put_varint(m, LOCATION_MAPPING_ID, map ? map : fake) &&
+			  tachi_pb_put_varint(m, LOCATION_ADDRESS, addr) &&
+			  (l->l.fn == NO_ID || put_line(st, m, &l->l));
 		for (uint32_t j = 0; ok && j < l->nx; j++)
 			ok = put_line(st, m, &st->xl[l->x0 + j]);
 		if (!ok)
 			return NOMEM(w);
-		if ((rc = tachi_pw_emit_msg(w, P_LOCATION, m)))
+		if ((rc = tachi_pw_emit_msg(w, PROFILE_LOCATION, m)))
 			return rc;
 	}
 	for (size_t i = 0; i < st->nfns; i++) {
 		m->len = 0;
-		if (!put_varint(m, 1, i + 1) || !put_varint(m, 2, st->fns[i].name) ||
-		    !put_varint(m, 4, st->fns[i].file))
+		if (!tachi_pb_put_varint(m, FUNCTION_ID, i + 1) ||
+		    !tachi_pb_put_varint(m, FUNCTION_NAME, st->fns[i].name) ||
+		    !tachi_pb_put_varint(m, FUNCTION_FILENAME, st->fns[i].file))
 			return NOMEM(w);
-		if ((rc = tachi_pw_emit_msg(w, P_FUNCTION, m)))
+		if ((rc = tachi_pw_emit_msg(w, PROFILE_FUNCTION, m)))
 			return rc;
 	}
 	return TACH_OK;
@@ -436,7 +446,7 @@ int tachi_pw_write_locations(struct tach_writer *w)
 int tachi_pw_write_strings(struct tach_writer *w)
 {
 	struct pstate *st = w->state;
-	struct buf *m = &st->msg;
+	struct tachi_pb_buf *m = &st->msg;
 	int rc;
 	for (size_t i = 0; i < st->nstrs; i++) {
 		const struct pstr *s = &st->strs[i];
@@ -449,7 +459,7 @@ int tachi_pw_write_strings(struct tach_writer *w)
 			n = s->len;
 		}
 		m->len = 0;
-		if (!put_raw_varint(m, (uint64_t)P_STRING_TABLE << 3 | WT_LEN) || !put_raw_varint(m, n))
+		if (!tachi_pb_put_head(m, PROFILE_STRING_TABLE, n))
 			return NOMEM(w);
 		if ((rc = tachi_pw_emit(w, m->p, m->len)) || (rc = tachi_pw_emit(w, p, n)))
 			return rc;

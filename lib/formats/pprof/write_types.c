@@ -130,9 +130,9 @@ const uint8_t *tachi_pw_values_types(struct pstate *st, size_t entry, size_t *le
 	return st->vbuf;
 }
 
-bool tachi_pw_labels_types(struct pstate *st, struct buf *m, const struct lset *ls)
+bool tachi_pw_labels_types(struct pstate *st, struct tachi_pb_buf *m, const struct lset *ls)
 {
-	struct buf lb = { 0 };
+	struct tachi_pb_buf lb = { 0 };
 	bool ok = true;
 	for (uint32_t i = 0; ok && i < ls->nlab; i++) {
 		const struct tach_label *l = &st->labs[ls->lab0 + i];
@@ -141,9 +141,10 @@ bool tachi_pw_labels_types(struct pstate *st, struct buf *m, const struct lset *
 		ok = tachi_pw_src_str(st, st->src, l->key, &key) &&
 		     (l->str == TACH_NO_STRING || tachi_pw_src_str(st, st->src, l->str, &str)) &&
 		     (l->unit == TACH_NO_STRING || tachi_pw_src_str(st, st->src, l->unit, &unit)) &&
-		     put_varint(&lb, 1, key) && put_varint(&lb, 2, str) &&
-		     (l->str != TACH_NO_STRING || put_varint(&lb, 3, (uint64_t)l->num)) &&
-		     put_varint(&lb, 4, unit) && tachi_pw_put_bytes(m, 3, lb.p, lb.len);
+		     tachi_pb_put_varint(&lb, LABEL_KEY, key) && tachi_pb_put_varint(&lb, LABEL_STR, str) &&
+		     (l->str != TACH_NO_STRING || tachi_pb_put_varint(&lb, LABEL_NUM, (uint64_t)l->num)) &&
+		     tachi_pb_put_varint(&lb, LABEL_NUM_UNIT, unit) &&
+		     tachi_pb_put_bytes(m, SAMPLE_LABEL, lb.p, lb.len);
 	}
 	free(lb.p);
 	return ok;
@@ -153,23 +154,23 @@ int tachi_pw_trailer_types(struct tach_writer *w)
 {
 	struct pstate *st = w->state;
 	const struct tach_meta *mt = &w->meta;
-	struct buf *m = &st->msg;
+	struct tachi_pb_buf *m = &st->msg;
 	uint64_t t = (uint64_t)mt->start_time_ns;
 	int rc;
 	if (!t && __builtin_mul_overflow(mt->start_time_us, 1000, &t))
 		t = 0;
-	if ((t <= INT64_MAX && (rc = tachi_pw_emit_varint(w, P_TIME_NANOS, t))) ||
-	    (mt->duration_ns > 0 && (rc = tachi_pw_emit_varint(w, P_DURATION_NANOS, (uint64_t)mt->duration_ns))))
+	if ((t <= INT64_MAX && (rc = tachi_pw_emit_varint(w, PROFILE_TIME_NANOS, t))) ||
+	    (mt->duration_ns > 0 && (rc = tachi_pw_emit_varint(w, PROFILE_DURATION_NANOS, (uint64_t)mt->duration_ns))))
 		return rc;
 	m->len = 0;
 	if (st->s_ptype || st->s_punit) {
 		if (!tachi_pw_value_type(m, st->s_ptype, st->s_punit))
 			return NOMEM(w);
-		if ((rc = tachi_pw_emit_msg(w, P_PERIOD_TYPE, m)))
+		if ((rc = tachi_pw_emit_msg(w, PROFILE_PERIOD_TYPE, m)))
 			return rc;
 	}
 	/* no comment of ours: pprof prints comments in its header, which stays the input's */
-	if ((rc = tachi_pw_emit_varint(w, P_PERIOD, (uint64_t)mt->period)))
+	if ((rc = tachi_pw_emit_varint(w, PROFILE_PERIOD, (uint64_t)mt->period)))
 		return rc;
-	return tachi_pw_emit_varint(w, P_DEFAULT_SAMPLE_TYPE, st->s_dflt);
+	return tachi_pw_emit_varint(w, PROFILE_DEFAULT_SAMPLE_TYPE, st->s_dflt);
 }
