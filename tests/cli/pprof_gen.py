@@ -10,6 +10,7 @@ droproot (drop_frames in RE2 syntax), worstrx, backref, nested, slowmatch (drop_
 backtracking matchers), inexact (time values that are not multiples of the period),
 noperiod (a time type and no period), types (three sample types and default_sample_type),
 labels (one stack under two string labels, with a numeric label and its unit),
+bigsample (a Sample larger than the writer's buffer, values of many bytes),
 and hostile ones that pprof refuses: badvarint, badlen, dupid, noloc, noid, strindex,
 firststring, values, wiretype, concat.
 """
@@ -253,6 +254,17 @@ def case_types():
             vt(s, 1, "inuse_space", "bytes") + num(14, s("alloc_space")) +
             fn(s, 1, "main", "m.go") + fn(s, 2, "grow", "m.go") + loc(1, [(1, 1)]) +
             loc(2, [(2, 5)]) + sample([2, 1], [3, 4096, 1024]) + sample([1], [1, 512, 0]))
+    return body + s.encode()
+
+
+def case_bigsample():
+    """One Sample larger than the pprof writer's 64 KiB buffer (7,000 labels), with four
+    sample types whose values take 28 bytes: the writer sends it piece by piece."""
+    s = Strings()
+    big = [1 << 62, (1 << 62) + 1, (1 << 62) + 2]
+    labels = b"".join(label(s, "k", number=(1 << 40) + i) for i in range(7000))
+    body = (b"".join(vt(s, 1, t, "count") for t in ("a", "b", "c", "d")) + num(14, s("a")) +
+            fn(s, 1, "main", "m.go") + loc(1, [(1, 1)]) + sample([1], [1] + big, labels))
     return body + s.encode()
 
 

@@ -417,13 +417,15 @@ static int emit_sample(struct tach_writer *w, const uint8_t *ids, size_t n, cons
 	uint8_t *p = tachi_pw_out_room(w, total, &len, &rc), *q = p;
 	if (rc)
 		return rc;
-	if (!p) { /* a stack too deep for the buffer goes out piece by piece */
-		uint8_t h[2 * TACHI_PB_HEAD_MAX], t[TACHI_PB_HEAD_MAX + 20];
+	if (!p) {
+		/* A Sample larger than the buffer (a deep stack, many labels) goes out piece by
+		 * piece; its values too, however many types there are. */
+		uint8_t h[2 * TACHI_PB_HEAD_MAX], t[TACHI_PB_HEAD_MAX];
 		size_t hl = tachi_pb_head(h, PROFILE_SAMPLE, inner);
 		hl += tachi_pb_head(h + hl, SAMPLE_LOCATION_ID, n);
 		size_t tl = tachi_pb_head(t, SAMPLE_VALUE, vl);
-		memcpy(t + tl, vals, vl);
-		if ((rc = tachi_pw_emit(w, h, hl)) || (rc = tachi_pw_emit(w, ids, n)) || (rc = tachi_pw_emit(w, t, tl + vl)))
+		if ((rc = tachi_pw_emit(w, h, hl)) || (rc = tachi_pw_emit(w, ids, n)) ||
+		    (rc = tachi_pw_emit(w, t, tl)) || (rc = tachi_pw_emit(w, vals, vl)))
 			return rc;
 		return tachi_pw_emit(w, m->p, m->len);
 	}
