@@ -7,7 +7,7 @@
 #include "base/base.h"
 #include "base/hash.h"
 
-struct skey {
+struct dict_skey {
 	const char *s;
 	size_t len;
 };
@@ -15,7 +15,7 @@ struct skey {
 static bool str_eq(void *ctx, uint32_t id, const void *key)
 {
 	const struct tach_dict *d = ctx;
-	const struct skey *k = key;
+	const struct dict_skey *k = key;
 	return d->strs[id].len == k->len && !memcmp(d->bytes + d->strs[id].off, k->s, k->len);
 }
 
@@ -202,7 +202,7 @@ TACH_API int tach_dict_intern_string(struct tach_dict *d, const char *s, size_t 
 {
 	if (!d->indexed)
 		return TACH_E_USAGE;
-	struct skey k = { s, len };
+	struct dict_skey k = { s, len };
 	uint64_t h = tachi_hash(s, len);
 	if (tachi_idset_find(&d->str_index, h, &k, str_eq, d, id))
 		return TACH_OK;

@@ -217,15 +217,15 @@ static void sort_items(uint64_t *v, size_t n)
 
 /* Pushes node's children as items (rank << 33 | child << 1 | cont), sorted: a stack of
  * item ranges, one per level of the walk. */
-struct walk {
+struct stackorder_walk {
 	uint64_t *items;
 	size_t len, cap;
 	struct level { size_t base, pos, end; } *lv;
 	size_t depth, lv_cap;
 };
 
-static bool walk_push(struct walk *wk, const struct tachi_stacktab *t, const uint32_t *rank,
-		      const struct kids *k, size_t node)
+static bool walk_push(struct stackorder_walk *wk, const struct tachi_stacktab *t,
+		      const uint32_t *rank, const struct kids *k, size_t node)
 {
 	size_t b = k->start[node], nk = k->start[node + 1] - b;
 	if (!TACHI_RESERVE(wk->items, wk->cap, wk->len + 2 * nk) ||
@@ -250,8 +250,9 @@ static bool walk_push(struct walk *wk, const struct tachi_stacktab *t, const uin
 /* Goes down into node's children. An only child's own text comes before the texts below
  * it ("L" before "L;..."), so chains of only children, most of a deep trie, are numbered
  * straight down with no level of their own. */
-static bool walk_down(struct walk *wk, const struct tachi_stacktab *t, const uint32_t *rank,
-		      const struct kids *k, size_t node, uint32_t *ord, uint32_t *next)
+static bool walk_down(struct stackorder_walk *wk, const struct tachi_stacktab *t,
+		      const uint32_t *rank, const struct kids *k, size_t node, uint32_t *ord,
+		      uint32_t *next)
 {
 	while (k->start[node + 1] - k->start[node] == 1) {
 		node = k->list[k->start[node]];
@@ -265,7 +266,7 @@ static bool walk_down(struct walk *wk, const struct tachi_stacktab *t, const uin
 static bool walk_order(const struct tachi_stacktab *t, const uint32_t *rank,
 		       const struct kids *k, uint32_t *ord)
 {
-	struct walk wk = { 0 };
+	struct stackorder_walk wk = { 0 };
 	uint32_t next = 0;
 	bool ok = walk_down(&wk, t, rank, k, t->count, ord, &next);
 	while (ok && wk.depth) {

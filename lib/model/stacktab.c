@@ -105,7 +105,7 @@ void tachi_stacktab_free(struct tachi_stacktab *t)
 	memset(t, 0, sizeof(*t));
 }
 
-struct tkey {
+struct stacktab_tkey {
 	uint64_t tid;
 	uint32_t iid;
 };
@@ -118,7 +118,7 @@ static uint64_t thread_hash(uint64_t tid, uint32_t iid)
 static bool thread_eq(void *ctx, uint32_t id, const void *k)
 {
 	const struct tachi_threads *t = ctx;
-	const struct tkey *key = k;
+	const struct stacktab_tkey *key = k;
 	return t->v[id].tid == key->tid && t->v[id].iid == key->iid;
 }
 
@@ -130,7 +130,7 @@ struct tachi_pathcache *tachi_threads_get(struct tachi_threads *t, uint64_t tid,
 	struct tachi_tmemo *m = tachi_tmemo_slot(t->memo, tid, iid);
 	if (TACHI_LIKELY(m->id1 && m->tid == tid && m->iid == iid))
 		return &t->v[m->id1 - 1];
-	struct tkey k = { tid, iid };
+	struct stacktab_tkey k = { tid, iid };
 	uint64_t h = thread_hash(tid, iid);
 	uint32_t id;
 	if (!tachi_idset_find(&t->index, h, &k, thread_eq, t, &id)) {
@@ -153,7 +153,7 @@ struct tachi_pathcache *tachi_threads_get(struct tachi_threads *t, uint64_t tid,
 const struct tachi_pathcache *tachi_threads_find(const struct tachi_threads *t, uint64_t tid,
 						 uint32_t iid)
 {
-	struct tkey k = { tid, iid };
+	struct stacktab_tkey k = { tid, iid };
 	uint32_t id;
 	if (!tachi_idset_find(&t->index, thread_hash(tid, iid), &k, thread_eq, (void *)t, &id))
 		return NULL;
@@ -173,7 +173,7 @@ void tachi_threads_free(struct tachi_threads *t)
 	memset(t, 0, sizeof(*t));
 }
 
-struct pkey {
+struct stacktab_pkey {
 	uint64_t ctx;
 	uint32_t leaf;
 };
@@ -186,7 +186,7 @@ static uint64_t pair_hash(uint64_t ctx, uint32_t leaf)
 static bool pair_eq(void *ctx, uint32_t id, const void *k)
 {
 	const struct tachi_stacktab *t = ctx;
-	const struct pkey *key = k;
+	const struct stacktab_pkey *key = k;
 	return t->pairs[id].leaf == key->leaf && t->pairs[id].ctx == key->ctx;
 }
 
@@ -196,7 +196,7 @@ static bool pair_eq(void *ctx, uint32_t id, const void *k)
 static bool pair_find_add(struct tachi_stacktab *t, uint64_t ctx, uint32_t leaf, uint32_t depth,
 			  bool fresh, uint32_t *id)
 {
-	struct pkey k = { ctx, leaf };
+	struct stacktab_pkey k = { ctx, leaf };
 	uint64_t h = pair_hash(ctx, leaf);
 	if (!fresh && tachi_dset_find(&t->pair_index, h, &k, pair_eq, t, id))
 		return true;
@@ -431,7 +431,7 @@ static uint32_t walk(struct tachi_stacktab *t, struct tachi_pathcache *c,
 #define SET_HEAD 12
 
 /* A stack to look up: hashed from its frame ids as they are, encoded only when recorded. */
-struct skey {
+struct stacktab_skey {
 	const struct tach_sample *s;
 	const uint8_t *p; /* NULL until encoded */
 	uint32_t n;
@@ -441,7 +441,7 @@ struct skey {
  * deep profiles), else four, into the scratch buffer after a word of the depth and the
  * width; false when out of memory. Two bytes would save more on some inputs but compare
  * at half the speed of four in the lookups that churning inputs make by the million. */
-static bool set_key(struct tachi_stacktab *t, struct skey *k)
+static bool set_key(struct tachi_stacktab *t, struct stacktab_skey *k)
 {
 	uint32_t depth = k->s->depth, bits = 0;
 	const uint32_t *fr = k->s->frames;
@@ -468,7 +468,7 @@ static bool set_key(struct tachi_stacktab *t, struct skey *k)
 static bool set_eq(void *ctx, uint32_t off, const void *key)
 {
 	const struct tachi_stacktab *t = ctx;
-	const struct skey *k = key;
+	const struct stacktab_skey *k = key;
 	const uint8_t *e = t->set + off + SET_HEAD;
 	const uint32_t *fr = k->s->frames;
 	uint32_t hdr, depth = k->s->depth;
@@ -493,7 +493,7 @@ static bool set_eq(void *ctx, uint32_t off, const void *key)
 
 /* Records the stack k (hash h) as leading to leaf, with no owner yet, while the set has
  * room; false when out of memory. */
-static bool set_add(struct tachi_stacktab *t, struct skey *k, uint64_t h, uint32_t leaf)
+static bool set_add(struct tachi_stacktab *t, struct stacktab_skey *k, uint64_t h, uint32_t leaf)
 {
 	size_t need;
 	if (!set_key(t, k))
@@ -547,7 +547,7 @@ static uint32_t intern_whole(struct tachi_stacktab *t, struct tachi_pathcache *c
 			     uint64_t hint)
 {
 	size_t nodes = t->count;
-	struct skey k = { s, NULL, 0 };
+	struct stacktab_skey k = { s, NULL, 0 };
 	uint32_t leaf, off;
 	uint64_t h = 0;
 	/* depths past 2^30 do not fit the key's header word */

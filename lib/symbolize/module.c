@@ -286,7 +286,7 @@ static int32_t clamp_num(Dwarf_Word v)
 	return v == 0 || v > INT32_MAX ? -1 : (int32_t)v;
 }
 
-struct loc {
+struct module_loc {
 	const char *file;
 	int32_t line, col;
 };
@@ -300,7 +300,7 @@ struct loc {
  * are skipped) up to the first subprogram: the innermost at cur, each caller at the call
  * site its inlined callee records. All but the last are marked inlined: one address. */
 static void emit_chain(struct tachi_sym *s, Dwarf_Die *cu, Dwarf_Die *chain, size_t nc,
-		       struct loc cur, struct tachi_sym_frame *fr, tachi_sym_emit_fn emit,
+		       struct module_loc cur, struct tachi_sym_frame *fr, tachi_sym_emit_fn emit,
 		       void *ctx, int *rc)
 {
 	Dwarf_Files *files = NULL;
@@ -365,9 +365,9 @@ static void emit_chain(struct tachi_sym *s, Dwarf_Die *cu, Dwarf_Die *chain, siz
 	}
 }
 
-static struct loc line_at(struct module *m, uint64_t addr, const char *fallback_file)
+static struct module_loc line_at(struct module *m, uint64_t addr, const char *fallback_file)
 {
-	struct loc cur = { fallback_file, -1, -1 };
+	struct module_loc cur = { fallback_file, -1, -1 };
 	Dwfl_Line *ln = dwfl_module_getsrc(m->mod, addr);
 	if (ln) {
 		int line = 0, col = 0;
@@ -402,7 +402,7 @@ static bool frames_libdw(struct tachi_sym *s, struct module *m, Dwarf_Die *cu, u
 		free(scopes);
 		return false;
 	}
-	struct loc cur = line_at(m, addr, fr->file);
+	struct module_loc cur = line_at(m, addr, fr->file);
 	/* The rest of scopes follows abstract origins; the concrete callers of an inlined
 	 * instance come from walking its own parents. */
 	Dwarf_Die *chain = NULL;

@@ -58,7 +58,7 @@ struct cname {
 	uint32_t seq;
 };
 
-struct cstate {
+struct chrome_rstate {
 	struct tachi_v8 v;        /* first: the shared steps take r->state as one */
 	struct cev *ev;
 	size_t nev, ev_cap;
@@ -139,7 +139,7 @@ static bool int_at(struct tach_reader *r, uint64_t off, int64_t *x)
 
 static int thread_name(struct tach_reader *r, const uint64_t *o, uint32_t seq)
 {
-	struct cstate *st = r->state;
+	struct chrome_rstate *st = r->state;
 	struct tachi_json j;
 	struct tachi_jtok t;
 	int64_t pid, tid;
@@ -157,7 +157,7 @@ static int thread_name(struct tach_reader *r, const uint64_t *o, uint32_t seq)
 static int profile_event(struct tach_reader *r, const uint64_t *o, uint64_t off, int kind,
 			 uint32_t seq)
 {
-	struct cstate *st = r->state;
+	struct chrome_rstate *st = r->state;
 	struct tachi_json j;
 	struct tachi_jtok t;
 	struct cev e = { .off = off, .seq = seq, .kind = kind, .tid = -1 };
@@ -243,7 +243,7 @@ static int events(struct tach_reader *r)
 /* ---- the profiles ---- */
 
 /* The last name given to thread pid/tid, NONE when none. */
-static uint64_t name_of(const struct cstate *st, int64_t pid, int64_t tid)
+static uint64_t name_of(const struct chrome_rstate *st, int64_t pid, int64_t tid)
 {
 	size_t lo = 0, hi = st->nnames;
 	while (lo < hi) {
@@ -276,7 +276,7 @@ static int data_time(struct tach_reader *r, const struct cev *e, const char *key
 /* The profile that starts at the Profile event e. */
 static int start_profile(struct tach_reader *r, struct cev *e)
 {
-	struct cstate *st = r->state;
+	struct chrome_rstate *st = r->state;
 	int64_t start;
 	bool there;
 	int rc = data_time(r, e, "startTime", &start, &there);
@@ -300,7 +300,7 @@ static int start_profile(struct tach_reader *r, struct cev *e)
  * its chunks' nodes are read. */
 static int profiles(struct tach_reader *r)
 {
-	struct cstate *st = r->state;
+	struct chrome_rstate *st = r->state;
 	int rc;
 	for (size_t i = 0, k; i < st->nev; i = k) {
 		struct cev *profile = NULL;
@@ -354,7 +354,7 @@ static int chunk_samples(struct tach_reader *r, const struct cev *e)
 	return TACH_OK;
 }
 
-struct pkey {
+struct chrome_pkey {
 	uint64_t tid;
 	int64_t pid;
 	size_t idx;
@@ -362,7 +362,7 @@ struct pkey {
 
 static int cmp_pkey(const void *a, const void *b)
 {
-	const struct pkey *x = a, *y = b;
+	const struct chrome_pkey *x = a, *y = b;
 	if (x->tid != y->tid)
 		return x->tid < y->tid ? -1 : 1;
 	if (x->pid != y->pid)
@@ -376,15 +376,15 @@ static int cmp_pkey(const void *a, const void *b)
  * it, so that no thread's time is counted twice. */
 static int split_shared_threads(struct tach_reader *r)
 {
-	struct cstate *st = r->state;
+	struct chrome_rstate *st = r->state;
 	size_t n = st->v.nprofs;
 	if (n < 2)
 		return TACH_OK;
-	struct pkey *k = calloc(n, sizeof(*k));
+	struct chrome_pkey *k = calloc(n, sizeof(*k));
 	if (!k)
 		return RFAIL(r, TACH_E_NOMEM, TACH_POS_NONE, 0, "out of memory");
 	for (size_t i = 0; i < n; i++)
-		k[i] = (struct pkey){ st->v.profs[i].tid, st->v.profs[i].pid, i };
+		k[i] = (struct chrome_pkey){ st->v.profs[i].tid, st->v.profs[i].pid, i };
 	qsort(k, n, sizeof(*k), cmp_pkey);
 	uint32_t before = 0;
 	for (size_t i = 1; i < n; i++) {
@@ -397,7 +397,7 @@ static int split_shared_threads(struct tach_reader *r)
 
 static int chrome_open(struct tach_reader *r)
 {
-	struct cstate *st = r->state;
+	struct chrome_rstate *st = r->state;
 	int rc;
 	r->json_lone_ok = true;
 	if ((rc = events(r)))
@@ -434,14 +434,14 @@ static int chrome_open(struct tach_reader *r)
 
 static void chrome_free(struct tach_reader *r)
 {
-	struct cstate *st = r->state;
+	struct chrome_rstate *st = r->state;
 	tachi_v8_free(r);
 	free(st->ev);
 	free(st->names);
 }
 
 const struct tachi_reader_ops tachi_chrome_reader_ops = {
-	.state_size = sizeof(struct cstate),
+	.state_size = sizeof(struct chrome_rstate),
 	.open = chrome_open,
 	.next = tachi_v8_next,
 	.free = chrome_free,

@@ -347,7 +347,7 @@ static void meta_line(struct tach_reader *r, const char *s, size_t n)
 	}
 }
 
-struct lkey {
+struct collapsed_lkey {
 	const char *p;
 	size_t n;
 };
@@ -356,7 +356,7 @@ static bool label_eq(void *ctx, uint32_t id, const void *key)
 {
 	const struct cread *st = ctx;
 	const struct label *l = &st->labs[id];
-	const struct lkey *k = key;
+	const struct collapsed_lkey *k = key;
 	return l->len == k->n && !memcmp(st->lbytes + l->off, k->p, k->n);
 }
 
@@ -443,7 +443,7 @@ static int label_frames(struct tach_reader *r, const char *s, size_t n, const st
 {
 	struct cread *st = r->state;
 	uint64_t h = tachi_hash(s, n);
-	struct lkey key = { s, n };
+	struct collapsed_lkey key = { s, n };
 	uint32_t id;
 	if (TACHI_LIKELY(tachi_idset_find(&st->lindex, h, &key, label_eq, st, &id))) {
 		*out = &st->labs[id];

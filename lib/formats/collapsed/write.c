@@ -30,7 +30,7 @@
 #include "formats/collapsed/collapsed.h"
 #include "formats/collapsed/write_perf.h"
 
-struct cstate {
+struct collapsed_wstate {
 	struct tachi_labeler lab;
 	struct tachi_perf_labels perf;
 	struct tachi_stackcount sc;
@@ -40,7 +40,7 @@ struct cstate {
 /* Stacks are kept per (thread, stack) when the lines show threads. perf labels show one
  * only with perf-root tid: a capture of a build, a new thread a compiler, keeps one entry
  * per stack, not one per thread and stack. */
-static void set_threads(struct cstate *st)
+static void set_threads(struct collapsed_wstate *st)
 {
 	st->sc.agg.no_threads = st->no_threads || (st->perf.on && st->perf.root != PERF_ROOT_TID);
 }
@@ -56,7 +56,7 @@ static int cw_option(struct tach_writer *w, const char *key, const char *value)
 
 static int cw_option_of(struct tach_writer *w, const char *key, const char *value)
 {
-	struct cstate *st = w->state;
+	struct collapsed_wstate *st = w->state;
 	bool b;
 	if (!strcmp(key, "labels")) {
 		st->perf.on = !strcmp(value, "perf");
@@ -88,13 +88,13 @@ static int cw_option_of(struct tach_writer *w, const char *key, const char *valu
 
 static int cw_put(struct tach_writer *w, const struct tach_dict *d, const struct tach_sample *s)
 {
-	struct cstate *st = w->state;
+	struct collapsed_wstate *st = w->state;
 	return tachi_stackcount_put(w, &st->sc, d, s);
 }
 
 static void cw_fetch(struct tach_writer *w, struct tachi_ahead_item *it, unsigned stage)
 {
-	struct cstate *st = w->state;
+	struct collapsed_wstate *st = w->state;
 	tachi_stackcount_fetch(&st->sc, it, stage);
 }
 
@@ -175,7 +175,7 @@ static int tid_cmp(const void *pa, const void *pb)
 }
 
 /* The threads' ranks in text order, sorted by id for lookup. */
-static struct tid_rank *thread_ranks(const struct cstate *st, size_t *n)
+static struct tid_rank *thread_ranks(const struct collapsed_wstate *st, size_t *n)
 {
 	struct tid_rank *v = malloc((st->sc.agg.threads.count + 1) * sizeof(*v));
 	if (!v)
@@ -202,7 +202,7 @@ static uint32_t thread_rank(const struct tid_rank *v, size_t n, uint64_t tid)
 }
 
 /* The lines with a count, ranked. */
-static struct line *rank_lines(struct cstate *st, const uint32_t *ord, size_t *nlines)
+static struct line *rank_lines(struct collapsed_wstate *st, const uint32_t *ord, size_t *nlines)
 {
 	size_t nt;
 	struct tid_rank *tr = thread_ranks(st, &nt);
@@ -249,7 +249,7 @@ struct linebuf {
 static bool linebuf_set(struct tach_writer *w, struct linebuf *lb, const struct tachi_buf *labels,
 			const size_t *loff, const struct tachi_pair *e)
 {
-	struct cstate *st = w->state;
+	struct collapsed_wstate *st = w->state;
 	const struct tachi_stacktab *t = &st->sc.agg.trie;
 	uint32_t depth = e->depth, keep = 0;
 	if (depth > lb->cap) {
@@ -305,7 +305,7 @@ static int put_line(struct tach_writer *w, const struct linebuf *lb, uint64_t n)
  * leaf, as CPython's collector keys on (file, line, func). */
 static int cw_close(struct tach_writer *w)
 {
-	struct cstate *st = w->state;
+	struct collapsed_wstate *st = w->state;
 	if (!st->sc.ncounts)
 		return TACH_OK;
 	if (st->perf.on) {
@@ -365,16 +365,16 @@ out:
 
 static void cw_free(struct tach_writer *w)
 {
-	struct cstate *st = w->state;
+	struct collapsed_wstate *st = w->state;
 	tachi_stackcount_free(&st->sc);
 }
 
 const struct tachi_writer_ops tachi_collapsed_writer_ops = {
-	.state_size = sizeof(struct cstate),
+	.state_size = sizeof(struct collapsed_wstate),
 	.option = cw_option,
 	.put = cw_put,
 	.close = cw_close,
 	.free = cw_free,
-	.trie_at = offsetof(struct cstate, sc.agg.trie) + 1,
+	.trie_at = offsetof(struct collapsed_wstate, sc.agg.trie) + 1,
 	.fetch = cw_fetch,
 };

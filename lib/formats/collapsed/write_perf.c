@@ -40,7 +40,7 @@ struct pent {
 	uint32_t len;
 };
 
-struct pkey {
+struct collapsed_pkey {
 	const char *p;
 	size_t n;
 };
@@ -292,7 +292,7 @@ static bool root_text(struct pout *o, const struct tachi_linekey *k, uint32_t ke
 static bool ent_eq(void *ctx, uint32_t id, const void *key)
 {
 	const struct pout *o = ctx;
-	const struct pkey *k = key;
+	const struct collapsed_pkey *k = key;
 	return o->ents[id].len == k->n && !memcmp(o->lines.p + o->ents[id].off, k->p, k->n);
 }
 
@@ -300,7 +300,7 @@ static bool ent_eq(void *ctx, uint32_t id, const void *key)
 static bool add_line(struct pout *o, uint64_t n)
 {
 	uint64_t h = tachi_hash(o->line.p, o->line.len);
-	struct pkey key = { o->line.p, o->line.len };
+	struct collapsed_pkey key = { o->line.p, o->line.len };
 	uint32_t id;
 	if (tachi_idset_find(&o->index, h, &key, ent_eq, o, &id)) {
 		o->ents[id].count += n;
@@ -351,7 +351,7 @@ static bool stack_line(struct pout *o, const struct tachi_stacktab *t, const str
 }
 
 /* A line to print, for the sort by text (perl's cmp: bytes, a prefix first). */
-struct pline {
+struct collapsed_pline {
 	const char *p;
 	size_t n;
 	uint64_t count;
@@ -359,7 +359,7 @@ struct pline {
 
 static int pline_cmp(const void *pa, const void *pb)
 {
-	const struct pline *a = pa, *b = pb;
+	const struct collapsed_pline *a = pa, *b = pb;
 	size_t m = a->n < b->n ? a->n : b->n;
 	int c = m ? memcmp(a->p, b->p, m) : 0;
 	return c ? c : (a->n > b->n) - (a->n < b->n);
@@ -367,11 +367,11 @@ static int pline_cmp(const void *pa, const void *pb)
 
 static int print_lines(struct tach_writer *w, struct pout *o)
 {
-	struct pline *v = malloc((o->nents + 1) * sizeof(*v));
+	struct collapsed_pline *v = malloc((o->nents + 1) * sizeof(*v));
 	if (!v)
 		return WFAIL(w, TACH_E_NOMEM, "out of memory");
 	for (size_t i = 0; i < o->nents; i++)
-		v[i] = (struct pline){ o->lines.p + o->ents[i].off, o->ents[i].len, o->ents[i].count };
+		v[i] = (struct collapsed_pline){ o->lines.p + o->ents[i].off, o->ents[i].len, o->ents[i].count };
 	qsort(v, o->nents, sizeof(*v), pline_cmp);
 	int rc = TACH_OK;
 	for (size_t i = 0; i < o->nents && !rc; i++)

@@ -88,7 +88,7 @@ struct lslot {
 	char text[LCACHE_TEXT];
 };
 
-struct lkey {
+struct perf_lkey {
 	const char *p;
 	size_t n;
 };
@@ -105,7 +105,7 @@ struct hdr {
 	bool has_period, has_ts, has_event;
 };
 
-struct pread {
+struct perf_rstate {
 	/* options */
 	char *event_opt;
 	int weight_mode;
@@ -500,7 +500,7 @@ static bool comm_names(const char *comm, size_t cl, const char *path, size_t pl)
  * file ("[unknown]"). */
 static int dso_mapping(struct tach_reader *r, const char *mod, size_t modl, uint32_t *id)
 {
-	struct pread *st = r->state;
+	struct perf_rstate *st = r->state;
 	*id = 0;
 	if (!modl || (modl == 9 && !memcmp(mod, "[unknown]", 9)))
 		return TACH_OK;
@@ -521,7 +521,7 @@ static int dso_mapping(struct tach_reader *r, const char *mod, size_t modl, uint
  * is no frame line. */
 static int line_frame(struct tach_reader *r, const char *s, size_t n, uint32_t *id, bool *ok)
 {
-	const struct pread *st = r->state;
+	const struct perf_rstate *st = r->state;
 	const char *pc, *fn, *mod;
 	size_t pcl, fnl, modl;
 	*ok = parse_frame_line(s, n, &pc, &pcl, &fn, &fnl, &mod, &modl);
@@ -574,16 +574,16 @@ static int line_frame(struct tach_reader *r, const char *s, size_t n, uint32_t *
 
 static bool fline_eq(void *ctx, uint32_t id, const void *key)
 {
-	const struct pread *st = ctx;
+	const struct perf_rstate *st = ctx;
 	const struct fline *l = &st->lines[id];
-	const struct lkey *k = key;
+	const struct perf_lkey *k = key;
 	return l->len == k->n && !memcmp(st->bytes + l->off, k->p, k->n);
 }
 
 /* A frame line seen before: its frame. */
-static bool seen_frame(struct pread *st, const char *s, size_t n, uint64_t h, uint32_t *frame)
+static bool seen_frame(struct perf_rstate *st, const char *s, size_t n, uint64_t h, uint32_t *frame)
 {
-	struct lkey key = { s, n };
+	struct perf_lkey key = { s, n };
 	uint32_t id;
 	if (!tachi_idset_find(&st->index, h, &key, fline_eq, st, &id))
 		return false;
@@ -626,7 +626,7 @@ static const char *last_word(const char *p, const char *end)
  * functions, not addresses. The leading blank keeps it apart from whole lines (which have
  * none). False for a line of another shape, or an [unknown] sym, whose name is its address
  * (unless unknown-addresses=no): the whole line is then its key. */
-static bool key_of(struct pread *st, const char *s, size_t n)
+static bool key_of(struct perf_rstate *st, const char *s, size_t n)
 {
 	const char *end = s + n, *p = s, *t = end;
 	while (p < end && is_word(*p))
@@ -658,7 +658,7 @@ static bool key_of(struct pread *st, const char *s, size_t n)
 }
 
 /* The key of frame line s (see key_of) into st->key. */
-static void line_key(struct pread *st, const char *s, size_t n)
+static void line_key(struct perf_rstate *st, const char *s, size_t n)
 {
 	if (!st->no_addresses || !key_of(st, s, n)) {
 		st->key = s;
@@ -670,7 +670,7 @@ static void line_key(struct pread *st, const char *s, size_t n)
 /* A new frame line's frame, remembered under st->key; *ok false when it is no frame line. */
 static int new_frame(struct tach_reader *r, const char *s, size_t n, uint32_t *frame, bool *ok)
 {
-	struct pread *st = r->state;
+	struct perf_rstate *st = r->state;
 	int rc = line_frame(r, s, n, frame, ok);
 	if (rc || !*ok || !st->no_addresses)
 		return rc;
@@ -714,7 +714,7 @@ static void note_name(char (*list)[EVENT_NAME_MAX + 1], size_t *count, const cha
 	}
 }
 
-static void note_other(struct pread *st, const struct hdr *h, uint64_t line)
+static void note_other(struct perf_rstate *st, const struct hdr *h, uint64_t line)
 {
 	if (!st->skipped++)
 		st->first_skipped = line;
@@ -722,7 +722,7 @@ static void note_other(struct pread *st, const struct hdr *h, uint64_t line)
 }
 
 /* Whether a sample of this event line is read; false also when out of memory. */
-static bool wanted(struct pread *st, const struct hdr *h, uint64_t line, bool *nomem)
+static bool wanted(struct perf_rstate *st, const struct hdr *h, uint64_t line, bool *nomem)
 {
 	*nomem = false;
 	if (!h->has_event)
@@ -759,7 +759,7 @@ static bool wanted(struct pread *st, const struct hdr *h, uint64_t line, bool *n
  * which would be all zeros. The event is the one read (st->event). */
 static void count_values(struct tach_reader *r, bool periods)
 {
-	struct pread *st = r->state;
+	struct perf_rstate *st = r->state;
 	if (!st->event)
 		return;
 	st->count_event = true;
@@ -780,7 +780,7 @@ static void count_values(struct tach_reader *r, bool periods)
 
 static void decide_weights(struct tach_reader *r, const struct hdr *h)
 {
-	struct pread *st = r->state;
+	struct perf_rstate *st = r->state;
 	st->weight_decided = true;
 	if (st->weight_mode != W_AUTO || !h->has_event)
 		return;
@@ -806,7 +806,7 @@ static void decide_weights(struct tach_reader *r, const struct hdr *h)
 	count_values(r, h->has_period);
 }
 
-static uint64_t weight_of(const struct pread *st, const struct hdr *h)
+static uint64_t weight_of(const struct perf_rstate *st, const struct hdr *h)
 {
 	if (st->weight_mode == W_PERIOD)
 		return h->has_period ? h->period : 1;
@@ -822,7 +822,7 @@ static uint64_t weight_of(const struct pread *st, const struct hdr *h)
 
 static int root_frame(struct tach_reader *r, const struct hdr *h, uint32_t *id)
 {
-	struct pread *st = r->state;
+	struct perf_rstate *st = r->state;
 	if (st->comm_valid && st->comm_pid == h->pid && st->comm_len == h->comm_len &&
 	    !memcmp(st->comm, h->comm, h->comm_len)) {
 		*id = st->comm_frame;
@@ -843,7 +843,7 @@ static int root_frame(struct tach_reader *r, const struct hdr *h, uint32_t *id)
 
 static int push_frame(struct tach_reader *r, uint32_t id)
 {
-	struct pread *st = r->state;
+	struct perf_rstate *st = r->state;
 	if (st->depth >= r->lim.max_depth)
 		return RFAIL(r, TACH_E_LIMIT, TACH_POS_LINE, r->in.line,
 			     "call chain deeper than %u frames (see max-depth)", r->lim.max_depth);
@@ -856,7 +856,7 @@ static int push_frame(struct tach_reader *r, uint32_t id)
 /* The sample read so far, with its root, into r->sample. */
 static int make_sample(struct tach_reader *r)
 {
-	struct pread *st = r->state;
+	struct perf_rstate *st = r->state;
 	const struct hdr *h = &st->h;
 	uint32_t root;
 	int rc = root_frame(r, h, &root);
@@ -915,7 +915,7 @@ static const char no_event_line[] = "no event line (comm pid/tid ...) found";
 
 static int bad_line(struct tach_reader *r, const char *what)
 {
-	struct pread *st = r->state;
+	struct perf_rstate *st = r->state;
 	if (!st->bad_lines++) {
 		st->first_bad = r->in.line;
 		st->first_bad_what = what;
@@ -929,7 +929,7 @@ static int bad_line(struct tach_reader *r, const char *what)
  * without call chains gives the sample its one frame on the same line. */
 static int start_sample(struct tach_reader *r, const char *s, size_t n, const struct hdr *hp)
 {
-	struct pread *st = r->state;
+	struct perf_rstate *st = r->state;
 	struct hdr h = *hp;
 	bool oom;
 	st->depth = 0;
@@ -964,7 +964,7 @@ static int start_sample(struct tach_reader *r, const char *s, size_t n, const st
 }
 
 /* The names of the events read, for the warning: the first, and those the option took too. */
-static void read_names(const struct pread *st, char *buf, size_t cap)
+static void read_names(const struct perf_rstate *st, char *buf, size_t cap)
 {
 	int n = (int)(st->event_len < EVENT_NAME_MAX ? st->event_len : EVENT_NAME_MAX);
 	snprintf(buf, cap, "%.*s", n, st->event);
@@ -974,7 +974,7 @@ static void read_names(const struct pread *st, char *buf, size_t cap)
 
 /* The frame lines seen serve reading alone: given back at the end, so that a writer
  * that works at its close (sorting folded lines) does not hold them too. */
-static void drop_index(struct pread *st)
+static void drop_index(struct perf_rstate *st)
 {
 	free(st->kbuf);
 	free(st->bytes);
@@ -989,7 +989,7 @@ static void drop_index(struct pread *st)
 
 static int finish(struct tach_reader *r)
 {
-	struct pread *st = r->state;
+	struct perf_rstate *st = r->state;
 	if (st->finished)
 		return TACH_EOF;
 	st->finished = true;
@@ -1027,7 +1027,7 @@ static int finish(struct tach_reader *r)
 /* Ends the sample read so far, if any; *done when that gave one. */
 static int end_sample(struct tach_reader *r, bool *done)
 {
-	struct pread *st = r->state;
+	struct perf_rstate *st = r->state;
 	int rc = st->in_sample ? make_sample(r) : TACH_OK;
 	*done = st->in_sample && !rc;
 	st->in_sample = st->skipping = false;
@@ -1039,7 +1039,7 @@ static int end_sample(struct tach_reader *r, bool *done)
  * whose event lines have one, read), else a frame line, else what its indent says. */
 static int other_line(struct tach_reader *r, const char *s, size_t n, size_t k, bool *done)
 {
-	struct pread *st = r->state;
+	struct perf_rstate *st = r->state;
 	struct hdr h;
 	bool ev = parse_event_line(s + k, n - k, &h);
 	if (ev && (h.has_ts || h.has_event || h.bad)) {
@@ -1082,7 +1082,7 @@ static int other_line(struct tach_reader *r, const char *s, size_t n, size_t k, 
 }
 
 /* The line cache's slot for frame line s, its hash set; NULL when s is too long for it. */
-static struct lslot *cached_line(struct pread *st, const char *s, size_t n)
+static struct lslot *cached_line(struct perf_rstate *st, const char *s, size_t n)
 {
 	if (n > LCACHE_TEXT)
 		return NULL;
@@ -1103,7 +1103,7 @@ static struct lslot *cached_line(struct pread *st, const char *s, size_t n)
 static int frame_or_other(struct tach_reader *r, const char *s, size_t n, size_t k,
 			  struct lslot *c, bool *done)
 {
-	struct pread *st = r->state;
+	struct perf_rstate *st = r->state;
 	st->line_was_frame = false;
 	int rc = other_line(r, s, n, k, done);
 	if (!rc && c && st->line_was_frame) {
@@ -1117,7 +1117,7 @@ static int frame_or_other(struct tach_reader *r, const char *s, size_t n, size_t
 /* Handles one line; *done when it completed a sample. */
 static int on_line(struct tach_reader *r, const char *s, size_t n, bool *done)
 {
-	struct pread *st = r->state;
+	struct perf_rstate *st = r->state;
 	if (n > MAX_LINE)
 		return RFAIL(r, TACH_E_LIMIT, TACH_POS_LINE, r->in.line,
 			     "line longer than %u bytes", MAX_LINE);
@@ -1156,7 +1156,7 @@ static int on_line(struct tach_reader *r, const char *s, size_t n, bool *done)
  * stackcollapse-perf.pl drops it too; a capture cut inside its first sample has none. */
 static int at_end(struct tach_reader *r)
 {
-	struct pread *st = r->state;
+	struct perf_rstate *st = r->state;
 	if (st->in_sample && !st->finished) {
 		st->in_sample = false;
 		if (!st->samples)
@@ -1172,7 +1172,7 @@ static int at_end(struct tach_reader *r)
 
 static int pr_next(struct tach_reader *r, const struct tach_sample **out)
 {
-	struct pread *st = r->state;
+	struct perf_rstate *st = r->state;
 	for (;;) {
 		const char *s;
 		size_t n;
@@ -1206,7 +1206,7 @@ static int pr_next(struct tach_reader *r, const struct tach_sample **out)
 
 static int pr_option(struct tach_reader *r, const char *key, const char *value)
 {
-	struct pread *st = r->state;
+	struct perf_rstate *st = r->state;
 	bool b;
 	if (!strcmp(key, "event")) {
 		if (!value[0] || strlen(value) > EVENT_OPT_MAX)
@@ -1246,7 +1246,7 @@ static int pr_option(struct tach_reader *r, const char *key, const char *value)
  * anyway. */
 static int find_program(struct tach_reader *r)
 {
-	struct pread *st = r->state;
+	struct perf_rstate *st = r->state;
 	const uint8_t *p;
 	size_t n, at = 0, len, k;
 	int rc = tachi_in_peek(&r->in, TACHI_PROBE_MORE, &r->err, &p, &n);
@@ -1280,7 +1280,7 @@ static int pr_open(struct tach_reader *r)
 
 static void pr_free(struct tach_reader *r)
 {
-	struct pread *st = r->state;
+	struct perf_rstate *st = r->state;
 	free(st->event_opt);
 	free(st->event);
 	free(st->kbuf);
@@ -1323,7 +1323,7 @@ bool tachi_perf_probe_next(const uint8_t *p, size_t n, size_t *at, const char **
 }
 
 const struct tachi_reader_ops tachi_perf_reader_ops = {
-	.state_size = sizeof(struct pread),
+	.state_size = sizeof(struct perf_rstate),
 	.option = pr_option,
 	.open = pr_open,
 	.next = pr_next,

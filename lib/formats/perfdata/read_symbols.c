@@ -110,7 +110,7 @@ static bool kv_put(struct table *t, uint64_t a, uint64_t b, uint32_t v)
 }
 
 /* A mapping as recorded (one per distinct start, size, offset, file). */
-struct pmap {
+struct perfdata_pmap {
 	uint64_t start, len, pgoff;
 	char *path;               /* as perf names the dso */
 	char build_id[41];        /* lowercase hex, "" when unknown */
@@ -120,7 +120,7 @@ struct pmap {
 	bool jit, kernel;
 };
 
-struct range {
+struct perfdata_range {
 	uint64_t start, end, seq;
 	uint32_t map;
 };
@@ -131,8 +131,8 @@ struct jsym {
 	char *name;
 };
 
-struct proc {
-	struct range *r;
+struct perfdata_proc {
+	struct perfdata_range *r;
 	size_t n, cap;
 	bool sorted;
 	struct jsym *jit;         /* its perf map, loaded at its first JIT frame */
@@ -155,14 +155,14 @@ struct ksym {
 
 struct pd_syms {
 	struct tachi_sym *sym;
-	struct pmap *maps;
+	struct perfdata_pmap *maps;
 	size_t nmaps, maps_cap;
 	struct table map_index;   /* (hash of start, size, offset, path) -> pmap */
 	struct table segs;        /* (hash of path, offset, size) -> symbolizer segment */
 	uint64_t *seg_syn;
 	size_t nsegs, segs_cap;
 	uint64_t syn_next;
-	struct proc *procs;
+	struct perfdata_proc *procs;
 	size_t nprocs, procs_cap;
 	struct table proc_index;  /* pid -> proc */
 	struct thread *threads;
@@ -242,7 +242,7 @@ void pd_syms_free(struct pd_syms *y)
 
 /* ---- processes and threads ---- */
 
-static struct proc *proc_get(struct tach_reader *r, uint32_t pid, bool make)
+static struct perfdata_proc *proc_get(struct tach_reader *r, uint32_t pid, bool make)
 {
 	struct pd_syms *y = ((struct pd *)r->state)->syms;
 	uint32_t i;
@@ -318,15 +318,15 @@ int pd_on_comm(struct tach_reader *r, const uint8_t *p, uint32_t size, uint64_t 
 
 static int copy_maps(struct tach_reader *r, uint32_t from, uint32_t to)
 {
-	struct proc *f = proc_get(r, from, false);
+	struct perfdata_proc *f = proc_get(r, from, false);
 	if (!f || !f->n)
 		return TACH_OK;
 	size_t n = f->n;
-	struct range *copy = malloc(n * sizeof(*copy));
+	struct perfdata_range *copy = malloc(n * sizeof(*copy));
 	if (!copy)
 		return nomem(r);
 	memcpy(copy, f->r, n * sizeof(*copy));
-	struct proc *t = proc_get(r, to, true); /* may move f */
+	struct perfdata_proc *t = proc_get(r, to, true); /* may move f */
 	if (!t) {
 		free(copy);
 		return nomem(r);
@@ -406,7 +406,7 @@ static int binary_for(const char *path, const char *bid, char *out, size_t cap)
 }
 
 /* The symbolizer's range for the segment (path, offset, size), added once. */
-static int segment(struct tach_reader *r, struct pmap *m)
+static int segment(struct tach_reader *r, struct perfdata_pmap *m)
 {
 	struct pd *st = r->state;
 	struct pd_syms *y = st->syms;
@@ -451,8 +451,8 @@ static int pmap_of(struct tach_reader *r, uint64_t start, uint64_t len, uint64_t
 	}
 	if (!TACHI_RESERVE(y->maps, y->maps_cap, y->nmaps + 1))
 		return nomem(r);
-	struct pmap *m = &y->maps[y->nmaps];
-	*m = (struct pmap){ start, len, pgoff, strdup(path), "", 0, 0, pid, jit, false };
+	struct perfdata_pmap *m = &y->maps[y->nmaps];
+	*m = (struct perfdata_pmap){ start, len, pgoff, strdup(path), "", 0, 0, pid, jit, false };
 	snprintf(m->build_id, sizeof(m->build_id), "%s", bid ? bid : "");
 	if (!m->path || !kv_put(&y->map_index, h, len, (uint32_t)y->nmaps))
 		return nomem(r);
@@ -463,12 +463,12 @@ static int pmap_of(struct tach_reader *r, uint64_t start, uint64_t len, uint64_t
 static int add_range(struct tach_reader *r, uint32_t pid, uint32_t map)
 {
 	struct pd_syms *y = ((struct pd *)r->state)->syms;
-	struct proc *p = proc_get(r, pid, true);
+	struct perfdata_proc *p = proc_get(r, pid, true);
 	if (!p || !TACHI_RESERVE(p->r, p->cap, p->n + 1))
 		return nomem(r);
-	const struct pmap *m = &y->maps[map];
+	const struct perfdata_pmap *m = &y->maps[map];
 	uint64_t end = m->start + m->len < m->start ? UINT64_MAX : m->start + m->len;
-	p->r[p->n++] = (struct range){ m->start, end, y->seq++, map };
+	p->r[p->n++] = (struct perfdata_range){ m->start, end, y->seq++, map };
 	p->sorted = false;
 	return TACH_OK;
 }
@@ -542,14 +542,14 @@ int pd_on_mmap(struct tach_reader *r, const uint8_t *p, uint32_t size, uint64_t 
 
 static int range_cmp(const void *a, const void *b)
 {
-	const struct range *x = a, *y = b;
+	const struct perfdata_range *x = a, *y = b;
 	if (x->start != y->start)
 		return x->start < y->start ? -1 : 1;
 	return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
 /* The newest mapping of p holding addr, NONE when none. */
-static uint32_t find_range(struct proc *p, uint64_t addr)
+static uint32_t find_range(struct perfdata_proc *p, uint64_t addr)
 {
 	if (!p || !p->n)
 		return NONE;
@@ -754,7 +754,7 @@ static int jsym_cmp(const void *a, const void *b)
 	return lx > ly ? -1 : lx < ly;
 }
 
-static void load_perf_map(struct proc *p, const char *path)
+static void load_perf_map(struct perfdata_proc *p, const char *path)
 {
 	FILE *f = fopen(path, "r");
 	char line[8192];
@@ -779,9 +779,9 @@ static void load_perf_map(struct proc *p, const char *path)
 		qsort(p->jit, p->njit, sizeof(*p->jit), jsym_cmp);
 }
 
-static const char *jit_symbol(struct tach_reader *r, const struct pmap *m, uint64_t ip)
+static const char *jit_symbol(struct tach_reader *r, const struct perfdata_pmap *m, uint64_t ip)
 {
-	struct proc *p = proc_get(r, m->pid, false);
+	struct perfdata_proc *p = proc_get(r, m->pid, false);
 	if (!p)
 		return NULL;
 	if (!p->jit_tried) {
@@ -813,7 +813,8 @@ static int on_symbol(void *ctx, const struct tachi_sym_frame *f)
 
 /* The ELF symbol of a binary's address (looked up once per address of the segment);
  * *sid is its string id, NONE for none. */
-static int elf_symbol(struct tach_reader *r, const struct pmap *m, uint64_t ip, uint32_t *sid)
+static int elf_symbol(struct tach_reader *r, const struct perfdata_pmap *m, uint64_t ip,
+		      uint32_t *sid)
 {
 	struct pd_syms *y = ((struct pd *)r->state)->syms;
 	uint64_t a = m->syn + (ip - m->start);
@@ -830,7 +831,7 @@ static int elf_symbol(struct tach_reader *r, const struct pmap *m, uint64_t ip, 
 	return TACH_OK;
 }
 
-static int dict_mapping(struct tach_reader *r, struct pmap *m, uint32_t *id)
+static int dict_mapping(struct tach_reader *r, struct perfdata_pmap *m, uint32_t *id)
 {
 	struct pd *st = r->state;
 	if (m->mapping) {
@@ -862,8 +863,8 @@ static int intern(struct tach_reader *r, const char *file, const char *func, siz
 
 /* A frame named name (NULL: no symbol) in dso file at ip, as the perf script reader makes
  * the frame of the line perf script prints for it. */
-static int make_frame(struct tach_reader *r, struct pmap *m, const char *file, const char *name,
-		      uint64_t ip, uint32_t *id)
+static int make_frame(struct tach_reader *r, struct perfdata_pmap *m, const char *file,
+		      const char *name, uint64_t ip, uint32_t *id)
 {
 	struct pd *st = r->state;
 	struct tach_frame_native nat = { ip, 0, 0 };
@@ -908,7 +909,7 @@ static int frame_of(struct tach_reader *r, uint32_t pid, bool kernel, uint64_t i
 	uint64_t key = kernel && map == NONE ? NONE - 1ull : map;
 	if (kv_get(&y->frames, key, ip, id))
 		return TACH_OK;
-	struct pmap *m = map == NONE ? NULL : &y->maps[map];
+	struct perfdata_pmap *m = map == NONE ? NULL : &y->maps[map];
 	const char *name = NULL, *file = m ? m->path : "[unknown]";
 	uint32_t sid = NONE;
 	int rc = TACH_OK;
@@ -984,7 +985,7 @@ static int unwound_frames(struct tach_reader *r, uint32_t pid, uint64_t pc)
 	struct pd *st = r->state;
 	struct pd_syms *y = st->syms;
 	uint32_t map = find_range(proc_get(r, pid, false), pc), id;
-	const struct pmap *m = map == NONE ? NULL : &y->maps[map];
+	const struct perfdata_pmap *m = map == NONE ? NULL : &y->maps[map];
 	struct chain c = { r, pc, true };
 	if (m && m->syn && !st->no_symbolize) {
 		c.elf = false;

@@ -62,7 +62,7 @@ struct map {
 	bool nofile;         /* no usable binary: never looked for again */
 };
 
-struct range {
+struct unwind_range {
 	uint64_t lo, hi;
 };
 
@@ -80,7 +80,7 @@ struct seg {
 	uint32_t map;
 };
 
-struct proc {
+struct unwind_proc {
 	uint32_t pid;
 	struct map *maps;    /* in the order added */
 	size_t nmaps, cap;
@@ -90,13 +90,13 @@ struct proc {
 	uint32_t abi;        /* the ABI it was attached for */
 	uint64_t gen;        /* counts Dwfls made for it */
 	uint64_t used;       /* LRU clock */
-	struct range *mods;  /* what its modules cover: a new map there makes a new Dwfl */
+	struct unwind_range *mods;  /* what its modules cover: a new map there makes a new Dwfl */
 	size_t nmods, mods_cap;
 };
 
 /* The sample being unwound: what the thread callbacks read. */
 struct sample {
-	struct proc *p;
+	struct unwind_proc *p;
 	uint32_t tid;
 	Dwarf_Word dregs[17];
 	uint32_t dset;       /* bit n: dregs[n] known */
@@ -117,13 +117,13 @@ struct tachi_unwind {
 	size_t ndirs;
 	char *debuginfo_path;
 	Dwfl_Callbacks cb;
-	struct proc **procs;   /* each its own allocation: live[] and cur.p point at them */
+	struct unwind_proc **procs;   /* each its own allocation: live[] and cur.p point at them */
 	size_t nprocs, procs_cap;
 	struct tachi_idset by_pid;
 	struct blob *blobs;
 	size_t nblobs, blobs_cap;
 	struct tachi_idset blob_set;
-	struct proc *live[MAX_LIVE]; /* procs whose Dwfl is open */
+	struct unwind_proc *live[MAX_LIVE]; /* procs whose Dwfl is open */
 	size_t nlive;
 	uint64_t clock;
 	uint8_t ehdr64[sizeof(Elf64_Ehdr)], ehdr32[sizeof(Elf32_Ehdr)];
@@ -221,7 +221,7 @@ struct tachi_unwind *tachi_unwind_new(const struct tachi_warner *warn, const cha
 	return u;
 }
 
-static void drop_dwfl(struct tachi_unwind *u, struct proc *p)
+static void drop_dwfl(struct tachi_unwind *u, struct unwind_proc *p)
 {
 	if (!p->dwfl)
 		return;
@@ -235,7 +235,7 @@ static void drop_dwfl(struct tachi_unwind *u, struct proc *p)
 		}
 }
 
-static void proc_clear(struct tachi_unwind *u, struct proc *p)
+static void proc_clear(struct tachi_unwind *u, struct unwind_proc *p)
 {
 	drop_dwfl(u, p);
 	free(p->maps);
@@ -290,7 +290,7 @@ static bool pid_eq(void *ctx, uint32_t id, const void *key)
 	return u->procs[id]->pid == *(const uint32_t *)key;
 }
 
-static struct proc *find_proc(struct tachi_unwind *u, uint32_t pid)
+static struct unwind_proc *find_proc(struct tachi_unwind *u, uint32_t pid)
 {
 	uint32_t id;
 	if (tachi_idset_find(&u->by_pid, tachi_mix64(pid), &pid, pid_eq, u, &id))
@@ -298,11 +298,11 @@ static struct proc *find_proc(struct tachi_unwind *u, uint32_t pid)
 	return NULL;
 }
 
-static struct proc *new_proc(struct tachi_unwind *u, uint32_t pid)
+static struct unwind_proc *new_proc(struct tachi_unwind *u, uint32_t pid)
 {
 	if (u->nprocs >= UINT32_MAX || !TACHI_RESERVE(u->procs, u->procs_cap, u->nprocs + 1))
 		return NULL;
-	struct proc *p = calloc(1, sizeof(*p));
+	struct unwind_proc *p = calloc(1, sizeof(*p));
 	if (!p || !tachi_idset_insert(&u->by_pid, tachi_mix64(pid), (uint32_t)u->nprocs)) {
 		free(p);
 		return NULL;
@@ -312,7 +312,7 @@ static struct proc *new_proc(struct tachi_unwind *u, uint32_t pid)
 	return p;
 }
 
-static bool overlaps_module(const struct proc *p, uint64_t start, uint64_t limit)
+static bool overlaps_module(const struct unwind_proc *p, uint64_t start, uint64_t limit)
 {
 	for (size_t i = 0; i < p->nmods; i++)
 		if (start < p->mods[i].hi && p->mods[i].lo < limit)
@@ -353,7 +353,7 @@ static const char *intern(struct tachi_unwind *u, const void *p, size_t n)
 }
 
 /* The first segment ending above addr (segments are sorted by both ends). */
-static size_t seg_after(const struct proc *p, uint64_t addr)
+static size_t seg_after(const struct unwind_proc *p, uint64_t addr)
 {
 	size_t lo = 0, hi = p->nsegs;
 	while (lo < hi) {
@@ -370,7 +370,7 @@ int tachi_unwind_fork(struct tachi_unwind *u, uint32_t ppid, uint32_t pid)
 {
 	if (ppid == pid)
 		return TACH_OK;
-	struct proc *c = find_proc(u, pid), *par = find_proc(u, ppid);
+	struct unwind_proc *c = find_proc(u, pid), *par = find_proc(u, ppid);
 	if (!c && !(c = new_proc(u, pid)))
 		return fail(u, TACH_E_NOMEM, "out of memory");
 	proc_clear(u, c);
@@ -392,7 +392,7 @@ int tachi_unwind_fork(struct tachi_unwind *u, uint32_t ppid, uint32_t pid)
 	return TACH_OK;
 }
 
-static struct map *find_map(struct proc *p, uint64_t addr)
+static struct map *find_map(struct unwind_proc *p, uint64_t addr)
 {
 	size_t i = seg_after(p, addr);
 	if (i == p->nsegs || p->segs[i].lo > addr)
@@ -402,7 +402,7 @@ static struct map *find_map(struct proc *p, uint64_t addr)
 
 /* [lo, hi) shows map idx from now on: the segments it covers go, those it overlaps are
  * cut, one it falls inside is split. Room for two more is reserved by the caller. */
-static void insert_seg(struct proc *p, uint64_t lo, uint64_t hi, uint32_t idx)
+static void insert_seg(struct unwind_proc *p, uint64_t lo, uint64_t hi, uint32_t idx)
 {
 	size_t i = seg_after(p, lo), j = i;
 	struct seg put[3];
@@ -429,7 +429,7 @@ int tachi_unwind_add_map(struct tachi_unwind *u, uint32_t pid, uint64_t start, u
 	path_len = path ? strnlen(path, path_len) : 0;
 	if (path_len > 4095 || build_id_len > MAX_BUILD_ID)
 		return fail(u, TACH_E_FORMAT, "a mapping's path or build ID is too long");
-	struct proc *p = find_proc(u, pid);
+	struct unwind_proc *p = find_proc(u, pid);
 	if (!p && !(p = new_proc(u, pid)))
 		return fail(u, TACH_E_NOMEM, "out of memory");
 	if (p->nmaps >= TACHI_UNWIND_MAX_MAPS)
@@ -458,7 +458,7 @@ int tachi_unwind_add_map(struct tachi_unwind *u, uint32_t pid, uint64_t start, u
 
 int tachi_unwind_forget_pid(struct tachi_unwind *u, uint32_t pid)
 {
-	struct proc *p = find_proc(u, pid);
+	struct unwind_proc *p = find_proc(u, pid);
 	if (p)
 		proc_clear(u, p);
 	return TACH_OK;
@@ -587,19 +587,19 @@ static int locate(struct tachi_unwind *u, const struct map *m, char *found, size
 	return fd;
 }
 
-static bool note_module(struct proc *p, Dwfl_Module *mod)
+static bool note_module(struct unwind_proc *p, Dwfl_Module *mod)
 {
 	Dwarf_Addr lo, hi;
 	if (!dwfl_module_info(mod, NULL, &lo, &hi, NULL, NULL, NULL, NULL))
 		return true;
 	if (!TACHI_RESERVE(p->mods, p->mods_cap, p->nmods + 1))
 		return false;
-	p->mods[p->nmods++] = (struct range){ lo, hi };
+	p->mods[p->nmods++] = (struct unwind_range){ lo, hi };
 	return true;
 }
 
 /* Reports m's binary into p's Dwfl; NULL when there is none to use (said once a path). */
-static Dwfl_Module *report(struct tachi_unwind *u, struct proc *p, struct map *m)
+static Dwfl_Module *report(struct tachi_unwind *u, struct unwind_proc *p, struct map *m)
 {
 	m->tried_gen = p->gen;
 	/* perf keeps a copy of the vDSO in its build-id cache */
@@ -629,7 +629,7 @@ static Dwfl_Module *report(struct tachi_unwind *u, struct proc *p, struct map *m
 }
 
 /* The module holding addr in the sample's process, reported on first need. */
-static Dwfl_Module *module_at(struct tachi_unwind *u, struct proc *p, uint64_t addr)
+static Dwfl_Module *module_at(struct tachi_unwind *u, struct unwind_proc *p, uint64_t addr)
 {
 	Dwfl_Module *mod = dwfl_addrmodule(p->dwfl, addr);
 	if (mod)
@@ -743,7 +743,7 @@ static const Dwfl_Thread_Callbacks thread_callbacks = {
 
 /* p's Dwfl, attached for abi: made on first need, the least recently used one closed to
  * make room. */
-static bool proc_dwfl(struct tachi_unwind *u, struct proc *p, uint32_t abi)
+static bool proc_dwfl(struct tachi_unwind *u, struct unwind_proc *p, uint32_t abi)
 {
 	if (p->dwfl && p->abi != abi)
 		drop_dwfl(u, p);
@@ -885,7 +885,7 @@ int tachi_unwind_stack(struct tachi_unwind *u, uint32_t pid, uint32_t tid, uint6
 	c->last_sp = c->sp;
 	if (!c->max)
 		return TACH_OK;
-	struct proc *p = find_proc(u, pid);
+	struct unwind_proc *p = find_proc(u, pid);
 	if (!p && !(p = new_proc(u, pid)))
 		return fail(u, TACH_E_NOMEM, "out of memory");
 	c->p = p;

@@ -61,7 +61,7 @@
 /* ---- the sample type ---- */
 
 /* Nanoseconds in one unit of a time unit; 0 for any other unit. */
-static uint64_t time_unit(const struct pread *st, int64_t unit)
+static uint64_t time_unit(const struct pprof_rstate *st, int64_t unit)
 {
 	static const struct { const char *name; uint64_t ns; } units[] = {
 		{ "nanoseconds", 1 }, { "ns", 1 }, { "microseconds", 1000 }, { "us", 1000 },
@@ -77,7 +77,7 @@ static uint64_t time_unit(const struct pread *st, int64_t unit)
 /* The sample-index option, or pprof's default. */
 static int choose_type(struct tach_reader *r)
 {
-	struct pread *st = r->state;
+	struct pprof_rstate *st = r->state;
 	const char *want = st->sample_index;
 	size_t i = st->ntypes;
 	if (!want) {
@@ -130,7 +130,7 @@ struct sdec {
 
 static int loc_each(struct tach_reader *r, void *ctx, uint64_t id, size_t at)
 {
-	struct pread *st = r->state;
+	struct pprof_rstate *st = r->state;
 	struct sdec *sd = ctx;
 	uint32_t i;
 	if (!tachi_pr_find_id(&st->loc_ix, st->locs, sizeof(*st->locs), id, &i))
@@ -143,7 +143,7 @@ static int loc_each(struct tach_reader *r, void *ctx, uint64_t id, size_t at)
 
 static int val_each(struct tach_reader *r, void *ctx, uint64_t v, size_t at)
 {
-	struct pread *st = r->state;
+	struct pprof_rstate *st = r->state;
 	struct sdec *sd = ctx;
 	(void)at;
 	if (sd->nvals < st->ntypes)
@@ -190,7 +190,7 @@ static int label_field(struct tach_reader *r, void *rec, const struct tachi_pb_f
 
 static int label(struct tach_reader *r, const struct tachi_pb_field *outer, struct sdec *sd)
 {
-	struct pread *st = r->state;
+	struct pprof_rstate *st = r->state;
 	struct plabel lb = { 0 };
 	int rc = tachi_pr_each_sub(r, outer, label_field, &lb);
 	if (rc)
@@ -226,7 +226,7 @@ static int label(struct tach_reader *r, const struct tachi_pb_field *outer, stru
 /* Every label, as the sample's ext gives it (string ids interned as met). */
 static int keep_label_ext(struct tach_reader *r, const struct plabel *lb)
 {
-	struct pread *st = r->state;
+	struct pprof_rstate *st = r->state;
 	if (!TACHI_RESERVE(st->lbls, st->lbls_cap, st->nlbls + 1))
 		return RFAIL(r, TACH_E_NOMEM, TACH_POS_NONE, 0, "out of memory");
 	struct tach_label *l = &st->lbls[st->nlbls];
@@ -245,7 +245,7 @@ static int keep_label_ext(struct tach_reader *r, const struct plabel *lb)
 }
 
 /* Whether a sample left out for its weight has a value of another type (zero-weight). */
-static bool other_values_ext(const struct pread *st)
+static bool other_values_ext(const struct pprof_rstate *st)
 {
 	for (size_t i = 0; i < st->ntypes; i++)
 		if (i != st->vi && st->vals[i] > 0)
@@ -253,7 +253,7 @@ static bool other_values_ext(const struct pread *st)
 	return false;
 }
 
-static const struct tach_sample_ext *sample_ext(struct pread *st)
+static const struct tach_sample_ext *sample_ext(struct pprof_rstate *st)
 {
 	st->ext = (struct tach_sample_ext){ sizeof(st->ext), (uint32_t)st->ntypes, st->vals,
 					    (uint32_t)st->nlbls, st->lbls };
@@ -261,7 +261,7 @@ static const struct tach_sample_ext *sample_ext(struct pread *st)
 }
 
 /* String i copied NUL-terminated to *at; NULL for the empty string. */
-static const char *meta_str(const struct pread *st, int64_t i, char **at)
+static const char *meta_str(const struct pprof_rstate *st, int64_t i, char **at)
 {
 	size_t n;
 	const char *p = str_at(st, i, &n);
@@ -277,7 +277,7 @@ static const char *meta_str(const struct pread *st, int64_t i, char **at)
 /* The meta's value types, weight, default type, period, duration and start time. */
 static int values_meta_ext(struct tach_reader *r)
 {
-	struct pread *st = r->state;
+	struct pprof_rstate *st = r->state;
 	size_t bytes = st->ntypes * sizeof(struct tach_value_type);
 	for (size_t i = 0; i < st->ntypes; i++)
 		bytes += st->slen[st->types[i].type] + st->slen[st->types[i].unit] + 2;
@@ -325,7 +325,7 @@ static int sample_field(struct tach_reader *r, void *rec, const struct tachi_pb_
 /* The sample message into sd and st->lbuf (its locations, leaf first). */
 static int decode_sample(struct tach_reader *r, const struct tachi_pb_field *outer, struct sdec *sd)
 {
-	struct pread *st = r->state;
+	struct pprof_rstate *st = r->state;
 	memset(sd, 0, sizeof(*sd));
 	sd->status = -1;
 	st->nlbls = 0;
@@ -341,7 +341,7 @@ static int decode_sample(struct tach_reader *r, const struct tachi_pb_field *out
  * locations above the first kept one stay, whole. */
 static int build_stack(struct tach_reader *r, const struct sdec *sd, uint32_t *depth)
 {
-	struct pread *st = r->state;
+	struct pprof_rstate *st = r->state;
 	size_t from = 0;
 	bool user = false;
 	for (size_t i = sd->nlocs; i-- > 0;) {
@@ -378,7 +378,7 @@ static int build_stack(struct tach_reader *r, const struct sdec *sd, uint32_t *d
 /* The chosen value as a number of samples; 0 to leave the sample out. */
 static int weight(struct tach_reader *r, const struct tachi_pb_field *f, int64_t v, uint64_t *w)
 {
-	struct pread *st = r->state;
+	struct pprof_rstate *st = r->state;
 	*w = 0;
 	if (v < 0 && !st->warned_neg) {
 		st->warned_neg = true;
@@ -408,7 +408,7 @@ static int weight(struct tach_reader *r, const struct tachi_pb_field *f, int64_t
 
 static int pr_next(struct tach_reader *r, const struct tach_sample **out)
 {
-	struct pread *st = r->state;
+	struct pprof_rstate *st = r->state;
 	struct tachi_pb_field f;
 	struct sdec sd;
 	uint64_t w = 0;
@@ -456,7 +456,7 @@ static int pr_next(struct tach_reader *r, const struct tach_sample **out)
 /* Inflates every gzip member of the input into st->own, at most max bytes. */
 static int inflate_all(struct tach_reader *r, uint64_t max)
 {
-	struct pread *st = r->state;
+	struct pprof_rstate *st = r->state;
 	z_stream z;
 	memset(&z, 0, sizeof(z));
 	if (inflateInit2(&z, 16 + MAX_WBITS) != Z_OK)
@@ -510,7 +510,7 @@ static int inflate_all(struct tach_reader *r, uint64_t max)
 
 static int read_tables(struct tach_reader *r)
 {
-	struct pread *st = r->state;
+	struct pprof_rstate *st = r->state;
 	size_t nsamples = 0;
 	struct tachi_pb_field f;
 	int rc = TACH_OK;
@@ -531,7 +531,7 @@ static int read_tables(struct tach_reader *r)
 
 static int pr_open(struct tach_reader *r)
 {
-	struct pread *st = r->state;
+	struct pprof_rstate *st = r->state;
 	int rc;
 	st->d = r->in.data;
 	st->size = r->in.size;
@@ -557,7 +557,7 @@ static int pr_open(struct tach_reader *r)
 
 static int pr_option(struct tach_reader *r, const char *key, const char *value)
 {
-	struct pread *st = r->state;
+	struct pprof_rstate *st = r->state;
 	if (!strcmp(key, "sample-index")) {
 		if (!*value)
 			return RFAIL(r, TACH_E_USAGE, TACH_POS_NONE, 0, "sample-index needs a value");
@@ -578,7 +578,7 @@ static int pr_option(struct tach_reader *r, const char *key, const char *value)
 
 static void pr_free(struct tach_reader *r)
 {
-	struct pread *st = r->state;
+	struct pprof_rstate *st = r->state;
 	free(st->sample_index);
 	free(st->own);
 	free(st->soff);
@@ -601,7 +601,7 @@ static void pr_free(struct tach_reader *r)
 }
 
 const struct tachi_reader_ops tachi_pprof_reader_ops = {
-	.state_size = sizeof(struct pread),
+	.state_size = sizeof(struct pprof_rstate),
 	.option = pr_option,
 	.open = pr_open,
 	.next = pr_next,

@@ -24,7 +24,7 @@ struct pvt {
 };
 
 /* Mappings, functions and locations start alike: id, then where the record is. */
-struct pmap {
+struct pprof_rmap {
 	uint64_t id;
 	size_t at;
 	int64_t file, build_id;
@@ -39,7 +39,7 @@ struct pfn {
 	int64_t name, sysname, file;
 };
 
-struct pline {
+struct pprof_rline {
 	uint64_t fn;
 	int64_t line, col;
 };
@@ -54,7 +54,7 @@ struct ploc {
 	bool whole;          /* prune, and its frames made all the same */
 };
 
-struct pread {
+struct pprof_rstate {
 	char *sample_index;  /* option */
 	uint8_t *own;        /* the inflated protobuf of a gzip input */
 	const uint8_t *d;
@@ -68,13 +68,13 @@ struct pread {
 	struct pvt period_type;
 	int64_t period, time_nanos, drop, keep, dflt;
 	size_t drop_at, keep_at; /* where the last drop_frames and keep_frames fields are */
-	struct pmap *maps;
+	struct pprof_rmap *maps;
 	size_t nmaps, maps_cap;
 	struct pfn *fns;
 	size_t nfns, fns_cap;
 	struct ploc *locs;
 	size_t nlocs, locs_cap;
-	struct pline *lines;
+	struct pprof_rline *lines;
 	size_t nlines, lines_cap;
 	struct tachi_idset map_ix, fn_ix, loc_ix;
 	uint32_t *frames;
@@ -123,25 +123,25 @@ int tachi_pr_all_frames(struct tach_reader *r);
 int tachi_pr_whole_frames(struct tach_reader *r, struct ploc *l);
 
 /* String i of the string table, in the input: per label and per frame, so inline. */
-static inline bool str_ok(const struct pread *st, int64_t i)
+static inline bool str_ok(const struct pprof_rstate *st, int64_t i)
 {
 	return i >= 0 && (uint64_t)i < st->nstr;
 }
 
-static inline const char *str_at(const struct pread *st, int64_t i, size_t *n)
+static inline const char *str_at(const struct pprof_rstate *st, int64_t i, size_t *n)
 {
 	*n = st->slen[i];
 	return (const char *)st->d + st->soff[i];
 }
 
-static inline bool str_is(const struct pread *st, int64_t i, const char *s)
+static inline bool str_is(const struct pprof_rstate *st, int64_t i, const char *s)
 {
 	size_t n;
 	const char *p = str_at(st, i, &n);
 	return n == strlen(s) && !memcmp(p, s, n);
 }
 
-static inline bool str_eq(const struct pread *st, int64_t a, int64_t b)
+static inline bool str_eq(const struct pprof_rstate *st, int64_t a, int64_t b)
 {
 	size_t na, nb;
 	const char *pa = str_at(st, a, &na), *pb = str_at(st, b, &nb);
@@ -155,7 +155,7 @@ static inline bool str_eq(const struct pread *st, int64_t a, int64_t b)
 static inline int tachi_pr_next_field(struct tach_reader *r, size_t *pos, size_t end,
 				      struct tachi_pb_field *f)
 {
-	const struct pread *st = r->state;
+	const struct pprof_rstate *st = r->state;
 	enum tachi_pb_err e = tachi_pb_next(st->d, pos, end, f);
 	return TACHI_LIKELY(!e) ? TACH_OK : tachi_pr_wire_fail(r, e, f, *pos);
 }
@@ -171,7 +171,7 @@ static inline int want_type(struct tach_reader *r, const struct tachi_pb_field *
 static inline int tachi_pr_repeated(struct tach_reader *r, const struct tachi_pb_field *f,
 				    each_fn each, void *ctx)
 {
-	const struct pread *st = r->state;
+	const struct pprof_rstate *st = r->state;
 	struct tachi_pb_nums it;
 	if (!tachi_pb_nums_start(&it, f))
 		return want_type(r, f, TACHI_PB_LEN);
@@ -220,7 +220,7 @@ static inline int tachi_pr_num_field(struct tach_reader *r, const struct tachi_p
 /* The dict id of string i, interned on first use. */
 static inline int tachi_pr_dict_str(struct tach_reader *r, int64_t i, uint32_t *id)
 {
-	struct pread *st = r->state;
+	struct pprof_rstate *st = r->state;
 	if (st->sid[i] == NO_STR) {
 		size_t n;
 		const char *p = str_at(st, i, &n);

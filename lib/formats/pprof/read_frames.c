@@ -54,7 +54,7 @@ struct prune {
 static void pattern_warn(struct tach_reader *r, int64_t s, size_t at, const char *field,
 			 const char *what)
 {
-	struct pread *st = r->state;
+	struct pprof_rstate *st = r->state;
 	size_t n;
 	const char *p = str_at(st, s, &n);
 	char m[480];
@@ -75,7 +75,7 @@ static void pattern_warn(struct tach_reader *r, int64_t s, size_t at, const char
 static int compile(struct tach_reader *r, int64_t s, size_t at, const char *field,
 		   struct tachi_regex **re)
 {
-	struct pread *st = r->state;
+	struct pprof_rstate *st = r->state;
 	struct tachi_regex_err e;
 	size_t n;
 	const char *p = str_at(st, s, &n);
@@ -104,7 +104,7 @@ static int compile(struct tach_reader *r, int64_t s, size_t at, const char *fiel
 
 /* Whether function fn's name matches drop_frames and not keep_frames, once per name: 1,
  * 0, or TACH_E_LIMIT (a pattern's budget spent) or TACH_E_NOMEM. */
-static int dropped(struct pread *st, struct prune *pr, const struct pfn *fn)
+static int dropped(struct pprof_rstate *st, struct prune *pr, const struct pfn *fn)
 {
 	size_t n;
 	const char *p = str_at(st, fn->name, &n);
@@ -126,7 +126,7 @@ static int dropped(struct pread *st, struct prune *pr, const struct pfn *fn)
 }
 
 /* The location's mapping, NULL when its id names none (no mapping, as in pprof). */
-static const struct pmap *loc_map(const struct pread *st, const struct ploc *l)
+static const struct pprof_rmap *loc_map(const struct pprof_rstate *st, const struct ploc *l)
 {
 	uint32_t m;
 	return tachi_pr_find_id(&st->map_ix, st->maps, sizeof(*st->maps), l->mapping, &m)
@@ -136,7 +136,7 @@ static const struct pmap *loc_map(const struct pread *st, const struct ploc *l)
 static int add_frame(struct tach_reader *r, const struct tach_frame *f,
 		     const struct tach_frame_native *n)
 {
-	struct pread *st = r->state;
+	struct pprof_rstate *st = r->state;
 	if (st->nframes >= UINT32_MAX - 1)
 		return RFAIL(r, TACH_E_LIMIT, TACH_POS_NONE, 0, "more than %u frames",
 			     UINT32_MAX - 1);
@@ -147,10 +147,10 @@ static int add_frame(struct tach_reader *r, const struct tach_frame *f,
 	return TACH_OK;
 }
 
-static int line_frame(struct tach_reader *r, const struct pline *ln, const struct pfn *fn,
+static int line_frame(struct tach_reader *r, const struct pprof_rline *ln, const struct pfn *fn,
 		      const struct tach_frame_native *n)
 {
-	struct pread *st = r->state;
+	struct pprof_rstate *st = r->state;
 	struct tach_frame f = { 0, 0, -1, -1, -1, -1, TACH_NO_OPCODE };
 	int64_t name = st->slen[fn->name] ? fn->name : fn->sysname;
 	int rc = tachi_pr_dict_str(r, name, &f.func);
@@ -170,9 +170,9 @@ static int line_frame(struct tach_reader *r, const struct pline *ln, const struc
 static int address_frame(struct tach_reader *r, const struct ploc *l,
 			 const struct tach_frame_native *n)
 {
-	struct pread *st = r->state;
+	struct pprof_rstate *st = r->state;
 	struct tach_frame f = { 0, 0, -1, -1, -1, -1, TACH_NO_OPCODE };
-	const struct pmap *m = loc_map(st, l);
+	const struct pprof_rmap *m = loc_map(st, l);
 	size_t flen = m ? st->slen[m->file] : 0;
 	const char *file = flen ? str_at(st, m->file, &flen) : NULL;
 	char name[300];
@@ -198,7 +198,7 @@ static int address_frame(struct tach_reader *r, const struct ploc *l,
 
 static const struct pfn *line_fn(struct tach_reader *r, const struct ploc *l, uint32_t j)
 {
-	struct pread *st = r->state;
+	struct pprof_rstate *st = r->state;
 	uint32_t fi;
 	uint64_t fid = st->lines[l->line0 + j].fn;
 	if (!tachi_pr_find_id(&st->fn_ix, st->fns, sizeof(*st->fns), fid, &fi)) {
@@ -212,12 +212,12 @@ static const struct pfn *line_fn(struct tach_reader *r, const struct ploc *l, ui
 /* Location l's frames from line start out, innermost first. */
 static int make_frames(struct tach_reader *r, struct ploc *l, uint32_t start)
 {
-	struct pread *st = r->state;
+	struct pprof_rstate *st = r->state;
 	const struct pfn *fn;
 	l->fr0 = (uint32_t)st->nframes;
 	/* Its address and mapping go on each of its frames; all but the outermost line
 	 * were inlined into the next one out (tach_frame_native). */
-	const struct pmap *m = loc_map(st, l);
+	const struct pprof_rmap *m = loc_map(st, l);
 	struct tach_frame_native n = { l->address, m ? m->did : 0, 0 };
 	int rc = l->nlines ? TACH_OK : address_frame(r, l, &n);
 	for (uint32_t j = start; !rc && j < l->nlines; j++) {
@@ -234,7 +234,7 @@ static int make_frames(struct tach_reader *r, struct ploc *l, uint32_t start)
  * outermost match else, as pprof cuts the location itself, for every sample. */
 static int loc_frames(struct tach_reader *r, struct prune *pr, size_t i)
 {
-	struct pread *st = r->state;
+	struct pprof_rstate *st = r->state;
 	struct ploc *l = &st->locs[i];
 	uint32_t start = 0;
 	const struct pfn *fn;
@@ -269,7 +269,7 @@ int tachi_pr_whole_frames(struct tach_reader *r, struct ploc *l)
  * either one refused means no pruning at all. */
 static int prune_setup(struct tach_reader *r, struct prune *pr)
 {
-	struct pread *st = r->state;
+	struct pprof_rstate *st = r->state;
 	int rc;
 	if (!st->slen[st->drop])
 		return TACH_OK;
@@ -292,7 +292,7 @@ static const struct pfn *line_fn(struct tach_reader *r, const struct ploc *l, ui
  * budget no frame is dropped at all, as for a refused pattern, rather than some. */
 static int match_all(struct tach_reader *r, struct prune *pr)
 {
-	struct pread *st = r->state;
+	struct pprof_rstate *st = r->state;
 	for (size_t i = 0; pr->drop && i < st->nlocs; i++) {
 		const struct ploc *l = &st->locs[i];
 		for (uint32_t j = 0; j < l->nlines; j++) {
@@ -318,9 +318,9 @@ static int match_all(struct tach_reader *r, struct prune *pr)
 }
 
 /* A mapping into the dict, in file order (pprof's first is the main one). */
-static int dict_mapping(struct tach_reader *r, struct pmap *pm)
+static int dict_mapping(struct tach_reader *r, struct pprof_rmap *pm)
 {
-	struct pread *st = r->state;
+	struct pprof_rstate *st = r->state;
 	struct tach_mapping m = { pm->start, pm->limit, pm->offset, 0, TACH_NO_STRING, pm->flags };
 	int rc = tachi_pr_dict_str(r, pm->file, &m.file);
 	if (!rc && st->slen[pm->build_id])
@@ -332,7 +332,7 @@ static int dict_mapping(struct tach_reader *r, struct pmap *pm)
 
 int tachi_pr_all_frames(struct tach_reader *r)
 {
-	struct pread *st = r->state;
+	struct pprof_rstate *st = r->state;
 	struct prune pr = { 0 };
 	int rc = TACH_OK;
 	st->sid = malloc((st->nstr ? st->nstr : 1) * sizeof(*st->sid));

@@ -20,7 +20,7 @@
 
 int tachi_pr_fail(struct tach_reader *r, size_t off, const char *fmt, ...)
 {
-	struct pread *st = r->state;
+	struct pprof_rstate *st = r->state;
 	char m[400];
 	va_list ap;
 	va_start(ap, fmt);
@@ -89,7 +89,7 @@ static int value_type(struct tach_reader *r, const struct tachi_pb_field *outer,
 
 static int add_string(struct tach_reader *r, const struct tachi_pb_field *f)
 {
-	struct pread *st = r->state;
+	struct pprof_rstate *st = r->state;
 	int rc = want_type(r, f, TACHI_PB_LEN);
 	if (rc)
 		return rc;
@@ -117,7 +117,7 @@ static int id_field(struct tach_reader *r, const struct tachi_pb_field *f, uint6
 
 static int map_field(struct tach_reader *r, void *rec, const struct tachi_pb_field *f)
 {
-	struct pmap *m = rec;
+	struct pprof_rmap *m = rec;
 	int64_t v = 0;
 	int rc;
 	switch (f->num) {
@@ -158,7 +158,7 @@ static int fn_field(struct tach_reader *r, void *rec, const struct tachi_pb_fiel
 
 static int line_field(struct tach_reader *r, void *rec, const struct tachi_pb_field *f)
 {
-	struct pline *l = rec;
+	struct pprof_rline *l = rec;
 	switch (f->num) {
 	case LINE_FUNCTION_ID: return id_field(r, f, &l->fn);
 	case LINE_LINE: return tachi_pr_num_field(r, f, &l->line);
@@ -170,7 +170,7 @@ static int line_field(struct tach_reader *r, void *rec, const struct tachi_pb_fi
 /* Location fields; lines go to st->lines, in order. */
 static int loc_field(struct tach_reader *r, void *rec, const struct tachi_pb_field *f)
 {
-	struct pread *st = r->state;
+	struct pprof_rstate *st = r->state;
 	struct ploc *l = rec;
 	int64_t v;
 	switch (f->num) {
@@ -178,7 +178,7 @@ static int loc_field(struct tach_reader *r, void *rec, const struct tachi_pb_fie
 	case LOCATION_MAPPING_ID: return id_field(r, f, &l->mapping);
 	case LOCATION_ADDRESS: return id_field(r, f, &l->address);
 	case LOCATION_LINE: {
-		struct pline *ln = PUSH(r, st->lines, st->nlines, st->lines_cap);
+		struct pprof_rline *ln = PUSH(r, st->lines, st->nlines, st->lines_cap);
 		int rc = ln ? tachi_pr_each_sub(r, f, line_field, ln) : r->err.code;
 		if (!rc && !ln->fn)
 			return tachi_pr_fail(r, f->at, "a location's line has no function");
@@ -191,7 +191,7 @@ static int loc_field(struct tach_reader *r, void *rec, const struct tachi_pb_fie
 
 static int location(struct tach_reader *r, const struct tachi_pb_field *outer)
 {
-	struct pread *st = r->state;
+	struct pprof_rstate *st = r->state;
 	struct ploc *l = PUSH(r, st->locs, st->nlocs, st->locs_cap);
 	if (!l)
 		return r->err.code;
@@ -205,8 +205,8 @@ static int location(struct tach_reader *r, const struct tachi_pb_field *outer)
 
 static int mapping(struct tach_reader *r, const struct tachi_pb_field *outer)
 {
-	struct pread *st = r->state;
-	struct pmap *m = PUSH(r, st->maps, st->nmaps, st->maps_cap);
+	struct pprof_rstate *st = r->state;
+	struct pprof_rmap *m = PUSH(r, st->maps, st->nmaps, st->maps_cap);
 	if (!m)
 		return r->err.code;
 	m->at = outer->at;
@@ -215,7 +215,7 @@ static int mapping(struct tach_reader *r, const struct tachi_pb_field *outer)
 
 static int function(struct tach_reader *r, const struct tachi_pb_field *outer)
 {
-	struct pread *st = r->state;
+	struct pprof_rstate *st = r->state;
 	struct pfn *fn = PUSH(r, st->fns, st->nfns, st->fns_cap);
 	if (!fn)
 		return r->err.code;
@@ -232,7 +232,7 @@ static int ignore_each(struct tach_reader *r, void *ctx, uint64_t v, size_t at)
 /* One top-level field of the first pass. */
 int tachi_pr_table_field(struct tach_reader *r, const struct tachi_pb_field *f, size_t *nsamples)
 {
-	struct pread *st = r->state;
+	struct pprof_rstate *st = r->state;
 	switch (f->num) {
 	case PROFILE_SAMPLE_TYPE:
 		if (!TACHI_RESERVE(st->types, st->types_cap, st->ntypes + 1))
@@ -295,7 +295,7 @@ int tachi_pr_index_ids(struct tach_reader *r, struct tachi_idset *ix, const void
 /* Every string index the tables hold is in range (pprof's postDecode). */
 int tachi_pr_check_strings(struct tach_reader *r)
 {
-	struct pread *st = r->state;
+	struct pprof_rstate *st = r->state;
 	if (!st->nstr)
 		return tachi_pr_fail(r, 0, "no string table: string_table[0] must be ''");
 	for (size_t i = 0; i < st->nmaps; i++)

@@ -62,7 +62,7 @@ enum { MODE_WALL = 0, MODE_CPU = 1, MODE_GIL = 2, MODE_ALL = 3, MODE_EXCEPTION =
 
 static int pw_option(struct tach_writer *w, const char *key, const char *value)
 {
-	struct pstate *st = w->state;
+	struct pprof_wstate *st = w->state;
 	bool b;
 	if (!strcmp(key, "gzip")) {
 		if (!tachi_parse_bool(value, &b))
@@ -96,19 +96,19 @@ static int pw_option(struct tach_writer *w, const char *key, const char *value)
 
 static bool lset_eq(void *ctx, uint32_t id, const void *p)
 {
-	const struct pstate *st = ctx;
+	const struct pprof_wstate *st = ctx;
 	const struct lset *a = &st->lsets[id];
-	const struct lkey *k = p;
+	const struct pprof_lkey *k = p;
 	const struct lset *b = &k->ls;
 	return a->tid == b->tid && a->iid == b->iid && a->status == b->status &&
 	       a->ext == b->ext && tachi_pw_labels_eq_types(st, a, k);
 }
 
-static struct lkey lset_of(const struct pstate *st, const struct tach_sample *s)
+static struct pprof_lkey lset_of(const struct pprof_wstate *st, const struct tach_sample *s)
 {
 	if (st->no_labels)
-		return (struct lkey){ { 0, 0, 0, false, 0, 0 }, NULL };
-	struct lkey k = { { s->thread_id, s->interp_id, s->status, false, 0, 0 }, NULL };
+		return (struct pprof_lkey){ { 0, 0, 0, false, 0, 0 }, NULL };
+	struct pprof_lkey k = { { s->thread_id, s->interp_id, s->status, false, 0, 0 }, NULL };
 	if (st->ext && st->ntypes) {
 		k.ls.ext = true;
 		k.ls.nlab = st->ext->label_count;
@@ -117,7 +117,7 @@ static struct lkey lset_of(const struct pstate *st, const struct tach_sample *s)
 	return k;
 }
 
-static uint64_t lset_hash(const struct lkey *k)
+static uint64_t lset_hash(const struct pprof_lkey *k)
 {
 	const struct lset *q = &k->ls;
 	uint64_t h = tachi_mix64(q->tid ^ tachi_mix64((uint64_t)q->iid << 8 | q->status));
@@ -125,10 +125,10 @@ static uint64_t lset_hash(const struct lkey *k)
 }
 
 /* The label set's number, made if new; c->slot remembers the thread's last one. */
-static bool lset_get(struct pstate *st, struct tachi_pathcache *c, const struct tach_sample *s,
-		     uint32_t *id)
+static bool lset_get(struct pprof_wstate *st, struct tachi_pathcache *c,
+		     const struct tach_sample *s, uint32_t *id)
 {
-	struct lkey q = lset_of(st, s);
+	struct pprof_lkey q = lset_of(st, s);
 	if (c->slot < st->nlsets && lset_eq(st, c->slot, &q)) {
 		*id = c->slot;
 		return true;
@@ -153,7 +153,7 @@ static bool lset_get(struct pstate *st, struct tachi_pathcache *c, const struct 
 
 static int pw_begin(struct tach_writer *w)
 {
-	struct pstate *st = w->state;
+	struct pprof_wstate *st = w->state;
 	int mode = -1;
 	uint32_t cfg = w->meta.profiling_config & 0xff;
 	if (cfg >= 1 && cfg <= 5)
@@ -205,7 +205,7 @@ static int pw_begin(struct tach_writer *w)
 
 static int pw_put(struct tach_writer *w, const struct tach_dict *d, const struct tach_sample *s)
 {
-	struct pstate *st = w->state;
+	struct pprof_wstate *st = w->state;
 	if (TACHI_UNLIKELY(st->src != d)) {
 		if (st->src)
 			return WFAIL(w, TACH_E_USAGE, "samples from more than one dict");
@@ -271,7 +271,7 @@ static int pw_put(struct tach_writer *w, const struct tach_dict *d, const struct
 static int pw_put_ext(struct tach_writer *w, const struct tach_dict *d,
 		      const struct tach_sample *s, const struct tach_sample_ext *ext)
 {
-	struct pstate *st = w->state;
+	struct pprof_wstate *st = w->state;
 	for (uint32_t i = 0; i < ext->label_count; i++) {
 		const struct tach_label *l = &ext->labels[i];
 		if (l->key >= d->str_count || (l->str != TACH_NO_STRING && l->str >= d->str_count) ||
@@ -288,10 +288,10 @@ static int pw_put_ext(struct tach_writer *w, const struct tach_dict *d,
  * ahead must not make one). */
 static void pw_fetch(struct tach_writer *w, struct tachi_ahead_item *it, unsigned stage)
 {
-	struct pstate *st = w->state;
+	struct pprof_wstate *st = w->state;
 	if (st->native)
 		return;
-	struct lkey q = lset_of(st, &it->s);
+	struct pprof_lkey q = lset_of(st, &it->s);
 	uint32_t lset = 0;
 	bool pairs = stage > 1 &&
 		     tachi_idset_find(&st->lset_index, lset_hash(&q), &q, lset_eq, st, &lset);
@@ -300,7 +300,8 @@ static void pw_fetch(struct tach_writer *w, struct tachi_ahead_item *it, unsigne
 		__builtin_prefetch(&st->counts[e1 - 1]);
 }
 
-static bool label(struct pstate *st, struct tachi_pb_buf *b, uint32_t key, uint32_t str, uint64_t num)
+static bool label(struct pprof_wstate *st, struct tachi_pb_buf *b, uint32_t key, uint32_t str,
+		  uint64_t num)
 {
 	st->sub.len = 0;
 	return tachi_pb_put_varint(&st->sub, LABEL_KEY, key) &&
@@ -311,7 +312,7 @@ static bool label(struct pstate *st, struct tachi_pb_buf *b, uint32_t key, uint3
 
 /* pprof's numbers are signed: a thread id past 2^63-1 would show negative, so it goes
  * as a string label of the same key, in decimal. */
-static bool tid_label(struct pstate *st, struct tachi_pb_buf *b, uint64_t tid)
+static bool tid_label(struct pprof_wstate *st, struct tachi_pb_buf *b, uint64_t tid)
 {
 	if (tid <= INT64_MAX)
 		return label(st, b, st->s_tid, 0, tid);
@@ -338,7 +339,7 @@ struct lcache {
 	uint8_t bytes[3 * 32]; /* three labels of at most 27 bytes each */
 };
 
-static bool labels(struct pstate *st, struct lcache *lc, struct tachi_pb_buf *m, uint64_t tid,
+static bool labels(struct pprof_wstate *st, struct lcache *lc, struct tachi_pb_buf *m, uint64_t tid,
 		   uint32_t iid, uint8_t status)
 {
 	struct lcache *e = NULL;
@@ -445,7 +446,7 @@ static int emit_sample(struct tach_writer *w, const uint8_t *ids, size_t n, cons
 /* One Sample message per distinct (stack, labels). */
 static int write_samples(struct tach_writer *w, uint64_t period_ns)
 {
-	struct pstate *st = w->state;
+	struct pprof_wstate *st = w->state;
 	struct tachi_pb_buf *m = &st->msg;
 	const struct tachi_node *nodes = st->trie.nodes;
 	int rc = TACH_OK;
@@ -520,7 +521,7 @@ static int write_samples(struct tach_writer *w, uint64_t period_ns)
 /* Time, duration, period and the default sample type. */
 static int write_trailer(struct tach_writer *w, uint64_t period_ns)
 {
-	struct pstate *st = w->state;
+	struct pprof_wstate *st = w->state;
 	struct tachi_pb_buf *m = &st->msg;
 	int rc;
 	uint64_t start = w->meta.start_time_us, t;
@@ -546,7 +547,7 @@ static int write_trailer(struct tach_writer *w, uint64_t period_ns)
 
 static int write_profile_types(struct tach_writer *w)
 {
-	struct pstate *st = w->state;
+	struct pprof_wstate *st = w->state;
 	struct tachi_pb_buf *m = &st->msg;
 	int rc;
 	for (uint32_t i = 0; i < st->ntypes; i++) {
@@ -564,7 +565,7 @@ static int write_profile_types(struct tach_writer *w)
 
 static int write_profile(struct tach_writer *w)
 {
-	struct pstate *st = w->state;
+	struct pprof_wstate *st = w->state;
 	struct tachi_pb_buf *m = &st->msg;
 	int rc;
 	if (st->ntypes)
@@ -588,7 +589,7 @@ static int write_profile(struct tach_writer *w)
 
 static int pw_close(struct tach_writer *w)
 {
-	struct pstate *st = w->state;
+	struct pprof_wstate *st = w->state;
 	if (st->empty_skipped)
 		tachi_warn(&w->warn, TACH_POS_NONE, 0,
 			   "left out %llu samples with an empty stack (pprof cannot show them)",
@@ -610,7 +611,7 @@ static int pw_close(struct tach_writer *w)
 
 static void pw_free(struct tach_writer *w)
 {
-	struct pstate *st = w->state;
+	struct pprof_wstate *st = w->state;
 	tachi_gz_free(st->gz);
 	free(st->strs);
 	free(st->own.p);
@@ -639,13 +640,13 @@ static void pw_free(struct tach_writer *w)
 }
 
 const struct tachi_writer_ops tachi_pprof_writer_ops = {
-	.state_size = sizeof(struct pstate),
+	.state_size = sizeof(struct pprof_wstate),
 	.option = pw_option,
 	.begin = pw_begin,
 	.put = pw_put,
 	.close = pw_close,
 	.free = pw_free,
-	.trie_at = offsetof(struct pstate, trie) + 1,
+	.trie_at = offsetof(struct pprof_wstate, trie) + 1,
 	.fetch = pw_fetch,
 	.put_ext = pw_put_ext,
 };

@@ -26,7 +26,7 @@
 #define NO_ID UINT32_MAX
 
 /* A Line: function index and, as written, line and column (0 = unknown). */
-struct pline {
+struct pprof_wline {
 	uint32_t fn;
 	int64_t line, col;
 };
@@ -34,8 +34,8 @@ struct pline {
 /* A Location: its innermost line (fn NO_ID: none, an unsymbolized address), the lines it
  * was inlined into, outward (xl[x0, x0 + nx)), its address and its mapping: a dict mapping
  * id (dmap), else a rebuilt one's index + 1 (rmap; addr is then a file offset), else none. */
-struct loc {
-	struct pline l;
+struct pprof_loc {
+	struct pprof_wline l;
 	uint64_t addr;
 	uint32_t dmap, rmap;
 	uint32_t x0, nx;
@@ -43,8 +43,8 @@ struct loc {
 
 /* A location to find: its extra lines are in x, not yet in xl. */
 struct lockey {
-	const struct loc *loc;
-	const struct pline *x;
+	const struct pprof_loc *loc;
+	const struct pprof_wline *x;
 };
 
 struct fnkey {
@@ -61,7 +61,7 @@ struct lset {
 	uint32_t lab0, nlab;
 };
 /* A label set looked up: the labels of an ext are not in labs yet. */
-struct lkey {
+struct pprof_lkey {
 	struct lset ls;
 	const struct tach_label *labs;
 };
@@ -72,7 +72,7 @@ struct pstr {
 	uint32_t off, len;   /* in own */
 };
 
-struct pstate {
+struct pprof_wstate {
 	/* options (zero = default) */
 	bool raw, no_labels;
 	int cpu;
@@ -93,16 +93,16 @@ struct pstate {
 	uint32_t *fmap;      /* dict frame id -> location index */
 	size_t fmap_cap;
 	size_t nmapped; /* source frames mapped so far: all of them lets a sample skip the check */
-	struct loc *locs;
+	struct pprof_loc *locs;
 	size_t nlocs, locs_cap;
 	struct tachi_idset loc_index;
-	struct pline *xl;    /* locations' inlined-into lines */
+	struct pprof_wline *xl;    /* locations' inlined-into lines */
 	size_t nxl, xl_cap;
 	/* native mode (the dict had native data at the first sample): the trie is keyed by
 	 * location, a run of inlined frames and the frame they were inlined into being one */
 	bool native, warned_inline;
 	uint32_t *keys;      /* a sample's location indices, innermost first */
-	struct pline *run;   /* a run's lines */
+	struct pprof_wline *run;   /* a run's lines */
 	size_t keys_cap, run_cap;
 	struct tachi_pmaps maps;
 	struct fnkey *fns;
@@ -153,10 +153,10 @@ bool tachi_pw_value_type(struct tachi_pb_buf *b, uint32_t type, uint32_t unit);
 /* The tables (pprof/write_tables.c): strings of our own, of the source dict, of a thread state;
  * a frame's location; a sample's stack as locations (native mode); the mappings,
  * locations and functions, and the string table, written out. */
-bool tachi_pw_own_str(struct pstate *st, const char *s, size_t n, uint32_t *idx);
-bool tachi_pw_src_str(struct pstate *st, const struct tach_dict *d, uint32_t id,
+bool tachi_pw_own_str(struct pprof_wstate *st, const char *s, size_t n, uint32_t *idx);
+bool tachi_pw_src_str(struct pprof_wstate *st, const struct tach_dict *d, uint32_t id,
 		      uint32_t *idx);
-bool tachi_pw_state_str(struct pstate *st, uint8_t status, uint32_t *idx);
+bool tachi_pw_state_str(struct pprof_wstate *st, uint8_t status, uint32_t *idx);
 int tachi_pw_map_frame(struct tach_writer *w, const struct tach_dict *d, uint32_t fid);
 int tachi_pw_native_keys(struct tach_writer *w, const struct tach_dict *d,
 			 const struct tach_sample *s, struct tach_sample *out);
@@ -164,15 +164,15 @@ int tachi_pw_write_locations(struct tach_writer *w);
 int tachi_pw_write_strings(struct tach_writer *w);
 
 /* Several value types and the input's own labels (types mode, pprof/write_types.c). */
-bool tachi_pw_labels_eq_types(const struct pstate *st, const struct lset *a,
-			      const struct lkey *k);
-uint64_t tachi_pw_labels_hash_types(const struct lkey *k);
-bool tachi_pw_keep_labels_types(struct pstate *st, struct lkey *q);
+bool tachi_pw_labels_eq_types(const struct pprof_wstate *st, const struct lset *a,
+			      const struct pprof_lkey *k);
+uint64_t tachi_pw_labels_hash_types(const struct pprof_lkey *k);
+bool tachi_pw_keep_labels_types(struct pprof_wstate *st, struct pprof_lkey *q);
 int tachi_pw_begin_types(struct tach_writer *w);
 int tachi_pw_add_values_types(struct tach_writer *w, uint32_t entry,
 			      const struct tach_sample *s);
-const uint8_t *tachi_pw_values_types(struct pstate *st, size_t entry, size_t *len);
-bool tachi_pw_labels_types(struct pstate *st, struct tachi_pb_buf *m, const struct lset *ls);
+const uint8_t *tachi_pw_values_types(struct pprof_wstate *st, size_t entry, size_t *len);
+bool tachi_pw_labels_types(struct pprof_wstate *st, struct tachi_pb_buf *m, const struct lset *ls);
 int tachi_pw_trailer_types(struct tach_writer *w);
 
 /* The bytes staged before each deflate call when compressing. */
@@ -184,7 +184,7 @@ int tachi_pw_trailer_types(struct tach_writer *w);
  * The caller adds what it wrote to the buffer's length. Inline: once per sample. */
 static inline uint8_t *tachi_pw_out_room(struct tach_writer *w, size_t n, size_t **len, int *rc)
 {
-	struct pstate *st = w->state;
+	struct pprof_wstate *st = w->state;
 	*rc = TACH_OK;
 	if (st->raw) {
 		struct tachi_out *o = &w->out;

@@ -13,7 +13,7 @@
 /* Compresses the staged bytes into the output; finish ends the gzip stream. */
 int tachi_pw_deflate_stage(struct tach_writer *w, bool finish)
 {
-	struct pstate *st = w->state;
+	struct pprof_wstate *st = w->state;
 	int e = tachi_gz_write(st->gz, st->stage.p, st->stage.len);
 	if (!e && finish)
 		e = tachi_gz_finish(st->gz);
@@ -26,7 +26,7 @@ int tachi_pw_deflate_stage(struct tach_writer *w, bool finish)
 /* Sends bytes to the output, through deflate unless writing a raw proto. */
 int tachi_pw_emit(struct tach_writer *w, const void *p, size_t n)
 {
-	struct pstate *st = w->state;
+	struct pprof_wstate *st = w->state;
 	if (st->raw) {
 		if (n && tachi_out_write(&w->out, p, n))
 			return tachi_writer_io(w);
@@ -66,7 +66,7 @@ int tachi_pw_emit_msg(struct tach_writer *w, uint32_t num, struct tachi_pb_buf *
 
 int tachi_pw_emit_varint(struct tach_writer *w, uint32_t num, uint64_t v)
 {
-	struct pstate *st = w->state;
+	struct pprof_wstate *st = w->state;
 	st->msg.len = 0;
 	if (!tachi_pb_put_varint(&st->msg, num, v))
 		return WFAIL(w, TACH_E_NOMEM, "out of memory");

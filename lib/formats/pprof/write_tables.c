@@ -16,7 +16,7 @@
 
 /* ---- string table ---- */
 
-bool tachi_pw_own_str(struct pstate *st, const char *s, size_t n, uint32_t *idx)
+bool tachi_pw_own_str(struct pprof_wstate *st, const char *s, size_t n, uint32_t *idx)
 {
 	if (st->nstrs >= UINT32_MAX - 1 || st->own.len + n > UINT32_MAX ||
 	    !TACHI_RESERVE(st->strs, st->strs_cap, st->nstrs + 1) ||
@@ -29,7 +29,7 @@ bool tachi_pw_own_str(struct pstate *st, const char *s, size_t n, uint32_t *idx)
 	return true;
 }
 
-bool tachi_pw_src_str(struct pstate *st, const struct tach_dict *d, uint32_t id,
+bool tachi_pw_src_str(struct pprof_wstate *st, const struct tach_dict *d, uint32_t id,
 		      uint32_t *idx)
 {
 	if (d->strs[id].len == 0) {
@@ -55,7 +55,7 @@ bool tachi_pw_src_str(struct pstate *st, const struct tach_dict *d, uint32_t id,
 }
 
 /* "gil+cpu", "gil-wait", ...: the names the programs' --status option takes. */
-bool tachi_pw_state_str(struct pstate *st, uint8_t status, uint32_t *idx)
+bool tachi_pw_state_str(struct pprof_wstate *st, uint8_t status, uint32_t *idx)
 {
 	if (st->state_str[status]) {
 		*idx = st->state_str[status] - 1;
@@ -94,18 +94,18 @@ static uint64_t fn_hash(const struct fnkey *k)
 
 static bool fn_eq(void *ctx, uint32_t id, const void *p)
 {
-	const struct pstate *st = ctx;
+	const struct pprof_wstate *st = ctx;
 	const struct fnkey *k = p;
 	return st->fns[id].name == k->name && st->fns[id].file == k->file;
 }
 
-static uint64_t line_hash(uint64_t h, const struct pline *l)
+static uint64_t line_hash(uint64_t h, const struct pprof_wline *l)
 {
 	int64_t b[4] = { (int64_t)h, l->fn, l->line, l->col };
 	return tachi_hash(b, sizeof(b));
 }
 
-static uint64_t loc_hash(const struct loc *k, const struct pline *x)
+static uint64_t loc_hash(const struct pprof_loc *k, const struct pprof_wline *x)
 {
 	uint64_t h = line_hash(tachi_mix64(k->addr ^ tachi_mix64((uint64_t)k->dmap << 32 | k->rmap)),
 			       &k->l);
@@ -114,16 +114,16 @@ static uint64_t loc_hash(const struct loc *k, const struct pline *x)
 	return h;
 }
 
-static bool line_eq(const struct pline *a, const struct pline *b)
+static bool line_eq(const struct pprof_wline *a, const struct pprof_wline *b)
 {
 	return a->fn == b->fn && a->line == b->line && a->col == b->col;
 }
 
 static bool loc_eq(void *ctx, uint32_t id, const void *p)
 {
-	const struct pstate *st = ctx;
+	const struct pprof_wstate *st = ctx;
 	const struct lockey *k = p;
-	const struct loc *a = &st->locs[id], *b = k->loc;
+	const struct pprof_loc *a = &st->locs[id], *b = k->loc;
 	if (!line_eq(&a->l, &b->l) || a->addr != b->addr || a->dmap != b->dmap ||
 	    a->rmap != b->rmap || a->nx != b->nx)
 		return false;
@@ -134,9 +134,10 @@ static bool loc_eq(void *ctx, uint32_t id, const void *p)
 }
 
 /* The index of location k (extra lines in x), made if new. */
-static int loc_get(struct tach_writer *w, struct loc *k, const struct pline *x, uint32_t *li)
+static int loc_get(struct tach_writer *w, struct pprof_loc *k, const struct pprof_wline *x,
+		   uint32_t *li)
 {
-	struct pstate *st = w->state;
+	struct pprof_wstate *st = w->state;
 	struct lockey key = { k, x };
 	uint64_t h = loc_hash(k, x);
 	if (tachi_idset_find(&st->loc_index, h, &key, loc_eq, st, li))
@@ -169,9 +170,9 @@ static int frame_ok(struct tach_writer *w, const struct tach_dict *d, uint32_t f
 
 /* A frame's Line: its Function (one per distinct name and file), line and column. */
 static int frame_line(struct tach_writer *w, const struct tach_dict *d, uint32_t fid,
-		      struct pline *out)
+		      struct pprof_wline *out)
 {
-	struct pstate *st = w->state;
+	struct pprof_wstate *st = w->state;
 	const struct tach_frame *f = &d->frames[fid];
 	struct fnkey fk;
 	if (!tachi_pw_src_str(st, d, f->func, &fk.name) ||
@@ -189,20 +190,21 @@ static int frame_line(struct tach_writer *w, const struct tach_dict *d, uint32_t
 		st->nfns++;
 	}
 	/* pprof's 0 means unknown: lines below 1 say nothing; TACH columns count from 0. */
-	*out = (struct pline){ fn, f->line > 0 ? f->line : 0, f->col >= 0 ? (int64_t)f->col + 1 : 0 };
+	*out = (struct pprof_wline){ fn, f->line > 0 ? f->line : 0,
+				     f->col >= 0 ? (int64_t)f->col + 1 : 0 };
 	return TACH_OK;
 }
 
 /* The location of one frame: its native address and mapping when it has them; no line for
  * an unsymbolized native frame; a rebuilt mapping for one named by module and offset. */
 static int frame_loc(struct tach_writer *w, const struct tach_dict *d, uint32_t fid,
-		     struct loc *k)
+		     struct pprof_loc *k)
 {
-	struct pstate *st = w->state;
+	struct pprof_wstate *st = w->state;
 	const struct tach_frame *f = &d->frames[fid];
 	const struct tach_frame_native *n = tach_dict_frame_native(d, fid);
 	uint64_t off;
-	*k = (struct loc){ .l = { NO_ID, 0, 0 } };
+	*k = (struct pprof_loc){ .l = { NO_ID, 0, 0 } };
 	if (n) {
 		k->addr = n->address;
 		k->dmap = n->mapping;
@@ -227,13 +229,13 @@ static int frame_loc(struct tach_writer *w, const struct tach_dict *d, uint32_t 
 
 int tachi_pw_map_frame(struct tach_writer *w, const struct tach_dict *d, uint32_t fid)
 {
-	struct pstate *st = w->state;
+	struct pprof_wstate *st = w->state;
 	int rc = frame_ok(w, d, fid);
 	if (rc)
 		return rc;
 	if (fid >= st->fmap_cap && !tachi_idmap_reserve(&st->fmap, &st->fmap_cap, (size_t)fid + 1))
 		return NOMEM(w);
-	struct loc k;
+	struct pprof_loc k;
 	uint32_t li;
 	if ((rc = frame_loc(w, d, fid, &k)) || (rc = loc_get(w, &k, NULL, &li)))
 		return rc;
@@ -253,7 +255,7 @@ static bool inlined(const struct tach_dict *d, uint32_t fid)
 static int run_loc(struct tach_writer *w, const struct tach_dict *d, const uint32_t *fr,
 		   uint32_t n, uint32_t *li)
 {
-	struct pstate *st = w->state;
+	struct pprof_wstate *st = w->state;
 	int rc;
 	if (n == 1) {
 		if ((fr[0] >= st->fmap_cap || st->fmap[fr[0]] == NO_ID) && (rc = tachi_pw_map_frame(w, d, fr[0])))
@@ -267,7 +269,7 @@ static int run_loc(struct tach_writer *w, const struct tach_dict *d, const uint3
 		if ((rc = frame_ok(w, d, fr[i])) || (rc = frame_line(w, d, fr[i], &st->run[i])))
 			return rc;
 	const struct tach_frame_native *o = tach_dict_frame_native(d, fr[n - 1]);
-	struct loc k = { .l = st->run[0], .nx = n - 1 };
+	struct pprof_loc k = { .l = st->run[0], .nx = n - 1 };
 	if (o) {
 		k.addr = o->address;
 		k.dmap = o->mapping;
@@ -281,7 +283,7 @@ static int run_loc(struct tach_writer *w, const struct tach_dict *d, const uint3
 int tachi_pw_native_keys(struct tach_writer *w, const struct tach_dict *d,
 			 const struct tach_sample *s, struct tach_sample *out)
 {
-	struct pstate *st = w->state;
+	struct pprof_wstate *st = w->state;
 	if (!TACHI_RESERVE(st->keys, st->keys_cap, s->depth))
 		return NOMEM(w);
 	uint32_t n = 0, same = 0, from = s->same_outer < s->depth ? s->depth - s->same_outer : 0;
@@ -301,7 +303,7 @@ int tachi_pw_native_keys(struct tach_writer *w, const struct tach_dict *d,
 }
 
 /* The output mapping id of location l, 0 for none. */
-static uint32_t loc_map_id(const struct pstate *st, const struct loc *l)
+static uint32_t loc_map_id(const struct pprof_wstate *st, const struct pprof_loc *l)
 {
 	return l->dmap ? st->maps.dict_out[l->dmap] : l->rmap ? st->maps.rb_out[l->rmap - 1] : 0;
 }
@@ -310,7 +312,7 @@ static uint32_t loc_map_id(const struct pstate *st, const struct loc *l)
  * has_line_numbers when every one of them has that for every line, has_inline_frames when
  * besides the input said so or one of them has inlined lines. A mapping no location uses
  * keeps the input's flags. */
-static bool map_flags(struct pstate *st, uint32_t **flags)
+static bool map_flags(struct pprof_wstate *st, uint32_t **flags)
 {
 	size_t n = st->maps.nout;
 	uint32_t *f = *flags = calloc(n ? 2 * n : 1, sizeof(uint32_t)), *used = f + n;
@@ -320,13 +322,13 @@ static bool map_flags(struct pstate *st, uint32_t **flags)
 		f[i] = TACH_MAPPING_HAS_FUNCTIONS | TACH_MAPPING_HAS_FILENAMES |
 		       TACH_MAPPING_HAS_LINE_NUMBERS;
 	for (size_t i = 0; i < st->nlocs; i++) {
-		const struct loc *l = &st->locs[i];
+		const struct pprof_loc *l = &st->locs[i];
 		uint32_t o = loc_map_id(st, l);
 		if (!o--)
 			continue;
 		used[o] |= l->nx ? TACH_MAPPING_HAS_INLINE_FRAMES : 1;
 		for (uint32_t j = 0; j <= l->nx; j++) {
-			const struct pline *ln = j ? &st->xl[l->x0 + j - 1] : &l->l;
+			const struct pprof_wline *ln = j ? &st->xl[l->x0 + j - 1] : &l->l;
 			if (ln->fn == NO_ID) {
 				f[o] = 0;
 				break;
@@ -354,7 +356,7 @@ static bool map_flags(struct pstate *st, uint32_t **flags)
  * marked symbolized, so pprof neither looks for a binary nor complains of none). */
 static int write_mappings(struct tach_writer *w, uint32_t *fake)
 {
-	struct pstate *st = w->state;
+	struct pprof_wstate *st = w->state;
 	struct tachi_pb_buf *m = &st->msg;
 	uint32_t *flags = NULL;
 	int rc = TACH_OK;
@@ -395,7 +397,7 @@ static int write_mappings(struct tach_writer *w, uint32_t *fake)
 	return rc;
 }
 
-static bool put_line(struct pstate *st, struct tachi_pb_buf *m, const struct pline *l)
+static bool put_line(struct pprof_wstate *st, struct tachi_pb_buf *m, const struct pprof_wline *l)
 {
 	/* Negative numbers cannot occur here: lines and columns are clamped at 0. */
 	st->sub.len = 0;
@@ -408,14 +410,14 @@ static bool put_line(struct pstate *st, struct tachi_pb_buf *m, const struct pli
 /* The mappings, then the locations and functions. */
 int tachi_pw_write_locations(struct tach_writer *w)
 {
-	struct pstate *st = w->state;
+	struct pprof_wstate *st = w->state;
 	struct tachi_pb_buf *m = &st->msg;
 	uint32_t fake;
 	int rc = write_mappings(w, &fake);
 	if (rc)
 		return rc;
 	for (size_t i = 0; i < st->nlocs; i++) {
-		const struct loc *l = &st->locs[i];
+		const struct pprof_loc *l = &st->locs[i];
 		uint32_t map = loc_map_id(st, l);
 		uint64_t addr = l->rmap ? tachi_pmaps_rb_address(&st->maps, l->rmap - 1, l->addr)
 					: l->addr;
@@ -445,7 +447,7 @@ int tachi_pw_write_locations(struct tach_writer *w)
 
 int tachi_pw_write_strings(struct tach_writer *w)
 {
-	struct pstate *st = w->state;
+	struct pprof_wstate *st = w->state;
 	struct tachi_pb_buf *m = &st->msg;
 	int rc;
 	for (size_t i = 0; i < st->nstrs; i++) {

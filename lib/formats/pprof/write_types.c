@@ -19,8 +19,8 @@
  * A sample with extras carries exactly its own labels, and samples with different labels
  * are not merged. */
 
-bool tachi_pw_labels_eq_types(const struct pstate *st, const struct lset *a,
-			      const struct lkey *k)
+bool tachi_pw_labels_eq_types(const struct pprof_wstate *st, const struct lset *a,
+			      const struct pprof_lkey *k)
 {
 	if (!a->ext)
 		return true;
@@ -37,7 +37,7 @@ bool tachi_pw_labels_eq_types(const struct pstate *st, const struct lset *a,
 	return true;
 }
 
-uint64_t tachi_pw_labels_hash_types(const struct lkey *k)
+uint64_t tachi_pw_labels_hash_types(const struct pprof_lkey *k)
 {
 	uint64_t h = k->ls.nlab;
 	for (uint32_t i = 0; i < k->ls.nlab; i++) {
@@ -48,7 +48,7 @@ uint64_t tachi_pw_labels_hash_types(const struct lkey *k)
 	return h;
 }
 
-bool tachi_pw_keep_labels_types(struct pstate *st, struct lkey *q)
+bool tachi_pw_keep_labels_types(struct pprof_wstate *st, struct pprof_lkey *q)
 {
 	if (!q->ls.ext)
 		return true;
@@ -65,7 +65,7 @@ bool tachi_pw_keep_labels_types(struct pstate *st, struct lkey *q)
 /* The type strings, period, default type, and what a weight without values is worth. */
 int tachi_pw_begin_types(struct tach_writer *w)
 {
-	struct pstate *st = w->state;
+	struct pprof_wstate *st = w->state;
 	const struct tach_meta *m = &w->meta;
 	st->ntypes = m->value_type_count;
 	if (!(st->type_str = malloc(2 * (size_t)st->ntypes * sizeof(*st->type_str))) ||
@@ -94,7 +94,7 @@ int tachi_pw_begin_types(struct tach_writer *w)
 int tachi_pw_add_values_types(struct tach_writer *w, uint32_t entry,
 			      const struct tach_sample *s)
 {
-	struct pstate *st = w->state;
+	struct pprof_wstate *st = w->state;
 	size_t k = st->ntypes;
 	if (entry >= st->nvals) {
 		size_t old = st->vals_cap;
@@ -121,7 +121,7 @@ big:
 }
 
 /* Entry's values, encoded in st->vbuf. */
-const uint8_t *tachi_pw_values_types(struct pstate *st, size_t entry, size_t *len)
+const uint8_t *tachi_pw_values_types(struct pprof_wstate *st, size_t entry, size_t *len)
 {
 	size_t n = 0;
 	for (uint32_t i = 0; i < st->ntypes; i++)
@@ -130,7 +130,7 @@ const uint8_t *tachi_pw_values_types(struct pstate *st, size_t entry, size_t *le
 	return st->vbuf;
 }
 
-bool tachi_pw_labels_types(struct pstate *st, struct tachi_pb_buf *m, const struct lset *ls)
+bool tachi_pw_labels_types(struct pprof_wstate *st, struct tachi_pb_buf *m, const struct lset *ls)
 {
 	struct tachi_pb_buf lb = { 0 };
 	bool ok = true;
@@ -152,7 +152,7 @@ bool tachi_pw_labels_types(struct pstate *st, struct tachi_pb_buf *m, const stru
 
 int tachi_pw_trailer_types(struct tach_writer *w)
 {
-	struct pstate *st = w->state;
+	struct pprof_wstate *st = w->state;
 	const struct tach_meta *mt = &w->meta;
 	struct tachi_pb_buf *m = &st->msg;
 	uint64_t t = (uint64_t)mt->start_time_ns;

@@ -64,7 +64,7 @@ struct cpair {
 	uint64_t n;
 };
 
-struct pstate {
+struct pstats_wstate {
 	bool no_marker;
 	bool warned_utf8;
 	struct tachi_stackcount sc;
@@ -84,7 +84,7 @@ struct pstate {
 
 static int pw_option(struct tach_writer *w, const char *key, const char *value)
 {
-	struct pstate *st = w->state;
+	struct pstats_wstate *st = w->state;
 	if (!strcmp(key, "sampled-marker")) {
 		bool b;
 		if (!tachi_parse_bool(value, &b))
@@ -98,20 +98,20 @@ static int pw_option(struct tach_writer *w, const char *key, const char *value)
 /* One context for every thread: a function's numbers are the same whichever ran it. */
 static int pw_begin(struct tach_writer *w)
 {
-	struct pstate *st = w->state;
+	struct pstats_wstate *st = w->state;
 	st->sc.agg.no_threads = true;
 	return TACH_OK;
 }
 
 static int pw_put(struct tach_writer *w, const struct tach_dict *d, const struct tach_sample *s)
 {
-	struct pstate *st = w->state;
+	struct pstats_wstate *st = w->state;
 	return tachi_stackcount_put(w, &st->sc, d, s);
 }
 
 static void pw_fetch(struct tach_writer *w, struct tachi_ahead_item *it, unsigned stage)
 {
-	struct pstate *st = w->state;
+	struct pstats_wstate *st = w->state;
 	tachi_stackcount_fetch(&st->sc, it, stage);
 }
 
@@ -124,13 +124,13 @@ static uint64_t pair_hash(uint32_t callee, uint32_t caller)
 
 static bool pair_eq(void *ctx, uint32_t id, const void *k)
 {
-	const struct pstate *st = ctx;
+	const struct pstats_wstate *st = ctx;
 	const struct cpair *a = &st->pairs[id], *b = k;
 	return a->callee == b->callee && a->caller == b->caller;
 }
 
 
-static bool add_pair(struct pstate *st, uint32_t callee, uint32_t caller, uint64_t n)
+static bool add_pair(struct pstats_wstate *st, uint32_t callee, uint32_t caller, uint64_t n)
 {
 	struct cpair k = { callee, caller, 0 };
 	uint64_t h = pair_hash(callee, caller);
@@ -153,7 +153,7 @@ static bool add_pair(struct pstate *st, uint32_t callee, uint32_t caller, uint64
 
 /* One distinct stack (number gen, 1-based) seen n times, walked leaf to root: innermost
  * first, the order in which CPython's collector meets its frames. */
-static bool count_stack(struct pstate *st, uint32_t leaf, uint64_t n, uint64_t gen)
+static bool count_stack(struct pstats_wstate *st, uint32_t leaf, uint64_t n, uint64_t gen)
 {
 	const struct tachi_stacktab *t = &st->sc.agg.trie;
 	st->ks[t->nodes[leaf].key].direct += n;
@@ -175,7 +175,7 @@ static bool count_stack(struct pstate *st, uint32_t leaf, uint64_t n, uint64_t g
 
 static int count_all(struct tach_writer *w)
 {
-	struct pstate *st = w->state;
+	struct pstats_wstate *st = w->state;
 	size_t nkeys = st->sc.agg.lk.nkeys;
 	st->ks = calloc(nkeys ? nkeys : 1, sizeof(*st->ks));
 	st->order = malloc((nkeys ? nkeys : 1) * sizeof(*st->order));
@@ -263,7 +263,7 @@ static int m_float(struct tach_writer *w, double d)
 /* A str, repaired to UTF-8; flag adds marshal's reference flag. */
 static int m_str(struct tach_writer *w, const char *s, size_t n, uint8_t flag)
 {
-	struct pstate *st = w->state;
+	struct pstats_wstate *st = w->state;
 	size_t room;
 	if (__builtin_mul_overflow(n, 3, &room) || !TACHI_RESERVE(st->tmp, st->tmp_cap, room + 1))
 		return TACH_E_NOMEM;
@@ -290,7 +290,7 @@ static int m_str(struct tach_writer *w, const char *s, size_t n, uint8_t flag)
 /* A names-dict string, written once and referenced after. */
 static int m_name(struct tach_writer *w, uint32_t sid)
 {
-	struct pstate *st = w->state;
+	struct pstats_wstate *st = w->state;
 	if (st->str_ref[sid] != NONE)
 		return m_ref(w, st->str_ref[sid]) ? TACH_E_IO : TACH_OK;
 	st->str_ref[sid] = st->nrefs++;
@@ -303,7 +303,7 @@ static int m_name(struct tach_writer *w, uint32_t sid)
  * items', as marshal.loads numbers them. */
 static int m_key(struct tach_writer *w, uint32_t k)
 {
-	struct pstate *st = w->state;
+	struct pstats_wstate *st = w->state;
 	struct kstat *ks = &st->ks[k];
 	if (ks->ref != NONE)
 		return m_ref(w, ks->ref) ? TACH_E_IO : TACH_OK;
@@ -321,7 +321,7 @@ static int m_key(struct tach_writer *w, uint32_t k)
 
 static int m_entry(struct tach_writer *w, uint32_t k, double interval_s)
 {
-	struct pstate *st = w->state;
+	struct pstats_wstate *st = w->state;
 	const struct kstat *ks = &st->ks[k];
 	int rc = m_key(w, k);
 	if (rc)
@@ -342,7 +342,7 @@ static int m_entry(struct tach_writer *w, uint32_t k, double interval_s)
 
 static int write_dict(struct tach_writer *w)
 {
-	struct pstate *st = w->state;
+	struct pstats_wstate *st = w->state;
 	uint32_t nstr = (uint32_t)st->sc.agg.lk.names.str_count;
 	st->str_ref = malloc((nstr ? nstr : 1) * sizeof(*st->str_ref));
 	if (!st->str_ref)
@@ -382,7 +382,7 @@ static int pw_close(struct tach_writer *w)
 
 static void pw_free(struct tach_writer *w)
 {
-	struct pstate *st = w->state;
+	struct pstats_wstate *st = w->state;
 	tachi_stackcount_free(&st->sc);
 	free(st->ks);
 	free(st->order);
@@ -394,12 +394,12 @@ static void pw_free(struct tach_writer *w)
 }
 
 const struct tachi_writer_ops tachi_pstats_writer_ops = {
-	.state_size = sizeof(struct pstate),
+	.state_size = sizeof(struct pstats_wstate),
 	.option = pw_option,
 	.begin = pw_begin,
 	.put = pw_put,
 	.close = pw_close,
 	.free = pw_free,
-	.trie_at = offsetof(struct pstate, sc.agg.trie) + 1,
+	.trie_at = offsetof(struct pstats_wstate, sc.agg.trie) + 1,
 	.fetch = pw_fetch,
 };

@@ -41,7 +41,7 @@ struct scount {
 	uint32_t next;       /* next entry of the same thread, first-seen order */
 };
 
-struct swstate {
+struct sampler_wstate {
 	const struct tach_dict *src;
 	struct tachi_linekeys lk; /* a symbol per (file, function, line) */
 	struct tachi_stacktab trie;
@@ -65,7 +65,7 @@ static int add_weight(struct tach_writer *w, uint64_t *n, uint64_t weight)
 
 static int sw_put(struct tach_writer *w, const struct tach_dict *d, const struct tach_sample *s)
 {
-	struct swstate *st = w->state;
+	struct sampler_wstate *st = w->state;
 	if (TACHI_UNLIKELY(!s->depth))
 		return add_weight(w, &st->empty, s->weight);
 	if (TACHI_UNLIKELY(st->src != d)) {
@@ -150,7 +150,7 @@ static int put_be32(struct tachi_out *o, uint32_t v)
 /* Text without the bytes that end fields and lines. */
 static int put_text(struct tach_writer *w, const char *s, size_t n)
 {
-	struct swstate *st = w->state;
+	struct sampler_wstate *st = w->state;
 	size_t run = 0;
 	for (size_t i = 0; i < n; i++) {
 		if (s[i] != '\t' && s[i] != '\n' && s[i] != '\r')
@@ -170,7 +170,7 @@ static int put_text(struct tach_writer *w, const char *s, size_t n)
 
 static int write_symbols(struct tach_writer *w, const uint32_t *tsym, const uint32_t *ksym)
 {
-	struct swstate *st = w->state;
+	struct sampler_wstate *st = w->state;
 	struct tachi_out *o = &w->out;
 	int rc = tachi_out_str(o, "@supersamplerV1.0\n@symboltableV1.1\n");
 	for (size_t t = 0; t < st->threads.count && !rc; t++) {
@@ -218,7 +218,7 @@ static int write_symbols(struct tach_writer *w, const uint32_t *tsym, const uint
 
 static int write_threads(struct tach_writer *w, const uint32_t *tsym, const uint32_t *ksym)
 {
-	struct swstate *st = w->state;
+	struct sampler_wstate *st = w->state;
 	struct tachi_out *o = &w->out;
 	uint8_t *rec = NULL;
 	size_t rec_cap = 0;
@@ -259,7 +259,7 @@ static int write_threads(struct tach_writer *w, const uint32_t *tsym, const uint
 
 static int sw_close(struct tach_writer *w)
 {
-	struct swstate *st = w->state;
+	struct sampler_wstate *st = w->state;
 	if (st->empty)
 		tachi_warn(&w->warn, TACH_POS_NONE, 0,
 			   "%llu samples with an empty stack not written: Sampler records hold frames",
@@ -308,7 +308,7 @@ out:
 
 static void sw_free(struct tach_writer *w)
 {
-	struct swstate *st = w->state;
+	struct sampler_wstate *st = w->state;
 	tachi_linekeys_free(&st->lk);
 	tachi_stacktab_free(&st->trie);
 	tachi_threads_free(&st->threads);
@@ -318,9 +318,9 @@ static void sw_free(struct tach_writer *w)
 }
 
 const struct tachi_writer_ops tachi_sampler_writer_ops = {
-	.state_size = sizeof(struct swstate),
+	.state_size = sizeof(struct sampler_wstate),
 	.put = sw_put,
 	.close = sw_close,
 	.free = sw_free,
-	.trie_at = offsetof(struct swstate, trie) + 1,
+	.trie_at = offsetof(struct sampler_wstate, trie) + 1,
 };

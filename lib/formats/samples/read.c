@@ -26,7 +26,7 @@
 #include "formats/samples/samples.h"
 
 
-/* FRAME@K: the K-th extra row with that frame's values (see the writer's swstate). */
+/* FRAME@K: the K-th extra row with that frame's values (see struct samples_wstate). */
 struct dupkey {
 	uint32_t base, k;
 };

@@ -98,7 +98,7 @@ static int put_num(struct tachi_out *o, int32_t v)
  * was given, then drops an end value a missing line or column makes meaningless). Each
  * such later row is written FRAME@K (K = 1, 2, ...: the K-th other row that prints alike),
  * so that reading the text back keeps them apart and a TACH file gets its rows back. */
-struct swstate {
+struct samples_wstate {
 	const struct tach_dict *d;
 	uint32_t *dup;      /* source frame id -> 1 + K, 0 not yet seen */
 	size_t dup_cap;
@@ -128,7 +128,7 @@ static uint64_t shown_hash(const struct tach_dict *d, const struct tach_frame *f
 
 static bool shown_eq(void *ctx, uint32_t id, const void *key)
 {
-	const struct swstate *st = ctx;
+	const struct samples_wstate *st = ctx;
 	const struct tach_dict *d = st->d;
 	struct tach_frame a = shown(&d->frames[st->rep[id]]), b = shown(key);
 	size_t al, bl, cl, dl;
@@ -141,7 +141,7 @@ static bool shown_eq(void *ctx, uint32_t id, const void *key)
 
 
 /* K of source frame fid (0: the first that prints so), or -1 when out of memory. */
-static int64_t dup_index(struct swstate *st, const struct tach_dict *d, uint32_t fid)
+static int64_t dup_index(struct samples_wstate *st, const struct tach_dict *d, uint32_t fid)
 {
 	if (fid < st->dup_cap && st->dup[fid])
 		return st->dup[fid] - 1;
@@ -258,7 +258,7 @@ static int sw_close(struct tach_writer *w)
 
 static void sw_free(struct tach_writer *w)
 {
-	struct swstate *st = w->state;
+	struct samples_wstate *st = w->state;
 	free(st->dup);
 	free(st->rep);
 	free(st->rows);
@@ -266,7 +266,7 @@ static void sw_free(struct tach_writer *w)
 }
 
 const struct tachi_writer_ops tachi_samples_writer_ops = {
-	.state_size = sizeof(struct swstate),
+	.state_size = sizeof(struct samples_wstate),
 	.free = sw_free,
 	.begin = sw_begin,
 	.put = sw_put,

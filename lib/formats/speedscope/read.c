@@ -50,7 +50,7 @@ static const struct { const char *name; int scale; } units[] = {
 	{ "microseconds", 3 }, { "milliseconds", 6 }, { "seconds", 9 },
 };
 
-struct sframe {
+struct speedscope_rframe {
 	uint64_t name_off, file_off;  /* their string tokens; file NONE when absent */
 	int32_t line, col;
 	uint32_t id;                  /* dict frame, NO_ID until first used */
@@ -66,11 +66,11 @@ struct sprof {
 	int unit;
 };
 
-struct sstate {
+struct speedscope_rstate {
 	uint64_t opt_interval, opt_profile;
 	bool has_profile;
 	uint64_t interval;
-	struct sframe *frames;
+	struct speedscope_rframe *frames;
 	size_t nframes, frames_cap;
 	struct sprof *profs;
 	size_t nprofs, profs_cap;
@@ -97,7 +97,7 @@ struct sstate {
 
 static int sc_option(struct tach_reader *r, const char *key, const char *value)
 {
-	struct sstate *st = r->state;
+	struct speedscope_rstate *st = r->state;
 	uint64_t v;
 	if (!strcmp(key, "interval")) {
 		if (!tachi_parse_u64(value, UINT32_MAX, &v) || v == 0)
@@ -139,7 +139,7 @@ static int opt_int(struct tach_reader *r, uint64_t off, const char *what, int32_
 static int frame_obj(struct tach_reader *r, struct tachi_json *j, uint64_t at, void *item)
 {
 	static const char *const want[] = { "name", "file", "line", "col" };
-	struct sframe *f = item;
+	struct speedscope_rframe *f = item;
 	uint64_t o[4];
 	struct tachi_json c;
 	struct tachi_jtok t;
@@ -170,9 +170,9 @@ static int parse_frames(struct tach_reader *r, uint64_t off)
 {
 	static const struct tachi_jr_objects frames = {
 		"shared.frames must be an array", "a frame must be an object",
-		"more than 2^32 - 2 frames", UINT32_MAX - 1, sizeof(struct sframe), frame_obj,
+		"more than 2^32 - 2 frames", UINT32_MAX - 1, sizeof(struct speedscope_rframe), frame_obj,
 	};
-	struct sstate *st = r->state;
+	struct speedscope_rstate *st = r->state;
 	struct tachi_json j;
 	tachi_jr_cursor(r, &j, off);
 	return tachi_jr_objects(r, &j, &frames, (void **)&st->frames, &st->nframes,
@@ -273,7 +273,7 @@ static bool austin_name(const char *s, size_t n, struct sprof *p)
 
 static int profile_name(struct tach_reader *r, uint64_t off, struct sprof *p)
 {
-	struct sstate *st = r->state;
+	struct speedscope_rstate *st = r->state;
 	struct tachi_json j;
 	struct tachi_jtok t;
 	p->tid = st->nprofs;
@@ -358,7 +358,7 @@ static int parse_profiles(struct tach_reader *r, struct tachi_json *j)
 		"\"profiles\" must be an array", "a profile must be an object", NULL, SIZE_MAX,
 		sizeof(struct sprof), profile_obj,
 	};
-	struct sstate *st = r->state;
+	struct speedscope_rstate *st = r->state;
 	st->nprofs = 0;
 	return tachi_jr_objects(r, j, &profiles, (void **)&st->profs, &st->nprofs, &st->profs_cap);
 }
@@ -407,7 +407,7 @@ static int parse_top(struct tach_reader *r)
 
 static int begin_profile(struct tach_reader *r, const struct sprof *p)
 {
-	struct sstate *st = r->state;
+	struct speedscope_rstate *st = r->state;
 	int rc = tachi_jr_begin_array(r, &st->a, p->a_off, p->evented ? "events" : "samples");
 	if (!rc && !p->evented)
 		rc = tachi_jr_begin_array(r, &st->b, p->b_off, "weights");
@@ -420,7 +420,7 @@ static int begin_profile(struct tach_reader *r, const struct sprof *p)
 
 static int push(struct tach_reader *r, uint32_t frame, uint64_t off)
 {
-	struct sstate *st = r->state;
+	struct speedscope_rstate *st = r->state;
 	if (st->depth >= r->lim.max_depth)
 		return RFAIL(r, TACH_E_LIMIT, TACH_POS_OFFSET, off,
 			     "stack deeper than the depth limit of %u frames", r->lim.max_depth);
@@ -432,7 +432,7 @@ static int push(struct tach_reader *r, uint32_t frame, uint64_t off)
 
 static int frame_index(struct tach_reader *r, const struct tachi_jtok *t, uint32_t *out)
 {
-	struct sstate *st = r->state;
+	struct speedscope_rstate *st = r->state;
 	int64_t x;
 	uint64_t u;
 	if (t->type == TJ_NUMBER && tachi_json_digits(r->in.data, t, &u) && u < st->nframes) {
@@ -451,7 +451,7 @@ static int frame_index(struct tach_reader *r, const struct tachi_jtok *t, uint32
 
 static int sampled_step(struct tach_reader *r, const struct sprof *p)
 {
-	struct sstate *st = r->state;
+	struct speedscope_rstate *st = r->state;
 	struct tachi_jtok t;
 	bool ma, mb;
 	int rc;
@@ -490,7 +490,7 @@ static int read_event(struct tach_reader *r, const struct sprof *p, bool *open, 
 		      int64_t *at)
 {
 	static const char *const want[] = { "type", "frame", "at" };
-	struct sstate *st = r->state;
+	struct speedscope_rstate *st = r->state;
 	struct tachi_json j;
 	struct tachi_jtok t;
 	uint64_t o[3];
@@ -519,7 +519,7 @@ static int read_event(struct tach_reader *r, const struct sprof *p, bool *open, 
 
 static int apply_event(struct tach_reader *r, bool open, uint32_t frame, uint64_t off)
 {
-	struct sstate *st = r->state;
+	struct speedscope_rstate *st = r->state;
 	if (open)
 		return push(r, frame, off);
 	if (!st->depth)
@@ -537,7 +537,7 @@ static int apply_event(struct tach_reader *r, bool open, uint32_t frame, uint64_
  * st->w. The event that ends it is applied on the next call. */
 static int evented_step(struct tach_reader *r, const struct sprof *p)
 {
-	struct sstate *st = r->state;
+	struct speedscope_rstate *st = r->state;
 	int rc;
 	if (st->pending) {
 		st->pending = false;
@@ -588,7 +588,7 @@ static bool is_time(const struct sprof *p)
 	return p->unit >= U_NS;
 }
 
-static bool selected(const struct sstate *st, size_t k)
+static bool selected(const struct speedscope_rstate *st, size_t k)
 {
 	return !st->has_profile || st->opt_profile == k;
 }
@@ -613,7 +613,7 @@ static uint64_t weight_us(int64_t w)
 /* The sample's timestamp in microseconds. */
 static int timestamp(struct tach_reader *r, const struct sprof *p, uint64_t *ts)
 {
-	struct sstate *st = r->state;
+	struct speedscope_rstate *st = r->state;
 	if (st->at < 0)
 		return tachi_jr_bad(r, st->off, "negative time");
 	if (is_time(p)) {
@@ -631,7 +631,7 @@ static int timestamp(struct tach_reader *r, const struct sprof *p, uint64_t *ts)
  * is checked and the interval found. */
 static int prepass(struct tach_reader *r)
 {
-	struct sstate *st = r->state;
+	struct speedscope_rstate *st = r->state;
 	uint64_t g = 0;
 	int64_t count_max = 0;
 	size_t count_prof = 0;
@@ -666,7 +666,7 @@ static int prepass(struct tach_reader *r)
 
 static int sc_open(struct tach_reader *r)
 {
-	struct sstate *st = r->state;
+	struct speedscope_rstate *st = r->state;
 	int rc = parse_top(r);
 	if (rc)
 		return rc;
@@ -684,8 +684,8 @@ static int sc_open(struct tach_reader *r)
 
 static int frame_id(struct tach_reader *r, uint32_t k, uint32_t *id)
 {
-	struct sstate *st = r->state;
-	struct sframe *f = &st->frames[k];
+	struct speedscope_rstate *st = r->state;
+	struct speedscope_rframe *f = &st->frames[k];
 	if (f->id != NO_ID) {
 		*id = f->id;
 		return TACH_OK;
@@ -717,7 +717,7 @@ static int frame_id(struct tach_reader *r, uint32_t k, uint32_t *id)
 
 static int emit(struct tach_reader *r, const struct sprof *p, const struct tach_sample **out)
 {
-	struct sstate *st = r->state;
+	struct speedscope_rstate *st = r->state;
 	struct tach_sample *s = &r->sample;
 	int rc = timestamp(r, p, &s->timestamp_us);
 	if (rc)
@@ -752,7 +752,7 @@ static int emit(struct tach_reader *r, const struct sprof *p, const struct tach_
 
 static int sc_next(struct tach_reader *r, const struct tach_sample **out)
 {
-	struct sstate *st = r->state;
+	struct speedscope_rstate *st = r->state;
 	for (; st->cur < st->nprofs; st->cur++) {
 		const struct sprof *p = &st->profs[st->cur];
 		if (!selected(st, st->cur))
@@ -770,7 +770,7 @@ static int sc_next(struct tach_reader *r, const struct tach_sample **out)
 
 static void sc_free(struct tach_reader *r)
 {
-	struct sstate *st = r->state;
+	struct speedscope_rstate *st = r->state;
 	free(st->frames);
 	free(st->profs);
 	free(st->idx);
@@ -779,7 +779,7 @@ static void sc_free(struct tach_reader *r)
 }
 
 const struct tachi_reader_ops tachi_speedscope_reader_ops = {
-	.state_size = sizeof(struct sstate),
+	.state_size = sizeof(struct speedscope_rstate),
 	.option = sc_option,
 	.open = sc_open,
 	.next = sc_next,

@@ -54,7 +54,7 @@
 
 #define NONE UINT32_MAX
 
-struct sframe {
+struct speedscope_wframe {
 	uint32_t file, func; /* source dict string ids (NONE: out of range) */
 	int32_t line, col;
 };
@@ -78,11 +78,11 @@ struct sthread {
 	uint32_t comm;        /* the last perf process root of its samples (comm.h), or NONE */
 };
 
-struct sstate {
+struct speedscope_wstate {
 	const struct tach_dict *src;
-	uint32_t *fmap;       /* source frame id -> sframe id */
+	uint32_t *fmap;       /* source frame id -> index in frames */
 	size_t fmap_cap;
-	struct sframe *frames;
+	struct speedscope_wframe *frames;
 	size_t nframes, frames_cap;
 	struct tachi_idset frame_index;
 	struct tachi_stacktab trie;
@@ -117,7 +117,7 @@ static int sw_option(struct tach_writer *w, const char *key, const char *value)
 
 /* ---- frames ---- */
 
-static const char *frame_text(const struct sstate *st, uint32_t sid, size_t *len)
+static const char *frame_text(const struct speedscope_wstate *st, uint32_t sid, size_t *len)
 {
 	if (sid == NONE) {
 		*len = 0;
@@ -126,7 +126,7 @@ static const char *frame_text(const struct sstate *st, uint32_t sid, size_t *len
 	return tachi_str(st->src, sid, len);
 }
 
-static uint64_t frame_hash(const struct sstate *st, const struct sframe *f)
+static uint64_t frame_hash(const struct speedscope_wstate *st, const struct speedscope_wframe *f)
 {
 	size_t fl, nl;
 	const char *file = frame_text(st, f->file, &fl);
@@ -135,7 +135,7 @@ static uint64_t frame_hash(const struct sstate *st, const struct sframe *f)
 	return tachi_mix64(h ^ ((uint64_t)(uint32_t)f->line << 32 | (uint32_t)f->col));
 }
 
-static bool text_eq(const struct sstate *st, uint32_t a, uint32_t b)
+static bool text_eq(const struct speedscope_wstate *st, uint32_t a, uint32_t b)
 {
 	size_t al, bl;
 	const char *as = frame_text(st, a, &al), *bs = frame_text(st, b, &bl);
@@ -144,8 +144,8 @@ static bool text_eq(const struct sstate *st, uint32_t a, uint32_t b)
 
 static bool frame_eq(void *ctx, uint32_t id, const void *k)
 {
-	const struct sstate *st = ctx;
-	const struct sframe *a = &st->frames[id], *b = k;
+	const struct speedscope_wstate *st = ctx;
+	const struct speedscope_wframe *a = &st->frames[id], *b = k;
 	return a->line == b->line && a->col == b->col && text_eq(st, a->file, b->file) &&
 	       text_eq(st, a->func, b->func);
 }
@@ -168,12 +168,12 @@ static uint32_t native_file(const struct tach_dict *d, uint32_t fid, uint32_t fi
 
 static int map_frame(struct tach_writer *w, uint32_t fid)
 {
-	struct sstate *st = w->state;
+	struct speedscope_wstate *st = w->state;
 	const struct tach_dict *d = st->src;
 	if (fid >= st->fmap_cap && !tachi_idmap_reserve(&st->fmap, &st->fmap_cap, (size_t)fid + 1))
 		return WFAIL(w, TACH_E_NOMEM, "out of memory");
 	const struct tach_frame *f = &d->frames[fid];
-	struct sframe k = {
+	struct speedscope_wframe k = {
 		.file = f->file < d->str_count ? f->file : NONE,
 		.func = f->func < d->str_count ? f->func : NONE,
 		.line = f->line < 0 ? -1 : f->line,
@@ -198,7 +198,7 @@ static int map_frame(struct tach_writer *w, uint32_t fid)
 
 /* ---- samples ---- */
 
-static struct sthread *thread_for(struct sstate *st, const struct tach_sample *s,
+static struct sthread *thread_for(struct speedscope_wstate *st, const struct tach_sample *s,
 				  struct tachi_pathcache **pc)
 {
 	bool created;
@@ -222,7 +222,7 @@ static struct sthread *thread_for(struct sstate *st, const struct tach_sample *s
 
 static int flush_run(struct tach_writer *w, struct sthread *t)
 {
-	struct sstate *st = w->state;
+	struct speedscope_wstate *st = w->state;
 	if (!t->open)
 		return TACH_OK;
 	t->open = false;
@@ -235,7 +235,7 @@ static int flush_run(struct tach_writer *w, struct sthread *t)
 
 static int sw_put(struct tach_writer *w, const struct tach_dict *d, const struct tach_sample *s)
 {
-	struct sstate *st = w->state;
+	struct speedscope_wstate *st = w->state;
 	if (TACHI_UNLIKELY(!s->depth))
 		return TACH_OK;
 	if (TACHI_UNLIKELY(st->src != d)) {
@@ -294,7 +294,7 @@ static int out_str(struct tach_writer *w, const char *s)
 /* A JSON string from input bytes: quoted, escaped, valid UTF-8. */
 static int out_json(struct tach_writer *w, const char *s, size_t n)
 {
-	struct sstate *st = w->state;
+	struct speedscope_wstate *st = w->state;
 	size_t room;
 	if (__builtin_mul_overflow(n, 6, &room) || !TACHI_RESERVE(st->esc, st->esc_cap, room + 1))
 		return TACH_E_NOMEM;
@@ -311,9 +311,9 @@ static int out_json(struct tach_writer *w, const char *s, size_t n)
 
 static int write_frames(struct tach_writer *w)
 {
-	struct sstate *st = w->state;
+	struct speedscope_wstate *st = w->state;
 	for (size_t i = 0; i < st->nframes; i++) {
-		const struct sframe *f = &st->frames[i];
+		const struct speedscope_wframe *f = &st->frames[i];
 		size_t fl, nl;
 		const char *file = frame_text(st, f->file, &fl);
 		const char *func = frame_text(st, f->func, &nl);
@@ -336,8 +336,8 @@ static int write_frames(struct tach_writer *w)
 
 /* Walks a thread's runs in time order: from its spool, or from a sorted copy. Yields
  * merged runs (adjacent runs with one stack joined). */
-struct walk {
-	struct sstate *st;
+struct speedscope_walk {
+	struct speedscope_wstate *st;
 	const struct sthread *t;
 	size_t chunk, i, n;
 	const uint8_t *recs;
@@ -347,7 +347,7 @@ struct walk {
 	int err;
 };
 
-static bool next_raw(struct walk *wk, struct srun *r)
+static bool next_raw(struct speedscope_walk *wk, struct srun *r)
 {
 	if (wk->sorted) {
 		if (wk->all_i == wk->t->runs.total)
@@ -368,7 +368,7 @@ static bool next_raw(struct walk *wk, struct srun *r)
 	return true;
 }
 
-static bool next_merged(struct walk *wk, struct srun *out)
+static bool next_merged(struct speedscope_walk *wk, struct srun *out)
 {
 	struct srun r;
 	while (next_raw(wk, &r)) {
@@ -390,7 +390,8 @@ static bool next_merged(struct walk *wk, struct srun *out)
 	return true;
 }
 
-static void walk_start(struct walk *wk, struct sstate *st, const struct sthread *t, bool sorted)
+static void walk_start(struct speedscope_walk *wk, struct speedscope_wstate *st,
+		       const struct sthread *t, bool sorted)
 {
 	memset(wk, 0, sizeof(*wk));
 	wk->st = st;
@@ -410,13 +411,13 @@ static int run_cmp(const void *pa, const void *pb)
 /* The runs of a thread whose input went back in time, sorted by time into st->all. */
 static int sort_runs(struct tach_writer *w, const struct sthread *t)
 {
-	struct sstate *st = w->state;
+	struct speedscope_wstate *st = w->state;
 	size_t n = (size_t)t->runs.total;
 	free(st->all);
 	st->all = malloc((n ? n : 1) * sizeof(*st->all));
 	if (!st->all || n > UINT32_MAX)
 		return WFAIL(w, TACH_E_NOMEM, "out of memory");
-	struct walk wk;
+	struct speedscope_walk wk;
 	walk_start(&wk, st, t, false);
 	for (size_t i = 0; i < n && next_raw(&wk, &st->all[i]); i++)
 		st->all[i].pad = (uint32_t)i;
@@ -433,7 +434,7 @@ static int sort_runs(struct tach_writer *w, const struct sthread *t)
 }
 
 /* A stack as frame indices, root first, spelt into buf (NULL: just its length). */
-static size_t spell_stack(struct sstate *st, uint32_t leaf, uint32_t depth, char *buf)
+static size_t spell_stack(struct speedscope_wstate *st, uint32_t leaf, uint32_t depth, char *buf)
 {
 	uint32_t node = leaf;
 	for (uint32_t k = depth; k > 0; k--, node = st->trie.nodes[node].parent)
@@ -464,7 +465,8 @@ static size_t spell_stack(struct sstate *st, uint32_t leaf, uint32_t depth, char
 /* The text of stack leaf, made the first time: a churning thread writes the same few
  * thousand stacks millions of times, and spelling each again was most of the writer's
  * time. NULL when it is not kept (then *len is 0) or out of memory (*len 1). */
-static const char *stack_text(struct sstate *st, uint32_t leaf, uint32_t depth, size_t *len)
+static const char *stack_text(struct speedscope_wstate *st, uint32_t leaf, uint32_t depth,
+			      size_t *len)
 {
 	*len = 0;
 	if (st->text_off || leaf >= st->trie.count)
@@ -496,7 +498,7 @@ static const char *stack_text(struct sstate *st, uint32_t leaf, uint32_t depth, 
 /* A stack as frame indices, root first. */
 static int write_stack(struct tach_writer *w, uint32_t leaf)
 {
-	struct sstate *st = w->state;
+	struct speedscope_wstate *st = w->state;
 	uint32_t depth = tachi_stacktab_depth(&st->trie, leaf);
 	if (!TACHI_RESERVE(st->path, st->path_cap, depth))
 		return TACH_E_NOMEM;
@@ -517,8 +519,8 @@ static int write_stack(struct tach_writer *w, uint32_t leaf)
 
 static int write_runs(struct tach_writer *w, const struct sthread *t, bool weights)
 {
-	struct sstate *st = w->state;
-	struct walk wk;
+	struct speedscope_wstate *st = w->state;
+	struct speedscope_walk wk;
 	struct srun r;
 	walk_start(&wk, st, t, t->unsorted);
 	for (bool first = true; next_merged(&wk, &r); first = false) {
@@ -537,7 +539,7 @@ static int write_runs(struct tach_writer *w, const struct sthread *t, bool weigh
 /* A thread with a name root is named by it: "comm (tid N)". */
 static int comm_name(struct tach_writer *w, const struct sthread *t, const char *ns, bool *done)
 {
-	struct sstate *st = w->state;
+	struct speedscope_wstate *st = w->state;
 	const char *cn;
 	size_t cl;
 	int32_t pid;
@@ -563,7 +565,7 @@ static int comm_name(struct tach_writer *w, const struct sthread *t, const char 
 
 static int write_head(struct tach_writer *w, const struct sthread *t, size_t ti)
 {
-	struct sstate *st = w->state;
+	struct speedscope_wstate *st = w->state;
 	char name[TACHI_THREAD_LABEL_MAX];
 	size_t nl;
 	bool done = false;
@@ -592,7 +594,7 @@ unit:
 
 static int write_profile(struct tach_writer *w, size_t ti)
 {
-	struct sstate *st = w->state;
+	struct speedscope_wstate *st = w->state;
 	const struct sthread *t = ti < st->nth ? &st->th[ti] : NULL;
 	int rc = write_head(w, t, ti);
 	if (rc)
@@ -614,7 +616,7 @@ static int write_profile(struct tach_writer *w, size_t ti)
  * samples. */
 static void choose_unit(struct tach_writer *w)
 {
-	struct sstate *st = w->state;
+	struct speedscope_wstate *st = w->state;
 	uint64_t iv = w->meta.interval_us, v;
 	st->micro = iv != 0;
 	for (size_t i = 0; i < st->nth && st->micro; i++)
@@ -647,7 +649,7 @@ static int write_name(struct tach_writer *w)
 
 static int write_doc(struct tach_writer *w)
 {
-	struct sstate *st = w->state;
+	struct speedscope_wstate *st = w->state;
 	char ver[64];
 	snprintf(ver, sizeof(ver), "tachfmt@%s", tach_version());
 	int rc;
@@ -667,7 +669,7 @@ static int write_doc(struct tach_writer *w)
 
 static int sw_close(struct tach_writer *w)
 {
-	struct sstate *st = w->state;
+	struct speedscope_wstate *st = w->state;
 	for (size_t i = 0; i < st->nth; i++) {
 		int rc = flush_run(w, &st->th[i]);
 		if (rc)
@@ -687,14 +689,14 @@ static int sw_close(struct tach_writer *w)
 
 static int sw_begin(struct tach_writer *w)
 {
-	struct sstate *st = w->state;
+	struct speedscope_wstate *st = w->state;
 	tachi_spool_init(&st->spool, sizeof(struct srun));
 	return TACH_OK;
 }
 
 static void sw_free(struct tach_writer *w)
 {
-	struct sstate *st = w->state;
+	struct speedscope_wstate *st = w->state;
 	free(st->fmap);
 	free(st->frames);
 	tachi_idset_free(&st->frame_index);
@@ -715,12 +717,12 @@ static void sw_free(struct tach_writer *w)
 
 /* The format's table row is in speedscope/read.c, beside the reader and its probe. */
 const struct tachi_writer_ops tachi_speedscope_writer_ops = {
-	.state_size = sizeof(struct sstate),
+	.state_size = sizeof(struct speedscope_wstate),
 	.option = sw_option,
 	.begin = sw_begin,
 	.put = sw_put,
 	.close = sw_close,
 	.free = sw_free,
-	.trie_at = offsetof(struct sstate, trie) + 1,
+	.trie_at = offsetof(struct speedscope_wstate, trie) + 1,
 };
 

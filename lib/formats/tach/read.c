@@ -181,7 +181,7 @@ static int src_fill(struct tach_reader *r, size_t want)
 
 /* ---- threads ---- */
 
-struct tkey {
+struct tach_tkey {
 	uint64_t tid;
 	uint32_t iid;
 };
@@ -194,7 +194,7 @@ static uint64_t tkey_hash(uint64_t tid, uint32_t iid)
 static bool tkey_eq(void *ctx, uint32_t id, const void *k)
 {
 	const struct tstate *st = ctx;
-	const struct tkey *key = k;
+	const struct tach_tkey *key = k;
 	return st->threads[id]->tid == key->tid && st->threads[id]->iid == key->iid;
 }
 
@@ -205,7 +205,7 @@ static struct tthread *thread_get(struct tach_reader *r, uint64_t tid, uint32_t 
 	struct tachi_tmemo *m = tachi_tmemo_slot(st->tmemo, tid, iid);
 	if (TACHI_LIKELY(m->id1 && m->tid == tid && m->iid == iid))
 		return st->cur_thread = st->threads[m->id1 - 1];
-	struct tkey k = { tid, iid };
+	struct tach_tkey k = { tid, iid };
 	uint64_t h = tkey_hash(tid, iid);
 	uint32_t id;
 	if (tachi_idset_find(&st->tindex, h, &k, tkey_eq, st, &id)) {
