@@ -101,14 +101,15 @@ struct pprof_rstate {
 };
 
 /* The wire format (pprof/read_wire.c; a field: tachi_pr_next_field below): errors with the
- * offset, a number field, a
- * repeated number field (packed or not, below), a sub-message's fields. */
+ * offset, a field that is not one (base/protobuf.h's fault in words), a sub-message's
+ * fields; a number field and a repeated number field (packed or not) are below. */
 int tachi_pr_fail(struct tach_reader *r, size_t off, const char *fmt, ...) TACHI_PRINTF(3, 4);
 int tachi_pr_wire_fail(struct tach_reader *r, enum tachi_pb_err e, const struct tachi_pb_field *f,
 		       size_t at);
 typedef int (*each_fn)(struct tach_reader *r, void *ctx, uint64_t v, size_t at);
 typedef int (*sub_fn)(struct tach_reader *r, void *rec, const struct tachi_pb_field *f);
-int tachi_pr_each_sub(struct tach_reader *r, const struct tachi_pb_field *outer, sub_fn fn, void *rec);
+int tachi_pr_each_sub(struct tach_reader *r, const struct tachi_pb_field *outer, sub_fn fn,
+		      void *rec);
 
 /* The tables (pprof/read_wire.c): one top-level field of open's first pass; the records indexed
  * by id (found by id below); the dict id of a string; every string index in range. */

@@ -1,6 +1,6 @@
-/* The pprof reader's wire format (see pprof/read.c for the format): protobuf fields and
- * their wire types, number fields packed or not, sub-messages; the first pass's tables
- * (sample types, mappings, functions, locations and their lines, the string table as
+/* The pprof reader's wire format (see pprof/read.c for the format; base/protobuf.h decodes
+ * the fields): its faults as messages with their offset, sub-messages; the first pass's
+ * tables (sample types, mappings, functions, locations and their lines, the string table as
  * offsets into the input); the records' ids and the strings' checks. */
 #include <stdarg.h>
 #include <stdio.h>
@@ -44,7 +44,8 @@ int tachi_pr_wire_fail(struct tach_reader *r, enum tachi_pb_err e, const struct 
 /* ---- open: the tables ---- */
 
 /* Walks the fields of a sub-message: each one goes to fn with the record it fills. */
-int tachi_pr_each_sub(struct tach_reader *r, const struct tachi_pb_field *outer, sub_fn fn, void *rec)
+int tachi_pr_each_sub(struct tach_reader *r, const struct tachi_pb_field *outer, sub_fn fn,
+		      void *rec)
 {
 	int rc = want_type(r, outer, TACHI_PB_LEN);
 	struct tachi_pb_field f;

@@ -160,7 +160,8 @@ int tachi_pw_trailer_types(struct tach_writer *w)
 	if (!t && __builtin_mul_overflow(mt->start_time_us, 1000, &t))
 		t = 0;
 	if ((t <= INT64_MAX && (rc = tachi_pw_emit_varint(w, PROFILE_TIME_NANOS, t))) ||
-	    (mt->duration_ns > 0 && (rc = tachi_pw_emit_varint(w, PROFILE_DURATION_NANOS, (uint64_t)mt->duration_ns))))
+	    (mt->duration_ns > 0 &&
+	     (rc = tachi_pw_emit_varint(w, PROFILE_DURATION_NANOS, (uint64_t)mt->duration_ns))))
 		return rc;
 	m->len = 0;
 	if (st->s_ptype || st->s_punit) {
