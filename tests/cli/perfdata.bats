@@ -228,11 +228,20 @@ sys.exit(same < 0.95 * sum(w.values()))' "$1" "$2"
 		[[ "$output" == "tach-decode: $T/cut.data: offset "[0-9]*": "* ]]
 		[ ! -e "$T/cut.out" ]
 	done
-	# a record size past the data section's end
+	# a record size past the data section's end: the last record's size made 65535 (the
+	# first's might still fit, in a capture that ran longer)
 	cp "$T/fp.data" "$T/flip.data"
-	data=$(od -An -t u8 -j 40 -N 8 "$T/fp.data" | tr -d ' ')
+	data=$(python3 -c 'import struct, sys
+b = open(sys.argv[1], "rb").read()
+off, size = struct.unpack_from("<QQ", b, 40)
+at, last = off, off
+while at + 8 <= off + size:
+    last = at
+    at += struct.unpack_from("<H", b, at + 6)[0] or 8
+print(last)' "$T/fp.data")
 	printf '\377\377' | dd of="$T/flip.data" bs=1 seek=$((data + 6)) conv=notrunc 2>/dev/null
 	run tach-decode "$T/flip.data"
+	echo "flipped record size: $output"
 	[ "$status" -eq 1 ]
 	[[ "$output" == "tach-decode: $T/flip.data: offset $data: a record (type "*"past the end of the data"* ]]
 	# every byte of the header flipped in turn: an error or a reading, never a crash
