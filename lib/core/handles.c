@@ -339,6 +339,15 @@ static __attribute__((noinline)) int put_ahead(struct tach_writer *w, const stru
 	return tachi_ahead_put(w->ahead, d, s);
 }
 
+/* The writer's dict: the first put's, and every later put's the same. */
+static int same_dict(struct tach_writer *w, const struct tach_dict *d)
+{
+	if (w->dict)
+		return WFAIL(w, TACH_E_USAGE, "samples from more than one dict");
+	w->dict = d;
+	return TACH_OK;
+}
+
 TACH_API int tach_writer_put(struct tach_writer *w, const struct tach_dict *d,
 			     const struct tach_sample *s)
 {
@@ -346,6 +355,8 @@ TACH_API int tach_writer_put(struct tach_writer *w, const struct tach_dict *d,
 		return w->err.code;
 	if (TACHI_UNLIKELY(!w->has_meta || w->closed))
 		return WFAIL(w, TACH_E_USAGE, "put before set_meta or after close");
+	if (TACHI_UNLIKELY(w->dict != d) && same_dict(w, d))
+		return w->err.code;
 	/* weight 0: a sample of values only (a pprof reader's zero-weight option), for
 	 * writers that keep values (tach_writer_put_ext); nothing to the others */
 	if (TACHI_UNLIKELY(!s->weight))
@@ -403,6 +414,8 @@ TACH_API int tach_writer_put_ext(struct tach_writer *w, const struct tach_dict *
 		return w->err.code;
 	if (TACHI_UNLIKELY(!w->has_meta || w->closed))
 		return WFAIL(w, TACH_E_USAGE, "put before set_meta or after close");
+	if (TACHI_UNLIKELY(w->dict != d) && same_dict(w, d))
+		return w->err.code;
 	/* The lookahead queue copies samples, not their extras: samples with extras go
 	 * straight through, after the queue. */
 	int rc = tachi_ahead_drain(w->ahead);

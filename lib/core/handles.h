@@ -53,6 +53,9 @@ struct tach_writer {
 	struct tach_meta meta;
 	char *program;          /* meta.program's own copy */
 	void *state;
+	/* The dict of the first sample put: every later one must come from it (the writers
+	 * keep its ids), which is checked here once for all of them. */
+	const struct tach_dict *dict;
 	bool opened, has_meta, closed;
 	/* Samples queued ahead (ahead.c), once its trie is far past the caches; NULL before. */
 	struct tachi_ahead *ahead;

@@ -18,9 +18,8 @@
 int tachi_collapse_entry(struct tach_writer *w, struct tachi_collapse *a,
 			 const struct tach_dict *d, const struct tach_sample *s, uint32_t *entry)
 {
-	if (TACHI_UNLIKELY(a->src != d)) {
-		if (a->src)
-			return WFAIL(w, TACH_E_USAGE, "samples from more than one dict");
+	/* the same dict for every sample: tach_writer_put checks it */
+	if (TACHI_UNLIKELY(!a->src)) {
 		a->src = d;
 	}
 	bool created;

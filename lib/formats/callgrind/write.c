@@ -198,9 +198,8 @@ static int cg_put(struct tach_writer *w, const struct tach_dict *d, const struct
 		st->empty += s->weight;
 		return TACH_OK;
 	}
-	if (TACHI_UNLIKELY(st->src != d)) {
-		if (st->src)
-			return WFAIL(w, TACH_E_USAGE, "samples from more than one dict");
+	/* the same dict for every sample: tach_writer_put checks it */
+	if (TACHI_UNLIKELY(!st->src)) {
 		st->src = d;
 	}
 	bool created;

@@ -366,9 +366,8 @@ static int put_record(struct gstate *st, struct gthread *t, uint64_t ts, uint64_
 static int gw_put(struct tach_writer *w, const struct tach_dict *d, const struct tach_sample *s)
 {
 	struct gstate *st = w->state;
-	if (TACHI_UNLIKELY(st->src != d)) {
-		if (st->src)
-			return WFAIL(w, TACH_E_USAGE, "samples from more than one dict");
+	/* the same dict for every sample: tach_writer_put checks it */
+	if (TACHI_UNLIKELY(!st->src)) {
 		st->src = d;
 	}
 	struct tachi_pathcache *c;

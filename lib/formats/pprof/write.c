@@ -206,9 +206,8 @@ static int pw_begin(struct tach_writer *w)
 static int pw_put(struct tach_writer *w, const struct tach_dict *d, const struct tach_sample *s)
 {
 	struct pprof_wstate *st = w->state;
-	if (TACHI_UNLIKELY(st->src != d)) {
-		if (st->src)
-			return WFAIL(w, TACH_E_USAGE, "samples from more than one dict");
+	/* the same dict for every sample: tach_writer_put checks it */
+	if (TACHI_UNLIKELY(!st->src)) {
 		st->src = d;
 		st->native = d->natives != NULL;
 	}

@@ -68,9 +68,8 @@ static int sw_put(struct tach_writer *w, const struct tach_dict *d, const struct
 	struct sampler_wstate *st = w->state;
 	if (TACHI_UNLIKELY(!s->depth))
 		return add_weight(w, &st->empty, s->weight);
-	if (TACHI_UNLIKELY(st->src != d)) {
-		if (st->src)
-			return WFAIL(w, TACH_E_USAGE, "samples from more than one dict");
+	/* the same dict for every sample: tach_writer_put checks it */
+	if (TACHI_UNLIKELY(!st->src)) {
 		st->src = d;
 	}
 	bool created;

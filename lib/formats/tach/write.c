@@ -411,9 +411,8 @@ static int ww_put(struct tach_writer *w, const struct tach_dict *d, const struct
 static int put_one(struct tach_writer *w, const struct tach_dict *d, const struct tach_sample *s)
 {
 	struct wstate *st = w->state;
-	if (TACHI_UNLIKELY(st->src != d)) {
-		if (st->src)
-			return WFAIL(w, TACH_E_USAGE, "samples from more than one dict");
+	/* the same dict for every sample: tach_writer_put checks it */
+	if (TACHI_UNLIKELY(!st->src)) {
 		st->src = d;
 	}
 	struct wthread *t = thread_for(w, s->thread_id, s->interp_id);
