@@ -59,6 +59,7 @@ inlined into the next one out, at that frame's address (an inline frame in no fi
 #include "core/detect.h"
 #include "core/formats.h"
 #include "formats/perf/perf.h"
+#include "formats/perf_weights.h"
 
 #define MAX_LINE (1u << 20)
 #define MAX_EVENTS 8
@@ -66,7 +67,6 @@ inlined into the next one out, at that frame's address (an inline frame in no fi
 #define EVENT_NAME_MAX 64
 #define EVENT_OPT_MAX 4096
 
-enum { W_AUTO, W_PERIOD, W_SAMPLES };
 
 /* A frame line already seen (its text after the leading white space) and its frame; a
  * skipped sym has frame NO_FRAME. */
@@ -108,7 +108,6 @@ struct hdr {
 struct perf_rstate {
 	/* options */
 	char *event_opt;
-	int weight_mode;
 	bool no_addresses; /* option addresses=no: frames are functions, without addresses */
 	bool no_unknown_addresses; /* option unknown-addresses=no: "[unknown]" without one */
 
@@ -124,15 +123,8 @@ struct perf_rstate {
 	size_t nalso;
 	uint64_t skipped, first_skipped;
 
-	/* weights */
-	bool weight_decided, time_event;
-	uint64_t base_ns;
-	/* an event counted (not a clock): each sample's values, samples and the event's
-	 * count (its period), for the outputs that keep values (pprof's sample types) */
-	bool count_event;
-	struct tach_value_type vtypes[2];
-	int64_t vals[2];
-	struct tach_sample_ext ext;
+	/* weights and a counted event's values (perf_weights.h) */
+	struct tachi_perf_weights pw;
 
 	/* with addresses=no, frame lines seen, by their key: the line without what varies
 	 * with the address (key_of) */
@@ -753,47 +745,16 @@ static bool wanted(struct perf_rstate *st, const struct hdr *h, uint64_t line, b
 	return false;
 }
 
-/* A counted event (not a clock): its samples carry, as pprof's sample types name them, the
- * samples (the weights) and, where perf printed periods, the event's count (each sample's
- * period), which a viewer then shows first, as perf report weighs by period; no time type,
- * which would be all zeros. The event is the one read (st->event). */
-static void count_values(struct tach_reader *r, bool periods)
-{
-	struct perf_rstate *st = r->state;
-	if (!st->event)
-		return;
-	st->count_event = true;
-	st->vtypes[0] = (struct tach_value_type){ "samples", "count" };
-	st->vtypes[1] = (struct tach_value_type){ st->event, "count" };
-	r->meta.value_type_count = periods ? 2 : 1;
-	r->meta.value_types = st->vtypes;
-	r->meta.weight_type = 0;
-	r->meta.default_type = periods ? 2 : 1;
-	/* the event named as the period's type even where perf printed no period (0) */
-	r->meta.period_type = st->event;
-	r->meta.period_unit = "count";
-	r->meta.period = periods && st->h.period <= INT64_MAX ? (int64_t)st->h.period : 0;
-	st->ext = (struct tach_sample_ext){ .size = sizeof(st->ext),
-					    .value_count = r->meta.value_type_count,
-					    .values = st->vals };
-}
-
 static void decide_weights(struct tach_reader *r, const struct hdr *h)
 {
 	struct perf_rstate *st = r->state;
-	st->weight_decided = true;
-	if (st->weight_mode != W_AUTO || !h->has_event)
+	st->pw.decided = true;
+	if (st->pw.mode != TACHI_PERF_W_AUTO || !h->has_event)
 		return;
 	bool clock = event_is(h->event, h->event_len, "cpu-clock") ||
 		     event_is(h->event, h->event_len, "task-clock");
-	if (clock && h->has_period) {
-		st->time_event = true;
-		/* CPU time, as pprof's sample type "cpu" says (TACH's profiling mode 2) */
-		r->meta.profiling_config = 2;
-		st->base_ns = h->period;
-		r->meta.interval_us = h->period < 1000 ? 1 : h->period / 1000 + (h->period % 1000 >= 500);
-		return;
-	}
+	if (clock && h->has_period)
+		tachi_perf_weights_clock(&st->pw, &r->meta, h->period);
 	if (clock)
 		return;
 	if (h->has_period) {
@@ -803,19 +764,9 @@ static void decide_weights(struct tach_reader *r, const struct hdr *h)
 			   (int)(h->event_len < EVENT_NAME_MAX ? h->event_len : EVENT_NAME_MAX),
 			   h->event);
 	}
-	count_values(r, h->has_period);
-}
-
-static uint64_t weight_of(const struct perf_rstate *st, const struct hdr *h)
-{
-	if (st->weight_mode == W_PERIOD)
-		return h->has_period ? h->period : 1;
-	if (!st->time_event || !h->has_period)
-		return 1;
-	uint64_t w = h->period / st->base_ns, rest = h->period % st->base_ns;
-	if (rest >= st->base_ns - rest)
-		w++;
-	return w ? w : 1;
+	/* the event named as the period's type even where perf printed no period (0) */
+	if (st->event)
+		tachi_perf_weights_count(&st->pw, &r->meta, st->event, h->has_period, h->period);
 }
 
 /* ---- samples ---- */
@@ -864,9 +815,9 @@ static int make_sample(struct tach_reader *r)
 		rc = push_frame(r, root);
 	if (rc)
 		return rc;
-	if (!st->weight_decided)
+	if (!st->pw.decided)
 		decide_weights(r, h);
-	uint64_t w = weight_of(st, h);
+	uint64_t w = tachi_perf_weight(&st->pw, h->has_period, h->period);
 	if (w > UINT64_MAX - st->total)
 		return RFAIL(r, TACH_E_LIMIT, TACH_POS_LINE, st->h_line,
 			     "the periods add up past 2^64-1, more than a sum can hold");
@@ -899,11 +850,8 @@ static int make_sample(struct tach_reader *r)
 	s->depth = d;
 	s->same_outer = same;
 	s->frames = st->frames;
-	if (st->count_event) {
-		st->vals[0] = (int64_t)w;
-		st->vals[1] = h->has_period && h->period <= INT64_MAX ? (int64_t)h->period : 0;
-		r->ext = &st->ext;
-	}
+	if (st->pw.count_event)
+		r->ext = tachi_perf_values(&st->pw, w, h->has_period, h->period);
 	st->samples++;
 	r->stats.full_records++;
 	r->stats.total_records++;
@@ -1225,16 +1173,11 @@ static int pr_option(struct tach_reader *r, const char *key, const char *value)
 		return tachi_parse_bool(value, &b) ? (st->no_unknown_addresses = !b, TACH_OK)
 						   : RFAIL(r, TACH_E_USAGE, TACH_POS_NONE, 0,
 							   "unknown-addresses must be yes or no, not %s", value);
-	if (!strcmp(key, "weight")) {
-		static const char *const names[] = { "auto", "period", "samples" };
-		for (int i = 0; i < 3; i++)
-			if (!strcmp(value, names[i])) {
-				st->weight_mode = i;
-				return TACH_OK;
-			}
-		return RFAIL(r, TACH_E_USAGE, TACH_POS_NONE, 0,
-			     "weight must be auto, period or samples, not %s", value);
-	}
+	if (!strcmp(key, "weight"))
+		return tachi_perf_weight_mode(&st->pw, value)
+			       ? TACH_OK
+			       : RFAIL(r, TACH_E_USAGE, TACH_POS_NONE, 0,
+				       "weight must be auto, period or samples, not %s", value);
 	return RFAIL(r, TACH_E_USAGE, TACH_POS_NONE, 0, "perf reader has no option %s", key);
 }
 

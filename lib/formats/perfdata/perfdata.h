@@ -12,6 +12,7 @@
 
 #include "core/format.h"
 #include "core/handles.h"
+#include "formats/perf_weights.h"
 
 extern const struct tachi_reader_ops tachi_perfdata_reader_ops;
 
@@ -91,7 +92,6 @@ struct pd_syms;
 struct pd {
 	/* options */
 	char *event_opt;
-	int weight_mode;          /* PD_W_* */
 	bool no_addresses, no_unknown_addresses, no_symbolize;
 	char *binary_path;
 
@@ -145,18 +145,11 @@ struct pd {
 	uint32_t prev_depth;
 	uint64_t prev_tid;
 	bool has_prev;
-	bool weight_decided, time_event;
-	uint64_t base_ns, total, samples;
+	uint64_t total, samples;
 	char *program;
-	/* a counted event (not a clock): pprof's sample types, samples and the event's count
-	 * (each sample's period), as the perf script reader gives them */
-	bool count_event;
-	struct tach_value_type vtypes[2];
-	struct tach_sample_ext ext;
-	int64_t vals[2];
+	/* weights and a counted event's values, as the perf script reader has them */
+	struct tachi_perf_weights pw;
 };
-
-enum { PD_W_AUTO, PD_W_PERIOD, PD_W_SAMPLES };
 
 static inline uint16_t pd_rd16(const struct pd *st, const uint8_t *p)
 {

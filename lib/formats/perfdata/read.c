@@ -71,16 +71,11 @@ static int pd_option(struct tach_reader *r, const char *key, const char *value)
 		free(st->event_opt);
 		return (st->event_opt = strdup(value)) ? TACH_OK : nomem(r);
 	}
-	if (!strcmp(key, "weight")) {
-		static const char *const w[] = { "auto", "period", "samples" };
-		for (int i = 0; i < 3; i++)
-			if (!strcmp(value, w[i])) {
-				st->weight_mode = i;
-				return TACH_OK;
-			}
-		return RFAIL(r, TACH_E_USAGE, TACH_POS_NONE, 0,
-			     "weight must be auto, period or samples, not %s", value);
-	}
+	if (!strcmp(key, "weight"))
+		return tachi_perf_weight_mode(&st->pw, value)
+			       ? TACH_OK
+			       : RFAIL(r, TACH_E_USAGE, TACH_POS_NONE, 0,
+				       "weight must be auto, period or samples, not %s", value);
 	if (!strcmp(key, "addresses"))
 		return bool_opt(r, key, value, &st->no_addresses);
 	if (!strcmp(key, "unknown-addresses"))
@@ -133,58 +128,22 @@ static bool wanted(struct pd *st, int a)
 	return a == st->chosen || !strcmp(name, st->attrs[st->chosen].name);
 }
 
-/* A counted event's samples carry, as pprof's sample types name them, the samples (the
- * weights) and the event's count (each sample's period), shown first, as perf report
- * weighs by period; no time type, which would be all zeros. */
-static void count_values(struct tach_reader *r, const struct pd_attr *a,
-			 const struct pd_sample *s)
-{
-	struct pd *st = r->state;
-	st->count_event = true;
-	st->vtypes[0] = (struct tach_value_type){ "samples", "count" };
-	st->vtypes[1] = (struct tach_value_type){ a->name, "count" };
-	r->meta.value_type_count = 2;
-	r->meta.value_types = st->vtypes;
-	r->meta.weight_type = 0;
-	r->meta.default_type = 2;
-	r->meta.period_type = a->name;
-	r->meta.period_unit = "count";
-	r->meta.period = s->period <= INT64_MAX ? (int64_t)s->period : 0;
-	st->ext = (struct tach_sample_ext){ .size = sizeof(st->ext), .value_count = 2,
-					    .values = st->vals };
-}
-
 static void decide_weights(struct tach_reader *r, const struct pd_attr *a,
 			   const struct pd_sample *s)
 {
 	struct pd *st = r->state;
-	st->weight_decided = true;
-	if (st->weight_mode != PD_W_AUTO || !s->has_period || !s->period)
+	st->pw.decided = true;
+	if (st->pw.mode != TACHI_PERF_W_AUTO || !s->has_period || !s->period)
 		return;
 	/* software events 0 and 1: cpu-clock and task-clock, whose periods are ns */
 	if (a->type == 1 && a->config <= 1) {
-		st->time_event = true;
-		r->meta.profiling_config = 2;
-		st->base_ns = s->period;
-		r->meta.interval_us = s->period < 1000 ? 1 : s->period / 1000 + (s->period % 1000 >= 500);
+		tachi_perf_weights_clock(&st->pw, &r->meta, s->period);
 		return;
 	}
 	tachi_warn(&r->warn, TACH_POS_NONE, 0,
 		   "event %.64s: periods are event counts, not time; each sample is read as one",
 		   a->name);
-	count_values(r, a, s);
-}
-
-static uint64_t weight_of(const struct pd *st, const struct pd_sample *s)
-{
-	if (st->weight_mode == PD_W_PERIOD)
-		return s->has_period && s->period ? s->period : 1;
-	if (!st->time_event || !s->has_period)
-		return 1;
-	uint64_t w = s->period / st->base_ns, rest = s->period % st->base_ns;
-	if (rest >= st->base_ns - rest)
-		w++;
-	return w ? w : 1;
+	tachi_perf_weights_count(&st->pw, &r->meta, a->name, true, s->period);
 }
 
 /* Whether a process's comm names the program at path: its base name, which the kernel
@@ -232,9 +191,9 @@ static int make_sample(struct tach_reader *r, const struct pd_attr *a, const str
 	if (!TACHI_RESERVE(st->frames, st->frames_cap, st->depth + 1))
 		return nomem(r);
 	st->frames[st->depth++] = root;
-	if (!st->weight_decided)
+	if (!st->pw.decided)
 		decide_weights(r, a, s);
-	uint64_t w = weight_of(st, s);
+	uint64_t w = tachi_perf_weight(&st->pw, s->has_period, s->period);
 	if (w > UINT64_MAX - st->total || w > r->lim.max_samples - st->total)
 		return RFAIL(r, TACH_E_LIMIT, TACH_POS_OFFSET, off,
 			     "more than %llu samples (see max-samples)",
@@ -261,11 +220,8 @@ static int make_sample(struct tach_reader *r, const struct pd_attr *a, const str
 	out->depth = d;
 	out->same_outer = same;
 	out->frames = st->frames;
-	if (st->count_event) {
-		st->vals[0] = (int64_t)w;
-		st->vals[1] = s->period <= INT64_MAX ? (int64_t)s->period : 0;
-		r->ext = &st->ext;
-	}
+	if (st->pw.count_event)
+		r->ext = tachi_perf_values(&st->pw, w, s->has_period, s->period);
 	st->samples++;
 	r->stats.full_records++;
 	r->stats.total_records++;
