@@ -108,13 +108,16 @@ struct tach_frame_native {
 /* One sample. Frames are ids in the reader's dict, innermost first. */
 struct tach_sample {
 	uint64_t thread_id;
+	/* The sample's own time (µs of the producer's clock), never a grid rebuilt from an
+	 * interval. A record with weight N > 1 stands for N samples of one stack; a TACH repeat
+	 * record's come at timestamp_us, + interval_us, ...; other readers give N > 1 only for
+	 * samples the input itself aggregates (a folded line, a pprof Sample). */
 	uint64_t timestamp_us;
-	/* >= 1 (0 only from a pprof reader with option zero-weight: a sample that carries
-	 * values of other types in its tach_sample_ext, which only writers that keep values
-	 * take; tach_writer_put leaves it out elsewhere).
-	 * Pre-aggregated inputs give counts: weight N stands for N samples at
-	 * timestamp_us, timestamp_us + interval_us, ... (interval from the reader's meta);
-	 * writers that store single samples expand it that way. */
+	/* How many samples the record stands for: >= 1 (0 only from a pprof reader with option
+	 * zero-weight: a sample that carries values of other types in its tach_sample_ext, which
+	 * only writers that keep values take; tach_writer_put leaves it out elsewhere). Where
+	 * meta.weight_unit is set (a pprof heap profile's bytes), the weight is that value
+	 * instead, as the reader's sample-index chose it. */
 	uint64_t weight;
 	uint32_t interp_id;
 	uint8_t status;
@@ -123,6 +126,11 @@ struct tach_sample {
 	 * (thread_id, interp_id); a hint for aggregating writers, 0 when unknown. */
 	uint32_t same_outer;
 	const uint32_t *frames;
+	/* The time the record stands for, in ns, where meta.sample_time is set: a V8 or Chrome
+	 * sample's time to the next sample of its thread (the last's up to the profile's end),
+	 * a perf clock event's period, austin's µs, a pprof time value, weight × interval for
+	 * TACH and gperftools. A writer that shows time shows this, never weight × interval. */
+	uint64_t time_ns;
 };
 
 /* A kind of value the samples carry (pprof's ValueType), e.g. "alloc_space" in "bytes". */
@@ -182,6 +190,9 @@ struct tach_meta {
 	 * byte for byte: its size (56, or 32 for the original form with duration and rate
 	 * only; 0 with has_stats set: 56), version, present flags and reserved word. ---- */
 	uint32_t stats_size, stats_version, stats_flags, stats_reserved;
+	/* 1: every sample's time_ns is the time it stands for; 0: the samples carry no time
+	 * (counts of an unknown interval), and writers that show time show counts. */
+	uint8_t sample_time;
 };
 /* meta.stats_flags: which of the TACHSTAT block's optional values are known. */
 #define TACH_STATS_ERROR_RATE 1u
