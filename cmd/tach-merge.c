@@ -1,6 +1,8 @@
-/* tach-merge: several profiles into one TACH profile.
+/* tach-merge: several profiles into one (TACH by default, or pprof or the samples text).
  *
- * Samples are interleaved by timestamp, a k-way merge over a heap that holds one pending
+ * Every sample keeps its input's own time and values: a sample's time_ns where its reader
+ * gives one, else its weight times its own input's interval, so profiles of different rates
+ * merge to the sum of their times (not re-timed at one interval). Samples are interleaved by timestamp, a k-way merge over a heap that holds one pending
  * sample per input (ties go to the input named first, so the output is the same bytes every
  * time), or with --concat written input after input. Every input is read once, front to
  * back. Each input's frames live in its reader's dict; they are mapped into one output dict
@@ -25,6 +27,13 @@ struct src {
 	bool live;              /* s is pending */
 	struct idmap strings, frames, maps;
 	uint32_t tag;           /* --tag-inputs: the output id of the input's root frame */
+	/* What a sample's time is: its own time_ns (the reader's meta.sample_time), else
+	 * weight x iv_ns, the input's interval (the output's for an input with none). */
+	bool own_time;
+	uint64_t iv_ns;
+	uint32_t nvalues;       /* its values are the output's types (this many); 0: none */
+	const struct tach_sample_ext *ext; /* the pending sample's extras, the reader's */
+	bool cut;               /* the pending sample is part of the one read (--from-us) */
 };
 
 struct merge {
@@ -38,7 +47,8 @@ struct merge {
 	uint32_t *frames;       /* the sample being written, in output ids */
 	size_t frames_cap;
 	bool tag;
-	bool warned_labels;
+	struct tach_label *labels; /* the sample being written's, in output string ids */
+	size_t labels_cap;
 };
 
 /* Room for index id; the map grows with the ids an input's samples use. */
@@ -135,11 +145,48 @@ static int make_tag(struct merge *m, struct src *sr)
 	return rc ? rc : tach_dict_intern_frame(m->dict, &f, &sr->tag);
 }
 
-/* Writes input i's pending sample with its frames in output ids. */
+/* The pending sample's labels in output string ids, into m->labels. */
+static int map_labels(struct merge *m, struct src *sr, const struct tach_sample_ext *e)
+{
+	if (e->label_count > m->labels_cap) {
+		struct tach_label *p = realloc(m->labels, e->label_count * sizeof(*p));
+		if (!p)
+			return TACH_E_NOMEM;
+		m->labels = p;
+		m->labels_cap = e->label_count;
+	}
+	for (uint32_t k = 0; k < e->label_count; k++) {
+		struct tach_label l = e->labels[k];
+		int rc = map_string(m, sr, e->labels[k].key, &l.key);
+		if (!rc && l.str != TACH_NO_STRING)
+			rc = map_string(m, sr, e->labels[k].str, &l.str);
+		if (!rc && l.unit != TACH_NO_STRING)
+			rc = map_string(m, sr, e->labels[k].unit, &l.unit);
+		if (rc)
+			return rc;
+		m->labels[k] = l;
+	}
+	return TACH_OK;
+}
+
+/* The time input i's pending sample stands for, into s->time_ns: its own, or its weight
+ * times its input's interval (TACH_E_LIMIT when that overflows 64 bits). */
+static int sample_time(struct src *sr, struct tach_sample *s)
+{
+	if (sr->own_time)
+		return TACH_OK;
+	return __builtin_mul_overflow(s->weight, sr->iv_ns, &s->time_ns) ? TACH_E_LIMIT : TACH_OK;
+}
+
+/* Writes input i's pending sample with its frames in output ids, its time and its values
+ * (those of the output's types) and labels. */
 static int put_pending(struct merge *m, size_t i)
 {
 	struct src *sr = &m->src[i];
 	struct tach_sample s = sr->s;
+	int rc = sample_time(sr, &s);
+	if (rc)
+		return rc;
 	size_t depth = (size_t)s.depth + m->tag;
 	if (depth > m->frames_cap) {
 		uint32_t *p = realloc(m->frames, depth * sizeof(*p));
@@ -148,11 +195,9 @@ static int put_pending(struct merge *m, size_t i)
 		m->frames = p;
 		m->frames_cap = depth;
 	}
-	for (uint32_t k = 0; k < s.depth; k++) {
-		int rc = map_frame(m, sr, s.frames[k], &m->frames[k]);
-		if (rc)
+	for (uint32_t k = 0; k < s.depth; k++)
+		if ((rc = map_frame(m, sr, s.frames[k], &m->frames[k])))
 			return rc;
-	}
 	if (m->tag)
 		m->frames[s.depth] = sr->tag;
 	s.frames = m->frames;
@@ -161,37 +206,34 @@ static int put_pending(struct merge *m, size_t i)
 	 * that may be another input's. */
 	if (m->n > 1)
 		s.same_outer = 0;
-	return tach_writer_put(m->w, m->dict, &s);
-}
-
-/* TACH has no place for pprof labels: say once that they are dropped (those the sample's
- * fields hold, thread id and the like, are not lost). */
-static void check_labels(struct merge *m, const struct tach_reader *r)
-{
-	const struct tach_sample_ext *e = tach_reader_sample_ext(r);
-	for (uint32_t k = 0; e && !m->warned_labels && k < e->label_count; k++) {
-		size_t len;
-		const char *key = tach_dict_string(tach_reader_dict(r), e->labels[k].key, &len);
-		if (!key || !strcmp(key, "thread id") || !strcmp(key, "interpreter id") ||
-		    !strcmp(key, "thread state"))
-			continue;
-		m->warned_labels = true;
-		tc_warn(m->run, "the tach output has no place for sample labels: they are dropped "
-			"(such as \"%.40s\")", key);
+	struct tach_sample_ext ext = TACH_SAMPLE_EXT_INIT;
+	if (sr->ext) {
+		if (sr->nvalues && sr->ext->value_count == sr->nvalues && !sr->cut) {
+			ext.value_count = sr->ext->value_count;
+			ext.values = sr->ext->values;
+		}
+		if ((rc = map_labels(m, sr, sr->ext)))
+			return rc;
+		ext.label_count = sr->ext->label_count;
+		ext.labels = m->labels;
 	}
+	return tach_writer_put_ext(m->w, m->dict, &s, &ext);
 }
 
-/* The next sample of input i into its pending slot; 0 or the exit status. */
+/* The next sample of input i into its pending slot, with its extras; 0 or the exit
+ * status. */
 static int pull(struct merge *m, size_t i)
 {
 	const struct tach_sample *s;
-	int rc = tc_next(m->run, m->src[i].in->r, &s);
-	m->src[i].live = rc == TACH_OK;
+	struct src *sr = &m->src[i];
+	int rc = tc_next(m->run, sr->in->r, &s);
+	sr->live = rc == TACH_OK;
 	if (rc == TACH_OK) {
-		m->src[i].s = *s; /* tc_next's filtered copy is one for all inputs */
-		check_labels(m, m->src[i].in->r);
+		sr->s = *s; /* tc_next's filtered copy is one for all inputs */
+		sr->cut = tc_sample_cut(m->run, s);
+		sr->ext = tach_reader_sample_ext(sr->in->r);
 	}
-	return rc < 0 ? tc_reader_failed(m->run, m->src[i].in->r) : 0;
+	return rc < 0 ? tc_reader_failed(m->run, sr->in->r) : 0;
 }
 
 static bool earlier(const struct merge *m, size_t a, size_t b)
@@ -285,9 +327,102 @@ static void merged_stats(struct merge *m, struct tach_meta *out)
 	out->stats_missed = 0;
 }
 
+/* "type/unit, type/unit, ..." of a value-type table, for messages. */
+static void types_text(const struct tach_meta *m, char *buf, size_t n)
+{
+	size_t at = 0;
+	buf[0] = 0;
+	for (uint32_t k = 0; k < m->value_type_count && at + 1 < n; k++) {
+		int w = snprintf(buf + at, n - at, "%s%.40s/%.40s", k ? ", " : "",
+				 m->value_types[k].type, m->value_types[k].unit);
+		if (w < 0)
+			break;
+		at += (size_t)w;
+	}
+	if (at >= n - 1 && n > 4)
+		memcpy(buf + n - 4, "...", 4);
+}
+
+static bool same_types(const struct tach_meta *a, const struct tach_meta *b)
+{
+	if (a->value_type_count != b->value_type_count)
+		return false;
+	for (uint32_t k = 0; k < a->value_type_count; k++)
+		if (strcmp(a->value_types[k].type, b->value_types[k].type) ||
+		    strcmp(a->value_types[k].unit, b->value_types[k].unit))
+			return false;
+	return true;
+}
+
+/* The output's value types: those of the first input that has a table, which every other
+ * input with one must share (values of different types or units make no one profile); an
+ * input without (TACH, folded stacks) has values of none, derived by the writer from each
+ * sample's count and time. 1 with a message naming the first input that differs. */
+static int merged_types(struct merge *m, struct tach_meta *out)
+{
+	const struct tach_meta *ref = NULL;
+	size_t r = 0;
+	for (size_t i = 0; i < m->n; i++) {
+		const struct tach_meta *im = tach_reader_meta(m->src[i].in->r);
+		if (!im->value_type_count || !im->value_types)
+			continue;
+		if (!ref) {
+			ref = im;
+			r = i;
+		} else if (!same_types(ref, im)) {
+			char a[256], b[256];
+			types_text(ref, a, sizeof(a));
+			types_text(im, b, sizeof(b));
+			fprintf(stderr, "tach-merge: %s: its sample types are %s, but %s's are %s: "
+				"values of different types or units cannot be merged (choose one "
+				"type with --sample-index and the tach output)\n",
+				m->src[i].in->name, b, m->src[r].in->name, a);
+			return 1;
+		}
+		m->src[i].nvalues = im->value_type_count;
+	}
+	if (ref) {
+		out->value_type_count = ref->value_type_count;
+		out->value_types = ref->value_types;
+		out->weight_type = ref->weight_type;
+		out->default_type = ref->default_type;
+		out->period_type = ref->period_type;
+		out->period_unit = ref->period_unit;
+		out->period = ref->period;
+	}
+	return 0;
+}
+
+/* Each input's time: a sample's own time_ns where the reader gives one, else its weight
+ * times the input's interval; an input with neither (folded counts of no known interval)
+ * counts one output interval a sample, with a warning. The output's samples carry time
+ * unless no input has any. */
+static void merged_time(struct merge *m, struct tach_meta *out)
+{
+	size_t timed = 0;
+	for (size_t i = 0; i < m->n; i++) {
+		const struct tach_meta *im = tach_reader_meta(m->src[i].in->r);
+		struct src *sr = &m->src[i];
+		sr->own_time = im->sample_time;
+		sr->iv_ns = (im->interval_us ? im->interval_us : out->interval_us) * 1000;
+		if (im->interval_us > UINT64_MAX / 1000 || out->interval_us > UINT64_MAX / 1000)
+			sr->iv_ns = UINT64_MAX; /* any weight then overflows: refused at put */
+		timed += im->sample_time || im->interval_us;
+	}
+	out->sample_time = timed > 0;
+	for (size_t i = 0; timed && timed < m->n && i < m->n; i++) {
+		const struct tach_meta *im = tach_reader_meta(m->src[i].in->r);
+		if (!im->sample_time && !im->interval_us)
+			tc_warn(m->run, "%s: its samples carry no time (counts of an unknown "
+				"interval): each counts as one sample of the output's interval, "
+				"%" PRIu64 " us", m->src[i].in->name, out->interval_us);
+	}
+}
+
 /* The output header: the earliest start, the inputs' interval when they agree (else the
- * smallest, with a warning), the rest from the first input; 1 when the inputs' weights
- * differ in kind. */
+ * smallest, with a warning: each sample still keeps its own time), their common value
+ * types, the rest from the first input; 1 when the inputs' weights or values differ in
+ * kind. */
 static int merged_meta(struct merge *m, struct tach_meta *meta)
 {
 	struct tach_meta out = *tach_reader_meta(m->src[0].in->r);
@@ -311,8 +446,14 @@ static int merged_meta(struct merge *m, struct tach_meta *meta)
 	}
 	if (differ)
 		tc_warn(m->run, "the inputs' sample intervals differ: the output's is the smallest, "
-			"%" PRIu64 " us", iv);
+			"%" PRIu64 " us (each sample keeps the time it stands for where the output "
+			"has a place for it)", iv);
 	out.interval_us = iv;
+	out.value_type_count = 0;
+	out.value_types = NULL;
+	if (merged_types(m, &out))
+		return 1;
+	merged_time(m, &out);
 	merged_stats(m, &out);
 	/* The order of one input's records does not describe the merge. */
 	out.record_order = 0;
@@ -325,7 +466,11 @@ static int put_failed(struct merge *m, int rc)
 {
 	if (tach_writer_error(m->w))
 		return tc_writer_failed(m->run, m->w);
-	fprintf(stderr, "tach-merge: %s\n", tach_strerror(rc));
+	if (rc == TACH_E_LIMIT)
+		fprintf(stderr, "tach-merge: a sample's time (its weight times its input's "
+			"interval) does not fit in 64 bits of nanoseconds\n");
+	else
+		fprintf(stderr, "tach-merge: %s\n", tach_strerror(rc));
 	return 1;
 }
 
@@ -393,6 +538,7 @@ static void free_merge(struct merge *m)
 	free(m->src);
 	free(m->heap);
 	free(m->frames);
+	free(m->labels);
 	tach_dict_free(m->dict);
 }
 
@@ -439,11 +585,13 @@ static const struct tc_many many = { 1, 0, "FILE...", merge, false };
 
 const struct tc_prog tc_prog_tach_merge = {
 	.name = "tach-merge",
-	.summary = "Merge profiles of any readable format into one TACH profile.",
+	.summary = "Merge profiles of any readable format into one TACH (or pprof) profile.",
 	.reader = "auto",
 	.outputs = tc_tach_values_output,
 	.opts = opts,
 	.description = "Samples are interleaved by timestamp (ties in input order), or "
-		       "written input after input with --concat. Thread ids are kept.",
+		       "written input after input with --concat. Thread ids are kept, and "
+		       "each sample's time and values (-F pprof keeps them all; TACH has one "
+		       "interval).",
 	.many = &many,
 };

@@ -122,6 +122,10 @@ static bool clip(struct tc_run *run, const struct tach_sample *s)
 	run->copy.timestamp_us = t;
 	run->copy.weight = w;
 	run->copy_cut = w != s->weight;
+	/* The time the part kept stands for: its share of the sample's (exact for a run of
+	 * one interval each, as TACH's). */
+	if (run->copy_cut)
+		run->copy.time_ns = (uint64_t)((unsigned __int128)s->time_ns * w / s->weight);
 	/* Dropped samples break the same-stack chain the reader describes. */
 	run->copy.same_outer = 0;
 	return true;
@@ -149,6 +153,11 @@ int tc_next(struct tc_run *run, struct tach_reader *r, const struct tach_sample 
 			return TACH_OK;
 		}
 	}
+}
+
+bool tc_sample_cut(const struct tc_run *run, const struct tach_sample *s)
+{
+	return s == &run->copy && run->copy_cut;
 }
 
 /* tc_next as the reading thread's source. */

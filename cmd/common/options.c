@@ -131,6 +131,8 @@ static const struct tc_opt tach_values_writer_opts[] = {
 
 const struct tc_output tc_tach_values_output[] = {
 	{ "tach", "tach", true, NULL, "TACH binary", tach_values_writer_opts, 0 },
+	{ "pprof", "pprof", true, NULL,
+	  "pprof profile.proto, gzip-compressed (each sample's own time and values kept)", NULL, 1 },
 	{ 0 },
 };
 

@@ -63,7 +63,8 @@ struct tc_output {
 /* The TACH output with its writer's options (--compression, --level), for every program
  * that writes TACH: outputs = tc_tach_output. */
 extern const struct tc_output tc_tach_output[];
-/* The same with --counts-as-samples, for programs that may read pprof input (tach-merge). */
+/* The same with --counts-as-samples, for programs that may read pprof input, and pprof
+ * (tach-merge: TACH keeps one interval, pprof each sample's time and values). */
 extern const struct tc_output tc_tach_values_output[];
 /* The gperftools reader's options (--binary-path, --no-symbolize, --names): gperf2tach's,
  * and those of every program that detects its input. */
@@ -107,6 +108,9 @@ int tc_main(int argc, char **argv, const struct tc_prog *prog);
 int tc_reader_failed(struct tc_run *run, struct tach_reader *r);
 /* For handlers: the next sample after filters, as tc_main's loop sees it. */
 int tc_next(struct tc_run *run, struct tach_reader *r, const struct tach_sample **s);
+/* True when s, from tc_next, is part of the sample read (--from-us/--to-us cut it): the
+ * reader's values, which are the whole sample's, do not describe it. */
+bool tc_sample_cut(const struct tc_run *run, const struct tach_sample *s);
 
 
 /* The value given for the program's own option NAME (one without a target), or NULL. */

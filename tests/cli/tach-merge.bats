@@ -197,7 +197,7 @@ summed() {
 	grep -qx 'sample_interval_us: 100' "$TMP/info"
 	run tach-merge --from samples "$TMP/a.samples" "$TMP/c.samples" "$TMP/b.samples" -o "$TMP/m.tach"
 	[ "$status" -eq 0 ]
-	[ "$output" = "tach-merge: warning: the inputs' sample intervals differ: the output's is the smallest, 50 us" ]
+	[ "$output" = "tach-merge: warning: the inputs' sample intervals differ: the output's is the smallest, 50 us (each sample keeps the time it stands for where the output has a place for it)" ]
 	grep -qx 'sample_interval_us: 50' <(tach-decode --format info "$TMP/m.tach")
 	run tach-merge -q --from samples "$TMP/a.samples" "$TMP/c.samples" -o "$TMP/m.tach"
 	[ "$status" -eq 0 ] && [ -z "$output" ]
