@@ -49,6 +49,11 @@ struct merge {
 	bool tag;
 	struct tach_label *labels; /* the sample being written's, in output string ids */
 	size_t labels_cap;
+	/* The output's value types, for inputs without any: a type's value from a sample's
+	 * count (0) or its time in ns divided by this; vals holds one sample's. */
+	uint64_t *derive;
+	int64_t *vals;
+	uint32_t nvals;
 };
 
 /* Room for index id; the map grows with the ids an input's samples use. */
@@ -207,6 +212,12 @@ static int put_pending(struct merge *m, size_t i)
 	if (m->n > 1)
 		s.same_outer = 0;
 	struct tach_sample_ext ext = TACH_SAMPLE_EXT_INIT;
+	if (m->derive && !sr->nvalues) {
+		for (uint32_t k = 0; k < m->nvals; k++)
+			m->vals[k] = (int64_t)(m->derive[k] ? s.time_ns / m->derive[k] : s.weight);
+		ext.value_count = m->nvals;
+		ext.values = m->vals;
+	}
 	if (sr->ext) {
 		if (sr->nvalues && sr->ext->value_count == sr->nvalues && !sr->cut) {
 			ext.value_count = sr->ext->value_count;
@@ -354,10 +365,55 @@ static bool same_types(const struct tach_meta *a, const struct tach_meta *b)
 	return true;
 }
 
+/* Nanoseconds in one of a time unit as pprof names them; 0: not a time. */
+static uint64_t unit_ns(const char *u)
+{
+	static const struct { const char *name; uint64_t ns; } units[] = {
+		{ "nanoseconds", 1 }, { "ns", 1 }, { "microseconds", 1000 }, { "us", 1000 },
+		{ "milliseconds", 1000000 }, { "ms", 1000000 }, { "seconds", 1000000000 },
+		{ "s", 1000000000 },
+	};
+	for (size_t i = 0; u && i < sizeof(units) / sizeof(units[0]); i++)
+		if (!strcmp(u, units[i].name))
+			return units[i].ns;
+	return 0;
+}
+
+/* How an input without value types gives the output's: a samples/count type its count, a
+ * time type its time; any other (bytes, contentions) it has not, and the merge is refused
+ * naming input i and the type. 0 or the exit status. */
+static int derive_plan(struct merge *m, const struct tach_meta *ref, size_t i)
+{
+	if (!m->derive) {
+		m->nvals = ref->value_type_count;
+		m->derive = calloc(m->nvals, sizeof(*m->derive));
+		m->vals = calloc(m->nvals, sizeof(*m->vals));
+		if (!m->derive || !m->vals) {
+			fprintf(stderr, "tach-merge: out of memory\n");
+			return 1;
+		}
+		for (uint32_t k = 0; k < m->nvals; k++) {
+			const struct tach_value_type *t = &ref->value_types[k];
+			m->derive[k] = unit_ns(t->unit);
+			if (!m->derive[k] && (strcmp(t->type, "samples") || strcmp(t->unit, "count")))
+				m->derive[k] = UINT64_MAX; /* not derived */
+		}
+	}
+	for (uint32_t k = 0; k < m->nvals; k++)
+		if (m->derive[k] == UINT64_MAX) {
+			fprintf(stderr, "tach-merge: %s: it has no %.60s values (in %.40s), which the "
+				"other inputs' samples carry: values of different types cannot be "
+				"merged\n", m->src[i].in->name, ref->value_types[k].type,
+				ref->value_types[k].unit);
+			return 1;
+		}
+	return 0;
+}
+
 /* The output's value types: those of the first input that has a table, which every other
  * input with one must share (values of different types or units make no one profile); an
- * input without (TACH, folded stacks) has values of none, derived by the writer from each
- * sample's count and time. 1 with a message naming the first input that differs. */
+ * input without (TACH, folded stacks) gives its samples' counts and times as the values of
+ * those types (see derive_plan). 1 with a message naming the first input that differs. */
 static int merged_types(struct merge *m, struct tach_meta *out)
 {
 	const struct tach_meta *ref = NULL;
@@ -381,6 +437,9 @@ static int merged_types(struct merge *m, struct tach_meta *out)
 		}
 		m->src[i].nvalues = im->value_type_count;
 	}
+	for (size_t i = 0; ref && i < m->n; i++)
+		if (!m->src[i].nvalues && derive_plan(m, ref, i))
+			return 1;
 	if (ref) {
 		out->value_type_count = ref->value_type_count;
 		out->value_types = ref->value_types;
@@ -539,6 +598,8 @@ static void free_merge(struct merge *m)
 	free(m->heap);
 	free(m->frames);
 	free(m->labels);
+	free(m->derive);
+	free(m->vals);
 	tach_dict_free(m->dict);
 }
 

@@ -141,9 +141,9 @@ same_view() {
 		$p -o /dev/null "$T/l.pb" 2>"$T/err"
 		[ "$(grep -c 'no place for sample labels' "$T/err")" -eq 1 ] || { echo "$p"; cat "$T/err"; return 1; }
 	done
-	# tach-merge writes TACH from its own loop: the same one warning
+	# tach-merge hands its inputs' labels to the writer: the writer's one warning
 	tach-merge "$T/l.pb" "$T/l.pb" -o "$T/l.tach" 2>"$T/err"
-	[ "$(cat "$T/err")" = "tach-merge: warning: the tach output has no place for sample labels: they are dropped (such as \"worker\")" ]
+	[ "$(cat "$T/err")" = "tach-merge: 2 inputs: warning: the tach output has no place for sample labels: they are dropped (such as \"worker\")" ]
 	tach-merge -q "$T/l.pb" -o "$T/l.tach" 2>"$T/err"
 	[ ! -s "$T/err" ]
 	# tach's own labels (thread id, ...) are in the samples' fields: nothing is dropped

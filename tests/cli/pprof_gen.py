@@ -248,6 +248,26 @@ def case_labels():
     return body + s.encode()
 
 
+def case_timed():
+    """A CPU profile whose time values are not its counts times the period: a sample of 2
+    with 3.5 ms, one of 1 with 0.25 ms (period 1 ms)."""
+    s = Strings()
+    body = (base(s) + fn(s, 1, "main", "m.c") + fn(s, 2, "work", "m.c") + loc(1, [(1, 1)]) +
+            loc(2, [(2, 4)]) + sample([2, 1], [2, 3500000]) + sample([1], [1, 250000]))
+    return body + s.encode()
+
+
+def case_cpubytes():
+    """A CPU profile that also carries bytes: samples, cpu and mem in bytes, cpu the
+    default (so weights count samples)."""
+    s = Strings()
+    body = (vt(s, 1, "samples", "count") + vt(s, 1, "cpu", "nanoseconds") +
+            vt(s, 1, "mem", "bytes") + vt(s, 11, "cpu", "nanoseconds") + num(12, 1000000) +
+            num(14, s("cpu")) + fn(s, 1, "main", "m.c") + loc(1, [(1, 1)]) +
+            sample([1], [2, 2000000, 4096]))
+    return body + s.encode()
+
+
 def case_types():
     s = Strings()
     body = (vt(s, 1, "alloc_objects", "count") + vt(s, 1, "alloc_space", "bytes") +

@@ -9,6 +9,8 @@ setup() {
 	C=$FIXTURES/tach/cases
 	FG=$FIXTURES/flamegraph/inputs
 	CHECK="python3 $SOURCE_ROOT/tests/cli/merge_check.py"
+	TOTALS="python3 $SOURCE_ROOT/tests/cli/pprof_totals.py"
+	GEN="python3 $SOURCE_ROOT/tests/cli/pprof_gen.py"
 	STACKS="python3 $SOURCE_ROOT/tests/pprof_stacks.py"
 	export HOME=$TMP PPROF_TMPDIR=$TMP
 }
@@ -74,6 +76,11 @@ summed() {
 	run tach-merge --compression lz4 "$C/recursion.tach" "$C/rle_runs.tach"
 	[ "$status" -eq 2 ]
 	run tach-merge --max-depth 0 "$C/recursion.tach" "$C/rle_runs.tach"
+	[ "$status" -eq 2 ]
+	run tach-merge -F pprof --compression none "$C/recursion.tach" -o "$TMP/m"
+	[ "$status" -eq 2 ]
+	[[ "$output" == "tach-merge: --compression applies to --format tach only"* ]]
+	run tach-merge -F gecko "$C/recursion.tach" -o "$TMP/m"
 	[ "$status" -eq 2 ]
 	[ -z "$(ls "$TMP")" ]
 }
@@ -356,4 +363,117 @@ summed() {
 	tach-decode "$TMP/m.tach" >"$TMP/m.txt"
 	tach-merge --counts-as-samples "$TMP/heap.pb" | tach-decode >"$TMP/one.txt"
 	awk '{ $NF = 2 * $NF } 1' "$TMP/one.txt" | diff - "$TMP/m.txt"
+}
+
+# rate FILE INTERVAL_US: 480 samples of one thread, INTERVAL_US apart, as tach-encode takes
+# them (a and b alternating under main): a run profiled at that rate.
+rate() {
+	awk -v iv="$2" 'BEGIN { print "@start_time_us 1000000"; print "@interval_us " iv
+		for (k = 0; k < 480; k++)
+			printf "1 0 %d 3\tm.py:%s:%d;m.py:main:1\n", 1000000 + k * iv, k % 3 ? "a" : "b", k % 3 ? 2 : 3 }' |
+		tach-encode -o "$1"
+}
+
+@test "a 10 ms and a 1 ms profile of one run merge to the sum of their times, each sample kept" {
+	rate "$TMP/10ms.tach" 10000
+	rate "$TMP/1ms.tach" 1000
+	tach2pprof "$TMP/10ms.tach" -o "$TMP/10.pb.gz"
+	tach2pprof "$TMP/1ms.tach" -o "$TMP/1.pb.gz"
+	[ "$($TOTALS "$TMP/10.pb.gz")" = "$(printf 'samples/count\t480\nwall/nanoseconds\t4800000000')" ]
+	[ "$($TOTALS "$TMP/1.pb.gz")" = "$(printf 'samples/count\t480\nwall/nanoseconds\t480000000')" ]
+	# 4.8 s + 0.48 s, not 960 samples re-timed at 1 ms (0.96 s)
+	run tach-merge -F pprof "$TMP/10ms.tach" "$TMP/1ms.tach" -o "$TMP/m.pb.gz"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"the inputs' sample intervals differ: the output's is the smallest, 1000 us"* ]]
+	[ "$($TOTALS "$TMP/m.pb.gz")" = "$(printf 'samples/count\t960\nwall/nanoseconds\t5280000000')" ]
+	# per function too: b is every third sample of both
+	if command -v go >/dev/null; then
+		go tool pprof -top "$TMP/m.pb.gz" 2>/dev/null >"$TMP/top"
+		grep -q 'of 5.28s total' "$TMP/top" || { cat "$TMP/top"; false; }
+		grep -qE '^ +1\.76s +33\.33% .* b$' "$TMP/top" || { cat "$TMP/top"; false; }
+	fi
+	# the other order, and --concat: the same totals
+	tach-merge -q -F pprof "$TMP/1ms.tach" "$TMP/10ms.tach" -o "$TMP/r.pb.gz"
+	[ "$($TOTALS "$TMP/r.pb.gz")" = "$($TOTALS "$TMP/m.pb.gz")" ]
+	tach-merge -q -F pprof --concat "$TMP/1ms.tach" "$TMP/10ms.tach" -o "$TMP/c.pb.gz"
+	[ "$($TOTALS "$TMP/c.pb.gz")" = "$($TOTALS "$TMP/m.pb.gz")" ]
+	# the TACH output keeps every sample at its own timestamp
+	tach-merge -q "$TMP/10ms.tach" "$TMP/1ms.tach" | tach-decode -F samples | grep $'\t' |
+		cut -d' ' -f3 | sort -n >"$TMP/got"
+	for f in 10ms 1ms; do tach-decode -F samples "$TMP/$f.tach"; done | grep $'\t' |
+		cut -d' ' -f3 | sort -n | diff - "$TMP/got"
+	# --to-us keeps the part of a sample's time it keeps: the first 2 s of the 10 ms run
+	tach-merge -q -F pprof --to-us 3000000 "$TMP/10ms.tach" "$TMP/1ms.tach" -o "$TMP/t.pb.gz"
+	[ "$($TOTALS "$TMP/t.pb.gz")" = "$(printf 'samples/count\t680\nwall/nanoseconds\t2480000000')" ]
+}
+
+@test "two node --cpu-prof profiles of different rates merge to the sum of their times" {
+	command -v node >/dev/null || skip "node not installed"
+	local f k=0 want_n=0 want_t=0
+	for iv in 250 1000; do
+		mkdir -p "$TMP/n$iv"
+		cp "$TESTDATA/v8/hot.js" "$TMP/n$iv/"
+		(cd "$TMP/n$iv" && node --cpu-prof --cpu-prof-dir . --cpu-prof-name p.cpuprofile \
+			--cpu-prof-interval $iv hot.js >/dev/null)
+		tach2pprof "$TMP/n$iv/p.cpuprofile" -o "$TMP/n$iv.pb.gz"
+		want_n=$((want_n + $($TOTALS "$TMP/n$iv.pb.gz" | awk -F'\t' 'NR == 1 { print $2 }')))
+		want_t=$((want_t + $($TOTALS "$TMP/n$iv.pb.gz" | awk -F'\t' 'NR == 2 { print $2 }')))
+	done
+	[ "$want_t" -gt 0 ]
+	run tach-merge -F pprof "$TMP/n250/p.cpuprofile" "$TMP/n1000/p.cpuprofile" -o "$TMP/m.pb.gz"
+	[ "$status" -eq 0 ]
+	# the rates differ, so one interval for both would be wrong for one of them
+	[[ "$output" == *"the inputs' sample intervals differ"* ]]
+	$TOTALS "$TMP/m.pb.gz" >"$TMP/got"
+	printf 'samples/count\t%d\nwall/nanoseconds\t%d\n' $want_n $want_t | diff - "$TMP/got"
+	if command -v go >/dev/null; then
+		go tool pprof -top -sample_index=samples "$TMP/m.pb.gz" 2>/dev/null | grep -q " of $want_n total"
+	fi
+}
+
+@test "values: each sample's own kept through -F pprof; types must agree, by name" {
+	$GEN timed >"$TMP/timed.pb"   # 3 samples of 3.75 ms, not 3 ms
+	tach-merge -q -F pprof "$TMP/timed.pb" "$TMP/timed.pb" -o "$TMP/m.pb.gz"
+	[ "$($TOTALS "$TMP/m.pb.gz")" = "$(printf 'samples/count\t6\ncpu/nanoseconds\t7500000')" ]
+	$GEN cpubytes >"$TMP/cb.pb"   # samples, cpu and mem in bytes
+	tach-merge -F pprof "$TMP/cb.pb" "$TMP/cb.pb" -o "$TMP/m.pb.gz"
+	[ "$($TOTALS "$TMP/m.pb.gz")" = "$(printf 'samples/count\t4\ncpu/nanoseconds\t4000000\nmem/bytes\t8192')" ]
+	# an input without sample types gives its counts and times as those types' values
+	$GEN labels >"$TMP/cpu.pb"    # 5 samples, 5 ms of cpu
+	tach-merge -F pprof "$TMP/cpu.pb" "$C/recursion.tach" -o "$TMP/m.pb.gz" # 9 samples of 1 ms
+	[ "$($TOTALS "$TMP/m.pb.gz")" = "$(printf 'samples/count\t14\ncpu/nanoseconds\t14000000')" ]
+	# ... but has none of another kind
+	run tach-merge -F pprof "$TMP/cb.pb" "$C/recursion.tach" -o "$TMP/m.pb.gz"
+	[ "$status" -eq 1 ]
+	[ "$output" = "tach-merge: $C/recursion.tach: it has no mem values (in bytes), which the other inputs' samples carry: values of different types cannot be merged" ]
+	# types that differ in name or unit are refused, naming both lists
+	tach2pprof "$C/recursion.tach" -o "$TMP/wall.pb.gz"
+	run tach-merge "$TMP/wall.pb.gz" "$TMP/cpu.pb" -o "$TMP/x.tach"
+	[ "$status" -eq 1 ]
+	[ "$output" = "tach-merge: $TMP/cpu.pb: its sample types are samples/count, cpu/nanoseconds, but $TMP/wall.pb.gz's are samples/count, wall/nanoseconds: values of different types or units cannot be merged (choose one type with --sample-index and the tach output)" ]
+	run tach-merge -F pprof "$TMP/cpu.pb" "$TMP/cb.pb" -o "$TMP/x.tach"
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"tach-merge: $TMP/cb.pb: its sample types are samples/count, cpu/nanoseconds, mem/bytes, but $TMP/cpu.pb's are samples/count, cpu/nanoseconds:"* ]]
+	[ ! -e "$TMP/x.tach" ]
+	# labels: kept by pprof, said dropped once by TACH
+	run tach-merge "$TMP/cpu.pb" "$TMP/cpu.pb" -o "$TMP/x.tach"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *'warning: the tach output has no place for sample labels: they are dropped (such as "worker")' ]]
+	[ "$(grep -c 'no place for sample labels' <<<"$output")" -eq 1 ]
+	run tach-merge -F pprof "$TMP/cpu.pb" "$TMP/cpu.pb" -o "$TMP/m.pb.gz"
+	[ "$status" -eq 0 ] && [ -z "$output" ]
+	zcat "$TMP/m.pb.gz" | grep -q worker
+}
+
+@test "samples of no known interval beside a timed profile: one output interval a sample, said" {
+	printf '1 0 5 1\tm.py:a:1\n1 0 6 1\tm.py:a:1\n' >"$TMP/n.samples" # no @interval_us
+	run tach-merge -F pprof "$C/recursion.tach" "$TMP/n.samples" -o "$TMP/m.pb.gz"
+	[ "$status" -eq 0 ]
+	[ "$output" = "tach-merge: warning: $TMP/n.samples: its samples carry no time (counts of an unknown interval): each counts as one sample of the output's interval, 1000 us" ]
+	[ "$($TOTALS "$TMP/m.pb.gz")" = "$(printf 'samples/count\t11\nwall/nanoseconds\t11000000')" ]
+	# alone, or with others of none, they are counts
+	run tach-merge -F pprof "$TMP/n.samples" "$TMP/n.samples" -o "$TMP/m.pb.gz"
+	[ "$status" -eq 0 ]
+	[[ "$output" != *"each counts as one sample"* ]]
+	[ "$($TOTALS "$TMP/m.pb.gz" | head -1)" = "$(printf 'samples/count\t4')" ]
 }
