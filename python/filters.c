@@ -195,6 +195,9 @@ static bool clip(struct tp_filter *f, const struct tach_sample *s, uint64_t iv)
 	f->copy.timestamp_us = t;
 	f->copy.weight = w;
 	f->copy_cut = w != s->weight;
+	/* the part kept stands for its share of the sample's time */
+	if (f->copy_cut)
+		f->copy.time_ns = (uint64_t)((unsigned __int128)s->time_ns * w / s->weight);
 	/* dropped samples break the same-stack chain the reader describes */
 	f->copy.same_outer = 0;
 	return true;

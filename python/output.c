@@ -393,6 +393,14 @@ struct wctx {
 	uint32_t *frames;
 	size_t cap;
 	size_t index;        /* of the sample, for messages */
+	/* the sample being put: whether it has a time_ns, and its values */
+	int has_time;
+	int64_t *vals;
+	uint32_t nvals, vals_cap;
+	/* the header, set at the first sample (whose time_ns decides sample_time when the
+	 * caller's meta does not say) or at the end */
+	struct tach_meta *meta;
+	int time_given, meta_set;
 };
 
 static int intern_str(struct wctx *c, PyObject *s, uint32_t *id)
@@ -530,33 +538,90 @@ static int u64_field(const char *where, const char *name, PyObject *v, uint64_t 
 	return 0;
 }
 
-/* One sample from Python: a Sample (weight from its attribute) or a 5- or 6-sequence. */
+/* A sample's values (a sequence of ints, one per meta value_types) into c->vals. */
+static int values_of(struct wctx *c, const char *where, PyObject *v)
+{
+	c->nvals = 0;
+	if (v == Py_None)
+		return 0;
+	PyObject *t = PySequence_Tuple(v);
+	if (!t)
+		return -1;
+	Py_ssize_t n = PyTuple_Size(t);
+	if (n > (Py_ssize_t)c->vals_cap) {
+		int64_t *p = n > (Py_ssize_t)UINT32_MAX ? NULL
+			     : realloc(c->vals, (size_t)n * sizeof(*p));
+		if (!p) {
+			Py_DECREF(t);
+			PyErr_NoMemory();
+			return -1;
+		}
+		c->vals = p;
+		c->vals_cap = (uint32_t)n;
+	}
+	int rc = 0;
+	for (Py_ssize_t i = 0; i < n && !rc; i++) {
+		PyObject *x = PyTuple_GetItem(t, i);
+		int over = 0;
+		long long y = PyLong_Check(x) ? PyLong_AsLongLongAndOverflow(x, &over) : 0;
+		if (!PyLong_Check(x) || over || (y == -1 && PyErr_Occurred())) {
+			PyErr_Clear();
+			PyErr_Format(PyExc_ValueError, "write(): %svalues[%zd] is %R, not a 64-bit "
+				     "int", where, i, x);
+			rc = -1;
+		}
+		c->vals[i] = y;
+	}
+	Py_DECREF(t);
+	c->nvals = (uint32_t)n;
+	return rc;
+}
+
+/* The time and values of a sample (v[6], v[7] where given; NULL: none). */
+static int time_values_of(struct wctx *c, const char *where, PyObject *tv, PyObject *vv,
+			  struct tach_sample *s)
+{
+	c->has_time = tv && tv != Py_None;
+	if (c->has_time && u64_field(where, "time_ns", tv, UINT64_MAX, &s->time_ns))
+		return -1;
+	c->nvals = 0;
+	return vv ? values_of(c, where, vv) : 0;
+}
+
+/* One sample from Python: a Sample (weight, time_ns and values from its attributes) or a
+ * sequence (tid, interpreter, timestamp_us, status, frames[, weight[, time_ns[, values]]]). */
 static int sample_of(struct wctx *c, PyObject *o, struct tach_sample *s)
 {
 	int is_sample = PyObject_TypeCheck(o, tp_sample);
 	PyObject *t = is_sample ? NULL : PySequence_Tuple(o);
 	if (!is_sample && !t)
 		return -1;
-	Py_ssize_t n = t ? PyTuple_Size(t) : 6;
-	if (n != 5 && n != 6) {
+	Py_ssize_t n = t ? PyTuple_Size(t) : 8;
+	if (n < 5 || n > 8) {
 		Py_DECREF(t);
 		PyErr_Format(PyExc_ValueError, "write(): sample %zu has %zd items, not (tid, "
-			     "interpreter, timestamp_us, status, frames[, weight])", c->index, n);
+			     "interpreter, timestamp_us, status, frames[, weight[, time_ns[, "
+			     "values]]])", c->index, n);
 		return -1;
 	}
-	PyObject *v[6];
+	PyObject *v[8] = { NULL };
 	for (Py_ssize_t i = 0; i < n; i++)
 		v[i] = t ? PyTuple_GetItem(t, i) : PyStructSequence_GetItem(o, i);
 	uint64_t interp, status, w = 1;
 	char where[48];
 	snprintf(where, sizeof(where), "sample %zu: ", c->index);
+	s->time_ns = 0;
 	int rc = u64_field(where, "tid", v[0], UINT64_MAX, &s->thread_id) ||
 		 u64_field(where, "interpreter", v[1], UINT32_MAX, &interp) ||
 		 u64_field(where, "timestamp_us", v[2], UINT64_MAX, &s->timestamp_us) ||
 		 u64_field(where, "status", v[3], 255, &status) ||
-		 (n == 6 && u64_field(where, "weight", v[5], UINT64_MAX, &w));
-	if (!rc && w == 0) {
-		PyErr_Format(PyExc_ValueError, "write(): %sweight is 0, not at least 1", where);
+		 (n >= 6 && u64_field(where, "weight", v[5], UINT64_MAX, &w)) ||
+		 time_values_of(c, where, v[6], v[7], s);
+	/* 0 stands for no sample, only values (a pprof sample with none of the weight's type,
+	 * as Reader gives it with zero_weight) */
+	if (!rc && w == 0 && !c->nvals) {
+		PyErr_Format(PyExc_ValueError, "write(): %sweight is 0, not at least 1 (0 only "
+			     "with values)", where);
 		rc = 1;
 	}
 	PyObject *fr = rc ? NULL : PySequence_Tuple(v[4]);
@@ -579,7 +644,7 @@ static int sample_of(struct wctx *c, PyObject *o, struct tach_sample *s)
 	Py_DECREF(fr);
 	*s = (struct tach_sample){ .thread_id = s->thread_id, .timestamp_us = s->timestamp_us,
 		.weight = w, .interp_id = (uint32_t)interp, .status = (uint8_t)status,
-		.depth = (uint32_t)depth, .frames = c->frames };
+		.depth = (uint32_t)depth, .frames = c->frames, .time_ns = s->time_ns };
 	return rc ? -1 : 0;
 }
 
@@ -587,7 +652,8 @@ static int sample_of(struct wctx *c, PyObject *o, struct tach_sample *s)
  * compression, are an option's default) and have no place in the header the writer makes. */
 static const char *const meta_keys[] = {
 	"start_time_us", "interval_us", "profiling_config", "record_order", "program",
-	"python_version", "format", "thread_count", "format_version", "sample_count",
+	"python_version", "sample_time", "value_types", "weight_type", "default_type",
+	"weight_unit", "format", "thread_count", "format_version", "sample_count",
 	"compression", "layout", "byte_order", NULL,
 };
 
@@ -603,18 +669,77 @@ static int meta_known(PyObject *d)
 		if (!meta_keys[j]) {
 			PyErr_Format(PyExc_ValueError, "write(): unknown meta key %R (the keys of "
 				     "Reader.meta: start_time_us, interval_us, profiling_config, "
-				     "record_order, program, python_version, ...)", k);
+				     "record_order, program, python_version, sample_time, "
+				     "value_types, ...)", k);
 			return -1;
 		}
 	}
 	return 0;
 }
 
-/* The meta dict (as Reader.meta gives it) into m. */
-static int meta_of(PyObject *d, struct tach_meta *m, const char **prog_name)
+/* A str of meta (or None: NULL) as UTF-8, valid while meta holds it (the writer copies
+ * the header's strings at set_meta). */
+static int meta_str(PyObject *v, const char *name, const char **out)
+{
+	*out = NULL;
+	if (!v || v == Py_None)
+		return 0;
+	if (!PyUnicode_Check(v)) {
+		PyErr_Format(PyExc_TypeError, "write(): meta %s must be a str or None", name);
+		return -1;
+	}
+	return (*out = PyUnicode_AsUTF8AndSize(v, NULL)) ? 0 : -1;
+}
+
+/* meta value_types, a sequence of (type, unit) str pairs, into m (the array in *types, for
+ * the caller to free, and their tuple in *keep, to release after set_meta), with
+ * weight_type, default_type (indexes) and weight_unit. */
+static int meta_types(PyObject *d, struct tach_meta *m, struct tach_value_type **types,
+		      PyObject **keep)
+{
+	PyObject *v = PyDict_GetItemString(d, "value_types");
+	PyObject *t = v && v != Py_None ? PySequence_Tuple(v) : NULL;
+	if (!t)
+		return v && v != Py_None ? -1 : 0;
+	*keep = t; /* holds the strings until the writer has copied them */
+	Py_ssize_t n = PyTuple_Size(t);
+	*types = n ? calloc((size_t)n, sizeof(**types)) : NULL;
+	int rc = n && !*types ? (PyErr_NoMemory(), -1) : 0;
+	for (Py_ssize_t i = 0; i < n && !rc; i++) {
+		PyObject *p = PyTuple_GetItem(t, i);
+		if (!PyTuple_Check(p) || PyTuple_Size(p) != 2 ||
+		    !PyUnicode_Check(PyTuple_GetItem(p, 0)) || !PyUnicode_Check(PyTuple_GetItem(p, 1))) {
+			PyErr_Format(PyExc_ValueError, "write(): meta value_types[%zd] is %R, not a "
+				     "(type, unit) pair of str", i, p);
+			rc = -1;
+		} else {
+			rc = meta_str(PyTuple_GetItem(p, 0), "value type", &(*types)[i].type) ||
+			     meta_str(PyTuple_GetItem(p, 1), "value unit", &(*types)[i].unit);
+		}
+	}
+	if (rc || !n)
+		return rc;
+	m->value_type_count = (uint32_t)n;
+	m->value_types = *types;
+	uint64_t x;
+	if ((v = PyDict_GetItemString(d, "weight_type")) &&
+	    u64_field("meta ", "weight_type", v, (uint64_t)n - 1, &x))
+		return -1;
+	m->weight_type = v ? (uint32_t)x : 0;
+	if ((v = PyDict_GetItemString(d, "default_type")) && v != Py_None &&
+	    u64_field("meta ", "default_type", v, (uint64_t)n - 1, &x))
+		return -1;
+	m->default_type = v && v != Py_None ? (uint32_t)x + 1 : 0;
+	return meta_str(PyDict_GetItemString(d, "weight_unit"), "weight_unit", &m->weight_unit);
+}
+
+/* The meta dict (as Reader.meta gives it) into m; *time_given: it says sample_time. */
+static int meta_of(PyObject *d, struct tach_meta *m, const char **prog_name,
+		   struct tach_value_type **types, PyObject **keep, int *time_given)
 {
 	static const struct tach_meta init = TACH_META_INIT;
 	*m = init;
+	*time_given = 0;
 	if (!d || d == Py_None)
 		return 0;
 	if (meta_known(d))
@@ -647,7 +772,11 @@ static int meta_of(PyObject *d, struct tach_meta *m, const char **prog_name)
 		}
 		m->py_major = (uint8_t)a, m->py_minor = (uint8_t)b, m->py_micro = (uint8_t)c;
 	}
-	return 0;
+	if ((v = PyDict_GetItemString(d, "sample_time"))) {
+		*time_given = 1;
+		m->sample_time = PyObject_IsTrue(v) == 1;
+	}
+	return meta_types(d, m, types, keep);
 }
 
 /* Writer options from the caller, then TACH's compression from meta when not given. */
@@ -685,6 +814,43 @@ static int write_options(struct tach_writer *w, const char *to, PyObject *opts, 
 	return rc ? -1 : 0;
 }
 
+/* The header, once: at the first sample (its time_ns says whether samples carry time,
+ * unless the meta said) or at the end. */
+static int set_meta(struct wctx *c, struct tach_writer *w, PyObject *outname)
+{
+	if (c->meta_set)
+		return 0;
+	c->meta_set = 1;
+	if (!c->time_given)
+		c->meta->sample_time = c->index == 0 ? 0 : (uint8_t)c->has_time;
+	int rc = tach_writer_set_meta(w, c->meta);
+	if (rc)
+		tp_raise(rc, outname, tach_writer_error(w), 0, 0);
+	return rc ? -1 : 0;
+}
+
+/* A sample's time and values agree with the header: every sample has a time_ns when it
+ * says samples carry time, none when not, and values of its value_types or none. */
+static int agrees(const struct wctx *c)
+{
+	const struct tach_meta *m = c->meta;
+	size_t i = c->index - 1;
+	if (c->has_time != m->sample_time) {
+		PyErr_Format(PyExc_ValueError, c->has_time
+			     ? "write(): sample %zu has a time_ns, but the samples carry no time "
+			       "(meta sample_time False, or the first sample had none)"
+			     : "write(): sample %zu has no time_ns, but the samples carry time (meta "
+			       "sample_time True, or the first sample had one)", i);
+		return -1;
+	}
+	if (c->nvals && c->nvals != m->value_type_count) {
+		PyErr_Format(PyExc_ValueError, "write(): sample %zu has %u values, but meta "
+			     "value_types has %u", i, c->nvals, m->value_type_count);
+		return -1;
+	}
+	return 0;
+}
+
 static int write_samples(struct wctx *c, struct tach_writer *w, PyObject *samples,
 			 PyObject *outname)
 {
@@ -697,31 +863,45 @@ static int write_samples(struct wctx *c, struct tach_writer *w, PyObject *sample
 		rc = sample_of(c, o, &s);
 		c->index++;
 		Py_DECREF(o);
-		int wrc = rc ? 0 : tach_writer_put(w, c->d, &s);
+		if (!rc)
+			rc = set_meta(c, w, outname) || agrees(c);
+		struct tach_sample_ext ext = TACH_SAMPLE_EXT_INIT;
+		ext.value_count = c->nvals;
+		ext.values = c->vals;
+		int wrc = rc ? 0 : tach_writer_put_ext(w, c->d, &s, &ext);
 		if (wrc) {
 			tp_raise(wrc, outname, tach_writer_error(w), 0, 0);
 			rc = -1;
 		}
 	}
 	Py_DECREF(it);
+	if (!rc && !PyErr_Occurred())
+		rc = set_meta(c, w, outname);
 	return rc || PyErr_Occurred() ? -1 : 0;
 }
 
 static PyObject *write_with(PyObject *dst, PyObject *samples, PyObject *meta, const char *to,
 			    PyObject *opts)
 {
-	struct wctx c = { tach_dict_new(), PyDict_New(), PyDict_New(), PyDict_New(), NULL, 0, 0 };
-	struct tach_writer *w = tach_writer_new(to);
 	struct tach_meta m;
+	struct wctx c = { .d = tach_dict_new(), .by_value = PyDict_New(), .by_obj = PyDict_New(),
+			  .strings = PyDict_New(), .meta = &m };
+	struct tach_writer *w = tach_writer_new(to);
+	struct tach_value_type *types = NULL;
 	const char *prog_name = NULL;
 	struct out o;
-	PyObject *ret = NULL;
-	if (!c.d || !c.by_value || !c.by_obj || !c.strings || !w) {
+	PyObject *ret = NULL, *keep = NULL;
+	/* The header is set at the first sample, after the caller's iterator has run: a copy
+	 * of meta holds its strings (the program's, weight_unit) until then, keep the value
+	 * types'. */
+	meta = meta && meta != Py_None ? PyDict_Copy(meta) : Py_NewRef(Py_None);
+	if (!meta || !c.d || !c.by_value || !c.by_obj || !c.strings || !w) {
 		PyErr_NoMemory();
-	} else if (!meta_of(meta, &m, &prog_name) && !out_open(&o, dst)) {
+	} else if (!meta_of(meta, &m, &prog_name, &types, &keep, &c.time_given) &&
+		   !out_open(&o, dst)) {
 		int ok = 0, rc = 0;
 		if (!write_options(w, to, opts, meta)) {
-			if ((rc = tach_writer_open_fd(w, o.fd)) || (rc = tach_writer_set_meta(w, &m)))
+			if ((rc = tach_writer_open_fd(w, o.fd)))
 				tp_raise(rc, o.name, tach_writer_error(w), 0, 0);
 			else if (!write_samples(&c, w, samples, o.name) &&
 				 (rc = tach_writer_close(w)))
@@ -737,6 +917,10 @@ static PyObject *write_with(PyObject *dst, PyObject *samples, PyObject *meta, co
 	Py_XDECREF(c.by_obj);
 	Py_XDECREF(c.strings);
 	free(c.frames);
+	free(c.vals);
+	free(types);
+	Py_XDECREF(keep);
+	Py_XDECREF(meta);
 	return ret;
 }
 

@@ -32,10 +32,16 @@ static PyStructSequence_Field sample_fields[] = {
 	{ "frames", "tuple of Frame, innermost first" },
 	{ "weight", "how many samples this stands for (>= 1): weight N is N samples one "
 		    "interval apart from timestamp_us; 1 for TACH input" },
+	{ "time_ns", "the time this stands for, in nanoseconds, as the producer recorded it (a "
+		     "V8 sample's time to the next, a perf period, weight x interval for TACH); "
+		     "None when the profile's samples carry no time (meta['sample_time'] False)" },
+	{ "values", "tuple of ints, one per meta['value_types'] (pprof's sample values, for the "
+		    "whole weight); () when the input has none" },
 	{ NULL, NULL },
 };
 static PyStructSequence_Desc sample_desc = {
-	"tachfmt.Sample", "One sample (weight is an attribute, not a tuple item).",
+	"tachfmt.Sample", "One sample (weight, time_ns and values are attributes, not tuple "
+			  "items).",
 	sample_fields, 5,
 };
 
@@ -397,7 +403,21 @@ static PyObject *sample_frames(tp_reader_obj *ro, const struct tach_sample *s)
 	return t;
 }
 
-static PyObject *make_sample(tp_reader_obj *ro, const struct tach_sample *s)
+/* The sample's values as a tuple of ints; () when it has none. */
+static PyObject *sample_values(const struct tach_sample_ext *ext)
+{
+	uint32_t n = ext ? ext->value_count : 0;
+	PyObject *t = PyTuple_New(n);
+	for (uint32_t i = 0; t && i < n; i++) {
+		PyObject *x = PyLong_FromLongLong(ext->values[i]);
+		if (!x || PyTuple_SetItem(t, i, x))
+			Py_CLEAR(t);
+	}
+	return t;
+}
+
+static PyObject *make_sample(tp_reader_obj *ro, const struct tach_sample *s,
+			     const struct tach_sample_ext *ext)
 {
 	PyObject *frames = sample_frames(ro, s);
 	if (!frames)
@@ -407,13 +427,16 @@ static PyObject *make_sample(tp_reader_obj *ro, const struct tach_sample *s)
 		Py_DECREF(frames);
 		return NULL;
 	}
-	PyObject *v[6] = {
+	PyObject *v[8] = {
 		PyLong_FromUnsignedLongLong(s->thread_id), PyLong_FromUnsignedLong(s->interp_id),
 		PyLong_FromUnsignedLongLong(s->timestamp_us), PyLong_FromLong(s->status), frames,
 		PyLong_FromUnsignedLongLong(s->weight),
+		tach_reader_meta(ro->r)->sample_time ? PyLong_FromUnsignedLongLong(s->time_ns)
+						     : Py_NewRef(Py_None),
+		sample_values(ext),
 	};
 	int bad = 0;
-	for (int i = 0; i < 6; i++) {
+	for (int i = 0; i < 8; i++) {
 		bad |= !v[i];
 		PyStructSequence_SetItem(o, i, v[i] ? v[i] : Py_NewRef(Py_None));
 	}
@@ -443,7 +466,8 @@ static PyObject *reader_next(PyObject *self)
 	if (ro->status < 0)
 		return tp_reader_raise(ro, ro->status);
 	const struct tach_sample *s;
-	int rc = tp_filter_next(&ro->filt, ro->r, &s, NULL);
+	const struct tach_sample_ext *ext = NULL;
+	int rc = tp_filter_next(&ro->filt, ro->r, &s, &ext);
 	if ((ro->warn.n || ro->warn.dropped) && tp_warn_flush(&ro->warn, ro->name))
 		return NULL;
 	if (rc == TACH_EOF) {
@@ -454,7 +478,7 @@ static PyObject *reader_next(PyObject *self)
 		ro->status = rc;
 		return tp_reader_raise(ro, rc);
 	}
-	return make_sample(ro, s);
+	return make_sample(ro, s, ext);
 }
 
 static PyObject *reader_enter(PyObject *self, PyObject *unused)
@@ -495,6 +519,37 @@ static int meta_tach(PyObject *d, const struct tach_meta *m)
 	       put_item(d, "byte_order", PyUnicode_FromString(m->big_endian ? "big" : "little"));
 }
 
+static PyObject *str_or_none(const char *s)
+{
+	return s ? PyUnicode_DecodeUTF8(s, (Py_ssize_t)strlen(s), "surrogateescape")
+		 : Py_NewRef(Py_None);
+}
+
+/* What the samples' values are: value_types, a tuple of (type, unit) pairs, one per item of
+ * a Sample's values (empty when the input has none), and with them which one gives the
+ * weights (weight_type, an index), which a viewer shows first (default_type, an index or
+ * None) and the weights' unit when they are not samples (weight_unit, or None). */
+static int meta_values(PyObject *d, const struct tach_meta *m)
+{
+	uint32_t n = m->value_types ? m->value_type_count : 0;
+	PyObject *t = PyTuple_New(n);
+	for (uint32_t i = 0; t && i < n; i++) {
+		PyObject *p = Py_BuildValue("(NN)", str_or_none(m->value_types[i].type),
+					    str_or_none(m->value_types[i].unit));
+		if (!p || PyTuple_SetItem(t, i, p))
+			Py_CLEAR(t);
+	}
+	if (put_item(d, "value_types", t))
+		return -1;
+	if (!n)
+		return 0;
+	return put_item(d, "weight_type", PyLong_FromUnsignedLong(m->weight_type)) ||
+	       put_item(d, "default_type", m->default_type && m->default_type <= n
+				       ? PyLong_FromUnsignedLong(m->default_type - 1)
+				       : Py_NewRef(Py_None)) ||
+	       put_item(d, "weight_unit", str_or_none(m->weight_unit));
+}
+
 PyObject *tp_meta_dict(tp_reader_obj *ro)
 {
 	const struct tach_meta *m = tach_reader_meta(ro->r);
@@ -509,6 +564,8 @@ PyObject *tp_meta_dict(tp_reader_obj *ro)
 								      m->py_minor, m->py_micro)) ||
 		  put_item(d, "profiling_config", PyLong_FromUnsignedLong(m->profiling_config)) ||
 		  put_item(d, "record_order", PyBool_FromLong(m->record_order)) ||
+		  put_item(d, "sample_time", PyBool_FromLong(m->sample_time)) ||
+		  meta_values(d, m) ||
 		  (m->thread_count &&
 		   put_item(d, "thread_count", PyLong_FromUnsignedLong(m->thread_count))) ||
 		  (m->program && put_item(d, "program", PyUnicode_DecodeUTF8(m->program,
@@ -546,7 +603,10 @@ static PyMethodDef reader_methods[] = {
 static PyGetSetDef reader_getset[] = {
 	{ "meta", reader_meta, NULL,
 	  "dict: format, interval_us, start_time_us, python_version, profiling_config, "
-	  "record_order, thread_count (when known), program (when known); for TACH also "
+	  "record_order, sample_time (the samples' time_ns is the time each stands for), "
+	  "value_types (the (type, unit) of each of a sample's values; with weight_type, "
+	  "default_type and weight_unit when there are any), "
+	  "thread_count (when known), program (when known); for TACH also "
 	  "format_version, sample_count, compression, layout, byte_order. Text formats learn "
 	  "some values as they read.", NULL },
 	{ "format", reader_format, NULL, "the format read (detected or named)", NULL },

@@ -53,8 +53,9 @@ static PyMethodDef methods[] = {
 	  "A reader of a profile in any readable format (detected unless from_ names one).\n"
 	  "src: a path, a bytes-like object or a binary file object (read from its position).\n"
 	  "Iterating it yields Sample named tuples (tid, interpreter, timestamp_us, status,\n"
-	  "frames) with a .weight attribute; frames are Frame named tuples (file, function,\n"
-	  "line), innermost first.\n" FILTER_DOC },
+	  "frames) with .weight, .time_ns (the time it stands for, None when the samples carry\n"
+	  "no time) and .values (one per meta['value_types']) attributes; frames are Frame\n"
+	  "named tuples (file, function, line), innermost first.\n" FILTER_DOC },
 	{ "convert", (PyCFunction)(void (*)(void))tp_convert, METH_VARARGS | METH_KEYWORDS,
 	  "convert($module, /, src, dst=None, to='pprof', from_=None, reader_options=None, *, "
 	  FILTER_SIG ", **options)\n--\n\n"
@@ -74,10 +75,12 @@ static PyMethodDef methods[] = {
 	{ "write", (PyCFunction)(void (*)(void))tp_write, METH_VARARGS | METH_KEYWORDS,
 	  "write($module, /, dst, samples, meta=None, to='tach', **options)\n--\n\n"
 	  "Writes samples (Sample tuples, or (tid, interpreter, timestamp_us, status, frames[,\n"
-	  "weight]) with frames of (file, function, line) or Frame) as a profile into dst (a\n"
-	  "path, a binary file object, or None: returns the bytes). meta is a dict as\n"
-	  "Reader.meta gives (an unknown key is an error); for TACH its compression is the\n"
-	  "default of compression=. For pstats, sampled_marker= as in convert()." },
+	  "weight[, time_ns[, values]]]) with frames of (file, function, line) or Frame) as a\n"
+	  "profile into dst (a path, a binary file object, or None: returns the bytes). meta is\n"
+	  "a dict as Reader.meta gives (an unknown key is an error); for TACH its compression\n"
+	  "is the default of compression=. The samples carry time (time_ns) when meta says\n"
+	  "sample_time, or, when it does not, when the first sample has a time_ns; values match\n"
+	  "meta's value_types, or are (). For pstats, sampled_marker= as in convert()." },
 	{ "formats", py_formats, METH_NOARGS,
 	  "formats($module, /)\n--\n\n"
 	  "[(name, can_read, can_write)], in detection order." },

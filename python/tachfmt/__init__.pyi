@@ -65,7 +65,7 @@ class Frame(tuple[str, str, int | None]):
     def _replace(self, **kwargs: Any) -> Frame: ...
 
 class Sample(tuple[int, int, int, int, tuple[Frame, ...]]):
-    """One sample (weight is an attribute, not a tuple item)."""
+    """One sample (weight, time_ns and values are attributes, not tuple items)."""
     _fields: ClassVar[tuple[str, str, str, str, str]]
     _field_defaults: ClassVar[dict[str, Any]]
     n_fields: ClassVar[int]
@@ -84,6 +84,12 @@ class Sample(tuple[int, int, int, int, tuple[Frame, ...]]):
     def frames(self) -> tuple[Frame, ...]: ...
     @property
     def weight(self) -> int: ...
+    @property
+    def time_ns(self) -> int | None:
+        """The time it stands for (ns); None when meta['sample_time'] is False."""
+    @property
+    def values(self) -> tuple[int, ...]:
+        """One per meta['value_types']; () when the input has none."""
     @classmethod
     def _make(cls, iterable: Iterable[Any]) -> Sample: ...
     def _asdict(self) -> dict[str, Any]: ...
@@ -105,7 +111,10 @@ class Reader(Iterator[Sample]):
 FrameLike = Union[Frame, tuple[str, str, int | None],
                   tuple[str, str, int | None, int | None, int | None, int | None, int | None]]
 SampleLike = Union[Sample, tuple[int, int, int, int, Sequence[FrameLike]],
-                   tuple[int, int, int, int, Sequence[FrameLike], int]]
+                   tuple[int, int, int, int, Sequence[FrameLike], int],
+                   tuple[int, int, int, int, Sequence[FrameLike], int, int | None],
+                   tuple[int, int, int, int, Sequence[FrameLike], int, int | None,
+                         Sequence[int]]]
 
 def open(src: Source, from_: str | None = None, *, thread: Threads | None = None,
          status: States | None = None, from_us: int | None = None, to_us: int | None = None,

@@ -573,7 +573,7 @@ def test_write_field_errors():
     assert str(e.value) == "write(): sample 1: timestamp_us is -5, not in 0..18446744073709551615"
     with pytest.raises(ValueError, match="sample 0: status is 256, not in 0..255"):
         tachfmt.write(None, [(1, 0, 0, 256, fr)], {})
-    with pytest.raises(ValueError, match="sample 0: weight is 0"):
+    with pytest.raises(ValueError, match=r"sample 0: weight is 0, not at least 1 \(0 only with values\)"):
         tachfmt.write(None, [(1, 0, 0, 0, fr, 0)], {})
     with pytest.raises(TypeError, match="sample 0: tid must be an int, not str"):
         tachfmt.write(None, [("1", 0, 0, 0, fr)], {})
@@ -588,6 +588,130 @@ def test_write_field_errors():
     # every key Reader.meta gives is taken back
     with tachfmt.open(CASES / "threads_interleaved.tach") as r:
         tachfmt.write(None, [], r.meta)
+
+
+# ---- time and values (issue 51.6) ----
+
+PPROF_GEN = TESTDATA.parent / "cli" / "pprof_gen.py"
+PPROF_TOTALS = TESTDATA.parent / "cli" / "pprof_totals.py"
+
+
+def pprof_case(tmp_path, case):
+    p = tmp_path / (case + ".pb")
+    p.write_bytes(subprocess.run([sys.executable, str(PPROF_GEN), case], check=True,
+                                 capture_output=True).stdout)
+    return p
+
+
+def totals(data, tmp_path):
+    """{type/unit: total} of pprof bytes, by tests/cli/pprof_totals.py (as pprof -top)."""
+    p = tmp_path / "totals.pb.gz"
+    p.write_bytes(data)
+    out = subprocess.run([sys.executable, str(PPROF_TOTALS), str(p)], check=True,
+                         capture_output=True, text=True).stdout
+    return {k: int(v) for k, v in (ln.split("\t") for ln in out.splitlines())}
+
+
+def test_sample_values_and_value_types(tmp_path):
+    src = pprof_case(tmp_path, "cpubytes")   # samples/count, cpu/nanoseconds, mem/bytes
+    with tachfmt.open(src) as r:
+        samples = list(r)
+        meta = r.meta
+    assert meta["value_types"] == (("samples", "count"), ("cpu", "nanoseconds"), ("mem", "bytes"))
+    assert meta["weight_type"] == 1 and meta["default_type"] == 1 and meta["weight_unit"] is None
+    assert [s.values for s in samples] == [(2, 2000000, 4096)]
+    assert samples[0].weight == 2
+    d = samples[0]._asdict()
+    assert d["values"] == (2, 2000000, 4096) and "time_ns" in d
+    # inputs without values: an empty tuple, and no value types
+    with tachfmt.open(CASES / "recursion.tach") as r:
+        assert r.meta["value_types"] == () and "weight_type" not in r.meta
+        assert all(s.values == () for s in r)
+    # written back with its meta: every value kept, as the program converts it
+    with tachfmt.open(src) as r:
+        out = tachfmt.write(None, r, r.meta, to="pprof")
+    assert totals(out, tmp_path) == {"samples/count": 2, "cpu/nanoseconds": 2000000,
+                                     "mem/bytes": 4096}
+    assert totals(out, tmp_path) == totals(run("tach2pprof", src).stdout, tmp_path)
+
+
+def test_sample_time_ns(tmp_path):
+    # a sample's time_ns is None exactly where the samples carry no time
+    for src in [CASES / "recursion.tach", TESTDATA / "collapsed" / "cpython.txt",
+                pprof_case(tmp_path, "labels")]:
+        with tachfmt.open(src) as r:
+            for s in r:
+                if r.meta["sample_time"]:
+                    assert isinstance(s.time_ns, int)
+                else:
+                    assert s.time_ns is None
+    # time_ns cut with the weight: the part of a run kept stands for its share
+    with tachfmt.open(TESTDATA / "collapsed" / "cpython.txt") as r:
+        whole = {(s.timestamp_us, s.frames): s for s in r}
+    with tachfmt.open(TESTDATA / "collapsed" / "cpython.txt", from_us=2500, to_us=9000) as r:
+        for s in r:
+            if r.meta["sample_time"]:
+                iv = r.meta["interval_us"]
+                assert s.time_ns == s.weight * iv * 1000
+
+
+def test_write_takes_time_and_values(tmp_path):
+    f, g = ("a.py", "f", 1), ("a.py", "g", 2)
+    # times of their own: 5 ms and 1 ms, not weight x interval (1 and 2 ms)
+    timed = [(1, 0, 1000, 0, [f], 1, 5_000_000), (1, 0, 2000, 0, [g], 2, 1_000_000)]
+    out = tachfmt.write(None, timed, {"interval_us": 1000}, to="pprof")
+    assert totals(out, tmp_path) == {"samples/count": 3, "wall/nanoseconds": 6_000_000}
+    # the same from Sample objects, which carry time_ns and values as attributes
+    objs = [tachfmt.Sample._make([1, 0, 1000, 0, (f,), 1, 5_000_000, ()]),
+            tachfmt.Sample._make([1, 0, 2000, 0, (g,), 2, 1_000_000, ()])]
+    assert objs[0].time_ns == 5_000_000 and objs[0].values == ()
+    assert tachfmt.write(None, objs, {"interval_us": 1000}, to="pprof") == out
+    # meta sample_time False: counts only, whatever the interval
+    plain = [t[:6] for t in timed]
+    out = tachfmt.write(None, plain, {"interval_us": 1000, "sample_time": True}
+                        if False else {"interval_us": 1000}, to="pprof")
+    assert totals(out, tmp_path) == {"samples/count": 3, "wall/nanoseconds": 3_000_000}
+    # values of the meta's types, each sample's own
+    meta = {"interval_us": 1000, "value_types": [("samples", "count"), ("cpu", "nanoseconds"),
+                                                 ("mem", "bytes")], "weight_type": 1,
+            "default_type": 1}
+    vals = [(1, 0, 1000, 0, [f], 1, 5_000_000, (1, 5_000_000, 100)),
+            (1, 0, 2000, 0, [g], 2, 1_000_000, [2, 1_000_000, 7])]
+    out = tachfmt.write(None, vals, meta, to="pprof")
+    assert totals(out, tmp_path) == {"samples/count": 3, "cpu/nanoseconds": 6_000_000,
+                                     "mem/bytes": 107}
+    with tachfmt.open(out) as r:
+        assert r.meta["value_types"] == (("samples", "count"), ("cpu", "nanoseconds"),
+                                         ("mem", "bytes"))
+        assert r.meta["default_type"] == 1
+        assert sorted(s.values for s in r) == [(1, 5_000_000, 100), (2, 1_000_000, 7)]
+    # a weight of 0 is a sample of values only
+    out = tachfmt.write(None, [vals[0], (1, 0, 3000, 0, [g], 0, 0, (0, 0, 50))], meta, to="pprof")
+    assert totals(out, tmp_path)["mem/bytes"] == 150
+
+
+def test_write_time_and_values_errors():
+    fr = (("a.py", "f", 1),)
+    with pytest.raises(ValueError, match="write\\(\\): sample 1 has no time_ns, but the samples carry time"):
+        tachfmt.write(None, [(1, 0, 0, 0, fr, 1, 10), (1, 0, 1, 0, fr, 1)], {}, to="pprof")
+    with pytest.raises(ValueError, match="sample 1 has a time_ns, but the samples carry no time"):
+        tachfmt.write(None, [(1, 0, 0, 0, fr), (1, 0, 1, 0, fr, 1, 10)], {}, to="pprof")
+    with pytest.raises(ValueError, match="sample 0 has no time_ns, but the samples carry time"):
+        tachfmt.write(None, [(1, 0, 0, 0, fr)], {"sample_time": True}, to="pprof")
+    with pytest.raises(ValueError, match="sample 0 has 1 values, but meta value_types has 0"):
+        tachfmt.write(None, [(1, 0, 0, 0, fr, 1, None, (5,))], {}, to="pprof")
+    with pytest.raises(ValueError, match="sample 0: values\\[1\\] is 'x', not a 64-bit int"):
+        tachfmt.write(None, [(1, 0, 0, 0, fr, 1, None, (5, "x"))],
+                      {"value_types": [("a", "count"), ("b", "count")]}, to="pprof")
+    with pytest.raises(ValueError, match="sample 0: time_ns is -1, not in"):
+        tachfmt.write(None, [(1, 0, 0, 0, fr, 1, -1)], {}, to="pprof")
+    with pytest.raises(ValueError, match="meta value_types\\[0\\] is 'cpu', not a \\(type, unit\\) pair"):
+        tachfmt.write(None, [], {"value_types": ["cpu"]}, to="pprof")
+    with pytest.raises(ValueError, match="meta weight_type is 2, not in 0..1"):
+        tachfmt.write(None, [], {"value_types": [("a", "count"), ("b", "count")],
+                                 "weight_type": 2}, to="pprof")
+    with pytest.raises(ValueError, match="has 9 items"):
+        tachfmt.write(None, [(1, 0, 0, 0, fr, 1, 1, (), 0)], {})
 
 
 # ---- the programs' filters (issue 44.5) ----
