@@ -62,22 +62,28 @@ same_samples() {
 	done
 	# by hand: startTime 1000, endTime 3000; samples 3 and 7 go back in time and are put
 	# in order, the tie stays in file order: at 1100 1250 1350 1650 1850 1900 2150 2450
-	# 2700 2700, standing for 250 (from startTime, and put there) 100 300 200 50 250 300
-	# 250 0 300 (up to endTime) us. The median gap, 200, makes weights 10% over those 2000
-	# us (each short one weighs 1 at least): the interval is halved to 100. Times are from
-	# startTime, the start unknown (0).
+	# 2700 2700, each at its own time, standing for the time to the next: 150 100 300 200
+	# 50 250 300 250 0 and 300 (up to endTime) us. The median gap, 200, is the interval,
+	# which weighs nothing: the one sample of 200 us needs no time of its own in the text.
+	# Times are from startTime, the start unknown (0).
 	tach-decode -F samples "$D/devtools_order.cpuprofile" >"$T/s"
-	[ "$(sed -n 1,2p "$T/s")" = "$(printf '@start_time_us 0\n@interval_us 100')" ]
-	[ "$(grep -v '^@' "$T/s" | cut -d' ' -f3 | tr '\n' ' ')" = "0 100 200 250 350 450 550 650 750 850 900 1000 1150 1250 1350 1450 1550 1700 1700 1800 " ]
-	grep -q $'^0 0 250 2\tfile%3A///app/lib.js:viaParent:3:3:1:-1:-;file%3A///app/main.js:main:10:10:5:-1:-;file%3A///app/main.js:(anonymous):1:1:1:-1:-$' "$T/s"
-	[ "$(grep -c $'^0 0 [0-9]* 2\t~:cold "quoted" \xc3\xa9:-:-:-:-:-;' "$T/s")" -eq 3 ]
-	# (idle) is a sample off CPU, (program) and (garbage collector) on it; its 300 us are
-	# 2 intervals, the zero-length sample before it having taken 1
-	[ "$(tach-decode --status idle "$D/devtools_order.cpuprofile")" = "tid:0;(idle) 2" ]
+	[ "$(sed -n 1,2p "$T/s")" = "$(printf '@start_time_us 0\n@interval_us 200')" ]
+	[ "$(grep -v '^@' "$T/s" | cut -f1 | cut -d' ' -f3,5 | tr '\n' ',')" = "100 150000,250 100000,350 300000,650,850 50000,900 250000,1150 300000,1450 250000,1700 0,1700 300000," ]
+	grep -q $'^0 0 250 2 100000\tfile%3A///app/lib.js:viaParent:3:3:1:-1:-;file%3A///app/main.js:main:10:10:5:-1:-;file%3A///app/main.js:(anonymous):1:1:1:-1:-$' "$T/s"
+	[ "$(grep -c $'^0 0 [0-9]* 2 [0-9]*\t~:cold "quoted" \xc3\xa9:-:-:-:-:-;' "$T/s")" -eq 1 ]
+	# (idle) is a sample off CPU, (program) and (garbage collector) on it; one sample of
+	# 250 us
+	[ "$(tach-decode --status idle "$D/devtools_order.cpuprofile")" = "tid:0;(idle) 1" ]
+	grep -q $'^0 0 900 0 250000\t~:(idle):' "$T/s"
 	[ "$(tach-decode --status cpu "$D/devtools_order.cpuprofile" | grep -c '(program)\|(garbage collector)')" -eq 2 ]
+	# self time per function by the time-to-next rule, from the JSON on its own: to the us
+	diff -u <($EXPECT self "$D/devtools_order.cpuprofile") <($EXPECT self-decode <"$T/s")
+	[ "$($EXPECT self "$D/devtools_order.cpuprofile" | grep '^hot|')" = $'hot|file:///app/main.js\t700' ]
+	# the samples text reads back to itself: times, and the lines without one
+	tach-decode -F samples "$T/s" | cmp - "$T/s"
 	# --from v8 reads it as detection does; the collapsed output sums the same stacks
 	diff -u <(tach-decode "$D/devtools_order.cpuprofile") <(tach-decode --from v8 "$D/devtools_order.cpuprofile")
-	[ "$(tach-decode --no-thread-frames "$D/devtools_order.cpuprofile" | grep 'hot:20 ')" = "main.js:(anonymous):1;main.js:main:10;main.js:hot:20 8" ]
+	[ "$(tach-decode --no-thread-frames "$D/devtools_order.cpuprofile" | grep 'hot:20 ')" = "main.js:(anonymous):1;main.js:main:10;main.js:hot:20 3" ]
 }
 
 @test "through every writer: TACH, samples, collapsed, pprof, pstats, Sampler, SVG, speedscope, callgrind, Gecko" {
@@ -200,9 +206,10 @@ print(sum(len(t["samples"]["data"]) for t in g["threads"]) * g["meta"]["interval
 	run tach-decode --from speedscope <<<'{"$schema":"https://www.speedscope.app/file-format-schema.json","shared":{"frames":[{"name":"\ud800"}]},"profiles":[]}'
 	[ "$status" -eq 1 ]
 	[[ $output == *'\u escape of a high surrogate without its low half' ]]
-	# endTime before startTime: said, and the last sample stands for the median gap
+	# endTime before startTime: said, and the last sample stands for no time
 	printf '%s' "{\"nodes\":[$r,$a,$b],\"startTime\":500,\"endTime\":300,\"samples\":[2,3],\"timeDeltas\":[100,100]}" >"$T/back.cpuprofile"
 	run tach-decode -F samples "$T/back.cpuprofile"
 	[ "$status" -eq 0 ]
-	[[ ${lines[0]} == "tach-decode: $T/back.cpuprofile: offset "*": warning: endTime is before startTime: ignored (the last sample stands for the median gap)" ]]
+	[[ ${lines[0]} == "tach-decode: $T/back.cpuprofile: offset "*": warning: endTime is before startTime: ignored (the last sample stands for no time)" ]]
+	[ "${lines[-1]}" = $'0 0 100 2 0\tb\xf0\x9f\x98\x80.js:\xef\xbf\xbdlow:-:-:-:-:-' ]
 }
