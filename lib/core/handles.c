@@ -277,6 +277,33 @@ TACH_API int tach_writer_open_fd(struct tach_writer *w, int fd)
 	return TACH_OK;
 }
 
+/* A meta without sample_time but with an interval (a caller or reader from before time_ns)
+ * means what it always meant: a weight counts samples of the interval each. The writer's
+ * meta then says sample_time, and each put sample's time_ns is weight × interval, so every
+ * writer has one rule, time_ns. Weights that are not samples (weight_unit: bytes) stand for
+ * no time; with no interval either, the samples carry no time at all. */
+static void derive_time(struct tach_writer *w)
+{
+	struct tach_meta *m = &w->meta;
+	uint64_t per;
+	w->time_per_weight = 0;
+	if (m->sample_time || !m->interval_us || m->weight_unit ||
+	    __builtin_mul_overflow(m->interval_us, 1000, &per))
+		return;
+	m->sample_time = 1;
+	w->time_per_weight = per;
+}
+
+/* s with its time_ns as weight × interval (derive_time), in *c. */
+static const struct tach_sample *timed(const struct tach_writer *w, const struct tach_sample *s,
+				       struct tach_sample *c)
+{
+	*c = *s;
+	if (__builtin_mul_overflow(s->weight, w->time_per_weight, &c->time_ns))
+		c->time_ns = UINT64_MAX;
+	return c;
+}
+
 TACH_API int tach_writer_set_meta(struct tach_writer *w, const struct tach_meta *m)
 {
 	if (w->err.code)
@@ -297,6 +324,7 @@ TACH_API int tach_writer_set_meta(struct tach_writer *w, const struct tach_meta 
 	int rc = tachi_writer_keep_values(w, m, n);
 	if (rc)
 		return rc;
+	derive_time(w);
 	w->has_meta = true;
 	return w->fmt->writer->begin ? w->fmt->writer->begin(w) : TACH_OK;
 }
@@ -361,6 +389,9 @@ TACH_API int tach_writer_put(struct tach_writer *w, const struct tach_dict *d,
 	 * writers that keep values (tach_writer_put_ext); nothing to the others */
 	if (TACHI_UNLIKELY(!s->weight))
 		return TACH_OK;
+	struct tach_sample c;
+	if (w->time_per_weight)
+		s = timed(w, s, &c);
 	if (TACHI_UNLIKELY(!--w->ahead_tick))
 		return put_ahead(w, d, s);
 	return w->fmt->writer->put(w, d, s);
@@ -419,6 +450,9 @@ TACH_API int tach_writer_put_ext(struct tach_writer *w, const struct tach_dict *
 	/* The lookahead queue copies samples, not their extras: samples with extras go
 	 * straight through, after the queue. */
 	int rc = tachi_ahead_drain(w->ahead);
+	struct tach_sample c;
+	if (w->time_per_weight)
+		s = timed(w, s, &c);
 	return rc ? rc : ops->put_ext(w, d, s, ext);
 }
 

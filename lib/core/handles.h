@@ -63,6 +63,10 @@ struct tach_writer {
 	uint64_t ahead_hash;    /* during a queued sample's put: its fetch's hash */
 	void *values_own;       /* meta's value types and their strings, copied (values.c) */
 	bool warned_labels;     /* dropped labels were warned about */
+	/* ns a unit of weight stands for, where the caller's meta gave an interval but no
+	 * sample_time (a reader or caller from before time_ns): every put sample's time_ns is
+	 * then weight × this (handles.c); 0: the samples' own time_ns is taken as it is. */
+	uint64_t time_per_weight;
 };
 
 /* Helpers for format modules. */

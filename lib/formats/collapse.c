@@ -87,6 +87,13 @@ int tachi_stackcount_put(struct tach_writer *w, struct tachi_stackcount *sc,
 	    !tachi_counts_reserve(&sc->counts, &sc->counts_cap, &sc->ncounts, e))
 		return WFAIL(w, TACH_E_NOMEM, "out of memory");
 	sc->counts[e] += s->weight;
+	if (sc->timed) {
+		if (TACHI_UNLIKELY(e >= sc->ntimes) &&
+		    !tachi_counts_reserve(&sc->times, &sc->times_cap, &sc->ntimes, e))
+			return WFAIL(w, TACH_E_NOMEM, "out of memory");
+		if (__builtin_add_overflow(sc->times[e], s->time_ns, &sc->times[e]))
+			sc->times[e] = UINT64_MAX;
+	}
 	return TACH_OK;
 }
 
@@ -102,6 +109,7 @@ void tachi_stackcount_free(struct tachi_stackcount *sc)
 {
 	tachi_collapse_free(&sc->agg);
 	free(sc->counts);
+	free(sc->times);
 	memset(sc, 0, sizeof(*sc));
 }
 

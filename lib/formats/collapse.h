@@ -47,6 +47,11 @@ struct tachi_stackcount {
 	struct tachi_collapse agg;
 	uint64_t *counts;
 	size_t ncounts, counts_cap;
+	/* Set by the writer before the first put: times[i] sums pair i's time_ns too
+	 * (saturating at UINT64_MAX). */
+	bool timed;
+	uint64_t *times;
+	size_t ntimes, times_cap;
 };
 /* Adds s (empty stacks skipped); failures are recorded on w. */
 int tachi_stackcount_put(struct tach_writer *w, struct tachi_stackcount *sc,

@@ -7,9 +7,12 @@
  *   - sample_type [samples/count, wall/nanoseconds] (cpu/nanoseconds with cpu=yes, or when
  *     the TACH header says the profile was taken in CPU mode); period_type/period from the
  *     sample interval; default_sample_type the time type; time_nanos from the start time,
- *     duration_nanos up to the last sample; one comment naming the source format.
+ *     duration_nanos up to the last sample; one comment naming the source format. Samples
+ *     that carry no time (meta.sample_time 0: no interval, no time of their own) have
+ *     samples/count only, said once.
  *   - One Sample per distinct (stack, thread id, interpreter id, status byte), first-seen
- *     order, values [count, count * interval ns]; a weight-N input sample counts N times.
+ *     order, values [count, time]: the count sums the weights, the time the samples' own
+ *     time_ns (a V8 sample's time to the next, a perf period; weight × interval for TACH).
  *     Labels "thread id" and "interpreter id" (numeric) and "thread state" (a string such as
  *     "gil+cpu") so pprof -tagfocus can filter; labels=no merges threads and drops them.
  *   - One Location per distinct (file, function, line, column) with a single Line, one
@@ -197,9 +200,23 @@ static int pw_begin(struct tach_writer *w)
 		return WFAIL(w, TACH_E_NOMEM, "out of memory");
 	if (st->ntypes)
 		return TACH_OK;
-	if (!w->meta.interval_us)
-		tachi_warn(&w->warn, TACH_POS_NONE, 0,
-			   "the sample interval is unknown: time values are 0, counts are kept");
+	st->timed = w->meta.sample_time;
+	if (!st->timed)
+		tachi_warn(&w->warn, TACH_POS_NONE, 0, "the samples carry no time (no interval, no "
+			   "time of their own): only their counts are written (samples/count)");
+	return TACH_OK;
+}
+
+/* The entry's time, summed (the count's twin). */
+static int add_time(struct tach_writer *w, uint32_t entry, uint64_t ns)
+{
+	struct pprof_wstate *st = w->state;
+	if (entry >= st->ntimes && !tachi_counts_reserve(&st->times, &st->times_cap, &st->ntimes,
+							 entry))
+		return WFAIL(w, TACH_E_NOMEM, "out of memory");
+	uint64_t *t = &st->times[entry];
+	if (__builtin_add_overflow(*t, ns, t) || *t > INT64_MAX)
+		return WFAIL(w, TACH_E_LIMIT, "a sample's time exceeds pprof's 64-bit values");
 	return TACH_OK;
 }
 
@@ -264,7 +281,9 @@ static int pw_put(struct tach_writer *w, const struct tach_dict *d, const struct
 	uint64_t *n = &st->counts[c->entry];
 	if (__builtin_add_overflow(*n, s->weight, n) || *n > INT64_MAX)
 		return WFAIL(w, TACH_E_LIMIT, "a sample count exceeds pprof's 64-bit values");
-	return st->ntypes ? tachi_pw_add_values_types(w, c->entry, s) : TACH_OK;
+	if (st->ntypes)
+		return tachi_pw_add_values_types(w, c->entry, s);
+	return st->timed ? add_time(w, c->entry, s->time_ns) : TACH_OK;
 }
 
 static int pw_put_ext(struct tach_writer *w, const struct tach_dict *d,
@@ -443,7 +462,7 @@ static int emit_sample(struct tach_writer *w, const uint8_t *ids, size_t n, cons
 }
 
 /* One Sample message per distinct (stack, labels). */
-static int write_samples(struct tach_writer *w, uint64_t period_ns)
+static int write_samples(struct tach_writer *w)
 {
 	struct pprof_wstate *st = w->state;
 	struct tachi_pb_buf *m = &st->msg;
@@ -482,12 +501,6 @@ static int write_samples(struct tach_writer *w, uint64_t period_ns)
 		struct lane *ln = &lanes[(tachi_mix64(ls->tid ^ (uint64_t)ls->iid << 32) >> 60) %
 					 LANES];
 		const uint8_t *ids = lane_pack(ln, nodes, a->leaf, a->depth, end, &n);
-		uint64_t ns;
-		if (!st->ntypes &&
-		    (__builtin_mul_overflow(count, period_ns, &ns) || ns > INT64_MAX)) {
-			rc = WFAIL(w, TACH_E_LIMIT, "a sample's time exceeds pprof's 64-bit values");
-			break;
-		}
 		uint8_t vals[20];
 		const uint8_t *vp = vals;
 		size_t vl;
@@ -495,7 +508,8 @@ static int write_samples(struct tach_writer *w, uint64_t period_ns)
 			vp = tachi_pw_values_types(st, i, &vl);
 		} else {
 			vl = tachi_put_uvarint(vals, count);
-			vl += tachi_put_uvarint(vals + vl, ns);
+			if (st->timed)
+				vl += tachi_put_uvarint(vals + vl, i < st->ntimes ? st->times[i] : 0);
 		}
 		bool ok = st->no_labels ||
 			  (ls->ext ? tachi_pw_labels_types(st, m, ls) :
@@ -533,15 +547,16 @@ static int write_trailer(struct tach_writer *w, uint64_t period_ns)
 	    t <= INT64_MAX && (rc = tachi_pw_emit_varint(w, PROFILE_DURATION_NANOS, t)))
 		return rc;
 	m->len = 0;
-	if (!tachi_pw_value_type(m, st->s_time, st->s_ns))
+	/* The period is the interval where one is known; samples with times of their own
+	 * (V8) may have none. */
+	if (st->timed && !tachi_pw_value_type(m, st->s_time, st->s_ns))
 		return NOMEM(w);
-	if ((rc = tachi_pw_emit_msg(w, PROFILE_PERIOD_TYPE, m)) ||
-	    (rc = tachi_pw_emit_varint(w, PROFILE_PERIOD, period_ns)) ||
+	if ((st->timed && ((rc = tachi_pw_emit_msg(w, PROFILE_PERIOD_TYPE, m)) ||
+			   (rc = tachi_pw_emit_varint(w, PROFILE_PERIOD, period_ns)))) ||
 	    (rc = tachi_pw_emit_varint(w, PROFILE_COMMENT, st->s_comment)))
 		return rc;
-	/* Without an interval every time value is 0: show counts by default then. */
 	return tachi_pw_emit_varint(w, PROFILE_DEFAULT_SAMPLE_TYPE,
-				    period_ns ? st->s_time : st->s_samples);
+				    st->timed ? st->s_time : st->s_samples);
 }
 
 static int write_profile_types(struct tach_writer *w)
@@ -556,7 +571,7 @@ static int write_profile_types(struct tach_writer *w)
 		if ((rc = tachi_pw_emit_msg(w, PROFILE_SAMPLE_TYPE, m)))
 			return rc;
 	}
-	if ((rc = write_samples(w, 0)) || (rc = tachi_pw_write_locations(w)) ||
+	if ((rc = write_samples(w)) || (rc = tachi_pw_write_locations(w)) ||
 	    (rc = tachi_pw_write_strings(w)))
 		return rc;
 	return tachi_pw_trailer_types(w);
@@ -572,7 +587,7 @@ static int write_profile(struct tach_writer *w)
 	uint64_t period_ns = 0;
 	if (__builtin_mul_overflow(w->meta.interval_us, 1000, &period_ns) || period_ns > INT64_MAX)
 		return WFAIL(w, TACH_E_LIMIT, "the sample interval does not fit pprof's nanoseconds");
-	for (int i = 0; i < 2; i++) {
+	for (int i = 0; i < 1 + st->timed; i++) {
 		m->len = 0;
 		if (!tachi_pw_value_type(m, i ? st->s_time : st->s_samples,
 					 i ? st->s_ns : st->s_count))
@@ -580,7 +595,7 @@ static int write_profile(struct tach_writer *w)
 		if ((rc = tachi_pw_emit_msg(w, PROFILE_SAMPLE_TYPE, m)))
 			return rc;
 	}
-	if ((rc = write_samples(w, period_ns)) || (rc = tachi_pw_write_locations(w)) ||
+	if ((rc = write_samples(w)) || (rc = tachi_pw_write_locations(w)) ||
 	    (rc = tachi_pw_write_strings(w)))
 		return rc;
 	return write_trailer(w, period_ns);
@@ -629,6 +644,7 @@ static void pw_free(struct tach_writer *w)
 	tachi_idset_free(&st->lset_index);
 	tachi_threads_free(&st->threads);
 	free(st->counts);
+	free(st->times);
 	free(st->type_str);
 	free(st->vbuf);
 	free(st->labs);

@@ -117,6 +117,11 @@ struct pprof_wstate {
 	/* a distinct (stack, label set) is the trie's (label set, leaf) pair: its count */
 	uint64_t *counts;
 	size_t ncounts, counts_cap;
+	/* and the time (ns) it stands for, the sum of its samples' time_ns, where the samples
+	 * carry time (meta.sample_time); no time type is written where they do not */
+	uint64_t *times;
+	size_t ntimes, times_cap;
+	bool timed;
 	/* time span */
 	bool any;
 	uint64_t first_us, last_us;
@@ -126,7 +131,10 @@ struct pprof_wstate {
 	uint32_t ntypes;     /* 0: the two types of a time profile, from weights */
 	uint32_t *type_str;  /* [2 * i]: type i's type, [2 * i + 1]: its unit */
 	uint32_t s_ptype, s_punit, s_dflt;
-	uint64_t weight_mul, weight_div; /* a weight without values: its value */
+	/* a sample without values: the weight type's value is its time_ns / time_div where the
+	 * weight type is a time and the samples carry time (time_div: the unit's ns), else
+	 * its weight (time_div 0) */
+	uint64_t time_div;
 	struct tach_label *labs;  /* label sets' labels, keys and strings as pprof indices */
 	size_t nlabs, labs_cap;
 	int64_t *vals;       /* [entry * ntypes + i]: type i's sum over the entry's samples */

@@ -83,11 +83,7 @@ int tachi_pw_begin_types(struct tach_writer *w)
 	st->s_dflt = m->default_type ? st->type_str[2 * (m->default_type - 1)] : 0;
 	const char *u = m->value_types[m->weight_type].unit;
 	uint64_t ns = u ? tachi_time_unit_ns(u, strlen(u)) : 0;
-	st->weight_mul = st->weight_div = 1;
-	if (!m->weight_unit && ns && m->interval_us) {
-		st->weight_mul = m->interval_us * 1000;
-		st->weight_div = ns;
-	}
+	st->time_div = !m->weight_unit && m->sample_time ? ns : 0;
 	return TACH_OK;
 }
 
@@ -111,7 +107,7 @@ int tachi_pw_add_values_types(struct tach_writer *w, uint32_t entry,
 				goto big;
 		return TACH_OK;
 	}
-	unsigned __int128 x = (unsigned __int128)s->weight * st->weight_mul / st->weight_div;
+	uint64_t x = st->time_div ? s->time_ns / st->time_div : s->weight;
 	int64_t *t = &v[w->meta.weight_type];
 	if (x > INT64_MAX || __builtin_add_overflow(*t, (int64_t)x, t))
 		goto big;

@@ -13,8 +13,9 @@
  *
  * Order: keys as CPython's collector first meets them (samples in input order, each stack
  * innermost first), callers likewise, so the dict iterates as CPython's file does. Times are
- * samples * (interval_us / 1e6) in binary floats, as CPython computes them; an unknown
- * interval (0) gives times of 0.
+ * the samples' own (the sum of their time_ns, in seconds: a V8 sample's time to the next);
+ * where each is one interval (TACH), samples * (interval_us / 1e6) in binary floats, as
+ * CPython computes them. Samples that carry no time give times of 0, said once.
  *
  * Marshal (version 3 and later, what marshal.dump writes since Python 3.4): dict '{' ... '0',
  * tuples ')' , strings 'z' (short ASCII) / 'a' (ASCII) / 'u' (UTF-8; invalid bytes become
@@ -53,6 +54,7 @@ enum {
 
 struct kstat {
 	uint64_t direct, cum;
+	uint64_t tdirect, tcum; /* their time, ns */
 	uint64_t mark;     /* the last stack (1-based) that counted this key */
 	uint32_t ref;      /* marshal reference index, NONE until written */
 	uint32_t ncallers; /* first caller pair in the grouped order: cstart */
@@ -100,6 +102,10 @@ static int pw_begin(struct tach_writer *w)
 {
 	struct pstats_wstate *st = w->state;
 	st->sc.agg.no_threads = true;
+	st->sc.timed = w->meta.sample_time;
+	if (!st->sc.timed)
+		tachi_warn(&w->warn, TACH_POS_NONE, 0, "the samples carry no time (no interval, no "
+			   "time of their own): the pstats times are 0, the counts are kept");
 	return TACH_OK;
 }
 
@@ -153,10 +159,18 @@ static bool add_pair(struct pstats_wstate *st, uint32_t callee, uint32_t caller,
 
 /* One distinct stack (number gen, 1-based) seen n times, walked leaf to root: innermost
  * first, the order in which CPython's collector meets its frames. */
-static bool count_stack(struct pstats_wstate *st, uint32_t leaf, uint64_t n, uint64_t gen)
+static uint64_t add_sat(uint64_t a, uint64_t b)
+{
+	return __builtin_add_overflow(a, b, &a) ? UINT64_MAX : a;
+}
+
+static bool count_stack(struct pstats_wstate *st, uint32_t leaf, uint64_t n, uint64_t ns,
+			uint64_t gen)
 {
 	const struct tachi_stacktab *t = &st->sc.agg.trie;
-	st->ks[t->nodes[leaf].key].direct += n;
+	struct kstat *inner = &st->ks[t->nodes[leaf].key];
+	inner->direct += n;
+	inner->tdirect = add_sat(inner->tdirect, ns);
 	for (uint32_t node = leaf; node != TACHI_ROOT; node = t->nodes[node].parent) {
 		uint32_t k = t->nodes[node].key;
 		struct kstat *ks = &st->ks[k];
@@ -165,6 +179,7 @@ static bool count_stack(struct pstats_wstate *st, uint32_t leaf, uint64_t n, uin
 				st->order[st->norder++] = k;
 			ks->mark = gen;
 			ks->cum += n;
+			ks->tcum = add_sat(ks->tcum, ns);
 		}
 		uint32_t parent = t->nodes[node].parent;
 		if (parent != TACHI_ROOT && !add_pair(st, k, t->nodes[parent].key, n))
@@ -188,7 +203,8 @@ static int count_all(struct tach_writer *w)
 		uint32_t leaf = st->sc.agg.trie.pairs[i].leaf;
 		if (!st->sc.counts[i] || leaf == TACHI_ROOT)
 			continue;
-		if (!count_stack(st, leaf, st->sc.counts[i], ++gen))
+		uint64_t ns = i < st->sc.ntimes ? st->sc.times[i] : 0;
+		if (!count_stack(st, leaf, st->sc.counts[i], ns, ++gen))
 			return WFAIL(w, TACH_E_NOMEM, "out of memory");
 	}
 	/* Pairs grouped by callee, stably: each callee's callers in first-seen order. */
@@ -319,6 +335,17 @@ static int m_key(struct tach_writer *w, uint32_t k)
 	return m_name(w, lk->func);
 }
 
+/* n samples' time of ns in seconds: as CPython computes it (interval in seconds, times
+ * samples) where each sample is one interval, so that TACH input gives CPython's bytes. */
+static double seconds(const struct tach_meta *m, uint64_t n, uint64_t ns, double interval_s)
+{
+	uint64_t each;
+	if (m->interval_us && !__builtin_mul_overflow(m->interval_us, 1000, &each) &&
+	    !__builtin_mul_overflow(each, n, &each) && each == ns)
+		return (double)n * interval_s;
+	return (double)ns / 1e9;
+}
+
 static int m_entry(struct tach_writer *w, uint32_t k, double interval_s)
 {
 	struct pstats_wstate *st = w->state;
@@ -327,7 +354,8 @@ static int m_entry(struct tach_writer *w, uint32_t k, double interval_s)
 	if (rc)
 		return rc;
 	if (m_byte(w, M_SMALL_TUPLE) || m_byte(w, 5) || m_u64(w, ks->direct) || m_u64(w, ks->cum) ||
-	    m_float(w, (double)ks->direct * interval_s) || m_float(w, (double)ks->cum * interval_s) ||
+	    m_float(w, seconds(&w->meta, ks->direct, ks->tdirect, interval_s)) ||
+	    m_float(w, seconds(&w->meta, ks->cum, ks->tcum, interval_s)) ||
 	    m_byte(w, M_DICT))
 		return TACH_E_IO;
 	for (uint32_t i = 0; i < ks->ncallers; i++) {

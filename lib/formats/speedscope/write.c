@@ -14,10 +14,12 @@
  *   - Each profile's samples in time order, stacks root first, with consecutive identical
  *     stacks merged into one weighted sample (speedscope's time-ordered view joins them
  *     anyway). Samples with an empty stack are left out, as CPython's collectors skip them.
- *   - Units: with a known interval, "microseconds" and weights of samples * interval, so
- *     speedscope shows times (it formats them as ms or s) rather than bare counts and the
- *     time-ordered view's widths are durations; with an unknown interval (0, e.g. folded
- *     input without one), "none" and weights in samples. startValue is 0 and endValue the
+ *   - Units: where the samples carry time (meta.sample_time), "microseconds" and weights of
+ *     the samples' own time (the sum of their time_ns: a V8 sample's time to the next, a
+ *     perf period, weight * interval for TACH), to the ns (a fraction of a µs where there
+ *     is one), so speedscope shows times (it formats them as ms or s) and the
+ *     time-ordered view's widths are durations; samples without time (folded input
+ *     without an interval) have "none" and weights in samples. startValue is 0 and endValue the
  *     sum of the profile's weights, the total speedscope takes for the profile. Weights
  *     that are not samples (a pprof heap profile's bytes: meta.weight_unit) are written as
  *     they are, in their unit when speedscope has it ("bytes", "nanoseconds", ...), else
@@ -63,6 +65,7 @@ struct speedscope_wframe {
 struct srun {
 	uint64_t t;      /* time of its first sample */
 	uint64_t count;  /* samples */
+	uint64_t ns;     /* the time they stand for (saturating) */
 	uint32_t node;   /* leaf trie node */
 	uint32_t pad;
 };
@@ -74,6 +77,7 @@ struct sthread {
 	struct srun run;      /* the run being extended */
 	uint64_t last_t;
 	uint64_t total;       /* samples */
+	uint64_t total_ns;    /* their time */
 	struct tachi_stream runs;
 	uint32_t comm;        /* the last perf process root of its samples (comm.h), or NONE */
 };
@@ -92,8 +96,7 @@ struct speedscope_wstate {
 	struct tachi_spool spool;
 	bool warned_utf8, warned_order;
 	/* close */
-	uint64_t unit_mul;    /* weight per sample: the interval, or 1 for "none" */
-	bool micro;
+	bool micro;           /* weights are times, in µs */
 	const char *unit;     /* speedscope's name of the weights' unit */
 	char *esc;
 	size_t esc_cap;
@@ -233,6 +236,11 @@ static int flush_run(struct tach_writer *w, struct sthread *t)
 	return TACH_OK;
 }
 
+static uint64_t add_sat(uint64_t a, uint64_t b)
+{
+	return __builtin_add_overflow(a, b, &a) ? UINT64_MAX : a;
+}
+
 static int sw_put(struct tach_writer *w, const struct tach_dict *d, const struct tach_sample *s)
 {
 	struct speedscope_wstate *st = w->state;
@@ -278,8 +286,10 @@ static int sw_put(struct tach_writer *w, const struct tach_dict *d, const struct
 		t->open = true;
 	}
 	t->run.count += n;
+	t->run.ns = add_sat(t->run.ns, s->time_ns);
 	t->last_t = s->timestamp_us;
 	t->total += n;
+	t->total_ns = add_sat(t->total_ns, s->time_ns);
 	return TACH_OK;
 }
 
@@ -373,6 +383,7 @@ static bool next_merged(struct speedscope_walk *wk, struct srun *out)
 	while (next_raw(wk, &r)) {
 		if (wk->have && r.node == wk->pend.node) {
 			wk->pend.count += r.count;
+			wk->pend.ns = add_sat(wk->pend.ns, r.ns);
 			continue;
 		}
 		bool had = wk->have;
@@ -516,6 +527,24 @@ static int write_stack(struct tach_writer *w, uint32_t leaf)
 	return tachi_out_byte(&w->out, ']') ? TACH_E_IO : TACH_OK;
 }
 
+/* A weight: the time in µs, with the ns as a fraction where there are any, or the count. */
+static int out_weight(struct tach_writer *w, uint64_t count, uint64_t ns)
+{
+	struct speedscope_wstate *st = w->state;
+	if (!st->micro)
+		return tachi_out_u64(&w->out, count) ? TACH_E_IO : TACH_OK;
+	if (tachi_out_u64(&w->out, ns / 1000))
+		return TACH_E_IO;
+	unsigned f = (unsigned)(ns % 1000);
+	if (!f)
+		return TACH_OK;
+	char b[5] = { '.', (char)('0' + f / 100), (char)('0' + f / 10 % 10), (char)('0' + f % 10) };
+	size_t n = 4;
+	while (b[n - 1] == '0')
+		n--;
+	return tachi_out_write(&w->out, b, n) ? TACH_E_IO : TACH_OK;
+}
+
 static int write_runs(struct tach_writer *w, const struct sthread *t, bool weights)
 {
 	struct speedscope_wstate *st = w->state;
@@ -525,8 +554,7 @@ static int write_runs(struct tach_writer *w, const struct sthread *t, bool weigh
 	for (bool first = true; next_merged(&wk, &r); first = false) {
 		if (!first && tachi_out_byte(&w->out, ','))
 			return TACH_E_IO;
-		int rc = weights ? (tachi_out_u64(&w->out, r.count * st->unit_mul) ? TACH_E_IO : 0)
-				 : write_stack(w, r.node);
+		int rc = weights ? out_weight(w, r.count, r.ns) : write_stack(w, r.node);
 		if (rc)
 			return rc;
 	}
@@ -586,7 +614,7 @@ static int write_head(struct tach_writer *w, const struct sthread *t, size_t ti)
 unit:
 	if (out_str(w, ",\"unit\":\"") || out_str(w, st->unit) ||
 	    out_str(w, "\",\"startValue\":0,\"endValue\":") ||
-	    tachi_out_u64(&w->out, t ? t->total * st->unit_mul : 0))
+	    (t ? out_weight(w, t->total, t->total_ns) : tachi_out_byte(&w->out, '0')))
 		return TACH_E_IO;
 	return TACH_OK;
 }
@@ -611,22 +639,24 @@ static int write_profile(struct tach_writer *w, size_t ti)
 	return out_str(w, "]}") ? TACH_E_IO : TACH_OK;
 }
 
-/* Weights in µs when every thread's total fits 53 bits (exact in JavaScript), else in
- * samples. */
+/* Weights in µs where the samples carry time and every thread's total fits 53 bits of ns
+ * (exact in JavaScript), else in samples (said once). */
 static void choose_unit(struct tach_writer *w)
 {
 	struct speedscope_wstate *st = w->state;
-	uint64_t iv = w->meta.interval_us, v;
-	st->micro = iv != 0;
+	st->micro = w->meta.sample_time && !w->meta.weight_unit;
 	for (size_t i = 0; i < st->nth && st->micro; i++)
-		if (__builtin_mul_overflow(st->th[i].total, iv, &v) || v > (UINT64_C(1) << 53))
+		if (st->th[i].total_ns > (UINT64_C(1) << 53)) {
 			st->micro = false;
-	st->unit_mul = st->micro ? iv : 1;
+			tachi_warn(&w->warn, TACH_POS_NONE, 0, "a thread's time does not fit "
+				   "JavaScript's exact numbers: the weights are sample counts");
+		}
+	if (!st->micro && !w->meta.sample_time && !w->meta.weight_unit && st->nth)
+		tachi_warn(&w->warn, TACH_POS_NONE, 0, "the samples carry no time (no interval, no "
+			   "time of their own): the weights are sample counts");
 	st->unit = st->micro ? "microseconds" : "none";
 	if (w->meta.weight_unit) {
 		const char *u = tachi_unit_name(w->meta.weight_unit);
-		st->micro = false;
-		st->unit_mul = 1;
 		st->unit = u ? u : "none";
 	}
 }
