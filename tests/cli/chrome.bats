@@ -39,7 +39,7 @@ same_samples() {
 	same_samples "$f"
 	run tach-decode -v -F info "$f"
 	[ "$status" -eq 0 ]
-	[ "${lines[0]}" = "tach-decode: $f: chrome input" ]
+	printf '%s\n' "${lines[@]}" | grep -qx "tach-decode: $f: chrome input"
 	# from a pipe alike, and as the bare array of events
 	cat "$f" | tach-decode -q -F samples | $EXPECT decode | diff -u "$T/want" -
 	sed 's/^{"traceEvents"://; s/}[[:space:]]*$//' "$f" >"$T/bare.json"
@@ -90,12 +90,19 @@ same_samples() {
 	bad '[1]' 1 'an event must be an object'
 	# an orphan chunk (its Profile event not in the trace) is skipped, said: no thread of
 	# its own, no part of another's
-	run tach-decode -F samples <<<"[$p,$c[$r,$a],\"samples\":[2]},\"timeDeltas\":[5]}}},${c/0x1/0x2}[$r,$a],\"samples\":[2,2]},\"timeDeltas\":[5,5]}}}]"
+	local orphan="[$p,$c[$r,$a],\"samples\":[2]},\"timeDeltas\":[5]}}},${c/0x1/0x2}[$r,$a],\"samples\":[2,2]},\"timeDeltas\":[5,5]}}}]"
+	run tach-decode -F samples <<<"$orphan"
 	[ "$status" -eq 0 ]
-	[[ ${lines[0]} == *"warning: a ProfileChunk of a profile with no Profile event (the trace began after it): its samples are skipped" ]]
-	[ "$(printf '%s\n' "${lines[@]}" | grep -v '^@' | grep -vc warning)" -eq 1 ]
-	[ "${lines[-1]}" = $'1 1 0 2 0\ta.js:a:-:-:-:-:-' ]
-	bad "[$c[$r,$a],\"samples\":[2]},\"timeDeltas\":[5]}}}]" 0 'no CPU profile in this trace: no Profile or ProfileChunk event (record with the disabled-by-default-v8.cpu_profiler category)'
+	[ "$(printf '%s\n' "${lines[@]}" | grep -c ': warning: a ProfileChunk of a profile with no Profile event (the trace began after it): its samples are skipped$')" -eq 1 ]
+	[ "$(tach-decode -q -F samples <<<"$orphan" | grep -v '^@')" = $'1 1 5 2 0\ta.js:a:-:-:-:-:-' ]
+	# only orphans: no CPU profile left, an error after the warning
+	printf '%s' "[$c[$r,$a],\"samples\":[2]},\"timeDeltas\":[5]}}}]" >"$T/orphan.json"
+	run tach2pprof -o "$T/out.pb.gz" "$T/orphan.json"
+	[ "$status" -eq 1 ]
+	[ "${#lines[@]}" -eq 2 ]
+	[ "${lines[0]}" = "tach2pprof: $T/orphan.json: offset 1: warning: a ProfileChunk of a profile with no Profile event (the trace began after it): its samples are skipped" ]
+	[ "${lines[1]}" = "tach2pprof: $T/orphan.json: offset 0: no CPU profile in this trace: no Profile or ProfileChunk event (record with the disabled-by-default-v8.cpu_profiler category)" ]
+	[ ! -e "$T/out.pb.gz" ]
 	bad "[$p,$p]" 89 'a second Profile event for one profile id'
 	# a cycle in the parents: 2's parent 3, 3's parent 2
 	local x='{"id":3,"parent":2,"callFrame":{"functionName":"b"}}'
