@@ -3,16 +3,19 @@
 
 usage: callgrind_check.py SAMPLES.txt CALLGRIND.out [[!]SAMPLES.txt CALLGRIND.out]...
 
-SAMPLES.txt is `tach-decode --format samples` of the same input (one line per sample,
-frames innermost first). For each pair, callgrind_annotate (run from /, so that it shortens
-no path) must show:
-- PROGRAM TOTALS: the number of samples;
-- per function (file:name, as callgrind_annotate names them): the self cost, the samples
-  whose innermost frame it is, and with --inclusive=yes the inclusive cost, the samples
-  with the function anywhere on the stack, once however often it recurs.
+SAMPLES.txt is `tach-decode --format samples` of the same input (a line per sample or per
+record "TID IID TIMESTAMP_US STATUS[ TIME_NS[ WEIGHT]]", frames innermost first). For each
+pair, callgrind_annotate (run from /, so that it shortens no path) must show, for the event
+Samples and, where the samples carry time, for Time_ns (each record's TIME_NS, else the
+interval's):
+- PROGRAM TOTALS: the samples' total, those with an empty stack included;
+- per function (file:name, as callgrind_annotate names them): the self cost, of the samples
+  whose innermost frame it is, and with --inclusive=yes the inclusive cost, of the samples
+  with the function anywhere on the stack, once however often it recurs; the samples with
+  an empty stack are the self and inclusive cost of "???:(no stack)".
 Functions the samples give no cost may be listed with 0 or not at all; "(root)" (the
 writer's caller of outermost frames, see tach2callgrind(1)) is left out of the comparison
-but must then have the total as its inclusive cost.
+but must then have the total of the samples with a stack as its inclusive cost.
 
 A pair whose SAMPLES.txt is written !SAMPLES.txt must disagree (the check of the check, in
 the same run). Exit 1 when a pair does not come out as expected.
@@ -31,31 +34,51 @@ def unescape(s):
     return out or b"???"
 
 
-def expected(path):
-    total, self_, incl = 0, Counter(), Counter()
+NO_STACK = b"???:(no stack)"
+
+
+def expected(path, event):
+    """The total, the self and inclusive costs of event (Samples or Time_ns), and the
+    total of the samples with an empty stack."""
+    total, empty, self_, incl = 0, 0, Counter(), Counter()
+    interval, timed = 0, None
     with open(path, "rb") as f:
         for line in f:
             line = line.rstrip(b"\n")
+            if line.startswith(b"@interval_us "):
+                interval = int(line.split()[1])
+            if line.startswith(b"@sample_time "):
+                timed = line.split()[1] == b"1"
             if not line or line[:1] in (b"@", b"#"):
                 continue
-            _, _, stack = line.partition(b"\t")
+            head, _, stack = line.partition(b"\t")
+            fields = [int(x) for x in head.split()]
+            weight = fields[5] if len(fields) > 5 else 1
+            time = fields[4] if len(fields) > 4 else weight * interval * 1000
+            cost = weight if event == "Samples" else time
+            total += cost
             if not stack:
+                empty += cost
+                self_[NO_STACK] += cost
+                incl[NO_STACK] += cost
                 continue
             names = []
             for frame in stack.split(b";"):
                 parts = frame.split(b":")
                 names.append(unescape(parts[0]) + b":" + unescape(parts[1]))
-            total += 1
-            self_[names[0]] += 1
+            self_[names[0]] += cost
             for n in set(names):
-                incl[n] += 1
-    return total, self_, incl
+                incl[n] += cost
+    if timed is None:
+        timed = interval != 0
+    return total, empty, self_, incl, timed
 
 
-def annotate(path, inclusive, objects):
-    """PROGRAM TOTALS and the function table (its rows up to the blank line after it; the
-    source annotations that follow have rows of the same shape)."""
-    out = subprocess.run(["callgrind_annotate", "--threshold=100",
+def annotate(path, inclusive, objects, event):
+    """PROGRAM TOTALS and the function table of event (its rows up to the blank line after
+    it; the source annotations that follow have rows of the same shape)."""
+    out = subprocess.run(["callgrind_annotate", "--threshold=100", "--show=" + event,
+                          "--sort=" + event,
                           "--inclusive=" + ("yes" if inclusive else "no"), path],
                          cwd="/", check=True, capture_output=True).stdout
     total, costs, in_table = None, Counter(), False
@@ -88,20 +111,33 @@ def compare(label, want, got, errors):
                           f"callgrind_annotate {got[name]}")
 
 
-def check(samples, cg):
-    errors = []
-    total, self_, incl = expected(samples)
-    with open(cg, "rb") as f:
-        objects = {m.group(1) for m in re.finditer(rb"^c?ob=\(\d+\) (.*)$", f.read(), re.M)}
+def check_event(samples, cg, event, objects, errors):
+    total, empty, self_, incl, timed = expected(samples, event)
+    if event != "Samples" and not timed:
+        return total
     for inclusive, want in ((False, self_), (True, incl)):
-        got_total, got = annotate(cg, inclusive, objects)
+        got_total, got = annotate(cg, inclusive, objects, event)
         kind = "inclusive" if inclusive else "self"
         if got_total != total:
-            errors.append(f"{cg}: PROGRAM TOTALS {got_total}, samples {total}")
+            errors.append(f"{cg}: {event}: PROGRAM TOTALS {got_total}, samples {total}")
         root = got.pop(b"???:(root)", None)
-        if root is not None and inclusive and root != total:
-            errors.append(f"{cg}: (root) inclusive {root}, samples {total}")
-        compare(f"{cg} {kind}", want, got, errors)
+        if root is not None and inclusive and root != total - empty:
+            errors.append(f"{cg}: {event}: (root) inclusive {root}, samples {total - empty}")
+        compare(f"{cg} {kind} {event}", want, got, errors)
+    return total
+
+
+def check(samples, cg):
+    errors = []
+    with open(cg, "rb") as f:
+        text = f.read()
+    objects = {m.group(1) for m in re.finditer(rb"^c?ob=\(\d+\) (.*)$", text, re.M)}
+    total = check_event(samples, cg, "Samples", objects, errors)
+    _, _, _, _, timed = expected(samples, "Time_ns")
+    if timed and not re.search(rb"^events: .*\bTime_ns\b", text, re.M):
+        errors.append(f"{cg}: the samples carry time, but there is no event Time_ns")
+    else:
+        check_event(samples, cg, "Time_ns", objects, errors)
     return total, errors
 
 

@@ -73,11 +73,15 @@ pair() {
 	need_annotate
 	tach2callgrind --binary-path "$GPERF/recursive" "$GPERF/recursive/recursive.prof" -o "$T/r.cg"
 	# pprof gives 146 samples; even_step is on the stack of 121, however deep it recurses
-	(cd / && callgrind_annotate --inclusive=yes "$T/r.cg") >"$T/incl.txt"
+	(cd / && callgrind_annotate --show=Samples --inclusive=yes "$T/r.cg") >"$T/incl.txt"
 	grep -q '^146 (100.0%)  PROGRAM TOTALS$' "$T/incl.txt"
 	grep -q '^121 (82.88%)  .*recursive.c:even_step \[' "$T/incl.txt"
+	# the time: 146 samples of 1 ms (the profile's interval)
+	(cd / && callgrind_annotate --show=Time_ns --inclusive=yes "$T/r.cg") >"$T/time.txt"
+	grep -q '^146,000,000 (100.0%)  PROGRAM TOTALS$' "$T/time.txt"
+	grep -q '^121,000,000 (82.88%)  .*recursive.c:even_step \[' "$T/time.txt"
 	# calls that re-enter a function already on the stack cost 0, and there are such calls
-	grep -A2 '^cfn=(1)$' "$T/r.cg" | grep -q '^0x[0-9a-f]* [0-9]* 0$'
+	grep -A2 '^cfn=(1)$' "$T/r.cg" | grep -q '^0x[0-9a-f]* [0-9]* 0 0$'
 }
 
 @test "the file: header, compressed names, Python lines, native objects and addresses" {
@@ -88,8 +92,12 @@ pair() {
 	[ "${lines[2]}" = "creator: tachfmt $(tach2callgrind -V | sed -n 's/^libtachfmt //p')" ]
 	[ "${lines[3]}" = "positions: line" ]
 	[[ "${lines[4]}" == "event: Samples : Samples, one per "*" us" ]]
-	[ "${lines[5]}" = "events: Samples" ]
-	[ "$(tail -n 1 "$T/p.cg")" = "totals: $(tach-decode --format samples "$CASES/recursion.tach" | grep -vc '^@')" ]
+	[ "${lines[5]}" = "event: Time_ns : Time (nanoseconds)" ]
+	[ "${lines[6]}" = "events: Samples Time_ns" ]
+	local n iv
+	n=$(tach-decode --format samples "$CASES/recursion.tach" | grep -vc '^@')
+	iv=$(tach-decode --format samples "$CASES/recursion.tach" | sed -n 's/^@interval_us //p')
+	[ "$(tail -n 1 "$T/p.cg")" = "totals: $n $((n * iv * 1000))" ]
 	# Python frames: no objects, their files and lines
 	! grep -q '^c\{0,1\}ob=' "$T/p.cg" || false
 	local file
@@ -109,25 +117,55 @@ pair() {
 	# native frames: their object and address
 	grep -q '^positions: instr line$' "$T/n.cg"
 	grep -q "^ob=([0-9]*) /srv/profiles/gperf-fixtures/recursive/recursive$" "$T/n.cg"
-	grep -q '^0x40119d 19 [0-9]*$' "$T/n.cg"
+	grep -q '^0x40119d 19 [0-9]* [0-9]*$' "$T/n.cg"
 	grep -q '^cmd: /srv/profiles/gperf-fixtures/recursive/recursive$' "$T/n.cg"
 }
 
-@test "units: samples, or a pprof profile's cpu time" {
+@test "events: samples and their time; a pprof profile's own types, the chosen one first" {
 	tach2callgrind "$GPERF/recursive/recursive.pprof.pb.gz" -o "$T/c.cg"
-	grep -q '^events: cpu$' "$T/c.cg"
+	grep -q '^events: cpu samples$' "$T/c.cg"
 	grep -q '^event: cpu : cpu (nanoseconds)$' "$T/c.cg"
+	grep -q '^event: samples : samples (count)$' "$T/c.cg"
 	# 146 samples of 1 ms
-	[ "$(tail -n 1 "$T/c.cg")" = "totals: 146000000" ]
+	[ "$(tail -n 1 "$T/c.cg")" = "totals: 146000000 146" ]
 	tach2callgrind --sample-index samples "$GPERF/recursive/recursive.pprof.pb.gz" -o "$T/s.cg"
-	grep -q '^events: Samples$' "$T/s.cg"
-	[ "$(tail -n 1 "$T/s.cg")" = "totals: 146" ]
+	grep -q '^events: samples cpu$' "$T/s.cg"
+	[ "$(tail -n 1 "$T/s.cg")" = "totals: 146 146000000" ]
+	# samples that carry no time: Samples alone
+	printf '@interval_us 0\n1 0 10 0\ta.py:f:1\n' | tach2callgrind -o "$T/n.cg"
+	grep -q '^events: Samples$' "$T/n.cg"
+	[ "$(tail -n 1 "$T/n.cg")" = "totals: 1" ]
+}
+
+@test "a Go heap profile: an event per sample type, each one's total pprof's own" {
+	need_annotate
+	command -v go >/dev/null || skip "go not installed (Debian package golang-go)"
+	# other projects' files, beside the source tree (PEERS: elsewhere, e.g. for a worktree)
+	local heap=${PEERS:-$SOURCE_ROOT/../shared/peers}/corpora/pprof/gobench.heap
+	[ -f "$heap" ] || skip "../shared/peers is not there"
+	export HOME=$T PPROF_TMPDIR=$T
+	go tool pprof -proto "$heap" >"$T/h.pb.gz" 2>/dev/null
+	tach2callgrind "$T/h.pb.gz" -o "$T/h.cg"
+	# the default type (inuse_space) first, then the others in the profile's order
+	grep -qx 'events: inuse_space alloc_objects alloc_space inuse_objects' "$T/h.cg"
+	grep -qx 'event: alloc_space : alloc_space (bytes)' "$T/h.cg"
+	# pprof's own sums of each type, samples with no inuse value (freed objects) included
+	local sums
+	sums=$(go tool pprof -raw "$T/h.pb.gz" 2>/dev/null | awk '
+		/^Samples:/ { on = 1; next } /^Locations/ { on = 0 }
+		on && /^ +[0-9]+ +[0-9]+ +[0-9]+ +[0-9]+:/ { for (i = 1; i <= 4; i++) t[i] += $i }
+		END { print t[4], t[1], t[2], t[3] }')
+	[ "$(tail -n 1 "$T/h.cg")" = "totals: $sums" ]
+	(cd / && callgrind_annotate --show=alloc_objects "$T/h.cg") >"$T/h.txt"
+	local n
+	n=$(python3 -c 'import sys; print(f"{int(sys.argv[1]):,}")' "$(cut -d' ' -f2 <<<"$sums")")
+	grep -q "^$n (100.0%)  PROGRAM TOTALS$" "$T/h.txt"
 }
 
 @test "an empty profile, control characters, the same bytes twice" {
 	tach2callgrind "$CASES/empty.tach" -o "$T/e.cg"
 	[ "$(grep -v '^#' "$T/e.cg" | grep -c '^[cf][a-z]*=')" -eq 0 ]
-	[ "$(tail -n 1 "$T/e.cg")" = "totals: 0" ]
+	[ "$(tail -n 1 "$T/e.cg")" = "totals: 0 0" ]
 	printf '1 0 10 0\ta%%0Ab.py:f%%09g:3;%%0D:main:-\n' >"$T/c.samples"
 	tach-encode "$T/c.samples" -o "$T/c.tach"
 	run tach2callgrind "$T/c.tach" -o "$T/c.cg"
@@ -193,14 +231,17 @@ pair() {
 	[ "$short" = "$full" ]
 }
 
-@test "empty stacks are left out with one warning that counts them; -q silences it" {
+@test "empty stacks are counted, as the cost of \"(no stack)\": the totals are the profile's" {
+	need_annotate
 	local f=$FIXTURES/tach/cases/empty_stack_first.tach
 	run tach2callgrind "$f" -o "$T/e.cg"
 	[ "$status" -eq 0 ]
-	[ "$output" = "tach2callgrind: $f: warning: left out 2 samples with an empty stack (a callgrind cost belongs to a function)" ]
-	# the rest is all there: the totals are the samples with a stack
-	[ "$(grep '^totals:' "$T/e.cg")" = "totals: $(tach-decode -F samples "$f" | grep -v '^@' | grep -vc $'\t$')" ]
-	run tach2callgrind -q "$f" -o "$T/e.cg"
-	[ "$status" -eq 0 ]
 	[ -z "$output" ]
+	# 3 samples of 1 ms, 2 of them with an empty stack
+	[ "$(grep '^totals:' "$T/e.cg")" = "totals: 3 3000000" ]
+	(cd / && callgrind_annotate --show=Samples "$T/e.cg") >"$T/e.txt"
+	grep -q '^3 (100.0%)  PROGRAM TOTALS$' "$T/e.txt"
+	grep -q '^2 (66.67%)  ???:(no stack)$' "$T/e.txt"
+	tach-decode -F samples "$f" >"$T/e.samples"
+	python3 "$SOURCE_ROOT/tests/cli/callgrind_check.py" "$T/e.samples" "$T/e.cg"
 }

@@ -7,11 +7,14 @@
  * Python frames keep their files and lines, native ones their objects and addresses. All
  * threads are one profile: callgrind's parts per thread have no readers that merge them.
  *
- * Costs: one event. Samples, unless the input's weights are in another unit (a pprof heap
- * profile's bytes: the event is named after the unit) or a pprof profile's weight type is
- * a time (the event is that type, in its unit: the samples times the period). A cost line
- * per (function, address, line) holds the self cost of the samples whose innermost frame
- * is there; "totals:" holds all of it.
+ * Costs: an event per value. Samples (the weights), then Time_ns where the samples carry
+ * time (the sum of their time_ns: a V8 sample's time to the next, a perf period, weight ×
+ * interval for TACH); or, where the input has value types (pprof's sample types), an event
+ * per type instead, named after it with its unit in the event's long name, the one the
+ * weights are first (the input's default, or --sample-index's). A cost line per (function,
+ * address, line) holds the self cost of the samples whose innermost frame is there; samples
+ * with an empty stack are the self cost of a function "(no stack)", so that "totals:",
+ * which holds all of it, is the profile's total as every other view shows it.
  *
  * Calls: a line per (caller position, callee function), calls= the samples that passed
  * through it (a sampling profile has no call counts). Its inclusive cost counts a sample
@@ -53,7 +56,7 @@ struct cgpos {
 };
 struct cgcall {
 	uint32_t from, to_fn, to_pos; /* caller position, callee, its first-seen position */
-	uint64_t calls, cost;
+	uint64_t calls;               /* its costs: cgstate.call_cost */
 };
 
 enum { K_OB, K_FL, K_FN, NKINDS };
@@ -71,13 +74,24 @@ struct cgstate {
 	size_t fmap_cap, nmapped;
 	struct tachi_stacktab trie;
 	struct tachi_threads threads;
-	uint64_t *counts;        /* per (context, leaf) pair of the trie */
-	size_t ncounts, counts_cap;
+	/* Events (choose_events): ncol costs per (context, leaf) pair of the trie, pair i's at
+	 * counts[i * ncol]: its weight (not written: calls= counts it), then the nev events. */
+	uint32_t nev, ncol;
+	bool timed;              /* Samples, then Time_ns */
+	uint32_t nvt;            /* or the input's value types, type i as event col[i] */
+	uint32_t *col;
+	uint64_t time_div;       /* a sample without values: the weight type's value is its
+				  * time_ns / time_div (a time type), else its weight (0) */
+	const struct tach_sample_ext *ext; /* the extras of the sample being put */
+	uint64_t *counts;
+	size_t ncounts, counts_cap; /* in pairs */
 	uint64_t total;
-	uint64_t empty;          /* samples with an empty stack: no function to bear them */
+	uint64_t *empty;         /* [nev]: samples with an empty stack, "(no stack)"'s cost */
+	uint64_t *sum;           /* [nev]: all of it, for totals: */
 	bool has_addr, has_ob, warned_ctrl;
 	/* close */
-	uint64_t *self;          /* per position */
+	uint64_t *self;          /* per position, nev each */
+	uint64_t *call_cost;     /* per call, nev each */
 	struct cgcall *calls;
 	size_t ncalls, calls_cap;
 	struct tachi_idset call_index;
@@ -90,9 +104,8 @@ struct cgstate {
 	uint32_t *pos_order, *fn_first, *call_order, *pos_first;
 	uint32_t *cid[NKINDS];   /* names id -> compressed id, 0: not written yet */
 	uint32_t next_cid[NKINDS];
-	uint64_t mul;            /* cost = weight * mul */
-	char event[64];
-	const char *event_long;
+	char (*event)[64];       /* [nev]; event_long[k][0] == 0: none */
+	char (*event_long)[96];
 	char *tmp;
 	size_t tmp_cap;
 };
@@ -191,11 +204,52 @@ static int map_frames(struct tach_writer *w, const struct tach_dict *d)
 	return TACH_OK;
 }
 
+static void add_sat(uint64_t *a, uint64_t b)
+{
+	if (__builtin_add_overflow(*a, b, a))
+		*a = UINT64_MAX;
+}
+
+/* s's costs, one per event, added to v. */
+static void add_costs(struct cgstate *st, uint64_t *v, const struct tach_sample *s,
+		      uint32_t weight_type)
+{
+	add_sat(&v[0], s->weight);
+	uint64_t *t = v + 1;
+	const struct tach_sample_ext *e = st->ext;
+	if (!st->nvt) {
+		add_sat(&t[0], s->weight);
+		if (st->timed)
+			add_sat(&t[1], s->time_ns);
+	} else if (e && e->value_count == st->nvt) {
+		/* pprof's values are signed; a negative one (a diff profile) counts as 0 */
+		for (uint32_t i = 0; i < st->nvt; i++)
+			add_sat(&t[st->col[i]], e->values[i] > 0 ? (uint64_t)e->values[i] : 0);
+	} else {
+		add_sat(&t[st->col[weight_type]], st->time_div ? s->time_ns / st->time_div : s->weight);
+	}
+}
+
+static bool reserve_costs(struct cgstate *st, uint32_t e)
+{
+	if (e < st->ncounts)
+		return true;
+	size_t want, old = st->counts_cap;
+	if (__builtin_mul_overflow((size_t)e + 1, st->ncol, &want) ||
+	    !TACHI_RESERVE(st->counts, st->counts_cap, want))
+		return false;
+	memset(st->counts + old, 0, (st->counts_cap - old) * sizeof(*st->counts));
+	st->ncounts = (size_t)e + 1;
+	return true;
+}
+
 static int cg_put(struct tach_writer *w, const struct tach_dict *d, const struct tach_sample *s)
 {
 	struct cgstate *st = w->state;
+	if (__builtin_add_overflow(st->total, s->weight, &st->total))
+		return WFAIL(w, TACH_E_LIMIT, "the weights add up past 2^64");
 	if (!s->depth) {
-		st->empty += s->weight;
+		add_costs(st, st->empty, s, w->meta.weight_type);
 		return TACH_OK;
 	}
 	/* the same dict for every sample: tach_writer_put checks it */
@@ -216,12 +270,20 @@ static int cg_put(struct tach_writer *w, const struct tach_dict *d, const struct
 			return WFAIL(w, TACH_E_NOMEM, "out of memory");
 	}
 	uint32_t e = c->entry;
-	if (e >= st->ncounts && !tachi_counts_reserve(&st->counts, &st->counts_cap, &st->ncounts, e))
+	if (!reserve_costs(st, e))
 		return WFAIL(w, TACH_E_NOMEM, "out of memory");
-	if (__builtin_add_overflow(st->total, s->weight, &st->total))
-		return WFAIL(w, TACH_E_LIMIT, "the weights add up past 2^64");
-	st->counts[e] += s->weight;
+	add_costs(st, st->counts + (size_t)e * st->ncol, s, w->meta.weight_type);
 	return TACH_OK;
+}
+
+static int cg_put_ext(struct tach_writer *w, const struct tach_dict *d,
+		      const struct tach_sample *s, const struct tach_sample_ext *ext)
+{
+	struct cgstate *st = w->state;
+	st->ext = ext;
+	int rc = cg_put(w, d, s);
+	st->ext = NULL;
+	return rc;
 }
 
 /* ---- close: self costs and calls, from each distinct stack once ---- */
@@ -238,25 +300,46 @@ static bool call_eq(void *ctx, uint32_t id, const void *k)
 	return a->from == b->from && a->to_fn == b->to_fn;
 }
 
-static bool add_call(struct cgstate *st, uint32_t from, uint32_t to_pos, uint64_t n, uint64_t cost)
+/* A call passed by n samples, with their costs where it enters the callee (cost: nev
+ * values, NULL for none). */
+static bool add_call(struct cgstate *st, uint32_t from, uint32_t to_pos, uint64_t n,
+		     const uint64_t *cost)
 {
-	struct cgcall k = { from, st->pos[to_pos].fn, to_pos, n, cost };
+	struct cgcall k = { from, st->pos[to_pos].fn, to_pos, n };
 	uint64_t h = call_hash(from, k.to_fn);
 	uint32_t id;
 	if (tachi_idset_find(&st->call_index, h, &k, call_eq, st, &id)) {
-		if (__builtin_add_overflow(st->calls[id].calls, n, &st->calls[id].calls))
-			st->calls[id].calls = UINT64_MAX;
-		st->calls[id].cost += cost;
-		return true;
+		add_sat(&st->calls[id].calls, n);
+	} else {
+		size_t cap = st->calls_cap;
+		if (st->ncalls >= UINT32_MAX - 1 ||
+		    !TACHI_RESERVE(st->calls, st->calls_cap, st->ncalls + 1))
+			return false;
+		if (st->calls_cap != cap) {
+			size_t bytes = st->calls_cap * st->ncol * sizeof(uint64_t);
+			uint64_t *c = realloc(st->call_cost, bytes ? bytes : 1);
+			if (!c)
+				return false;
+			st->call_cost = c;
+		}
+		id = (uint32_t)st->ncalls;
+		st->calls[id] = k;
+		memset(st->call_cost + (size_t)id * st->ncol, 0, st->ncol * sizeof(uint64_t));
+		if (!tachi_idset_insert(&st->call_index, h, id))
+			return false;
+		st->ncalls++;
 	}
-	if (st->ncalls >= UINT32_MAX - 1 || !TACHI_RESERVE(st->calls, st->calls_cap, st->ncalls + 1))
-		return false;
-	id = (uint32_t)st->ncalls;
-	st->calls[id] = k;
-	if (!tachi_idset_insert(&st->call_index, h, id))
-		return false;
-	st->ncalls++;
+	for (uint32_t k2 = 0; cost && k2 < st->ncol; k2++)
+		add_sat(&st->call_cost[(size_t)id * st->ncol + k2], cost[k2]);
 	return true;
+}
+
+static bool any_cost(const struct cgstate *st, const uint64_t *cost)
+{
+	for (uint32_t k = 0; k < st->ncol; k++)
+		if (cost[k])
+			return true;
+	return false;
 }
 
 /* The stack of pair i as positions, outermost first, into st->path; its depth. */
@@ -280,7 +363,7 @@ static bool find_roles(struct cgstate *st)
 	bool both = false;
 	for (size_t i = 0; i < st->ncounts; i++) {
 		uint32_t dep;
-		if (!st->counts[i])
+		if (!any_cost(st, st->counts + i * st->ncol))
 			continue;
 		if (!stack_path(st, i, &dep))
 			return false;
@@ -301,15 +384,18 @@ static bool find_roles(struct cgstate *st)
 	return add_fn(st, &fn, &p.fn) && add_pos(st, &p, &st->root_pos);
 }
 
-static bool count_stack(struct cgstate *st, uint32_t dep, uint64_t n, uint64_t gen)
+/* A distinct stack's costs v (nev values, v[0] its samples). */
+static bool count_stack(struct cgstate *st, uint32_t dep, const uint64_t *v, uint64_t gen)
 {
-	st->self[st->path[dep - 1]] += n;
+	uint64_t *self = st->self + (size_t)st->path[dep - 1] * st->ncol;
+	for (uint32_t k = 0; k < st->ncol; k++)
+		add_sat(&self[k], v[k]);
 	for (uint32_t k = 0; k < dep; k++) {
 		uint32_t p = st->path[k], f = st->pos[p].fn;
 		bool outermost = st->mark[f] != gen;
 		st->mark[f] = gen;
 		uint32_t from = k ? st->path[k - 1] : st->root_pos;
-		if (from != NONE && !add_call(st, from, p, n, outermost ? n : 0))
+		if (from != NONE && !add_call(st, from, p, v[0], outermost ? v : NULL))
 			return false;
 	}
 	return true;
@@ -320,7 +406,7 @@ static int count_all(struct tach_writer *w)
 	struct cgstate *st = w->state;
 	size_t nf = st->nfns + 1, np = st->npos + 1; /* room for "(root)" */
 	st->root_pos = NONE;
-	st->self = calloc(np, sizeof(*st->self));
+	st->self = calloc(np * st->ncol, sizeof(*st->self));
 	st->mark = calloc(nf, sizeof(*st->mark));
 	st->role = calloc(nf, 1);
 	if (!st->self || !st->mark || !st->role || !find_roles(st))
@@ -328,11 +414,16 @@ static int count_all(struct tach_writer *w)
 	uint64_t gen = 0;
 	for (size_t i = 0; i < st->ncounts; i++) {
 		uint32_t dep;
-		if (!st->counts[i])
+		const uint64_t *v = st->counts + i * st->ncol;
+		for (uint32_t k = 0; k < st->ncol; k++)
+			add_sat(&st->sum[k], v[k]);
+		if (!any_cost(st, v))
 			continue;
-		if (!stack_path(st, i, &dep) || !count_stack(st, dep, st->counts[i], ++gen))
+		if (!stack_path(st, i, &dep) || !count_stack(st, dep, v, ++gen))
 			return WFAIL(w, TACH_E_NOMEM, "out of memory");
 	}
+	for (uint32_t k = 0; k < st->ncol; k++)
+		add_sat(&st->sum[k], st->empty[k]);
 	return TACH_OK;
 }
 
@@ -429,13 +520,23 @@ static int out_pos(struct tach_writer *w, uint32_t p)
 	return tachi_out_i64(&w->out, ps->line) ? TACH_E_IO : TACH_OK;
 }
 
-static int out_cost(struct tach_writer *w, uint32_t p, uint64_t cost)
+/* A cost line's events (cost[1..nev]), each after a space, then the end of the line. */
+static int out_costs(struct tach_writer *w, const uint64_t *cost)
 {
 	struct cgstate *st = w->state;
-	int rc = out_pos(w, p);
-	return rc ? rc : tachi_out_byte(&w->out, ' ') || tachi_out_u64(&w->out, cost * st->mul) ||
-	       tachi_out_byte(&w->out, '\n') ? TACH_E_IO : TACH_OK;
+	for (uint32_t k = 1; k < st->ncol; k++)
+		if (tachi_out_byte(&w->out, ' ') || tachi_out_u64(&w->out, cost[k]))
+			return TACH_E_IO;
+	return tachi_out_byte(&w->out, '\n') ? TACH_E_IO : TACH_OK;
 }
+
+static int out_cost(struct tach_writer *w, uint32_t p, const uint64_t *cost)
+{
+	int rc = out_pos(w, p);
+	return rc ? rc : out_costs(w, cost);
+}
+
+
 
 /* cob= and cfi= only where the callee's object or file is not the caller's, as callgrind
  * writes them: callgrind_annotate shortens the current directory off fl= names but not off
@@ -455,7 +556,7 @@ static int out_call(struct tach_writer *w, const struct cgfn *from, const struct
 		return TACH_E_IO;
 	if ((rc = out_pos(w, c->to_pos)) || tachi_out_byte(&w->out, '\n'))
 		return rc ? rc : TACH_E_IO;
-	return out_cost(w, c->from, c->cost);
+	return out_cost(w, c->from, st->call_cost + (size_t)(c - st->calls) * st->ncol);
 }
 
 /* A function's block: its names, then per position its self cost and its calls. */
@@ -466,7 +567,8 @@ static int out_fn(struct tach_writer *w, uint32_t f)
 	bool any = false;
 	for (uint32_t i = st->fn_first[f]; i < st->fn_first[f + 1] && !any; i++) {
 		uint32_t p = st->pos_order[i];
-		any = st->self[p] || st->pos_first[p] < st->pos_first[p + 1];
+		any = any_cost(st, st->self + (size_t)p * st->ncol) ||
+		      st->pos_first[p] < st->pos_first[p + 1];
 	}
 	if (!any)
 		return TACH_OK;
@@ -477,7 +579,8 @@ static int out_fn(struct tach_writer *w, uint32_t f)
 		return rc;
 	for (uint32_t i = st->fn_first[f]; i < st->fn_first[f + 1]; i++) {
 		uint32_t p = st->pos_order[i];
-		if (st->self[p] && (rc = out_cost(w, p, st->self[p])))
+		const uint64_t *self = st->self + (size_t)p * st->ncol;
+		if (any_cost(st, self) && (rc = out_cost(w, p, self)))
 			return rc;
 		for (uint32_t k = st->pos_first[p]; k < st->pos_first[p + 1]; k++)
 			if ((rc = out_call(w, fn, &st->calls[st->call_order[k]])))
@@ -486,36 +589,75 @@ static int out_fn(struct tach_writer *w, uint32_t f)
 	return TACH_OK;
 }
 
-/* The event: what the weights count, in their unit (see the top of the file). */
-static void choose_event(struct tach_writer *w)
+/* An event's name: one word of letters, digits and '_' to callgrind's readers, told apart
+ * from the events before it. */
+static void event_name(struct cgstate *st, uint32_t k, const char *name)
 {
-	struct cgstate *st = w->state;
-	const struct tach_meta *m = &w->meta;
-	const char *name = "Samples";
-	st->mul = 1;
-	st->event_long = NULL;
-	const struct tach_value_type *vt =
-		m->value_types && m->weight_type < m->value_type_count ?
-		&m->value_types[m->weight_type] : NULL;
-	uint64_t ns = vt && vt->unit ? tachi_time_unit_ns(vt->unit, strlen(vt->unit)) : 0, per, x;
-	if (m->weight_unit) {
-		name = m->weight_unit;
-	} else if (ns && m->interval_us && !__builtin_mul_overflow(m->interval_us, 1000, &per) &&
-		   per % ns == 0 && !__builtin_mul_overflow(st->total, per / ns, &x) && vt->type &&
-		   *vt->type) {
-		name = vt->type;
-		st->event_long = vt->unit;
-		st->mul = per / ns;
-	}
-	/* An event is one word of letters, digits and '_' to callgrind's readers. */
-	size_t n = 0;
-	for (; name[n] && n < sizeof(st->event) - 1; n++) {
+	char *e = st->event[k];
+	size_t n = 0, cap = sizeof(st->event[0]) - 8;
+	for (; name && name[n] && n < cap; n++) {
 		char c = name[n];
 		bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' ||
 			  (n && c >= '0' && c <= '9');
-		st->event[n] = ok ? c : '_';
+		e[n] = ok ? c : '_';
 	}
-	st->event[n] = 0;
+	if (!n)
+		e[n++] = 'v';
+	e[n] = 0;
+	for (uint32_t j = 0; j < k; j++)
+		if (!strcmp(st->event[j], e)) {
+			snprintf(e + n, 8, "_%u", (unsigned)(k + 1));
+			break;
+		}
+}
+
+/* The events (see the top of the file): the input's value types, the weights' first; else
+ * Samples and, where the samples carry time, Time_ns. */
+static int choose_events(struct tach_writer *w)
+{
+	struct cgstate *st = w->state;
+	const struct tach_meta *m = &w->meta;
+	st->timed = m->sample_time;
+	st->nvt = m->value_types ? m->value_type_count : 0;
+	if (st->nvt > 4096)
+		return WFAIL(w, TACH_E_LIMIT, "%u value types: more events than callgrind's readers "
+			     "take", (unsigned)st->nvt);
+	st->nev = st->nvt ? st->nvt : 1u + st->timed;
+	st->ncol = 1 + st->nev;
+	st->event = calloc(st->nev, sizeof(*st->event));
+	st->event_long = calloc(st->nev, sizeof(*st->event_long));
+	st->empty = calloc(st->ncol, sizeof(*st->empty));
+	st->sum = calloc(st->ncol, sizeof(*st->sum));
+	st->col = calloc(st->nvt ? st->nvt : 1, sizeof(*st->col));
+	if (!st->event || !st->event_long || !st->empty || !st->sum || !st->col)
+		return WFAIL(w, TACH_E_NOMEM, "out of memory");
+	if (!st->nvt) {
+		event_name(st, 0, "Samples");
+		if (m->interval_us)
+			snprintf(st->event_long[0], sizeof(st->event_long[0]),
+				 "Samples, one per %llu us", (unsigned long long)m->interval_us);
+		if (st->timed) {
+			event_name(st, 1, "Time_ns");
+			snprintf(st->event_long[1], sizeof(st->event_long[1]), "Time (nanoseconds)");
+		}
+		return TACH_OK;
+	}
+	/* the type the weights are (the input's default, or the one --sample-index chose)
+	 * first: callgrind's readers show and sort by the first event */
+	uint32_t first = m->weight_type < st->nvt ? m->weight_type : 0, k = 1;
+	for (uint32_t i = 0; i < st->nvt; i++)
+		st->col[i] = i == first ? 0u : k++;
+	for (uint32_t i = 0; i < st->nvt; i++) {
+		const struct tach_value_type *vt = &m->value_types[i];
+		event_name(st, st->col[i], vt->type);
+		snprintf(st->event_long[st->col[i]], sizeof(st->event_long[0]), "%.40s (%.40s)",
+			 vt->type ? vt->type : "", vt->unit ? vt->unit : "");
+	}
+	const struct tach_value_type *wt = m->weight_type < st->nvt ?
+					   &m->value_types[m->weight_type] : NULL;
+	st->time_div = wt && wt->unit && !m->weight_unit && m->sample_time ?
+		       tachi_time_unit_ns(wt->unit, strlen(wt->unit)) : 0;
+	return TACH_OK;
 }
 
 static int out_header(struct tach_writer *w)
@@ -531,17 +673,46 @@ static int out_header(struct tach_writer *w)
 		rc = out_str(w, "\n");
 	if (rc || out_str(w, st->has_addr ? "positions: instr line\n" : "positions: line\n"))
 		return rc ? rc : TACH_E_IO;
-	if (st->event_long)
-		snprintf(line, sizeof(line), "event: %s : %s (%.60s)\n", st->event, st->event,
-			 st->event_long);
-	else if (!strcmp(st->event, "Samples") && w->meta.interval_us)
-		snprintf(line, sizeof(line), "event: Samples : Samples, one per %llu us\n",
-			 (unsigned long long)w->meta.interval_us);
-	else
-		line[0] = 0;
-	if (out_str(w, line) || out_str(w, "events: ") || out_str(w, st->event) || out_str(w, "\n"))
+	for (uint32_t k = 0; k < st->nev; k++) {
+		if (!st->event_long[k][0])
+			continue;
+		snprintf(line, sizeof(line), "event: %s : %s\n", st->event[k], st->event_long[k]);
+		if (out_str(w, line))
+			return TACH_E_IO;
+	}
+	if (out_str(w, "events:"))
 		return TACH_E_IO;
-	return TACH_OK;
+	for (uint32_t k = 0; k < st->nev; k++)
+		if (out_str(w, " ") || out_str(w, st->event[k]))
+			return TACH_E_IO;
+	return out_str(w, "\n");
+}
+
+/* The samples with an empty stack: the self cost of a function "(no stack)" (no function
+ * of the profile bears them, yet they are part of its total). */
+static int out_no_stack(struct tach_writer *w)
+{
+	struct cgstate *st = w->state;
+	uint32_t file, name;
+	size_t old = st->names.str_count;
+	if (tach_dict_intern_string(&st->names, "???", 3, &file) ||
+	    tach_dict_intern_string(&st->names, "(no stack)", 10, &name))
+		return TACH_E_NOMEM;
+	for (int k = 0; k < NKINDS && st->names.str_count > old; k++) {
+		uint32_t *c = realloc(st->cid[k], st->names.str_count * sizeof(uint32_t));
+		if (!c)
+			return TACH_E_NOMEM;
+		memset(c + old, 0, (st->names.str_count - old) * sizeof(uint32_t));
+		st->cid[k] = c;
+	}
+	int rc = tachi_out_byte(&w->out, '\n') ? TACH_E_IO : TACH_OK;
+	if (!rc && st->has_ob)
+		rc = out_name(w, "ob=", K_OB, st->unknown_name);
+	if (rc || (rc = out_name(w, "fl=", K_FL, file)) || (rc = out_name(w, "fn=", K_FN, name)))
+		return rc;
+	if (out_str(w, st->has_addr ? "0x0 0" : "0"))
+		return TACH_E_IO;
+	return out_costs(w, st->empty);
 }
 
 static int write_all(struct tach_writer *w)
@@ -553,14 +724,14 @@ static int write_all(struct tach_writer *w)
 	for (int k = 0; k < NKINDS; k++)
 		if (!(st->cid[k] = calloc(ns, sizeof(uint32_t))))
 			return TACH_E_NOMEM;
-	choose_event(w);
 	int rc = out_header(w);
 	for (uint32_t f = 0; f < st->nfns && !rc; f++)
 		rc = out_fn(w, f);
-	if (rc || out_str(w, "\ntotals: ") || tachi_out_u64(&w->out, st->total * st->mul) ||
-	    out_str(w, "\n"))
+	if (!rc && any_cost(st, st->empty))
+		rc = out_no_stack(w);
+	if (rc || out_str(w, "\ntotals:"))
 		return rc ? rc : TACH_E_IO;
-	return TACH_OK;
+	return out_costs(w, st->sum);
 }
 
 static int cg_begin(struct tach_writer *w)
@@ -571,16 +742,11 @@ static int cg_begin(struct tach_writer *w)
 	if (tach_dict_intern_string(&st->names, "???", 3, &id))
 		return WFAIL(w, TACH_E_NOMEM, "out of memory");
 	st->unknown_name = id;
-	return TACH_OK;
+	return choose_events(w);
 }
 
 static int cg_close(struct tach_writer *w)
 {
-	struct cgstate *st = w->state;
-	if (st->empty)
-		tachi_warn(&w->warn, TACH_POS_NONE, 0,
-			   "left out %llu samples with an empty stack (a callgrind cost belongs to a "
-			   "function)", (unsigned long long)st->empty);
 	int rc = count_all(w);
 	if (rc)
 		return rc;
@@ -605,6 +771,12 @@ static void cg_free(struct tach_writer *w)
 	tachi_threads_free(&st->threads);
 	free(st->counts);
 	free(st->self);
+	free(st->call_cost);
+	free(st->event);
+	free(st->event_long);
+	free(st->col);
+	free(st->empty);
+	free(st->sum);
 	free(st->calls);
 	tachi_idset_free(&st->call_index);
 	free(st->mark);
@@ -632,4 +804,5 @@ const struct tachi_writer_ops tachi_callgrind_writer_ops = {
 	.put = cg_put,
 	.close = cg_close,
 	.free = cg_free,
+	.put_ext = cg_put_ext,
 };
