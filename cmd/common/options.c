@@ -133,6 +133,8 @@ const struct tc_output tc_tach_values_output[] = {
 	{ "tach", "tach", true, NULL, "TACH binary", tach_values_writer_opts, 0 },
 	{ "pprof", "pprof", true, NULL,
 	  "pprof profile.proto, gzip-compressed (each sample's own time and values kept)", NULL, 1 },
+	{ "samples", "samples", false, NULL,
+	  "every sample, lossless text (each sample's own time kept)", NULL, 0 },
 	{ 0 },
 };
 

@@ -63,8 +63,8 @@ struct tc_output {
 /* The TACH output with its writer's options (--compression, --level), for every program
  * that writes TACH: outputs = tc_tach_output. */
 extern const struct tc_output tc_tach_output[];
-/* The same with --counts-as-samples, for programs that may read pprof input, and pprof
- * (tach-merge: TACH keeps one interval, pprof each sample's time and values). */
+/* The same with --counts-as-samples, for programs that may read pprof input, then pprof
+ * and the samples text (tach-merge: TACH keeps one interval, those each sample's time). */
 extern const struct tc_output tc_tach_values_output[];
 /* The gperftools reader's options (--binary-path, --no-symbolize, --names): gperf2tach's,
  * and those of every program that detects its input. */

@@ -82,6 +82,7 @@ summed() {
 	[[ "$output" == "tach-merge: --compression applies to --format tach only"* ]]
 	run tach-merge -F gecko "$C/recursion.tach" -o "$TMP/m"
 	[ "$status" -eq 2 ]
+	[[ "$output" == "tach-merge: unknown --format gecko"* ]]
 	[ -z "$(ls "$TMP")" ]
 }
 
@@ -392,6 +393,11 @@ rate() {
 		grep -q 'of 5.28s total' "$TMP/top" || { cat "$TMP/top"; false; }
 		grep -qE '^ +1\.76s +33\.33% .* b$' "$TMP/top" || { cat "$TMP/top"; false; }
 	fi
+	# the merge as samples text keeps each sample's time: tach2pprof of it shows the sum
+	tach-merge -q -F samples "$TMP/10ms.tach" "$TMP/1ms.tach" -o "$TMP/m.samples"
+	[ "$(grep -c $'\t' "$TMP/m.samples")" -eq 960 ]
+	tach2pprof "$TMP/m.samples" -o "$TMP/s.pb.gz"
+	[ "$($TOTALS "$TMP/s.pb.gz")" = "$($TOTALS "$TMP/m.pb.gz")" ]
 	# the other order, and --concat: the same totals
 	tach-merge -q -F pprof "$TMP/1ms.tach" "$TMP/10ms.tach" -o "$TMP/r.pb.gz"
 	[ "$($TOTALS "$TMP/r.pb.gz")" = "$($TOTALS "$TMP/m.pb.gz")" ]
@@ -426,6 +432,25 @@ rate() {
 	[[ "$output" == *"the inputs' sample intervals differ"* ]]
 	$TOTALS "$TMP/m.pb.gz" >"$TMP/got"
 	printf 'samples/count\t%d\nwall/nanoseconds\t%d\n' $want_n $want_t | diff - "$TMP/got"
+	# and that is the profiles' own: each sample the time to the next one of its profile,
+	# the last up to the profile's end, as DevTools counts it, and every sample once
+	python3 -c '
+import json, sys
+n = t = 0
+for f in sys.argv[1:]:
+    p = json.load(open(f))
+    ts, at = [], p["startTime"]
+    for d in p["timeDeltas"]:
+        at += d
+        ts.append(at)
+    ts.sort()
+    n += len(ts)
+    t += sum(b - a for a, b in zip(ts, ts[1:])) + max(0, p["endTime"] - ts[-1])
+print("samples/count\t%d\nwall/nanoseconds\t%d" % (n, t * 1000))' \
+		"$TMP/n250/p.cpuprofile" "$TMP/n1000/p.cpuprofile" | diff - "$TMP/got"
+	# the samples text of the merge too
+	tach-merge -q -F samples "$TMP/n250/p.cpuprofile" "$TMP/n1000/p.cpuprofile" | tach2pprof |
+		$TOTALS /dev/stdin | diff - "$TMP/got"
 	if command -v go >/dev/null; then
 		go tool pprof -top -sample_index=samples "$TMP/m.pb.gz" 2>/dev/null | grep -q " of $want_n total"
 	fi
