@@ -170,32 +170,45 @@ static bool keep(const struct tp_filter *f, const struct tach_sample *s)
 	       (f->status_idle && idle);
 }
 
-/* The part of s (weight N: N samples one interval apart) inside [from_us, to_us), into
- * f->copy; false when none of it is. */
-static bool clip(struct tp_filter *f, const struct tach_sample *s, uint64_t iv)
+/* The gap between the samples a record of weight N stands for, in ns: its own time over N
+ * where samples carry one (a TACH run: one interval), else the interval. */
+static uint64_t step_ns(const struct tach_meta *m, const struct tach_sample *s)
 {
-	uint64_t t = s->timestamp_us, w = s->weight;
-	if (t < f->from_us) {
-		if (!iv)
+	if (m->sample_time)
+		return s->weight ? s->time_ns / s->weight : 0;
+	return m->interval_us <= UINT64_MAX / 1000 ? m->interval_us * 1000 : UINT64_MAX;
+}
+
+/* The part of s (weight N: N samples, each one step after the one before, from its own
+ * timestamp on) inside [from_us, to_us), into f->copy, its time cut alike; false when none
+ * of it is. A step of 0 puts all N at the timestamp. */
+static bool clip(struct tp_filter *f, const struct tach_sample *s, const struct tach_meta *m)
+{
+	uint64_t w = s->weight, step = step_ns(m, s);
+	unsigned __int128 t = (unsigned __int128)s->timestamp_us * 1000;
+	unsigned __int128 from = (unsigned __int128)f->from_us * 1000;
+	unsigned __int128 to = (unsigned __int128)f->to_us * 1000;
+	if (t < from) {
+		if (!step)
 			return false;
-		uint64_t skip = (f->from_us - t + iv - 1) / iv;
-		if (skip >= w)
+		unsigned __int128 k = (from - t + step - 1) / step;
+		if (k >= w)
 			return false;
-		t += skip * iv;
-		w -= skip;
+		t += k * step;
+		w -= (uint64_t)k;
 	}
-	if (t >= f->to_us)
+	if (t >= to)
 		return false;
-	if (w > 1 && iv) {
-		uint64_t fit = (f->to_us - t - 1) / iv + 1;
+	if (w > 1 && step) {
+		/* samples whose µs is before to_us: at t + k step < to, to being whole µs */
+		unsigned __int128 fit = (to - t - 1) / step + 1;
 		if (fit < w)
-			w = fit;
+			w = (uint64_t)fit;
 	}
 	f->copy = *s;
-	f->copy.timestamp_us = t;
+	f->copy.timestamp_us = (uint64_t)(t / 1000);
 	f->copy.weight = w;
 	f->copy_cut = w != s->weight;
-	/* the part kept stands for its share of the sample's time */
 	if (f->copy_cut)
 		f->copy.time_ns = (uint64_t)((unsigned __int128)s->time_ns * w / s->weight);
 	/* dropped samples break the same-stack chain the reader describes */
@@ -215,8 +228,8 @@ int tp_filter_next(struct tp_filter *f, struct tach_reader *r, const struct tach
 			*out = s;
 			break;
 		}
-		/* text readers learn the interval as they read */
-		if (keep(f, s) && clip(f, s, tach_reader_meta(r)->interval_us)) {
+		/* text readers learn the interval and sample_time as they read */
+		if (keep(f, s) && clip(f, s, tach_reader_meta(r))) {
 			*out = &f->copy;
 			break;
 		}

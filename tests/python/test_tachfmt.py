@@ -488,6 +488,12 @@ def main(path: str) -> int:
     for (tid, fr), count in tachfmt.stacks(data, from_="tach").items():
         n += tid + count + (fr[0].end_line or 0)
     out: bytes = tachfmt.write(None, [(1, 0, 0, 0, [("a.py", "f", 1)])], {"interval_us": 100})
+    with tachfmt.open(path) as r2:
+        for s in r2:
+            n += (s.time_ns or 0) + sum(s.values) + s.weight
+    out += tachfmt.write(None, [(1, 0, 0, 0, [("a.py", "f", 1)], 1, 5, (1, 5))],
+                         {"value_types": [("samples", "count"), ("cpu", "nanoseconds")]},
+                         to="pprof")
     tachfmt.write(io.BytesIO(), [], None, to="collapsed")
     return n + len([name for name, rd, wr in tachfmt.formats() if wr]) + len(out)
 '''
@@ -645,14 +651,25 @@ def test_sample_time_ns(tmp_path):
                     assert isinstance(s.time_ns, int)
                 else:
                     assert s.time_ns is None
-    # time_ns cut with the weight: the part of a run kept stands for its share
-    with tachfmt.open(TESTDATA / "collapsed" / "cpython.txt") as r:
-        whole = {(s.timestamp_us, s.frames): s for s in r}
-    with tachfmt.open(TESTDATA / "collapsed" / "cpython.txt", from_us=2500, to_us=9000) as r:
-        for s in r:
-            if r.meta["sample_time"]:
-                iv = r.meta["interval_us"]
-                assert s.time_ns == s.weight * iv * 1000
+    # TACH: one interval each
+    with tachfmt.open(CASES / "recursion.tach") as r:
+        assert r.meta["sample_time"] is True
+        assert {(s.weight, s.time_ns) for s in r} == {(1, r.meta["interval_us"] * 1000)}
+    # records of their own time (the samples text's TIME_NS WEIGHT): cut by --from-us and
+    # --to-us as the programs cut them, each part with its share of the time
+    src = tmp_path / "t.samples"
+    src.write_text("@interval_us 1000\n1 0 1000 0 9000000 3\ta.py:f:1\n"
+                   "1 0 5000 0 4000000 4\ta.py:g:1\n")
+    with tachfmt.open(src) as r:
+        assert [(s.timestamp_us, s.weight, s.time_ns) for s in r] == \
+            [(1000, 3, 9000000), (5000, 4, 4000000)]
+        assert r.meta["sample_time"] is True
+    with tachfmt.open(src, from_us=2000, to_us=6000) as r:
+        got = [(s.timestamp_us, s.weight, s.time_ns) for s in r]
+    assert got == [(4000, 1, 3000000), (5000, 1, 1000000)]
+    text = run("tach-decode", "-F", "samples", "--from-us", "2000", "--to-us", "6000",
+               src).stdout.decode()
+    assert "1 0 4000 0 3000000\t" in text and "1 0 5000 0\t" in text
 
 
 def test_write_takes_time_and_values(tmp_path):
@@ -666,11 +683,18 @@ def test_write_takes_time_and_values(tmp_path):
             tachfmt.Sample._make([1, 0, 2000, 0, (g,), 2, 1_000_000, ()])]
     assert objs[0].time_ns == 5_000_000 and objs[0].values == ()
     assert tachfmt.write(None, objs, {"interval_us": 1000}, to="pprof") == out
-    # meta sample_time False: counts only, whatever the interval
+    # samples without time_ns: each counts its weight's intervals
     plain = [t[:6] for t in timed]
-    out = tachfmt.write(None, plain, {"interval_us": 1000, "sample_time": True}
-                        if False else {"interval_us": 1000}, to="pprof")
+    out = tachfmt.write(None, plain, {"interval_us": 1000}, to="pprof")
     assert totals(out, tmp_path) == {"samples/count": 3, "wall/nanoseconds": 3_000_000}
+    # a Reader's samples and meta, written back: the same times (node's own)
+    v8 = TESTDATA / "v8" / "node_hot.cpuprofile"
+    with tachfmt.open(v8) as r:
+        out = tachfmt.write(None, r, r.meta, to="pprof")
+    want = totals(run("tach2pprof", v8).stdout, tmp_path)
+    assert totals(out, tmp_path) == want and want["wall/nanoseconds"] > 0
+    with tachfmt.open(v8) as r:
+        assert r.meta["sample_time"] is True and [s.time_ns for s in r][:1] != [None]
     # values of the meta's types, each sample's own
     meta = {"interval_us": 1000, "value_types": [("samples", "count"), ("cpu", "nanoseconds"),
                                                  ("mem", "bytes")], "weight_type": 1,
