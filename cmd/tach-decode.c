@@ -23,7 +23,7 @@ static void profiling_mode(const struct tach_meta *m, FILE *out)
 
 /* The TACHSTAT block: the error and missed rates only where its flags say they are known
  * (the 32-byte form has neither). */
-static void statistics(const struct tach_meta *m, FILE *out)
+static void statistics(const struct tach_file_info *m, FILE *out)
 {
 	if (!m->has_stats)
 		return;
@@ -108,23 +108,25 @@ static void tally(struct tally *t, const struct tach_sample *s, const struct tac
 /* TACH's own header, footer and statistics block. */
 static void tach_header(const struct tach_meta *m, FILE *out)
 {
-	fprintf(out, "format_version: %" PRIu32 "\n", m->format_version);
+	static const struct tach_file_info none = TACH_FILE_INFO_INIT;
+	const struct tach_file_info *f = m->file ? m->file : &none;
+	fprintf(out, "format_version: %" PRIu32 "\n", f->format_version);
 	fprintf(out, "python_version: %u.%u.%u\n", m->py_major, m->py_minor, m->py_micro);
-	fprintf(out, "header_layout: %c\n", m->layout);
-	fprintf(out, "byte_order: %s\n", m->big_endian ? "big" : "little");
-	fprintf(out, "compression: %s\n", m->compression == 1 ? "zstd" : m->compression ? "unknown" : "none");
+	fprintf(out, "header_layout: %c\n", f->layout);
+	fprintf(out, "byte_order: %s\n", f->big_endian ? "big" : "little");
+	fprintf(out, "compression: %s\n", f->compression == 1 ? "zstd" : f->compression ? "unknown" : "none");
 	fprintf(out, "start_time_us: %" PRIu64 "\n", m->start_time_us);
 	fprintf(out, "sample_interval_us: %" PRIu64 "\n", m->interval_us);
-	fprintf(out, "sample_count: %" PRIu64 "\n", m->sample_count);
-	fprintf(out, "thread_count: %" PRIu32 "\n", m->thread_count);
-	fprintf(out, "string_count: %" PRIu32 "\n", m->string_count);
-	fprintf(out, "frame_count: %" PRIu32 "\n", m->frame_count);
+	fprintf(out, "sample_count: %" PRIu64 "\n", f->sample_count);
+	fprintf(out, "thread_count: %" PRIu32 "\n", f->thread_count);
+	fprintf(out, "string_count: %" PRIu32 "\n", f->string_count);
+	fprintf(out, "frame_count: %" PRIu32 "\n", f->frame_count);
 	fprintf(out, "profiling_config: %" PRIu32 "\n", m->profiling_config);
 	profiling_mode(m, out);
-	fprintf(out, "string_table_offset: %" PRIu64 "\n", m->string_table_offset);
-	fprintf(out, "frame_table_offset: %" PRIu64 "\n", m->frame_table_offset);
-	fprintf(out, "file_size: %" PRIu64 "\n", m->file_size);
-	statistics(m, out);
+	fprintf(out, "string_table_offset: %" PRIu64 "\n", f->string_table_offset);
+	fprintf(out, "frame_table_offset: %" PRIu64 "\n", f->frame_table_offset);
+	fprintf(out, "file_size: %" PRIu64 "\n", f->file_size);
+	statistics(f, out);
 }
 
 /* Another format's facts: what its meta holds, each only when the input gave it. */

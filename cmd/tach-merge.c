@@ -54,6 +54,7 @@ struct merge {
 	uint64_t *derive;
 	int64_t *vals;
 	uint32_t nvals;
+	struct tach_file_info file; /* the output meta's: the merged TACHSTAT block */
 };
 
 /* Room for index id; the map grows with the ids an input's samples use. */
@@ -301,14 +302,14 @@ static int unlike_weights(struct merge *m, size_t i)
  * samples (the rates weighted by duration), so that merging merged files agrees with
  * merging the originals. Error and missed percentages are of attempts the block does not
  * count: they are dropped (flags clear), with a warning. One input keeps its block. */
-static void merged_stats(struct merge *m, struct tach_meta *out)
+static void merged_stats(struct merge *m, struct tach_file_info *out)
 {
 	double dur = 0, samples = 0;
 	bool rates = false;
 	size_t have = 0;
 	for (size_t i = 0; i < m->n; i++) {
-		const struct tach_meta *im = tach_reader_meta(m->src[i].in->r);
-		if (!im->has_stats)
+		const struct tach_file_info *im = tach_reader_meta(m->src[i].in->r)->file;
+		if (!im || !im->has_stats)
 			continue;
 		have++;
 		dur += im->stats_duration_s;
@@ -513,9 +514,14 @@ static int merged_meta(struct merge *m, struct tach_meta *meta)
 	if (merged_types(m, &out))
 		return 1;
 	merged_time(m, &out);
-	merged_stats(m, &out);
+	/* What the first input's file said (its TACHSTAT block), for the merge's */
+	const struct tach_file_info none = TACH_FILE_INFO_INIT;
+	m->file = out.file ? *out.file : none;
+	m->file.size = sizeof(m->file);
+	merged_stats(m, &m->file);
 	/* The order of one input's records does not describe the merge. */
-	out.record_order = 0;
+	m->file.record_order = 0;
+	out.file = &m->file;
 	*meta = out;
 	return 0;
 }

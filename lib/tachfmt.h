@@ -138,16 +138,12 @@ struct tach_value_type {
 	const char *type, *unit;
 };
 
-/* Profile-wide values. Library-owned when returned; when passed in, set size first
- * (TACH_META_INIT) so the struct can grow. */
-struct tach_meta {
+/* What an input file's own header, footer and statistics block said, beside the profile
+ * they hold: TACH's fields (and the byte order of a gperftools file), and what a TACH writer
+ * given them gives back byte for byte (record_order, the TACHSTAT block). Reached through
+ * meta.file; set size first when passing one in (TACH_FILE_INFO_INIT). */
+struct tach_file_info {
 	size_t size;
-	uint64_t start_time_us;
-	uint64_t interval_us;       /* 0: unknown */
-	uint8_t py_major, py_minor, py_micro;
-	uint32_t profiling_config;  /* TACH header word; 0: unknown */
-	const char *source_format;  /* name of the format read, e.g. "tach" */
-	/* What a TACH header declared (informational; 0 for other formats). */
 	uint32_t format_version;
 	uint64_t sample_count;
 	uint32_t thread_count;
@@ -156,12 +152,6 @@ struct tach_meta {
 	uint32_t compression;       /* 0 none, 1 zstd */
 	char layout;                /* 'A' or 'B' */
 	uint8_t big_endian;
-	/* TACHSTAT block present (its form in stats_size, below). The error and missed rates
-	 * (percent) are known only where stats_flags has TACH_STATS_ERROR_RATE or
-	 * TACH_STATS_MISSED; otherwise they are whatever the block held there (0 in the
-	 * 32-byte form, which has no such fields). */
-	uint8_t has_stats;
-	double stats_duration_s, stats_sample_rate, stats_error_rate, stats_missed;
 	uint64_t string_table_offset, frame_table_offset, file_size;
 	/* 1: the samples come in the order of a TACH file's records (a held run of repeats
 	 * where it was written, not where it was sampled), as the TACH reader gives them and
@@ -169,9 +159,39 @@ struct tach_meta {
 	 * run of repeats where it comes, so that the file's records come back as they were;
 	 * 0: sampling order, where the writer holds repeats back as CPython's does. */
 	uint8_t record_order;
+	/* TACHSTAT block present (its form in stats_size, below). The error and missed rates
+	 * (percent) are known only where stats_flags has TACH_STATS_ERROR_RATE or
+	 * TACH_STATS_MISSED; otherwise they are whatever the block held there (0 in the
+	 * 32-byte form, which has no such fields). */
+	uint8_t has_stats;
+	double stats_duration_s, stats_sample_rate, stats_error_rate, stats_missed;
+	/* The TACHSTAT block as the file holds it, so that a TACH writer gives it back byte
+	 * for byte: its size (56, or 32 for the original form with duration and rate only; 0
+	 * with has_stats set: 56), version, present flags and reserved word. */
+	uint32_t stats_size, stats_version, stats_flags, stats_reserved;
+};
+/* stats_flags: which of the TACHSTAT block's optional values are known. */
+#define TACH_STATS_ERROR_RATE 1u
+#define TACH_STATS_MISSED 2u
+#define TACH_FILE_INFO_INIT { .size = sizeof(struct tach_file_info), .layout = 'B' }
+
+/* Profile-wide values: what any profile is, whatever its format. Library-owned when
+ * returned; when passed in, set size first (TACH_META_INIT) so the struct can grow. */
+struct tach_meta {
+	size_t size;
+	uint64_t start_time_us;
+	uint64_t interval_us;       /* 0: unknown */
+	/* 1: every sample's time_ns is the time it stands for; 0: the samples carry no time
+	 * (counts of an unknown interval), and writers that show time show counts. */
+	uint8_t sample_time;
+	uint8_t py_major, py_minor, py_micro;
+	uint32_t profiling_config;  /* TACH header word, the profiling mode; 0: unknown */
+	const char *source_format;  /* name of the format read, e.g. "tach" */
 	/* The profiled program's path, as its profile names it (gperftools: the first
 	 * executable mapping); NULL when unknown. A writer copies it at set_meta. */
 	const char *program;
+	int64_t duration_ns;        /* the time profiled; 0: unknown */
+	int64_t start_time_ns;      /* start_time_us to the nanosecond; 0: unknown */
 	/* ---- What a sample's values are (pprof's sample types, period, duration): NULL/0
 	 * when the input has no such table. A writer copies the strings at set_meta. ---- */
 	uint32_t value_type_count;
@@ -184,22 +204,13 @@ struct tach_meta {
 	const char *weight_unit;
 	const char *period_type, *period_unit; /* NULL: none */
 	int64_t period;
-	int64_t duration_ns;        /* the time profiled; 0: unknown */
-	int64_t start_time_ns;      /* start_time_us to the nanosecond; 0: unknown */
-	/* ---- The TACHSTAT block as the file holds it, so that a TACH writer gives it back
-	 * byte for byte: its size (56, or 32 for the original form with duration and rate
-	 * only; 0 with has_stats set: 56), version, present flags and reserved word. ---- */
-	uint32_t stats_size, stats_version, stats_flags, stats_reserved;
-	/* 1: every sample's time_ns is the time it stands for; 0: the samples carry no time
-	 * (counts of an unknown interval), and writers that show time show counts. */
-	uint8_t sample_time;
+	/* What the input file itself said (a reader's, valid as the meta is), NULL when its
+	 * format has nothing of the kind; a writer copies it at set_meta. */
+	const struct tach_file_info *file;
 };
-/* meta.stats_flags: which of the TACHSTAT block's optional values are known. */
-#define TACH_STATS_ERROR_RATE 1u
-#define TACH_STATS_MISSED 2u
 /* The Python version is unknown (0.0.0) until the caller sets it: a profile is not
  * CPython's unless its input says so. The TACH writer still writes 3.15.0 then. */
-#define TACH_META_INIT { .size = sizeof(struct tach_meta), .layout = 'B' }
+#define TACH_META_INIT { .size = sizeof(struct tach_meta) }
 
 /* A sample's label (pprof): a key with a string, or a number with an optional unit.
  * Strings are ids in the sample's dict. */

@@ -733,9 +733,11 @@ static int meta_types(PyObject *d, struct tach_meta *m, struct tach_value_type *
 	return meta_str(PyDict_GetItemString(d, "weight_unit"), "weight_unit", &m->weight_unit);
 }
 
-/* The meta dict (as Reader.meta gives it) into m; *time_given: it says sample_time. */
-static int meta_of(PyObject *d, struct tach_meta *m, const char **prog_name,
-		   struct tach_value_type **types, PyObject **keep, int *time_given)
+/* The meta dict (as Reader.meta gives it) into m, and what it says of a TACH file's (its
+ * record order) into file; *time_given: it says sample_time. */
+static int meta_of(PyObject *d, struct tach_meta *m, struct tach_file_info *file,
+		   const char **prog_name, struct tach_value_type **types, PyObject **keep,
+		   int *time_given)
 {
 	static const struct tach_meta init = TACH_META_INIT;
 	*m = init;
@@ -756,8 +758,10 @@ static int meta_of(PyObject *d, struct tach_meta *m, const char **prog_name,
 	    u64_field("meta ", "profiling_config", v, UINT32_MAX, &x))
 		return -1;
 	m->profiling_config = v ? (uint32_t)x : 0;
-	if ((v = PyDict_GetItemString(d, "record_order")))
-		m->record_order = PyObject_IsTrue(v) == 1;
+	if ((v = PyDict_GetItemString(d, "record_order"))) {
+		file->record_order = PyObject_IsTrue(v) == 1;
+		m->file = file;
+	}
 	if ((v = PyDict_GetItemString(d, "program")) && v != Py_None &&
 	    !(*prog_name = tp_str_arg("write", "meta['program']", v, NULL)))
 		return -1;
@@ -887,6 +891,7 @@ static PyObject *write_with(PyObject *dst, PyObject *samples, PyObject *meta, co
 	struct wctx c = { .d = tach_dict_new(), .by_value = PyDict_New(), .by_obj = PyDict_New(),
 			  .strings = PyDict_New(), .meta = &m };
 	struct tach_writer *w = tach_writer_new(to);
+	struct tach_file_info file = TACH_FILE_INFO_INIT;
 	struct tach_value_type *types = NULL;
 	const char *prog_name = NULL;
 	struct out o;
@@ -897,7 +902,7 @@ static PyObject *write_with(PyObject *dst, PyObject *samples, PyObject *meta, co
 	meta = meta && meta != Py_None ? PyDict_Copy(meta) : Py_NewRef(Py_None);
 	if (!meta || !c.d || !c.by_value || !c.by_obj || !c.strings || !w) {
 		PyErr_NoMemory();
-	} else if (!meta_of(meta, &m, &prog_name, &types, &keep, &c.time_given) &&
+	} else if (!meta_of(meta, &m, &file, &prog_name, &types, &keep, &c.time_given) &&
 		   !out_open(&o, dst)) {
 		int ok = 0, rc = 0;
 		if (!write_options(w, to, opts, meta)) {

@@ -508,7 +508,7 @@ static int put_item(PyObject *d, const char *k, PyObject *v)
 }
 
 /* What a TACH header declares beyond the common values. */
-static int meta_tach(PyObject *d, const struct tach_meta *m)
+static int meta_tach(PyObject *d, const struct tach_file_info *m)
 {
 	const char layout[2] = { m->layout, 0 };
 	return put_item(d, "format_version", PyLong_FromUnsignedLong(m->format_version)) ||
@@ -553,6 +553,7 @@ static int meta_values(PyObject *d, const struct tach_meta *m)
 PyObject *tp_meta_dict(tp_reader_obj *ro)
 {
 	const struct tach_meta *m = tach_reader_meta(ro->r);
+	const struct tach_file_info *f = m->file;
 	const char *fmt = tach_reader_format(ro->r);
 	PyObject *d = PyDict_New();
 	if (!d)
@@ -563,14 +564,14 @@ PyObject *tp_meta_dict(tp_reader_obj *ro)
 		  put_item(d, "python_version", PyUnicode_FromFormat("%d.%d.%d", m->py_major,
 								      m->py_minor, m->py_micro)) ||
 		  put_item(d, "profiling_config", PyLong_FromUnsignedLong(m->profiling_config)) ||
-		  put_item(d, "record_order", PyBool_FromLong(m->record_order)) ||
+		  put_item(d, "record_order", PyBool_FromLong(f && f->record_order)) ||
 		  put_item(d, "sample_time", PyBool_FromLong(m->sample_time)) ||
 		  meta_values(d, m) ||
-		  (m->thread_count &&
-		   put_item(d, "thread_count", PyLong_FromUnsignedLong(m->thread_count))) ||
+		  (f && f->thread_count &&
+		   put_item(d, "thread_count", PyLong_FromUnsignedLong(f->thread_count))) ||
 		  (m->program && put_item(d, "program", PyUnicode_DecodeUTF8(m->program,
 				  (Py_ssize_t)strlen(m->program), "surrogateescape"))) ||
-		  (fmt && !strcmp(fmt, "tach") && meta_tach(d, m));
+		  (fmt && !strcmp(fmt, "tach") && f && meta_tach(d, f));
 	if (bad)
 		Py_CLEAR(d);
 	return d;

@@ -152,7 +152,8 @@ static void start_progress(struct tc_run *run)
 {
 	uint64_t total = 0;
 	for (size_t i = 0; i < run->ninputs; i++) {
-		uint64_t n = tach_reader_meta(run->inputs[i].r)->sample_count;
+		const struct tach_file_info *f = tach_reader_meta(run->inputs[i].r)->file;
+		uint64_t n = f ? f->sample_count : 0;
 		if (!n || __builtin_add_overflow(total, n, &total)) {
 			total = 0;
 			break;

@@ -47,7 +47,9 @@ TACH_API struct tach_reader *tach_reader_new(const char *format)
 	struct tach_meta m = TACH_META_INIT;
 	r->meta = m;
 	r->meta.source_format = f->name;
-	r->meta.layout = 0;
+	struct tach_file_info fi = TACH_FILE_INFO_INIT;
+	r->file = fi;
+	r->file.layout = 0;
 	if (f->reader->state_size) {
 		r->state = calloc(1, f->reader->state_size);
 		if (!r->state) {
@@ -304,6 +306,22 @@ static const struct tach_sample *timed(const struct tach_writer *w, const struct
 	return c;
 }
 
+/* meta.file, borrowed for the call: the writer's own copy (a caller's smaller struct
+ * leaves the rest 0), or NULL. */
+static void keep_file_info(struct tach_writer *w, const struct tach_meta *m, size_t n)
+{
+	const struct tach_file_info *f = NULL;
+	if (n >= offsetof(struct tach_meta, file) + sizeof(m->file))
+		f = m->file;
+	w->meta.file = NULL;
+	if (!f)
+		return;
+	memset(&w->file, 0, sizeof(w->file));
+	memcpy(&w->file, f, f->size < sizeof(w->file) ? f->size : sizeof(w->file));
+	w->file.size = sizeof(w->file);
+	w->meta.file = &w->file;
+}
+
 TACH_API int tach_writer_set_meta(struct tach_writer *w, const struct tach_meta *m)
 {
 	if (w->err.code)
@@ -324,6 +342,7 @@ TACH_API int tach_writer_set_meta(struct tach_writer *w, const struct tach_meta 
 	int rc = tachi_writer_keep_values(w, m, n);
 	if (rc)
 		return rc;
+	keep_file_info(w, m, n);
 	derive_time(w);
 	w->has_meta = true;
 	return w->fmt->writer->begin ? w->fmt->writer->begin(w) : TACH_OK;

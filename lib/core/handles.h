@@ -30,6 +30,7 @@ struct tach_reader {
 	struct tachi_in in;
 	struct tach_dict dict;
 	struct tach_meta meta;
+	struct tach_file_info file; /* meta.file, where the reader sets it */
 	struct tach_stats stats;
 	struct tach_sample sample;
 	void *state;
@@ -52,6 +53,7 @@ struct tach_writer {
 	struct tachi_out out;
 	struct tach_meta meta;
 	char *program;          /* meta.program's own copy */
+	struct tach_file_info file; /* meta.file's own copy */
 	void *state;
 	/* The dict of the first sample put: every later one must come from it (the writers
 	 * keep its ids), which is checked here once for all of them. */

@@ -59,7 +59,7 @@ static const char *put_str(char **at, const char *s)
 int tachi_writer_keep_values(struct tach_writer *w, const struct tach_meta *m, size_t n)
 {
 	struct tach_meta *wm = &w->meta;
-	if (n < offsetof(struct tach_meta, start_time_ns) + sizeof(m->start_time_ns)) {
+	if (n < offsetof(struct tach_meta, period) + sizeof(m->period)) {
 		/* an older caller's struct: none of the block is its */
 		wm->value_type_count = 0;
 		wm->value_types = NULL;

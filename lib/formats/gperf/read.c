@@ -562,7 +562,8 @@ static int gr_open(struct tach_reader *r)
 	/* A CPU profiler's samples: TACH's profiling mode "cpu" (mode 1, stored plus one), so
 	 * that pprof output calls its time cpu. */
 	r->meta.profiling_config = 2;
-	r->meta.big_endian = g->big;
+	r->file.big_endian = g->big;
+	r->meta.file = &r->file;
 	g->sym = tachi_sym_new(&r->warn, g->binary_path, !g->no_symbolize);
 	if (g->sym)
 		tachi_sym_set_names(g->sym, g->names);

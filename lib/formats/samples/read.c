@@ -285,7 +285,8 @@ static int stats_line(struct tach_reader *r, const char *v, size_t vl)
 			return line_fail(r, "bad @tachstat value");
 	if (x[0] != 32 && x[0] != 56)
 		return line_fail(r, "@tachstat size must be 56 or 32");
-	struct tach_meta *m = &r->meta;
+	struct tach_file_info *m = &r->file;
+	r->meta.file = m;
 	m->has_stats = 1;
 	m->stats_size = (uint32_t)x[0];
 	m->stats_version = (uint32_t)x[1];
@@ -341,11 +342,12 @@ static int header_line(struct tach_reader *r, const char *s, size_t n)
 		((struct sread *)r->state)->time_given = true;
 	} else if (kl == 6 && !memcmp(s, "@order", 6)) {
 		if (vl == 7 && !memcmp(v, "records", 7))
-			r->meta.record_order = 1;
+			r->file.record_order = 1;
 		else if (vl == 8 && !memcmp(v, "sampling", 8))
-			r->meta.record_order = 0;
+			r->file.record_order = 0;
 		else
 			return line_fail(r, "@order must be records or sampling");
+		r->meta.file = &r->file;
 	} else {
 		return line_fail(r, "unknown header line \"%.*s\"", (int)(kl > 40 ? 40 : kl), s);
 	}

@@ -47,7 +47,7 @@ static int put_double(struct tachi_out *o, double v)
 
 /* The TACHSTAT block as @tachstat (see stats_line); the 32-byte form has no flags, reserved
  * word, error or missed rate: 0 there. */
-static int put_stats(struct tachi_out *o, const struct tach_meta *m)
+static int put_stats(struct tachi_out *o, const struct tach_file_info *m)
 {
 	bool old = m->stats_size == 32;
 	char b[80];
@@ -82,9 +82,10 @@ static int sw_begin(struct tach_writer *w)
 		rc |= tachi_out_u64(o, w->meta.profiling_config);
 		rc |= tachi_out_byte(o, '\n');
 	}
-	if (w->meta.has_stats)
-		rc |= put_stats(o, &w->meta);
-	if (w->meta.record_order)
+	const struct tach_file_info *f = w->meta.file;
+	if (f && f->has_stats)
+		rc |= put_stats(o, f);
+	if (f && f->record_order)
 		rc |= tachi_out_str(o, "@order records\n");
 	/* said only where the reader's default (a time where the interval is known) is wrong */
 	if (!w->meta.sample_time != !w->meta.interval_us)

@@ -214,11 +214,11 @@ static struct tthread *thread_get(struct tach_reader *r, uint64_t tid, uint32_t 
 		return st->cur_thread = st->threads[id];
 	}
 	/* The header bounds the number of threads, so this cannot grow without limit. */
-	if (st->nthreads >= r->meta.thread_count) {
+	if (st->nthreads >= r->file.thread_count) {
 		data_fail(r, TACH_E_FORMAT,
 			  "Invalid thread count: sample data contains more unique threads than "
 			  "declared in header (declared %u, found at least %zu)",
-			  r->meta.thread_count, st->nthreads + 1);
+			  r->file.thread_count, st->nthreads + 1);
 		return NULL;
 	}
 	struct tthread *t = malloc(sizeof(*t));
@@ -249,20 +249,20 @@ static int parse_tables(struct tach_reader *r, const uint8_t *data, size_t size)
 	struct tach_meta *m = &r->meta;
 	struct tstate *st = r->state;
 	/* Strings: each is at least one byte, so the count is bounded by the bytes left. */
-	uint64_t max_strings = size - m->string_table_offset;
-	if (m->string_count > max_strings)
+	uint64_t max_strings = size - r->file.string_table_offset;
+	if (r->file.string_count > max_strings)
 		return RFAIL(r, TACH_E_FORMAT, TACH_POS_OFFSET, size - FOOTER,
 			     "Invalid string count %u exceeds maximum possible %llu",
-			     m->string_count, (unsigned long long)max_strings);
-	uint64_t max_frames = (size - m->frame_table_offset) / 7;
-	if (m->frame_count > max_frames)
+			     r->file.string_count, (unsigned long long)max_strings);
+	uint64_t max_frames = (size - r->file.frame_table_offset) / 7;
+	if (r->file.frame_count > max_frames)
 		return RFAIL(r, TACH_E_FORMAT, TACH_POS_OFFSET, size - FOOTER + 4,
 			     "Invalid frame count %u exceeds maximum possible %llu",
-			     m->frame_count, (unsigned long long)max_frames);
+			     r->file.frame_count, (unsigned long long)max_frames);
 	tachi_dict_clear(&r->dict);
 	tachi_dict_init(&r->dict, false);
-	const uint8_t *p = data + m->string_table_offset, *end = data + size;
-	for (uint32_t i = 0; i < m->string_count; i++) {
+	const uint8_t *p = data + r->file.string_table_offset, *end = data + size;
+	for (uint32_t i = 0; i < r->file.string_count; i++) {
 		uint64_t len;
 		size_t n = tachi_uvarint(p, end, &len);
 		if (!n || len > UINT32_MAX)
@@ -277,14 +277,14 @@ static int parse_tables(struct tach_reader *r, const uint8_t *data, size_t size)
 			return RFAIL(r, TACH_E_NOMEM, TACH_POS_NONE, 0, "out of memory");
 		p += len;
 	}
-	p = data + m->frame_table_offset;
+	p = data + r->file.frame_table_offset;
 	static const char *const names[] = { "filename", "funcname", "lineno", "end_lineno_delta",
 					     "column", "end_column_delta" };
-	st->frame_ok = malloc(m->frame_count ? m->frame_count : 1);
+	st->frame_ok = malloc(r->file.frame_count ? r->file.frame_count : 1);
 	if (!st->frame_ok)
 		return RFAIL(r, TACH_E_NOMEM, TACH_POS_NONE, 0, "out of memory");
 	uint8_t all_ok = 1;
-	for (uint32_t i = 0; i < m->frame_count; i++) {
+	for (uint32_t i = 0; i < r->file.frame_count; i++) {
 		uint32_t v[6];
 		for (int k = 0; k < 6; k++) {
 			uint64_t x;
@@ -310,7 +310,7 @@ static int parse_tables(struct tach_reader *r, const uint8_t *data, size_t size)
 		f.end_line = f.line == -1 ? -1 : (int32_t)((uint32_t)f.line + (uint32_t)dl);
 		f.end_col = f.col == -1 ? -1 : (int32_t)((uint32_t)f.col + (uint32_t)dc);
 		f.opcode = *p++;
-		st->frame_ok[i] = f.file < m->string_count && f.func < m->string_count;
+		st->frame_ok[i] = f.file < r->file.string_count && f.func < r->file.string_count;
 		all_ok &= st->frame_ok[i];
 		if (tachi_dict_append_frame(&r->dict, &f))
 			return RFAIL(r, TACH_E_NOMEM, TACH_POS_NONE, 0, "out of memory");
@@ -354,16 +354,16 @@ static void read_stats_block(struct tach_reader *r, const uint8_t *data, size_t 
 		uint64_t u = tachi_rd64(b + 8 * i, swap);
 		memcpy(&d[i], &u, 8);
 	}
-	m->has_stats = 1;
-	m->stats_size = bsize;
-	m->stats_version = version;
-	m->stats_duration_s = d[0];
-	m->stats_sample_rate = d[1];
-	m->stats_error_rate = d[2];
-	m->stats_missed = d[3];
+	r->file.has_stats = 1;
+	r->file.stats_size = bsize;
+	r->file.stats_version = version;
+	r->file.stats_duration_s = d[0];
+	r->file.stats_sample_rate = d[1];
+	r->file.stats_error_rate = d[2];
+	r->file.stats_missed = d[3];
 	if (bsize == STATS_BLOCK) {
-		m->stats_flags = tachi_rd32(b + 32, swap);
-		m->stats_reserved = tachi_rd32(b + 36, swap);
+		r->file.stats_flags = tachi_rd32(b + 32, swap);
+		r->file.stats_reserved = tachi_rd32(b + 36, swap);
 	}
 }
 
@@ -387,42 +387,42 @@ static int read_header(struct tach_reader *r, const uint8_t *data, size_t size)
 	swap = !swap;
 #endif
 	st->swap = swap;
-	m->big_endian = data[0] == 'T';
-	m->format_version = tachi_rd32(data + 4, swap);
+	r->file.big_endian = data[0] == 'T';
+	r->file.format_version = tachi_rd32(data + 4, swap);
 	m->py_major = data[8];
 	m->py_minor = data[9];
 	m->py_micro = data[10];
-	if (m->format_version > 1)
+	if (r->file.format_version > 1)
 		return RFAIL(r, TACH_E_UNSUPPORTED, TACH_POS_OFFSET, 4,
 			     "Binary file was created with Python %u.%u.%u (format version %u), "
 			     "but this reader supports format version 1",
-			     m->py_major, m->py_minor, m->py_micro, m->format_version);
-	if (m->format_version != 1)
+			     m->py_major, m->py_minor, m->py_micro, r->file.format_version);
+	if (r->file.format_version != 1)
 		return RFAIL(r, TACH_E_FORMAT, TACH_POS_OFFSET, 4,
 			     "Unsupported format version %u (this reader supports version 1)",
-			     m->format_version);
+			     r->file.format_version);
 	m->start_time_us = tachi_rd64(data + 12, swap);
 	m->interval_us = tachi_rd64(data + 20, swap);
-	m->file_size = size;
+	r->file.file_size = size;
 	uint64_t b_str = tachi_rd64(data + 40, swap), b_frm = tachi_rd64(data + 48, swap);
 	uint64_t a_str = tachi_rd64(data + 36, swap), a_frm = tachi_rd64(data + 44, swap);
 	bool b_ok = b_str >= HDR && b_str <= b_frm && b_frm <= size;
 	bool a_ok = a_str >= HDR && a_str <= a_frm && a_frm <= size;
 	if (b_ok || !a_ok) {
-		m->layout = 'B';
-		m->sample_count = tachi_rd64(data + 28, swap);
-		m->thread_count = tachi_rd32(data + 36, swap);
-		m->string_table_offset = b_str;
-		m->frame_table_offset = b_frm;
-		m->compression = tachi_rd32(data + 56, swap);
+		r->file.layout = 'B';
+		r->file.sample_count = tachi_rd64(data + 28, swap);
+		r->file.thread_count = tachi_rd32(data + 36, swap);
+		r->file.string_table_offset = b_str;
+		r->file.frame_table_offset = b_frm;
+		r->file.compression = tachi_rd32(data + 56, swap);
 		m->profiling_config = tachi_rd32(data + 60, swap);
 	} else {
-		m->layout = 'A';
-		m->sample_count = tachi_rd32(data + 28, swap);
-		m->thread_count = tachi_rd32(data + 32, swap);
-		m->string_table_offset = a_str;
-		m->frame_table_offset = a_frm;
-		m->compression = tachi_rd32(data + 52, swap);
+		r->file.layout = 'A';
+		r->file.sample_count = tachi_rd32(data + 28, swap);
+		r->file.thread_count = tachi_rd32(data + 32, swap);
+		r->file.string_table_offset = a_str;
+		r->file.frame_table_offset = a_frm;
+		r->file.compression = tachi_rd32(data + 52, swap);
 		m->profiling_config = 0;
 	}
 	return TACH_OK;
@@ -437,10 +437,10 @@ static int read_footer(struct tach_reader *r, const uint8_t *data, size_t size)
 	 * in a file of 64..95 bytes the footer overlaps the header, and CPython reads such a file
 	 * when the fields agree (a 64-byte empty profile), so it is not refused here either. */
 	const uint8_t *foot = data + size - FOOTER;
-	m->string_count = tachi_rd32(foot, st->swap);
-	m->frame_count = tachi_rd32(foot + 4, st->swap);
-	unsigned long long so = m->string_table_offset, fo = m->frame_table_offset;
-	uint64_t at_so = m->layout == 'B' ? 40 : 36, at_fo = m->layout == 'B' ? 48 : 44;
+	r->file.string_count = tachi_rd32(foot, st->swap);
+	r->file.frame_count = tachi_rd32(foot + 4, st->swap);
+	unsigned long long so = r->file.string_table_offset, fo = r->file.frame_table_offset;
+	uint64_t at_so = r->file.layout == 'B' ? 40 : 36, at_fo = r->file.layout == 'B' ? 48 : 44;
 	if (so > size)
 		return RFAIL(r, TACH_E_FORMAT, TACH_POS_OFFSET, at_so,
 			     "Invalid string table offset: %llu exceeds file size %zu", so, size);
@@ -466,19 +466,19 @@ static int find_region(struct tach_reader *r, const uint8_t *data)
 	struct tstate *st = r->state;
 	struct tach_meta *m = &r->meta;
 	st->region = data + HDR;
-	st->region_end = data + m->string_table_offset;
-	if (m->compression == 1) {
+	st->region_end = data + r->file.string_table_offset;
+	if (r->file.compression == 1) {
 		st->zstd = true;
 		size_t rlen = (size_t)(st->region_end - st->region);
 		unsigned long long cs = ZSTD_getFrameContentSize(st->region, rlen);
 		if (cs == ZSTD_CONTENTSIZE_ERROR)
 			return RFAIL(r, TACH_E_FORMAT, TACH_POS_OFFSET, HDR,
 				     "Corrupted zstd frame header");
-	} else if (m->compression != 0) {
+	} else if (r->file.compression != 0) {
 		/* CPython reads any other value as uncompressed. */
-		tachi_warn(&r->warn, TACH_POS_OFFSET, m->layout == 'B' ? 56 : 52,
+		tachi_warn(&r->warn, TACH_POS_OFFSET, r->file.layout == 'B' ? 56 : 52,
 			   "unknown compression type %u, reading the samples as uncompressed",
-			   m->compression);
+			   r->file.compression);
 	}
 	return TACH_OK;
 }
@@ -525,7 +525,8 @@ static int start_samples(struct tach_reader *r)
 		st->iv_ns = r->meta.interval_us * 1000;
 	r->meta.sample_time = st->iv_ns != 0;
 	r->sample.time_ns = st->iv_ns;
-	r->meta.record_order = 1;
+	r->file.record_order = 1;
+	r->meta.file = &r->file;
 	return TACH_OK;
 }
 
@@ -594,7 +595,7 @@ static inline int rd_u32varint(struct tach_reader *r, const uint8_t **p, uint32_
 static int read_frames(struct tach_reader *r, const uint8_t **p, uint32_t *dst, uint32_t n)
 {
 	struct tstate *st = r->state;
-	uint32_t nframes = r->meta.frame_count;
+	uint32_t nframes = r->file.frame_count;
 	const uint8_t *ok = st->frame_ok;
 	uint32_t i = 0;
 	/* Frame ids of one or two bytes (tables under 16384 frames) with room for the longest
@@ -644,7 +645,7 @@ static int read_frames(struct tach_reader *r, const uint8_t **p, uint32_t *dst, 
 						 idx, nframes);
 			return data_fail(r, TACH_E_FORMAT,
 					 "Invalid string index in frame %u (the table has %u strings)",
-					 idx, r->meta.string_count);
+					 idx, r->file.string_count);
 		}
 		dst[i] = idx;
 	}
@@ -655,11 +656,11 @@ static int finish(struct tach_reader *r)
 {
 	struct tstate *st = r->state;
 	st->finished = true;
-	if (st->decoded != r->meta.sample_count)
+	if (st->decoded != r->file.sample_count)
 		return RFAIL(r, TACH_E_FORMAT, TACH_POS_OFFSET, 28,
 			     "Sample count mismatch: header declares %llu samples but replay "
 			     "decoded %llu",
-			     (unsigned long long)r->meta.sample_count,
+			     (unsigned long long)r->file.sample_count,
 			     (unsigned long long)st->decoded);
 	r->stats.total_samples = st->decoded;
 	return TACH_EOF;

@@ -313,13 +313,13 @@ static int flush_rle(struct tach_writer *w, struct wthread *t)
 	return rc;
 }
 
-/* Input in record order (meta.record_order) holds a run of repeats only while it lasts: a
+/* Input in record order (meta.file->record_order) holds a run of repeats only while it lasts: a
  * sample of another thread ends it, where CPython's writer would hold it until its thread's
  * stack changes. A file read back in record order so gets its records in the same places. */
 static int end_held_run(struct tach_writer *w, struct wthread *t)
 {
 	struct wstate *st = w->state;
-	if (!w->meta.record_order || !st->held || st->held == t)
+	if (!w->meta.file || !w->meta.file->record_order || !st->held || st->held == t)
 		return TACH_OK;
 	struct wthread *h = st->held;
 	st->held = NULL;
@@ -580,9 +580,9 @@ static int write_frames(struct tach_writer *w, uint64_t *len)
  * writes it; *len gets its size (0 without one). */
 static int write_stats(struct tach_writer *w, uint64_t *len)
 {
-	const struct tach_meta *m = &w->meta;
+	const struct tach_file_info *m = w->meta.file;
 	*len = 0;
-	if (!m->has_stats)
+	if (!m || !m->has_stats)
 		return TACH_OK;
 	uint8_t b[56];
 	uint32_t size = m->stats_size == 32 ? 32 : 56;
