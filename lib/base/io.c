@@ -17,6 +17,8 @@ static int read_some(struct tachi_in *in, struct tachi_err *e, uint8_t *p, size_
 		ssize_t k = read(in->fd, p, n);
 		if (k >= 0) {
 			*got = (size_t)k;
+			if (k > 0)
+				in->last_byte = p[k - 1];
 			return TACH_OK;
 		}
 		if (errno != EINTR)
@@ -209,6 +211,13 @@ void tachi_in_drop_buffer(struct tachi_in *in)
 	in->buf = NULL;
 	in->base += in->pos;
 	in->cap = in->pos = in->end = 0;
+}
+
+bool tachi_in_ends_in_lf(const struct tachi_in *in)
+{
+	if (in->whole)
+		return in->size && in->data[in->size - 1] == '\n';
+	return in->last_byte == '\n';
 }
 
 uint64_t tachi_in_offset(const struct tachi_in *in)

@@ -28,6 +28,7 @@ struct tachi_in {
 	uint64_t line;          /* lines handed out so far */
 	uint64_t last_line_off;
 	size_t max_line;
+	uint8_t last_byte;      /* streaming: the last byte read from fd (tachi_in_ends_in_lf) */
 };
 /* Makes the whole input available in data/size: a regular file is mapped, anything else
  * read (at most max_input bytes). */
@@ -42,6 +43,9 @@ int tachi_in_peek(struct tachi_in *in, size_t n, struct tachi_err *e, const uint
 		  size_t *got);
 /* Streaming: the next line without its LF, or TACH_EOF. */
 int tachi_in_next_line(struct tachi_in *in, struct tachi_err *e, const char **line, size_t *len);
+/* At the end of the input: whether its last byte is a LF (a text whose writer ends every
+ * line, perf script's, that ends without one was cut short). */
+bool tachi_in_ends_in_lf(const struct tachi_in *in);
 /* Byte offset of the start of the last line returned. */
 uint64_t tachi_in_offset(const struct tachi_in *in);
 /* Whole-input mode: the reader will not read data[0, upto) again for a while, so a file

@@ -149,11 +149,12 @@ int tachi_in_no_sample(struct tach_reader *r)
 }
 
 /* The end of an input that gave no sample: no input at all is an error for every format
- * (a profile file is never empty; TACH's empty profile has its header). */
+ * (a profile file is never empty; TACH's empty profile has its header), but for one named
+ * whose producer writes nothing when it has no samples (empty_ok). */
 static int end_without_samples(struct tach_reader *r)
 {
 	uint64_t bytes = r->in.whole ? r->in.size : r->in.base + r->in.end;
-	if (!bytes)
+	if (!bytes && !(r->fmt->reader->empty_ok && !r->detected))
 		return RFAIL(r, TACH_E_FORMAT, TACH_POS_OFFSET, 0, "empty input: no profile in it");
 	return TACH_EOF;
 }

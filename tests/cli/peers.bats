@@ -74,3 +74,67 @@ refused() { # file
 		done
 	fi
 }
+
+# A live perf script capture of a short busy program (skips where perf_event_open is refused).
+perf_capture() { # out-file perf-record-options...
+	command -v perf >/dev/null || skip "perf is not installed (Debian: linux-perf)"
+	perf record -q -e cpu-clock -o "$T/probe.data" true >"$T/probe.log" 2>&1 ||
+		skip "perf_event_open refused: $(head -1 "$T/probe.log")"
+	local out=$1
+	shift
+	perf record -q -e cpu-clock "$@" -o "$T/rec.data" -- sh -c 'i=0; while [ $i -lt 200000 ]; do i=$((i+1)); done' >/dev/null 2>&1
+	perf script -i "$T/rec.data" >"$out" 2>/dev/null
+}
+
+@test "point 2: the last perf sample counts, with or without a blank line or a LF after it" {
+	perf_capture "$T/full.perf" -F 999 -g
+	[ "$(grep -c '^$' "$T/full.perf")" -ge 2 ]
+	tach-decode -q --labels perf "$T/full.perf" | LC_ALL=C sort >"$T/want"
+	# perf ends every sample with a blank line; without the last one, the same samples
+	sed '$d' "$T/full.perf" >"$T/noblank.perf"
+	[ -n "$(tail -n 1 "$T/noblank.perf")" ]
+	run --separate-stderr tach-decode --labels perf "$T/noblank.perf"
+	[ "$status" -eq 0 ]
+	[ -z "$stderr" ]
+	printf '%s\n' "$output" | LC_ALL=C sort | diff -u "$T/want" -
+	# nor its LF (speedscope's files): the same, said once
+	head -c -1 "$T/noblank.perf" >"$T/nolf.perf"
+	cat "$T/nolf.perf" | { run --separate-stderr tach-decode --labels perf; [ "$status" -eq 0 ]
+		[[ $stderr == *"warning: the input ends inside this line (no LF after it)"* ]]
+		printf '%s\n' "$output" | LC_ALL=C sort | diff -u "$T/want" -; }
+	# a capture of its first sample alone, with no blank line: one sample
+	sed '/^$/q' "$T/full.perf" | sed '$d' >"$T/one.perf"
+	run --separate-stderr tach-decode -q -F samples "$T/one.perf"
+	[ "$status" -eq 0 ]
+	[ "$(printf '%s\n' "$output" | grep -vc '^@')" -eq 1 ]
+}
+
+@test "point 2: speedscope's and inferno's single-sample perf files read as they read them" {
+	need_peers
+	tach-decode -q --labels perf "$P/corpora/ss/one-sample.linux-perf.txt" | diff -u "$P/expected/ss/one-sample.folded" -
+	tach-decode -q --labels perf "$P/corpora/inferno/single-event.txt" | diff -u "$P/expected/inferno/single-event.folded" -
+	for b in go-stacks java-inline; do
+		tach-decode -q --labels perf "$P/corpora/inferno/$b.txt" | LC_ALL=C sort |
+			diff -u <(LC_ALL=C sort "$P/expected/inferno/$b.folded") -
+	done
+}
+
+@test "point 2: an empty perf input is an empty profile with --from perf only" {
+	perf_capture "$T/empty.perf" -c 100000000000
+	[ ! -s "$T/empty.perf" ]
+	run tach-decode --from perf "$T/empty.perf"
+	[ "$status" -eq 0 ]
+	[ -z "$output" ]
+	tach-decode --from perf -F info <"$T/empty.perf" | grep -qx 'format: perf'
+	tach2pprof -q --from perf -o "$T/e.pb.gz" "$T/empty.perf"
+	[ -s "$T/e.pb.gz" ]
+	run tach-decode "$T/empty.perf"
+	[ "$status" -eq 1 ]
+	[ "$output" = "tach-decode: $T/empty.perf: offset 0: empty input: no profile format to detect" ]
+	run perf2tach -o "$T/o.tach" "$T/empty.perf"
+	[ "$status" -eq 1 ]
+	[ ! -e "$T/o.tach" ]
+	if [ -d "$P/corpora" ]; then
+		tach-decode --from perf -F info "$P/corpora/inferno/no-events.txt" | grep -qx 'format: perf'
+	fi
+}

@@ -1100,20 +1100,27 @@ static int on_line(struct tach_reader *r, const char *s, size_t n, bool *done)
 	return other_line(r, s, n, k, done);
 }
 
-/* perf script ends every sample with a blank line: one without may be cut short, and
- * stackcollapse-perf.pl drops it too; a capture cut inside its first sample has none. */
-static int at_end(struct tach_reader *r)
+/* perf script ends every sample with a blank line, but the last one of a capture may have
+ * none (a one-sample capture, speedscope's and inferno's test files, which have no LF
+ * after their last line either): inferno and speedscope count it, and so does this
+ * (stackcollapse-perf.pl drops it). An input that ends inside a line may have been cut
+ * short there, which is said once. */
+static int at_end(struct tach_reader *r, const struct tach_sample **out)
 {
 	struct perf_rstate *st = r->state;
 	if (st->in_sample && !st->finished) {
-		st->in_sample = false;
-		if (!st->samples)
-			return RFAIL(r, TACH_E_FORMAT, TACH_POS_LINE, st->h_line,
-				     "the capture is cut short inside its first sample (no blank "
-				     "line after it)");
-		tachi_warn(&r->warn, TACH_POS_LINE, st->h_line,
-			   "the last sample has no blank line after it (the capture may be cut "
-			   "short): dropped");
+		bool done = false;
+		if (!tachi_in_ends_in_lf(&r->in))
+			tachi_warn(&r->warn, TACH_POS_LINE, r->in.line,
+				   "the input ends inside this line (no LF after it): the capture "
+				   "may be cut short");
+		int rc = end_sample(r, &done);
+		if (rc)
+			return rc;
+		if (done) {
+			*out = &r->sample;
+			return TACH_OK;
+		}
 	}
 	return finish(r);
 }
@@ -1135,7 +1142,7 @@ static int pr_next(struct tach_reader *r, const struct tach_sample **out)
 		}
 		rc = tachi_in_line(r, &s, &n);
 		if (rc == TACH_EOF)
-			return at_end(r);
+			return at_end(r, out);
 		if (rc)
 			return rc;
 		if ((rc = on_line(r, s, n, &done)))
@@ -1271,6 +1278,7 @@ const struct tachi_reader_ops tachi_perf_reader_ops = {
 	.open = pr_open,
 	.next = pr_next,
 	.free = pr_free,
+	.empty_ok = true,
 };
 
 bool tachi_perf_event_line(const char *s, size_t n, bool *bad, bool *has_ts, bool *has_event)
