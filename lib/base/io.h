@@ -29,7 +29,14 @@ struct tachi_in {
 	uint64_t last_line_off;
 	size_t max_line;
 	uint8_t last_byte;      /* streaming: the last byte read from fd (tachi_in_ends_in_lf) */
+	struct tachi_unpack *unpack; /* compressed input: bytes are read through it */
 };
+/* Compressed input (gzip or zstd, by its magic) is read as what it holds from here on,
+ * the fd's or the memory's: its first bytes are peeked, and when they are such a magic,
+ * every later read decompresses (at most max_out bytes), so detection and every format
+ * see the text or data inside. *kind names the compression, NULL when none. */
+int tachi_in_unpack(struct tachi_in *in, uint64_t max_out, struct tachi_err *e,
+		    const char **kind);
 /* Makes the whole input available in data/size: a regular file is mapped, anything else
  * read (at most max_input bytes). */
 int tachi_in_load(struct tachi_in *in, uint64_t max_input, struct tachi_err *e);

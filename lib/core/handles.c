@@ -115,6 +115,11 @@ static int reader_open(struct tach_reader *r)
 	if (r->err.code)
 		return r->err.code;
 	r->opened = true;
+	/* Every format is read through gzip and zstd: the format's bytes are what's inside. */
+	const char *packed;
+	int urc = tachi_in_unpack(&r->in, r->lim.max_input, &r->err, &packed);
+	if (urc)
+		return urc;
 	if (r->fmt->reader->whole_input) {
 		int rc = tachi_in_load_whole(r);
 		if (rc)

@@ -138,3 +138,103 @@ perf_capture() { # out-file perf-record-options...
 		tach-decode --from perf -F info "$P/corpora/inferno/no-events.txt" | grep -qx 'format: perf'
 	fi
 }
+
+# The same samples from the plain file, its gzip and zstd copies, each from a file and a pipe.
+same_packed() { # file [tach-decode options...]
+	local f=$1
+	shift
+	tach-decode -q -F samples "$@" "$f" >"$T/plain"
+	[ -s "$T/plain" ]
+	gzip -9 -c "$f" >"$T/p.gz"
+	zstd -q -c "$f" >"$T/p.zst"
+	for c in p.gz p.zst; do
+		tach-decode -q -F samples "$@" "$T/$c" | diff -u "$T/plain" - || { echo "$f $c"; return 1; }
+		cat "$T/$c" | tach-decode -q -F samples "$@" | diff -u "$T/plain" - || { echo "$f $c pipe"; return 1; }
+	done
+}
+
+@test "point 3: every format reads the same through gzip and zstd, from a file and a pipe" {
+	command -v zstd >/dev/null || skip "zstd not installed"
+	C=$FIXTURES/tach/cases
+	same_packed "$C/deep_stack_300.tach"
+	same_packed "$FIXTURES/gperf/hotloop/hotloop.prof" --no-symbolize
+	tach2pprof -q -o "$T/x.pb.gz" "$C/threads_interleaved.tach"
+	gzip -dc "$T/x.pb.gz" >"$T/x.pb"
+	same_packed "$T/x.pb"
+	tach2sampler -q -o "$T/x.trace" "$C/threads_interleaved.tach"
+	same_packed "$T/x.trace"
+	same_packed "$TESTDATA/speedscope/pyspy.json"
+	same_packed "$TESTDATA/chrome/worker_trimmed.json"
+	same_packed "$TESTDATA/mixed.samples"
+	same_packed "$FIXTURES/perf/real/sort-fp.perf"
+	same_packed "$TESTDATA/pprof_example.folded"
+	# --from perf of a gzip file reads the text inside, not the compressed bytes
+	gzip -c "$FIXTURES/perf/real/sort-fp.perf" >"$T/s.perf.gz"
+	tach-decode -q --from perf "$T/s.perf.gz" | diff -u <(tach-decode -q "$FIXTURES/perf/real/sort-fp.perf") -
+	# node's own .cpuprofile, gzip'd as .cpuprofile.gz
+	if command -v node >/dev/null; then
+		(cd "$T" && node --cpu-prof --cpu-prof-dir "$T" --cpu-prof-name hot.cpuprofile \
+			-e 'let s = 0; for (let i = 0; i < 3e7; i++) s += i % 7; console.log(s)' >/dev/null)
+		same_packed "$T/hot.cpuprofile"
+	fi
+	# perf.data as perf record writes it
+	if command -v perf >/dev/null && perf record -q -e cpu-clock -o "$T/probe.data" true >/dev/null 2>&1; then
+		perf record -q -e cpu-clock -F 999 -g -o "$T/x.data" -- sh -c 'i=0; while [ $i -lt 100000 ]; do i=$((i+1)); done' >/dev/null 2>&1
+		same_packed "$T/x.data" --no-symbolize
+	fi
+}
+
+@test "point 3: the Firefox Profiler's gzip'd perf and Chrome files read as their plain text" {
+	need_peers
+	for f in "$P"/corpora/ff/*.gz; do
+		gzip -dc "$f" >"$T/plain"
+		tach-decode -q -F samples "$T/plain" >"$T/want"
+		[ -s "$T/want" ]
+		tach-decode -q -F samples "$f" | diff -u "$T/want" - || { echo "$f"; false; }
+	done
+	# the perf captures, against the folded lines the README's tools make of them
+	for b in simple-perf.txt gzip.perf test.perf graphviz.perf; do
+		tach-decode -q --labels perf "$P/corpora/ff/$b.gz" | LC_ALL=C sort >"$T/got"
+		LC_ALL=C sort "$P/expected/ff/$b.folded" | diff -u - "$T/got" || { echo "$b"; false; }
+	done
+}
+
+@test "point 3: hostile compressed input: cut short, trailing bytes, a bomb past --max-input; one line each" {
+	printf 'a;b 3\n' | gzip -c >"$T/t.gz"
+	head -c 15 "$T/t.gz" >"$T/cut.gz"
+	run tach-decode "$T/cut.gz"
+	[ "$status" -eq 1 ]
+	[ "$output" = "tach-decode: $T/cut.gz: offset 15: gzip data: cut short (the compressed input ends inside a member)" ]
+	{ cat "$T/t.gz"; printf 'junk'; } >"$T/tail.gz"
+	run tach-decode "$T/tail.gz"
+	[ "$status" -eq 1 ]
+	[[ $output == "tach-decode: $T/tail.gz: offset "*": bytes after the gzip data that are not another gzip member" ]]
+	# a damaged deflate stream
+	{ head -c 10 "$T/t.gz"; printf '\xff\xff\xff\xff\xff\xff'; } >"$T/bad.gz"
+	run tach-decode "$T/bad.gz"
+	[ "$status" -eq 1 ]
+	[[ $output == *": offset "*": gzip data: "* ]]
+	[ "${#lines[@]}" -eq 1 ]
+	if command -v zstd >/dev/null; then
+		printf 'a;b 3\n' | zstd -q -c | head -c 12 >"$T/cut.zst"
+		run tach-decode "$T/cut.zst"
+		[ "$status" -eq 1 ]
+		[[ $output == *": offset "*": zstd data: "* ]]
+		[ "${#lines[@]}" -eq 1 ]
+	fi
+	# 200 MiB of folded lines pack in 1 MiB: a streaming reader stops at --max-input, soon
+	yes 'a;b 1' | head -c 200M | gzip -1 -c >"$T/bomb.gz"
+	[ "$(wc -c <"$T/bomb.gz")" -lt 2000000 ]
+	run prlimit --as=1000000000 timeout 60 tach-decode --max-input 8M "$T/bomb.gz"
+	[ "$status" -eq 1 ]
+	[[ $output == *"holds more than 8388608 bytes (see --max-input)" ]]
+	[ "${#lines[@]}" -eq 1 ]
+	# the same bomb as a whole-input format (JSON) and through a pipe
+	{ printf '{"traceEvents":['; head -c 200M /dev/zero | tr '\0' ' '; } | gzip -1 -c >"$T/bomb.json.gz"
+	run prlimit --as=1000000000 timeout 60 tach-decode --max-input 8M "$T/bomb.json.gz"
+	[ "$status" -eq 1 ]
+	[[ $output == *"holds more than 8388608 bytes (see --max-input)" ]]
+	run bash -c "cat '$T/bomb.json.gz' | prlimit --as=1000000000 timeout 60 tach-decode --max-input 8M"
+	[ "$status" -eq 1 ]
+	[[ $output == *"holds more than 8388608 bytes (see --max-input)" ]]
+}
