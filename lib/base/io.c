@@ -247,6 +247,26 @@ void tachi_in_release(struct tachi_in *in, size_t upto)
 	}
 }
 
+/* UTF-16 or a BOM inside compressed data (a gzip'd file of a Windows tool): a second
+ * layer over the first, fed the bytes peeked through it. */
+static int unpack_text_inside(struct tachi_in *in, uint64_t max_out, struct tachi_err *e)
+{
+	const uint8_t *p;
+	size_t n;
+	const char *k;
+	int rc = tachi_in_peek(in, 4, e, &p, &n);
+	if (rc || !(k = tachi_unpack_kind(p, n)) || (strcmp(k, "UTF-16LE") && strcmp(k, "UTF-16BE") &&
+						     strcmp(k, "UTF-8")))
+		return rc;
+	struct tachi_unpack *inner = in->unpack;
+	in->unpack = NULL;
+	if ((rc = tachi_unpack_over(&in->unpack, in->buf, in->end, -1, inner, max_out, e)))
+		return rc;
+	in->end = 0;
+	in->eof = false;
+	return TACH_OK;
+}
+
 int tachi_in_unpack(struct tachi_in *in, uint64_t max_out, struct tachi_err *e,
 		    const char **kind)
 {
@@ -263,14 +283,14 @@ int tachi_in_unpack(struct tachi_in *in, uint64_t max_out, struct tachi_err *e,
 		in->data = NULL;
 		in->size = 0;
 		in->whole = false;
-		return TACH_OK;
+		return unpack_text_inside(in, max_out, e);
 	}
 	/* the peeked bytes are compressed ones: they go to the decoder, not to readers */
 	if ((rc = tachi_unpack_new(&in->unpack, in->buf, in->end, in->fd, max_out, e)))
 		return rc;
 	in->end = 0;
 	in->eof = false;
-	return TACH_OK;
+	return unpack_text_inside(in, max_out, e);
 }
 
 void tachi_in_free(struct tachi_in *in)

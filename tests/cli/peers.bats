@@ -238,3 +238,60 @@ same_packed() { # file [tach-decode options...]
 	[ "$status" -eq 1 ]
 	[[ $output == *"holds more than 8388608 bytes (see --max-input)" ]]
 }
+
+@test "point 5: folded stacks in UTF-16 LE and BE with a BOM, UTF-8 with one, # and // comments" {
+	printf '# made by hand\n// a comment\n//\ta tab one\nmain;f\xc3\xa9 3\nmain;g 1\n' >"$T/u8"
+	tach-decode -q "$T/u8" >"$T/want"
+	[ "$(wc -l <"$T/want")" -eq 2 ]
+	grep -qx 'tid:0;main;fé 3' "$T/want"
+	run --separate-stderr tach-decode "$T/u8"
+	[ -z "$stderr" ]
+	{ printf '\xef\xbb\xbf'; cat "$T/u8"; } >"$T/bom8"
+	for enc in UTF-16LE UTF-16BE; do
+		# iconv writes no BOM for an explicit byte order: the BOM first, as Windows tools do
+		{ printf '\xef\xbb\xbf' | iconv -f UTF-8 -t $enc; iconv -f UTF-8 -t $enc "$T/u8"; } >"$T/$enc"
+	done
+	for f in bom8 UTF-16LE UTF-16BE; do
+		tach-decode -q "$T/$f" | diff -u "$T/want" - || { echo "$f"; false; }
+		cat "$T/$f" | tach-decode -q --from collapsed | diff -u "$T/want" - || { echo "$f pipe"; false; }
+		collapsed2tach -q "$T/$f" | tach-decode -q | diff -u "$T/want" -
+		# inside gzip or zstd too (a Windows tool's file, compressed)
+		gzip -c "$T/$f" | tach-decode -q | diff -u "$T/want" -
+		zstd -q -c "$T/$f" >"$T/$f.zst"
+		tach-decode -q "$T/$f.zst" | diff -u "$T/want" -
+	done
+	# a frame that starts with // (a path) is a stack, not a comment
+	printf '//srv/a.js;f 2\n' | tach-decode -q | grep -qx 'tid:0;//srv/a.js;f 2'
+	# the peers' own (speedscope's test files)
+	if [ -d "$P/corpora" ]; then
+		tach-decode -q "$P/corpora/ss/simple.folded.txt" >"$T/ss"
+		for f in simple-utf16-le simple-utf16-be simple-crlf; do
+			tach-decode -q "$P/corpora/ss/$f.folded.txt" | diff -u "$T/ss" - || { echo "$f"; false; }
+		done
+		run --separate-stderr tach-decode "$P/corpora/ss/simple-with-invalids.folded.txt"
+		[ "$stderr" = "tach-decode: $P/corpora/ss/simple-with-invalids.folded.txt:8: warning: 1 line with invalid format ignored; the first is here: the count is not a number" ]
+	fi
+}
+
+@test "point 5: hostile UTF-16: lone surrogates, an odd byte at the end; one line each" {
+	printf '\xff\xfea\x00\x00\xd8b\x00 \x001\x00\n\x00' >"$T/hi"
+	run tach-decode "$T/hi"
+	[ "$status" -eq 1 ]
+	[ "$output" = "tach-decode: $T/hi: offset 4: UTF-16LE text: a high surrogate (0xd800) with no low one after it" ]
+	printf '\xfe\xff\x00a\xdc\x00' >"$T/lo"
+	run tach-decode --from collapsed "$T/lo"
+	[ "$status" -eq 1 ]
+	[ "$output" = "tach-decode: $T/lo: offset 4: UTF-16BE text: a low surrogate (0xdc00) with no high one before it" ]
+	printf '\xff\xfea\x00 \x001\x00\n' >"$T/odd"
+	run tach-decode "$T/odd"
+	[ "$status" -eq 1 ]
+	[ "$output" = "tach-decode: $T/odd: offset 8: UTF-16LE text: cut short (the input ends inside a character)" ]
+	# a surrogate pair is a character: U+1F600
+	printf '\xff\xfe=\xd8\x00\xde \x001\x00\n\x00' | tach-decode -q | grep -qx $'tid:0;\xf0\x9f\x98\x80 1'
+	# a long stream of lone surrogates past the first: the first stops it
+	{ printf '\xff\xfea\x00 \x001\x00\n\x00'; head -c 4000000 /dev/zero | tr '\0' '\334'; } >"$T/many"
+	run timeout 20 tach-decode "$T/many"
+	[ "$status" -eq 1 ]
+	[ "${#lines[@]}" -eq 1 ]
+	[[ $output == *"offset 10: UTF-16LE text: a low surrogate"* ]]
+}

@@ -60,7 +60,7 @@ static bool collapsed_probe(const uint8_t *p, size_t n)
 		size_t k = 0;
 		while (k < len && (s[k] == ' ' || s[k] == '\t'))
 			k++;
-		if (len - k >= 2 && s[k] == '/' && s[k + 1] == '/')
+		if (tachi_collapsed_slash_comment((const char *)s + k, len - k))
 			continue;
 		if (!complete) {
 			if (!good && !bad)
