@@ -295,3 +295,47 @@ same_packed() { # file [tach-decode options...]
 	[ "${#lines[@]}" -eq 1 ]
 	[[ $output == *"offset 10: UTF-16LE text: a low surrogate"* ]]
 }
+
+@test "point 6: inferno's perf rules: cycles and cycles:u one event (not cycles:ppp and cycles:uppp), versioned vmlinux and .ko _[k], jitted-*.so _[j]" {
+	printf '%s\n' 'prog 9 1.000001:  1 cycles:u:' '	 401000 main (/bin/prog)' '' \
+		'prog 9 1.000002:  1 cycles:' '	 401000 main (/bin/prog)' '' \
+		'prog 9 1.000003:  1 cycles:' '	ffffffffc0001000 ext4_write+0x10 (/lib/modules/6.1.0/ext4.ko)' \
+		'	ffffffff81000000 do_syscall_64+0x5 (/usr/lib/debug/boot/vmlinux-6.1.0-13-amd64)' \
+		'	 401000 main (/bin/prog)' '' \
+		'prog 9 1.000004:  1 cycles:u:' '	7f00001000 fib.smx::fib+0x3c (/tmp/jitted-9-123.so)' \
+		'	 401000 main (/bin/prog)' '' \
+		'prog 9 1.000005:  1 instructions:u:' '	 401000 main (/bin/prog)' '' \
+		'prog 9 1.000006:  1 cycles:ppp:' '	 401000 main (/bin/prog)' '' >"$T/ev.perf"
+	run --separate-stderr tach-decode --labels perf --annotate all "$T/ev.perf"
+	[ "$status" -eq 0 ]
+	printf '%s\n' 'prog;main 2' 'prog;main;do_syscall_64_[k];ext4_write_[k] 1' 'prog;main;fib.smx::fib_[j] 1' >"$T/want"
+	printf '%s\n' "$output" | diff -u "$T/want" -
+	[[ $stderr == *"2 samples of other events (instructions:u, ...) skipped"* ]]
+	# without --annotate: the names alone
+	tach-decode -q --labels perf "$T/ev.perf" | grep -qx 'prog;main;do_syscall_64;ext4_write 1'
+	# a BPF program's module is no Python file
+	printf '%s\n' 'prog 9 1.000001:  1 cpu-clock:' '	ffffffffc09ace93 bpf_prog_2b_l4lb+0xb80 (bpf_prog_2b_l4lb)' '' |
+		tach-decode -q --labels perf | grep -qx 'prog;bpf_prog_2b_l4lb 1'
+}
+
+@test "point 6: inferno's own perf corpora fold as inferno's expected files" {
+	need_peers
+	check_inferno() { # name [options]
+		local b=$1
+		shift
+		tach-decode -q --labels perf "$@" "$P/corpora/inferno/$b.txt" | LC_ALL=C sort >"$T/got"
+		LC_ALL=C sort "$P/expected/inferno/$b.folded" | diff -u - "$T/got" || { echo "$b $*"; return 1; }
+	}
+	check_inferno single-event
+	check_inferno single-line-stacks
+	check_inferno go-stacks
+	check_inferno java-inline
+	check_inferno versioned-vmlinux --annotate kernel
+	check_inferno sourcepawn-jitdump --annotate jit
+	# and speedscope's perf files as its expected folded lines
+	for b in forks simple-with-header simple-with-pid system-wide; do
+		[ -e "$P/expected/ss/$b.folded" ] || continue
+		tach-decode -q --labels perf "$P/corpora/ss/$b.linux-perf.txt" | LC_ALL=C sort >"$T/got"
+		LC_ALL=C sort "$P/expected/ss/$b.folded" | diff -u - "$T/got" || { echo "$b"; false; }
+	done
+}

@@ -692,6 +692,21 @@ static bool event_is(const char *e, size_t n, const char *name)
 	return (n == l && !memcmp(e, name, l)) || (n > l && !memcmp(e, name, l) && e[l] == ':');
 }
 
+/* Whether two event names are one event: a name and the same name with a privilege
+ * modifier alone (":u" or ":k"), as inferno reads "cycles" and "cycles:u" in one capture;
+ * other modifiers (precision: cycles:ppp and cycles:uppp) are other events, as inferno's
+ * and the Firefox Profiler's test files have them. */
+static bool same_base(const char *a, size_t an, const char *b, size_t bn)
+{
+	if (an > bn) {
+		const char *t = a;
+		size_t tn = an;
+		a = b, an = bn, b = t, bn = tn;
+	}
+	return !memchr(a, ':', an) && bn == an + 2 && !memcmp(a, b, an) && b[an] == ':' &&
+	       (b[an + 1] == 'u' || b[an + 1] == 'k');
+}
+
 /* Adds an event's name (cut for messages) to a list of names, once. */
 static void note_name(char (*list)[EVENT_NAME_MAX + 1], size_t *count, const char *e,
 		      size_t len)
@@ -737,6 +752,11 @@ static bool wanted(struct perf_rstate *st, const struct hdr *h, uint64_t line, b
 	}
 	if (h->event_len == st->event_len && !memcmp(h->event, st->event, h->event_len))
 		return true;
+	/* cycles and cycles:u: one counter, as inferno reads it */
+	if (same_base(h->event, h->event_len, st->event, st->event_len)) {
+		note_name(st->also, &st->nalso, h->event, h->event_len);
+		return true;
+	}
 	if (st->event_opt && event_is(h->event, h->event_len, st->event_opt)) {
 		note_name(st->also, &st->nalso, h->event, h->event_len);
 		return true;
