@@ -346,3 +346,27 @@ same_packed() { # file [tach-decode options...]
 		LC_ALL=C sort "$P/expected/ss/$b.folded" | diff -u - "$T/got" || { echo "$b"; false; }
 	done
 }
+
+@test "point 4: a bare Chrome event array without its closing ] (the trace-event format allows it) reads whole" {
+	W=$TESTDATA/chrome/worker_trimmed.json
+	tach-decode -q -F samples "$W" >"$T/want"
+	[ -s "$T/want" ]
+	head -c -1 "$W" >"$T/open.json"
+	tach-decode -q -F samples "$T/open.json" | diff -u "$T/want" -
+	{ head -c -1 "$W"; printf ',\n'; } >"$T/comma.json"
+	cat "$T/comma.json" | tach-decode -q -F samples | diff -u "$T/want" -
+	# cut inside an event is still an error, at its end
+	head -c -20 "$W" >"$T/cut.json"
+	run tach-decode "$T/cut.json"
+	[ "$status" -eq 1 ]
+	[[ $output == *": JSON: "* ]]
+	[ "${#lines[@]}" -eq 1 ]
+	# an object's traceEvents array must be closed
+	{ printf '{"traceEvents":'; head -c -1 "$W"; } >"$T/obj.json"
+	run tach-decode "$T/obj.json"
+	[ "$status" -eq 1 ]
+	if [ -d "$P/corpora" ]; then
+		tach-decode -q -F samples "$P/corpora/ss/chrome69-simple.json" >"$T/ss"
+		tach-decode -q -F samples "$P/corpora/ss/chrome69-nobracket.json" | diff -u "$T/ss" -
+	fi
+}
