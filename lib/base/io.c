@@ -8,15 +8,24 @@
 #include <unistd.h>
 
 #include "base/io.h"
+#include "base/unpack.h"
 
 #define IN_CHUNK (1u << 20)
 
 static int read_some(struct tachi_in *in, struct tachi_err *e, uint8_t *p, size_t n, size_t *got)
 {
+	if (in->unpack) {
+		int rc = tachi_unpack_read(in->unpack, p, n, got, e);
+		if (!rc && *got)
+			in->last_byte = p[*got - 1];
+		return rc;
+	}
 	for (;;) {
 		ssize_t k = read(in->fd, p, n);
 		if (k >= 0) {
 			*got = (size_t)k;
+			if (k > 0)
+				in->last_byte = p[k - 1];
 			return TACH_OK;
 		}
 		if (errno != EINTR)
@@ -31,7 +40,7 @@ int tachi_in_load(struct tachi_in *in, uint64_t max_input, struct tachi_err *e)
 	/* Bytes peeked at open (tachi_in_peek) are the start of the input. */
 	size_t peeked = in->end;
 	struct stat st;
-	if (fstat(in->fd, &st) == 0 && S_ISREG(st.st_mode)) {
+	if (!in->unpack && fstat(in->fd, &st) == 0 && S_ISREG(st.st_mode)) {
 		off_t here = lseek(in->fd, 0, SEEK_CUR);
 		/* A mapped file is not held: its pages are the file's own, read on demand and
 		 * given back, so max_input (what a pipe may make us allocate) does not apply. */
@@ -211,6 +220,13 @@ void tachi_in_drop_buffer(struct tachi_in *in)
 	in->cap = in->pos = in->end = 0;
 }
 
+bool tachi_in_ends_in_lf(const struct tachi_in *in)
+{
+	if (in->whole)
+		return in->size && in->data[in->size - 1] == '\n';
+	return in->last_byte == '\n';
+}
+
 uint64_t tachi_in_offset(const struct tachi_in *in)
 {
 	return in->whole ? in->base : in->last_line_off;
@@ -231,8 +247,55 @@ void tachi_in_release(struct tachi_in *in, size_t upto)
 	}
 }
 
+/* UTF-16 or a BOM inside compressed data (a gzip'd file of a Windows tool): a second
+ * layer over the first, fed the bytes peeked through it. */
+static int unpack_text_inside(struct tachi_in *in, uint64_t max_out, struct tachi_err *e)
+{
+	const uint8_t *p;
+	size_t n;
+	const char *k;
+	int rc = tachi_in_peek(in, 4, e, &p, &n);
+	if (rc || !(k = tachi_unpack_kind(p, n)) || (strcmp(k, "UTF-16LE") && strcmp(k, "UTF-16BE") &&
+						     strcmp(k, "UTF-8")))
+		return rc;
+	struct tachi_unpack *inner = in->unpack;
+	in->unpack = NULL;
+	if ((rc = tachi_unpack_over(&in->unpack, in->buf, in->end, -1, inner, max_out, e)))
+		return rc;
+	in->end = 0;
+	in->eof = false;
+	return TACH_OK;
+}
+
+int tachi_in_unpack(struct tachi_in *in, uint64_t max_out, struct tachi_err *e,
+		    const char **kind)
+{
+	const uint8_t *p;
+	size_t n;
+	*kind = NULL;
+	int rc = tachi_in_peek(in, 4, e, &p, &n);
+	if (rc || !(*kind = tachi_unpack_kind(p, n)))
+		return rc;
+	if (in->whole) {
+		/* memory input: decompressed as a stream from the caller's bytes */
+		if ((rc = tachi_unpack_new(&in->unpack, in->data, in->size, -1, max_out, e)))
+			return rc;
+		in->data = NULL;
+		in->size = 0;
+		in->whole = false;
+		return unpack_text_inside(in, max_out, e);
+	}
+	/* the peeked bytes are compressed ones: they go to the decoder, not to readers */
+	if ((rc = tachi_unpack_new(&in->unpack, in->buf, in->end, in->fd, max_out, e)))
+		return rc;
+	in->end = 0;
+	in->eof = false;
+	return unpack_text_inside(in, max_out, e);
+}
+
 void tachi_in_free(struct tachi_in *in)
 {
+	tachi_unpack_free(in->unpack);
 	if (in->map)
 		munmap(in->map, in->map_len);
 	free(in->own);

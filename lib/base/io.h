@@ -28,7 +28,15 @@ struct tachi_in {
 	uint64_t line;          /* lines handed out so far */
 	uint64_t last_line_off;
 	size_t max_line;
+	uint8_t last_byte;      /* streaming: the last byte read from fd (tachi_in_ends_in_lf) */
+	struct tachi_unpack *unpack; /* compressed input: bytes are read through it */
 };
+/* Compressed input (gzip or zstd, by its magic) is read as what it holds from here on,
+ * the fd's or the memory's: its first bytes are peeked, and when they are such a magic,
+ * every later read decompresses (at most max_out bytes), so detection and every format
+ * see the text or data inside. *kind names the compression, NULL when none. */
+int tachi_in_unpack(struct tachi_in *in, uint64_t max_out, struct tachi_err *e,
+		    const char **kind);
 /* Makes the whole input available in data/size: a regular file is mapped, anything else
  * read (at most max_input bytes). */
 int tachi_in_load(struct tachi_in *in, uint64_t max_input, struct tachi_err *e);
@@ -42,6 +50,9 @@ int tachi_in_peek(struct tachi_in *in, size_t n, struct tachi_err *e, const uint
 		  size_t *got);
 /* Streaming: the next line without its LF, or TACH_EOF. */
 int tachi_in_next_line(struct tachi_in *in, struct tachi_err *e, const char **line, size_t *len);
+/* At the end of the input: whether its last byte is a LF (a text whose writer ends every
+ * line, perf script's, that ends without one was cut short). */
+bool tachi_in_ends_in_lf(const struct tachi_in *in);
 /* Byte offset of the start of the last line returned. */
 uint64_t tachi_in_offset(const struct tachi_in *in);
 /* Whole-input mode: the reader will not read data[0, upto) again for a while, so a file

@@ -207,6 +207,7 @@ static int become(struct tach_reader *r, const struct tachi_format *f, size_t in
 	free(r->state);
 	r->state = state;
 	r->fmt = f;
+	r->detected = true;
 	r->meta.source_format = f->name;
 	int rc = TACH_OK;
 	for (size_t i = 0; i < a.n && rc == TACH_OK; i++)

@@ -21,6 +21,9 @@ struct tachi_reader_ops {
 	void (*free)(struct tach_reader *r);
 	bool whole_input;       /* open gets the whole input in r->in.data (mmap or slurp) */
 	bool dict_at_open;      /* open reads every frame the samples can use */
+	/* An empty input is a profile without samples when the format is named, not
+	 * detected: perf script prints nothing for a capture without samples. */
+	bool empty_ok;
 };
 
 struct tachi_writer_ops {

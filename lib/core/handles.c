@@ -117,6 +117,11 @@ static int reader_open(struct tach_reader *r)
 	if (r->err.code)
 		return r->err.code;
 	r->opened = true;
+	/* Every format is read through gzip and zstd: the format's bytes are what's inside. */
+	const char *packed;
+	int urc = tachi_in_unpack(&r->in, r->lim.max_input, &r->err, &packed);
+	if (urc)
+		return urc;
 	if (r->fmt->reader->whole_input) {
 		int rc = tachi_in_load_whole(r);
 		if (rc)
@@ -151,11 +156,12 @@ int tachi_in_no_sample(struct tach_reader *r)
 }
 
 /* The end of an input that gave no sample: no input at all is an error for every format
- * (a profile file is never empty; TACH's empty profile has its header). */
+ * (a profile file is never empty; TACH's empty profile has its header), but for one named
+ * whose producer writes nothing when it has no samples (empty_ok). */
 static int end_without_samples(struct tach_reader *r)
 {
 	uint64_t bytes = r->in.whole ? r->in.size : r->in.base + r->in.end;
-	if (!bytes)
+	if (!bytes && !(r->fmt->reader->empty_ok && !r->detected))
 		return RFAIL(r, TACH_E_FORMAT, TACH_POS_OFFSET, 0, "empty input: no profile in it");
 	return TACH_EOF;
 }

@@ -35,6 +35,7 @@ struct tach_reader {
 	struct tach_sample sample;
 	void *state;
 	bool opened;
+	bool detected;          /* the format was chosen by detection (detect.c), not named */
 	/* the last sample's extras (values.c), NULL when none; set by the format's next */
 	const struct tach_sample_ext *ext;
 	bool dict_grows;        /* next interns strings (labels) after all: no reading thread */

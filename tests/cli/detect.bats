@@ -117,7 +117,7 @@ same_as() { # file importer [importer options...]
 	printf 'hello world\n' | { run tach-decode; [ "$status" -eq 1 ]; }
 }
 
-@test "pprof: raw and gzip, from a file and a pipe; gzip text and a damaged start are not" {
+@test "pprof: raw and gzip, from a file and a pipe; a damaged start is not" {
 	tach2pprof -q "$CASES/threads_interleaved.tach" -o "$T/p.pb.gz"
 	gzip -dc "$T/p.pb.gz" >"$T/p.pb"
 	tach-decode "$CASES/threads_interleaved.tach" | sort >"$T/want"
@@ -126,10 +126,11 @@ same_as() { # file importer [importer options...]
 		[[ ${lines[0]} == *": pprof input" ]]
 		cat "$T/$f" | tach-decode | sort | diff -u "$T/want" -
 	done
+	# gzip'd text is read as the text inside (tests/cli/peers.bats has every format)
 	printf 'a;b 3\n' | gzip -c >"$T/t.gz"
-	run tach-decode "$T/t.gz"
-	[ "$status" -eq 1 ]
-	[[ $output == *'not recognized: it starts "\x1f\x8b'* ]]
+	run tach-decode -q "$T/t.gz"
+	[ "$status" -eq 0 ]
+	[ "$output" = "tid:0;a;b 3" ]
 	# a wire type that no profile.proto field has, within the first bytes
 	{ printf '\x0b'; cat "$T/p.pb"; } >"$T/bad.pb"
 	run tach-decode "$T/bad.pb"

@@ -76,7 +76,7 @@ PY
 	[ "$(stat -c %s bomb.pb.gz)" -lt 1000000 ]
 	run tach-decode --max-input 16M bomb.pb.gz
 	[ "$status" -eq 1 ]
-	[ "$output" = "tach-decode: bomb.pb.gz: the uncompressed profile exceeds 16777216 bytes (see --max-input)" ]
+	[ "$output" = "tach-decode: bomb.pb.gz: the gzip input holds more than 16777216 bytes (see --max-input)" ]
 	small=$(peak_kib_failing tach-decode --max-input 16M bomb.pb.gz)
 	big=$(peak_kib_failing tach-decode --max-input 112M bomb.pb.gz)
 	echo "16M: $small KiB, 112M: $big KiB"

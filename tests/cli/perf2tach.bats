@@ -28,8 +28,11 @@ same_lines() { # want got
 		b=$(basename "$f" .txt)
 		for o in "${OPTS[@]}"; do
 			suf=${o%%|*}
+			# the script drops a last sample with no blank line after it (we count it, as
+			# inferno does): it reads the capture up to its last blank line
+			tac "$f" | sed -n '/^$/,$p' | tac >"$T/in.txt"
 			# shellcheck disable=SC2086
-			tach-decode -q --labels perf ${o#*|} "$f" >"$T/got"
+			tach-decode -q --labels perf ${o#*|} "$T/in.txt" >"$T/got"
 			same_lines "$P/expected/$b-collapsed$suf.txt" "$T/got" || { echo "$b $o"; false; }
 			n=$((n + 1))
 		done
@@ -77,11 +80,11 @@ same_lines() { # want got
 	tach-decode --format info "$T/p.tach" | grep -qx 'sample_interval_us: 10101'
 	tach-decode --format samples "$T/p.tach" | grep -v '^@' | cut -f1 >"$T/s"
 	head -1 "$T/s" | grep -qx '29776 0 666709771979 4'
-	# 11 samples, the last one without its blank line dropped with a warning
-	[ "$(wc -l <"$T/s")" -eq 10 ]
+	# 11 samples, the last one without its blank line after it too (its last line has its LF)
+	[ "$(wc -l <"$T/s")" -eq 11 ]
 	run perf2tach "$P/inputs/perf-dd-stacks-01.txt" -o "$T/p.tach"
 	[ "$status" -eq 0 ]
-	[[ "$output" == *"perf-dd-stacks-01.txt:71: warning: the last sample has no blank line after it"* ]]
+	[ -z "$output" ]
 	# pprof: cpu time = samples x interval
 	tach-decode -q -F samples "$P/inputs/perf-dd-stacks-01.txt" | grep -qx '@interval_us 10101'
 }
@@ -307,12 +310,13 @@ check_live() {
 }
 
 @test "a capture cut inside its first sample says so; NUL and ESC further on do not stop detection" {
+	# cut inside its first frame line: the event line is the sample, the broken line is
+	# skipped, and that the input ends inside a line is said
 	head -c 120 "$P/real/sort-fp.perf" >"$T/cut.perf"
-	run tach-decode "$T/cut.perf"
-	[ "$status" -eq 1 ]
-	[[ "$output" == *"cut.perf:1: the capture is cut short inside its first sample"* ]]
-	run tach-decode --from perf "$T/cut.perf"
-	[[ "$output" == *"cut short inside its first sample"* ]]
+	run tach-decode --labels perf "$T/cut.perf"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"cut.perf:2: warning: the input ends inside this line (no LF after it): the capture may be cut short"* ]]
+	[[ "$output" == *"sort 2004008"* ]]
 	{ head -n 30 "$P/real/sort-fp.perf"; printf 'a\001\033[1m 77 1.5: 1 cpu-clock:pppH:\n\t1 f\000g (/x)\n\n'; } >"$T/nul.perf"
 	run tach-decode -q --labels perf "$T/nul.perf"
 	[ "$status" -eq 0 ]

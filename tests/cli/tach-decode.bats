@@ -522,6 +522,11 @@ sums_directly_and_through_tach() { # generator, name
 	for f in $(tach-decode --from help); do
 		run bash -c ": | tach-decode --from $f"
 		echo "$f: $output"
+		# perf script prints nothing for a capture without samples: an empty profile
+		if [ "$f" = perf ]; then
+			[ "$status" -eq 0 ] && [ -z "$output" ]
+			continue
+		fi
 		[ "$status" -eq 1 ]
 		[[ $output == "tach-decode: <stdin>: offset 0: "* ]]
 	done

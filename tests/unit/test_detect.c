@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <zlib.h>
 
 #include "check.h"
 #include "core/handles.h"
@@ -172,9 +173,39 @@ static void pipe_input(void)
 	free(bin);
 }
 
+/* Memory input through the decoders below every reader (base/unpack.c): gzip of folded
+ * stacks (made here with zlib), UTF-16LE with its BOM, a UTF-8 BOM; a cut gzip fails. */
+static void packed_memory(void)
+{
+	static const char folded[] = "a;b;c 7\nmain;x 2\n";
+	uint8_t gz[256];
+	z_stream z;
+	memset(&z, 0, sizeof(z));
+	CHECK(deflateInit2(&z, 6, Z_DEFLATED, 16 + MAX_WBITS, 8, Z_DEFAULT_STRATEGY) == Z_OK);
+	z.next_in = (Bytef *)folded;
+	z.avail_in = sizeof(folded) - 1;
+	z.next_out = gz;
+	z.avail_out = sizeof(gz);
+	CHECK(deflate(&z, Z_FINISH) == Z_STREAM_END);
+	size_t n = sizeof(gz) - z.avail_out;
+	deflateEnd(&z);
+	expect((const char *)gz, n, "collapsed", 9);
+	uint64_t w;
+	int rc;
+	detect(gz, n - 9, &w, &rc);
+	CHECK(rc == TACH_E_FORMAT);
+	char u16[2 * sizeof(folded)] = { (char)0xff, (char)0xfe };
+	for (size_t i = 0; i + 1 < sizeof(folded); i++)
+		u16[2 + 2 * i] = folded[i];
+	expect(u16, 2 * sizeof(folded), "collapsed", 9);
+	static const char bom8[] = "\xef\xbb\xbf" "a;b;c 7\n";
+	expect(bom8, sizeof(bom8) - 1, "collapsed", 7);
+}
+
 int main(void)
 {
 	probes();
+	packed_memory();
 	failures();
 	pipe_input();
 	return check_failures != 0;

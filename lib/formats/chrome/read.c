@@ -3,7 +3,8 @@
  * disabled-by-default-v8.cpu_profiler (node_trace.1.log).
  *
  * A file is an object with a "traceEvents" array (other keys skipped) or a bare array of
- * events. Read of them: "Profile" events, args.data.startTime (µs of V8's clock) starting
+ * events, which may end without its "]" (the format allows it: Chrome leaves it open when
+ * tracing stops abruptly). Read of them: "Profile" events, args.data.startTime (µs of V8's clock) starting
  * the profile of their "id" in their "pid"; "ProfileChunk" events adding to it
  * args.data.cpuProfile.nodes (each with "parent", as in a .cpuprofile), .samples and
  * args.data.timeDeltas (in cpuProfile too, where some producers put it), the first delta
@@ -203,6 +204,23 @@ static int event(struct tach_reader *r, struct tachi_json *j, uint64_t off, uint
 	return TACH_OK;
 }
 
+/* A bare event array that the input ends inside, after a whole event (and its comma):
+ * the trace-event format lets a writer leave the array open, and Chrome does when tracing
+ * stops abruptly. */
+static bool ends_open(const struct tachi_json *j)
+{
+	size_t i = j->pos;
+	bool comma = false;
+	for (; i < j->n; i++) {
+		uint8_t c = j->p[i];
+		if (c == ',' && !comma)
+			comma = true;
+		else if (c != ' ' && c != '\t' && c != '\n' && c != '\r')
+			return false;
+	}
+	return j->depth == 1;
+}
+
 /* The event array: the top value or the top object's "traceEvents". */
 static int events(struct tach_reader *r)
 {
@@ -226,7 +244,8 @@ static int events(struct tach_reader *r)
 		return tachi_jr_bad(r, t.off, "not a Chrome trace: expected an object or an array");
 	}
 	uint32_t seq = 0;
-	while (!(rc = tachi_json_elem(&j, &more)) && more) {
+	bool open = false;
+	while (!(open = off == NONE && ends_open(&j)) && !(rc = tachi_json_elem(&j, &more)) && more) {
 		if ((rc = tachi_json_value(&j, &t)))
 			return rc;
 		if (t.type != TJ_OBJECT)
@@ -236,7 +255,7 @@ static int events(struct tach_reader *r)
 		if ((rc = event(r, &j, t.off, seq++)))
 			return rc;
 	}
-	if (!rc && off == NONE)
+	if (!rc && off == NONE && !open)
 		rc = tachi_json_end(&j);
 	return rc;
 }

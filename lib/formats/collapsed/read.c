@@ -8,6 +8,8 @@
  * option, or its auto default (austin's files; counts all multiples of one number >= 1000),
  * makes it a weight of whole intervals, never one sample per µs. Accepted: LF or CRLF,
  * blank lines, '#' comments (austin's "# interval:" and "# python:" go into the metadata),
+ * "//" comments ("//" then white space), UTF-16 with its BOM and a UTF-8 BOM (read as
+ * UTF-8 below the reader, base/unpack.c),
  * space or TAB before the count, white space around the line, fractional counts (rounded, or
  * scaled by the factor option), differential lines "stack A B" (one column kept, or with
  * diff=both both: B as a sample, A as a sample marked TACH_STATUS_BASELINE; whether a file
@@ -719,6 +721,8 @@ static int cr_open(struct tach_reader *r)
 			meta_line(r, s, n);
 			continue;
 		}
+		if (tachi_collapsed_slash_comment(s, n))
+			continue;
 		if ((rc = add_ahead(r, s, n)))
 			return rc;
 		sniff_line(st, s, n);
@@ -825,6 +829,8 @@ static int next_line(struct tach_reader *r, const char **s, size_t *n)
 			meta_line(r, *s, *n);
 			continue;
 		}
+		if (tachi_collapsed_slash_comment(*s, *n))
+			continue;
 		return TACH_OK;
 	}
 }

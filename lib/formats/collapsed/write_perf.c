@@ -8,13 +8,14 @@
  *     Stacks without one (from other formats) start at their outermost frame.
  *   - A function "0xADDR" is perf's "[unknown]" at that address: "[dso]" by the dso's base
  *     name, "[unknown]" without one, "[dso <ADDR>]" with addrs.
- *   - A frame whose file is no binary (not starting '/' or '[', not "inlined") or is a .py
- *     file is a CPython -X perf frame, "py::FUNC:FILE", from a perf map.
+ *   - A frame whose file is a .py file or a pseudo-file ("<frozen ...>", "<string>") is a
+ *     CPython -X perf frame, "py::FUNC:FILE", from a perf map.
  *   - Per "->"-separated piece (perf-map-agent's unfolded Java inlining): ';' as ':', the
  *     text from the first '(' dropped (not Go's ".(*T).M", not "(anonymous namespace)"),
  *     quotes dropped, Java's "L" dropped when the comm is "java"; pieces after the first
- *     marked "_[i]", else kernel frames ('[' dso or vmlinux) "_[k]" and JIT frames (a
- *     /tmp/perf-PID.map) "_[j]" when asked (annotate).
+ *     marked "_[i]", else kernel frames ('[' dso, a .ko, a vmlinux file, versioned or
+ *     not, as inferno takes them) "_[k]" and JIT frames (a /tmp/perf-PID.map, or a
+ *     jitdump's jitted-PID-N.so as inferno takes it) "_[j]" when asked (annotate).
  *   - Lines that print alike are one line, their counts summed; lines sorted by text.
  * Bytes are printed as they are, as the script prints them. The texts of the distinct
  * lines are held until the end (as the script holds them): memory follows distinct stacks.
@@ -105,8 +106,30 @@ static bool has(const char *s, size_t n, const char *sub)
 	return false;
 }
 
+/* A kernel module as inferno takes one: "[name]" but "[unknown]", a .ko file, or a vmlinux
+ * file, versioned ("vmlinux-5.4.14-cloudflare-2020.1.11") or not. */
+static bool is_kernel_mod(const char *m, size_t n)
+{
+	if (n == 9 && !memcmp(m, "[unknown]", 9))
+		return false;
+	if ((n && m[0] == '[') || (n >= 3 && !memcmp(m + n - 3, ".ko", 3)))
+		return true;
+	for (size_t i = n; i >= 7; i--)
+		if (!memcmp(m + i - 7, "vmlinux", 7)) {
+			for (size_t k = i; k < n; k++)
+				if (!((m[k] >= '0' && m[k] <= '9') || (m[k] >= 'a' && m[k] <= 'z') ||
+				      (m[k] >= 'A' && m[k] <= 'Z') || m[k] == '-' || m[k] == '.' || m[k] == '_'))
+					return false;
+			return true;
+		}
+	return false;
+}
+
+/* A JIT's module: perf-map-agent's /tmp/perf-PID.map, or a jitdump's jitted-PID-N.so. */
 static bool is_perf_map(const char *m, size_t n)
 {
+	if (n >= 3 && !memcmp(m + n - 3, ".so", 3) && has(m, n, "/jitted-"))
+		return true;
 	for (size_t i = 0; i + 15 <= n; i++) {
 		if (memcmp(m + i, "/tmp/perf-", 10))
 			continue;
@@ -181,8 +204,7 @@ static bool piece_text(const struct tachi_perf_labels *pl, struct tachi_buf *b, 
 	size_t tl = b->len - from;
 	if (inl)
 		return has(t, tl, "_[i]") || tachi_buf_add(b, "_[i]", 4);
-	if (pl->kernel && ((ml && mod[0] == '[') || (ml >= 7 && !memcmp(mod + ml - 7, "vmlinux", 7))) &&
-	    !has(mod, ml, "unknown"))
+	if (pl->kernel && is_kernel_mod(mod, ml) && !has(mod, ml, "unknown"))
 		return tachi_buf_add(b, "_[k]", 4);
 	if (pl->jit && jit)
 		return has(t, tl, "_[j]") || tachi_buf_add(b, "_[j]", 4);
@@ -203,8 +225,9 @@ static bool frame_text(struct pout *o, struct tachi_buf *b, const char *file, si
 	struct tachi_buf *raw = &o->piece;
 	const char *pc = "";
 	size_t pcl = 0;
-	bool py = (fl && file[0] != '/' && file[0] != '[' && !(fl == 7 && !memcmp(file, "inlined", 7))) ||
-		  ends_with(file, fl, ".py");
+	/* CPython's files: a .py path or a pseudo-file ("<frozen ...>", "<string>"); a module
+	 * perf names by its own name (a BPF program's "bpf_prog_...") is no Python file */
+	bool py = (fl && file[0] == '<') || ends_with(file, fl, ".py");
 	raw->len = 0;
 	if (py) {
 		if (!tachi_buf_add(raw, "py::", 4) || !tachi_buf_add(raw, func, nl) ||

@@ -13,8 +13,11 @@
 /* The first data line is an event line (comm, then a pid[/tid] word, an indent before
  * the comm where perf right-aligns it) with a time and an event ("secs.frac: [period]
  * event:", as a capture without call chains has, its ip sym (dso) after them), or one
- * followed by a frame line (indented or not, as older perf versions print them). Folded
- * stacks ("a;b 12") have neither. */
+ * followed by a frame line (indented or not, as older perf versions print them) whose
+ * module is a path or a bracketed name ("(/bin/java)", "([kernel.kallsyms])"), as perf
+ * prints every module: a table of numbers and names ("Total: 221 samples", then
+ * "108  48.9% ... f (inline)", pprof's text report) is no capture. Folded stacks
+ * ("a;b 12") have neither. */
 static bool pr_probe(const uint8_t *p, size_t n)
 {
 	const char *s;
@@ -27,7 +30,12 @@ static bool pr_probe(const uint8_t *p, size_t n)
 		return true;
 	if (!tachi_perf_probe_next(p, n, &at, &s, &len, &k))
 		return false;
-	return tachi_perf_frame_line(s + k, len - k);
+	if (!tachi_perf_frame_line(s + k, len - k))
+		return false;
+	const char *open = s + len;
+	while (open > s + k && open[-1] != '(')
+		open--;
+	return open < s + len && (*open == '/' || *open == '[');
 }
 
 /* perf script --header's comment block: a window of comments that may pass the first

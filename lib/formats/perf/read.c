@@ -692,6 +692,21 @@ static bool event_is(const char *e, size_t n, const char *name)
 	return (n == l && !memcmp(e, name, l)) || (n > l && !memcmp(e, name, l) && e[l] == ':');
 }
 
+/* Whether two event names are one event: a name and the same name with a privilege
+ * modifier alone (":u" or ":k"), as inferno reads "cycles" and "cycles:u" in one capture;
+ * other modifiers (precision: cycles:ppp and cycles:uppp) are other events, as inferno's
+ * and the Firefox Profiler's test files have them. */
+static bool same_base(const char *a, size_t an, const char *b, size_t bn)
+{
+	if (an > bn) {
+		const char *t = a;
+		size_t tn = an;
+		a = b, an = bn, b = t, bn = tn;
+	}
+	return !memchr(a, ':', an) && bn == an + 2 && !memcmp(a, b, an) && b[an] == ':' &&
+	       (b[an + 1] == 'u' || b[an + 1] == 'k');
+}
+
 /* Adds an event's name (cut for messages) to a list of names, once. */
 static void note_name(char (*list)[EVENT_NAME_MAX + 1], size_t *count, const char *e,
 		      size_t len)
@@ -737,6 +752,11 @@ static bool wanted(struct perf_rstate *st, const struct hdr *h, uint64_t line, b
 	}
 	if (h->event_len == st->event_len && !memcmp(h->event, st->event, h->event_len))
 		return true;
+	/* cycles and cycles:u: one counter, as inferno reads it */
+	if (same_base(h->event, h->event_len, st->event, st->event_len)) {
+		note_name(st->also, &st->nalso, h->event, h->event_len);
+		return true;
+	}
 	if (st->event_opt && event_is(h->event, h->event_len, st->event_opt)) {
 		note_name(st->also, &st->nalso, h->event, h->event_len);
 		return true;
@@ -1100,20 +1120,27 @@ static int on_line(struct tach_reader *r, const char *s, size_t n, bool *done)
 	return other_line(r, s, n, k, done);
 }
 
-/* perf script ends every sample with a blank line: one without may be cut short, and
- * stackcollapse-perf.pl drops it too; a capture cut inside its first sample has none. */
-static int at_end(struct tach_reader *r)
+/* perf script ends every sample with a blank line, but the last one of a capture may have
+ * none (a one-sample capture, speedscope's and inferno's test files, which have no LF
+ * after their last line either): inferno and speedscope count it, and so does this
+ * (stackcollapse-perf.pl drops it). An input that ends inside a line may have been cut
+ * short there, which is said once. */
+static int at_end(struct tach_reader *r, const struct tach_sample **out)
 {
 	struct perf_rstate *st = r->state;
 	if (st->in_sample && !st->finished) {
-		st->in_sample = false;
-		if (!st->samples)
-			return RFAIL(r, TACH_E_FORMAT, TACH_POS_LINE, st->h_line,
-				     "the capture is cut short inside its first sample (no blank "
-				     "line after it)");
-		tachi_warn(&r->warn, TACH_POS_LINE, st->h_line,
-			   "the last sample has no blank line after it (the capture may be cut "
-			   "short): dropped");
+		bool done = false;
+		if (!tachi_in_ends_in_lf(&r->in))
+			tachi_warn(&r->warn, TACH_POS_LINE, r->in.line,
+				   "the input ends inside this line (no LF after it): the capture "
+				   "may be cut short");
+		int rc = end_sample(r, &done);
+		if (rc)
+			return rc;
+		if (done) {
+			*out = &r->sample;
+			return TACH_OK;
+		}
 	}
 	return finish(r);
 }
@@ -1135,7 +1162,7 @@ static int pr_next(struct tach_reader *r, const struct tach_sample **out)
 		}
 		rc = tachi_in_line(r, &s, &n);
 		if (rc == TACH_EOF)
-			return at_end(r);
+			return at_end(r, out);
 		if (rc)
 			return rc;
 		if ((rc = on_line(r, s, n, &done)))
@@ -1271,6 +1298,7 @@ const struct tachi_reader_ops tachi_perf_reader_ops = {
 	.open = pr_open,
 	.next = pr_next,
 	.free = pr_free,
+	.empty_ok = true,
 };
 
 bool tachi_perf_event_line(const char *s, size_t n, bool *bad, bool *has_ts, bool *has_event)

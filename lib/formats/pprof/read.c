@@ -453,61 +453,6 @@ static int pr_next(struct tach_reader *r, const struct tach_sample **out)
 
 /* ---- open ---- */
 
-/* Inflates every gzip member of the input into st->own, at most max bytes. */
-static int inflate_all(struct tach_reader *r, uint64_t max)
-{
-	struct pprof_rstate *st = r->state;
-	z_stream z;
-	memset(&z, 0, sizeof(z));
-	if (inflateInit2(&z, 16 + MAX_WBITS) != Z_OK)
-		return RFAIL(r, TACH_E_NOMEM, TACH_POS_NONE, 0, "out of memory");
-	z.next_in = (Bytef *)r->in.data;
-	z.avail_in = 0;
-	size_t left = r->in.size, cap = 0, len = 0;
-	int zr = Z_OK, rc = TACH_OK;
-	while (!rc) {
-		if (!z.avail_in && left) {
-			z.avail_in = left > UINT32_MAX ? UINT32_MAX : (uInt)left;
-			left -= z.avail_in;
-		}
-		if (zr == Z_STREAM_END) {
-			/* Go reads one member after another, and refuses anything else after one */
-			if (!z.avail_in)
-				break;
-			if (z.avail_in < 2 || z.next_in[0] != 0x1f || z.next_in[1] != 0x8b) {
-				rc = RFAIL(r, TACH_E_FORMAT, TACH_POS_OFFSET, r->in.size - left - z.avail_in,
-					   "bytes after the gzip data that are not another gzip member");
-				break;
-			}
-			inflateReset(&z);
-		}
-		if (len > max || (len == cap && !TACHI_RESERVE(st->own, cap, len + (len < (1u << 20) ? (1u << 16) : len / 2)))) {
-			rc = len > max ? RFAIL(r, TACH_E_LIMIT, TACH_POS_NONE, 0,
-					       "the uncompressed profile exceeds %llu bytes (see --max-input)",
-					       (unsigned long long)max)
-					: RFAIL(r, TACH_E_NOMEM, TACH_POS_NONE, 0, "out of memory");
-			break;
-		}
-		/* at most one byte past the limit: a bomb costs max, not the next growth step */
-		size_t room = cap - len;
-		if (room > max + 1 - len)
-			room = (size_t)(max + 1 - len);
-		z.next_out = st->own + len;
-		z.avail_out = (uInt)(room < UINT32_MAX ? room : UINT32_MAX);
-		size_t before = z.avail_out;
-		zr = inflate(&z, Z_NO_FLUSH);
-		len += before - z.avail_out;
-		if (zr != Z_OK && zr != Z_STREAM_END && !(zr == Z_BUF_ERROR && z.avail_out == 0))
-			rc = RFAIL(r, TACH_E_FORMAT, TACH_POS_OFFSET, r->in.size - left - z.avail_in,
-				   "gzip data: %s", zr == Z_BUF_ERROR ? "cut short" :
-				   z.msg ? z.msg : "invalid");
-	}
-	inflateEnd(&z);
-	st->d = st->own;
-	st->size = len;
-	return rc;
-}
-
 static int read_tables(struct tach_reader *r)
 {
 	struct pprof_rstate *st = r->state;
@@ -533,13 +478,10 @@ static int pr_open(struct tach_reader *r)
 {
 	struct pprof_rstate *st = r->state;
 	int rc;
+	/* gzip input is inflated below the reader (base/unpack.c), for every format */
 	st->d = r->in.data;
 	st->size = r->in.size;
-	if (st->size >= 2 && st->d[0] == 0x1f && st->d[1] == 0x8b) {
-		st->gz = true;
-		if ((rc = inflate_all(r, r->lim.max_input)))
-			return rc;
-	}
+	st->gz = r->in.unpack != NULL;
 	if ((rc = read_tables(r)) || (rc = tachi_pr_all_frames(r)))
 		return rc;
 	struct tach_meta *m = &r->meta;
@@ -580,7 +522,6 @@ static void pr_free(struct tach_reader *r)
 {
 	struct pprof_rstate *st = r->state;
 	free(st->sample_index);
-	free(st->own);
 	free(st->soff);
 	free(st->slen);
 	free(st->sid);

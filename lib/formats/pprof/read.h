@@ -56,10 +56,9 @@ struct ploc {
 
 struct pprof_rstate {
 	char *sample_index;  /* option */
-	uint8_t *own;        /* the inflated protobuf of a gzip input */
 	const uint8_t *d;
 	size_t size;
-	bool gz;
+	bool gz;             /* compressed input: offsets are in what it holds */
 	size_t *soff;        /* string i: bytes [soff[i], soff[i] + slen[i]) */
 	uint32_t *slen, *sid; /* sid: dict id, NO_STR until used */
 	size_t nstr, soff_cap, slen_cap;
