@@ -2,6 +2,7 @@
 """Compares tachfmt's samples of a JFR recording with the JDK's own reading of it.
 
 usage: jfr_compare.py [--depth N] SAMPLES_TEXT PRINT_JSON [EVENT_TYPE...]
+       jfr_compare.py --folded FOLDED PRINT_JSON [EVENT_TYPE...]
 
 SAMPLES_TEXT is `tach-decode -F samples X.jfr`; PRINT_JSON is `jfr print --json X.jfr` (or
 a .zst of it). The events of the listed types (default: jdk.ExecutionSample,
@@ -14,6 +15,10 @@ class.method (a bare name for native code), the line (0: none) and the frame typ
 --depth N: the JSON was printed with --stack-depth N (jfr print's default is 5): only the
 leaf N frames of each of our stacks are compared, with N frames present wherever the
 JDK's stack has N.
+--folded: FOLDED is `tach-decode X.jfr` (cpython labels, with --total where it applies),
+compared with the events' values summed per thread and whole stack: one, or what jfrconv's
+--total adds up (a wall-clock event's samples, an allocation's bytes, a lock's delay in
+ns).
 Prints what differs and exits 1, or prints how many samples agree.
 """
 import datetime
@@ -121,7 +126,8 @@ def duration_ns(s):
     m = re.fullmatch(r"(-?)PT(?:(\d+)H)?(?:(\d+)M)?(?:(\d+)(?:\.(\d+))?S)?", s)
     if not m:
         raise ValueError(s)
-    h, mi, sec, frac = (int(m.group(i) or 0) for i in (2, 3, 4)) + (m.group(5) or "",)
+    h, mi, sec = (int(m.group(i) or 0) for i in (2, 3, 4))
+    frac = m.group(5) or ""
     ns = ((h * 60 + mi) * 60 + sec) * 1000000000 + int(frac.ljust(9, "0")[:9] or 0)
     return -ns if m.group(1) else ns
 
@@ -134,6 +140,8 @@ def event_value(e):
         return v.get("samples", 1)
     if t == "jdk.ObjectAllocationSample":
         return v.get("weight", 0)
+    if t == "jdk.ObjectAllocationInNewTLAB" and v.get("tlabSize"):
+        return v["tlabSize"]
     if t.startswith("jdk.ObjectAllocation"):
         return v.get("allocationSize", 0)
     if t in ("jdk.JavaMonitorEnter", "jdk.ThreadPark"):
@@ -150,8 +158,60 @@ def load_json(path):
     return json.loads(data)["recording"]["events"]
 
 
+def read_folded(path):
+    """tid:N;[comm]:NAME:0;FILE:FUNC:LINE;... COUNT into {(name, frames leaf first): sum}."""
+    out = {}
+    for line in open(path, encoding="utf-8"):
+        stack, _, count = line.rstrip("\n").rpartition(" ")
+        parts = stack.split(";")
+        name, frames = None, []
+        for p in parts[1:]:
+            file, _, rest = p.partition(":")
+            func, _, ln = rest.rpartition(":")
+            if file == "[comm]":
+                name = func
+            else:
+                frames.append((file, func, int(ln) or None))
+        key = (name, tuple(reversed(frames)))
+        out[key] = out.get(key, 0) + int(count)
+    return out
+
+
+def folded_main(args):
+    ours = read_folded(args[0])
+    types = args[2:] or DEFAULT
+    events = [e for e in load_json(args[1]) if e["type"] in types]
+    kernel = any(fr.get("type") in ("Kernel", "C++")
+                 for e in events for fr in ((e["values"].get("stackTrace") or {})
+                                            .get("frames") or []))
+    theirs = {}
+    for e in events:
+        v = e["values"]
+        th = v.get("sampledThread") or v.get("eventThread") or {}
+        frames = expect_frames((v.get("stackTrace") or {}).get("frames") or [], kernel)
+        if e["type"] in CLASS_FRAMES:
+            field, file = CLASS_FRAMES[e["type"]]
+            cls = v.get(field)
+            if cls is not None:
+                frames = [(file, java_class(cls.get("name") or "null"), None)] + frames
+        if not frames or not event_value(e):
+            continue
+        key = (th.get("javaName") or th.get("osName"), tuple(frames))
+        theirs[key] = theirs.get(key, 0) + event_value(e)
+    bad = [k for k in set(ours) | set(theirs) if ours.get(k) != theirs.get(k)]
+    for k in sorted(bad, key=str)[:10]:
+        print(f"{k[0]} {k[1][:3]}...: {ours.get(k)}, the JDK's events {theirs.get(k)}")
+    if bad:
+        print(f"{len(bad)} stacks differ")
+        return 1
+    print(f"{len(ours)} stacks of {sum(ours.values())} equal the JDK's events' values")
+    return 0
+
+
 def main():
     args = sys.argv[1:]
+    if args[0] == "--folded":
+        return folded_main(args[1:])
     depth = None
     if args[0] == "--depth":
         depth = int(args[1])

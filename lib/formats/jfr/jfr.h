@@ -93,10 +93,9 @@ struct jfr_method {
 	bool native;           /* named as native code (by its frame's type) */
 };
 
-/* A thread state seen in the chunk: its key, label string and status. */
+/* A thread state seen in the chunk: its key and status. */
 struct jfr_tstate {
 	uint64_t key;
-	uint32_t label;
 	uint8_t status;
 };
 
@@ -150,9 +149,7 @@ struct jfr_state {
 	size_t sbuf_cap;
 	int64_t vals[2];
 	struct tach_value_type vtypes[2];
-	struct tach_label labels[2];
 	struct tach_sample_ext ext;
-	uint32_t key_state;      /* dict string "thread state" */
 	uint64_t chunks;
 };
 

@@ -22,8 +22,8 @@
  *   - timestamp: the event's start in ticks as the JDK converts it (chunk start + ticks
  *     since the chunk's start ticks / ticks per ns), µs since the epoch, rounded down;
  *   - status: on CPU for STATE_RUNNABLE (the JDK) and STATE_DEFAULT (async-profiler's CPU
- *     samples), none for the other states, unknown without one; the state's name comes as
- *     the label "state";
+ *     samples), none (idle) for the other states, unknown without one (allocations, locks);
+ *     writers keep it (pprof as its "thread state" label), the state's JFR name is not kept;
  *   - frames, leaf first: "class.method" with the class as the JVM names it
  *     ("java/util/HashMap.merge", "Many$$Lambda$88+0x00007efbe0007a08/172032696.call"), a
  *     bare name for native code (no class, or async-profiler's C++ and kernel frames), the
@@ -37,8 +37,9 @@
  * Values (struct tach_sample_ext, typed in the meta): CPU and native samples one
  * "samples"; wall-clock samples (option event=wall) their "samples" and their "timeSpan"
  * as time ("wall", ns: the sample's time_ns, meta.sample_time); allocations one
- * "alloc_samples" and "alloc_space" bytes (the allocation size; ObjectAllocationSample's
- * weight); locks one "contentions" and their "delay" (duration, ns). The weight is the
+ * "alloc_samples" and "alloc_space" bytes (what the sample stands for, as jfrconv weighs
+ * it: a new TLAB's size, which async-profiler sets to its sampling interval; else the
+ * allocation's size; ObjectAllocationSample's weight); locks one "contentions" and their "delay" (duration, ns). The weight is the
  * count, or with option total the bytes or the delay (meta.weight_unit), as jfrconv's
  * --total weighs.
  *
@@ -66,11 +67,11 @@
 /* The event fields a sample is made of, by name (read_chunk.c finds them per type). */
 enum {
 	F_TIME, F_SAMPLED, F_THREAD, F_STACK, F_STATE, F_SAMPLES, F_SPAN, F_CLASS, F_ALLOC,
-	F_WEIGHT, F_DURATION, F_MONITOR, F_PARKED, F_COUNT
+	F_WEIGHT, F_DURATION, F_MONITOR, F_PARKED, F_TLAB, F_COUNT
 };
 static const char *const event_fields[F_COUNT] = {
 	"startTime", "sampledThread", "eventThread", "stackTrace", "state", "samples", "timeSpan",
-	"objectClass", "allocationSize", "weight", "duration", "monitorClass", "parkedClass",
+	"objectClass", "allocationSize", "weight", "duration", "monitorClass", "parkedClass", "tlabSize",
 };
 
 #define GROUP_SAMPLES (1u << EV_EXEC | 1u << EV_NATIVE | 1u << EV_WALL | 1u << EV_CPUTIME)
@@ -103,7 +104,7 @@ static int event_option(struct tach_reader *r, const char *value)
 		if (i == sizeof(event_names) / sizeof(event_names[0]))
 			return RFAIL(r, TACH_E_USAGE, TACH_POS_NONE, 0, "event %.*s: not one of cpu, "
 				     "native, wall, cputime, alloc, lock, samples or a JFR event name "
-				     "(--from help lists them)", (int)(n > 60 ? 60 : n), p);
+				     "(tachfmt(5) lists them)", (int)(n > 60 ? 60 : n), p);
 		bits |= event_names[i].bits;
 		p += n + (e != NULL);
 	}
@@ -456,21 +457,18 @@ static int class_frame(struct tach_reader *r, const struct jfr_val *v, const cha
 	return rc;
 }
 
-/* The state of a sample: its status and label string, cached by the state's key. */
-static int state_of(struct tach_reader *r, const struct jfr_val *v, uint8_t *status,
-		    uint32_t *label)
+/* The status of a sample by its state, cached by the state's key. */
+static int state_of(struct tach_reader *r, const struct jfr_val *v, uint8_t *status)
 {
 	struct jfr_state *st = r->state;
 	const char *s;
 	size_t n;
 	*status = TACH_STATUS_UNKNOWN;
-	*label = JFR_NONE;
 	if (v->kind == JV_NONE)
 		return TACH_OK;
 	for (uint32_t i = 0; v->kind == JV_KEY && i < st->nstates; i++)
 		if (st->states[i].key == v->u) {
 			*status = st->states[i].status;
-			*label = st->states[i].label;
 			return TACH_OK;
 		}
 	int rc = tachi_jfr_string(r, v, &s, &n);
@@ -478,10 +476,8 @@ static int state_of(struct tach_reader *r, const struct jfr_val *v, uint8_t *sta
 		return rc;
 	*status = (n == 14 && !memcmp(s, "STATE_RUNNABLE", 14)) ||
 		  (n == 13 && !memcmp(s, "STATE_DEFAULT", 13)) ? TACH_STATUS_ON_CPU : 0;
-	if (tach_dict_intern_string(&r->dict, s, n, label))
-		return nomem(r);
 	if (v->kind == JV_KEY && st->nstates < sizeof(st->states) / sizeof(st->states[0]))
-		st->states[st->nstates++] = (struct jfr_tstate){ v->u, *label, *status };
+		st->states[st->nstates++] = (struct jfr_tstate){ v->u, *status };
 	return TACH_OK;
 }
 
@@ -501,6 +497,8 @@ static bool event_values(struct jfr_state *st, int ev, const struct jfr_val *f,
 		v = span > 0 ? (uint64_t)span : 0;
 	} else if (ev == EV_ALLOC_SAMPLE) {
 		v = num_of(&f[F_WEIGHT]);
+	} else if (ev == EV_ALLOC_TLAB && num_of(&f[F_TLAB])) {
+		v = num_of(&f[F_TLAB]);
 	} else if ((1u << ev) & GROUP_ALLOC) {
 		v = num_of(&f[F_ALLOC]);
 	} else if ((1u << ev) & GROUP_LOCK) {
@@ -555,7 +553,7 @@ static int event_sample(struct tach_reader *r, int ev, struct jfr_cur *c)
 	struct jfr_state *st = r->state;
 	struct jfr_val f[F_COUNT];
 	struct tach_sample *s = &r->sample;
-	uint32_t root, label;
+	uint32_t root;
 	int rc = tachi_jfr_struct_slots(r, c, st->ev_type[ev], st->slot, f, F_COUNT);
 	if (rc)
 		return rc;
@@ -565,17 +563,12 @@ static int event_sample(struct tach_reader *r, int ev, struct jfr_cur *c)
 	s->timestamp_us = ns > 0 ? (uint64_t)ns / 1000 : 0;
 	if ((rc = thread_of(r, f[F_SAMPLED].kind != JV_NONE ? &f[F_SAMPLED] : &f[F_THREAD],
 			    &s->thread_id, &root)) ||
-	    (rc = state_of(r, &f[F_STATE], &s->status, &label)) ||
+	    (rc = state_of(r, &f[F_STATE], &s->status)) ||
 	    (rc = event_frames(r, ev, f, root, s)))
 		return rc;
 	s->interp_id = 0;
 	s->same_outer = 0;
 	st->ext.value_count = r->meta.value_type_count;
-	st->ext.label_count = 0;
-	if (label != JFR_NONE) {
-		st->labels[0] = (struct tach_label){ st->key_state, label, 0, TACH_NO_STRING };
-		st->ext.label_count = 1;
-	}
 	r->ext = &st->ext;
 	return TACH_OK;
 }
@@ -637,7 +630,7 @@ static void set_values(struct tach_reader *r)
 	m->weight_unit = st->total ? st->vtypes[1].unit : NULL;
 	m->sample_time = st->want == 1u << EV_WALL;
 	st->ext = (struct tach_sample_ext){ .size = sizeof(st->ext), .value_count = 0,
-					    .values = st->vals, .labels = st->labels };
+					    .values = st->vals };
 }
 
 static int jr_open(struct tach_reader *r)
@@ -650,14 +643,11 @@ static int jr_open(struct tach_reader *r)
 		st->want = GROUP_SAMPLES;
 	if (st->size < 4 || memcmp(st->d, "FLR\0", 4))
 		return tachi_jfr_fail(r, 0, "not a JFR recording (no \"FLR\\0\" magic)");
-	if (tach_dict_intern_string(&r->dict, "state", 5, &st->key_state))
-		return nomem(r);
 	if ((rc = chunk_open(r)))
 		return rc == TACH_EOF ? tachi_jfr_fail(r, 0, "no chunk to read") : rc;
 	set_values(r);
 	r->meta.start_time_ns = st->start_ns > 0 ? st->start_ns : 0;
 	r->meta.start_time_us = (uint64_t)r->meta.start_time_ns / 1000;
-	r->dict_grows = true;
 	return TACH_OK;
 }
 
