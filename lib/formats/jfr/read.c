@@ -263,11 +263,9 @@ static int method_name(struct tach_reader *r, const struct jfr_val *v, bool nati
 			if (mn)
 				memcpy(full + n, ms, mn);
 			n += mn;
-			if (!n) {
-				memcpy(full, "unknown", 7);
-				n = 7;
-			}
-			if (tach_dict_intern_string(&r->dict, full, n, func))
+			/* no class and no name: as a method the pools lack */
+			if (n ? tach_dict_intern_string(&r->dict, full, n, func) :
+			    tach_dict_intern_string(&r->dict, "unknown", 7, func))
 				rc = nomem(r);
 			free(full);
 		}
