@@ -226,3 +226,18 @@ sys.exit(0 if names == sorted(set(want)) else "names: %s, want %s" % (names, sor
 	{ head -c 68 "$F/ap-alloc.jfr"; printf '\xff\xff\xff\x7f'; tail -c +73 "$F/ap-alloc.jfr"; } >"$T/bad.jfr"
 	bad "offset 68: event size 268435455 runs past the end of its chunk"
 }
+
+@test "fields in any order, every string encoding, unknown events, integers plain or compressed" {
+	# (tests/cli/jfr_gen.py: a chunk of its own, read by the JDK too)
+	python3 "$SOURCE_ROOT/tests/cli/jfr_gen.py" "$T/gen.jfr"
+	same jdk.ExecutionSample "$T/gen.jfr"
+	tach-decode -q -F samples "$T/gen.jfr" >"$T/gen.samples"
+	# UTF-16 with a surrogate pair, Latin-1, a String pool reference, an empty name
+	grep -q $'^4242 0 1700000000123458 2\t\\[JIT compiled\\]:pkg/Cls.run:42:42:-1:-1:-;\\[Interpreted\\]:pkg/Cls.main:7:7:-1:-1:-;\\[Interpreted\\]:pkg/Cls:-:-:-:-:-;\\[comm\\]:w\xc3\xb6rker-\xc3\xbc\xf0\x9f\x98\x80:-:-:-:-:-$' "$T/gen.samples"
+	grep -q $'^4343 0 1700000000123459 0\t.*;\\[comm\\]::-:-:-:-:-$' "$T/gen.samples"
+	# integers uncompressed (the flag clear; the JDK's parser reads only compressed ones):
+	# the same samples
+	python3 "$SOURCE_ROOT/tests/cli/jfr_gen.py" "$T/plain.jfr" plain
+	[ "$(cmp -l "$T/gen.jfr" "$T/plain.jfr" | wc -l)" -gt 0 ]
+	tach-decode -q -F samples "$T/plain.jfr" | cmp - "$T/gen.samples"
+}
