@@ -204,13 +204,6 @@ static int info(struct tc_run *run, struct tach_reader *r, FILE *out)
 	return 0;
 }
 
-static const struct tc_opt opts[] = {
-	{ "event", 0, "NAME", "r:event", NULL,
-	  "perf script input: read the samples of event NAME (default: the first event)", NULL,
-	  false },
-	{ 0 },
-};
-
 static const struct tc_opt samples_opts[] = {
 	TC_MAX_SAMPLES_OPT,
 	{ 0 },
@@ -228,5 +221,4 @@ const struct tc_prog tc_prog_tach_decode = {
 	.summary = "Decode a profile to collapsed stacks, samples text or a summary.",
 	.reader = "auto",
 	.outputs = outputs,
-	.opts = opts,
 };

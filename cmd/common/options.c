@@ -52,6 +52,14 @@ static const struct tc_opt input_opts[] = {
 	{ "count-unit", 0, "UNIT", "r:count-unit", NULL,
 	  "folded input: what a count is, samples or a time in ns, us or ms (default auto)",
 	  "auto samples ns us ms", false },
+	{ "event", 0, "NAME", "r:event", NULL,
+	  "perf script input: read the samples of event NAME (default: the first event); JFR "
+	  "input: the events to read, comma-separated: cpu, native, wall, cputime, alloc, lock, "
+	  "samples or JFR event names (default samples: cpu, native, wall and cputime)", NULL,
+	  false },
+	{ "total", 0, NULL, "r:total", "yes",
+	  "JFR input: weigh allocations by their bytes and locks by their delays (jfrconv's "
+	  "--total), not by events", NULL, false },
 	{ 0 },
 };
 
@@ -96,8 +104,9 @@ void tc_default_max_samples(const struct tc_output *out, struct tach_reader *r)
 
 const struct tc_opt tc_collapsed_opts[] = {
 	{ "labels", 0, "STYLE", "w:labels", NULL,
-	  "collapsed frame labels: cpython (file:func:line), pyspy (func (file:line)) or perf "
-	  "(stackcollapse-perf.pl's)", "cpython pyspy perf", false },
+	  "collapsed frame labels: cpython (file:func:line), pyspy (func (file:line)), perf "
+	  "(stackcollapse-perf.pl's) or async-profiler (jfrconv's)",
+	  "cpython pyspy perf async-profiler", false },
 	{ "perf-root", 0, "ROOT", "w:perf-root", NULL,
 	  "--labels perf: root frame comm (default), comm-pid or comm-pid/tid", "comm pid tid",
 	  false },
@@ -106,6 +115,17 @@ const struct tc_opt tc_collapsed_opts[] = {
 	  false },
 	{ "addrs", 0, NULL, "w:addrs", "yes",
 	  "--labels perf: unknown symbols as [dso <address>]", NULL, false },
+	{ "threads", 0, NULL, "w:ap-threads", "yes",
+	  "--labels async-profiler: a [NAME tid=N] root frame per thread (jfrconv's --threads)",
+	  NULL, false },
+	{ "lines", 0, NULL, "w:ap-lines", "yes",
+	  "--labels async-profiler: METHOD:LINE (jfrconv's --lines)", NULL, false },
+	{ "simple", 0, NULL, "w:ap-simple", "yes",
+	  "--labels async-profiler: class names without their package (jfrconv's --simple)",
+	  NULL, false },
+	{ "dot", 0, NULL, "w:ap-dot", "yes",
+	  "--labels async-profiler: class names with dots, java.util.HashMap (jfrconv's --dot)",
+	  NULL, false },
 	{ "full-paths", 0, NULL, "w:full-paths", "yes", "collapsed: keep full file paths", NULL, false },
 	{ "no-thread-frames", 0, NULL, "w:thread-frames", "no",
 	  "collapsed: no tid:N root frame; merge threads", NULL, false },

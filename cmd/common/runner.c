@@ -129,21 +129,30 @@ static int run_handler(struct tc_run *run, struct tach_reader *r, int outfd)
 }
 
 /* A reader option typed for another format than the one detected was not used: say so
- * (a detecting reader hands each option only to the formats that take it). */
-static void warn_unused(struct tc_run *run, const struct tc_input *in)
+ * (a detecting reader hands each option only to the formats that take it). One the
+ * detected format has but whose value it refuses (--event naming no event of its kind)
+ * is a usage error: 2, else 0. */
+static int warn_unused(struct tc_run *run, const struct tc_input *in)
 {
 	const char *format = tach_reader_format(in->r);
-	for (size_t i = 0; i < run->cli->n && !run->quiet; i++) {
+	for (size_t i = 0; i < run->cli->n; i++) {
 		const char *t = run->cli->all[i]->target;
 		if (!run->cli->typed[i] || !t || t[0] != 'r')
 			continue;
 		struct tach_reader *r = tach_reader_new(format);
 		bool took = r && tach_reader_set_option(r, t + 2, run->cli->values[i]) == TACH_OK;
+		const char *why = r && !took ? tach_reader_error(r, NULL, NULL) : NULL;
+		if (why && !strstr(why, "reader has no option")) {
+			int rc = tc_usage_error(run->prog, "%s: %s", in->name, why);
+			tach_reader_free(r);
+			return rc;
+		}
 		tach_reader_free(r);
-		if (!took)
+		if (!took && !run->quiet)
 			fprintf(stderr, "%s: %s: warning: --%s does not apply to %s input; ignored\n",
 				run->prog->name, in->name, run->cli->all[i]->name, format);
 	}
+	return 0;
 }
 
 /* The progress line's total: the samples every input declares (TACH's header), or 0
@@ -172,8 +181,9 @@ static int read_inputs(struct tc_run *run, struct tach_writer *w, int outfd)
 		struct tc_input *in = &run->inputs[i];
 		if (tach_reader_open_fd(in->r, in->fd) < 0)
 			return tc_reader_failed(run, in->r);
-		if (tc_detects(run->prog) && !run->from)
-			warn_unused(run, in);
+		int rc;
+		if (tc_detects(run->prog) && !run->from && (rc = warn_unused(run, in)))
+			return rc;
 		if (run->verbose && tc_detects(run->prog))
 			fprintf(stderr, "%s: %s: %s input\n", run->prog->name, in->name,
 				tach_reader_format(in->r));

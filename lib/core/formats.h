@@ -23,6 +23,8 @@ extern const struct tachi_format tachi_fmt_perfdata;
 extern const struct tachi_format tachi_fmt_perf;
 /* V8 CPU profiles (.cpuprofile, v8/read.c). */
 extern const struct tachi_format tachi_fmt_v8;
+/* Java Flight Recorder recordings (formats/jfr/). */
+extern const struct tachi_format tachi_fmt_jfr;
 /* Chrome trace-event JSON: its CPU profiles (formats/chrome/). */
 extern const struct tachi_format tachi_fmt_chrome;
 

@@ -8,7 +8,9 @@
  * does, so frames that differ only in columns or opcode add up.
  *
  * Options: labels=cpython|pyspy ("func (file:line)")|perf (stackcollapse-perf.pl's lines, see
- * collapsed/write_perf.c, with perf-root, annotate and addrs), full-paths, thread-frames=no.
+ * collapsed/write_perf.c, with perf-root, annotate and addrs)|async-profiler (jfrconv's
+ * lines, see collapsed/write_async.c, with ap-threads, ap-lines, ap-simple and ap-dot),
+ * full-paths, thread-frames=no.
  * Output is valid UTF-8 with LF line ends; a ';' inside a label becomes ':' and control
  * bytes become '?', each with one warning, so that every consumer splits lines the same way.
  */
@@ -29,10 +31,12 @@
 #include "formats/collapse.h"
 #include "formats/collapsed/collapsed.h"
 #include "formats/collapsed/write_perf.h"
+#include "formats/collapsed/write_async.h"
 
 struct collapsed_wstate {
 	struct tachi_labeler lab;
 	struct tachi_perf_labels perf;
+	struct tachi_async_labels async;
 	struct tachi_stackcount sc;
 	bool no_threads; /* option thread-frames=no */
 };
@@ -42,7 +46,8 @@ struct collapsed_wstate {
  * per stack, not one per thread and stack. */
 static void set_threads(struct collapsed_wstate *st)
 {
-	st->sc.agg.no_threads = st->no_threads || (st->perf.on && st->perf.root != PERF_ROOT_TID);
+	st->sc.agg.no_threads = st->no_threads || (st->perf.on && st->perf.root != PERF_ROOT_TID) ||
+				(st->async.on && !st->async.threads);
 }
 
 static int cw_option_of(struct tach_writer *w, const char *key, const char *value);
@@ -60,17 +65,18 @@ static int cw_option_of(struct tach_writer *w, const char *key, const char *valu
 	bool b;
 	if (!strcmp(key, "labels")) {
 		st->perf.on = !strcmp(value, "perf");
+		st->async.on = !strcmp(value, "async-profiler");
 		if (!strcmp(value, "cpython"))
 			st->lab.pyspy = false;
 		else if (!strcmp(value, "pyspy"))
 			st->lab.pyspy = true;
-		else if (!st->perf.on)
-			return WFAIL(w, TACH_E_USAGE, "labels must be cpython, pyspy or perf, not %s",
-				     value);
+		else if (!st->perf.on && !st->async.on)
+			return WFAIL(w, TACH_E_USAGE, "labels must be cpython, pyspy, perf or "
+				     "async-profiler, not %s", value);
 		return TACH_OK;
 	}
 	int rc = tachi_perf_labels_option(w, &st->perf, key, value);
-	if (rc != 1)
+	if (rc != 1 || (rc = tachi_async_labels_option(w, &st->async, key, value)) != 1)
 		return rc;
 	if (!strcmp(key, "full-paths")) {
 		if (!tachi_parse_bool(value, &st->lab.full_paths))
@@ -308,12 +314,13 @@ static int cw_close(struct tach_writer *w)
 	struct collapsed_wstate *st = w->state;
 	if (!st->sc.ncounts)
 		return TACH_OK;
-	if (st->perf.on) {
+	if (st->perf.on || st->async.on) {
 		/* the lines need the trie's nodes and pairs only: the lookups go first, as
 		 * the lines' texts take their place (peak memory) */
 		tachi_threads_free(&st->sc.agg.threads);
 		tachi_stacktab_drop_lookups(&st->sc.agg.trie);
-		return tachi_perf_labels_write(w, &st->perf, &st->sc);
+		return st->perf.on ? tachi_perf_labels_write(w, &st->perf, &st->sc) :
+		       tachi_async_labels_write(w, &st->async, &st->sc);
 	}
 	struct tachi_buf labels = { 0 };
 	size_t nkeys = st->sc.agg.lk.nkeys, nlines = 0;

@@ -17,8 +17,8 @@
  *     not, as inferno takes them) "_[k]" and JIT frames (a /tmp/perf-PID.map, or a
  *     jitdump's jitted-PID-N.so as inferno takes it) "_[j]" when asked (annotate).
  *   - Lines that print alike are one line, their counts summed; lines sorted by text.
- * Bytes are printed as they are, as the script prints them. The texts of the distinct
- * lines are held until the end (as the script holds them): memory follows distinct stacks.
+ * Bytes are printed as they are, as the script prints them; the lines are merged and
+ * sorted by collapsed/textlines.c.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -32,19 +32,10 @@
 #include "model/linekeys.h"
 #include "core/handles.h"
 #include "formats/collapse.h"
+#include "formats/collapsed/textlines.h"
 #include "formats/collapsed/write_perf.h"
 
 enum { K_FRAME, K_COMM };
-
-struct pent {
-	uint64_t off, count;
-	uint32_t len;
-};
-
-struct collapsed_pkey {
-	const char *p;
-	size_t n;
-};
 
 struct pout {
 	const struct tachi_perf_labels *pl;
@@ -52,10 +43,7 @@ struct pout {
 	struct tachi_buf labels;  /* per key: its text, then its text when the root is "java" */
 	size_t *off;              /* key k: [off[2k], off[2k+1]) and [off[2k+1], off[2k+2]) */
 	uint8_t *kind;
-	struct tachi_buf lines;   /* distinct line texts */
-	struct pent *ents;
-	size_t nents, ents_cap;
-	struct tachi_idset index;
+	struct tachi_textlines lines;
 	struct tachi_buf line, piece;
 };
 
@@ -312,34 +300,6 @@ static bool root_text(struct pout *o, const struct tachi_linekey *k, uint32_t ke
 	       (tachi_buf_add(&o->line, "/", 1) && tachi_buf_add(&o->line, b, tachi_fmt_u64(b, tid)));
 }
 
-static bool ent_eq(void *ctx, uint32_t id, const void *key)
-{
-	const struct pout *o = ctx;
-	const struct collapsed_pkey *k = key;
-	return o->ents[id].len == k->n && !memcmp(o->lines.p + o->ents[id].off, k->p, k->n);
-}
-
-/* Adds the line in o->line with count n. */
-static bool add_line(struct pout *o, uint64_t n)
-{
-	uint64_t h = tachi_hash(o->line.p, o->line.len);
-	struct collapsed_pkey key = { o->line.p, o->line.len };
-	uint32_t id;
-	if (tachi_idset_find(&o->index, h, &key, ent_eq, o, &id)) {
-		o->ents[id].count += n;
-		return true;
-	}
-	if (o->nents >= UINT32_MAX - 1 || o->line.len > UINT32_MAX ||
-	    !TACHI_RESERVE(o->ents, o->ents_cap, o->nents + 1))
-		return false;
-	o->ents[o->nents] = (struct pent){ o->lines.len, n, (uint32_t)o->line.len };
-	if (!tachi_buf_add(&o->lines, o->line.p, o->line.len) ||
-	    !tachi_idset_insert(&o->index, h, (uint32_t)o->nents))
-		return false;
-	o->nents++;
-	return true;
-}
-
 /* One (thread, stack)'s line: its keys root first from the trie. */
 static bool stack_line(struct pout *o, const struct tachi_stacktab *t, const struct tachi_pair *e,
 		       uint32_t **path, size_t *cap)
@@ -373,46 +333,12 @@ static bool stack_line(struct pout *o, const struct tachi_stacktab *t, const str
 	return true;
 }
 
-/* A line to print, for the sort by text (perl's cmp: bytes, a prefix first). */
-struct collapsed_pline {
-	const char *p;
-	size_t n;
-	uint64_t count;
-};
-
-static int pline_cmp(const void *pa, const void *pb)
-{
-	const struct collapsed_pline *a = pa, *b = pb;
-	size_t m = a->n < b->n ? a->n : b->n;
-	int c = m ? memcmp(a->p, b->p, m) : 0;
-	return c ? c : (a->n > b->n) - (a->n < b->n);
-}
-
-static int print_lines(struct tach_writer *w, struct pout *o)
-{
-	struct collapsed_pline *v = malloc((o->nents + 1) * sizeof(*v));
-	if (!v)
-		return WFAIL(w, TACH_E_NOMEM, "out of memory");
-	for (size_t i = 0; i < o->nents; i++)
-		v[i] = (struct collapsed_pline){ o->lines.p + o->ents[i].off, o->ents[i].len, o->ents[i].count };
-	qsort(v, o->nents, sizeof(*v), pline_cmp);
-	int rc = TACH_OK;
-	for (size_t i = 0; i < o->nents && !rc; i++)
-		if (tachi_out_write(&w->out, v[i].p, v[i].n) || tachi_out_byte(&w->out, ' ') ||
-		    tachi_out_u64(&w->out, v[i].count) || tachi_out_byte(&w->out, '\n'))
-			rc = tachi_writer_io(w);
-	free(v);
-	return rc;
-}
-
 static void pout_free(struct pout *o)
 {
 	free(o->labels.p);
 	free(o->off);
 	free(o->kind);
-	free(o->lines.p);
-	free(o->ents);
-	tachi_idset_free(&o->index);
+	tachi_textlines_free(&o->lines);
 	free(o->line.p);
 	free(o->piece.p);
 }
@@ -425,14 +351,15 @@ int tachi_perf_labels_write(struct tach_writer *w, const struct tachi_perf_label
 	uint32_t *path = NULL;
 	size_t cap = 0;
 	int rc = TACH_OK;
-	bool ok = key_labels(&o) && TACHI_RESERVE(o.lines.p, o.lines.cap, 1);
+	bool ok = key_labels(&o);
 	for (size_t i = 0; ok && i < sc->ncounts; i++) {
 		const struct tachi_pair *e = &t->pairs[i];
 		if (!sc->counts[i] || e->leaf == TACHI_ROOT)
 			continue;
-		ok = stack_line(&o, t, e, &path, &cap) && add_line(&o, sc->counts[i]);
+		ok = stack_line(&o, t, e, &path, &cap) &&
+		     tachi_textlines_add(&o.lines, o.line.p, o.line.len, sc->counts[i]);
 	}
-	rc = ok ? print_lines(w, &o) : WFAIL(w, TACH_E_NOMEM, "out of memory");
+	rc = ok ? tachi_textlines_print(w, &o.lines) : WFAIL(w, TACH_E_NOMEM, "out of memory");
 	free(path);
 	pout_free(&o);
 	return rc;

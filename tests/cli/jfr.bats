@@ -1,0 +1,243 @@
+#!/usr/bin/env bats
+# Java Flight Recorder recordings read by every program without naming the format: the
+# fixtures (async-profiler's and the JDK's recordings, tests/fixtures/jfr) and recordings
+# made now by the JDK (tests/data/jfr/Hot.java under -XX:StartFlightRecording) give, event
+# for event, the samples the JDK's own parser reads (`jfr print --json`, compared by
+# tests/cli/jfr_compare.py: thread, µs timestamp, state and whole stack); --labels
+# async-profiler prints what jfrconv printed for the fixtures; several chunks, a recording
+# cut short and damaged files are read or refused as jfr.5 says, with the offset.
+
+load v8_writers
+load checked
+
+setup_file() {
+	# One recording for the file's tests: CPU, native, allocation and lock events.
+	local d=$BATS_FILE_TMPDIR/rec
+	mkdir -p "$d"
+	command -v java >/dev/null && command -v jfr >/dev/null || {
+		echo "no JDK to record with (Debian: apt-get install openjdk-17-jdk-headless)" >&2
+		return 1
+	}
+	(cd "$d" && javac -d . "$TESTDATA/jfr/Hot.java" &&
+		java -XX:StartFlightRecording=filename=hot.jfr,settings=profile,jdk.JavaMonitorEnter#threshold=0ms,jdk.ThreadPark#threshold=0ms,jdk.ExecutionSample#period=1ms,jdk.NativeMethodSample#period=1ms \
+			Hot 800 >/dev/null 2>&1)
+	[ -s "$d/hot.jfr" ]
+}
+
+setup() {
+	T=$BATS_TEST_TMPDIR
+	F=$FIXTURES/jfr
+	REC=$BATS_FILE_TMPDIR/rec/hot.jfr
+	CMP="python3 $SOURCE_ROOT/tests/cli/jfr_compare.py"
+	EXPECT="python3 $SOURCE_ROOT/tests/cli/v8_expect.py"
+}
+
+# print FILE OUT [EVENTS]: the JDK's reading of FILE, every frame of every stack.
+print() {
+	jfr print --json --stack-depth 4096 ${3:+--events "$3"} "$1" >"$2"
+}
+
+# same EVENTS FILE [tach-decode options]: our samples of FILE equal the JDK's events.
+same() {
+	local ev=$1 f=$2
+	shift 2
+	tach-decode -q -F samples "$@" "$f" >"$T/ours"
+	print "$f" "$T/theirs.json" "$ev"
+	checked "$T/ours" "$T/theirs.json" -- $CMP "$T/ours" "$T/theirs.json" ${ev//,/ }
+}
+
+@test "the fixtures' samples are the JDK's: its readings in the fixtures, and jfr print now (whole stacks)" {
+	for f in ap-cpu ap-wall jdk-profile; do
+		tach-decode -q -F samples "$F/$f.jfr" >"$T/$f"
+		# jfr print's default depth: the five leaf frames
+		run $CMP --depth 5 "$T/$f" "$F/$f.print.json.zst"
+		[ "$status" -eq 0 ] || { echo "$f: $output"; return 1; }
+		[[ $output == *"samples equal the JDK's reading"* ]]
+	done
+	same jdk.ExecutionSample,jdk.NativeMethodSample,profiler.WallClockSample "$F/ap-cpu.jfr"
+	same profiler.WallClockSample "$F/ap-wall.jfr" --event wall
+	same jdk.ExecutionSample,jdk.NativeMethodSample "$F/jdk-profile.jfr"
+	same jdk.ObjectAllocationInNewTLAB "$F/ap-alloc.jfr" --event alloc
+	same jdk.ObjectAllocationSample "$F/jdk-profile.jfr" --event jdk.ObjectAllocationSample
+	# the sample counts as the JDK's summary has them
+	[ "$(tach-decode -q -F info "$F/ap-cpu.jfr" | sed -n 's/^samples: //p')" -eq 1558 ]
+	[ "$(tach-decode -q -F info --event wall "$F/ap-wall.jfr" | sed -n 's/^samples: //p')" -eq 596 ]
+	[ "$(tach-decode -q -F info --event alloc "$F/ap-alloc.jfr" | sed -n 's/^samples: //p')" -eq 396 ]
+}
+
+@test "--labels async-profiler prints what jfrconv -o collapsed printed, with --threads, --lines, --total" {
+	# jfrconv prints a tree walk's order; tach-decode sorts: compared sorted
+	col() {
+		local want=$1
+		shift
+		tach-decode -q --labels async-profiler "$@" | LC_ALL=C sort >"$T/got"
+		LC_ALL=C sort "$F/$want" >"$T/want"
+		diff -u "$T/want" "$T/got" || { echo "differs from $want"; return 1; }
+	}
+	col ap-cpu.collapsed "$F/ap-cpu.jfr"
+	col ap-cpu.threads.collapsed --threads "$F/ap-cpu.jfr"
+	col ap-cpu.lines.collapsed --lines "$F/ap-cpu.jfr"
+	col ap-wall.collapsed --event wall "$F/ap-wall.jfr"
+	col ap-alloc.collapsed --event alloc "$F/ap-alloc.jfr"
+	col ap-alloc.total.collapsed --event alloc --total "$F/ap-alloc.jfr"
+	col jdk-profile.collapsed "$F/jdk-profile.jfr"
+	# --dot and --simple change the class names only, as jfrconv's
+	tach-decode -q --labels async-profiler --dot "$F/jdk-profile.jfr" >"$T/dot"
+	grep -q '^java\.lang\.Thread\.run_\[0\];java\.util\.concurrent\.ThreadPoolExecutor\$Worker\.run_\[0\];' "$T/dot"
+	tach-decode -q --labels async-profiler --simple "$F/jdk-profile.jfr" >"$T/simple"
+	grep -q '^Thread\.run_\[0\];ThreadPoolExecutor\$Worker\.run_\[0\];' "$T/simple"
+	[ "$(wc -l <"$T/simple")" -eq "$(wc -l <"$T/dot")" ]
+}
+
+@test "a recording made now by the JDK: CPU, native, allocation and lock events are the JDK's, values too" {
+	same jdk.ExecutionSample,jdk.NativeMethodSample "$REC"
+	same jdk.ObjectAllocationSample "$REC" --event alloc
+	same jdk.JavaMonitorEnter,jdk.ThreadPark "$REC" --event lock
+	same jdk.NativeMethodSample "$REC" --event native
+	# the values: bytes and delays summed per thread and stack as the JDK's events hold them
+	tach-decode -q --event alloc --total "$REC" >"$T/alloc.col"
+	print "$REC" "$T/all.json"
+	checked "$T/alloc.col" "$T/all.json" -- \
+		$CMP --folded "$T/alloc.col" "$T/all.json" jdk.ObjectAllocationSample
+	tach-decode -q --event lock --total "$REC" >"$T/lock.col"
+	checked "$T/lock.col" "$T/all.json" -- \
+		$CMP --folded "$T/lock.col" "$T/all.json" jdk.JavaMonitorEnter jdk.ThreadPark
+	# the workers are on their threads' stacks, by name
+	grep -q '^tid:[0-9]*;\[comm\]:worker-0:0;.*Hot\.lambda\$main\$0' "$T/lock.col"
+	# a lock's class is the leaf; a park on no object has none
+	grep -q ';\[lock class\]:java\.lang\.Object:0 [0-9]*$' "$T/lock.col"
+}
+
+@test "several chunks (cat a.jfr b.jfr): each read by its own metadata and pools" {
+	# the JDK reads a chunk after one of the same recording (after another recording's
+	# it keeps the first's metadata: "Unknown string encoding"), so it checks those
+	cat "$REC" "$REC" >"$T/two.jfr"
+	same jdk.ExecutionSample,jdk.NativeMethodSample "$T/two.jfr"
+	# three recordings one after the other: each chunk's samples as when read alone
+	cat "$REC" "$F/jdk-profile.jfr" "$F/ap-cpu.jfr" >"$T/three.jfr"
+	tach-decode -q -F samples "$T/three.jfr" | grep -v '^@' >"$T/three.samples"
+	for f in "$REC" "$F/jdk-profile.jfr" "$F/ap-cpu.jfr"; do
+		tach-decode -q -F samples "$f" | grep -v '^@'
+	done >"$T/each.samples"
+	diff -u "$T/each.samples" "$T/three.samples"
+	a=$(tach-decode -q -F info "$REC" | sed -n 's/^samples: //p')
+	b=$(tach-decode -q -F info "$F/jdk-profile.jfr" | sed -n 's/^samples: //p')
+	c=$(tach-decode -q -F info "$F/ap-cpu.jfr" | sed -n 's/^samples: //p')
+	[ "$(tach-decode -q -F info "$T/three.jfr" | sed -n 's/^samples: //p')" -eq $((a + b + c)) ]
+	# read from a pipe too
+	[ "$(cat "$T/three.jfr" | tach-decode -q -F samples | md5sum)" = "$(tach-decode -q -F samples "$T/three.jfr" | md5sum)" ]
+}
+
+@test "a recording cut short: the whole chunks before it are read, the loss warned with its offset" {
+	local size n
+	size=$(stat -c %s "$REC")
+	cat "$REC" "$F/jdk-profile.jfr" | head -c $((size + 1000)) >"$T/cut.jfr"
+	run tach-decode -F samples -o "$T/cut.samples" "$T/cut.jfr"
+	[ "$status" -eq 0 ]
+	[ "$output" = "tach-decode: $T/cut.jfr: offset $size: warning: the chunk here is cut short: its 1000 bytes are not read (the 1 chunks before it are)" ]
+	tach-decode -q -F samples "$REC" >"$T/whole.samples"
+	cmp "$T/cut.samples" "$T/whole.samples"
+	# --strict makes it an error, and no output is left
+	run tach-decode --strict -F samples -o "$T/strict.samples" "$T/cut.jfr"
+	[ "$status" -eq 1 ]
+	[ "$output" = "tach-decode: $T/cut.jfr: offset $size: the chunk here is cut short: its 1000 bytes are not read (the 1 chunks before it are)" ]
+	[ ! -e "$T/strict.samples" ]
+	# a first chunk cut short is all there was: an error
+	head -c 5000 "$REC" >"$T/first.jfr"
+	run tach2pprof -o "$T/out.pb.gz" "$T/first.jfr"
+	[ "$status" -eq 1 ]
+	[ "$output" = "tach2pprof: $T/first.jfr: offset 0: the recording's first chunk is cut short: nothing to read" ]
+	[ ! -e "$T/out.pb.gz" ]
+	# a chunk its recorder did not finish (no metadata offset yet)
+	{ cat "$F/ap-alloc.jfr"; head -c 24 "$F/ap-alloc.jfr"; printf '\0\0\0\0\0\0\0\0'; tail -c +33 "$F/ap-alloc.jfr"; } >"$T/open.jfr"
+	n=$(stat -c %s "$F/ap-alloc.jfr")
+	run tach-decode --event alloc -F info "$T/open.jfr"
+	[ "$status" -eq 0 ]
+	[[ ${lines[0]} == "tach-decode: $T/open.jfr: offset $n: warning: the chunk here is unfinished (its recorder did not close it): its $n bytes are not read (the 1 chunks before it are)" ]]
+}
+
+@test "the events chosen by --event; a bad name is a usage error" {
+	run tach-decode --event nosuch "$F/ap-cpu.jfr"
+	[ "$status" -eq 2 ]
+	[[ ${lines[0]} == "tach-decode: $F/ap-cpu.jfr: event nosuch: not one of cpu, native, wall, cputime, alloc, lock, samples or a JFR event name (tachfmt(5) lists them)" ]]
+	run tach-decode --event cpu,alloc "$F/ap-cpu.jfr"
+	[ "$status" -eq 2 ]
+	[[ $output == *"choose events of one kind"* ]]
+	# the default is jfrconv's: execution samples of every kind (here 69 CPU and 1 native)
+	[ "$(tach-decode -q -F info "$F/jdk-profile.jfr" | sed -n 's/^samples: //p')" -eq 70 ]
+	[ "$(tach-decode -q -F info --event cpu "$F/jdk-profile.jfr" | sed -n 's/^samples: //p')" -eq 69 ]
+	[ "$(tach-decode -q -F info --event jdk.NativeMethodSample "$F/jdk-profile.jfr" | sed -n 's/^samples: //p')" -eq 1 ]
+	# wall-clock samples stand for their samples and their time span
+	run tach-decode -q -F info --event wall "$F/ap-wall.jfr"
+	[[ $output == *"samples: 596"* ]]
+	[[ $output == *"weight_total: 3467"* ]]
+}
+
+@test "every writer takes a recording: pprof, Gecko, speedscope, pstats, callgrind, flame graph, TACH" {
+	writer_tools
+	through_writers "$F/jdk-profile.jfr"
+	# wall-clock events of several samples each
+	through_writers "$F/ap-wall.jfr"
+	# go tool pprof -top: the functions and counts of the folded lines
+	tach2pprof -q "$F/ap-cpu.jfr" -o "$T/cpu.pb.gz"
+	HOME=$T PPROF_TMPDIR=$T go tool pprof -top -nodecount=100000 -nodefraction=0 -edgefraction=0 "$T/cpu.pb.gz" 2>/dev/null >"$T/top"
+	grep -q 'java/util/HashMap.merge' "$T/top"
+	# the flat counts are each leaf function's samples in the folded lines
+	tach-decode -q --no-thread-frames "$F/ap-cpu.jfr" |
+		awk '{c = $NF; sub(/ [0-9]+$/, ""); n = split($0, f, ";"); leaf = f[n]
+		      sub(/^[^:]*:/, "", leaf); sub(/:[0-9]+$/, "", leaf); s[leaf] += c}
+		     END {for (k in s) print k "\t" s[k]}' | LC_ALL=C sort >"$T/flat.want"
+	awk '/^ +flat +flat%/ {on = 1; next} on && $1 + 0 > 0 {c = $1; $1 = $2 = $3 = $4 = $5 = ""; sub(/^ +/, ""); s[$0] += c}
+	     END {for (k in s) print k "\t" s[k]}' "$T/top" | LC_ALL=C sort >"$T/flat.got"
+	diff -u "$T/flat.want" "$T/flat.got"
+	grep -q 'of 1558 total' "$T/top"
+	# Gecko: every thread by its name (and its id), the 12 that jfrconv --threads shows
+	tach2gecko -q --no-gzip "$F/ap-cpu.jfr" -o "$T/g.json"
+	python3 -c 'import json, sys
+names = sorted(t["name"] for t in json.load(open(sys.argv[1]))["threads"])
+want = sorted(l.split(";")[0][1:-1].replace("tid=", "(tid ") + ")" if not l.startswith("[tid=")
+              else l.split(";")[0] + " (tid " + l.split(";")[0][5:-1] + ")"
+              for l in open(sys.argv[2]))
+sys.exit(0 if names == sorted(set(want)) else "names: %s, want %s" % (names, sorted(set(want))))' \
+		"$T/g.json" "$F/ap-cpu.threads.collapsed"
+}
+
+@test "damaged recordings: one line with the offset, exit 1" {
+	bad() {
+		run tach-decode -o "$T/out" "$T/bad.jfr"
+		[ "$status" -eq 1 ] || { echo "status $status: $output"; return 1; }
+		[ "$output" = "tach-decode: $T/bad.jfr: $1" ] || { echo "got: $output"; return 1; }
+		[ ! -e "$T/out" ]
+	}
+	# format 1.0 (JDK 8 and 9) refused by name
+	{ printf 'FLR\0\0\1\0\0'; tail -c +9 "$F/ap-alloc.jfr"; } >"$T/bad.jfr"
+	bad "offset 0: JFR format 1.0 is not read (only 2.0, JDK 11 and async-profiler, and 2.1, JDK 14 and later): JDK 8 and 9 write 1.x; convert it with a newer JDK's \`jfr\` tool first"
+	# a second chunk that is no chunk
+	n=$(stat -c %s "$F/ap-alloc.jfr")
+	{ cat "$F/ap-alloc.jfr"; head -c 100 /dev/zero; } >"$T/bad.jfr"
+	bad "offset $n: no chunk starts here (no \"FLR\\0\" magic)"
+	# a chunk size past the file: cut short, and nothing before it
+	{ head -c 8 "$F/ap-alloc.jfr"; printf '\0\0\0\0\1\0\0\0'; tail -c +17 "$F/ap-alloc.jfr"; } >"$T/bad.jfr"
+	bad "offset 0: the recording's first chunk is cut short: nothing to read"
+	# a metadata offset outside the chunk
+	{ head -c 24 "$F/ap-alloc.jfr"; printf '\0\0\0\0\1\0\0\0'; tail -c +33 "$F/ap-alloc.jfr"; } >"$T/bad.jfr"
+	bad "offset 0: the chunk's constant pool or metadata offset is outside the chunk"
+	# an event whose size runs past its chunk (the first event after the header)
+	{ head -c 68 "$F/ap-alloc.jfr"; printf '\xff\xff\xff\x7f'; tail -c +73 "$F/ap-alloc.jfr"; } >"$T/bad.jfr"
+	bad "offset 68: event size 268435455 runs past the end of its chunk"
+}
+
+@test "fields in any order, every string encoding, unknown events, integers plain or compressed" {
+	# (tests/cli/jfr_gen.py: a chunk of its own, read by the JDK too)
+	python3 "$SOURCE_ROOT/tests/cli/jfr_gen.py" "$T/gen.jfr"
+	same jdk.ExecutionSample "$T/gen.jfr"
+	tach-decode -q -F samples "$T/gen.jfr" >"$T/gen.samples"
+	# UTF-16 with a surrogate pair, Latin-1, a String pool reference, an empty name
+	grep -q $'^4242 0 1700000000123458 2\t\\[JIT compiled\\]:pkg/Cls.run:42:42:-1:-1:-;\\[Interpreted\\]:pkg/Cls.main:7:7:-1:-1:-;\\[Interpreted\\]:pkg/Cls:-:-:-:-:-;\\[comm\\]:w\xc3\xb6rker-\xc3\xbc\xf0\x9f\x98\x80:-:-:-:-:-$' "$T/gen.samples"
+	grep -q $'^4343 0 1700000000123459 0\t.*;\\[comm\\]::-:-:-:-:-$' "$T/gen.samples"
+	# integers uncompressed (the flag clear; the JDK's parser reads only compressed ones):
+	# the same samples
+	python3 "$SOURCE_ROOT/tests/cli/jfr_gen.py" "$T/plain.jfr" plain
+	[ "$(cmp -l "$T/gen.jfr" "$T/plain.jfr" | wc -l)" -gt 0 ]
+	tach-decode -q -F samples "$T/plain.jfr" | cmp - "$T/gen.samples"
+}
