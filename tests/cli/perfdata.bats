@@ -225,6 +225,18 @@ dwarf_pair() {
 	[ "$status" -eq 1 ]
 }
 
+@test "pprof: no label that tells nothing (a thread state perf did not record, one interpreter)" {
+	can_record
+	c_program
+	record fp livetest -e cpu-clock -g
+	tach2pprof -q "$T/fp.data" -o "$T/fp.pb.gz"
+	[ "$(python3 "$SOURCE_ROOT/tests/cli/pprof_labels.py" "$T/fp.pb.gz" | grep '^label ')" = "label thread id" ]
+	# where states and interpreters differ, they are labels still
+	tach2pprof -q "$FIXTURES/tach/cases/threads_interleaved.tach" -o "$T/ti.pb.gz"
+	[ "$(python3 "$SOURCE_ROOT/tests/cli/pprof_labels.py" "$T/ti.pb.gz" | grep '^label ' | tr '\n' ,)" = \
+		"label interpreter id,label thread id,label thread state," ]
+}
+
 @test "every writer opens it" {
 	can_record
 	c_program
