@@ -237,6 +237,18 @@ dwarf_pair() {
 		"label interpreter id,label thread id,label thread state," ]
 }
 
+@test "the program, not the loader or the kernel: pprof's File: and the Gecko product" {
+	can_record
+	c_program
+	# every page fault: the first in the kernel's exec, then in the loader
+	record pf livetest -e page-faults -c 1 -g
+	head -3 "$T/pf.perf" | grep -q 'kallsyms'
+	tach2pprof -q "$T/pf.data" -o "$T/pf.pb.gz"
+	[ "$(python3 "$SOURCE_ROOT/tests/cli/pprof_labels.py" "$T/pf.pb.gz" | sed -n 's/^file //p')" = "$T/livetest" ]
+	tach2gecko -q --no-gzip "$T/pf.data" -o "$T/pf.json"
+	grep -q '"product":"livetest"' "$T/pf.json"
+}
+
 @test "every writer opens it" {
 	can_record
 	c_program

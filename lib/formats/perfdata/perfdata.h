@@ -198,5 +198,6 @@ int pd_on_mmap(struct tach_reader *r, const uint8_t *p, uint32_t size, uint64_t 
 int pd_sample_frames(struct tach_reader *r, const struct pd_sample *s);
 int pd_root_frame(struct tach_reader *r, const struct pd_sample *s, uint32_t *id);
 const char *pd_frame_file(struct tach_reader *r, uint32_t id);
+const char *pd_proc_map_path(struct tach_reader *r, uint32_t pid, size_t i);
 
 #endif

@@ -1107,3 +1107,12 @@ const char *pd_frame_file(struct tach_reader *r, uint32_t id)
 	const struct tach_frame *f = tach_dict_frame(&r->dict, id);
 	return f ? tach_dict_string(&r->dict, f->file, NULL) : NULL;
 }
+
+/* The file of the i-th mapping of process pid, in the order perf recorded them; NULL past
+ * the last. */
+const char *pd_proc_map_path(struct tach_reader *r, uint32_t pid, size_t i)
+{
+	struct pd_syms *y = ((struct pd *)r->state)->syms;
+	struct perfdata_proc *p = y ? proc_get(r, pid, false) : NULL;
+	return p && i < p->n ? y->maps[p->r[i].map].path : NULL;
+}
