@@ -193,9 +193,6 @@ static int info(struct tc_run *run, struct tach_reader *r, FILE *out)
 }
 
 static const struct tc_opt opts[] = {
-	{ "event", 0, "NAME", "r:event", NULL,
-	  "perf script input: read the samples of event NAME (default: the first event)", NULL,
-	  false },
 	{ 0 },
 };
 

@@ -52,6 +52,10 @@ static const struct tc_opt input_opts[] = {
 	{ "count-unit", 0, "UNIT", "r:count-unit", NULL,
 	  "folded input: what a count is, samples or a time in ns, us or ms (default auto)",
 	  "auto samples ns us ms", false },
+	/* every program that reads perf input says which event it read: each can pick another */
+	{ "event", 0, "NAME", "r:event", NULL,
+	  "perf script and perf.data input: read the samples of event NAME (default: the first "
+	  "event)", NULL, false },
 	{ 0 },
 };
 

@@ -319,12 +319,19 @@ print(last)' "$T/fp.data")
 	record jit jit -e cpu-clock -g
 	map=/tmp/perf-$(perf script -i "$T/jit.data" -F pid 2>/dev/null | head -1 | tr -d ' ').map
 	[ -s "$map" ]
+	tach-decode --labels perf "$T/jit.data" 2>"$T/jit.err" >/dev/null
 	check jit
 	grep -Eq '^jit;(.*;)?py::spin:/srv/app/jit.py [0-9]+$' "$T/jit.got"
 	grep -Eq '^jit;(.*;)?jitted_spin [0-9]+$' "$T/jit.got"
 	# the Python frame is Python's: file and function
 	tach-decode -q --full-paths "$T/jit.tach" | grep -q ';/srv/app/jit.py:spin:'
+	! grep -q 'JIT code' "$T/jit.err" || false
 	rm -f "$map"
+	# without the map: one warning that says how a runtime writes it
+	run tach-decode --labels perf "$T/jit.data"
+	[ "$status" -eq 0 ]
+	[ "$(grep -c 'warning: JIT code of process' <<<"$output")" -eq 1 ]
+	[[ "$output" == *"$map is missing or empty"*"-XX:+DumpPerfMapAtExit"*"--perf-basic-prof"* ]]
 }
 
 @test "binaries found through the build-id cache, the recorded path or --binary-path" {

@@ -171,6 +171,7 @@ struct pd_syms {
 	struct table frames;      /* (map or NONE, address) -> frame */
 	struct table names;       /* symbolizer address -> string id (NONE: no symbol) */
 	uint64_t seq;
+	bool warned_perf_map;     /* JIT code without its perf map was said */
 	/* the kernel */
 	uint32_t kmap;            /* its pmap, NONE when none was recorded */
 	uint64_t ktext;           /* _text when recorded */
@@ -779,6 +780,20 @@ static void load_perf_map(struct perfdata_proc *p, const char *path)
 		qsort(p->jit, p->njit, sizeof(*p->jit), jsym_cmp);
 }
 
+/* JIT code without its perf map is one frame per mapping, whatever ran there (most of a
+ * Java capture): say once how a runtime writes the map perf and this reader name it by. */
+static void no_perf_map(struct tach_reader *r, const struct perfdata_pmap *m)
+{
+	struct pd_syms *y = ((struct pd *)r->state)->syms;
+	if (y->warned_perf_map)
+		return;
+	y->warned_perf_map = true;
+	tachi_warn(&r->warn, TACH_POS_NONE, 0, "JIT code of process %u is not named: %.200s is "
+		   "missing or empty (read where the capture was made; a JVM writes it with "
+		   "-XX:+UnlockDiagnosticVMOptions -XX:+DumpPerfMapAtExit, node with "
+		   "--perf-basic-prof, Python 3.12+ with -X perf)", m->pid, m->path);
+}
+
 static const char *jit_symbol(struct tach_reader *r, const struct perfdata_pmap *m, uint64_t ip)
 {
 	struct perfdata_proc *p = proc_get(r, m->pid, false);
@@ -787,6 +802,8 @@ static const char *jit_symbol(struct tach_reader *r, const struct perfdata_pmap 
 	if (!p->jit_tried) {
 		p->jit_tried = true;
 		load_perf_map(p, m->path);
+		if (!p->njit)
+			no_perf_map(r, m);
 	}
 	size_t lo = 0, hi = p->njit;
 	while (lo < hi) {
