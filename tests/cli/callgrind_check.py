@@ -7,7 +7,8 @@ SAMPLES.txt is `tach-decode --format samples` of the same input (one line per sa
 frames innermost first). For each pair, callgrind_annotate (run from /, so that it shortens
 no path) must show:
 - PROGRAM TOTALS: the number of samples;
-- per function (file:name, as callgrind_annotate names them): the self cost, the samples
+- per function (file:name, as callgrind_annotate names them; "???:name [OBJECT]", a native
+  frame without a source file, as OBJECT:name, the binary the samples name): the self cost, the samples
   whose innermost frame it is, and with --inclusive=yes the inclusive cost, the samples
   with the function anywhere on the stack, once however often it recurs.
 Functions the samples give no cost may be listed with 0 or not at all; "(root)" (the
@@ -76,6 +77,10 @@ def annotate(path, inclusive, objects):
         for ob in objects:
             if name.endswith(b" [" + ob + b"]"):
                 name = name[:-len(ob) - 3]
+                # a native frame with no source file: the samples name it by its binary,
+                # callgrind by its object and file "???" (tach2callgrind(1))
+                if name.startswith(b"???:") and name != b"???:(root)":
+                    name = ob + name[3:]
                 break
         costs[name] += cost
     return total, costs

@@ -240,13 +240,51 @@ dwarf_pair() {
 @test "the program, not the loader or the kernel: pprof's File: and the Gecko product" {
 	can_record
 	c_program
-	# every page fault: the first in the kernel's exec, then in the loader
-	record pf livetest -e page-faults -c 1 -g
-	head -3 "$T/pf.perf" | grep -q 'kallsyms'
+	# every page fault (-c 1, which -F of record excludes): the first in the kernel's
+	# exec, then in the loader
+	(cd "$T" && perf record -q -e page-faults -c 1 -g -o pf.data ./livetest >/dev/null 2>pf.log)
+	perf script -i "$T/pf.data" 2>/dev/null | head -3 | grep -q 'kallsyms'
 	tach2pprof -q "$T/pf.data" -o "$T/pf.pb.gz"
 	[ "$(python3 "$SOURCE_ROOT/tests/cli/pprof_labels.py" "$T/pf.pb.gz" | sed -n 's/^file //p')" = "$T/livetest" ]
 	tach2gecko -q --no-gzip "$T/pf.data" -o "$T/pf.json"
 	grep -q '"product":"livetest"' "$T/pf.json"
+}
+
+@test "live: source files and lines from DWARF (frame pointers), as perf report --sort srcline has them, into pprof, callgrind and Gecko" {
+	can_record
+	cc -O0 -g -fno-omit-frame-pointer -pthread "$D/livetest.c" -o "$T/livetest"
+	record src livetest -e cpu-clock -g
+	check src
+	# the innermost frame's file and line, sample for sample, as perf report counts them
+	perf report -i "$T/src.data" --stdio --no-children -g none --sort srcline -F sample,srcline 2>/dev/null |
+		awk '$2 ~ /^livetest\.c:[0-9]+$/ { print $1, $2 }' | sort >"$T/src.want"
+	tach-decode -q -F samples "$T/src.data" | awk -F'\t' '/^[0-9]/ { split($2, f, ";"); split(f[1], p, ":")
+		n = split(p[1], q, "/"); if (q[n] == "livetest.c") c[q[n] ":" p[3]]++ }
+		END { for (k in c) print c[k], k }' | sort >"$T/src.got"
+	[ "$(wc -l <"$T/src.want")" -ge 2 ]
+	diff -u "$T/src.want" "$T/src.got"
+	# the source file, never the binary: callgrind_annotate annotates livetest.c, without
+	# a perl warning
+	tach2callgrind -q "$T/src.data" -o "$T/src.cg"
+	callgrind_annotate "$T/src.cg" >"$T/src.ann" 2>&1
+	grep -q "^-- Auto-annotated source: $D/livetest.c" "$T/src.ann"
+	grep -q 'sink += i' "$T/src.ann"
+	! grep -q 'Use of uninitialized\|Auto-annotated source: .*livetest$' "$T/src.ann" || false
+	tach2gecko -q --no-gzip "$T/src.data" -o "$T/src.json"
+	grep -q "\"hot_a (in livetest) ($D/livetest.c:8)\"" "$T/src.json"
+	if command -v go >/dev/null; then
+		tach2pprof -q "$T/src.data" -o "$T/src.pb.gz"
+		HOME=$T PPROF_TMPDIR=$T go tool pprof -list '^hot_a$' "$T/src.pb.gz" >"$T/src.list" 2>&1
+		grep -q "ROUTINE =* hot_a in $D/livetest.c" "$T/src.list"
+		grep -Eq '^ +[0-9.]+m?s +[0-9.]+m?s +8:.*sink \+= i' "$T/src.list"
+	fi
+	# without DWARF: the binary is the object, no source file
+	c_program
+	record nosrc livetest -e cpu-clock -g
+	tach2callgrind -q "$T/nosrc.data" -o "$T/nosrc.cg"
+	callgrind_annotate "$T/nosrc.cg" >"$T/nosrc.ann" 2>&1
+	grep -q '???:hot_a \['"$T"'/livetest\]' "$T/nosrc.ann"
+	! grep -q 'Use of uninitialized\|Auto-annotated source' "$T/nosrc.ann" || false
 }
 
 @test "every writer opens it" {
