@@ -463,6 +463,21 @@ static void labels_told(struct pprof_wstate *st)
 	}
 }
 
+/* Past this many label sets (threads times states), a merge of many processes' profiles
+ * writes each shared stack once per thread: go tool pprof takes seconds to open it. */
+#define MANY_LABEL_SETS 512
+
+static void many_label_sets(struct tach_writer *w, size_t nsamples)
+{
+	struct pprof_wstate *st = w->state;
+	if (st->no_labels || st->nlsets < MANY_LABEL_SETS)
+		return;
+	tachi_warn(&w->warn, TACH_POS_NONE, 0, "%zu threads and states, each its own label set: "
+		   "a stack is a Sample per thread (%zu Samples), which go tool pprof is slow to "
+		   "open; labels=no (tach2pprof --no-labels) writes one per stack", st->nlsets,
+		   nsamples);
+}
+
 /* One Sample message per distinct (stack, labels). */
 static int write_samples(struct tach_writer *w, uint64_t period_ns)
 {
@@ -488,6 +503,7 @@ static int write_samples(struct tach_writer *w, uint64_t period_ns)
 			rc = NOMEM(w);
 	}
 	labels_told(st);
+	many_label_sets(w, npairs);
 	struct lcache *lc = st->no_labels ? NULL : calloc(LCACHE, sizeof(*lc));
 	if (!st->no_labels && !lc)
 		rc = NOMEM(w);
