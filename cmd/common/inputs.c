@@ -98,8 +98,10 @@ int tc_open_inputs(struct tc_run *run, int nargs, char **args)
 {
 	const struct tc_prog *p = run->prog;
 	size_t n = (size_t)nargs, min = p->many ? p->many->min : 0, max = p->many ? p->many->max : 1;
+	/* several profiles (node writes one per worker) are one through tach-merge */
 	if (max == 1 && n > 1)
-		return tc_usage_error(p, "one input file at most");
+		return tc_usage_error(p, "one input file at most; several are one profile through "
+				      "tach-merge: tach-merge FILE... | %s", p->name);
 	if (n < min || (max && n > max)) {
 		if (min == max)
 			return tc_usage_error(p, "%zu input files needed, not %zu", min, n);
