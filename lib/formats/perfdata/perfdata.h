@@ -93,6 +93,7 @@ struct pd {
 	/* options */
 	char *event_opt;
 	bool no_addresses, no_unknown_addresses, no_symbolize;
+	bool no_source_lines;     /* source-lines=no: frames in their binary, no DWARF lines */
 	char *binary_path;
 
 	/* the input */

@@ -82,6 +82,8 @@ static int pd_option(struct tach_reader *r, const char *key, const char *value)
 		return bool_opt(r, key, value, &st->no_unknown_addresses);
 	if (!strcmp(key, "symbolize"))
 		return bool_opt(r, key, value, &st->no_symbolize);
+	if (!strcmp(key, "source-lines"))
+		return bool_opt(r, key, value, &st->no_source_lines);
 	if (!strcmp(key, "binary-path"))
 		return append_dir(r, value);
 	return RFAIL(r, TACH_E_USAGE, TACH_POS_NONE, 0, "perfdata reader has no option %s", key);

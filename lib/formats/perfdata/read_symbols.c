@@ -978,6 +978,7 @@ static int frame_of(struct tach_reader *r, uint32_t pid, bool kernel, uint64_t i
 	}
 	struct srcline src = { "", TACH_NO_LINE };
 	if (!rc && name && !kernel && m && m->syn && !m->jit && !st->no_symbolize &&
+	    !st->no_source_lines &&
 	    !(rc = source_line(r, m, exact || ip <= m->start ? ip : ip - 1, &src)) && src.file[0])
 		file = src.file;
 	if (rc || (rc = make_frame(r, m, file, src.line, name, ip, id)))
