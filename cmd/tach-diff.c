@@ -5,7 +5,8 @@
  * diff_folded.c): tach-diff is then a drop-in for the script. Any other input goes through
  * its own collapsed writer first, so its frames are labelled exactly as tach-decode labels
  * them (the same --labels, --full-paths and --no-thread-frames), into a temporary file that
- * is then joined the same way. -s turns every hexadecimal number (0x...) into "0x...", -n
+ * is then joined the same way, except that what differs between two runs is left out
+ * unless --per-run: thread frames, perf's process ids, unsymbolized addresses. -s turns every hexadecimal number (0x...) into "0x...", -n
  * scales BASE's counts to NEW's total. The output is sorted by stack text (bytes), not in
  * perl's hash order. */
 #include <errno.h>
@@ -55,6 +56,19 @@ static int read_folded(struct dfold *j, struct tc_input *in, int k)
 	return 0;
 }
 
+/* Two runs of one program differ in thread ids, process ids and (with ASLR) addresses:
+ * by default these are left out of the stacks compared (the thread's and the program's
+ * names, the functions stay); --per-run keeps them, as tach-decode prints them. */
+static int across_runs(struct tc_run *run, struct tach_writer *w)
+{
+	if (tc_opt_value(run, "per-run"))
+		return 0;
+	if (tach_writer_set_option(w, "thread-frames", "no") ||
+	    tach_writer_set_option(w, "run-ids", "no"))
+		return tc_writer_failed(run, w);
+	return 0;
+}
+
 /* Input k joined into j: a folded text as it is, anything else through a collapsed writer
  * (w for BASE, a second one for NEW). */
 static int read_side(struct tc_run *run, struct dfold *j, struct tc_input *in, int k,
@@ -69,6 +83,10 @@ static int read_side(struct tc_run *run, struct dfold *j, struct tc_input *in, i
 	struct tach_writer *own = k ? tc_writer_new(run, &status) : NULL;
 	if (status)
 		return status;
+	if ((status = across_runs(run, own ? own : w))) {
+		tach_writer_free(own);
+		return status;
+	}
 	FILE *tmp = tmpfile();
 	if (!tmp)
 		status = failed("temporary file");
@@ -119,6 +137,10 @@ static const struct tc_opt opts[] = {
 	  "scale BASE's counts to NEW's total, as difffolded.pl -n does", NULL, false },
 	{ "strip-hex", 's', NULL, NULL, NULL,
 	  "write every hexadecimal number (0x...) in a stack as 0x..., as difffolded.pl -s does",
+	  NULL, false },
+	{ "per-run", 0, NULL, NULL, NULL,
+	  "profiles that are not folded stacks: keep thread frames, perf's process ids and "
+	  "unsymbolized addresses, which differ from run to run (by default left out)",
 	  NULL, false },
 	{ 0 },
 };

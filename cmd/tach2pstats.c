@@ -3,9 +3,11 @@
 #include "programs.h"
 
 static const struct tc_opt opts[] = {
+	{ "sampled-marker", 0, NULL, "w:sampled-marker", "yes",
+	  "add CPython 3.15's (\"__sampled__\",) entry (sample columns in 3.15's pstats; "
+	  "Pythons before 3.15 and snakeviz reject it)", NULL, false },
 	{ "no-sampled-marker", 0, NULL, "w:sampled-marker", "no",
-	  "leave out the (\"__sampled__\",) entry that Pythons before 3.15 and snakeviz reject",
-	  NULL, false },
+	  "without that entry (the default)", NULL, false },
 	{ 0 },
 };
 

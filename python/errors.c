@@ -5,6 +5,8 @@
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -61,6 +63,38 @@ PyObject *tp_raise(int code, PyObject *name, const char *msg, int kind, uint64_t
 	Py_XDECREF(codev);
 	Py_DECREF(exc);
 	return NULL;
+}
+
+/* tachfmt.Error about an argument of fname() ("convert() argument 'to': ..."), or about the
+ * call (arg NULL: "write(): ..."), with every attribute an Error has: a message formatted
+ * as PyUnicode_FromFormat formats. Returns NULL. */
+PyObject *tp_raise_arg(const char *fname, const char *arg, int code, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	PyObject *msg = PyUnicode_FromFormatV(fmt, ap);
+	va_end(ap);
+	PyObject *name = arg ? PyUnicode_FromFormat("%s() argument '%s'", fname, arg)
+			     : PyUnicode_FromFormat("%s()", fname);
+	const char *m = msg ? PyUnicode_AsUTF8AndSize(msg, NULL) : NULL;
+	if (m && name)
+		tp_raise(code, name, m, TACH_POS_NONE, 0);
+	Py_XDECREF(msg);
+	Py_XDECREF(name);
+	return NULL;
+}
+
+/* The formats that can be read (writable 0) or written, as "a, b, c", into buf. */
+const char *tp_format_list(int writable, char *buf, size_t cap)
+{
+	const char *name;
+	int rd, wr;
+	size_t n = 0;
+	buf[0] = 0;
+	for (size_t i = 0; (name = tach_format_name(i, &rd, &wr)) && n < cap; i++)
+		if (writable ? wr : rd)
+			n += (size_t)snprintf(buf + n, cap - n, "%s%s", n ? ", " : "", name);
+	return buf;
 }
 
 #define WARN_KEEP 32

@@ -117,9 +117,8 @@ static int parse_status(struct tp_filter *f, const char *fname, PyObject *v)
 			const char *c = memchr(p, ',', (size_t)(end - p));
 			const char *e = c ? c : end;
 			if (status_word(f, p, (size_t)(e - p))) {
-				PyErr_Format(PyExc_ValueError, "%s() argument 'status': unknown state "
-					     "%R (gil cpu unknown gil-wait exception main idle, or "
-					     "no-NAME)", fname, item);
+				tp_raise_arg(fname, "status", TACH_E_USAGE, "unknown state %R (gil cpu "
+					     "unknown gil-wait exception main idle, or no-NAME)", item);
 				rc = -1;
 			}
 			p = e + 1;

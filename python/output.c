@@ -147,14 +147,16 @@ static PyObject *out_finish(struct out *o, int ok)
 
 /* ---- options ---- */
 
-static int writable(const char *to)
+static int writable(const char *fname, const char *to)
 {
 	const char *name;
 	int wr;
 	for (size_t i = 0; (name = tach_format_name(i, NULL, &wr)); i++)
 		if (wr && !strcmp(name, to))
 			return 1;
-	PyErr_Format(tp_error, "unknown output format '%s'", to);
+	char list[512];
+	tp_raise_arg(fname, "to", TACH_E_USAGE, "unknown output format '%s' (the formats written: "
+		     "%s)", to, tp_format_list(1, list, sizeof(list)));
 	return 0;
 }
 
@@ -221,15 +223,6 @@ static int route_options(struct tach_writer *w, tp_reader_obj *ro, const char *t
 			return -1;
 	}
 	return 0;
-}
-
-/* pstats output: the ("__sampled__",) entry only where the running Python's pstats loads
- * it (3.15 and later; 3.11 to 3.14 stop on "Invalid timing data"), unless given. */
-static int pstats_marker(struct tach_writer *w, const char *to, PyObject *opts)
-{
-	if (strcmp(to, "pstats") || user_set(opts, "sampled-marker"))
-		return 0;
-	return tach_writer_set_option(w, "sampled-marker", Py_Version >= 0x030F0000 ? "yes" : "no");
 }
 
 /* What the programs set before the user's options (runner.c: default_max_samples, and
@@ -318,16 +311,12 @@ static int convert_setup(tp_reader_obj *ro, struct tach_writer *w, PyObject **v,
 		return -1;
 	if (route_options(w, ro, to, opts))
 		return -1;
-	if (pstats_marker(w, to, opts)) {
-		PyErr_SetString(tp_error, tach_writer_error(w));
-		return -1;
-	}
 	return 0;
 }
 
 static PyObject *convert_with(PyObject **v, const char *to, const char *from, PyObject *opts)
 {
-	tp_reader_obj *ro = tp_reader_make(v[C_SRC], from);
+	tp_reader_obj *ro = tp_reader_make(v[C_SRC], from, "convert");
 	struct tach_writer *w = ro ? tach_writer_new(to) : NULL;
 	struct out o;
 	PyObject *ret = NULL;
@@ -375,7 +364,7 @@ PyObject *tp_convert(PyObject *self, PyObject *args, PyObject *kw)
 		;
 	else if (ro && ro != Py_None && !PyDict_Check(ro))
 		PyErr_SetString(PyExc_TypeError, "convert() argument 'reader_options' must be a dict");
-	else if (writable(to))
+	else if (writable("convert", to))
 		ret = convert_with(v, to, from, opts);
 	Py_DECREF(opts);
 	return ret;
@@ -424,7 +413,7 @@ static int intern_str(struct wctx *c, PyObject *s, uint32_t *id)
 	Py_DECREF(b);
 	if (rc)
 		return rc == TACH_E_NOMEM ? (PyErr_NoMemory(), -1)
-			: (PyErr_SetString(tp_error, "cannot intern a string"), -1);
+			: (tp_raise_arg("write", NULL, rc, "cannot intern a string"), -1);
 	PyObject *idv = PyLong_FromUnsignedLong(*id);
 	rc = idv ? PyDict_SetItem(c->strings, s, idv) : -1;
 	Py_XDECREF(idv);
@@ -504,7 +493,7 @@ static int frame_id(struct wctx *c, PyObject *o, uint32_t *id)
 			PyObject *idv = lrc ? NULL : PyLong_FromUnsignedLong(*id);
 			if (lrc)
 				lrc == TACH_E_NOMEM ? PyErr_NoMemory()
-						    : PyErr_SetString(tp_error, "cannot intern a frame");
+						    : tp_raise_arg("write", NULL, lrc, "cannot intern a frame");
 			/* A Frame is kept beside its id: its address stays its own. */
 			PyObject *val = idv && is_frame ? PyTuple_Pack(2, idv, o) : Py_XNewRef(idv);
 			rc = val && !PyDict_SetItem(cache, key, val) ? 0 : -1;
@@ -766,7 +755,7 @@ static int meta_of(PyObject *d, struct tach_meta *m, struct tach_file_info *file
 	    !(*prog_name = tp_str_arg("write", "meta['program']", v, NULL)))
 		return -1;
 	m->program = *prog_name;
-	if ((v = PyDict_GetItemString(d, "python_version"))) {
+	if ((v = PyDict_GetItemString(d, "python_version")) && v != Py_None) {
 		const char *s = PyUnicode_Check(v) ? PyUnicode_AsUTF8AndSize(v, NULL) : NULL;
 		unsigned a, b, c;
 		if (!s || sscanf(s, "%u.%u.%u", &a, &b, &c) != 3 || a > 255 || b > 255 || c > 255) {
@@ -802,10 +791,6 @@ static int write_options(struct tach_writer *w, const char *to, PyObject *opts, 
 			return -1;
 		}
 	}
-	if (pstats_marker(w, to, opts)) {
-		PyErr_SetString(tp_error, tach_writer_error(w));
-		return -1;
-	}
 	PyObject *c = meta && PyDict_Check(meta) ? PyDict_GetItemString(meta, "compression") : NULL;
 	if (strcmp(to, "tach") || user_set(opts, "compression") || !c || !PyUnicode_Check(c))
 		return 0;
@@ -814,7 +799,7 @@ static int write_options(struct tach_writer *w, const char *to, PyObject *opts, 
 		return -1;
 	int rc = tach_writer_set_option(w, "compression", cv);
 	if (rc)
-		PyErr_Format(tp_error, "write(): meta compression: %s", tach_writer_error(w));
+		tp_raise_arg("write", "meta", rc, "compression: %s", tach_writer_error(w));
 	return rc ? -1 : 0;
 }
 
@@ -940,7 +925,7 @@ PyObject *tp_write(PyObject *self, PyObject *args, PyObject *kw)
 		;
 	else if (v[2] && v[2] != Py_None && !PyDict_Check(v[2]))
 		PyErr_SetString(PyExc_TypeError, "write() argument 'meta' must be a dict or None");
-	else if (writable(to))
+	else if (writable("write", to))
 		ret = write_with(v[0], v[1], v[2], to, opts);
 	Py_DECREF(opts);
 	return ret;

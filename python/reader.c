@@ -176,7 +176,7 @@ static int source_init(tp_reader_obj *ro, PyObject *src)
 	return -1;
 }
 
-tp_reader_obj *tp_reader_make(PyObject *src, const char *format)
+tp_reader_obj *tp_reader_make(PyObject *src, const char *format, const char *fname)
 {
 	tp_reader_obj *ro = PyObject_New(tp_reader_obj, tp_reader);
 	if (!ro)
@@ -191,7 +191,9 @@ tp_reader_obj *tp_reader_make(PyObject *src, const char *format)
 	ro->r = tach_reader_new(format ? format : "auto");
 	if (!ro->r) {
 		Py_DECREF(ro);
-		PyErr_Format(tp_error, "unknown input format '%s'", format);
+		char list[512];
+		tp_raise_arg(fname, "from_", TACH_E_USAGE, "unknown input format '%s' (the formats "
+			     "read: auto, %s)", format, tp_format_list(0, list, sizeof(list)));
 		return NULL;
 	}
 	tach_reader_set_warn(ro->r, tp_warn_cb, &ro->warn);
@@ -456,28 +458,43 @@ static int reader_usable(tp_reader_obj *ro)
 	return 1;
 }
 
+/* The next sample into *s: 1, or 0 at the end, -1 with an exception. */
+static int reader_read(tp_reader_obj *ro, const struct tach_sample **s,
+		       const struct tach_sample_ext **ext)
+{
+	ro->started = 1;
+	if (ro->status == 1)
+		return 0;
+	if (ro->status < 0) {
+		tp_reader_raise(ro, ro->status);
+		return -1;
+	}
+	int rc = tp_filter_next(&ro->filt, ro->r, s, ext);
+	if ((ro->warn.n || ro->warn.dropped) && tp_warn_flush(&ro->warn, ro->name))
+		return -1;
+	if (rc == TACH_EOF) {
+		ro->status = 1;
+		return 0;
+	}
+	if (rc < 0) {
+		ro->status = rc;
+		tp_reader_raise(ro, rc);
+		return -1;
+	}
+	return 1;
+}
+
 static PyObject *reader_next(PyObject *self)
 {
 	tp_reader_obj *ro = (tp_reader_obj *)self;
 	if (!reader_usable(ro))
 		return NULL;
-	if (ro->status == 1)
+	const struct tach_sample *s = ro->ahead;
+	const struct tach_sample_ext *ext = ro->ahead_ext;
+	ro->ahead = NULL;
+	ro->ahead_ext = NULL;
+	if (!s && reader_read(ro, &s, &ext) <= 0)
 		return NULL;
-	if (ro->status < 0)
-		return tp_reader_raise(ro, ro->status);
-	const struct tach_sample *s;
-	const struct tach_sample_ext *ext = NULL;
-	int rc = tp_filter_next(&ro->filt, ro->r, &s, &ext);
-	if ((ro->warn.n || ro->warn.dropped) && tp_warn_flush(&ro->warn, ro->name))
-		return NULL;
-	if (rc == TACH_EOF) {
-		ro->status = 1;
-		return NULL;
-	}
-	if (rc < 0) {
-		ro->status = rc;
-		return tp_reader_raise(ro, rc);
-	}
 	return make_sample(ro, s, ext);
 }
 
@@ -561,8 +578,9 @@ PyObject *tp_meta_dict(tp_reader_obj *ro)
 	int bad = put_item(d, "format", fmt ? PyUnicode_FromString(fmt) : Py_NewRef(Py_None)) ||
 		  put_item(d, "interval_us", PyLong_FromUnsignedLongLong(m->interval_us)) ||
 		  put_item(d, "start_time_us", PyLong_FromUnsignedLongLong(m->start_time_us)) ||
-		  put_item(d, "python_version", PyUnicode_FromFormat("%d.%d.%d", m->py_major,
-								      m->py_minor, m->py_micro)) ||
+		  put_item(d, "python_version", m->py_major || m->py_minor || m->py_micro ?
+				PyUnicode_FromFormat("%d.%d.%d", m->py_major, m->py_minor, m->py_micro)
+				: Py_NewRef(Py_None)) ||
 		  put_item(d, "profiling_config", PyLong_FromUnsignedLong(m->profiling_config)) ||
 		  put_item(d, "record_order", PyBool_FromLong(f && f->record_order)) ||
 		  put_item(d, "sample_time", PyBool_FromLong(m->sample_time)) ||
@@ -577,10 +595,27 @@ PyObject *tp_meta_dict(tp_reader_obj *ro)
 	return d;
 }
 
+/* Text and event formats learn the interval, the start and the program from their first
+ * sample: .meta asked before any reads that sample ahead (iteration then gives it first),
+ * so that it never shows the placeholders (interval 0) that write() would copy. */
 static PyObject *reader_meta(PyObject *self, void *unused)
 {
 	tp_reader_obj *ro = (tp_reader_obj *)self;
-	return reader_usable(ro) ? tp_meta_dict(ro) : NULL;
+	if (!reader_usable(ro))
+		return NULL;
+	if (!ro->started) {
+		const struct tach_sample *s = NULL;
+		const struct tach_sample_ext *ext = NULL;
+		int got = reader_read(ro, &s, &ext);
+		/* a damaged input fails at its first iteration, as it would have */
+		if (got < 0 && ro->status < 0)
+			PyErr_Clear();
+		else if (got < 0)
+			return NULL;
+		ro->ahead = got > 0 ? s : NULL;
+		ro->ahead_ext = got > 0 ? ext : NULL;
+	}
+	return tp_meta_dict(ro);
 }
 
 static PyObject *reader_format(PyObject *self, void *unused)
@@ -603,13 +638,13 @@ static PyMethodDef reader_methods[] = {
 
 static PyGetSetDef reader_getset[] = {
 	{ "meta", reader_meta, NULL,
-	  "dict: format, interval_us, start_time_us, python_version, profiling_config, "
-	  "record_order, sample_time (the samples' time_ns is the time each stands for), "
-	  "value_types (the (type, unit) of each of a sample's values; with weight_type, "
-	  "default_type and weight_unit when there are any), "
-	  "thread_count (when known), program (when known); for TACH also "
-	  "format_version, sample_count, compression, layout, byte_order. Text formats learn "
-	  "some values as they read.", NULL },
+	  "dict: format, interval_us, start_time_us, python_version (None for a profile not "
+	  "Python's), profiling_config, record_order, sample_time (the samples' time_ns is the "
+	  "time each stands for), value_types (the (type, unit) of each of a sample's values; "
+	  "with weight_type, default_type and weight_unit when there are any), thread_count "
+	  "(when known), program (when known); for TACH also format_version, sample_count, "
+	  "compression, layout, byte_order. Asked before the first sample, it reads that sample "
+	  "ahead (iteration gives it first): text formats learn values from it.", NULL },
 	{ "format", reader_format, NULL, "the format read (detected or named)", NULL },
 	{ NULL, NULL, NULL, NULL, NULL },
 };
@@ -748,7 +783,7 @@ static tp_reader_obj *open_reader(PyObject *args, PyObject *kw, const char *fnam
 		return NULL;
 	tp_reader_obj *ro = NULL;
 	const char *fmt = tp_str_arg(fname, "from_", v[1], NULL);
-	if ((fmt || !PyErr_Occurred()) && (ro = tp_reader_make(v[0], fmt)) &&
+	if ((fmt || !PyErr_Occurred()) && (ro = tp_reader_make(v[0], fmt, fname)) &&
 	    (tp_reader_filters(ro, fname, v + 2) || tp_reader_options(ro, opts, fname)))
 		Py_CLEAR(ro);
 	Py_DECREF(opts);

@@ -63,10 +63,10 @@ static PyMethodDef methods[] = {
 	  "through a temporary file renamed on success, or a binary file object); returns the\n"
 	  "bytes when dst is None. options are writer options (reader options when the writer\n"
 	  "has no such option): gzip=False, level=9, compression='none', ...; an option neither\n"
-	  "takes is a TypeError. For to='pstats', sampled_marker= says whether to write the\n"
+	  "takes is a TypeError. For to='pstats', sampled_marker=True writes the\n"
 	  "('__sampled__',) entry of Python 3.15's pstats, which the pstats module of earlier\n"
-	  "Pythons cannot load; by default it is written only when the running Python is 3.15\n"
-	  "or later (the program tach2pstats always writes it unless --no-sampled-marker).\n"
+	  "Pythons cannot load; by default it is left out, as tach2pstats leaves it out unless\n"
+	  "--sampled-marker.\n"
 	  FILTER_DOC },
 	{ "stacks", (PyCFunction)(void (*)(void))tp_stacks, METH_VARARGS | METH_KEYWORDS,
 	  "stacks($module, /, src, from_=None, *, " FILTER_SIG ", **reader_options)\n--\n\n"

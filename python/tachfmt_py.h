@@ -66,11 +66,17 @@ typedef struct {
 	size_t last_depth, last_cap;
 	PyObject *last_stack;
 	int status;           /* 0 reading, 1 done, <0 failed (its code) */
+	int started;          /* a sample was asked for (by iteration or by .meta) */
+	const struct tach_sample *ahead; /* read for .meta, not yet given (valid until the next read) */
+	const struct tach_sample_ext *ahead_ext; /* its extras */
 	struct tp_warnings warn;
 } tp_reader_obj;
 
 int tp_types_init(void);
 PyObject *tp_raise(int code, PyObject *name, const char *msg, int kind, uint64_t pos);
+PyObject *tp_raise_arg(const char *fname, const char *arg, int code, const char *fmt, ...);
+/* The readable (writable 0) or writable formats' names, "a, b, c", in buf. */
+const char *tp_format_list(int writable, char *buf, size_t cap);
 /* An option's value as the library takes it (key names it in a TypeError). */
 const char *tp_option_text(const char *fname, PyObject *key, PyObject *v, PyObject **tmp);
 int tp_option_key(const char *fname, PyObject *k, char *buf, size_t cap);
@@ -87,7 +93,7 @@ int tp_args(const char *fname, PyObject *args, PyObject *kw, const char *const *
 const char *tp_str_arg(const char *fname, const char *name, PyObject *v, const char *dflt);
 
 /* A reader of format (NULL: "auto") on src, not yet opened; reader options from a dict. */
-tp_reader_obj *tp_reader_make(PyObject *src, const char *format);
+tp_reader_obj *tp_reader_make(PyObject *src, const char *format, const char *fname);
 int tp_reader_options(tp_reader_obj *ro, PyObject *opts, const char *fname);
 /* The filters and max_depth of vals (thread, status, from_us, to_us, max_depth) on ro. */
 int tp_reader_filters(tp_reader_obj *ro, const char *fname, PyObject *const *vals);

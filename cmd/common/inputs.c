@@ -98,8 +98,10 @@ int tc_open_inputs(struct tc_run *run, int nargs, char **args)
 {
 	const struct tc_prog *p = run->prog;
 	size_t n = (size_t)nargs, min = p->many ? p->many->min : 0, max = p->many ? p->many->max : 1;
+	/* several profiles (node writes one per worker) are one through tach-merge */
 	if (max == 1 && n > 1)
-		return tc_usage_error(p, "one input file at most");
+		return tc_usage_error(p, "one input file at most; several are one profile through "
+				      "tach-merge: tach-merge FILE... | %s", p->name);
 	if (n < min || (max && n > max)) {
 		if (min == max)
 			return tc_usage_error(p, "%zu input files needed, not %zu", min, n);
@@ -173,7 +175,8 @@ int tc_folded_settings(struct tc_run *run, char kind, struct tach_reader *r,
 
 /* --labels perf prints what stackcollapse-perf.pl prints, which counts perf's periods: a
  * perf reader then weighs samples by them; and which names an [unknown] symbol by its dso
- * alone unless --addrs: the reader then keeps one such frame per dso, not one per address. */
+ * alone unless --addrs: the reader then keeps one such frame per dso, not one per address;
+ * and shows no source line: the perf.data reader then looks none up in DWARF. */
 static int perf_label_weights(struct tc_run *run, struct tach_reader *r)
 {
 	bool perf = false, addrs = false;
@@ -186,6 +189,10 @@ static int perf_label_weights(struct tc_run *run, struct tach_reader *r)
 	int status = perf ? tc_set_opt(run, r, NULL, "r:weight", "period") : 0;
 	if (!status && perf && !addrs)
 		status = tc_set_opt(run, r, NULL, "r:unknown-addresses", "no");
+	/* (an option the perf.data reader alone takes: given where that reader may read) */
+	const char *format = run->from ? run->from : run->prog->reader;
+	if (!status && perf && (!strcmp(format, "auto") || strstr(format, "perfdata")))
+		status = tc_set_opt(run, r, NULL, "r:source-lines", "no");
 	return status;
 }
 

@@ -53,7 +53,7 @@ static const struct tc_opt input_opts[] = {
 	  "folded input: what a count is, samples or a time in ns, us or ms (default auto)",
 	  "auto samples ns us ms", false },
 	{ "event", 0, "NAME", "r:event", NULL,
-	  "perf script input: read the samples of event NAME (default: the first event); JFR "
+	  "perf script and perf.data input: read the samples of event NAME (default: the first event); JFR "
 	  "input: the events to read, comma-separated: cpu, native, wall, cputime, alloc, lock, "
 	  "samples or JFR event names (default samples: cpu, native, wall and cputime)", NULL,
 	  false },

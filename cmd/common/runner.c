@@ -201,6 +201,12 @@ static int read_inputs(struct tc_run *run, struct tach_writer *w, int outfd)
 					      : convert(run, run->inputs[0].r, w, outfd);
 	}
 	tc_progress_end(&run->progress, run->read_samples);
+	/* an empty output is what was asked for, yet seldom what was meant: a thread id from
+	 * another run, a time range outside the capture */
+	if (!status && run->filtering && run->read_samples && !run->kept_samples)
+		tc_warn(run, "none of the %llu samples read passes the sample filters (--thread, "
+			"--status, --from-us, --to-us): the output has no samples",
+			(unsigned long long)run->read_samples);
 	return status;
 }
 

@@ -186,6 +186,13 @@ static int no_match(struct tach_reader *r, const uint8_t *p, size_t n)
 			     "input format not recognized: it starts \"%s\"%s, as %s files do, but "
 			     "is not one that detection takes; --from %s reads it as %s and says what "
 			     "is wrong (tried %s)", seen, n > 16 ? "..." : "", near, near, near, tried);
+	/* A JDK Flight Recorder file ("FLR\0", its chunk magic) is a profile no reader takes:
+	 * say what does, not only which formats were tried. */
+	if (n >= 4 && !memcmp(p, "FLR", 4))
+		return RFAIL(r, TACH_E_FORMAT, TACH_POS_OFFSET, 0,
+			     "a JDK Flight Recorder (.jfr) recording, which no reader here takes: "
+			     "convert it to folded stacks first (async-profiler's `jfrconv -o "
+			     "collapsed IN.jfr OUT.txt`), then read those");
 	char byte[96] = "";
 	/* Said of what starts as text only: binary data from its first byte is no near miss. */
 	size_t at = not_text_at(p, n);

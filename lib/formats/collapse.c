@@ -164,12 +164,37 @@ static bool add_num(struct tachi_buf *b, int64_t v)
 }
 
 /* k's label as the collapsed writer prints it, appended to b. */
+/* Whether s[0..n) is an address as a frame without a symbol is named ("0x4011d6"). */
+static bool is_address(const char *s, size_t n)
+{
+	if (n < 3 || s[0] != '0' || s[1] != 'x')
+		return false;
+	for (size_t i = 2; i < n; i++)
+		if (!((s[i] >= '0' && s[i] <= '9') || (s[i] >= 'a' && s[i] <= 'f')))
+			return false;
+	return true;
+}
+
 bool tachi_collapsed_label(struct tach_writer *w, struct tachi_labeler *st, struct tachi_buf *b,
 			   const struct tachi_linekeys *lk, const struct tachi_linekey *k)
 {
 	size_t fl, nl;
 	const char *file = tachi_str(&lk->names, k->file, &fl);
 	const char *func = tachi_str(&lk->names, k->func, &nl);
+	/* What differs from one run of a program to the next (run-ids=no): the process id a
+	 * perf root carries as its line, and an unsymbolized frame's address (ASLR moves it);
+	 * two runs' profiles then share their stacks, as tach-diff compares them. */
+	if (st->no_run_ids) {
+		if (fl == 6 && !memcmp(file, "[comm]", 6) && k->line != 0) {
+			struct tachi_linekey c = *k;
+			c.line = 0;
+			return tachi_collapsed_label(w, st, b, lk, &c);
+		}
+		if (is_address(func, nl)) {
+			func = "0x...";
+			nl = 5;
+		}
+	}
 	if (fl == 1 && file[0] == '~' && k->line == 0)
 		return add_label_text(w, st, b, func, nl);
 	if (!st->full_paths) {

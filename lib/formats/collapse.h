@@ -36,6 +36,7 @@ bool tachi_counts_reserve(uint64_t **v, size_t *cap, size_t *n, uint32_t entry);
 struct tachi_labeler {
 	bool pyspy;       /* "func (file:line)" instead of "file:func:line" */
 	bool full_paths;
+	bool no_run_ids;  /* run-ids=no: no process id on "[comm]" roots, addresses as 0x... */
 	bool warned_semi, warned_ctrl;
 };
 bool tachi_collapsed_label(struct tach_writer *w, struct tachi_labeler *lb, struct tachi_buf *b,

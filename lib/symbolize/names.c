@@ -145,6 +145,12 @@ static const char *die_name(struct tachi_sym *s, Dwarf_Die *die, bool outer)
 		link = dwarf_formstring(&a);
 	if (link && s->names == TACHI_NAMES_MANGLED)
 		return link;
+	/* perf script names an inline chain's frames as addr2line gives them, by the linkage
+	 * name, demangled as perf demangles symbols (without parameters): with its namespaces,
+	 * classes and template arguments ("std::vector<int, ...>::push_back"), where the DWARF
+	 * name is the bare "push_back". */
+	if (link && s->perf)
+		return demangled(s, link, false);
 	if (link && s->names == TACHI_NAMES_FULL)
 		return demangled(s, link, true);
 	/* A C function known under an exported alias (glibc's __libc_start_main_impl is

@@ -9,10 +9,11 @@ pair, callgrind_annotate (run from /, so that it shortens no path) must show, fo
 Samples and, where the samples carry time, for Time_ns (each record's TIME_NS, else the
 interval's):
 - PROGRAM TOTALS: the samples' total, those with an empty stack included;
-- per function (file:name, as callgrind_annotate names them): the self cost, of the samples
-  whose innermost frame it is, and with --inclusive=yes the inclusive cost, of the samples
-  with the function anywhere on the stack, once however often it recurs; the samples with
-  an empty stack are the self and inclusive cost of "???:(no stack)".
+- per function (file:name, as callgrind_annotate names them; "???:name [OBJECT]", a native
+  frame without a source file, as OBJECT:name, the binary the samples name): the self cost,
+  of the samples whose innermost frame it is, and with --inclusive=yes the inclusive cost,
+  of the samples with the function anywhere on the stack, once however often it recurs; the
+  samples with an empty stack are the self and inclusive cost of "???:(no stack)".
 Functions the samples give no cost may be listed with 0 or not at all; "(root)" (the
 writer's caller of outermost frames, see tach2callgrind(1)) is left out of the comparison
 but must then have the total of the samples with a stack as its inclusive cost.
@@ -99,6 +100,10 @@ def annotate(path, inclusive, objects, event):
         for ob in objects:
             if name.endswith(b" [" + ob + b"]"):
                 name = name[:-len(ob) - 3]
+                # a native frame with no source file: the samples name it by its binary,
+                # callgrind by its object and file "???" (tach2callgrind(1))
+                if name.startswith(b"???:") and name != b"???:(root)":
+                    name = ob + name[3:]
                 break
         costs[name] += cost
     return total, costs

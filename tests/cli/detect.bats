@@ -323,3 +323,28 @@ json.dump(ev, open(sys.argv[2], "w"))' "$T/trace.json" "$T/events.json"
 	[ "$status" -eq 1 ]
 	[[ $output == *"; byte 0x07 at offset 1803 is not text"* ]]
 }
+
+@test "messages that point right: --event in every program that reads perf, a filter that keeps nothing, a .jfr" {
+	f=$FIXTURES/perf/inputs/perf-cycles-instructions-01.txt
+	# the warning names an option the program has, and the option works there
+	run tach2pprof -o "$T/p.pb.gz" "$f"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"skipped; only instructions read (the event option picks another)"* ]]
+	tach2pprof --help | grep -q -- '--event NAME'
+	tach2flamegraph --help | grep -q -- '--event NAME'
+	tach-decode -q --event cycles "$f" | awk '{ n += $NF } END { print n }' >"$T/n"
+	tach2pprof -q --event cycles "$f" | tach-decode -q | awk '{ n += $NF } END { print n }' >"$T/m"
+	[ "$(cat "$T/n")" -eq "$(grep -c ' cycles: $' "$f")" ]
+	cmp "$T/n" "$T/m"
+	# --thread of another run: exit 0, an empty profile, and a word on it
+	run tach2pprof --thread 99999 -o "$T/e.pb.gz" "$f"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"tach2pprof: warning: none of the "*" samples read passes the sample filters (--thread, --status, --from-us, --to-us): the output has no samples"* ]]
+	run tach2pprof -q --thread 99999 -o "$T/e.pb.gz" "$f"
+	[ -z "$output" ]
+	# a JDK Flight Recorder file: what to do with it
+	printf 'FLR\000\000\002\000\001\000\000\000\000\000\000\000\100' >"$T/x.jfr"
+	run tach-decode "$T/x.jfr"
+	[ "$status" -eq 1 ]
+	[ "$output" = "tach-decode: $T/x.jfr: offset 0: a JDK Flight Recorder (.jfr) recording, which no reader here takes: convert it to folded stacks first (async-profiler's \`jfrconv -o collapsed IN.jfr OUT.txt\`), then read those" ]
+}

@@ -4,10 +4,11 @@ profile's `tach-decode --format samples` text, by the rules of CPython's samplin
 PstatsCollector: key (file, line, func) with line 0 for no location; direct samples for the
 innermost frame; cumulative once per sample per key; callers from each adjacent pair;
 times = samples * interval / 1e6 where each sample is one interval (no TIME_NS in the
-text), else the sum of the samples' own times (TIME_NS, ns) / 1e9; keys and callers in first-seen order; the
-("__sampled__",): True marker last unless --no-marker.
+text), else the sum of the samples' own times (TIME_NS, ns) / 1e9; keys and callers in
+first-seen order; the ("__sampled__",): True marker last with --marker (tach2pstats
+--sampled-marker).
 
-usage: pstats_check.py SAMPLES_TEXT PSTATS_FILE [--no-marker]
+usage: pstats_check.py SAMPLES_TEXT PSTATS_FILE [--marker]
 Exit 0 when equal (times to 1e-9), 1 with the first difference otherwise."""
 import marshal
 import re
@@ -75,7 +76,7 @@ def expected(interval, samples):
     return out
 
 
-def check(samples_path, pstats_path, marker=True):
+def check(samples_path, pstats_path, marker=False):
     """0 when the file holds the stats the samples give, else 1 (the difference printed)."""
     interval, samples = parse(samples_path)
     with open(pstats_path, "rb") as f:
@@ -104,7 +105,7 @@ def check(samples_path, pstats_path, marker=True):
 
 
 def main():
-    return check(sys.argv[1], sys.argv[2], "--no-marker" not in sys.argv[3:])
+    return check(sys.argv[1], sys.argv[2], "--marker" in sys.argv[3:])
 
 
 if __name__ == "__main__":

@@ -81,20 +81,23 @@ joined() {
 			# shellcheck disable=SC2086
 			joined $o -- "$a" "$b" >"$TMP/want"
 			# shellcheck disable=SC2086
-			tach-diff $o "$a" "$b" | diff -u "$TMP/want" - || { echo "$o $pair"; false; }
+			tach-diff --per-run $o "$a" "$b" | diff -u "$TMP/want" - || { echo "$o $pair"; false; }
 		done
 	done
+	# by default without the thread frames, which differ from run to run
+	joined --no-thread-frames -- "$C/threads_interleaved.tach" "$C/recursion.tach" >"$TMP/want"
+	tach-diff "$C/threads_interleaved.tach" "$C/recursion.tach" | diff -u "$TMP/want" -
 	# a profile against itself: both columns equal
 	tach-diff "$C/threads_interleaved.tach" "$C/threads_interleaved.zstd.tach" |
 		awk '$(NF - 1) != $NF { bad = 1 } END { exit bad }'
 }
 
 @test "--from samples, filters, and stdin as one input" {
-	tach-diff --from samples "$TESTDATA/mixed.samples" "$SOURCE_ROOT/examples/batch.samples" >"$TMP/got"
+	tach-diff --per-run --from samples "$TESTDATA/mixed.samples" "$SOURCE_ROOT/examples/batch.samples" >"$TMP/got"
 	tach-encode "$TESTDATA/mixed.samples" -o "$TMP/a.tach"
 	tach-encode "$SOURCE_ROOT/examples/batch.samples" -o "$TMP/b.tach"
 	joined -- "$TMP/a.tach" "$TMP/b.tach" | diff -u - "$TMP/got"
-	tach-diff --thread 7 --status cpu "$TMP/a.tach" - <"$TMP/b.tach" >"$TMP/got"
+	tach-diff --per-run --thread 7 --status cpu "$TMP/a.tach" - <"$TMP/b.tach" >"$TMP/got"
 	joined --thread 7 --status cpu -- "$TMP/a.tach" "$TMP/b.tach" | diff -u - "$TMP/got"
 	[ -s "$TMP/got" ]
 }
@@ -312,4 +315,39 @@ joined() {
 	# the lines are those without the options
 	tach-diff -q --thread 5 --count-unit samples --labels pyspy "$TMP/b.folded" "$TMP/n.folded" 2>"$TMP/err" | diff "$TMP/want" -
 	[ ! -s "$TMP/err" ]
+}
+
+# shared BASE NEW: the share of NEW's count on stacks BASE has too, in percent (tach-diff's
+# "STACK BASE NEW" lines on stdin).
+shared() {
+	awk '{ n += $NF; if ($(NF - 1) > 0) s += ($NF < $(NF - 1) ? $NF : $(NF - 1)) }
+		END { printf "%d\n", n ? 100 * s / n : 0 }'
+}
+
+@test "two runs of one program share their stacks by default; --per-run keeps thread ids, pids and addresses" {
+	# two TACH profiles of one program whose thread ids differ, as in two runs
+	printf '@interval_us 1000\n5 0 0 2\tw.py:hot:3;w.py:main:1\n5 0 1000 2\tw.py:cold:7;w.py:main:1\n' >"$TMP/r1.samples"
+	sed 's/^5 /9 /' "$TMP/r1.samples" >"$TMP/r2.samples"
+	tach-encode "$TMP/r1.samples" -o "$TMP/r1.tach"
+	tach-encode "$TMP/r2.samples" -o "$TMP/r2.tach"
+	[ "$(tach-diff "$TMP/r1.tach" "$TMP/r2.tach" | shared)" -eq 100 ]
+	[ "$(tach-diff --per-run "$TMP/r1.tach" "$TMP/r2.tach" | shared)" -eq 0 ]
+	# two perf.data captures: another process id each, and for frames without a symbol
+	# (--no-symbolize: module and file offset) nothing that moves
+	command -v perf >/dev/null || skip "perf is not installed (Debian: linux-perf)"
+	perf record -q -e cpu-clock -o "$TMP/probe.data" true >"$TMP/probe.log" 2>&1 ||
+		skip "perf_event_open refused: $(head -1 "$TMP/probe.log")"
+	cc -O0 -fno-omit-frame-pointer -pthread "$TESTDATA/perf/livetest.c" -o "$TMP/livetest"
+	local k
+	for k in 1 2; do
+		(cd "$TMP" && perf record -q -e cpu-clock -F 499 -g -o run$k.data ./livetest >/dev/null 2>&1)
+	done
+	tach-diff "$TMP/run1.data" "$TMP/run2.data" >"$TMP/got"
+	grep -Eq '^\[comm\]:livetest:0;(.*;)?livetest:main:0;livetest:worker:0;livetest:hot_a:0 [1-9][0-9]* [1-9][0-9]*$' "$TMP/got"
+	[ "$(shared <"$TMP/got")" -ge 80 ]
+	tach-diff --per-run "$TMP/run1.data" "$TMP/run2.data" >"$TMP/got.p"
+	[ "$(shared <"$TMP/got.p")" -eq 0 ]
+	# unsymbolized frames named by address in each run: one frame "0x..." in both
+	tach-diff --no-symbolize "$TMP/run1.data" "$TMP/run2.data" >"$TMP/got.ns"
+	[ "$(shared <"$TMP/got.ns")" -ge 80 ]
 }

@@ -139,20 +139,25 @@ summed() {
 	done
 }
 
-@test "a fleet reduced in a tree with xargs -P, as the README shows it" {
+@test "a fleet reduced in a tree with xargs -P, as the README shows it, run twice" {
 	mkdir "$TMP/fleet" && cd "$TMP/fleet"
 	local f n=0
 	for f in threads_interleaved recursion transitions rle_runs many_frames non_ascii \
 		deep_stack_300 opcodes_columns; do
 		cp "$C/$f.tach" "host$((n++)).tach"
 	done
-	ls host*.tach | xargs -n 3 -P 2 sh -c 'tach-merge -o "part-$$.tach" "$@"' sh
-	[ "$(ls part-*.tach | wc -l)" -eq 3 ]
-	tach-merge part-*.tach -o fleet.tach
 	tach-merge host*.tach -o flat.tach
-	diff <(tach-decode flat.tach | summed) <(tach-decode fleet.tach | summed)
-	[ "$(tach-decode --format info fleet.tach | grep samples_decoded)" = \
-	  "$(tach-decode --format info flat.tach | grep samples_decoded)" ]
+	# twice, as a user reruns it: the second run merges no part of the first
+	local run
+	for run in 1 2; do
+		rm -rf parts && mkdir parts
+		ls host*.tach | xargs -n 3 -P 2 sh -c 'tach-merge -o "parts/$$.tach" "$@"' sh
+		[ "$(ls parts/*.tach | wc -l)" -eq 3 ]
+		tach-merge parts/*.tach -o fleet.tach
+		diff <(tach-decode flat.tach | summed) <(tach-decode fleet.tach | summed)
+		[ "$(tach-decode --format info fleet.tach | grep samples_decoded)" = \
+		  "$(tach-decode --format info flat.tach | grep samples_decoded)" ]
+	done
 }
 
 @test "go tool pprof merging the inputs' pprof profiles shows the merge's stacks and totals" {

@@ -352,7 +352,7 @@ native_inputs() {
 	run bash -c 'tach2gecko --from-us 5006000 "$0" | gzip -dc | jq -c "[.threads[] | [.name, .samples.data]]"' "$TMP/gecko_states.tach"
 	[ "$output" = '[["GeckoMain",[[1,6,0,1000]]]]' ]
 	# Nothing left: one empty thread, so that the profile still loads.
-	run bash -c 'tach2gecko --thread 99 "$0" | gzip -dc | jq -c "[.threads[] | [.name, (.samples.data | length)]]"' "$TMP/gecko_states.tach"
+	run bash -c 'tach2gecko -q --thread 99 "$0" | gzip -dc | jq -c "[.threads[] | [.name, (.samples.data | length)]]"' "$TMP/gecko_states.tach"
 	[ "$output" = '[["No samples",0]]' ]
 }
 

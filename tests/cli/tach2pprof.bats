@@ -511,3 +511,19 @@ by_state() {
 	grep -q ' compute_heavy$' "$T/via.top"
 	diff -u "$T/direct.top" "$T/via.top"
 }
+
+@test "a merge of many threads' profiles: a word on --no-labels, which writes one Sample per stack" {
+	awk 'BEGIN { print "@interval_us 1000"
+		for (t = 1; t <= 600; t++) printf "%d 0 %d 2\tw.py:hot:3;w.py:main:1\n", t, t * 1000 }' >"$T/many.samples"
+	tach-encode "$T/many.samples" -o "$T/many.tach"
+	run tach2pprof "$T/many.tach" -o "$T/many.pb.gz"
+	[ "$status" -eq 0 ]
+	[ "$output" = "tach2pprof: $T/many.tach: warning: 600 threads and states, each its own label set: a stack is a Sample per thread (600 Samples), which go tool pprof is slow to open; labels=no (tach2pprof --no-labels) writes one per stack" ]
+	run tach2pprof --no-labels "$T/many.tach" -o "$T/one.pb.gz"
+	[ "$status" -eq 0 ] && [ -z "$output" ]
+	[ "$(tach-decode -q "$T/one.pb.gz")" = "tid:0;w.py:main:1;w.py:hot:3 600" ]
+	# below the threshold: no word
+	head -n 300 "$T/many.samples" | tach-encode -o "$T/few.tach"
+	run tach2pprof "$T/few.tach" -o "$T/few.pb.gz"
+	[ -z "$output" ]
+}

@@ -38,7 +38,7 @@ bad = []
 for line in open(sys.argv[2]):
     name, nonempty = line.split()
     try:
-        if pstats_check.check(name + ".samples", name + ".m.pstats"):
+        if pstats_check.check(name + ".samples", name + ".m.pstats", marker=True):
             bad.append(name + " (marker)")
         if pstats_check.check(name + ".samples", name + ".p.pstats", marker=False):
             bad.append(name)
@@ -64,8 +64,8 @@ EOF
 	for f in "$CASES"/*.tach "$FIXTURES"/tach/layout-a/*.tach "$FIXTURES"/tach/big-endian/*.tach; do
 		p=${f#"$FIXTURES"/tach/}
 		p=${p//\//-}
-		tach2pstats -q "$f" -o "$p.m.pstats"
-		tach2pstats -q --no-sampled-marker "$f" -o "$p.p.pstats"
+		tach2pstats -q --sampled-marker "$f" -o "$p.m.pstats"
+		tach2pstats -q "$f" -o "$p.p.pstats"
 		tach-decode -q --format samples "$f" >"$p.samples"
 		echo "$p $([ "$(tach-decode -q "$f" | wc -l)" -gt 0 ] && echo 1 || echo 0)" >>list
 		n=$((n + 1))
@@ -76,26 +76,26 @@ EOF
 
 @test "the check fails on wrong stats" {
 	local f=$CASES/recursion.tach
-	tach2pstats --no-sampled-marker "$f" -o "$T/p.pstats"
+	tach2pstats "$f" -o "$T/p.pstats"
 	# with a marker expected, without it written
-	run same_as_decode "$f" "$T/p.pstats"
+	run same_as_decode "$f" "$T/p.pstats" -- --marker
 	[ "$status" -eq 1 ]
 	# another profile's samples
-	run same_as_decode "$CASES/transitions.tach" "$T/p.pstats" -- --no-marker
+	run same_as_decode "$CASES/transitions.tach" "$T/p.pstats"
 	[ "$status" -eq 1 ]
 	# one count changed
 	python3 -c 'import marshal, sys
 d = marshal.load(open(sys.argv[1], "rb")); k = next(iter(d)); v = d[k]
 d[k] = (v[0], v[1] + 1) + v[2:]; marshal.dump(d, open(sys.argv[1], "wb"))' "$T/p.pstats"
-	run same_as_decode "$f" "$T/p.pstats" -- --no-marker
+	run same_as_decode "$f" "$T/p.pstats"
 	[ "$status" -eq 1 ]
 	# all at once, as for every fixture: the one that differs is named, the other passes
 	mkdir "$T/l"
 	cd "$T/l"
 	local n
 	for n in a b; do
-		tach2pstats "$f" -o $n.m.pstats
-		tach2pstats --no-sampled-marker "$f" -o $n.p.pstats
+		tach2pstats --sampled-marker "$f" -o $n.m.pstats
+		tach2pstats "$f" -o $n.p.pstats
 		tach-decode --format samples "$f" >$n.samples
 		echo "$n 1" >>list
 	done
@@ -106,7 +106,7 @@ d[k] = (v[0], v[1] + 1) + v[2:]; marshal.dump(d, open(sys.argv[1], "wb"))' "$T/p
 }
 
 @test "recursion counts once per sample for cumulative; callers from adjacent frames" {
-	tach2pstats "$CASES/recursion.tach" -o "$T/r.pstats"
+	tach2pstats --sampled-marker "$CASES/recursion.tach" -o "$T/r.pstats"
 	run python3 -c 'import marshal, sys
 d = marshal.load(open(sys.argv[1], "rb"))
 for k, v in d.items(): print(k, v)' "$T/r.pstats"
@@ -123,7 +123,7 @@ for k, v in d.items(): print(k, v)' "$T/r.pstats"
 	long=$(printf 'd%.0s' $(seq 300))
 	printf 'main;work 3000000000\n%s.py:main:1;%s.py:f:2 2\nmain;\303\274n 1\n' "$long" "$long" >"$T/big.folded"
 	collapsed2tach "$T/big.folded" -o "$T/big.tach"
-	tach2pstats "$T/big.tach" -o "$T/big.pstats"
+	tach2pstats --sampled-marker "$T/big.tach" -o "$T/big.pstats"
 	python3 -c 'import marshal, sys
 raw = open(sys.argv[1], "rb").read(); d = marshal.loads(raw)
 iv = 0.001
@@ -166,7 +166,7 @@ assert ("bad\ufffdfile.py", 3, "f\ufffd\ufffd") in d, list(d)' "$T/s.pstats"
 	tach2pstats --from-us 1000002000 --to-us 1000004000 "$f" -o "$T/r.pstats"
 	same_as_decode "$f" "$T/r.pstats" --from-us 1000002000 --to-us 1000004000
 	# nothing left: only the marker
-	tach2pstats --thread 1 "$f" -o "$T/e.pstats"
+	tach2pstats -q --sampled-marker --thread 1 "$f" -o "$T/e.pstats"
 	[ "$(python3 -c 'import marshal, sys; print(marshal.load(open(sys.argv[1], "rb")))' "$T/e.pstats")" = "{('__sampled__',): True}" ]
 }
 
@@ -257,7 +257,7 @@ assert ("bad\ufffdfile.py", 3, "f\ufffd\ufffd") in d, list(d)' "$T/s.pstats"
 	run tach2pstats --help
 	[ "$status" -eq 0 ]
 	local o
-	for o in --no-sampled-marker --output --force --quiet --verbose --strict \
+	for o in --sampled-marker --no-sampled-marker --output --force --quiet --verbose --strict \
 		--max-depth --thread --status --from-us --to-us --help --version; do
 		[[ "$output" == *"$o"* ]]
 	done
@@ -271,7 +271,7 @@ assert ("bad\ufffdfile.py", 3, "f\ufffd\ufffd") in d, list(d)' "$T/s.pstats"
 	python3 "$TESTDATA/dup_strings.py" >"$T/dup.tach"
 	tach2pstats "$T/dup.tach" -o "$T/d.pstats"
 	same_as_decode "$T/dup.tach" "$T/d.pstats"
-	[ "$(python3 -c 'import marshal, sys; print(marshal.load(open(sys.argv[1], "rb")))' "$T/d.pstats")" = "{('a.py', 1, 'f'): (2, 2, 0.002, 0.002, {}), ('__sampled__',): True}" ]
+	[ "$(python3 -c 'import marshal, sys; print(marshal.load(open(sys.argv[1], "rb")))' "$T/d.pstats")" = "{('a.py', 1, 'f'): (2, 2, 0.002, 0.002, {})}" ]
 }
 
 @test "high-cardinality input (past the lookahead threshold): the stats CPython's collector gives" {
@@ -279,4 +279,22 @@ assert ("bad\ufffdfile.py", 3, "f\ufffd\ufffd") in d, list(d)' "$T/s.pstats"
 	collapsed2tach "$T/wide.folded" -o "$T/wide.tach"
 	tach2pstats "$T/wide.tach" -o "$T/wide.pstats"
 	same_as_decode "$T/wide.tach" "$T/wide.pstats"
+}
+
+@test "the README's recipe: the default file loads in this Python's pstats (3.11 to 3.15), --sampled-marker is 3.15's" {
+	local f=$CASES/recursion.tach
+	tach2pstats "$f" -o "$T/x.pstats"
+	# as the README has it: python3 -m pstats, here with its commands on stdin
+	printf 'sort cumulative\nstats 3\nquit\n' | python3 -m pstats "$T/x.pstats" >"$T/out" 2>&1
+	grep -q 'fib' "$T/out"
+	! grep -q 'Invalid timing data' "$T/out" || false
+	same_as_decode "$f" "$T/x.pstats"
+	tach2pstats --no-sampled-marker "$f" | cmp - "$T/x.pstats"
+	tach2pstats --sampled-marker "$f" -o "$T/m.pstats"
+	same_as_decode "$f" "$T/m.pstats" -- --marker
+	# Python before 3.15 refuses the marked file; 3.15 shows sample columns with it
+	if python3 -c 'import sys; sys.exit(sys.version_info >= (3, 15))'; then
+		run python3 -c 'import pstats, sys; pstats.Stats(sys.argv[1])' "$T/m.pstats"
+		[ "$status" -ne 0 ]
+	fi
 }

@@ -213,3 +213,24 @@ print(round(sum(sum(x["weights"]) for x in p)))' "$T/g.json")" -eq "$span" ]
 	[[ ${lines[0]} == "tach-decode: $T/back.cpuprofile: offset "*": warning: endTime is before startTime: ignored (the last sample stands for no time)" ]]
 	[ "$(tach-decode -q -F samples "$T/back.cpuprofile" | tail -n 1)" = $'0 0 200 2 0\tb\xf0\x9f\x98\x80.js:\xef\xbf\xbdlow:-:-:-:-:-' ]
 }
+
+@test "node's profiles of a program with a worker thread: several files, one flame graph through tach-merge" {
+	find_node
+	mkdir -p "$T/wk"
+	cat >"$T/wk/wk.js" <<'JS'
+const { Worker, isMainThread } = require('worker_threads');
+function spinMain(n) { let s = 0; for (let i = 0; i < n; i++) s += i % 7; return s; }
+function spinWorker(n) { let s = 0; for (let i = 0; i < n; i++) s += i % 5; return s; }
+if (isMainThread) { new Worker(__filename); spinMain(2e7); } else { spinWorker(2e7); }
+JS
+	(cd "$T/wk" && "$NODE" --cpu-prof --cpu-prof-dir "$T/wk/prof" wk.js)
+	[ "$(ls "$T"/wk/prof/*.cpuprofile | wc -l)" -eq 2 ]
+	# one program takes one input, and says how to give it several
+	run tach2flamegraph "$T"/wk/prof/*.cpuprofile
+	[ "$status" -eq 2 ]
+	[[ "$output" == "tach2flamegraph: one input file at most; several are one profile through tach-merge: tach-merge FILE... | tach2flamegraph"* ]]
+	tach-merge -q "$T"/wk/prof/*.cpuprofile | tach2flamegraph -q -o "$T/wk.svg"
+	xmllint --noout --nonet "$T/wk.svg"
+	grep -q '<title>wk.js:spinMain:2 ' "$T/wk.svg"
+	grep -q '<title>wk.js:spinWorker:3 ' "$T/wk.svg"
+}

@@ -190,7 +190,8 @@ CONVERSIONS = [
     ("gecko", "tach2gecko", {}, []),
     ("speedscope", "tach2speedscope", {}, []),
     ("sampler", "tach2sampler", {}, []),
-    ("pstats", "tach2pstats", {"sampled_marker": True}, []),
+    ("pstats", "tach2pstats", {}, []),
+    ("pstats", "tach2pstats", {"sampled_marker": True}, ["--sampled-marker"]),
     ("pstats", "tach2pstats", {"sampled_marker": False}, ["--no-sampled-marker"]),
     ("callgrind", "tach2callgrind", {}, []),
     ("flamegraph", "tach2flamegraph", {"width": 800}, ["--width", "800"]),
@@ -389,22 +390,22 @@ def test_truncated_fixtures(tmp_path):
 # ---- pstats that loads (issue 44.1) ----
 
 def test_pstats_loads_on_this_python(tmp_path):
-    """From Python, the ("__sampled__",) marker only where this Python's pstats reads it."""
+    """By default without the ("__sampled__",) marker, as tach2pstats: loads in every Python."""
     import pstats
     src = CASES / "threads_interleaved.tach"
     out = tmp_path / "x.pstats"
     tachfmt.convert(src, out, to="pstats")
     st = pstats.Stats(str(out))
     assert st.total_calls > 0
-    marked = run("tach2pstats", src).stdout
-    unmarked = run("tach2pstats", "--no-sampled-marker", src).stdout
+    marked = run("tach2pstats", "--sampled-marker", src).stdout
+    unmarked = run("tach2pstats", src).stdout
     assert marked != unmarked
-    assert out.read_bytes() == (marked if sys.version_info >= (3, 15) else unmarked)
+    assert out.read_bytes() == unmarked
     assert tachfmt.convert(src, to="pstats", sampled_marker=True) == marked
     assert tachfmt.convert(src, to="pstats", sampled_marker=False) == unmarked
     with tachfmt.open(src) as r:
         got = tachfmt.write(None, r, r.meta, to="pstats")
-    assert got == (marked if sys.version_info >= (3, 15) else unmarked)
+    assert got == unmarked
     assert "sampled_marker" in tachfmt.convert.__doc__
 
 
@@ -919,3 +920,64 @@ def test_status_no_idle_is_the_complement_of_idle():
     busy = expanded(src, status="no-idle")
     assert idle and busy and sorted(idle + busy) == sorted(every)
     assert all(r[3] & (tachfmt.STATUS_HAS_GIL | tachfmt.STATUS_ON_CPU) for r in busy)
+
+
+# ---- what a new user meets first ----
+
+def test_meta_is_whole_before_the_first_sample(tmp_path):
+    """A perf script capture learns its interval and program from its first sample: .meta
+    asked first reads it ahead, iteration still gives every sample, and write() with that
+    meta keeps the interval."""
+    src = FIXTURES / "perf" / "inputs" / "perf-dd-stacks-01.txt"
+    with tachfmt.open(src) as r:
+        meta = r.meta
+        got = list(r)
+        after = r.meta
+    assert meta == after
+    assert meta["interval_us"] > 0
+    assert meta["python_version"] is None
+    iv = meta["interval_us"]
+    rows = [(s.tid, s.interpreter, s.timestamp_us + k * iv, s.status,
+             tuple(shown(f) for f in s.frames)) for s in got for k in range(s.weight)]
+    assert rows == text_samples(src)
+    out = tmp_path / "w.tach"
+    tachfmt.write(out, got, meta)
+    info = run("tach-decode", "-F", "info", out).stdout.decode()
+    assert f"interval_us: {meta['interval_us']}\n" in info
+    with tachfmt.open(out) as r:
+        assert r.meta["interval_us"] == meta["interval_us"]
+
+
+def test_every_error_has_its_attributes():
+    src = CASES / "single_sample.tach"
+    cases = [
+        (lambda: tachfmt.convert(src, to="svg"), "convert() argument 'to'",
+         "unknown output format 'svg' (the formats written: tach, pprof"),
+        (lambda: tachfmt.open(src, "svg"), "open() argument 'from_'",
+         "unknown input format 'svg' (the formats read: auto, tach"),
+        (lambda: tachfmt.open(src, status="gill"), "open() argument 'status'",
+         "unknown state 'gill' (gil cpu unknown gil-wait exception main idle, or no-NAME)"),
+        (lambda: tachfmt.stacks(src, status=["gil", "gill"]), "stacks() argument 'status'",
+         "unknown state 'gill'"),
+    ]
+    for call, filename, reason in cases:
+        with pytest.raises(tachfmt.Error) as e:
+            call()
+        assert isinstance(e.value.filename, str) and e.value.filename == filename
+        assert e.value.reason.startswith(reason), e.value.reason
+        assert str(e.value) == f"{filename}: {e.value.reason}"
+        assert e.value.position is None and e.value.position_kind is None
+        assert isinstance(e.value.code, int) and e.value.code < 0
+    # every writable format is listed where the bad one is named
+    with pytest.raises(tachfmt.Error) as e:
+        tachfmt.convert(src, to="svg")
+    for name, _, can_write in tachfmt.formats():
+        assert (f" {name}," in e.value.reason or f" {name})" in e.value.reason) == bool(can_write)
+
+
+def test_tach_runs_are_weighted_samples():
+    """As the README says: a TACH run of one stack is one sample weighing its length."""
+    with tachfmt.open(CASES / "rle_runs.tach") as r:
+        got = list(r)
+    assert max(s.weight for s in got) > 1
+    assert sum(s.weight for s in got) == len(text_samples(CASES / "rle_runs.tach"))

@@ -2,7 +2,8 @@
  * compression for objects (ob=, cob=), files (fl=, cfi=) and functions (fn=, cfn=).
  *
  * A function is (object, file, name): a frame's own file and name, its mapping's file as
- * the object for native frames ("???" for empty names). Positions are "line", or
+ * the object for native frames ("???" for empty names; the file "???" where the frame's file
+ * is its binary: no source known). Positions are "line", or
  * "instr line" when some frame has a native address (frames without one get address 0):
  * Python frames keep their files and lines, native ones their objects and addresses. All
  * threads are one profile: callgrind's parts per thread have no readers that merge them.
@@ -187,6 +188,11 @@ static bool map_frame(struct cgstate *st, const struct tach_dict *d, uint32_t fi
 		if (!name_of(st, d, m->file, &fn.ob))
 			return false;
 		st->has_ob = true;
+		/* a native frame without a source file is named by its binary: that is its
+		 * object, and its file unknown, as valgrind writes it ("???"), so that
+		 * callgrind_annotate does not read the binary as source */
+		if (fn.file == fn.ob && tach_dict_intern_string(&st->names, "???", 3, &fn.file))
+			return false;
 	}
 	struct cgpos p = { 0, f->line > 0 ? f->line : 0, n ? n->address : 0 };
 	st->has_addr |= p.addr != 0;

@@ -10,7 +10,9 @@
  * Options: labels=cpython|pyspy ("func (file:line)")|perf (stackcollapse-perf.pl's lines, see
  * collapsed/write_perf.c, with perf-root, annotate and addrs)|async-profiler (jfrconv's
  * lines, see collapsed/write_async.c, with ap-threads, ap-lines, ap-simple and ap-dot),
- * full-paths, thread-frames=no.
+ * full-paths, thread-frames=no, run-ids=no (no process id on a perf "[comm]" root, an
+ * unsymbolized address as "0x...": what tach-diff compares between two runs; stacks that
+ * then read the same print as separate lines, which tach-diff's join adds up).
  * Output is valid UTF-8 with LF line ends; a ';' inside a label becomes ':' and control
  * bytes become '?', each with one warning, so that every consumer splits lines the same way.
  */
@@ -81,6 +83,12 @@ static int cw_option_of(struct tach_writer *w, const char *key, const char *valu
 	if (!strcmp(key, "full-paths")) {
 		if (!tachi_parse_bool(value, &st->lab.full_paths))
 			return WFAIL(w, TACH_E_USAGE, "bad full-paths value %s", value);
+		return TACH_OK;
+	}
+	if (!strcmp(key, "run-ids")) {
+		if (!tachi_parse_bool(value, &b))
+			return WFAIL(w, TACH_E_USAGE, "bad run-ids value %s", value);
+		st->lab.no_run_ids = !b;
 		return TACH_OK;
 	}
 	if (!strcmp(key, "thread-frames")) {

@@ -9,7 +9,8 @@
  *   - A function "0xADDR" is perf's "[unknown]" at that address: "[dso]" by the dso's base
  *     name, "[unknown]" without one, "[dso <ADDR>]" with addrs.
  *   - A frame whose file is a .py file or a pseudo-file ("<frozen ...>", "<string>") is a
- *     CPython -X perf frame, "py::FUNC:FILE", from a perf map.
+ *     CPython -X perf frame, "py::FUNC:FILE", from a perf map; not one with a line, which a
+ *     perf map never gives: a native frame in the source file DWARF names.
  *   - Per "->"-separated piece (perf-map-agent's unfolded Java inlining): ';' as ':', the
  *     text from the first '(' dropped (not Go's ".(*T).M", not "(anonymous namespace)"),
  *     quotes dropped, Java's "L" dropped when the comm is "java"; pieces after the first
@@ -208,14 +209,15 @@ static bool ends_with(const char *s, size_t n, const char *suf)
 /* A frame key's text: the raw name perf printed, split at "->" (trailing empty pieces
  * dropped, as perl's split drops them), each piece as the script makes it. */
 static bool frame_text(struct pout *o, struct tachi_buf *b, const char *file, size_t fl,
-		       const char *func, size_t nl, bool java)
+		       bool located, const char *func, size_t nl, bool java)
 {
 	struct tachi_buf *raw = &o->piece;
 	const char *pc = "";
 	size_t pcl = 0;
 	/* CPython's files: a .py path or a pseudo-file ("<frozen ...>", "<string>"); a module
-	 * perf names by its own name (a BPF program's "bpf_prog_...") is no Python file */
-	bool py = (fl && file[0] == '<') || ends_with(file, fl, ".py");
+	 * perf names by its own name (a BPF program's "bpf_prog_...") is no Python file, nor
+	 * is a frame with a line (DWARF's source file of a native frame) */
+	bool py = !located && ((fl && file[0] == '<') || ends_with(file, fl, ".py"));
 	raw->len = 0;
 	if (py) {
 		if (!tachi_buf_add(raw, "py::", 4) || !tachi_buf_add(raw, func, nl) ||
@@ -274,10 +276,10 @@ static bool key_labels(struct pout *o)
 			o->off[2 * k + 1] = o->labels.len;
 			continue;
 		}
-		if (!frame_text(o, &o->labels, file, fl, func, nl, false))
+		if (!frame_text(o, &o->labels, file, fl, key->line > 0, func, nl, false))
 			return false;
 		o->off[2 * k + 1] = o->labels.len;
-		if (!frame_text(o, &o->labels, file, fl, func, nl, true))
+		if (!frame_text(o, &o->labels, file, fl, key->line > 0, func, nl, true))
 			return false;
 	}
 	o->off[2 * nkeys] = o->labels.len;

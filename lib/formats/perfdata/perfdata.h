@@ -93,6 +93,7 @@ struct pd {
 	/* options */
 	char *event_opt;
 	bool no_addresses, no_unknown_addresses, no_symbolize;
+	bool no_source_lines;     /* source-lines=no: frames in their binary, no DWARF lines */
 	char *binary_path;
 
 	/* the input */
@@ -198,5 +199,6 @@ int pd_on_mmap(struct tach_reader *r, const uint8_t *p, uint32_t size, uint64_t 
 int pd_sample_frames(struct tach_reader *r, const struct pd_sample *s);
 int pd_root_frame(struct tach_reader *r, const struct pd_sample *s, uint32_t *id);
 const char *pd_frame_file(struct tach_reader *r, uint32_t id);
+const char *pd_proc_map_path(struct tach_reader *r, uint32_t pid, size_t i);
 
 #endif

@@ -82,6 +82,8 @@ static int pd_option(struct tach_reader *r, const char *key, const char *value)
 		return bool_opt(r, key, value, &st->no_unknown_addresses);
 	if (!strcmp(key, "symbolize"))
 		return bool_opt(r, key, value, &st->no_symbolize);
+	if (!strcmp(key, "source-lines"))
+		return bool_opt(r, key, value, &st->no_source_lines);
 	if (!strcmp(key, "binary-path"))
 		return append_dir(r, value);
 	return RFAIL(r, TACH_E_USAGE, TACH_POS_NONE, 0, "perfdata reader has no option %s", key);
@@ -156,18 +158,25 @@ static bool comm_names(const char *comm, const char *path)
 	       !memcmp(b, comm, cl);
 }
 
-static int note_program(struct tach_reader *r, const char *comm)
+/* The program: the file of a frame of the first sample that its comm names, else of a
+ * mapping of its process that the comm names (the first sample may be in the loader or
+ * the kernel, whose files name no program: pprof's File: and the Gecko product would show
+ * ld-linux-x86-64.so.2 or "perf"). */
+static int note_program(struct tach_reader *r, const char *comm, uint32_t pid)
 {
 	struct pd *st = r->state;
-	for (uint32_t i = 0; i < st->depth && comm; i++) {
-		const char *f = pd_frame_file(r, st->frames[i]);
-		if (f && f[0] == '/' && comm_names(comm, f)) {
-			if (!(st->program = strdup(f)))
-				return nomem(r);
-			r->meta.program = st->program;
-			return TACH_OK;
-		}
+	const char *f = NULL;
+	for (uint32_t i = 0; i < st->depth && comm && !f; i++) {
+		f = pd_frame_file(r, st->frames[i]);
+		f = f && f[0] == '/' && comm_names(comm, f) ? f : NULL;
 	}
+	for (size_t i = 0; comm && !f && (f = pd_proc_map_path(r, pid, i)); i++)
+		f = f[0] == '/' && comm_names(comm, f) ? f : NULL;
+	if (!f)
+		return TACH_OK;
+	if (!(st->program = strdup(f)))
+		return nomem(r);
+	r->meta.program = st->program;
 	return TACH_OK;
 }
 
@@ -182,7 +191,8 @@ static int make_sample(struct tach_reader *r, const struct pd_attr *a, const str
 		return rc;
 	if (!st->samples) {
 		const struct tach_frame *f = tach_dict_frame(&r->dict, root);
-		if ((rc = note_program(r, f ? tach_dict_string(&r->dict, f->func, NULL) : NULL)))
+		if ((rc = note_program(r, f ? tach_dict_string(&r->dict, f->func, NULL) : NULL,
+				       s->pid)))
 			return rc;
 	}
 	if (st->depth >= r->lim.max_depth)

@@ -171,6 +171,7 @@ struct pd_syms {
 	struct table frames;      /* (map or NONE, address) -> frame */
 	struct table names;       /* symbolizer address -> string id (NONE: no symbol) */
 	uint64_t seq;
+	bool warned_perf_map;     /* JIT code without its perf map was said */
 	/* the kernel */
 	uint32_t kmap;            /* its pmap, NONE when none was recorded */
 	uint64_t ktext;           /* _text when recorded */
@@ -779,6 +780,20 @@ static void load_perf_map(struct perfdata_proc *p, const char *path)
 		qsort(p->jit, p->njit, sizeof(*p->jit), jsym_cmp);
 }
 
+/* JIT code without its perf map is one frame per mapping, whatever ran there (most of a
+ * Java capture): say once how a runtime writes the map perf and this reader name it by. */
+static void no_perf_map(struct tach_reader *r, const struct perfdata_pmap *m)
+{
+	struct pd_syms *y = ((struct pd *)r->state)->syms;
+	if (y->warned_perf_map)
+		return;
+	y->warned_perf_map = true;
+	tachi_warn(&r->warn, TACH_POS_NONE, 0, "JIT code of process %u is not named: %.200s is "
+		   "missing or empty (read where the capture was made; a JVM writes it with "
+		   "-XX:+UnlockDiagnosticVMOptions -XX:+DumpPerfMapAtExit, node with "
+		   "--perf-basic-prof, Python 3.12+ with -X perf)", m->pid, m->path);
+}
+
 static const char *jit_symbol(struct tach_reader *r, const struct perfdata_pmap *m, uint64_t ip)
 {
 	struct perfdata_proc *p = proc_get(r, m->pid, false);
@@ -787,6 +802,8 @@ static const char *jit_symbol(struct tach_reader *r, const struct perfdata_pmap 
 	if (!p->jit_tried) {
 		p->jit_tried = true;
 		load_perf_map(p, m->path);
+		if (!p->njit)
+			no_perf_map(r, m);
 	}
 	size_t lo = 0, hi = p->njit;
 	while (lo < hi) {
@@ -850,10 +867,10 @@ static int dict_mapping(struct tach_reader *r, struct perfdata_pmap *m, uint32_t
 	return TACH_OK;
 }
 
-static int intern(struct tach_reader *r, const char *file, const char *func, size_t fl,
-		  const struct tach_frame_native *n, uint32_t *id)
+static int intern(struct tach_reader *r, const char *file, int32_t line, const char *func,
+		  size_t fl, const struct tach_frame_native *n, uint32_t *id)
 {
-	struct tach_frame f = { 0, 0, TACH_NO_LINE, TACH_NO_LINE, -1, -1, TACH_NO_OPCODE };
+	struct tach_frame f = { 0, 0, line, line, -1, -1, TACH_NO_OPCODE };
 	if (tach_dict_intern_string(&r->dict, file, strlen(file), &f.file) ||
 	    tach_dict_intern_string(&r->dict, func, fl, &f.func) ||
 	    tach_dict_intern_frame_native(&r->dict, &f, n, id))
@@ -862,9 +879,10 @@ static int intern(struct tach_reader *r, const char *file, const char *func, siz
 }
 
 /* A frame named name (NULL: no symbol) in dso file at ip, as the perf script reader makes
- * the frame of the line perf script prints for it. */
+ * the frame of the line perf script prints for it; in source file file at line where
+ * DWARF gives them (line TACH_NO_LINE: file is the dso). */
 static int make_frame(struct tach_reader *r, struct perfdata_pmap *m, const char *file,
-		      const char *name, uint64_t ip, uint32_t *id)
+		      int32_t line, const char *name, uint64_t ip, uint32_t *id)
 {
 	struct pd *st = r->state;
 	struct tach_frame_native nat = { ip, 0, 0 };
@@ -897,11 +915,42 @@ static int make_frame(struct tach_reader *r, struct perfdata_pmap *m, const char
 	} else if (!name) {
 		name = "[unknown]";
 	}
-	return intern(r, file, name, strlen(name), np, id);
+	return intern(r, file, line, name, strlen(name), np, id);
 }
 
-/* The frame of ip (kernel: a kernel address) in process pid; NONE when skipped. */
-static int frame_of(struct tach_reader *r, uint32_t pid, bool kernel, uint64_t ip, uint32_t *id)
+/* The source file and line of a symbolized address, where DWARF has them: those of the
+ * outermost frame of its inline chain, the function the ELF symbol names (perf report
+ * --sort srcline gives the same place). */
+struct srcline {
+	char file[4200];
+	int32_t line;
+};
+
+static int on_line(void *ctx, const struct tachi_sym_frame *f)
+{
+	struct srcline *l = ctx;
+	if (!f->perf_elf && f->line > 0 && f->file[0]) {
+		snprintf(l->file, sizeof(l->file), "%.4190s", f->file);
+		l->line = f->line;
+	}
+	return TACH_OK;
+}
+
+/* pc as the address looked up: a return address's call is at pc - 1. */
+static int source_line(struct tach_reader *r, const struct perfdata_pmap *m, uint64_t pc,
+		       struct srcline *l)
+{
+	struct pd_syms *y = ((struct pd *)r->state)->syms;
+	l->file[0] = 0;
+	l->line = TACH_NO_LINE;
+	int rc = tachi_sym_lookup_inlines(y->sym, m->syn + (pc - m->start), on_line, l);
+	return rc == TACH_E_NOMEM ? nomem(r) : rc;
+}
+
+/* The frame of ip (kernel: a kernel address) in process pid; NONE when skipped. exact: ip
+ * is where the thread was (the sampled IP), not a return address. */
+static int frame_of(struct tach_reader *r, uint32_t pid, bool kernel, uint64_t ip, bool exact,
+		    uint32_t *id)
 {
 	struct pd *st = r->state;
 	struct pd_syms *y = st->syms;
@@ -927,7 +976,12 @@ static int frame_of(struct tach_reader *r, uint32_t pid, bool kernel, uint64_t i
 		snprintf(copy, sizeof(copy), "%.4190s", name);
 		name = copy;
 	}
-	if (rc || (rc = make_frame(r, m, file, name, ip, id)))
+	struct srcline src = { "", TACH_NO_LINE };
+	if (!rc && name && !kernel && m && m->syn && !m->jit && !st->no_symbolize &&
+	    !st->no_source_lines &&
+	    !(rc = source_line(r, m, exact || ip <= m->start ? ip : ip - 1, &src)) && src.file[0])
+		file = src.file;
+	if (rc || (rc = make_frame(r, m, file, src.line, name, ip, id)))
 		return rc;
 	return kv_put(&y->frames, key, ip, *id) ? TACH_OK : nomem(r);
 }
@@ -974,7 +1028,10 @@ static int on_inline(void *ctx, const struct tachi_sym_frame *f)
 	struct tach_frame_native nat = { c->pc, 0, 1 };
 	uint32_t id;
 	const char *name = f->func ? f->func : "??";
-	int rc = intern(c->r, "", name, strlen(name), st->no_addresses ? NULL : &nat, &id);
+	/* the source file and line DWARF gives, where perf script names no file */
+	bool src = f->line > 0 && f->file[0];
+	int rc = intern(c->r, src ? f->file : "", src ? f->line : TACH_NO_LINE, name, strlen(name),
+			st->no_addresses ? NULL : &nat, &id);
 	return rc ? rc : push(c->r, id);
 }
 
@@ -995,7 +1052,7 @@ static int unwound_frames(struct tach_reader *r, uint32_t pid, uint64_t pc)
 	}
 	if (!c.elf)
 		return TACH_OK;
-	int rc = frame_of(r, pid, false, pc, &id);
+	int rc = frame_of(r, pid, false, pc, true, &id);
 	return rc ? rc : push(r, id);
 }
 
@@ -1047,13 +1104,17 @@ int pd_sample_frames(struct tach_reader *r, const struct pd_sample *s)
 	st->depth = 0;
 	if (!s->chain) {
 		uint32_t id;
-		if (!(rc = frame_of(r, s->pid, kernel_mode(mode), s->ip, &id)))
+		if (!(rc = frame_of(r, s->pid, kernel_mode(mode), s->ip, true, &id)))
 			rc = push(r, id);
 		return rc;
 	}
+	/* the first address of each context is where the thread was, the others return
+	 * addresses */
+	bool exact = true;
 	for (uint64_t i = 0; i < s->nr && !rc; i++) {
 		uint64_t ip = tachi_rd64(s->chain + 8 * i, st->swap);
 		if (ip >= CTX_MAX) {
+			exact = true;
 			mode = ip == CTX_KERNEL ? PD_MISC_KERNEL : ip == CTX_USER ? PD_MISC_USER :
 			       ip == CTX_HV ? PD_MISC_HV : ip == CTX_GUEST_KERNEL ? PD_MISC_GUEST_KERNEL :
 			       ip == CTX_GUEST_USER ? PD_MISC_GUEST_USER : ip == CTX_GUEST ? mode : 0;
@@ -1066,7 +1127,9 @@ int pd_sample_frames(struct tach_reader *r, const struct pd_sample *s)
 		}
 		user_seen |= !kernel_mode(mode);
 		uint32_t id;
-		if (!(rc = frame_of(r, s->pid, kernel_mode(mode), ip, &id)))
+		rc = frame_of(r, s->pid, kernel_mode(mode), ip, exact, &id);
+		exact = false;
+		if (!rc)
 			rc = push(r, id);
 	}
 	/* --call-graph dwarf: the kernel gave no user part; the unwinder gives it */
@@ -1106,4 +1169,13 @@ const char *pd_frame_file(struct tach_reader *r, uint32_t id)
 {
 	const struct tach_frame *f = tach_dict_frame(&r->dict, id);
 	return f ? tach_dict_string(&r->dict, f->file, NULL) : NULL;
+}
+
+/* The file of the i-th mapping of process pid, in the order perf recorded them; NULL past
+ * the last. */
+const char *pd_proc_map_path(struct tach_reader *r, uint32_t pid, size_t i)
+{
+	struct pd_syms *y = ((struct pd *)r->state)->syms;
+	struct perfdata_proc *p = y ? proc_get(r, pid, false) : NULL;
+	return p && i < p->n ? y->maps[p->r[i].map].path : NULL;
 }

@@ -14,7 +14,9 @@
  *     order, values [count, time]: the count sums the weights, the time the samples' own
  *     time_ns (a V8 sample's time to the next, a perf period; weight × interval for TACH).
  *     Labels "thread id" and "interpreter id" (numeric) and "thread state" (a string such as
- *     "gil+cpu") so pprof -tagfocus can filter; labels=no merges threads and drops them.
+ *     "gil+cpu") so pprof -tagfocus can filter, the last two only where they tell something
+ *     (several interpreters; a state other than unknown); labels=no merges threads and
+ *     drops them.
  *   - One Location per distinct (file, function, line, column) with a single Line, one
  *     Function per distinct (name, file), start_line 0 (not known), system_name empty
  *     (pprof strips <...> from names equal to their system name, turning <module> into
@@ -375,8 +377,8 @@ static bool labels(struct pprof_wstate *st, struct lcache *lc, struct tachi_pb_b
 	size_t at = m->len;
 	/* Ids above INT64_MAX show as negative: pprof's values are int64. A zero num label is
 	 * dropped by pprof's decoder, so id 0 is simply absent there. */
-	if (!tid_label(st, m, tid) || !label(st, m, st->s_iid, 0, iid) ||
-	    !label(st, m, st->s_state, st->state_str[status] - 1, 0))
+	if (!tid_label(st, m, tid) || (st->tell_iid && !label(st, m, st->s_iid, 0, iid)) ||
+	    (st->tell_state && !label(st, m, st->s_state, st->state_str[status] - 1, 0)))
 		return false;
 	if (e && m->len - at <= sizeof(e->bytes)) {
 		*e = (struct lcache){ tid, iid, status, (uint8_t)(m->len - at), { 0 } };
@@ -461,6 +463,40 @@ static int emit_sample(struct tach_writer *w, const uint8_t *ids, size_t n, cons
 	return TACH_OK;
 }
 
+/* Which labels tell something: the interpreter id where the profile has more than one
+ * (one process's node or perf profile carries one id, meaningless to a reader of the
+ * profile), the thread state unless every sample's is unknown alone (the producer recorded
+ * none: perf, V8). The thread id is always written. The pprof reader gives a sample without
+ * these labels interpreter id 0 and an unknown state (on-CPU in a CPU profile). */
+static void labels_told(struct pprof_wstate *st)
+{
+	st->tell_iid = st->tell_state = false;
+	const struct lset *first = NULL;
+	for (size_t i = 0; i < st->nlsets; i++) {
+		const struct lset *ls = &st->lsets[i];
+		if (ls->ext)
+			continue;
+		first = first ? first : ls;
+		st->tell_iid |= ls->iid != first->iid;
+		st->tell_state |= ls->status != TACH_STATUS_UNKNOWN;
+	}
+}
+
+/* Past this many label sets (threads times states), a merge of many processes' profiles
+ * writes each shared stack once per thread: go tool pprof takes seconds to open it. */
+#define MANY_LABEL_SETS 512
+
+static void many_label_sets(struct tach_writer *w, size_t nsamples)
+{
+	struct pprof_wstate *st = w->state;
+	if (st->no_labels || st->nlsets < MANY_LABEL_SETS)
+		return;
+	tachi_warn(&w->warn, TACH_POS_NONE, 0, "%zu threads and states, each its own label set: "
+		   "a stack is a Sample per thread (%zu Samples), which go tool pprof is slow to "
+		   "open; labels=no (tach2pprof --no-labels) writes one per stack", st->nlsets,
+		   nsamples);
+}
+
 /* One Sample message per distinct (stack, labels). */
 static int write_samples(struct tach_writer *w)
 {
@@ -485,6 +521,8 @@ static int write_samples(struct tach_writer *w)
 		if (!lanes[k].node || !lanes[k].len || !lanes[k].buf)
 			rc = NOMEM(w);
 	}
+	labels_told(st);
+	many_label_sets(w, npairs);
 	struct lcache *lc = st->no_labels ? NULL : calloc(LCACHE, sizeof(*lc));
 	if (!st->no_labels && !lc)
 		rc = NOMEM(w);

@@ -89,6 +89,8 @@ struct pprof_wstate {
 	uint64_t big_tid;      /* the last thread id past INT64_MAX given a string */
 	uint32_t big_tid_idx;  /* its string id; 0: none yet */
 	uint32_t s_samples, s_count, s_time, s_ns, s_tid, s_iid, s_state, s_comment, s_mapfile;
+	/* decided at close: labels that tell something (see labels_told) */
+	bool tell_iid, tell_state;
 	/* frames */
 	uint32_t *fmap;      /* dict frame id -> location index */
 	size_t fmap_cap;

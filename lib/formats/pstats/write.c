@@ -8,8 +8,9 @@
  * {caller key: samples}). A key is counted once per sample for the cumulative column
  * however often it recurses; each adjacent pair of frames adds to the inner one's callers.
  * Samples with an empty stack count nowhere. The ("__sampled__",): True entry CPython adds
- * last (its pstats then shows sample columns) is written unless sampled-marker=no: Pythons
- * before 3.15 and tools such as snakeviz fail on it.
+ * last (its pstats then shows sample columns) is written with sampled-marker=yes only:
+ * Pythons before 3.15 ("Invalid timing data") and tools such as snakeviz fail on it, and
+ * 3.15 loads the file without it, so the default is the file every pstats loads.
  *
  * Order: keys as CPython's collector first meets them (samples in input order, each stack
  * innermost first), callers likewise, so the dict iterates as CPython's file does. Times are
@@ -67,7 +68,7 @@ struct cpair {
 };
 
 struct pstats_wstate {
-	bool no_marker;
+	bool marker;          /* sampled-marker=yes: CPython 3.15's ("__sampled__",) entry */
 	bool warned_utf8;
 	struct tachi_stackcount sc;
 	/* close */
@@ -91,7 +92,7 @@ static int pw_option(struct tach_writer *w, const char *key, const char *value)
 		bool b;
 		if (!tachi_parse_bool(value, &b))
 			return WFAIL(w, TACH_E_USAGE, "bad sampled-marker value %s", value);
-		st->no_marker = !b;
+		st->marker = b;
 		return TACH_OK;
 	}
 	return WFAIL(w, TACH_E_USAGE, "pstats writer has no option %s", key);
@@ -386,7 +387,7 @@ static int write_dict(struct tach_writer *w)
 		if (rc)
 			return rc;
 	}
-	if (!st->no_marker &&
+	if (st->marker &&
 	    (m_byte(w, M_SMALL_TUPLE) || m_byte(w, 1) || m_str(w, "__sampled__", 11, 0) ||
 	     m_byte(w, M_TRUE)))
 		return TACH_E_IO;
