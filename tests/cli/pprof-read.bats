@@ -279,7 +279,8 @@ same_traces() { # profile unit [pprof args...]
 		# shellcheck disable=SC2086
 		[ "$(tach-decode $opt -F samples "$T/np.pb" | grep -v '^@' | cut -f1)" = "0 0 0 4 20 2" ]
 	done
-	tach-decode -F info "$T/np.pb" | grep -qx 'value_type: samples/count (the weights)'
+	tach-decode -F info "$T/np.pb" | grep -qx 'value_type: wall/nanoseconds (the weights)'
+	tach-decode -F info "$T/np.pb" | grep -qx 'weight_total: 2'
 }
 
 @test "what pprof refuses we refuse, with an offset" {

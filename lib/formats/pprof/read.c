@@ -593,10 +593,8 @@ static int pr_open(struct tach_reader *r)
 		return TACH_OK;
 	/* a time value is each sample's own time; a time's weight is its count of samples */
 	m->sample_time = st->ti >= 0;
-	rc = values_meta_ext(r);
-	if (!rc && st->unit_ns && st->ci >= 0)
-		m->weight_type = (uint32_t)st->ci;
-	return rc;
+	/* weight_type stays the type chosen, whose samples the weights count */
+	return values_meta_ext(r);
 }
 
 static int pr_option(struct tach_reader *r, const char *key, const char *value)
