@@ -554,10 +554,14 @@ sums_directly_and_through_tach() { # generator, name
 	[ "$(tach-decode "$T/t.txt")" = "$(printf 'tid:2;a.js:g:2 3\ntid:1;a.js:f:1 2')" ]
 	# --from-us cuts a weight-3 line by its own time: 7 ms over 3 samples, at 1250, 3583, 5916
 	[ "$(tach-decode -F samples --from-us 3000 "$T/t.txt" | grep -v '^@')" = $'2 0 3583 2 4666666 2\ta.js:g:2:2:-1:-1:-' ]
-	# samples with a time but no interval say so; without a time and with an interval too
-	printf '%s\n' '@interval_us 0' $'1 0 0 2 5\tf:g:1' | tach-decode -F samples | grep -qx '@sample_time 1'
-	printf '%s\n' '@interval_us 10' '@sample_time 0' $'1 0 0 2\tf:g:1' $'1 0 10 2\tf:g:1' >"$T/n.txt"
-	tach-decode -F samples "$T/n.txt" | grep -qx '@sample_time 0'
+	# samples with a time but no interval say so, and read back so
+	printf '%s\n' '@interval_us 0' $'1 0 0 2 5\tf:g:1' $'1 0 0 2\tf:g:1' >"$T/z.txt"
+	tach-decode -F samples "$T/z.txt" >"$T/z.out"
+	grep -qx '@sample_time 1' "$T/z.out"
+	tach-decode -F samples "$T/z.out" | cmp - "$T/z.out"
+	# no time, no interval: nothing said, no time
+	printf '%s\n' '@interval_us 0' $'1 0 0 2\tf:g:1' >"$T/n.txt"
+	[ "$(tach-decode -F samples "$T/n.txt" | grep -c '^@sample_time')" -eq 0 ]
 	[ "$(tach-decode -F info "$T/n.txt" | grep -c weight_total_us)" -eq 0 ]
 	# TACH keeps one interval: its samples are whole intervals again, TACH -> samples -> TACH
 	# byte for byte as ever
