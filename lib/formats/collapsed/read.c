@@ -944,7 +944,8 @@ static int amount_of(struct tach_reader *r, uint64_t count, struct amount *a)
 		    __builtin_mul_overflow(count, iv * 1000, &a->time_ns))
 			a->time_ns = r->meta.sample_time ? UINT64_MAX : 0;
 		if (__builtin_mul_overflow(count, iv ? iv : 1000, &step))
-			step = UINT64_MAX;
+			return RFAIL(r, TACH_E_LIMIT, TACH_POS_LINE, st->line,
+				     "synthesized timestamps exceed 64 bits");
 	} else {
 		a->time_ns = count;
 		a->weight = st->period ? (count + st->period / 2) / st->period : 1;
