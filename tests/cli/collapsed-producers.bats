@@ -76,7 +76,8 @@ EOF
 	# pprof: 673 samples of 2004 µs, read back
 	tach2pprof -q "$f" -o "$T/x.pb.gz"
 	[ "$(info "$T/x.pb.gz" sample_interval_us)" = 2004 ]
-	[ "$(tach-decode -F samples "$T/x.pb.gz" | grep -vc '^@')" = 673 ]
+	# (each pprof Sample one record of its samples and their time, the periods' sum)
+	[ "$(tach-decode -q -F samples "$T/x.pb.gz" | awk -F'\t' '!/^@/ { split($1, h, " "); t += h[5]; n += (6 in h) ? h[6] : 1 } END { print t, n }')" = "$(awk '{ s += $NF } END { print s }' "$f") 673" ]
 	# speedscope: weights in µs summing to the time, the counts' sum
 	tach2speedscope -q "$f" -o "$T/x.json"
 	python3 -c 'import json, sys
