@@ -29,7 +29,7 @@ def from_raw(text):
     locs = {}
     stacks = OrderedDict()
     section = None
-    # (one value, the count, where the samples stand for no time: a JFR recording's)
+    # samples and their time; samples alone where the profile has no time (0 ns)
     sample_re = re.compile(r"^\s*(\d+)(?:\s+(\d+))?: ((?:\d+ )*)$")
     # (a frame without native data, perf's [comm] root, has no mapping)
     loc_re = re.compile(r"^\s*(\d+): 0x[0-9a-f]+(?: M=\d+)? (.*) s=0(?:\(\))?$")
