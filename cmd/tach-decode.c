@@ -41,6 +41,7 @@ static void statistics(const struct tach_meta *m, FILE *out)
  * (a small open-addressing set: cost follows threads, not samples) and the time they span. */
 struct tally {
 	uint64_t records, weight, first_us, end_us;
+	unsigned __int128 time_ns; /* the samples' own time, where they carry one */
 	uint64_t *tids;          /* the thread ids but 0; 0 an empty slot */
 	size_t ntids, cap;
 	bool any, zero, nomem;   /* zero: thread 0 seen */
@@ -84,10 +85,14 @@ static void add_thread(struct tally *t, uint64_t tid)
 	}
 }
 
-static void tally(struct tally *t, const struct tach_sample *s, uint64_t interval_us)
+/* A sample ends where the time it stands for does (its time_ns where samples carry one,
+ * else its weight's intervals). */
+static void tally(struct tally *t, const struct tach_sample *s, const struct tach_meta *m)
 {
 	uint64_t end = s->timestamp_us, span;
-	if (!__builtin_mul_overflow(s->weight, interval_us, &span))
+	bool ok = m->sample_time ? (span = s->time_ns / 1000, true)
+				 : !__builtin_mul_overflow(s->weight, m->interval_us, &span);
+	if (ok)
 		end = __builtin_add_overflow(end, span, &end) ? UINT64_MAX : end;
 	if (!t->any || s->timestamp_us < t->first_us)
 		t->first_us = s->timestamp_us;
@@ -96,6 +101,7 @@ static void tally(struct tally *t, const struct tach_sample *s, uint64_t interva
 	t->any = true;
 	t->records++;
 	t->weight += s->weight;
+	t->time_ns += s->time_ns;
 	add_thread(t, s->thread_id);
 }
 
@@ -150,7 +156,11 @@ static void counts(const struct tally *t, const struct tach_meta *m, FILE *out)
 {
 	fprintf(out, "samples: %" PRIu64 "\n", t->records);
 	fprintf(out, "weight_total: %" PRIu64 "\n", t->weight);
-	if (!m->weight_unit && m->interval_us)
+	/* the time the samples stand for: their own where they carry one, never guessed */
+	if (m->sample_time)
+		fprintf(out, "weight_total_us: %" PRIu64 "\n",
+			t->time_ns / 1000 > UINT64_MAX ? UINT64_MAX : (uint64_t)(t->time_ns / 1000));
+	else if (!m->weight_unit && m->interval_us)
 		fprintf(out, "weight_total_us: %" PRIu64 "\n", t->weight * m->interval_us);
 	if (!t->nomem) /* else too many to count in memory */
 		fprintf(out, "threads: %zu\n", t->ntids);
@@ -167,7 +177,7 @@ static int info(struct tc_run *run, struct tach_reader *r, FILE *out)
 	struct tally t = { 0 };
 	int rc;
 	while ((rc = tc_next(run, r, &s)) == TACH_OK)
-		tally(&t, s, tach_reader_meta(r)->interval_us);
+		tally(&t, s, tach_reader_meta(r));
 	free(t.tids);
 	if (rc < 0)
 		return tc_reader_failed(run, r);

@@ -87,6 +87,10 @@ def from_samples(text):
         head, _, frames = line.partition("\t")
         if not frames:
             continue
+        # TIME_NS and WEIGHT after the status where the line is not one interval
+        f = head.split(" ")
+        ns = int(f[4]) if len(f) > 4 else interval * 1000
+        weight = int(f[5]) if len(f) > 5 else 1
         labels = []
         for fr in frames.split(";"):
             parts = fr.split(":")
@@ -94,7 +98,7 @@ def from_samples(text):
             labels.append("%s %s:%d" % (unescape(parts[1]), unescape(parts[0]), line_no))
         key = ";".join(reversed(labels))
         c, n = stacks.get(key, (0, 0))
-        stacks[key] = (c + 1, n + interval * 1000)
+        stacks[key] = (c + weight, n + ns)
     out(stacks)
 
 

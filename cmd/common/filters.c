@@ -97,31 +97,48 @@ static bool keep(const struct tc_run *run, const struct tach_sample *s)
 	return true;
 }
 
-/* The part of s (weight N: N samples one interval apart) inside [from_us, to_us), into
- * run->copy; false when none of it is. */
+/* The gap between the samples a record of weight N stands for, in ns: its own time over N
+ * where samples carry one (a TACH run: one interval), else the interval. */
+static uint64_t step_ns(const struct tc_run *run, const struct tach_sample *s)
+{
+	if (run->sample_time)
+		return s->weight ? s->time_ns / s->weight : 0;
+	return run->interval_us <= UINT64_MAX / 1000 ? run->interval_us * 1000 : UINT64_MAX;
+}
+
+/* The part of s (weight N: N samples, each one step after the one before, from its own
+ * timestamp on) inside [from_us, to_us), into run->copy, its time cut alike; false when
+ * none of it is. A step of 0 puts all N at the timestamp. */
 static bool clip(struct tc_run *run, const struct tach_sample *s)
 {
-	uint64_t t = s->timestamp_us, w = s->weight, iv = run->interval_us;
-	if (t < run->from_us) {
-		if (!iv)
+	uint64_t w = s->weight, step = step_ns(run, s), skip = 0;
+	unsigned __int128 t = (unsigned __int128)s->timestamp_us * 1000;
+	unsigned __int128 from = (unsigned __int128)run->from_us * 1000;
+	unsigned __int128 to = (unsigned __int128)run->to_us * 1000;
+	if (t < from) {
+		if (!step)
 			return false;
-		uint64_t skip = (run->from_us - t + iv - 1) / iv;
-		if (skip >= w)
+		unsigned __int128 k = (from - t + step - 1) / step;
+		if (k >= w)
 			return false;
-		t += skip * iv;
+		skip = (uint64_t)k;
+		t += k * step;
 		w -= skip;
 	}
-	if (t >= run->to_us)
+	if (t >= to)
 		return false;
-	if (w > 1 && iv) {
-		uint64_t fit = (run->to_us - t - 1) / iv + 1; /* samples at t + k iv < to_us */
+	if (w > 1 && step) {
+		/* samples whose µs is before to_us: at t + k step < to, to being whole µs */
+		unsigned __int128 fit = (to - t - 1) / step + 1;
 		if (fit < w)
-			w = fit;
+			w = (uint64_t)fit;
 	}
 	run->copy = *s;
-	run->copy.timestamp_us = t;
+	run->copy.timestamp_us = (uint64_t)(t / 1000);
 	run->copy.weight = w;
 	run->copy_cut = w != s->weight;
+	if (run->copy_cut)
+		run->copy.time_ns = (uint64_t)((unsigned __int128)s->time_ns * w / s->weight);
 	/* Dropped samples break the same-stack chain the reader describes. */
 	run->copy.same_outer = 0;
 	return true;
@@ -143,6 +160,7 @@ int tc_next(struct tc_run *run, struct tach_reader *r, const struct tach_sample 
 		}
 		/* text readers learn the interval as they read */
 		run->interval_us = tach_reader_meta(r)->interval_us;
+		run->sample_time = tach_reader_meta(r)->sample_time;
 		if (keep(run, s) && clip(run, s)) {
 			run->kept_samples += run->copy.weight;
 			*out = &run->copy;

@@ -14,8 +14,9 @@
 
 #define NBATCH 4
 #define BATCH_WORDS (64u << 10)
-/* slot, status, depth, changed frames, interpreter, thread id (2), time (2), weight (2) */
-#define HDR_WORDS 11
+/* slot, status, depth, changed frames, interpreter, thread id (2), time (2), weight (2),
+ * the time it stands for in ns (2) */
+#define HDR_WORDS 13
 /* A word with this bit: the previous sample of the batch again, with the status in the next
  * 8 bits and the time since it in the low 23; slots stay below it. */
 #define REPEAT 0x80000000u
@@ -67,7 +68,7 @@ struct tc_pipe {
 		/* the previous sample's thread: runs of one thread skip the map */
 		uint64_t prev_tid;
 		uint32_t prev_iid, prev_slot;
-		uint64_t last_ts;
+		uint64_t last_ts, last_time;
 	} prod __attribute__((aligned(LINE)));
 	struct {
 		struct stack *stacks;
@@ -143,7 +144,8 @@ static bool put_sample(struct tc_pipe *p, struct batch *b, const struct tach_sam
 	uint32_t n = s->depth - keep;
 	uint64_t dt = s->timestamp_us - p->prod.last_ts;
 	if (!n && slot == p->prod.last_slot && s->depth == p->prod.last_depth &&
-	    s->weight == 1 && s->timestamp_us >= p->prod.last_ts && dt < REPEAT_DT) {
+	    s->weight == 1 && s->time_ns == p->prod.last_time && s->timestamp_us >= p->prod.last_ts &&
+	    dt < REPEAT_DT) {
 		/* the batch's previous sample again, later: one word (RLE input is mostly these) */
 		b->w[b->len++] = REPEAT | (uint32_t)s->status << 23 | (uint32_t)dt;
 		p->prod.repeats++;
@@ -153,6 +155,7 @@ static bool put_sample(struct tc_pipe *p, struct batch *b, const struct tach_sam
 	p->prod.last_slot = slot;
 	p->prod.last_depth = s->depth;
 	p->prod.last_ts = s->timestamp_us;
+	p->prod.last_time = s->time_ns;
 	if (s->weight != 1)
 		p->prod.last_slot = UINT32_MAX;
 	size_t need = b->len + HDR_WORDS + n;
@@ -176,6 +179,8 @@ static bool put_sample(struct tc_pipe *p, struct batch *b, const struct tach_sam
 	w[8] = (uint32_t)(s->timestamp_us >> 32);
 	w[9] = (uint32_t)s->weight;
 	w[10] = (uint32_t)(s->weight >> 32);
+	w[11] = (uint32_t)s->time_ns;
+	w[12] = (uint32_t)(s->time_ns >> 32);
 	if (n)
 		memcpy(w + HDR_WORDS, s->frames, n * sizeof(*w));
 	b->len = need;
@@ -343,6 +348,7 @@ int tc_pipe_next(struct tc_pipe *p, const struct tach_sample **out)
 				.thread_id = (uint64_t)w[6] << 32 | w[5],
 				.timestamp_us = (uint64_t)w[8] << 32 | w[7],
 				.weight = (uint64_t)w[10] << 32 | w[9],
+				.time_ns = (uint64_t)w[12] << 32 | w[11],
 				.interp_id = w[4],
 				.status = (uint8_t)w[1],
 				.depth = depth,

@@ -36,6 +36,7 @@ struct tc_run {
 	bool has_status;
 	uint64_t from_us, to_us;
 	uint64_t interval_us;   /* the reader's, for the time span of a weighted sample */
+	uint8_t sample_time;    /* the reader's: samples carry their time (time_ns) */
 	bool filtering;
 	uint64_t read_samples, kept_samples;
 	struct tach_sample copy;

@@ -357,36 +357,27 @@ static int cmp_i64(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-/* The time each sample stands for, in ns, into w (before it becomes a weight): up to the
- * next sample of its profile, as Chrome DevTools and speedscope weigh a sample; a
- * profile's first also from its startTime, and it is put there (a weight is that many
- * samples from its timestamp on), its last up to endTime (when that is not before it;
- * else the median gap), so that the samples cover each profile's span. */
-static void durations(struct tachi_v8 *st, uint64_t median_ns)
+/* The time each sample stands for, in ns: up to the next sample of its profile, as Chrome
+ * DevTools and speedscope weigh a sample; a profile's last up to its endTime (0 without
+ * one, or when it is before the sample). Deltas are whole µs, so these are exact. */
+static void durations(struct tachi_v8 *st)
 {
 	for (size_t i = 0; i < st->ns; i++) {
 		struct tachi_v8_sample *x = &st->s[i];
 		const struct tachi_v8_prof *p = &st->profs[x->prof];
 		if (i + 1 < st->ns && st->s[i + 1].prof == x->prof)
-			x->w = (uint64_t)(st->s[i + 1].t - x->t);
+			x->time = (uint64_t)(st->s[i + 1].t - x->t);
 		else
-			x->w = p->end >= x->t ? (uint64_t)(p->end - x->t) : median_ns;
-	}
-	for (size_t i = 0; i < st->ns; i++) {
-		struct tachi_v8_sample *x = &st->s[i];
-		int64_t start = st->profs[x->prof].start;
-		if ((i == 0 || st->s[i - 1].prof != x->prof) && x->t > start) {
-			x->w += (uint64_t)(x->t - start);
-			x->t = start;
-		}
+			x->time = p->end >= x->t ? (uint64_t)(p->end - x->t) : 0;
 	}
 }
 
-/* The median gap between a profile's samples (default_ns when there is none). */
-static int median_gap(struct tach_reader *r, uint64_t default_ns, uint64_t *median)
+/* The median gap between a profile's samples, in µs rounded, at least 1 (1000 when there
+ * is no gap): the interval writers name, weighing nothing. */
+static int median_gap(struct tach_reader *r, uint64_t *us)
 {
 	struct tachi_v8 *st = r->state;
-	*median = default_ns;
+	*us = DEFAULT_INTERVAL_US;
 	if (st->ns < 2)
 		return TACH_OK;
 	int64_t *gaps = malloc((st->ns - 1) * sizeof(*gaps));
@@ -398,50 +389,15 @@ static int median_gap(struct tach_reader *r, uint64_t default_ns, uint64_t *medi
 			gaps[n++] = st->s[i].t - st->s[i - 1].t;
 	if (n) {
 		qsort(gaps, n, sizeof(*gaps), cmp_i64);
-		*median = (uint64_t)gaps[n / 2];
+		uint64_t m = ((uint64_t)gaps[n / 2] + 500) / 1000;
+		*us = m ? m : 1;
 	}
 	free(gaps);
 	return TACH_OK;
 }
 
-static uint64_t weights(struct tachi_v8 *st, uint64_t q, uint64_t max, bool apply)
-{
-	unsigned __int128 sum = 0;
-	uint64_t emitted = 0;
-	for (size_t i = 0; i < st->ns; i++) {
-		sum += st->s[i].w;
-		uint64_t upto = (uint64_t)((sum + q / 2) / q);
-		uint64_t w = upto > emitted ? upto - emitted : 1;
-		if (w > max - emitted)
-			return 0;
-		emitted += w;
-		if (apply)
-			st->s[i].w = w;
-	}
-	return emitted;
-}
-
-/* The interval: the median gap, halved while the weights it gives miss the total time by
- * more than 1% (gaps that vary a lot, short ones weighing 1 each), down to 1 µs. */
-static uint64_t choose_interval(struct tachi_v8 *st, uint64_t median_ns, uint64_t max)
-{
-	unsigned __int128 total = 0;
-	for (size_t i = 0; i < st->ns; i++)
-		total += st->s[i].w;
-	uint64_t us = (median_ns + 500) / 1000;
-	for (us = us ? us : 1; us > 1; us /= 2) {
-		uint64_t n = weights(st, us * 1000, max, false);
-		if (!n)
-			return us * 2;
-		unsigned __int128 got = (unsigned __int128)n * us * 1000;
-		unsigned __int128 off = got > total ? got - total : total - got;
-		if (off * 100 <= total)
-			break;
-	}
-	return us;
-}
-
-/* Time order; the interval and each sample's weight. */
+/* Time order and each sample's time. Samples of dropped profiles are gone by now; the
+ * origin is the earliest startTime of the profiles kept. */
 int tachi_v8_finish(struct tach_reader *r)
 {
 	struct tachi_v8 *st = r->state;
@@ -450,21 +406,17 @@ int tachi_v8_finish(struct tach_reader *r)
 		sorted = cmp_prof_time(&st->s[i - 1], &st->s[i]) < 0;
 	if (!sorted)
 		qsort(st->s, st->ns, sizeof(*st->s), cmp_prof_time);
-	r->meta.interval_us = DEFAULT_INTERVAL_US;
-	if (!st->ns)
-		return TACH_OK;
-	uint64_t median;
-	int rc = median_gap(r, DEFAULT_INTERVAL_US * 1000, &median);
+	bool first = true;
+	for (size_t i = 0; i < st->nprofs; i++)
+		if (!st->profs[i].dropped && (first || st->profs[i].start < st->origin)) {
+			st->origin = st->profs[i].start;
+			first = false;
+		}
+	r->meta.sample_time = 1;
+	int rc = median_gap(r, &r->meta.interval_us);
 	if (rc)
 		return rc;
-	durations(st, median ? median : 1000);
-	uint64_t us = choose_interval(st, median, r->lim.max_samples);
-	if (!weights(st, us * 1000, r->lim.max_samples, true))
-		return RFAIL(r, TACH_E_LIMIT, TACH_POS_NONE, 0,
-			     "the samples' times add up to more than %llu samples of %llu us "
-			     "(see --max-samples)", (unsigned long long)r->lim.max_samples,
-			     (unsigned long long)us);
-	r->meta.interval_us = us;
+	durations(st);
 	if (st->nprofs > 1)
 		qsort(st->s, st->ns, sizeof(*st->s), cmp_time);
 	return TACH_OK;
@@ -497,8 +449,8 @@ int tachi_v8_end(struct tach_reader *r, uint32_t prof, const struct tachi_jtok *
 		return rc;
 	if (p->end < p->start) {
 		tachi_warn(&r->warn, TACH_POS_OFFSET, t->off,
-			   "endTime is before startTime: ignored (the last sample stands for the "
-			   "median gap)");
+			   "endTime is before startTime: ignored (the last sample stands for no "
+			   "time)");
 		p->end = -1;
 	}
 	return TACH_OK;
@@ -600,14 +552,15 @@ int tachi_v8_next(struct tach_reader *r, const struct tach_sample **out)
 	s->thread_id = p->tid;
 	s->interp_id = p->iid;
 	s->timestamp_us = vs->t > st->origin ? (uint64_t)(vs->t - st->origin) / 1000 : 0;
-	s->weight = vs->w;
+	s->weight = 1;
+	s->time_ns = vs->time;
 	s->status = leaf->idle ? 0 : TACH_STATUS_ON_CPU;
 	s->depth = depth;
 	s->same_outer = 0;
 	s->frames = st->out;
 	r->stats.full_records++;
 	r->stats.total_records++;
-	r->stats.total_samples += vs->w;
+	r->stats.total_samples++;
 	*out = s;
 	return TACH_OK;
 }

@@ -32,7 +32,7 @@ struct tachi_v8_id {
 
 struct tachi_v8_sample {
 	int64_t t;                /* ns */
-	uint64_t w;               /* weight: intervals of the time it stands for */
+	uint64_t time;            /* ns it stands for: up to the next sample of its profile */
 	uint32_t node, prof, seq;
 };
 
@@ -46,6 +46,7 @@ struct tachi_v8_prof {
 	int32_t pid;              /* for the thread's name root; -1 unknown */
 	uint64_t name_off;        /* the thread's name (a string token), UINT64_MAX: none */
 	uint32_t name_frame;      /* its dict frame, UINT32_MAX until first used */
+	bool dropped;             /* a second recording of a thread (chrome/read.c): not read */
 };
 
 struct tachi_v8 {
@@ -74,7 +75,7 @@ int tachi_v8_nodes(struct tach_reader *r, uint64_t off);
 int tachi_v8_tree(struct tach_reader *r);
 /* The "samples" and "timeDeltas" arrays at s_off and d_off, for profile prof. */
 int tachi_v8_samples(struct tach_reader *r, uint32_t prof, uint64_t s_off, uint64_t d_off);
-/* Every sample read: time order, the interval and the weights. */
+/* Every sample read: time order, the interval (informational) and each sample's time. */
 int tachi_v8_finish(struct tach_reader *r);
 /* A time in µs (token t), to ns. */
 int tachi_v8_time_ns(struct tach_reader *r, const struct tachi_jtok *t, const char *what,

@@ -4,22 +4,22 @@ events alone, and tach-decode's samples text turned into the same lines, for dif
 
     @start_time_us 0
     @interval_us N
-    TID PID TIMESTAMP STATUS<TAB>FRAME;FRAME;...   (innermost first, one line per sample)
+    TID PID TIMESTAMP STATUS TIME_NS<TAB>FRAME;FRAME;...   (innermost first, one per sample)
 
 where FRAME is "FUNC|FILE|LINE|COL" (-1: none).
 
   chrome_expect.py expect TRACE   the reader's rules, as tachfmt(5) states them: a profile
       per Profile event (its pid and id), on the Profile event's pid/tid; its chunks'
       nodes ("parent" links), samples and timeDeltas in file order, the first delta from
-      args.data.startTime; endTime from the chunk that has it. Frames as for a .cpuprofile
-      (v8_expect.py), then the thread's thread_name (the last given) as the outermost frame
-      "NAME|[comm]|PID|-1". Weights are time: a sample stands for the time up to the next
-      one of its profile, a profile's first also from its startTime (and is put there),
-      its last up to its endTime (else the median gap); the interval is the median of the
-      gaps within profiles, halved while the weights miss the total time by more than 1%;
-      a weight is the running total, over the profiles one after the other, rounded to
-      intervals, at least 1. All samples then in time order (ties: profile, file order),
-      times from the earliest startTime.
+      args.data.startTime; endTime from the chunk that has it. Chunks of an id with no
+      Profile event are skipped. Two profiles of one pid/tid are one recording: the
+      longer (startTime to endTime, or to its last sample) is kept (ties: more samples,
+      then the first), the other dropped. Frames as for a .cpuprofile (v8_expect.py),
+      then the thread's thread_name (the last given) as the outermost frame
+      "NAME|[comm]|PID|-1". A sample stands for the time up to the next one of its
+      profile, a profile's last up to its endTime (else 0); the interval is the median of
+      the gaps within profiles (rounded to us) and weighs nothing. All samples then in
+      time order (ties: profile, file order), times from the earliest startTime kept.
   chrome_expect.py decode < SAMPLES_TEXT    tach-decode --format samples of the same file.
 """
 import json
@@ -28,7 +28,7 @@ import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from v8_expect import decode, ns, weights  # noqa: E402  (the same rules for times and the text)
+from v8_expect import decode, ns  # noqa: E402  (the same rules for times and the text)
 
 
 def frame(cf):
@@ -52,26 +52,18 @@ def profiles(events):
     return names, [profs[k] for k in sorted(profs)]
 
 
-def durations_weights(samples, q):
-    """v8_expect's running total rounded to q, over each sample's duration "d"."""
-    return weights([[0, 0, 0, s["d"]] for s in samples], q)
-
-
 def expect(path):
     with open(path, "rb") as f:
         doc = json.loads(f.read().decode("utf-8-sig"), parse_float=Decimal)
     events = doc["traceEvents"] if isinstance(doc, dict) else doc
     names, profs = profiles(events)
-    samples, seq, before = [], 0, {}
+    profs = [p for p in profs if "event" in p]  # orphan chunks: skipped
+    samples, seq = [], 0
     for i, p in enumerate(profs):
         ev, data = p["event"], p["event"]["args"]["data"]
         p["start"] = t = ns(data["startTime"])
         p["end"], p["nodes"], p["parent"] = -1, {}, {}
-        # a second profile of one thread is a thread of its own: interpreter pid + 2^24 each
-        k = before.get((ev["tid"], ev["pid"]), 0)
-        before[(ev["tid"], ev["pid"])] = k + 1
-        iid = (ev["pid"] + k * 2**24) % 2**32
-        p["thread"] = (ev["tid"], ev["pid"], iid, names.get((ev["pid"], ev["tid"])))
+        p["thread"] = (ev["tid"], ev["pid"], ev["pid"] % 2**32, names.get((ev["pid"], ev["tid"])))
         mine = []
         for c in p["chunks"]:
             d = c["args"]["data"]
@@ -88,34 +80,29 @@ def expect(path):
                 p["end"] = ns(d["endTime"])
         if p["end"] < p["start"]:
             p["end"] = -1
+        p["span"] = max(0, (p["end"] if p["end"] >= 0 else t) - p["start"])
+        p["count"] = len(mine)
         mine.sort(key=lambda s: (s["t"], s["seq"]))
-        samples += mine
+        p["samples"] = mine
+    kept = {}
+    for i, p in enumerate(profs):
+        k = p["thread"][:2]
+        if k not in kept or (p["span"], p["count"]) > (profs[kept[k]]["span"], profs[kept[k]]["count"]):
+            kept[k] = i
+    keep = set(kept.values())
+    for i, p in enumerate(profs):
+        if i in keep:
+            samples += p["samples"]
     gaps = sorted(b["t"] - a["t"] for a, b in zip(samples, samples[1:]) if a["prof"] == b["prof"])
-    median = gaps[len(gaps) // 2] if gaps else 1000000
+    us = max(1, (gaps[len(gaps) // 2] + 500) // 1000) if gaps else 1000
     for k, s in enumerate(samples):
         p = profs[s["prof"]]
         nxt = samples[k + 1] if k + 1 < len(samples) else None
         if nxt and nxt["prof"] == s["prof"]:
             s["d"] = nxt["t"] - s["t"]
         else:
-            s["d"] = p["end"] - s["t"] if p["end"] >= s["t"] else (median or 1000)
-    for k, s in enumerate(samples):
-        start = profs[s["prof"]]["start"]
-        if (k == 0 or samples[k - 1]["prof"] != s["prof"]) and s["t"] > start:
-            s["d"] += s["t"] - start
-            s["t"] = start
-    us = 1000
-    if samples:
-        total = sum(s["d"] for s in samples)
-        us = max(1, (median + 500) // 1000)
-        while us > 1:
-            n = sum(durations_weights(samples, us * 1000))
-            if abs(n * us * 1000 - total) * 100 <= total:
-                break
-            us //= 2
-        for s, w in zip(samples, durations_weights(samples, us * 1000)):
-            s["w"] = w
-    origin = min((p["start"] for p in profs), default=0)
+            s["d"] = p["end"] - s["t"] if p["end"] >= s["t"] else 0
+    origin = min((profs[i]["start"] for i in keep), default=0)
     samples.sort(key=lambda s: (s["t"], s["prof"], s["seq"]))
     print("@start_time_us 0")
     print("@interval_us %d" % us)
@@ -132,8 +119,7 @@ def expect(path):
             stack.append("%s|[comm]|%d|-1" % (name, pid))
         status = 0 if p["nodes"][s["nid"]]["callFrame"]["functionName"] == "(idle)" else 2
         ts = max(0, s["t"] - origin) // 1000
-        for k in range(s["w"]):
-            print("%d %d %d %d\t%s" % (tid, iid, ts + k * us, status, ";".join(stack)))
+        print("%d %d %d %d %d\t%s" % (tid, iid, ts, status, s["d"], ";".join(stack)))
 
 
 if __name__ == "__main__":

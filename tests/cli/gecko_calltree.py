@@ -62,7 +62,7 @@ def parse_samples(path):
             if not line or line[0] in "#@":
                 continue
             head, _, frames = line.partition("\t")
-            tid, iid, _ts, _status = head.split(" ")
+            tid, iid, _ts, _status = head.split(" ")[:4]  # then TIME_NS, WEIGHT
             key = (int(tid), int(iid))
             stack = []
             for fr in frames.split(";") if frames else []:

@@ -3,7 +3,8 @@
 profile's `tach-decode --format samples` text, by the rules of CPython's sampling
 PstatsCollector: key (file, line, func) with line 0 for no location; direct samples for the
 innermost frame; cumulative once per sample per key; callers from each adjacent pair;
-times = samples * interval / 1e6; keys and callers in first-seen order; the
+times = samples * interval / 1e6 where each sample is one interval (no TIME_NS in the
+text), else the sum of the samples' own times (TIME_NS, ns) / 1e9; keys and callers in first-seen order; the
 ("__sampled__",): True marker last unless --no-marker.
 
 usage: pstats_check.py SAMPLES_TEXT PSTATS_FILE [--no-marker]
@@ -33,34 +34,44 @@ def parse(path):
                     interval = int(v)
                 continue
             head, _, frames = line.partition(b"\t")
+            f = head.split(b" ")
+            ns = int(f[4]) if len(f) > 4 else None  # None: one interval
+            weight = int(f[5]) if len(f) > 5 else 1
             stack = []
             for fr in frames.split(b";") if frames else []:
                 parts = fr.split(b":")
                 lineno = 0 if parts[2] == b"-" else int(parts[2])
                 stack.append((unescape(parts[0]), lineno, unescape(parts[1])))
-            samples.append(stack)
+            samples.append((stack, ns, weight))
     return interval, samples
 
 
 def expected(interval, samples):
-    direct, cum, callers = {}, {}, {}
-    for stack in samples:
+    direct, cum, callers, tdirect, tcum = {}, {}, {}, {}, {}
+    plain = all(ns is None for _, ns, _ in samples)
+    for stack, ns, n in samples:
         if not stack:
             continue
+        ns = interval * 1000 * n if ns is None else ns
         seen = set()
         for key in stack:
             if key not in seen:
                 seen.add(key)
-                cum[key] = cum.get(key, 0) + 1
-        direct[stack[0]] = direct.get(stack[0], 0) + 1
+                cum[key] = cum.get(key, 0) + n
+                tcum[key] = tcum.get(key, 0) + ns
+        direct[stack[0]] = direct.get(stack[0], 0) + n
+        tdirect[stack[0]] = tdirect.get(stack[0], 0) + ns
         for callee, caller in zip(stack, stack[1:]):
             c = callers.setdefault(callee, {})
-            c[caller] = c.get(caller, 0) + 1
+            c[caller] = c.get(caller, 0) + n
     sec = interval / 1_000_000
     out = {}
     for key, n in cum.items():
         d = direct.get(key, 0)
-        out[key] = (d, n, d * sec, n * sec, callers.get(key, {}))
+        if plain:
+            out[key] = (d, n, d * sec, n * sec, callers.get(key, {}))
+        else:
+            out[key] = (d, n, tdirect.get(key, 0) / 1e9, tcum[key] / 1e9, callers.get(key, {}))
     return out
 
 

@@ -135,7 +135,7 @@ def samples(sampler, stream=None):
         if not ln or ln[0] in "#@":
             continue
         head, _, stack = ln.partition("\t")
-        tid, iid, _ts, _status = head.split(" ")
+        tid, iid, _ts, _status = head.split(" ")[:4]  # then TIME_NS, WEIGHT
         frames = []
         for fr in stack.split(";") if stack else []:
             f = fr.split(":")

@@ -4,7 +4,7 @@ tach-decode's samples text turned into the same lines, for diff:
 
     @start_time_us N
     @interval_us N
-    TIMESTAMP STATUS<TAB>FRAME;FRAME;...      (innermost first, one line per sample)
+    TIMESTAMP STATUS TIME_NS<TAB>FRAME;FRAME;...   (innermost first, one line per sample)
 
 where FRAME is "FUNC|FILE|LINE|COL" (-1: none).
 
@@ -12,15 +12,18 @@ where FRAME is "FUNC|FILE|LINE|COL" (-1: none).
       parents from "children" and "parent"; one sample per entry of "samples" at startTime
       plus the deltas so far, stably sorted by time; no frame for the parentless "(root)";
       empty name "(anonymous)", empty url "~", 0-based line and column + 1 (-1: none);
-      status 0 for "(idle)" samples, 2 (on CPU) for the rest. Weights are time: a sample
-      stands for the time up to the next one, the first also from startTime (and is put
-      there), the last up to endTime (the median gap without one, or when it is before
-      the last sample); the interval is the median gap (the upper one of an even count,
-      rounded to us, 1000 below two samples), halved while the weights miss the total
-      time by more than 1%; a weight is the running total rounded to intervals, at least
-      1. Times are from startTime (the start is 0: V8's clock is no wall clock); a
-      weight-N sample is N lines one interval apart, as the samples text writes it.
-  v8_expect.py decode < SAMPLES_TEXT    tach-decode --format samples of the same file.
+      status 0 for "(idle)" samples, 2 (on CPU) for the rest. Each sample stands for the
+      time up to the next one (in the sorted order), the last up to endTime (0 without
+      one, or when it is before the last sample), as DevTools and speedscope weigh them;
+      the interval is the median gap (the upper one of an even count, rounded to us, at
+      least 1; 1000 below two samples) and weighs nothing. Times are from startTime (the
+      start is 0: V8's clock is no wall clock), rounded down to the us.
+  v8_expect.py decode < SAMPLES_TEXT    tach-decode --format samples of the same file,
+      each line's time its TIME_NS field or one interval, a weight-N line N lines.
+  v8_expect.py self FILE.cpuprofile     per function (FUNC|FILE), its self time in us by
+      the time-to-next rule, from the nodes' own names (no stacks, no
+      frames): "FUNC|FILE<TAB>US", sorted.
+  v8_expect.py self-decode < SAMPLES_TEXT   the same from tach-decode's samples text.
 """
 import json
 from decimal import Decimal
@@ -50,35 +53,12 @@ def expect(path):
     start = ns(doc["startTime"])
     end = ns(doc["endTime"]) if "endTime" in doc else -1
     end = end if end >= start else -1
-    t = start
-    samples = []
-    for i, (nid, delta) in enumerate(zip(doc["samples"], doc["timeDeltas"])):
-        t += ns(delta)
-        samples.append([t, i, nid, 0])
-    samples.sort()  # by time, then by position: a stable sort
+    samples = timed(doc, start, end)
     gaps = sorted(b[0] - a[0] for a, b in zip(samples, samples[1:]))
-    median = gaps[len(gaps) // 2] if gaps else 1000000
-    us = 1000
-    if samples:
-        for a, b in zip(samples, samples[1:]):
-            a[3] = b[0] - a[0]
-        last = samples[-1]
-        last[3] = end - last[0] if end >= last[0] else (median or 1000)
-        if samples[0][0] > start:
-            samples[0][3] += samples[0][0] - start
-            samples[0][0] = start
-        total = sum(s[3] for s in samples)
-        us = max(1, (median + 500) // 1000)
-        while us > 1:
-            n = sum(weights(samples, us * 1000))
-            if abs(n * us * 1000 - total) * 100 <= total:
-                break
-            us //= 2
-        for s, w in zip(samples, weights(samples, us * 1000)):
-            s[3] = w
+    us = max(1, (gaps[len(gaps) // 2] + 500) // 1000) if gaps else 1000
     print("@start_time_us 0")
     print("@interval_us %d" % us)
-    for t, _, nid, w in samples:
+    for t, _, nid, d in samples:
         stack, k = [], nid
         while k is not None:
             n = nodes[k]
@@ -86,9 +66,53 @@ def expect(path):
                 stack.append(frame(n))
             k = parent.get(k)
         status = 0 if nodes[nid]["callFrame"]["functionName"] == "(idle)" else 2
-        ts = max(0, t - start) // 1000
-        for k in range(w):
-            print("%d %d\t%s" % (ts + k * us, status, ";".join(stack)))
+        print("%d %d %d\t%s" % (max(0, t - start) // 1000, status, d, ";".join(stack)))
+
+
+def timed(doc, start, end):
+    """[t, position, node, ns to the next sample] in time order (a stable sort)."""
+    t, samples = start, []
+    for i, (nid, delta) in enumerate(zip(doc["samples"], doc["timeDeltas"])):
+        t += ns(delta)
+        samples.append([t, i, nid, 0])
+    samples.sort()  # by time, then by position: a stable sort
+    for a, b in zip(samples, samples[1:]):
+        a[3] = b[0] - a[0]
+    if samples:
+        samples[-1][3] = end - samples[-1][0] if end >= samples[-1][0] else 0
+    return samples
+
+
+def self_times(path):
+    """FUNC|FILE -> self ns, straight from the JSON."""
+    with open(path, "rb") as f:
+        doc = json.loads(f.read().decode("utf-8-sig"), parse_float=Decimal)
+    names = {n["id"]: "%s|%s" % (n["callFrame"]["functionName"] or "(anonymous)",
+                                 n["callFrame"].get("url") or "~") for n in doc["nodes"]}
+    start = ns(doc["startTime"])
+    end = ns(doc["endTime"]) if "endTime" in doc else -1
+    out = {}
+    for _, _, nid, d in timed(doc, start, end if end >= start else -1):
+        if names[nid] == "(root)|~":
+            continue  # no frame: an empty stack
+        out[names[nid]] = out.get(names[nid], 0) + d
+    return out
+
+
+def self_decode():
+    out = {}
+    for ts, status, d, stack in lines(sys.stdin.read()):
+        top = stack.split(";")[0] if stack else ""
+        if top:
+            f = top.split("|")
+            key = "%s|%s" % (f[0], f[1])
+            out[key] = out.get(key, 0) + d
+    return out
+
+
+def print_self(times):
+    for k in sorted(times):
+        print("%s\t%d" % (k, times[k] // 1000))
 
 
 def ns(x):
@@ -96,40 +120,42 @@ def ns(x):
     return int(Decimal(str(x)) * 1000) if not isinstance(x, Decimal) else int(x * 1000)
 
 
-def weights(samples, q):
-    """The running total of the times rounded to q, each at least 1."""
-    out, run, emitted = [], 0, 0
-    for s in samples:
-        run += s[3]
-        upto = (run + q // 2) // q
-        w = upto - emitted if upto > emitted else 1
-        emitted += w
-        out.append(w)
-    return out
-
-
 def unescape(s):
     return PCT.sub(lambda m: chr(int(m.group(1), 16)), s)
 
 
-def decode(threads=False):
-    """The samples text as expect prints it; threads keeps each line's thread and
-    interpreter ids in front (chrome_expect.py)."""
-    for line in sys.stdin.read().splitlines():
-        if line.startswith("@start_time_us") or line.startswith("@interval_us"):
-            print(line)
-            continue
+def lines(text, threads=False):
+    """The samples text's samples: (ids, ts, status, time ns, stack), one per sample."""
+    interval = 0
+    for line in text.splitlines():
+        if line.startswith("@interval_us"):
+            interval = int(line.split()[1])
         if not line or line.startswith("@") or line.startswith("#"):
             continue
         head, _, frames = line.partition("\t")
-        tid, iid, ts, status = head.split(" ")
+        f = head.split(" ")
+        tid, iid, ts, status = f[:4]
+        time = int(f[4]) if len(f) > 4 else interval * 1000
+        weight = int(f[5]) if len(f) > 5 else 1
         out = []
         for fr in frames.split(";") if frames else []:
             file, func, ln, _end, col, _ecol, _op = fr.split(":")
             out.append("%s|%s|%s|%s" % (unescape(func), unescape(file),
                                         "-1" if ln == "-" else ln, "-1" if col == "-" else col))
         ids = "%s %s " % (tid, iid) if threads else ""
-        print("%s%s %s\t%s" % (ids, ts, status, ";".join(out)))
+        for _ in range(weight):
+            yield ids + ts, status, time // weight, ";".join(out)
+
+
+def decode(threads=False):
+    """The samples text as expect prints it; threads keeps each line's thread and
+    interpreter ids in front (chrome_expect.py)."""
+    text = sys.stdin.read()
+    for line in text.splitlines():
+        if line.startswith("@start_time_us") or line.startswith("@interval_us"):
+            print(line)
+    for ts, status, d, stack in lines(text, threads):
+        print("%s %s %d\t%s" % (ts, status, d, stack))
 
 
 if __name__ == "__main__":
@@ -137,5 +163,9 @@ if __name__ == "__main__":
         expect(sys.argv[2])
     elif sys.argv[1:] == ["decode"]:
         decode()
+    elif sys.argv[1:2] == ["self"] and len(sys.argv) == 3:
+        print_self(self_times(sys.argv[2]))
+    elif sys.argv[1:] == ["self-decode"]:
+        print_self(self_decode())
     else:
         sys.exit(__doc__)

@@ -64,6 +64,7 @@ struct chrome_rstate {
 	size_t nev, ev_cap;
 	struct cname *names;
 	size_t nnames, names_cap;
+	bool orphan_warned;
 };
 
 static int cmp_ev(const void *a, const void *b)
@@ -312,9 +313,18 @@ static int profiles(struct tach_reader *r)
 						    "a second Profile event for one profile id");
 			profile = &st->ev[k];
 		}
-		if (!profile)
-			return tachi_jr_bad(r, st->ev[i].off,
-					    "a ProfileChunk of a profile with no Profile event");
+		if (!profile) {
+			/* its thread is unknown (a chunk's tid is the sampler's): no thread of
+			 * its own, and no part of another's profile */
+			for (size_t m = i; m < k; m++)
+				st->ev[m].prof = UINT32_MAX;
+			if (!st->orphan_warned)
+				tachi_warn(&r->warn, TACH_POS_OFFSET, st->ev[i].off,
+					   "a ProfileChunk of a profile with no Profile event (the "
+					   "trace began after it): its samples are skipped");
+			st->orphan_warned = true;
+			continue;
+		}
 		if ((rc = start_profile(r, profile)))
 			return rc;
 		st->v.cur_prof = profile->prof;
@@ -370,28 +380,82 @@ static int cmp_pkey(const void *a, const void *b)
 	return x->idx < y->idx ? -1 : x->idx > y->idx;
 }
 
-/* Two profilers can sample one thread at once (node --cpu-prof with the cpu_profiler trace
- * category records the thread twice, at two rates): each profile after the first of a
- * thread is a thread of its own, its interpreter id the pid plus 2^24 per profile before
- * it, so that no thread's time is counted twice. */
-static int split_shared_threads(struct tach_reader *r)
+/* A profile's span, ns: startTime to endTime, or to its last sample without one. */
+static int64_t span(const struct tachi_v8_prof *p)
+{
+	int64_t end = p->end >= 0 ? p->end : p->now;
+	return end > p->start ? end - p->start : 0;
+}
+
+/* Whether profile a is the one kept over b of the same thread: the longer, then the one
+ * with more samples, then the first. */
+static bool keeps(const struct tachi_v8_prof *a, size_t na, const struct tachi_v8_prof *b,
+		  size_t nb)
+{
+	if (span(a) != span(b))
+		return span(a) > span(b);
+	return na >= nb;
+}
+
+static void say_dropped(struct tach_reader *r, const struct tachi_v8_prof *p, size_t n,
+			const size_t *count, size_t kept, size_t dropped)
+{
+	const struct tachi_v8_prof *k = &p[kept], *d = &p[dropped];
+	tachi_warn(&r->warn, TACH_POS_NONE, 0,
+		   "a thread in two profiles (node --cpu-prof with the cpu_profiler trace "
+		   "category records it twice) is one recording, counted once: %zu profile%s "
+		   "dropped, the longer kept; thread %lld of process %d: %zu samples over "
+		   "%lld us dropped, %zu samples over %lld us kept",
+		   n, n == 1 ? "" : "s", (long long)d->tid, d->pid, count[dropped], (long long)(span(d) / 1000),
+		   count[kept], (long long)(span(k) / 1000));
+}
+
+/* Two profiles of one thread (node with --cpu-prof and the cpu_profiler trace category
+ * records its main thread twice, at two rates) are one recording: the longer is kept, the
+ * other's samples go, and a warning says so once. */
+static int one_recording_per_thread(struct tach_reader *r)
 {
 	struct chrome_rstate *st = r->state;
-	size_t n = st->v.nprofs;
+	struct tachi_v8 *v = &st->v;
+	size_t n = v->nprofs, twice = 0, kept = 0, gone = 0;
 	if (n < 2)
 		return TACH_OK;
 	struct chrome_pkey *k = calloc(n, sizeof(*k));
-	if (!k)
-		return RFAIL(r, TACH_E_NOMEM, TACH_POS_NONE, 0, "out of memory");
+	size_t *count = calloc(n, sizeof(*count));
+	if (!k || !count) {
+		free(k);
+		free(count);
+		return tachi_jr_nomem(r);
+	}
+	for (size_t i = 0; i < v->ns; i++)
+		count[v->s[i].prof]++;
 	for (size_t i = 0; i < n; i++)
-		k[i] = (struct chrome_pkey){ st->v.profs[i].tid, st->v.profs[i].pid, i };
+		k[i] = (struct chrome_pkey){ v->profs[i].tid, v->profs[i].pid, i };
 	qsort(k, n, sizeof(*k), cmp_pkey);
-	uint32_t before = 0;
-	for (size_t i = 1; i < n; i++) {
-		before = k[i].tid == k[i - 1].tid && k[i].pid == k[i - 1].pid ? before + 1 : 0;
-		st->v.profs[k[i].idx].iid += before * 0x01000000u;
+	for (size_t i = 0, j; i < n; i = j) {
+		size_t best = k[i].idx;
+		for (j = i + 1; j < n && k[j].tid == k[i].tid && k[j].pid == k[i].pid; j++)
+			if (!keeps(&v->profs[best], count[best], &v->profs[k[j].idx], count[k[j].idx]))
+				best = k[j].idx;
+		for (size_t m = i; m < j; m++)
+			if (k[m].idx != best) {
+				v->profs[k[m].idx].dropped = true;
+				if (!twice++) {
+					kept = best;
+					gone = k[m].idx;
+				}
+			}
+	}
+	if (twice) {
+		say_dropped(r, v->profs, twice, count, kept, gone);
+		size_t w = 0;
+		for (size_t i = 0; i < v->ns; i++)
+			if (!v->profs[v->s[i].prof].dropped)
+				v->s[w++] = v->s[i];
+		v->ns = w;
 	}
 	free(k);
+	free(count);
 	return TACH_OK;
 }
 
@@ -415,18 +479,21 @@ static int chrome_open(struct tach_reader *r)
 		return RFAIL(r, TACH_E_FORMAT, TACH_POS_OFFSET, 0,
 			     "no CPU profile in this trace: no Profile or ProfileChunk event (record "
 			     "with the disabled-by-default-v8.cpu_profiler category)");
-	if ((rc = split_shared_threads(r)) || (rc = tachi_v8_tree(r)))
+	if ((rc = tachi_v8_tree(r)))
 		return rc;
 	for (size_t i = 0; i < st->nev; i++)
-		if (st->ev[i].kind == EV_CHUNK && (rc = chunk_samples(r, &st->ev[i])))
+		if (st->ev[i].kind == EV_CHUNK && st->ev[i].prof != UINT32_MAX &&
+		    (rc = chunk_samples(r, &st->ev[i])))
 			return rc;
+	if ((rc = one_recording_per_thread(r)))
+		return rc;
 	if ((rc = tachi_v8_finish(r)))
 		return rc;
 	/* V8's clock is no wall clock: the start is unknown (0), so no writer shows a date */
 	r->meta.start_time_us = 0;
 	int64_t last = -1;
 	for (size_t i = 0; i < st->v.nprofs; i++)
-		if (st->v.profs[i].end > last)
+		if (!st->v.profs[i].dropped && st->v.profs[i].end > last)
 			last = st->v.profs[i].end;
 	r->meta.duration_ns = last >= st->v.origin ? last - st->v.origin : 0;
 	return TACH_OK;

@@ -9,7 +9,8 @@
  * (hash-table evictions: their counts are summed), truncated files (the whole records are
  * kept and the cut is reported), a missing trailer or maps section, junk lines in the maps
  * text. Each distinct stack becomes one sample whose weight is its summed count, in
- * first-seen order, with timestamps synthesized at the header period. Frames are
+ * first-seen order, with timestamps synthesized at the header period, and the time it
+ * stands for its count of periods (meta.sample_time: the period is CPU time). Frames are
  * symbolized from the binaries named in the maps text (symbolize/symbolize.c).
  *
  * Not supported: the Java variant (header version 1) and headers with other than 3 header
@@ -556,6 +557,8 @@ static int gr_open(struct tach_reader *r)
 	if (rc)
 		return rc;
 	r->meta.interval_us = g->period;
+	/* each count is one period of CPU time: the time a record stands for */
+	r->meta.sample_time = g->period != 0;
 	/* A CPU profiler's samples: TACH's profiling mode "cpu" (mode 1, stored plus one), so
 	 * that pprof output calls its time cpu. */
 	r->meta.profiling_config = 2;
@@ -673,6 +676,9 @@ static int gr_next(struct tach_reader *r, const struct tach_sample **out)
 	smp->status = TACH_STATUS_ON_CPU;
 	smp->timestamp_us = g->clock;
 	smp->weight = s.count;
+	/* fits: all counts times the period (≤ a minute) fit in µs, checked; ×1000 saturates */
+	if (__builtin_mul_overflow(s.count * g->period, (uint64_t)1000, &smp->time_ns))
+		smp->time_ns = UINT64_MAX;
 	smp->depth = (uint32_t)depth;
 	smp->same_outer = 0;
 	smp->frames = g->frames;

@@ -2,7 +2,15 @@
  * gives back, and the form the TACH fixtures are written in.
  *
  *   @start_time_us N | @interval_us N | @python_version X.Y.Z | @tachstat ...  (header lines)
- *   TID IID TIMESTAMP_US STATUS<TAB>FRAME;FRAME;...              (innermost frame first)
+ *   @sample_time 0|1   (whether samples carry a time; default: 1 when the interval is known)
+ *   TID IID TIMESTAMP_US STATUS[ TIME_NS[ WEIGHT]]<TAB>FRAME;FRAME;...  (innermost first)
+ *
+ * A line is one sample of one interval (TACH's rule: time_ns = interval × 1000), unless it
+ * gives TIME_NS, the time it stands for (a V8 sample's time to the next, austin's µs, a
+ * perf clock period: whatever is not one interval), and then maybe WEIGHT, how many samples
+ * it stands for (default 1). Where a record's time is its weight's intervals, the writer
+ * prints one line per sample, as TACH repeats are replayed, so that TACH -> samples -> TACH
+ * stays byte-identical and the lines stay what CPython's reader reports.
  *
  * FRAME is FILE:FUNC:LINE, or FILE:FUNC:LINE:END_LINE:COL:END_COL:OPCODE, with "-" for a
  * missing number (LINE "-" means no location) and OPCODE "-" for none. In FILE and FUNC the
@@ -41,6 +49,7 @@ struct sread {
 	char *unesc;
 	size_t unesc_cap;
 	uint64_t samples;
+	bool time_given;    /* an @sample_time line was read */
 };
 
 static int line_fail(struct tach_reader *r, const char *fmt, ...) TACHI_PRINTF(2, 3);
@@ -325,6 +334,11 @@ static int header_line(struct tach_reader *r, const char *s, size_t n)
 		r->meta.profiling_config = (uint32_t)x;
 	} else if (kl == 9 && !memcmp(s, "@tachstat", 9)) {
 		return stats_line(r, v, vl);
+	} else if (kl == 12 && !memcmp(s, "@sample_time", 12)) {
+		if (vl != 1 || (v[0] != '0' && v[0] != '1'))
+			return line_fail(r, "@sample_time must be 0 or 1");
+		r->meta.sample_time = (uint8_t)(v[0] - '0');
+		((struct sread *)r->state)->time_given = true;
 	} else if (kl == 6 && !memcmp(s, "@order", 6)) {
 		if (vl == 7 && !memcmp(v, "records", 7))
 			r->meta.record_order = 1;
@@ -335,6 +349,38 @@ static int header_line(struct tach_reader *r, const char *s, size_t n)
 	} else {
 		return line_fail(r, "unknown header line \"%.*s\"", (int)(kl > 40 ? 40 : kl), s);
 	}
+	return TACH_OK;
+}
+
+/* TID IID TIMESTAMP_US STATUS, then TIME_NS and WEIGHT where given, up to the TAB. */
+static int head_fields(struct tach_reader *r, const char *s, const char *tab, uint64_t *v,
+		       int *nv)
+{
+	const char *p = s;
+	int i = 0;
+	for (;;) {
+		const char *e = memchr(p, ' ', (size_t)(tab - p));
+		if (!e)
+			e = tab;
+		if (i == 6)
+			return line_fail(r, "more than TID IID TIMESTAMP_US STATUS TIME_NS WEIGHT "
+					    "before the TAB");
+		if (!tachi_parse_dec(p, (size_t)(e - p), UINT64_MAX, &v[i]))
+			return line_fail(r, "bad number \"%.*s\"", (int)(e - p > 40 ? 40 : e - p), p);
+		i++;
+		if (e == tab)
+			break;
+		p = e + 1;
+	}
+	if (i < 4)
+		return line_fail(r, "expected TID IID TIMESTAMP_US STATUS before the TAB");
+	if (v[1] > UINT32_MAX)
+		return line_fail(r, "interpreter id %llu exceeds 32 bits", (unsigned long long)v[1]);
+	if (v[3] > 255)
+		return line_fail(r, "status %llu exceeds 255", (unsigned long long)v[3]);
+	if (i == 6 && !v[5])
+		return line_fail(r, "a weight of 0 samples");
+	*nv = i;
 	return TACH_OK;
 }
 
@@ -364,22 +410,20 @@ static int sr_next(struct tach_reader *r, const struct tach_sample **out)
 	const char *tab = memchr(s, '\t', n);
 	if (!tab)
 		return line_fail(r, "expected TID IID TIMESTAMP_US STATUS, a TAB, then frames");
-	uint64_t v[4];
-	const char *p = s;
-	for (int i = 0; i < 4; i++) {
-		const char *e = i < 3 ? memchr(p, ' ', (size_t)(tab - p)) : tab;
-		if (!e)
-			return line_fail(r, "expected TID IID TIMESTAMP_US STATUS before the TAB");
-		if (!tachi_parse_dec(p, (size_t)(e - p), UINT64_MAX, &v[i]))
-			return line_fail(r, "bad number \"%.*s\"", (int)(e - p > 40 ? 40 : e - p), p);
-		p = e + 1;
-	}
-	if (v[1] > UINT32_MAX)
-		return line_fail(r, "interpreter id %llu exceeds 32 bits", (unsigned long long)v[1]);
-	if (v[3] > 255)
-		return line_fail(r, "status %llu exceeds 255", (unsigned long long)v[3]);
+	uint64_t v[6];
+	int nv = 0;
+	if ((rc = head_fields(r, s, tab, v, &nv)))
+		return rc;
+	if (!st->samples && !st->time_given)
+		r->meta.sample_time = r->meta.interval_us != 0;
+	uint64_t weight = nv == 6 ? v[5] : 1, time_ns;
+	if (nv >= 5)
+		time_ns = v[4];
+	else if (!r->meta.sample_time ||
+		 __builtin_mul_overflow(r->meta.interval_us, (uint64_t)1000, &time_ns))
+		time_ns = 0;
 	uint32_t depth = 0;
-	p = tab + 1;
+	const char *p = tab + 1;
 	const char *end = s + n;
 	while (p < end) {
 		const char *semi = memchr(p, ';', (size_t)(end - p));
@@ -396,7 +440,8 @@ static int sr_next(struct tach_reader *r, const struct tach_sample **out)
 		if (semi && p == end)
 			return line_fail(r, "empty frame after the last ';'");
 	}
-	if (++st->samples > r->lim.max_samples)
+	if (__builtin_add_overflow(st->samples, weight, &st->samples) ||
+	    st->samples > r->lim.max_samples)
 		return RFAIL(r, TACH_E_LIMIT, TACH_POS_LINE, r->in.line,
 			     "more than %llu samples (see --max-samples)", (unsigned long long)r->lim.max_samples);
 	struct tach_sample *smp = &r->sample;
@@ -404,13 +449,14 @@ static int sr_next(struct tach_reader *r, const struct tach_sample **out)
 	smp->interp_id = (uint32_t)v[1];
 	smp->timestamp_us = v[2];
 	smp->status = (uint8_t)v[3];
-	smp->weight = 1;
+	smp->weight = weight;
+	smp->time_ns = time_ns;
 	smp->depth = depth;
 	smp->same_outer = 0;
 	smp->frames = st->frames;
 	r->stats.full_records++;
 	r->stats.total_records++;
-	r->stats.total_samples++;
+	r->stats.total_samples += weight;
 	*out = smp;
 	return TACH_OK;
 }

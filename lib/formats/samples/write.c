@@ -86,6 +86,9 @@ static int sw_begin(struct tach_writer *w)
 		rc |= put_stats(o, &w->meta);
 	if (w->meta.record_order)
 		rc |= tachi_out_str(o, "@order records\n");
+	/* said only where the reader's default (a time where the interval is known) is wrong */
+	if (!w->meta.sample_time != !w->meta.interval_us)
+		rc |= tachi_out_str(o, w->meta.sample_time ? "@sample_time 1\n" : "@sample_time 0\n");
 	return rc ? tachi_writer_io(w) : TACH_OK;
 }
 
@@ -224,29 +227,56 @@ static int put_frame(struct tach_writer *w, const struct tach_dict *d, uint32_t 
 	return rc ? tachi_writer_io(w) : TACH_OK;
 }
 
-static int sw_put(struct tach_writer *w, const struct tach_dict *d, const struct tach_sample *s)
+/* One line: the head (with TIME_NS and WEIGHT when given, more than 0), then the frames. */
+static int put_line(struct tach_writer *w, const struct tach_dict *d, const struct tach_sample *s,
+		    uint64_t ts, uint64_t time_ns, uint64_t weight)
 {
 	struct tachi_out *o = &w->out;
-	int rc = 0;
+	int rc = tachi_out_u64(o, s->thread_id);
+	rc |= tachi_out_byte(o, ' ');
+	rc |= tachi_out_u64(o, s->interp_id);
+	rc |= tachi_out_byte(o, ' ');
+	rc |= tachi_out_u64(o, ts);
+	rc |= tachi_out_byte(o, ' ');
+	rc |= tachi_out_u64(o, s->status);
+	if (weight) {
+		rc |= tachi_out_byte(o, ' ');
+		rc |= tachi_out_u64(o, time_ns);
+	}
+	if (weight > 1) {
+		rc |= tachi_out_byte(o, ' ');
+		rc |= tachi_out_u64(o, weight);
+	}
+	rc |= tachi_out_byte(o, '\t');
+	for (uint32_t i = 0; i < s->depth; i++) {
+		if (i)
+			rc |= tachi_out_byte(o, ';');
+		int frc = put_frame(w, d, s->frames[i]);
+		if (frc)
+			return frc;
+	}
+	rc |= tachi_out_byte(o, '\n');
+	return rc ? tachi_writer_io(w) : TACH_OK;
+}
+
+/* A record whose time is its weight's intervals (or that carries no time) is one line per
+ * sample, timestamps one interval apart, as TACH repeats replay; any other is one line
+ * with its time and weight, so that a time is never cut into guessed samples. */
+static int sw_put(struct tach_writer *w, const struct tach_dict *d, const struct tach_sample *s)
+{
+	uint64_t iv = w->meta.interval_us, per, all;
+	bool plain = true;
+	if (w->meta.sample_time && s->weight)
+		plain = __builtin_mul_overflow(iv, (uint64_t)1000, &per) ||
+				__builtin_mul_overflow(per, s->weight, &all)
+			? false
+			: s->time_ns == all;
+	if (!plain)
+		return put_line(w, d, s, s->timestamp_us, s->time_ns, s->weight);
 	for (uint64_t k = 0; k < s->weight; k++) {
-		rc |= tachi_out_u64(o, s->thread_id);
-		rc |= tachi_out_byte(o, ' ');
-		rc |= tachi_out_u64(o, s->interp_id);
-		rc |= tachi_out_byte(o, ' ');
-		rc |= tachi_out_u64(o, s->timestamp_us + k * w->meta.interval_us);
-		rc |= tachi_out_byte(o, ' ');
-		rc |= tachi_out_u64(o, s->status);
-		rc |= tachi_out_byte(o, '\t');
-		for (uint32_t i = 0; i < s->depth; i++) {
-			if (i)
-				rc |= tachi_out_byte(o, ';');
-			int frc = put_frame(w, d, s->frames[i]);
-			if (frc)
-				return frc;
-		}
-		rc |= tachi_out_byte(o, '\n');
+		int rc = put_line(w, d, s, s->timestamp_us + k * iv, 0, 0);
 		if (rc)
-			return tachi_writer_io(w);
+			return rc;
 	}
 	return TACH_OK;
 }

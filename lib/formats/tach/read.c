@@ -87,6 +87,7 @@ struct tstate {
 	uint8_t rle_pat[256][64];
 	uint64_t rle_made[4];
 	uint64_t records;          /* records started */
+	uint64_t iv_ns;            /* the interval in ns: a sample's time (0: unknown) */
 	uint64_t rec_off;          /* position of the current record */
 	uint64_t decoded;
 	uint64_t tables_end;       /* file offset just past the frame table */
@@ -519,6 +520,11 @@ static int start_samples(struct tach_reader *r)
 		raw_fill(r, 0);
 	}
 	r->sample.weight = 1;
+	/* every sample stands for one interval, the time TACH records; none when unknown */
+	if (r->meta.interval_us <= UINT64_MAX / 1000)
+		st->iv_ns = r->meta.interval_us * 1000;
+	r->meta.sample_time = st->iv_ns != 0;
+	r->sample.time_ns = st->iv_ns;
 	r->meta.record_order = 1;
 	return TACH_OK;
 }
@@ -760,6 +766,8 @@ static int next_repeat(struct tach_reader *r, const struct tach_sample **out)
 	if ((rc = run_length(r, status, &more)))
 		return rc;
 	r->sample.weight = 1 + more;
+	if (__builtin_mul_overflow(r->sample.weight, st->iv_ns, &r->sample.time_ns))
+		r->sample.time_ns = UINT64_MAX;
 	t->prev_ts += more * r->meta.interval_us;
 	st->decoded += more;
 	*out = &r->sample;
@@ -851,6 +859,7 @@ static int tr_next(struct tach_reader *r, const struct tach_sample **out)
 	if (st->rle_left)
 		return next_repeat(r, out);
 	r->sample.weight = 1;
+	r->sample.time_ns = st->iv_ns;
 	if (st->finished)
 		return TACH_EOF;
 	for (;;) {
