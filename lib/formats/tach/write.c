@@ -176,21 +176,6 @@ static inline int emit(struct tach_writer *w, const void *p, size_t n)
 
 /* ---- begin ---- */
 
-/* The input's values that are neither the samples nor a time: said once, at begin. */
-static void values_lost(struct tach_writer *w)
-{
-	const struct tach_meta *m = &w->meta;
-	for (uint32_t i = 0; m->value_types && i < m->value_type_count; i++) {
-		const char *t = m->value_types[i].type, *u = m->value_types[i].unit;
-		if (i == m->weight_type || (t && !strcmp(t, "samples")) ||
-		    (u && tachi_time_unit_ns(u, strlen(u))))
-			continue;
-		tachi_warn(&w->warn, TACH_POS_NONE, 0, "the tach format keeps samples only: the "
-			   "input's other values are dropped (such as %.40s in %.20s)", t ? t : "",
-			   u ? u : "");
-		return;
-	}
-}
 
 
 static int ww_begin(struct tach_writer *w)
@@ -202,7 +187,7 @@ static int ww_begin(struct tach_writer *w)
 	 * (counts-as-samples) stand for none */
 	st->time_checked = !w->meta.sample_time || w->meta.weight_unit ||
 			   __builtin_mul_overflow(w->meta.interval_us, 1000, &st->iv_ns);
-	values_lost(w);
+	tachi_values_dropped(w);
 	st->zstd = st->comp != 2;
 	if (!st->level)
 		st->level = 5;
