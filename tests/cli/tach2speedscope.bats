@@ -324,3 +324,26 @@ import_check_list() { # LIST
 	imports "$T/c.tach" >/dev/null
 	[ "$(jq -r .name "$T/p.json")" = "Python 3.15 (cpu mode)" ]
 }
+
+@test "weights are the samples' own times in µs, to the ns; samples without time weigh counts" {
+	speedscope_bundle
+	# samples of their own times: 2.5005 ms, 0.3 ms, and a record of 3 standing for 4 ms
+	printf '@interval_us 1000\n%s\n%s\n%s\n' \
+		$'1 0 1000 2 2500500\tt.py:f:1;t.py:main:9' \
+		$'1 0 3500 2 300000\tt.py:g:2;t.py:main:9' \
+		$'1 0 3800 2 4000000 3\tt.py:g:2;t.py:main:9' >"$T/t.samples"
+	tach2speedscope --from samples "$T/t.samples" -o "$T/t.json"
+	[ "$(python3 -c 'import json, sys
+p = json.load(open(sys.argv[1]))["profiles"][0]
+print(p["unit"], p["endValue"], p["weights"])' "$T/t.json")" = "microseconds 6800.5 [2500.5, 4300]" ]
+	# speedscope's own importer: each stack's self weight
+	"$NODE" "$SOURCE_ROOT/tests/cli/speedscope_import.mjs" "$BUNDLE" "$T/t.json" >"$T/imp.txt"
+	grep -q $'\tt.py:main:9;t.py:f:1 2500.5$' "$T/imp.txt"
+	grep -q $'\tt.py:main:9;t.py:g:2 4300$' "$T/imp.txt"
+	# no time at all: counts, said once
+	printf '@interval_us 0\n1 0 10 0\ta.py:f:1\n1 0 20 0\ta.py:f:1\n' >"$T/n.samples"
+	run tach2speedscope --from samples "$T/n.samples" -o "$T/n.json"
+	[ "$status" -eq 0 ]
+	[ "$output" = "tach2speedscope: $T/n.samples: warning: the samples carry no time (no interval, no time of their own): the weights are sample counts" ]
+	grep -q '"unit":"none","startValue":0,"endValue":2' "$T/n.json"
+}
