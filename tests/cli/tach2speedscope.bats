@@ -347,3 +347,31 @@ print(p["unit"], p["endValue"], p["weights"])' "$T/t.json")" = "microseconds 680
 	[ "$output" = "tach2speedscope: $T/n.samples: warning: the samples carry no time (no interval, no time of their own): the weights are sample counts" ]
 	grep -q '"unit":"none","startValue":0,"endValue":2' "$T/n.json"
 }
+
+@test "a profile per value type: a pprof heap profile's every type, the default first" {
+	speedscope_bundle
+	python3 "$SOURCE_ROOT/tests/cli/pprof_gen.py" types >"$T/t.pb"
+	tach2speedscope -q "$T/t.pb" -o "$T/t.json"
+	# alloc_space (the default) first; the sample without inuse_space is in the others
+	[ "$(python3 -c 'import json, sys
+for p in json.load(open(sys.argv[1]))["profiles"]:
+    print(p["name"], p["unit"], p["endValue"], p["weights"])' "$T/t.json")" = "$(printf '%s\n' \
+		'Thread 1 (tid 0) alloc_space bytes 4608 [4096, 512]' \
+		'Thread 1 (tid 0) alloc_objects none 4 [3, 1]' \
+		'Thread 1 (tid 0) inuse_space bytes 1024 [1024]')" ]
+	"$NODE" "$SOURCE_ROOT/tests/cli/speedscope_import.mjs" "$BUNDLE" "$T/t.json" >"$T/imp.txt"
+	grep -qx $'#\tThread 1 (tid 0) alloc_objects\tnone\t4\t2' "$T/imp.txt"
+	grep -qx $'Thread 1 (tid 0) alloc_objects\tm.go:main:1;m.go:grow:5 3' "$T/imp.txt"
+	# a Go heap profile: each type's total is pprof's own
+	command -v go >/dev/null || skip "go not installed (Debian package golang-go)"
+	local heap=${PEERS:-$SOURCE_ROOT/../shared/peers}/corpora/pprof/gobench.heap
+	[ -f "$heap" ] || skip "../shared/peers is not there"
+	HOME=$T PPROF_TMPDIR=$T go tool pprof -proto "$heap" >"$T/h.pb.gz" 2>/dev/null
+	tach2speedscope -q "$T/h.pb.gz" -o "$T/h.json"
+	"$NODE" "$SOURCE_ROOT/tests/cli/speedscope_import.mjs" "$BUNDLE" "$T/h.json" >"$T/himp.txt"
+	HOME=$T PPROF_TMPDIR=$T go tool pprof -raw "$T/h.pb.gz" 2>/dev/null | awk '
+		/^Samples:/ { on = 1; next } /^Locations/ { on = 0 }
+		on && /^ +[0-9]+ +[0-9]+ +[0-9]+ +[0-9]+:/ { for (i = 1; i <= 4; i++) t[i] += $i }
+		END { print "inuse_space", t[4]; print "alloc_objects", t[1]; print "alloc_space", t[2]; print "inuse_objects", t[3] }' >"$T/want"
+	awk -F'\t' '/^#/ { sub(/.* /, "", $2); print $2, $4 }' "$T/himp.txt" | diff "$T/want" -
+}
