@@ -30,6 +30,9 @@ static const struct tc_opt opts[] = {
 	{ "negate", 0, NULL, "w:negate", "yes", "differential input: swap red and blue", NULL, false },
 	{ "no-thread-frames", 0, NULL, "w:thread-frames", "no",
 	  "no tid:N root frame per thread (threads merge)", NULL, false },
+	{ "value", 0, "NAME", "w:value", NULL,
+	  "what the widths count: count (samples, default), time (us) or a pprof sample type",
+	  NULL, false },
 	{ 0 },
 };
 

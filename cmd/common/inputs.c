@@ -224,10 +224,14 @@ int tc_make_readers(struct tc_run *run)
 						       !strcmp(run->output->writer, "flamegraph")) &&
 		    (!strcmp(format, "auto") || !strcmp(format, "perf")))
 			status = tc_set_opt(run, in->r, NULL, "r:addresses", "no");
-		/* pprof output keeps every sample type, callgrind's an event per type: a
-		 * sample with none of the weight's type still has the others' values */
+		/* pprof output keeps every sample type, callgrind's an event per type, folded
+		 * stacks and flame graphs may show one (--value): a sample with none of the
+		 * weight's type still has the others' values */
 		if (!status && run->output->writer && (!strcmp(run->output->writer, "pprof") ||
-						       !strcmp(run->output->writer, "callgrind")) &&
+						       !strcmp(run->output->writer, "callgrind") ||
+						       !strcmp(run->output->writer, "collapsed") ||
+						       !strcmp(run->output->writer, "speedscope") ||
+						       !strcmp(run->output->writer, "flamegraph")) &&
 		    (!strcmp(format, "auto") || !strcmp(format, "pprof")))
 			status = tc_set_opt(run, in->r, NULL, "r:zero-weight", "yes");
 		if (!status)

@@ -129,6 +129,9 @@ const struct tc_opt tc_collapsed_opts[] = {
 	{ "full-paths", 0, NULL, "w:full-paths", "yes", "collapsed: keep full file paths", NULL, false },
 	{ "no-thread-frames", 0, NULL, "w:thread-frames", "no",
 	  "collapsed: no tid:N root frame; merge threads", NULL, false },
+	{ "value", 0, "NAME", "w:value", NULL,
+	  "collapsed: what a line counts: count (samples, default), time (us) or a pprof "
+	  "sample type", NULL, false },
 	{ 0 },
 };
 

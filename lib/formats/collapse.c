@@ -113,6 +113,65 @@ void tachi_stackcount_free(struct tachi_stackcount *sc)
 	memset(sc, 0, sizeof(*sc));
 }
 
+int tachi_value_option(struct tach_writer *w, struct tachi_valuesel *v, const char *value)
+{
+	free(v->name);
+	v->name = NULL;
+	if (!*value)
+		return WFAIL(w, TACH_E_USAGE, "value must be count, time or a sample type's name");
+	if (!strcmp(value, "count") || !strcmp(value, "samples"))
+		return TACH_OK;
+	if (!(v->name = strdup(value)))
+		return WFAIL(w, TACH_E_NOMEM, "out of memory");
+	return TACH_OK;
+}
+
+int tachi_value_begin(struct tach_writer *w, struct tachi_valuesel *v)
+{
+	const struct tach_meta *m = &w->meta;
+	v->kind = TACHI_VALUE_COUNT;
+	if (!v->name)
+		return TACH_OK;
+	if (!strcmp(v->name, "time")) {
+		if (m->sample_time && !m->weight_unit) {
+			v->kind = TACHI_VALUE_TIME;
+			return TACH_OK;
+		}
+		tachi_warn(&w->warn, TACH_POS_NONE, 0, "value time: the samples carry no time (no "
+			   "interval, no time of their own): the counts are shown");
+		return TACH_OK;
+	}
+	for (uint32_t i = 0; m->value_types && i < m->value_type_count; i++)
+		if (m->value_types[i].type && !strcmp(m->value_types[i].type, v->name)) {
+			v->kind = TACHI_VALUE_TYPE;
+			v->type = i;
+			return TACH_OK;
+		}
+	if (!m->value_type_count)
+		return WFAIL(w, TACH_E_USAGE, "value %.60s: the input has no sample types (only "
+			     "count and time)", v->name);
+	return WFAIL(w, TACH_E_USAGE, "value %.60s: the input has no such sample type (it has "
+		     "%.40s, ...)", v->name, m->value_types[0].type ? m->value_types[0].type : "");
+}
+
+uint64_t tachi_value_of(const struct tach_writer *w, const struct tachi_valuesel *v,
+			const struct tach_sample *s, const struct tach_sample_ext *ext)
+{
+	if (TACHI_LIKELY(v->kind == TACHI_VALUE_COUNT))
+		return s->weight;
+	if (v->kind == TACHI_VALUE_TIME)
+		return s->time_ns;
+	if (ext && ext->value_count == w->meta.value_type_count)
+		return ext->values[v->type] > 0 ? (uint64_t)ext->values[v->type] : 0;
+	return v->type == w->meta.weight_type ? s->weight : 0;
+}
+
+void tachi_value_free(struct tachi_valuesel *v)
+{
+	free(v->name);
+	v->name = NULL;
+}
+
 /* Appends s as valid UTF-8 (invalid bytes become U+FFFD, as CPython's reader decodes
  * them) with the bytes that would break a folded line replaced. */
 static bool add_label_text(struct tach_writer *w, struct tachi_labeler *st, struct tachi_buf *b,

@@ -62,4 +62,31 @@ void tachi_stackcount_fetch(struct tachi_stackcount *sc, struct tachi_ahead_item
 			    unsigned stage);
 void tachi_stackcount_free(struct tachi_stackcount *sc);
 
+/* What a folded line or a flame graph counts (the writers' "value" option): the weights
+ * (samples, the default), the samples' time (summed in ns, printed in µs), or one of the
+ * input's value types (pprof's sample types) by name. */
+enum { TACHI_VALUE_COUNT, TACHI_VALUE_TIME, TACHI_VALUE_TYPE };
+struct tachi_valuesel {
+	char *name;      /* the option's value until begin; NULL: count */
+	int kind;
+	uint32_t type;   /* TACHI_VALUE_TYPE: its index in meta.value_types */
+};
+/* The option "value": count, time or a type's name, resolved at begin. */
+int tachi_value_option(struct tach_writer *w, struct tachi_valuesel *v, const char *value);
+/* Resolves the name against w's meta: a type the input has not is a usage error; "time"
+ * where the samples carry none shows counts, said once. */
+int tachi_value_begin(struct tach_writer *w, struct tachi_valuesel *v);
+/* What s adds: its weight, its time_ns, or its value of the type (ext's where it has
+ * values, else its weight where the type is the weights', else 0). */
+uint64_t tachi_value_of(const struct tach_writer *w, const struct tachi_valuesel *v,
+			const struct tach_sample *s, const struct tach_sample_ext *ext);
+/* A sum of what tachi_value_of gave as printed: ns rounded to µs for time. */
+static inline uint64_t tachi_value_shown(const struct tachi_valuesel *v, uint64_t sum)
+{
+	if (v->kind != TACHI_VALUE_TIME)
+		return sum;
+	return sum / 1000 + (sum % 1000 >= 500);
+}
+void tachi_value_free(struct tachi_valuesel *v);
+
 #endif

@@ -545,6 +545,62 @@ sums_directly_and_through_tach() { # generator, name
 	done
 }
 
+# folded_sum FILE: the sum of a folded output's counts.
+folded_sum() {
+	awk '{ s += $NF } END { print s + 0 }' "$1"
+}
+
+@test "--value time: each line the samples' time in µs; count is the default" {
+	local f=$C/rle_runs.tach iv
+	iv=$(tach-decode -F samples "$f" | sed -n 's/^@interval_us //p')
+	[ "$iv" -gt 0 ]
+	tach-decode "$f" >count.folded
+	tach-decode --value count "$f" | cmp - count.folded
+	tach-decode --value time "$f" >time.folded
+	# TACH: every sample stands for one interval, so each line is its count's intervals
+	awk -v iv="$iv" '{ $NF = $NF * iv; print }' count.folded | diff - time.folded
+	[ "$(folded_sum time.folded)" -eq "$(($(folded_sum count.folded) * iv))" ]
+	# samples that carry no time: the counts, said once
+	printf '@interval_us 0\n1 0 10 0\ta.py:f:1\n' >n.samples
+	run tach-decode --value time n.samples
+	[ "$status" -eq 0 ]
+	[ "${lines[0]}" = "tach-decode: n.samples: warning: value time: the samples carry no time (no interval, no time of their own): the counts are shown" ]
+	[ "${lines[1]}" = "tid:1;a.py:f:1 1" ]
+}
+
+@test "--value TYPE: a pprof input's sample type, samples without the default's value included" {
+	python3 "$SOURCE_ROOT/tests/cli/pprof_gen.py" types >t.pb
+	# alloc_space is the default; the second sample has no inuse_space
+	[ "$(tach-decode --value alloc_objects t.pb)" = "$(printf 'tid:0;m.go:main:1;m.go:grow:5 3\ntid:0;m.go:main:1 1')" ]
+	[ "$(tach-decode --value inuse_space t.pb)" = "tid:0;m.go:main:1;m.go:grow:5 1024" ]
+	[ "$(tach-decode --value alloc_space t.pb)" = "$(tach-decode t.pb)" ]
+	run tach-decode --value nosuch t.pb
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"value nosuch: the input has no such sample type (it has alloc_objects, ...)"* ]]
+	run tach-decode --value alloc_space "$C/recursion.tach"
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"value alloc_space: the input has no sample types (only count and time)"* ]]
+}
+
+@test "--value TYPE on a Go heap profile: each type's total is pprof's own" {
+	command -v go >/dev/null || skip "go not installed (Debian package golang-go)"
+	local heap=${PEERS:-$SOURCE_ROOT/../shared/peers}/corpora/pprof/gobench.heap
+	[ -f "$heap" ] || skip "../shared/peers is not there"
+	export HOME=$BATS_TEST_TMPDIR PPROF_TMPDIR=$BATS_TEST_TMPDIR
+	go tool pprof -proto "$heap" >h.pb.gz 2>/dev/null
+	go tool pprof -raw h.pb.gz 2>/dev/null | awk '
+		/^Samples:/ { on = 1; next } /^Locations/ { on = 0 }
+		on && /^ +[0-9]+ +[0-9]+ +[0-9]+ +[0-9]+:/ { for (i = 1; i <= 4; i++) t[i] += $i }
+		END { print t[1], t[2], t[3], t[4] }' >want
+	local v
+	for v in alloc_objects alloc_space inuse_objects inuse_space; do
+		tach-decode -q --value $v h.pb.gz >"$v.folded"
+		printf '%s ' "$(folded_sum "$v.folded")"
+	done | sed 's/ $//' >got
+	echo "want $(cat want), got $(cat got)"
+	[ "$(cat got)" = "$(cat want)" ]
+}
+
 @test "the samples text carries a sample's own time and weight where they are not its intervals, and reads back as it was" {
 	printf '%s\n' '@start_time_us 0' '@interval_us 1000' \
 		$'1 0 0 2\ta.js:f:1:1:-1:-1:-' \

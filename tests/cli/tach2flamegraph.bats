@@ -246,3 +246,17 @@ titles() {
 	total=$(python3 -c 'import sys; print(f"{sum(int(l.split()[-1]) for l in open(sys.argv[1])):,}")' "$TMP/wide.folded")
 	grep -q "<title>all ($total samples, 100%)</title>" "$TMP/a.svg"
 }
+
+@test "--value time: widths and titles in µs, the folded --value time's numbers" {
+	local f=$CASES/recursion.tach n iv
+	n=$(tach-decode -F samples "$f" | grep -vc '^@')
+	iv=$(tach-decode -F samples "$f" | sed -n 's/^@interval_us //p')
+	tach2flamegraph --value time "$f" -o "$TMP/t.svg"
+	grep -q "<title>all ($(python3 -c "print(f'{$n * $iv:,}')") us, 100%)</title>" "$TMP/t.svg"
+	# the same graph as the counts, scaled: every frame's share is the same
+	tach2flamegraph "$f" -o "$TMP/c.svg"
+	diff <(grep -o '[0-9.]*%)</title>' "$TMP/c.svg") <(grep -o '[0-9.]*%)</title>' "$TMP/t.svg")
+	run tach2flamegraph --value nosuch "$f" -o "$TMP/x.svg"
+	[ "$status" -ne 0 ]
+	[ ! -e "$TMP/x.svg" ]
+}

@@ -12,7 +12,9 @@
  * lines, see collapsed/write_async.c, with ap-threads, ap-lines, ap-simple and ap-dot),
  * full-paths, thread-frames=no, run-ids=no (no process id on a perf "[comm]" root, an
  * unsymbolized address as "0x...": what tach-diff compares between two runs; stacks that
- * then read the same print as separate lines, which tach-diff's join adds up).
+ * then read the same print as separate lines, which tach-diff's join adds up),
+ * value=count|time|TYPE: what a line's number is, the samples (default), their time in µs
+ * (the sum of their time_ns, rounded per line), or a pprof input's sample type.
  * Output is valid UTF-8 with LF line ends; a ';' inside a label becomes ':' and control
  * bytes become '?', each with one warning, so that every consumer splits lines the same way.
  */
@@ -41,6 +43,7 @@ struct collapsed_wstate {
 	struct tachi_async_labels async;
 	struct tachi_stackcount sc;
 	bool no_threads; /* option thread-frames=no */
+	struct tachi_valuesel value;
 };
 
 /* Stacks are kept per (thread, stack) when the lines show threads. perf labels show one
@@ -91,6 +94,8 @@ static int cw_option_of(struct tach_writer *w, const char *key, const char *valu
 		st->lab.no_run_ids = !b;
 		return TACH_OK;
 	}
+	if (!strcmp(key, "value"))
+		return tachi_value_option(w, &st->value, value);
 	if (!strcmp(key, "thread-frames")) {
 		if (!tachi_parse_bool(value, &b))
 			return WFAIL(w, TACH_E_USAGE, "bad thread-frames value %s", value);
@@ -100,10 +105,28 @@ static int cw_option_of(struct tach_writer *w, const char *key, const char *valu
 	return WFAIL(w, TACH_E_USAGE, "collapsed writer has no option %s", key);
 }
 
-static int cw_put(struct tach_writer *w, const struct tach_dict *d, const struct tach_sample *s)
+static int cw_begin(struct tach_writer *w)
 {
 	struct collapsed_wstate *st = w->state;
-	return tachi_stackcount_put(w, &st->sc, d, s);
+	return tachi_value_begin(w, &st->value);
+}
+
+/* Another value than the count: the stack counts it in the weight's place (a time in ns,
+ * rounded to µs at close). */
+static int cw_put_ext(struct tach_writer *w, const struct tach_dict *d,
+		      const struct tach_sample *s, const struct tach_sample_ext *ext)
+{
+	struct collapsed_wstate *st = w->state;
+	if (TACHI_LIKELY(st->value.kind == TACHI_VALUE_COUNT))
+		return s->weight ? tachi_stackcount_put(w, &st->sc, d, s) : TACH_OK;
+	struct tach_sample c = *s;
+	c.weight = tachi_value_of(w, &st->value, s, ext);
+	return tachi_stackcount_put(w, &st->sc, d, &c);
+}
+
+static int cw_put(struct tach_writer *w, const struct tach_dict *d, const struct tach_sample *s)
+{
+	return cw_put_ext(w, d, s, NULL);
 }
 
 static void cw_fetch(struct tach_writer *w, struct tachi_ahead_item *it, unsigned stage)
@@ -322,6 +345,8 @@ static int cw_close(struct tach_writer *w)
 	struct collapsed_wstate *st = w->state;
 	if (!st->sc.ncounts)
 		return TACH_OK;
+	for (size_t i = 0; st->value.kind == TACHI_VALUE_TIME && i < st->sc.ncounts; i++)
+		st->sc.counts[i] = tachi_value_shown(&st->value, st->sc.counts[i]);
 	if (st->perf.on || st->async.on) {
 		/* the lines need the trie's nodes and pairs only: the lookups go first, as
 		 * the lines' texts take their place (peak memory) */
@@ -382,12 +407,15 @@ static void cw_free(struct tach_writer *w)
 {
 	struct collapsed_wstate *st = w->state;
 	tachi_stackcount_free(&st->sc);
+	tachi_value_free(&st->value);
 }
 
 const struct tachi_writer_ops tachi_collapsed_writer_ops = {
 	.state_size = sizeof(struct collapsed_wstate),
 	.option = cw_option,
+	.begin = cw_begin,
 	.put = cw_put,
+	.put_ext = cw_put_ext,
 	.close = cw_close,
 	.free = cw_free,
 	.trie_at = offsetof(struct collapsed_wstate, sc.agg.trie) + 1,

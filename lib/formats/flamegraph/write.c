@@ -20,6 +20,10 @@
  * is our own: details on hover, click to zoom, Reset Zoom, Ctrl-F/F3 search (regular
  * expressions, Ctrl-I toggles case) with the matched percentage.
  *
+ * Option value=count|time|TYPE: what the widths count, the samples (default), their time
+ * in µs (the sum of their time_ns; the titles then say "N us") or a pprof input's sample
+ * type (in its unit).
+ *
  * Not supported: flamegraph.pl's --cp palette files, --nameattr, --total, --factor,
  * --fontwidth, --notes, --encoding; the "chain" palette colours frames above a "--" frame
  * as wakers without appending flamegraph.pl's extra "--" leaf. Memory grows with distinct
@@ -172,6 +176,8 @@ static int fw_option(struct tach_writer *w, const char *key, const char *value)
 				     "bgcolors must be yellow, blue, green, grey or #rrggbb, not %s", value);
 		return set_str(w, &st->o.bgcolors, value);
 	}
+	if (!strcmp(key, "value"))
+		return tachi_value_option(w, &st->value, value);
 	static const char *const skeys[] = { "title", "subtitle", "countname", "nametype", "fonttype" };
 	char **sdst[] = { &st->o.title, &st->o.subtitle, &st->o.countname, &st->o.nametype,
 			  &st->o.fonttype };
@@ -221,7 +227,29 @@ static int add_run(struct tach_writer *w, struct fstate *st, const struct tach_s
 	return TACH_OK;
 }
 
+static int fw_put_value(struct tach_writer *w, const struct tach_dict *d,
+			const struct tach_sample *s);
+
+/* Another value than the count: counted in the weight's place (a time in ns, in µs at
+ * close). */
+static int fw_put_ext(struct tach_writer *w, const struct tach_dict *d,
+		      const struct tach_sample *s, const struct tach_sample_ext *ext)
+{
+	struct fstate *st = w->state;
+	if (TACHI_LIKELY(st->value.kind == TACHI_VALUE_COUNT))
+		return s->weight ? fw_put_value(w, d, s) : TACH_OK;
+	struct tach_sample c = *s;
+	c.weight = tachi_value_of(w, &st->value, s, ext);
+	return fw_put_value(w, d, &c);
+}
+
 static int fw_put(struct tach_writer *w, const struct tach_dict *d, const struct tach_sample *s)
+{
+	return fw_put_ext(w, d, s, NULL);
+}
+
+static int fw_put_value(struct tach_writer *w, const struct tach_dict *d,
+			const struct tach_sample *s)
 {
 	struct fstate *st = w->state;
 	if (TACHI_UNLIKELY(!s->depth))
@@ -618,6 +646,16 @@ static int fw_close(struct tach_writer *w)
 	struct fstate *st = w->state;
 	struct render R = { .w = w, .st = st };
 	struct ltree lt = { .R = &R };
+	if (st->value.kind == TACHI_VALUE_TIME) {
+		for (size_t i = 0; i < st->ncount; i++)
+			st->count[i] = tachi_value_shown(&st->value, st->count[i]);
+		for (size_t i = 0; i < st->nbase; i++)
+			st->base[i] = tachi_value_shown(&st->value, st->base[i]);
+		for (size_t i = 0; i < st->nruns; i++) {
+			st->runs[i].count = tachi_value_shown(&st->value, st->runs[i].count);
+			st->runs[i].base = tachi_value_shown(&st->value, st->runs[i].base);
+		}
+	}
 	tachi_dict_init(&R.names, true);
 	/* Numbers in the SVG are written with '.', whatever locale the caller set. */
 	locale_t c = newlocale(LC_NUMERIC_MASK, "C", (locale_t)0);
@@ -649,6 +687,7 @@ static void fw_free(struct tach_writer *w)
 	free(st->o.nametype);
 	free(st->o.fonttype);
 	free(st->o.bgcolors);
+	tachi_value_free(&st->value);
 }
 
 static int fw_begin(struct tach_writer *w)
@@ -662,8 +701,18 @@ static int fw_begin(struct tach_writer *w)
 		st->o.fontsize = 12;
 	if (!st->o.minwidth_set)
 		st->o.minwidth = 0.1;
-	/* weights that are not samples (pprof bytes, objects) are counted in their unit */
+	int rc = tachi_value_begin(w, &st->value);
+	if (rc)
+		return rc;
+	/* weights that are not samples (pprof bytes, objects) are counted in their unit, a
+	 * chosen value in its own */
 	const char *unit = w->meta.weight_unit;
+	if (st->value.kind == TACHI_VALUE_TIME)
+		unit = "us";
+	else if (st->value.kind == TACHI_VALUE_TYPE)
+		unit = w->meta.value_types[st->value.type].unit;
+	else if (st->value.name)
+		unit = "samples"; /* value time where the samples carry none: counts */
 	const char *defaults[][2] = {
 		{ "countname", unit ? unit : "samples" }, { "nametype", "Function:" },
 		{ "fonttype", "Verdana" },
@@ -680,6 +729,7 @@ const struct tachi_writer_ops tachi_flamegraph_writer_ops = {
 	.option = fw_option,
 	.begin = fw_begin,
 	.put = fw_put,
+	.put_ext = fw_put_ext,
 	.close = fw_close,
 	.free = fw_free,
 	.trie_at = offsetof(struct fstate, agg.trie) + 1,

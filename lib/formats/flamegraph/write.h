@@ -46,6 +46,7 @@ struct fstate {
 	struct run *runs;
 	size_t nruns, runs_cap;
 	uint64_t last_run;       /* 1 + the last run, when every thread shares the chart */
+	struct tachi_valuesel value; /* what is counted in the weights' place (collapse.h) */
 };
 
 /* A frame of the graph, open while the lines pass through it. */

@@ -26,6 +26,11 @@
  *     "none" (counts of objects, contentions).
  *   - exporter "tachfmt@VERSION". Numbers are written locale-free; strings are escaped
  *     JSON and valid UTF-8 (invalid bytes become U+FFFD, with one warning).
+ *   - An input with several value types (a pprof heap profile's alloc_objects, alloc_space,
+ *     inuse_objects, inuse_space) gives a profile per thread and type instead, named
+ *     "Thread K (tid N) TYPE", the weights' type first, each distinct stack once with the
+ *     sum of its samples' values of that type as its weight (stacks without any left
+ *     out), in the type's unit: pprof has no time order to keep.
  * An input without samples gives an empty profile "No samples" (speedscope's importer
  * needs a profile to name the file).
  * Not written: status flags, timestamps (the format's sampled profiles have none), opcodes.
@@ -64,20 +69,26 @@ struct speedscope_wframe {
 /* A run of consecutive samples of one thread with one stack; spooled until close. */
 struct srun {
 	uint64_t t;      /* time of its first sample */
-	uint64_t count;  /* samples */
-	uint64_t ns;     /* the time they stand for (saturating) */
+	uint64_t v;      /* the time they stand for in ns (saturating), or their count where
+			  * the samples carry no time (speedscope_wstate.by_time) */
 	uint32_t node;   /* leaf trie node */
 	uint32_t pad;
 };
 
+/* A distinct (thread, stack) of a profile with several value types: its sums, at
+ * vals[i * nvt], and the thread's next one (first-seen order). */
+struct sventry {
+	uint32_t thread, leaf, next;
+};
+
 struct sthread {
+	uint32_t vhead, vtail;  /* its sventries, NONE when none */
 	uint64_t tid;
 	uint32_t iid;
 	bool unsorted, open;
 	struct srun run;      /* the run being extended */
 	uint64_t last_t;
-	uint64_t total;       /* samples */
-	uint64_t total_ns;    /* their time */
+	uint64_t total;       /* their time or count, as a run's v */
 	struct tachi_stream runs;
 	uint32_t comm;        /* the last perf process root of its samples (comm.h), or NONE */
 };
@@ -96,7 +107,9 @@ struct speedscope_wstate {
 	struct tachi_spool spool;
 	bool warned_utf8, warned_order;
 	/* close */
-	bool micro;           /* weights are times, in µs */
+	bool by_time;         /* runs sum time, not counts (begin) */
+	bool micro;           /* weights are times, in µs (to the ns, unless whole_us) */
+	bool whole_us;        /* a thread's ns pass 2^53: whole µs */
 	const char *unit;     /* speedscope's name of the weights' unit */
 	char *esc;
 	size_t esc_cap;
@@ -110,6 +123,14 @@ struct speedscope_wstate {
 	bool text_off;        /* the trie is too big to keep texts for */
 	uint8_t *chunk;
 	struct srun *all;     /* a sorted thread's runs */
+	/* several value types (nvt > 1): sums per distinct (thread, stack) */
+	uint32_t nvt;
+	struct sventry *ve;
+	size_t nve, ve_cap;
+	int64_t *vals;
+	size_t vals_cap;
+	struct tachi_idset ve_index;
+	uint32_t last_thread, last_leaf; /* the sample just put */
 };
 
 static int sw_option(struct tach_writer *w, const char *key, const char *value)
@@ -216,6 +237,7 @@ static struct sthread *thread_for(struct speedscope_wstate *st, const struct tac
 		memset(t, 0, sizeof(*t));
 		t->tid = s->thread_id;
 		t->iid = s->interp_id;
+		t->vhead = t->vtail = NONE;
 		t->comm = NONE;
 		c->slot = (uint32_t)st->nth++;
 	}
@@ -273,6 +295,8 @@ static int sw_put(struct tach_writer *w, const struct tach_dict *d, const struct
 	uint32_t leaf = tachi_stack_intern(&st->trie, c, s, st->fmap);
 	if (leaf == TACHI_NOMEM_NODE)
 		return WFAIL(w, TACH_E_NOMEM, "out of memory");
+	st->last_thread = c->slot;
+	st->last_leaf = leaf;
 	uint64_t n = s->weight ? s->weight : 1;
 	if (t->total && s->timestamp_us < t->last_t)
 		t->unsorted = true;
@@ -285,12 +309,73 @@ static int sw_put(struct tach_writer *w, const struct tach_dict *d, const struct
 		t->run.node = leaf;
 		t->open = true;
 	}
-	t->run.count += n;
-	t->run.ns = add_sat(t->run.ns, s->time_ns);
+	uint64_t v = st->by_time ? s->time_ns : n;
+	t->run.v = add_sat(t->run.v, v);
 	t->last_t = s->timestamp_us;
-	t->total += n;
-	t->total_ns = add_sat(t->total_ns, s->time_ns);
+	t->total = add_sat(t->total, v);
 	return TACH_OK;
+}
+
+static bool ve_eq(void *ctx, uint32_t id, const void *k)
+{
+	const struct speedscope_wstate *st = ctx;
+	const struct sventry *a = &st->ve[id], *b = k;
+	return a->thread == b->thread && a->leaf == b->leaf;
+}
+
+/* The values of the sample just put, added to its (thread, stack)'s sums. */
+static int add_values(struct tach_writer *w, const struct tach_sample *s,
+		      const struct tach_sample_ext *ext)
+{
+	struct speedscope_wstate *st = w->state;
+	struct sventry k = { st->last_thread, st->last_leaf, NONE };
+	uint64_t h = tachi_mix64((uint64_t)k.thread << 32 | k.leaf);
+	uint32_t id;
+	if (!tachi_idset_find(&st->ve_index, h, &k, ve_eq, st, &id)) {
+		size_t old = st->vals_cap;
+		if (st->nve >= UINT32_MAX - 1 || !TACHI_RESERVE(st->ve, st->ve_cap, st->nve + 1) ||
+		    !TACHI_RESERVE(st->vals, st->vals_cap, (st->nve + 1) * st->nvt))
+			return WFAIL(w, TACH_E_NOMEM, "out of memory");
+		memset(st->vals + old, 0, (st->vals_cap - old) * sizeof(*st->vals));
+		id = (uint32_t)st->nve;
+		st->ve[id] = k;
+		if (!tachi_idset_insert(&st->ve_index, h, id))
+			return WFAIL(w, TACH_E_NOMEM, "out of memory");
+		st->nve++;
+		struct sthread *t = &st->th[k.thread];
+		if (t->vtail == NONE)
+			t->vhead = id;
+		else
+			st->ve[t->vtail].next = id;
+		t->vtail = id;
+	}
+	int64_t *v = st->vals + (size_t)id * st->nvt;
+	for (uint32_t i = 0; i < st->nvt; i++) {
+		int64_t x = ext && ext->value_count == st->nvt ? ext->values[i] :
+			    i == w->meta.weight_type ? (int64_t)(s->weight > INT64_MAX ? INT64_MAX : s->weight) : 0;
+		if (x > 0 && __builtin_add_overflow(v[i], x, &v[i]))
+			v[i] = INT64_MAX;
+	}
+	return TACH_OK;
+}
+
+static int sw_put_ext(struct tach_writer *w, const struct tach_dict *d,
+		      const struct tach_sample *s, const struct tach_sample_ext *ext)
+{
+	struct speedscope_wstate *st = w->state;
+	if (!s->depth || (!s->weight && st->nvt < 2))
+		return TACH_OK;
+	st->last_leaf = NONE;
+	int rc = sw_put(w, d, s);
+	if (rc || st->nvt < 2 || st->last_leaf == NONE)
+		return rc;
+	return add_values(w, s, ext);
+}
+
+static int sw_put_plain(struct tach_writer *w, const struct tach_dict *d,
+			const struct tach_sample *s)
+{
+	return sw_put_ext(w, d, s, NULL);
 }
 
 /* ---- close: the JSON document ---- */
@@ -382,8 +467,7 @@ static bool next_merged(struct speedscope_walk *wk, struct srun *out)
 	struct srun r;
 	while (next_raw(wk, &r)) {
 		if (wk->have && r.node == wk->pend.node) {
-			wk->pend.count += r.count;
-			wk->pend.ns = add_sat(wk->pend.ns, r.ns);
+			wk->pend.v = add_sat(wk->pend.v, r.v);
 			continue;
 		}
 		bool had = wk->have;
@@ -528,11 +612,14 @@ static int write_stack(struct tach_writer *w, uint32_t leaf)
 }
 
 /* A weight: the time in µs, with the ns as a fraction where there are any, or the count. */
-static int out_weight(struct tach_writer *w, uint64_t count, uint64_t ns)
+static int out_weight(struct tach_writer *w, uint64_t v)
 {
 	struct speedscope_wstate *st = w->state;
 	if (!st->micro)
-		return tachi_out_u64(&w->out, count) ? TACH_E_IO : TACH_OK;
+		return tachi_out_u64(&w->out, v) ? TACH_E_IO : TACH_OK;
+	uint64_t ns = v;
+	if (st->whole_us)
+		return tachi_out_u64(&w->out, ns / 1000 + (ns % 1000 >= 500)) ? TACH_E_IO : TACH_OK;
 	if (tachi_out_u64(&w->out, ns / 1000))
 		return TACH_E_IO;
 	unsigned f = (unsigned)(ns % 1000);
@@ -554,7 +641,7 @@ static int write_runs(struct tach_writer *w, const struct sthread *t, bool weigh
 	for (bool first = true; next_merged(&wk, &r); first = false) {
 		if (!first && tachi_out_byte(&w->out, ','))
 			return TACH_E_IO;
-		int rc = weights ? out_weight(w, r.count, r.ns) : write_stack(w, r.node);
+		int rc = weights ? out_weight(w, r.v) : write_stack(w, r.node);
 		if (rc)
 			return rc;
 	}
@@ -614,8 +701,67 @@ static int write_head(struct tach_writer *w, const struct sthread *t, size_t ti)
 unit:
 	if (out_str(w, ",\"unit\":\"") || out_str(w, st->unit) ||
 	    out_str(w, "\",\"startValue\":0,\"endValue\":") ||
-	    (t ? out_weight(w, t->total, t->total_ns) : tachi_out_byte(&w->out, '0')))
+	    (t ? out_weight(w, t->total) : tachi_out_byte(&w->out, '0')))
 		return TACH_E_IO;
+	return TACH_OK;
+}
+
+/* Thread ti's profile of value type k (several value types), its stacks and their sums. */
+static int write_type_profile(struct tach_writer *w, size_t ti, uint32_t k, bool first)
+{
+	struct speedscope_wstate *st = w->state;
+	const struct sthread *t = &st->th[ti];
+	const struct tach_value_type *vt = &w->meta.value_types[k];
+	char name[TACHI_THREAD_LABEL_MAX + 2];
+	size_t nl = tachi_thread_label(name, ti + 1, t->tid, t->iid);
+	name[nl++] = ' ';
+	struct tachi_buf b = { 0 };
+	const char *type = vt->type ? vt->type : "";
+	if (!tachi_buf_add(&b, name, nl) || !tachi_buf_add(&b, type, strlen(type)))
+		return TACH_E_NOMEM;
+	const char *u = tachi_unit_name(vt->unit);
+	uint64_t sum = 0;
+	for (uint32_t e = t->vhead; e != NONE; e = st->ve[e].next)
+		sum += (uint64_t)st->vals[(size_t)e * st->nvt + k];
+	int rc = out_str(w, first ? "{\"type\":\"sampled\",\"name\":" : ",{\"type\":\"sampled\",\"name\":") ?
+		 TACH_E_IO : out_json(w, b.p, b.len);
+	free(b.p);
+	if (rc || out_str(w, ",\"unit\":\"") || out_str(w, u ? u : "none") ||
+	    out_str(w, "\",\"startValue\":0,\"endValue\":") || tachi_out_u64(&w->out, sum) ||
+	    out_str(w, ",\"samples\":["))
+		return rc ? rc : TACH_E_IO;
+	for (int pass = 0; pass < 2; pass++) {
+		bool any = false;
+		for (uint32_t e = t->vhead; e != NONE; e = st->ve[e].next) {
+			int64_t v = st->vals[(size_t)e * st->nvt + k];
+			if (v <= 0)
+				continue;
+			if (any && tachi_out_byte(&w->out, ','))
+				return TACH_E_IO;
+			any = true;
+			rc = pass ? (tachi_out_u64(&w->out, (uint64_t)v) ? TACH_E_IO : TACH_OK)
+				  : write_stack(w, st->ve[e].leaf);
+			if (rc)
+				return rc;
+		}
+		if (out_str(w, pass ? "]}" : "],\"weights\":["))
+			return TACH_E_IO;
+	}
+	return TACH_OK;
+}
+
+/* A profile per thread and value type, the weights' type first. */
+static int write_type_profiles(struct tach_writer *w)
+{
+	struct speedscope_wstate *st = w->state;
+	uint32_t first = w->meta.weight_type < st->nvt ? w->meta.weight_type : 0;
+	for (size_t ti = 0; ti < st->nth; ti++)
+		for (uint32_t j = 0; j < st->nvt; j++) {
+			uint32_t k = j == 0 ? first : j <= first ? j - 1 : j;
+			int rc = write_type_profile(w, ti, k, !ti && !j);
+			if (rc)
+				return rc;
+		}
 	return TACH_OK;
 }
 
@@ -639,17 +785,17 @@ static int write_profile(struct tach_writer *w, size_t ti)
 	return out_str(w, "]}") ? TACH_E_IO : TACH_OK;
 }
 
-/* Weights in µs where the samples carry time and every thread's total fits 53 bits of ns
- * (exact in JavaScript), else in samples (said once). */
+/* Weights in µs where the samples carry time, to the ns while every thread's total fits 53
+ * bits of ns (exact in JavaScript), else in whole µs (said once); else in samples. */
 static void choose_unit(struct tach_writer *w)
 {
 	struct speedscope_wstate *st = w->state;
-	st->micro = w->meta.sample_time && !w->meta.weight_unit;
-	for (size_t i = 0; i < st->nth && st->micro; i++)
-		if (st->th[i].total_ns > (UINT64_C(1) << 53)) {
-			st->micro = false;
-			tachi_warn(&w->warn, TACH_POS_NONE, 0, "a thread's time does not fit "
-				   "JavaScript's exact numbers: the weights are sample counts");
+	st->micro = st->by_time;
+	for (size_t i = 0; i < st->nth && st->micro && !st->whole_us; i++)
+		if (st->th[i].total > (UINT64_C(1) << 53)) {
+			st->whole_us = true;
+			tachi_warn(&w->warn, TACH_POS_NONE, 0, "a thread's time in ns does not fit "
+				   "JavaScript's exact numbers: the weights are whole microseconds");
 		}
 	if (!st->micro && !w->meta.sample_time && !w->meta.weight_unit && st->nth)
 		tachi_warn(&w->warn, TACH_POS_NONE, 0, "the samples carry no time (no interval, no "
@@ -690,6 +836,11 @@ static int write_doc(struct tach_writer *w)
 		return rc;
 	if (out_str(w, "]},\"profiles\":["))
 		return TACH_E_IO;
+	if (st->nvt > 1 && st->nth) {
+		if ((rc = write_type_profiles(w)))
+			return rc;
+		return out_str(w, "]}\n") ? TACH_E_IO : TACH_OK;
+	}
 	for (size_t i = 0; i < (st->nth ? st->nth : 1); i++)
 		if ((rc = write_profile(w, i)))
 			return rc;
@@ -720,6 +871,8 @@ static int sw_begin(struct tach_writer *w)
 {
 	struct speedscope_wstate *st = w->state;
 	tachi_spool_init(&st->spool, sizeof(struct srun));
+	st->nvt = w->meta.value_types ? w->meta.value_type_count : 0;
+	st->by_time = w->meta.sample_time && !w->meta.weight_unit;
 	return TACH_OK;
 }
 
@@ -742,6 +895,9 @@ static void sw_free(struct tach_writer *w)
 	free(st->text);
 	free(st->chunk);
 	free(st->all);
+	free(st->ve);
+	free(st->vals);
+	tachi_idset_free(&st->ve_index);
 }
 
 /* The format's table row is in speedscope/read.c, beside the reader and its probe. */
@@ -749,7 +905,8 @@ const struct tachi_writer_ops tachi_speedscope_writer_ops = {
 	.state_size = sizeof(struct speedscope_wstate),
 	.option = sw_option,
 	.begin = sw_begin,
-	.put = sw_put,
+	.put = sw_put_plain,
+	.put_ext = sw_put_ext,
 	.close = sw_close,
 	.free = sw_free,
 	.trie_at = offsetof(struct speedscope_wstate, trie) + 1,
