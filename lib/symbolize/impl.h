@@ -60,6 +60,7 @@ struct tachi_sym {
 	int names;                 /* TACHI_NAMES_* */
 	bool perf;                 /* tachi_sym_set_perf_rules */
 	bool perf_inlines;         /* within tachi_sym_lookup_inlines */
+	bool costly_unit;          /* naming frames of a unit libdw's scope walks must not walk */
 	const char *alias;         /* the global symbol at the address looked up, or NULL */
 	char **made;               /* names demangled for the current lookup */
 	size_t nmade, made_cap;

@@ -166,3 +166,42 @@ PY
 	[ "$status" -eq 2 ]
 	[[ ${lines[0]} == *", or auto)" ]]
 }
+
+# The symbolizer and the perf.data reader (issue 53). Captures and binaries are made here:
+# tests/perfdata_gen.py writes perf.data, tests/elf_gen.py assembles binaries.
+pd_gen() { python3 -c "import sys; sys.path.insert(0, '$SOURCE_ROOT/tests'); import perfdata_gen as g; $1" "${@:2}"; }
+
+# A --call-graph dwarf capture of one sample at IP in a mapping of BINARY at 0x401000
+# (file offset 0x1000, as the generated binaries have their code).
+dwarf_capture() { # out binary ip
+	pd_gen '
+p = g.PerfData(sample_type=g.IP | g.TID | g.TIME | g.PERIOD | g.CALLCHAIN | g.REGS_USER | g.STACK_USER, stack_user=8)
+p.comm(5, 5, "hang")
+p.mmap2(5, 0x401000, 0x1000, 0x1000, sys.argv[2])
+p.sample(5, 5, int(sys.argv[3], 16), chain=[])
+open(sys.argv[1], "wb").write(p.bytes())' "$@"
+}
+
+# A gperftools CPU profile of one sample at IP, its mapping BINARY at 0x401000.
+gperf_capture() { # out binary ip
+	python3 -c 'import struct, sys
+w = lambda *v: struct.pack("<%dQ" % len(v), *v)
+b = w(0, 3, 0, 10000, 0) + w(1, 1, int(sys.argv[3], 16)) + w(0, 1, 0)
+b += b"00401000-00402000 r-xp 00001000 08:01 1234 %s\n" % sys.argv[2].encode()
+open(sys.argv[1], "wb").write(b)' "$@"
+}
+
+@test "DWARF importing one partial unit from many places costs its size, not 2^levels" {
+	python3 "$SOURCE_ROOT/tests/elf_gen.py" "$PWD/hang" imports 40
+	ip=$(nm hang | awk '$3 == "work" { print $1 }')
+	dwarf_capture hang.data "$PWD/hang" "$ip"
+	# 2^40 visits before; a linear walk takes milliseconds
+	run timeout 20 tach-decode --labels perf hang.data
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ "$output" = "hang;work 1000000" ]
+	gperf_capture hang.prof "$PWD/hang" "$ip"
+	run timeout 20 gperf2tach -q hang.prof -o hang.tach
+	[ "$status" -eq 0 ]
+	tach-decode --no-thread-frames hang.tach | grep -q 'work'
+}
