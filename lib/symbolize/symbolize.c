@@ -20,6 +20,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "base/io.h"
 #include "symbolize/impl.h"
 
 struct mapping {
@@ -238,12 +239,12 @@ static bool get_base(Elf *e, const struct mapping *m, uint64_t *base)
 /* Opens path if it is a regular ELF file; returns the fd or -1. */
 static int open_elf(const char *path)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	/* a FIFO or a device named by a mapping is never opened for reading */
+	int fd = tachi_open_regular(path, NULL);
 	if (fd < 0)
 		return -1;
-	struct stat st;
 	unsigned char magic[4];
-	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || pread(fd, magic, 4, 0) != 4 ||
+	if (pread(fd, magic, 4, 0) != 4 ||
 	    memcmp(magic, ELFMAG, SELFMAG)) {
 		close(fd);
 		return -1;

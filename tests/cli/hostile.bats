@@ -205,3 +205,119 @@ open(sys.argv[1], "wb").write(b)' "$@"
 	[ "$status" -eq 0 ]
 	tach-decode --no-thread-frames hang.tach | grep -q 'work'
 }
+
+# A pid no process can have (above the largest pid_max, 2^22), for /tmp/perf-PID.map files.
+JPID=4194777
+
+teardown() {
+	rm -f "/tmp/perf-$JPID.map"
+}
+
+@test "a mapping or a perf map that is not a regular file is never opened for reading" {
+	mkfifo fifo
+	pd_gen '
+pid = int(sys.argv[3])
+p = g.PerfData()
+p.comm(pid, pid, "x")
+p.mmap2(pid, 0x400000, 0x1000, 0, sys.argv[2])
+p.mmap2(pid, 0x7f0000000000, 0x1000, 0, "//anon")
+p.sample(pid, pid, 0x400010)
+p.sample(pid, pid, 0x7f0000000010)
+open(sys.argv[1], "wb").write(p.bytes())' fifo.data "$PWD/fifo" "$JPID"
+	# a FIFO as the binary and as the perf map: before, open() waited for a writer
+	mkfifo "/tmp/perf-$JPID.map"
+	run timeout 20 tach-decode -q --labels perf fifo.data
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"x;[fifo] 1000000"* ]]
+	[[ "$output" == *"x;[perf-$JPID.map] 1000000"* ]]
+	gperf_capture fifo.prof "$PWD/fifo" 401010
+	run timeout 20 gperf2tach -q fifo.prof -o fifo.tach
+	[ "$status" -eq 0 ]
+	# /dev/zero as the perf map: before, an endless run of empty lines
+	rm "/tmp/perf-$JPID.map"
+	ln -s /dev/zero "/tmp/perf-$JPID.map"
+	run timeout 20 prlimit --as=2000000000 tach-decode -q --labels perf fifo.data
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"x;[perf-$JPID.map] 1000000"* ]]
+}
+
+@test "only executable anonymous memory is JIT code named by the perf map, as perf names it" {
+	pd_gen '
+pid = int(sys.argv[2])
+p = g.PerfData()
+p.comm(pid, pid, "x")
+p.mmap2(pid, 0x7f0000000000, 0x1000, 0, "[stack]", prot=g.PROT_READ)
+p.mmap2(pid, 0x7f0000010000, 0x1000, 0, "//anon")
+p.mmap(pid, 0x7f0000020000, 0x1000, 0, "//anon", data=True)
+for a in (0x7f0000000010, 0x7f0000010010, 0x7f0000020010):
+    p.sample(pid, pid, a)
+open(sys.argv[1], "wb").write(p.bytes())' anon.data "$JPID"
+	printf '7f0000000000 1000 stackfn\n7f0000010000 1000 jitfn\n7f0000020000 1000 datafn\n' >"/tmp/perf-$JPID.map"
+	if command -v perf >/dev/null; then
+		perf script -i anon.data >anon.perf 2>/dev/null
+		grep -q '7f0000000010 \[unknown\] (\[stack\])' anon.perf
+		grep -q "7f0000010010 jitfn+0x10 (/tmp/perf-$JPID.map)" anon.perf
+		grep -q '7f0000020010 \[unknown\] (//anon)' anon.perf
+	fi
+	run tach-decode -q --labels perf anon.data
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ "$(echo "$output" | sort)" = "$(printf 'x;[[stack]] 1000000\nx;[anon] 1000000\nx;jitfn 1000000')" ]
+}
+
+@test "a perf map with many entries at one address costs one lookup per address" {
+	# 500,000 entries at one start, 60,000 distinct addresses: before, each address
+	# walked every entry (3e10 steps)
+	python3 -c 'import sys
+with open(sys.argv[1], "w") as f:
+    for i in range(500000):
+        f.write("7f0000000000 100000 jit_%d\n" % (i % 10))' "/tmp/perf-$JPID.map"
+	pd_gen '
+pid = int(sys.argv[2])
+p = g.PerfData()
+p.comm(pid, pid, "x")
+p.mmap2(pid, 0x7f0000000000, 0x100000, 0, "//anon")
+for i in range(60000):
+    p.sample(pid, pid, 0x7f0000000000 + 8 * i, chain=[g.CTX_USER, 0x7f0000000000 + 8 * i])
+open(sys.argv[1], "wb").write(p.bytes())' many.data "$JPID"
+	run timeout 20 tach-decode -q --labels perf many.data
+	[ "$status" -eq 0 ]
+	# of equal starts perf keeps the longest name, the first of those
+	[ "$output" = "x;jit_0 60000000000" ]
+}
+
+@test "perf map lines longer than 8 KiB are one symbol, whole" {
+	python3 -c 'import sys
+open(sys.argv[1], "w").write("7f0000000000 100 " + "j" * 20000 + "\n7f0000001000 100 short\n")' "/tmp/perf-$JPID.map"
+	pd_gen '
+pid = int(sys.argv[2])
+p = g.PerfData()
+p.comm(pid, pid, "x")
+p.mmap2(pid, 0x7f0000000000, 0x2000, 0, "//anon")
+p.sample(pid, pid, 0x7f0000000010)
+p.sample(pid, pid, 0x7f0000001010)
+open(sys.argv[1], "wb").write(p.bytes())' long.data "$JPID"
+	run tach-decode -q --labels perf long.data
+	[ "$status" -eq 0 ]
+	[ "${#lines[@]}" -eq 2 ]
+	[ "$(echo "$output" | grep -c "^x;j\{20000\} 1000000$")" -eq 1 ]
+	[[ "$output" == *"x;short 1000000"* ]]
+}
+
+@test "ELF symbol names are kept whole: two long names that differ at the end stay two frames" {
+	python3 "$SOURCE_ROOT/tests/elf_gen.py" "$PWD/long" long-names 6000
+	nm long | awk '$3 ~ /^nx/ { print $1, $3 }' >syms
+	[ "$(wc -l <syms)" -eq 2 ]
+	pd_gen '
+p = g.PerfData()
+p.comm(5, 5, "x")
+p.mmap2(5, 0x401000, 0x1000, 0x1000, sys.argv[2])
+for line in open(sys.argv[3]):
+    p.sample(5, 5, int(line.split()[0], 16))
+open(sys.argv[1], "wb").write(p.bytes())' long.data "$PWD/long" syms
+	run tach-decode -q --labels perf long.data
+	[ "$status" -eq 0 ]
+	[ "${#lines[@]}" -eq 2 ]
+	[ "$(echo "$output" | sort)" = "$(awk '{ print "x;" $2 " 1000000" }' syms | sort)" ]
+}

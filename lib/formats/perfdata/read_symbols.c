@@ -26,16 +26,19 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "base/base.h"
 #include "base/bytes.h"
 #include "base/hash.h"
+#include "base/io.h"
 #include "core/handles.h"
 #include "formats/perfdata/perfdata.h"
 #include "formats/perfdata/unwind.h"
 #include "symbolize/symbolize.h"
 
 #define NONE UINT32_MAX
+#define PROT_EXEC_BIT 4   /* PROT_EXEC of mmap(2), as MMAP2 records it */
 #define SYN_BASE (1ull << 40)
 #define MAX_SEGMENT (1ull << 40)
 #define MAX_PERF_MAP (256u << 20)
@@ -527,7 +530,11 @@ int pd_on_mmap(struct tach_reader *r, const uint8_t *p, uint32_t size, uint64_t 
 		    : TACH_OK;
 	if (rc == TACH_E_NOMEM)
 		return nomem(r);
-	bool jit = jit_memory(name);
+	/* perf names anonymous memory by the perf map only when it is executable (map.c):
+	 * MMAP2's prot, MMAP's want of the data flag */
+	bool exec = two ? (tachi_rd32(p + 64, st->swap) & PROT_EXEC_BIT) != 0
+			: !(misc & PD_MISC_MMAP_DATA);
+	bool jit = exec && jit_memory(name);
 	if (jit)
 		snprintf(name, sizeof(name), "/tmp/perf-%u.map", pid);
 	uint32_t map = NONE;
@@ -754,29 +761,58 @@ static int jsym_cmp(const void *a, const void *b)
 	return lx > ly ? -1 : lx < ly;
 }
 
+/* One "START SIZE NAME" line (its newline gone; a NUL inside ends it, as perf's parsing
+ * reads it too); false when it is not one. */
+static bool perf_map_line(struct perfdata_proc *p, size_t *cap, const char *line)
+{
+	char *e1, *e2;
+	uint64_t start = strtoull(line, &e1, 16), size = strtoull(e1, &e2, 16);
+	if (e1 == line || e2 == e1 || *e2 != ' ' || !e2[1] ||
+	    !TACHI_RESERVE(p->jit, *cap, p->njit + 1))
+		return false;
+	char *name = strdup(e2 + 1);
+	if (!name)
+		return false;
+	p->jit[p->njit++] = (struct jsym){ start, start + size < start ? UINT64_MAX : start + size,
+					   name };
+	return true;
+}
+
+/* The perf map at path, when it is a regular file of at most MAX_PERF_MAP bytes (a FIFO
+ * or a device there is never read): its lines whole, whatever their length, each entry
+ * once per start (of several at one start perf keeps the one with the longest name). */
 static void load_perf_map(struct perfdata_proc *p, const char *path)
 {
-	FILE *f = fopen(path, "r");
-	char line[8192];
-	size_t cap = 0, bytes = 0;
-	while (f && fgets(line, sizeof(line), f) && (bytes += strlen(line)) < MAX_PERF_MAP) {
-		char *e1, *e2;
-		uint64_t start = strtoull(line, &e1, 16), size = strtoull(e1, &e2, 16);
-		if (e1 == line || e2 == e1 || *e2 != ' ')
-			continue;
-		char *name = e2 + 1;
-		name[strcspn(name, "\n")] = 0;
-		if (!*name || !TACHI_RESERVE(p->jit, cap, p->njit + 1))
-			continue;
-		if (!(name = strdup(name)))
-			break;
-		p->jit[p->njit++] = (struct jsym){ start, start + size < start ? UINT64_MAX : start + size,
-						   name };
+	uint64_t size;
+	int fd = tachi_open_regular(path, &size);
+	FILE *f = fd >= 0 && size <= MAX_PERF_MAP ? fdopen(fd, "r") : NULL;
+	if (!f && fd >= 0)
+		close(fd);
+	char *line = NULL;
+	size_t lcap = 0, cap = 0, bytes = 0;
+	ssize_t n;
+	/* the file may grow as it is read: the bytes read are bounded too */
+	while (f && (n = getline(&line, &lcap, f)) > 0 && (bytes += (size_t)n) <= MAX_PERF_MAP) {
+		if (line[n - 1] == '\n')
+			line[--n] = 0;
+		perf_map_line(p, &cap, line);
 	}
+	free(line);
 	if (f)
 		fclose(f);
-	if (p->njit)
-		qsort(p->jit, p->njit, sizeof(*p->jit), jsym_cmp);
+	if (!p->njit)
+		return;
+	qsort(p->jit, p->njit, sizeof(*p->jit), jsym_cmp);
+	/* the first of equal starts is the one kept: lookups then need no walk over them */
+	size_t w = 0;
+	for (size_t i = 0; i < p->njit; i++) {
+		if (w && p->jit[w - 1].start == p->jit[i].start) {
+			free(p->jit[i].name);
+			continue;
+		}
+		p->jit[w++] = p->jit[i];
+	}
+	p->njit = w;
 }
 
 static const char *jit_symbol(struct tach_reader *r, const struct perfdata_pmap *m, uint64_t ip)
@@ -796,9 +832,6 @@ static const char *jit_symbol(struct tach_reader *r, const struct perfdata_pmap 
 		else
 			hi = mid;
 	}
-	/* the first of equal starts is the one kept */
-	while (lo > 1 && p->jit[lo - 2].start == p->jit[lo - 1].start)
-		lo--;
 	return lo && ip < p->jit[lo - 1].end ? p->jit[lo - 1].name : NULL;
 }
 
@@ -921,13 +954,18 @@ static int frame_of(struct tach_reader *r, uint32_t pid, bool kernel, uint64_t i
 	} else if (m && m->syn && !(rc = elf_symbol(r, m, ip, &sid)) && sid != NONE) {
 		name = tach_dict_string(&r->dict, sid, NULL);
 	}
-	char copy[4200];
+	char *copy = NULL;
 	if (name && name == tach_dict_string(&r->dict, sid, NULL)) {
-		/* the dict's strings may move as frames are interned */
-		snprintf(copy, sizeof(copy), "%.4190s", name);
+		/* the dict's strings may move as frames are interned: a copy, whole (a
+		 * symbol's name is bounded by its section, not by a buffer here) */
+		if (!(copy = strdup(name)))
+			return nomem(r);
 		name = copy;
 	}
-	if (rc || (rc = make_frame(r, m, file, name, ip, id)))
+	if (!rc)
+		rc = make_frame(r, m, file, name, ip, id);
+	free(copy);
+	if (rc)
 		return rc;
 	return kv_put(&y->frames, key, ip, *id) ? TACH_OK : nomem(r);
 }
