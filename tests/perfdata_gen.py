@@ -113,17 +113,20 @@ class PerfData:
 
 
 def fork_storm(n):
-    """One process with a few mappings forking n children, each forking again: memory
-    must follow processes and mappings, not their product."""
+    """A chain of n processes, each forked from the one before and mapping one more
+    file: copied mappings would cost n^2/2, memory must follow the n mappings."""
     p = PerfData()
     p.comm(1, 1, "init")
     for k in range(8):
         p.mmap2(1, 0x400000 + k * 0x100000, 0x1000, 0, "/opt/lib%d.so" % k)
     for i in range(n):
         pid = 2 + i
-        p.fork(pid, 1 if i % 2 == 0 else pid - 1, pid, 1 if i % 2 == 0 else pid - 1)
+        p.fork(pid, pid - 1, pid, pid - 1)
         p.mmap2(pid, 0x10000000 + i * 0x1000, 0x1000, 0, "/opt/child%d" % (i % 64))
-    p.sample(1 + n, 1 + n, 0x400010)
+    last = 1 + n
+    p.sample(last, last, 0x400010)
+    p.sample(last, last, 0x10000010)
+    p.sample(last, last, 0x10000000 + (n - 1) * 0x1000 + 0x10)
     return p
 
 

@@ -2,11 +2,12 @@
  * `perf script` names them (tools/perf/util/machine.c, map.c, symbol.c):
  *
  *   - COMM names a thread (an exec renames it); a thread never named is ":TID". FORK of a
- *     new process copies its parent's mappings and its thread's name; EXIT is kept as no
- *     state (perf keeps an exited thread's maps for late samples too).
- *   - MMAP/MMAP2 add an executable mapping to the process (pid -1: the kernel's). A newer
- *     mapping hides what it overlaps. Anonymous memory ("//anon", "[heap]", ...) is JIT
- *     code named by /tmp/perf-PID.map, as perf renames it.
+ *     new process gives it its parent's mappings (shared, spaces.c) and its thread's name;
+ *     EXIT is kept as no state (perf keeps an exited thread's maps for late samples too).
+ *   - MMAP/MMAP2 add a mapping to the process (pid -1: the kernel's). A newer mapping
+ *     hides what it overlaps, however many. Executable anonymous memory ("//anon",
+ *     "[heap]", ...) is JIT code named by /tmp/perf-PID.map, as perf renames it; a perf
+ *     map is read only when it is a regular file.
  *   - A user address is named by the ELF symbol perf chooses (the library's symbolizer
  *     under perf's rules, symbolize/symbolize.h), the binary found through the build-id
  *     cache (~/.debug/.build-id/xx/yyyy/elf), its recorded path or --binary-path; a JIT
@@ -123,11 +124,6 @@ struct perfdata_pmap {
 	bool jit, kernel;
 };
 
-struct perfdata_range {
-	uint64_t start, end, seq;
-	uint32_t map;
-};
-
 /* A JIT symbol from a perf map. */
 struct jsym {
 	uint64_t start, end;
@@ -135,9 +131,7 @@ struct jsym {
 };
 
 struct perfdata_proc {
-	struct perfdata_range *r;
-	size_t n, cap;
-	bool sorted;
+	uint32_t space;           /* its mappings (spaces.c), shared with its forks */
 	struct jsym *jit;         /* its perf map, loaded at its first JIT frame */
 	size_t njit;
 	bool jit_tried;
@@ -165,6 +159,7 @@ struct pd_syms {
 	uint64_t *seg_syn;
 	size_t nsegs, segs_cap;
 	uint64_t syn_next;
+	struct pd_spaces spaces;
 	struct perfdata_proc *procs;
 	size_t nprocs, procs_cap;
 	struct table proc_index;  /* pid -> proc */
@@ -225,12 +220,12 @@ void pd_syms_free(struct pd_syms *y)
 	free(y->segs.s);
 	free(y->seg_syn);
 	for (size_t i = 0; i < y->nprocs; i++) {
-		free(y->procs[i].r);
 		for (size_t k = 0; k < y->procs[i].njit; k++)
 			free(y->procs[i].jit[k].name);
 		free(y->procs[i].jit);
 	}
 	free(y->procs);
+	pd_spaces_free(&y->spaces);
 	free(y->proc_index.s);
 	for (size_t i = 0; i < y->nthreads; i++)
 		free(y->threads[i].comm);
@@ -319,25 +314,17 @@ int pd_on_comm(struct tach_reader *r, const uint8_t *p, uint32_t size, uint64_t 
 	return set_comm(r, t, (const char *)p + 16, strnlen((const char *)p + 16, size - 16u));
 }
 
+/* A new process's mappings are its parent's: the same space, which neither changes. */
 static int copy_maps(struct tach_reader *r, uint32_t from, uint32_t to)
 {
 	struct perfdata_proc *f = proc_get(r, from, false);
-	if (!f || !f->n)
+	if (!f || !f->space)
 		return TACH_OK;
-	size_t n = f->n;
-	struct perfdata_range *copy = malloc(n * sizeof(*copy));
-	if (!copy)
-		return nomem(r);
-	memcpy(copy, f->r, n * sizeof(*copy));
+	uint32_t space = f->space;
 	struct perfdata_proc *t = proc_get(r, to, true); /* may move f */
-	if (!t) {
-		free(copy);
+	if (!t)
 		return nomem(r);
-	}
-	free(t->r);
-	t->r = copy;
-	t->n = t->cap = n;
-	t->sorted = false;
+	t->space = space;
 	return TACH_OK;
 }
 
@@ -467,13 +454,12 @@ static int add_range(struct tach_reader *r, uint32_t pid, uint32_t map)
 {
 	struct pd_syms *y = ((struct pd *)r->state)->syms;
 	struct perfdata_proc *p = proc_get(r, pid, true);
-	if (!p || !TACHI_RESERVE(p->r, p->cap, p->n + 1))
+	if (!p)
 		return nomem(r);
 	const struct perfdata_pmap *m = &y->maps[map];
 	uint64_t end = m->start + m->len < m->start ? UINT64_MAX : m->start + m->len;
-	p->r[p->n++] = (struct perfdata_range){ m->start, end, y->seq++, map };
-	p->sorted = false;
-	return TACH_OK;
+	return pd_space_insert(&y->spaces, &p->space, m->start, end, map, y->seq++) ? nomem(r)
+										      : TACH_OK;
 }
 
 static void kernel_map(struct pd_syms *y, const char *name, uint64_t pgoff, uint32_t map)
@@ -547,39 +533,10 @@ int pd_on_mmap(struct tach_reader *r, const uint8_t *p, uint32_t size, uint64_t 
 	return add_range(r, pid, map);
 }
 
-static int range_cmp(const void *a, const void *b)
-{
-	const struct perfdata_range *x = a, *y = b;
-	if (x->start != y->start)
-		return x->start < y->start ? -1 : 1;
-	return x->seq < y->seq ? -1 : x->seq > y->seq;
-}
-
 /* The newest mapping of p holding addr, NONE when none. */
-static uint32_t find_range(struct perfdata_proc *p, uint64_t addr)
+static uint32_t find_range(const struct pd_syms *y, const struct perfdata_proc *p, uint64_t addr)
 {
-	if (!p || !p->n)
-		return NONE;
-	if (!p->sorted) {
-		qsort(p->r, p->n, sizeof(*p->r), range_cmp);
-		p->sorted = true;
-	}
-	size_t lo = 0, hi = p->n;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (p->r[mid].start <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	uint32_t best = NONE;
-	uint64_t seq = 0;
-	for (size_t i = lo, k = 0; i-- > 0 && k < 32; k++)
-		if (addr < p->r[i].end && (best == NONE || p->r[i].seq > seq)) {
-			best = p->r[i].map;
-			seq = p->r[i].seq;
-		}
-	return best;
+	return p ? pd_space_find(&y->spaces, p->space, addr) : NONE;
 }
 
 /* ---- the kernel: /proc/kallsyms when the running kernel is the capture's ---- */
@@ -938,7 +895,7 @@ static int frame_of(struct tach_reader *r, uint32_t pid, bool kernel, uint64_t i
 {
 	struct pd *st = r->state;
 	struct pd_syms *y = st->syms;
-	uint32_t map = kernel ? y->kmap : find_range(proc_get(r, pid, false), ip);
+	uint32_t map = kernel ? y->kmap : find_range(y, proc_get(r, pid, false), ip);
 	uint64_t key = kernel && map == NONE ? NONE - 1ull : map;
 	if (kv_get(&y->frames, key, ip, id))
 		return TACH_OK;
@@ -1022,7 +979,7 @@ static int unwound_frames(struct tach_reader *r, uint32_t pid, uint64_t pc)
 {
 	struct pd *st = r->state;
 	struct pd_syms *y = st->syms;
-	uint32_t map = find_range(proc_get(r, pid, false), pc), id;
+	uint32_t map = find_range(y, proc_get(r, pid, false), pc), id;
 	const struct perfdata_pmap *m = map == NONE ? NULL : &y->maps[map];
 	struct chain c = { r, pc, true };
 	if (m && m->syn && !st->no_symbolize) {
