@@ -374,3 +374,42 @@ open(sys.argv[1], "wb").write(p.bytes())' inside.data
 	[ "$status" -eq 0 ]
 	[ "$(echo "$output" | sort)" = "$(printf 'init;[child0] 1000000\ninit;[child47] 1000000\ninit;[lib0.so] 1000000')" ]
 }
+
+# fds N COMMAND...: COMMAND with at most N file descriptors; 99 when it could not start.
+fds() {
+	local rc=0
+	prlimit --nofile="$1" "${@:2}" || rc=$?
+	[ "$rc" -ne 127 ] || rc=99
+	return "$rc"
+}
+
+@test "tach-merge: a binary that cannot be opened for want of file descriptors is an error, not unnamed frames" {
+	python3 "$SOURCE_ROOT/tests/elf_gen.py" "$PWD/lp" long-names 10
+	ip=$(nm lp | awk '$3 == "work" { print $1 }')
+	for i in 1 2 3; do
+		pd_gen '
+p = g.PerfData()
+p.comm(5, 5, "x")
+p.mmap2(5, 0x401000, 0x1000, 0x1000, sys.argv[2])
+p.sample(5, 5, int(sys.argv[3], 16))
+open(sys.argv[1], "wb").write(p.bytes())' "c$i.data" "$PWD/lp" "$ip"
+	done
+	# the fewest descriptors that open the inputs, then a few more, until it works
+	local n seen=0
+	for n in $(seq 4 40); do
+		rm -f m.tach
+		run fds "$n" tach-merge c1.data c2.data c3.data -o m.tach
+		# too few to load the program, or to open the inputs and the output
+		[ "$status" -ne 99 ] || continue
+		[[ "$output" != *"Too many open files"* || "$output" == *": offset "* ]] || continue
+		[ "$status" -eq 0 ] && break
+		echo "$n: $output"
+		[ "$status" -eq 1 ]
+		[ "${#lines[@]}" -eq 1 ]
+		[[ "$output" == "tach-merge: c"[123]".data: offset "[0-9]*": $PWD/lp: cannot be opened: Too many open files" ]]
+		[ ! -e m.tach ]
+		seen=1
+	done
+	[ "$seen" -eq 1 ]
+	tach-decode --labels perf m.tach | grep -q "^x;work [0-9]*$"
+}

@@ -147,6 +147,7 @@ struct pd {
 	uint64_t prev_tid;
 	bool has_prev;
 	uint64_t total, samples;
+	uint64_t sample_off;      /* the input offset of the sample being read */
 	char *program;
 	/* weights and a counted event's values, as the perf script reader has them */
 	struct tachi_perf_weights pw;

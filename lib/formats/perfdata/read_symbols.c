@@ -192,6 +192,15 @@ static int nomem(struct tach_reader *r)
 	return RFAIL(r, TACH_E_NOMEM, TACH_POS_NONE, 0, "out of memory");
 }
 
+/* A binary that could not be opened for want of file descriptors: at the sample that
+ * needed it. */
+static int io_failed(struct tach_reader *r)
+{
+	struct pd *st = r->state;
+	return RFAIL(r, TACH_E_IO, TACH_POS_OFFSET, st->sample_off, "%s",
+		     tachi_sym_io_error(st->syms->sym));
+}
+
 int pd_syms_new(struct tach_reader *r)
 {
 	struct pd *st = r->state;
@@ -811,7 +820,10 @@ static int elf_symbol(struct tach_reader *r, const struct perfdata_pmap *m, uint
 	if (kv_get(&y->names, a, 1, sid))
 		return TACH_OK;
 	y->found = NULL;
-	if (tachi_sym_lookup(y->sym, a, true, on_symbol, y))
+	int rc = tachi_sym_lookup(y->sym, a, true, on_symbol, y);
+	if (rc == TACH_E_IO)
+		return io_failed(r);
+	if (rc)
 		return nomem(r);
 	*sid = NONE;
 	if (y->found && tach_dict_intern_string(&r->dict, y->found, strlen(y->found), sid))
@@ -985,6 +997,8 @@ static int unwound_frames(struct tach_reader *r, uint32_t pid, uint64_t pc)
 	if (m && m->syn && !st->no_symbolize) {
 		c.elf = false;
 		int rc = tachi_sym_lookup_inlines(y->sym, m->syn + (pc - m->start), on_inline, &c);
+		if (rc == TACH_E_IO)
+			return io_failed(r);
 		if (rc)
 			return rc == TACH_E_NOMEM ? nomem(r) : rc;
 	}
