@@ -413,3 +413,24 @@ open(sys.argv[1], "wb").write(p.bytes())' "c$i.data" "$PWD/lp" "$ip"
 	[ "$seen" -eq 1 ]
 	tach-decode --labels perf m.tach | grep -q "^x;work [0-9]*$"
 }
+
+@test "an interval too long for 64-bit nanoseconds is refused where it is read, naming the input's line or offset" {
+	printf '@start_time_us 5000\n@interval_us 18446744073709551\n7 0 5100 1\tw.py:work:3:3:-1:-1:-\n' >big.samples
+	run tach2pprof big.samples -o big.pb
+	[ "$status" -eq 1 ]
+	[ "$output" = "tach2pprof: big.samples:2: @interval_us 18446744073709551 is longer than 9223372036854775 (what 64-bit nanoseconds hold)" ]
+	[ ! -e big.pb ]
+	printf '@interval_us 1000\n7 0 5100 1\tw.py:work:3:3:-1:-1:-\n' >ok.samples
+	tach-encode ok.samples -o ok.tach
+	python3 -c 'import struct, sys
+b = bytearray(open(sys.argv[1], "rb").read())
+assert struct.unpack_from("<Q", b, 20)[0] == 1000
+struct.pack_into("<Q", b, 20, 1 << 63)
+open(sys.argv[2], "wb").write(b)' ok.tach big.tach
+	run tach2pprof big.tach
+	[ "$status" -eq 1 ]
+	[ "$output" = "tach2pprof: big.tach: offset 20: a sample interval of 9223372036854775808 us, longer than 9223372036854775 (what 64-bit nanoseconds hold)" ]
+	# the longest one taken still converts
+	printf '@interval_us 9223372036854775\n7 0 5100 1\tw.py:work:3:3:-1:-1:-\n' >max.samples
+	tach2pprof max.samples -o max.pb
+}

@@ -305,6 +305,10 @@ static int header_line(struct tach_reader *r, const char *s, size_t n)
 	} else if (kl == 12 && !memcmp(s, "@interval_us", 12)) {
 		if (!tachi_parse_dec(v, vl, UINT64_MAX, &x))
 			return line_fail(r, "bad @interval_us value");
+		if (x > TACHI_MAX_INTERVAL_US)
+			return line_fail(r, "@interval_us %llu is longer than %llu (what 64-bit "
+					 "nanoseconds hold)", (unsigned long long)x,
+					 (unsigned long long)TACHI_MAX_INTERVAL_US);
 		r->meta.interval_us = x;
 	} else if (kl == 15 && !memcmp(s, "@python_version", 15)) {
 		unsigned a, b, c;
