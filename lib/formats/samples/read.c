@@ -11,6 +11,7 @@
  * The writer prints what CPython's reader reports: a frame whose line is -1 has no location,
  * so its columns are not printed either.
  */
+#include <locale.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -247,7 +248,12 @@ static bool parse_double(const char *s, size_t n, double *out)
 	memcpy(tmp, s, n);
 	tmp[n] = 0;
 	char *end;
-	*out = strtod(tmp, &end);
+	/* the "C" form whatever locale the caller set, as the writer writes it */
+	locale_t c = newlocale(LC_NUMERIC_MASK, "C", (locale_t)0);
+	if (c == (locale_t)0)
+		return false;
+	*out = strtod_l(tmp, &end, c);
+	freelocale(c);
 	return end == tmp + n;
 }
 
