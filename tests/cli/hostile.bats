@@ -434,3 +434,26 @@ open(sys.argv[2], "wb").write(b)' ok.tach big.tach
 	printf '@interval_us 9223372036854775\n7 0 5100 1\tw.py:work:3:3:-1:-1:-\n' >max.samples
 	tach2pprof max.samples -o max.pb
 }
+
+@test "tach-merge: statistics that add up past a double are dropped with a word, not written as inf and nan" {
+	printf '@interval_us 1000\n@tachstat 56 1 0 0 1e308 1000 0 0\n7 0 5100 1\tw.py:work:3:3:-1:-1:-\n' >s1.samples
+	run tach-merge s1.samples s1.samples -o m.tach
+	[ "$status" -eq 0 ]
+	[ "$output" = "tach-merge: warning: the inputs' statistics blocks (TACHSTAT) add up to no finite duration or sample count: the output has none" ]
+	! tach-decode -F info m.tach | grep -qi 'stats\|inf\|nan' || false
+	# finite ones still add up
+	printf '@interval_us 1000\n@tachstat 56 1 0 0 1.5 1000 0 0\n7 0 5100 1\tw.py:work:3:3:-1:-1:-\n' >s2.samples
+	tach-merge -q s2.samples s2.samples -o m.tach
+	tach-decode -F info m.tach | grep -qx 'stats_duration_s: 3'
+}
+
+@test "@tachstat 32 with flags or rates the 32-byte block cannot hold is refused at its line" {
+	printf '@interval_us 1000\n@tachstat 32 1 3 0 1.5 1000 2 0\n7 0 5100 1\tw.py:work:3:3:-1:-1:-\n' >s32.samples
+	run tach-encode s32.samples -o x.tach
+	[ "$status" -eq 1 ]
+	[ "$output" = "tach-encode: s32.samples:2: @tachstat 32 (the 32-byte block) has no flags, reserved word, error or missed rate: they must be 0" ]
+	[ ! -e x.tach ]
+	printf '@interval_us 1000\n@tachstat 32 1 0 0 1.5 1000 0 0\n7 0 5100 1\tw.py:work:3:3:-1:-1:-\n' >ok.samples
+	tach-encode ok.samples -o ok.tach
+	tach-decode -F samples ok.tach | grep -qx '@tachstat 32 1 0 0 1.5 1000 0 0'
+}

@@ -282,6 +282,11 @@ static int stats_line(struct tach_reader *r, const char *v, size_t vl)
 			return line_fail(r, "bad @tachstat value");
 	if (x[0] != 32 && x[0] != 56)
 		return line_fail(r, "@tachstat size must be 56 or 32");
+	/* the writer writes 0 there: anything else would be dropped without a word by every
+	 * writer of the 32-byte block */
+	if (x[0] == 32 && (x[2] || x[3] || d[2] != 0 || d[3] != 0))
+		return line_fail(r, "@tachstat 32 (the 32-byte block) has no flags, reserved word, "
+				    "error or missed rate: they must be 0");
 	struct tach_meta *m = &r->meta;
 	m->has_stats = 1;
 	m->stats_size = (uint32_t)x[0];
