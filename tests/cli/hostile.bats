@@ -457,3 +457,11 @@ open(sys.argv[2], "wb").write(b)' ok.tach big.tach
 	tach-encode ok.samples -o ok.tach
 	tach-decode -F samples ok.tach | grep -qx '@tachstat 32 1 0 0 1.5 1000 0 0'
 }
+
+@test "speedscope output brings thread and interpreter ids back through our own reader" {
+	printf '@interval_us 1000\n7 0 5100 1\tw.py:work:3:3:-1:-1:-\n123456 2 5200 1\tw.py:main:1:1:-1:-1:-\n' >th.samples
+	tach2speedscope th.samples -o th.json
+	grep -q '"name":"Thread 2 (tid 123456, interpreter 2)"' th.json
+	tach-decode -F samples th.json | grep -v '^@' | cut -f1 | cut -d' ' -f1,2 >got
+	printf '7 0\n123456 2\n' | diff -u - got
+}
