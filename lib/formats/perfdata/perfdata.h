@@ -194,12 +194,16 @@ struct pd_tnode;
 struct pd_spaces {
 	struct pd_tnode *n;
 	size_t nn, cap;
+	uint32_t epochs, cur;     /* the last epoch given out; the inserting process's */
 	bool failed;              /* out of memory: no further change */
 };
-/* Adds [start, end) of map to the space at *root (0: empty), hiding what it overlaps;
- * seq orders insertions. The old root stays valid (a fork's). TACH_OK or TACH_E_NOMEM. */
-int pd_space_insert(struct pd_spaces *a, uint32_t *root, uint64_t start, uint64_t end,
-		    uint32_t map, uint64_t seq);
+/* A new epoch (never 0): a process's own until it forks, when it and its child get new
+ * ones (what the two share is then copied, not changed). */
+uint32_t pd_space_epoch(struct pd_spaces *a);
+/* Adds [start, end) of map to the space at *root (0: empty) of the process of epoch,
+ * hiding what it overlaps; seq orders insertions. TACH_OK or TACH_E_NOMEM. */
+int pd_space_insert(struct pd_spaces *a, uint32_t *root, uint32_t epoch, uint64_t start,
+		    uint64_t end, uint32_t map, uint64_t seq);
 /* The map holding addr, UINT32_MAX when none. */
 uint32_t pd_space_find(const struct pd_spaces *a, uint32_t root, uint64_t addr);
 void pd_spaces_free(struct pd_spaces *a);

@@ -132,6 +132,7 @@ struct jsym {
 
 struct perfdata_proc {
 	uint32_t space;           /* its mappings (spaces.c), shared with its forks */
+	uint32_t epoch;           /* its nodes' epoch there, 0 before its first mapping */
 	struct jsym *jit;         /* its perf map, loaded at its first JIT frame */
 	size_t njit;
 	bool jit_tried;
@@ -329,11 +330,15 @@ static int copy_maps(struct tach_reader *r, uint32_t from, uint32_t to)
 	struct perfdata_proc *f = proc_get(r, from, false);
 	if (!f || !f->space)
 		return TACH_OK;
+	struct pd_syms *y = ((struct pd *)r->state)->syms;
 	uint32_t space = f->space;
+	/* the nodes both now reach are the parent's no more */
+	f->epoch = pd_space_epoch(&y->spaces);
 	struct perfdata_proc *t = proc_get(r, to, true); /* may move f */
 	if (!t)
 		return nomem(r);
 	t->space = space;
+	t->epoch = pd_space_epoch(&y->spaces);
 	return TACH_OK;
 }
 
@@ -467,8 +472,10 @@ static int add_range(struct tach_reader *r, uint32_t pid, uint32_t map)
 		return nomem(r);
 	const struct perfdata_pmap *m = &y->maps[map];
 	uint64_t end = m->start + m->len < m->start ? UINT64_MAX : m->start + m->len;
-	return pd_space_insert(&y->spaces, &p->space, m->start, end, map, y->seq++) ? nomem(r)
-										      : TACH_OK;
+	if (!p->epoch)
+		p->epoch = pd_space_epoch(&y->spaces);
+	return pd_space_insert(&y->spaces, &p->space, p->epoch, m->start, end, map, y->seq++)
+		       ? nomem(r) : TACH_OK;
 }
 
 static void kernel_map(struct pd_syms *y, const char *name, uint64_t pgoff, uint32_t map)

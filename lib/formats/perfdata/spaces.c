@@ -2,11 +2,14 @@
  * an address, as perf's maps__fixup_overlappings leaves them, a newer mapping hiding (and
  * cutting in pieces) whatever older ones it overlaps, however many.
  *
- * A space is a treap of disjoint intervals keyed by start, and persistent: an insertion
- * copies the O(log n) nodes on its paths and never changes a node, so a FORK gives the
- * child its parent's root as it is (the parent's later mappings make new nodes). Memory
- * follows mappings (O(log n) nodes each), not processes times mappings, and a lookup is one
- * descent. Nodes live in one arena until the reader ends. */
+ * A space is a treap of disjoint intervals keyed by start, and persistent where it is
+ * shared: a FORK gives the child its parent's root as it is, and both then copy the
+ * O(log n) nodes on an insertion's paths rather than change a node the other may reach.
+ * Each node records the epoch it was made in, and a process its own epoch, new at each
+ * fork: a node of the process's epoch is reachable from that process alone and is changed
+ * in place, so a process that does not fork costs a node or three per mapping. Memory
+ * follows mappings, not processes times mappings, and a lookup is one descent. Nodes live
+ * in one arena until the reader ends. */
 #include <stdlib.h>
 
 #include "base/base.h"
@@ -17,6 +20,7 @@ struct pd_tnode {
 	uint64_t start, end;  /* [start, end), end > start */
 	uint32_t map, prio;
 	uint32_t l, r;        /* 0: none */
+	uint32_t epoch;       /* made by the process of this epoch, which alone reaches it */
 };
 
 /* the arena's node 0 is "none" */
@@ -29,14 +33,25 @@ static uint32_t node(struct pd_spaces *a, uint64_t start, uint64_t end, uint32_t
 		a->failed = true;
 		return 0;
 	}
-	a->n[a->nn] = (struct pd_tnode){ start, end, map, prio, l, r };
+	a->n[a->nn] = (struct pd_tnode){ start, end, map, prio, l, r, a->cur };
 	return (uint32_t)a->nn++;
 }
 
+/* t with those children: t itself when the process owns it, else a copy. */
 static uint32_t with_kids(struct pd_spaces *a, uint32_t t, uint32_t l, uint32_t r)
 {
+	if (a->n[t].epoch == a->cur) {
+		a->n[t].l = l;
+		a->n[t].r = r;
+		return t;
+	}
 	struct pd_tnode n = a->n[t];
 	return node(a, n.start, n.end, n.map, n.prio, l, r);
+}
+
+uint32_t pd_space_epoch(struct pd_spaces *a)
+{
+	return ++a->epochs;
 }
 
 /* t's intervals starting before k (*lo) and at or after it (*hi). */
@@ -80,11 +95,12 @@ static uint32_t prio_of(uint64_t start, uint64_t seq)
 	return (uint32_t)tachi_mix64(start * 0x9e3779b97f4a7c15ull ^ seq);
 }
 
-int pd_space_insert(struct pd_spaces *a, uint32_t *root, uint64_t start, uint64_t end,
-		    uint32_t map, uint64_t seq)
+int pd_space_insert(struct pd_spaces *a, uint32_t *root, uint32_t epoch, uint64_t start,
+		    uint64_t end, uint32_t map, uint64_t seq)
 {
 	if (end <= start)
 		return TACH_OK;
+	a->cur = epoch;
 	uint32_t before, from, mid, after, piece = 0;
 	split(a, *root, start, &before, &from);
 	split(a, from, end, &mid, &after);
