@@ -1,10 +1,13 @@
 /* Two folded texts joined on the stack text, with difffolded.pl's rules (FlameGraph, 2014):
  *
- * - a line (its LF removed) is "STACK<white space>COUNT": the count is what follows the
+ * - a line (its LF removed, and a CR before it: the one place where this departs from the
+ *   script, which counts every line of a CRLF text as the empty stack with 0, where the
+ *   collapsed reader and every other program read them right) is
+ *   "STACK<white space>COUNT": the count is what follows the
  *   line's last white space byte (space, TAB, CR, FF, VT) and must be digits with an
  *   optional ".digits"; the stack is everything before that one byte, so a stack keeps its
  *   own trailing spaces (a C++ name "operator new " stays as written);
- * - a line that does not fit (a blank line, a comment, a CRLF line end, a count in another
+ * - a line that does not fit (a blank line, a comment, a count in another
  *   form) still counts, as the empty stack with nothing added: the script's hash gets that
  *   key too, and prints it as " 0 0";
  * - counts add as perl adds them: whole numbers exactly (up to 2^64), anything else, or a
@@ -577,6 +580,8 @@ struct cut {
 
 static void cut_line(const struct dfold *j, const char *s, size_t n, struct cut *l)
 {
+	if (n && s[n - 1] == '\r')
+		n--;
 	size_t p = n;
 	while (p && !is_white(s[p - 1]))
 		p--;

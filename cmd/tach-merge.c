@@ -9,6 +9,7 @@
  * as they first appear, so memory follows distinct frames and stacks (the TACH writer's),
  * plus one pending sample per input, never the number of samples. */
 #include <inttypes.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -322,6 +323,13 @@ static void merged_stats(struct merge *m, struct tach_file_info *out)
 	if (have < m->n) {
 		tc_warn(m->run, "not every input has a statistics block (TACHSTAT): the output has "
 			"none");
+		out->has_stats = 0;
+		return;
+	}
+	/* durations of 1e308 s add up to inf, and inf / inf is no rate */
+	if (!isfinite(dur) || !isfinite(samples) || dur < 0 || samples < 0) {
+		tc_warn(m->run, "the inputs' statistics blocks (TACHSTAT) add up to no finite "
+			"duration or sample count: the output has none");
 		out->has_stats = 0;
 		return;
 	}

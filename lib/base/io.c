@@ -1,6 +1,7 @@
 /* Buffered input and output over file descriptors. Regular files are mapped, pipes are read
  * whole (formats that need their tables before their samples) or streamed (line formats). */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -11,6 +12,21 @@
 #include "base/unpack.h"
 
 #define IN_CHUNK (1u << 20)
+
+int tachi_open_regular(const char *path, uint64_t *size)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+	if (fd < 0)
+		return -1;
+	struct stat st;
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
+		close(fd);
+		return -1;
+	}
+	if (size)
+		*size = (uint64_t)st.st_size;
+	return fd;
+}
 
 static int read_some(struct tachi_in *in, struct tachi_err *e, uint8_t *p, size_t n, size_t *got)
 {

@@ -10,6 +10,11 @@
 
 #include "base/base.h"
 
+/* A file named by input (a mapping's binary, a perf map), opened only when it is a
+ * regular file: never blocking on a FIFO or a device, nor reading one (O_NONBLOCK for the
+ * open, then fstat). The descriptor (O_CLOEXEC), or -1; *size its size when not NULL. */
+int tachi_open_regular(const char *path, uint64_t *size);
+
 /* ---- input ---- */
 struct tachi_in {
 	int fd;                 /* -1 for memory input */

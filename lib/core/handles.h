@@ -73,6 +73,11 @@ struct tach_writer {
 };
 
 /* Helpers for format modules. */
+/* The longest sample interval a reader takes: what a signed 64-bit count of nanoseconds
+ * holds (pprof, perf, Gecko), about 292 years. A larger one is refused where it is read,
+ * with its line or offset, not by a writer that cannot name the input. */
+#define TACHI_MAX_INTERVAL_US ((uint64_t)INT64_MAX / 1000)
+
 #define RFAIL(r, code, kind, pos, ...) tachi_fail(&(r)->err, (code), (kind), (pos), __VA_ARGS__)
 #define WFAIL(w, code, ...) tachi_fail(&(w)->err, (code), TACH_POS_NONE, 0, __VA_ARGS__)
 /* A recoverable fault in the input at byte offset off: a warning, or the error under the

@@ -57,9 +57,11 @@ struct tachi_sym {
 	size_t chain_cap;
 	bool warned_depth;         /* an inline chain was cut (said once) */
 	char name[4200];           /* a frame named by address or by module and offset */
+	char io_error[4200];       /* tachi_sym_io_error's, "" before any */
 	int names;                 /* TACHI_NAMES_* */
 	bool perf;                 /* tachi_sym_set_perf_rules */
 	bool perf_inlines;         /* within tachi_sym_lookup_inlines */
+	bool costly_unit;          /* naming frames of a unit libdw's scope walks must not walk */
 	const char *alias;         /* the global symbol at the address looked up, or NULL */
 	char **made;               /* names demangled for the current lookup */
 	size_t nmade, made_cap;

@@ -462,6 +462,9 @@ struct unit {
 	size_t nsubs, subs_cap;
 	bool complete;       /* the walk reached the end: subs is every subprogram */
 	bool slow;           /* lookups go through frames_libdw */
+	bool costly;         /* libdw's walks, which visit an imported unit at each import,
+				would take more than MAX_VISITS steps (2^n for n levels
+				importing the next twice) or loop: they are never used here */
 };
 
 enum { ORIGIN_FOUND = 1, ORIGIN_MISSED, ORIGIN_SLOW };
@@ -487,10 +490,92 @@ static bool may_have_scopes(int tag)
 	}
 }
 
+/* The partial units one walk has spliced in, each once, so that DWARF importing one unit
+ * from many places (n levels importing the next twice: 2^n visits) costs its size; with
+ * the DIEs libdw's walks would visit for each (its own and its imports', again at each
+ * import), to know when those walks cost too much. */
+#define MAX_VISITS (1u << 18)
+
+struct seen {
+	const void *key;     /* NULL: an empty slot */
+	uint64_t visits;     /* UINT64_MAX while its walk is under way */
+};
+
 struct walker {
 	struct unit *u;
 	bool stop;
+	struct seen *seen;   /* open addressing */
+	size_t seen_mask, nseen;
+	uint64_t visits;     /* DIEs libdw's walk of the unit would visit so far */
 };
+
+/* The slot of the unit at key, added empty (visits 0) when new; NULL when out of memory. */
+static struct seen *walk_seen(struct walker *w, const void *key, bool *is_new)
+{
+	if (!w->seen || (w->nseen + 1) * 2 > w->seen_mask + 1) {
+		size_t cap = w->seen ? (w->seen_mask + 1) * 2 : 16;
+		struct seen *ns = calloc(cap, sizeof(*ns));
+		if (!ns)
+			return NULL;
+		for (size_t i = 0; w->seen && i <= w->seen_mask; i++) {
+			if (!w->seen[i].key)
+				continue;
+			size_t k = tachi_mix64((uint64_t)(uintptr_t)w->seen[i].key) & (cap - 1);
+			while (ns[k].key)
+				k = (k + 1) & (cap - 1);
+			ns[k] = w->seen[i];
+		}
+		free(w->seen);
+		w->seen = ns;
+		w->seen_mask = cap - 1;
+	}
+	size_t k = tachi_mix64((uint64_t)(uintptr_t)key) & w->seen_mask;
+	for (; w->seen[k].key; k = (k + 1) & w->seen_mask)
+		if (w->seen[k].key == key) {
+			*is_new = false;
+			return &w->seen[k];
+		}
+	w->seen[k] = (struct seen){ key, 0 };
+	w->nseen++;
+	*is_new = true;
+	return &w->seen[k];
+}
+
+static void walk_visits(struct walker *w, uint64_t n)
+{
+	w->visits = n > UINT64_MAX - w->visits ? UINT64_MAX : w->visits + n;
+	if (w->visits > MAX_VISITS)
+		w->u->costly = true;
+}
+
+static void walk(struct walker *w, Dwarf_Die *first, uint32_t parent, bool imported,
+		 unsigned nest);
+static void walk_stop(struct walker *w);
+
+/* An imported partial unit's children (first), spliced in where the import is. */
+static void walk_import(struct walker *w, Dwarf_Die *unit, uint32_t parent, unsigned nest)
+{
+	bool is_new;
+	struct seen *sn = walk_seen(w, unit->addr, &is_new);
+	if (!sn) {
+		walk_stop(w);
+		return;
+	}
+	if (!is_new) {
+		/* a unit importing itself: libdw's walk would not end */
+		walk_visits(w, sn->visits);
+		return;
+	}
+	sn->visits = UINT64_MAX;
+	uint64_t before = w->visits;
+	Dwarf_Die kid;
+	if (dwarf_child(unit, &kid) == 0)
+		walk(w, &kid, parent, true, nest + 1);
+	/* the table may have grown: found again */
+	sn = walk_seen(w, unit->addr, &is_new);
+	if (sn)
+		sn->visits = w->visits - before;
+}
 
 static void walk_stop(struct walker *w)
 {
@@ -547,8 +632,10 @@ static void walk(struct walker *w, Dwarf_Die *first, uint32_t parent, bool impor
 			Dwarf_Attribute a;
 			/* Some gcc -flto versions imported whole compile units: skipped. */
 			if (dwarf_formref_die(dwarf_attr(&child, DW_AT_import, &a), &sub) &&
-			    dwarf_tag(&sub) != DW_TAG_compile_unit && dwarf_child(&sub, &sub) == 0) {
-				walk(w, &sub, parent, true, nest + 1);
+			    dwarf_tag(&sub) != DW_TAG_compile_unit) {
+				/* a second import adds nothing the first did not (DIEs with
+				 * addresses in an imported unit stop the walk anyway) */
+				walk_import(w, &sub, parent, nest);
 				if (w->stop)
 					return;
 			}
@@ -559,6 +646,7 @@ static void walk(struct walker *w, Dwarf_Die *first, uint32_t parent, bool impor
 			}
 		}
 		int tag = dwarf_tag(&child);
+		walk_visits(w, 1);
 		if (tag == DW_TAG_subprogram) {
 			if (!TACHI_RESERVE(u->subs, u->subs_cap, u->nsubs + 1)) {
 				walk_stop(w);
@@ -624,13 +712,14 @@ static void unit_build(struct unit *u, Dwarf_Die *root)
 		return;
 	}
 	u->nodes[u->nnodes++] = (struct dnode){ *root, NO_NODE, 0, 0, dwarf_tag(root), 0 };
-	struct walker w = { u, false };
+	struct walker w = { u, false, NULL, 0, 0, 0 };
 	Dwarf_Die first;
 	int ret = dwarf_child(root, &first);
 	if (ret < 0)
 		walk_stop(&w);
 	else if (ret == 0)
 		walk(&w, &first, 0, false, 0);
+	free(w.seen);
 	u->complete = !w.stop;
 	/* In DIE order already unless imported units were spliced in. */
 	bool sorted = true;
@@ -737,7 +826,9 @@ static int origin_state(struct module *m, struct dnode *n)
 		st = ORIGIN_SLOW;
 	} else {
 		const struct unit *ou = unit_get(m, &ocu);
-		if (!ou || !ou->complete)
+		if (ou && ou->costly && !ou->complete)
+			st = ORIGIN_MISSED; /* libdw's walk of it could take 2^n steps */
+		else if (!ou || !ou->complete)
 			st = ORIGIN_SLOW;
 		else if (!ou->nsubs)
 			st = ORIGIN_MISSED;
@@ -759,6 +850,9 @@ bool tachi_sym_dwarf_frames(struct tachi_sym *s, struct module *m, uint64_t addr
 		return false;
 	uint64_t pc = addr - cubias;
 	struct unit *u = unit_get(m, cu);
+	/* libdw's walks of a unit that shares imports could take 2^n steps: none there */
+	if (u && u->costly && u->slow)
+		return false;
 	if (!u || u->slow)
 		return frames_libdw(s, m, cu, pc, addr, fr, emit, ctx, rc);
 	uint32_t in = unit_find(u, pc);
@@ -773,7 +867,7 @@ bool tachi_sym_dwarf_frames(struct tachi_sym *s, struct module *m, uint64_t addr
 		if (st == ORIGIN_MISSED)
 			return false;
 		if (st == ORIGIN_SLOW)
-			return frames_libdw(s, m, cu, pc, addr, fr, emit, ctx, rc);
+			return !u->costly && frames_libdw(s, m, cu, pc, addr, fr, emit, ctx, rc);
 		break;
 	}
 	/* unit_get may have grown m->units, never u->nodes. */
@@ -783,13 +877,16 @@ bool tachi_sym_dwarf_frames(struct tachi_sym *s, struct module *m, uint64_t addr
 		if (tag != DW_TAG_subprogram && tag != DW_TAG_inlined_subroutine)
 			continue;
 		if (!TACHI_RESERVE(s->chain, s->chain_cap, nc + 1))
-			return frames_libdw(s, m, cu, pc, addr, fr, emit, ctx, rc);
+			return !u->costly && frames_libdw(s, m, cu, pc, addr, fr, emit, ctx, rc);
 		s->chain[nc++] = u->nodes[k].die;
 		if (tag == DW_TAG_subprogram)
 			break;
 	}
 	if (!nc)
 		return false;
+	/* names.c's scope walks are libdw's too */
+	s->costly_unit = u->costly;
 	emit_chain(s, cu, s->chain, nc, line_at(m, addr, fr->file), fr, emit, ctx, rc);
+	s->costly_unit = false;
 	return true;
 }

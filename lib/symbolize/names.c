@@ -98,6 +98,9 @@ static void declaring_die(Dwarf_Die *die, Dwarf_Die *out)
 static const char *qualified(struct tachi_sym *s, Dwarf_Die *die, const char *name)
 {
 	Dwarf_Die decl, *scopes = NULL;
+	/* its scopes would cost libdw more than the unit's size (module.c) */
+	if (s->costly_unit)
+		return name;
 	declaring_die(die, &decl);
 	int n = dwarf_getscopes_die(&decl, &scopes);
 	size_t len = strlen(name) + 1, used = 0;

@@ -12,6 +12,7 @@
  */
 #include <dwarf.h>
 #include <elfutils/libdwfl.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <gelf.h>
 #include <stdio.h>
@@ -20,6 +21,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "base/io.h"
 #include "symbolize/impl.h"
 
 struct mapping {
@@ -120,6 +122,11 @@ int tachi_sym_add_map(struct tachi_sym *s, uint64_t start, uint64_t limit, uint6
 	s->nmaps++;
 	s->sorted = false;
 	return TACH_OK;
+}
+
+const char *tachi_sym_io_error(const struct tachi_sym *s)
+{
+	return s->io_error;
 }
 
 size_t tachi_sym_map_count(const struct tachi_sym *s)
@@ -238,12 +245,12 @@ static bool get_base(Elf *e, const struct mapping *m, uint64_t *base)
 /* Opens path if it is a regular ELF file; returns the fd or -1. */
 static int open_elf(const char *path)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	/* a FIFO or a device named by a mapping is never opened for reading */
+	int fd = tachi_open_regular(path, NULL);
 	if (fd < 0)
 		return -1;
-	struct stat st;
 	unsigned char magic[4];
-	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || pread(fd, magic, 4, 0) != 4 ||
+	if (pread(fd, magic, 4, 0) != 4 ||
 	    memcmp(magic, ELFMAG, SELFMAG)) {
 		close(fd);
 		return -1;
@@ -251,7 +258,14 @@ static int open_elf(const char *path)
 	return fd;
 }
 
-/* The recorded path, then DIR/basename and DIR/recorded-path for each search dir. */
+/* Out of file descriptors: every later open would fail the same way. */
+static bool no_fds(void)
+{
+	return errno == EMFILE || errno == ENFILE;
+}
+
+/* The recorded path, then DIR/basename and DIR/recorded-path for each search dir; -1 when
+ * none is there, -2 when out of file descriptors. */
 static int locate(struct tachi_sym *s, const char *path, char *found, size_t cap)
 {
 	int fd = open_elf(path);
@@ -259,6 +273,8 @@ static int locate(struct tachi_sym *s, const char *path, char *found, size_t cap
 		snprintf(found, cap, "%s", path);
 		return fd;
 	}
+	if (no_fds())
+		return -2;
 	const char *base = strrchr(path, '/');
 	base = base ? base + 1 : path;
 	for (size_t i = 0; i < s->ndirs; i++) {
@@ -270,6 +286,8 @@ static int locate(struct tachi_sym *s, const char *path, char *found, size_t cap
 				continue;
 			if ((fd = open_elf(found)) >= 0)
 				return fd;
+			if (no_fds())
+				return -2;
 		}
 	}
 	return -1;
@@ -279,6 +297,11 @@ static struct module *load_module(struct tachi_sym *s, const struct mapping *m)
 {
 	char found[4096];
 	int fd = locate(s, m->path, found, sizeof(found));
+	if (fd == -2) {
+		snprintf(s->io_error, sizeof(s->io_error), "%.4096s: cannot be opened: %s", m->path,
+			 strerror(EMFILE));
+		return NULL;
+	}
 	if (fd < 0) {
 		tachi_warn(s->warn, TACH_POS_NONE, 0,
 			   "%s: binary not found (tried the recorded path and %zu --binary-path "
@@ -424,6 +447,8 @@ int tachi_sym_lookup(struct tachi_sym *s, uint64_t pc, bool leaf, tachi_sym_emit
 		m->tried = true;
 		if ((m->m = load_module(s, m)))
 			describe(m);
+		else if (s->io_error[0])
+			return TACH_E_IO;
 	}
 	if (s->perf && !(s->perf_inlines && m->m && !assembled(m->m, addr - m->m->base)))
 		return perf_lookup(s, m, &fr, emit, ctx);

@@ -66,9 +66,13 @@ int tachi_sym_add_map(struct tachi_sym *s, uint64_t start, uint64_t limit, uint6
 		      const char *path, size_t len);
 size_t tachi_sym_map_count(const struct tachi_sym *s);
 
+/* What failed when a lookup returned TACH_E_IO: a binary that could not be opened for want
+ * of file descriptors (naming its frames as if it were missing would be a wrong answer). */
+const char *tachi_sym_io_error(const struct tachi_sym *s);
+
 /* Resolves the address pc taken from a stack (leaf: the sampled PC; otherwise a return
  * address, looked up at pc - 1) and calls emit once per frame, innermost first. Returns
- * TACH_OK, or emit's non-zero result, or TACH_E_NOMEM. */
+ * TACH_OK, or emit's non-zero result, or TACH_E_NOMEM, or TACH_E_IO (tachi_sym_io_error). */
 int tachi_sym_lookup(struct tachi_sym *s, uint64_t pc, bool leaf, tachi_sym_emit_fn emit,
 		     void *ctx);
 

@@ -171,11 +171,24 @@ joined() {
 	printf 'main;operator new  2\nmain;operator new 5\n0x1;g 0x2 6\n' >"$TMP/n.folded"
 	tach-diff "$TMP/b.folded" - <"$TMP/n.folded" >"$TMP/got"
 	printf '%s\n' ' 0 0' '0x1;g 0x2 0 6' 'a;f (/a/lib/util.py:5) 3 0' 'a;f (/b/lib/util.py:5) 4 0' \
-		'main;operator new 0 5' 'main;operator new  7 2' 'y 2 0' 'z 4 0' | diff -u - "$TMP/got"
+		'main;operator new 0 5' 'main;operator new  7 2' 'x 1 0' 'y 2 0' 'z 4 0' | diff -u - "$TMP/got"
 	tach-diff -s "$TMP/b.folded" "$TMP/n.folded" | grep -qx '0x...;g 0x... 0 6'
 	# the label options leave a folded input alone
 	tach-diff --no-thread-frames --labels pyspy --full-paths "$TMP/b.folded" "$TMP/n.folded" |
 		cmp - "$TMP/got"
+}
+
+@test "a folded input with CRLF line ends joins as its LF text, as tach-decode reads it" {
+	printf 'a;b 5\r\na;c 2\r\nd 1.5\r\ne 3' >"$TMP/crlf.folded"
+	tr -d '\r' <"$TMP/crlf.folded" >"$TMP/lf.folded"
+	printf 'a;b 7\na;c 1\n' >"$TMP/n.folded"
+	tach-diff "$TMP/lf.folded" "$TMP/n.folded" >"$TMP/want"
+	printf '%s\n' 'a;b 5 7' 'a;c 2 1' 'd 1.5 0' 'e 3 0' | diff -u - "$TMP/want"
+	tach-diff "$TMP/crlf.folded" "$TMP/n.folded" | diff -u "$TMP/want" -
+	tach-diff "$TMP/n.folded" "$TMP/crlf.folded" >"$TMP/got"
+	tach-diff "$TMP/n.folded" "$TMP/lf.folded" | diff -u - "$TMP/got"
+	# tach-decode reads the same file the same way
+	[ "$(tach-decode "$TMP/crlf.folded" | sort)" = "$(tach-decode "$TMP/lf.folded" | sort)" ]
 }
 
 @test "every folded fixture: the same lines as difffolded.pl's rules, with and without -n" {

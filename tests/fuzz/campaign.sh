@@ -14,7 +14,7 @@ runs=${2:-1000000}
 secs=${3:-900}
 shift $(($# < 3 ? $# : 3))
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(tach samples collapsed gperf sampler speedscope v8 perf perfdata convert)
+[ ${#targets[@]} -gt 0 ] || targets=(tach samples collapsed gperf sampler speedscope v8 perf perfdata perfdata_sym convert)
 # The conversion target runs every reader into every writer per input: smaller inputs.
 max_len() { [ "$1" = convert ] && echo 4096 || echo 16384; }
 work=${FUZZ_WORK:-$build/fuzz-work}

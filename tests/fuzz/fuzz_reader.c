@@ -31,6 +31,9 @@ static uint64_t check_ext(const struct tach_reader *r, const struct tach_dict *d
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+#ifdef FUZZ_MORE_OPTIONS
+void FUZZ_MORE_OPTIONS(struct tach_reader *r);
+#endif
 
 #ifndef FUZZ_OPTIONS
 #define FUZZ_OPTIONS ""
@@ -49,6 +52,10 @@ static void apply_options(struct tach_reader *r)
 		*eq = 0;
 		tach_reader_set_option(r, kv, eq + 1);
 	}
+#ifdef FUZZ_MORE_OPTIONS
+	/* a wrapping target's options known only at run time (fuzz_symbolize.c) */
+	FUZZ_MORE_OPTIONS(r);
+#endif
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

@@ -635,6 +635,8 @@ static int pc_resolve(struct tach_reader *r, struct gread *g, uint32_t id, bool 
 	size_t first = g->chain_len;
 	struct emit_ctx e = { r, g };
 	int rc = tachi_sym_lookup(g->sym, g->pcv[id], leaf, emit_frame, &e);
+	if (rc == TACH_E_IO)
+		return RFAIL(r, TACH_E_IO, TACH_POS_NONE, 0, "%s", tachi_sym_io_error(g->sym));
 	if (rc)
 		return RFAIL(r, TACH_E_NOMEM, TACH_POS_NONE, 0, "out of memory");
 	if (g->chain_len - first > UINT32_MAX || g->chain_len > UINT32_MAX)

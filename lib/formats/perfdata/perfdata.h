@@ -2,7 +2,8 @@
  * samples; read_records.c: the file's framing, pipe mode, compressed records and their
  * time order; read_features.c: the header's feature sections; read_sample.c: one
  * record's fields by its attribute; read_symbols.c: processes, their mappings and how a
- * frame is named). State shared by those files only. */
+ * frame is named; spaces.c: the processes' address spaces). State shared by those files
+ * only. */
 #ifndef TACHFMT_FMT_PERFDATA_H
 #define TACHFMT_FMT_PERFDATA_H
 
@@ -48,7 +49,7 @@ enum {
 enum {
 	PD_MISC_CPUMODE = 7, PD_MISC_KERNEL = 1, PD_MISC_USER = 2, PD_MISC_HV = 3,
 	PD_MISC_GUEST_KERNEL = 4, PD_MISC_GUEST_USER = 5,
-	PD_MISC_COMM_EXEC = 1 << 13, PD_MISC_MMAP_BUILD_ID = 1 << 14,
+	PD_MISC_COMM_EXEC = 1 << 13, PD_MISC_MMAP_DATA = 1 << 13, PD_MISC_MMAP_BUILD_ID = 1 << 14,
 	PD_MISC_BUILD_ID_SIZE = 1 << 15,
 };
 
@@ -147,6 +148,7 @@ struct pd {
 	uint64_t prev_tid;
 	bool has_prev;
 	uint64_t total, samples;
+	uint64_t sample_off;      /* the input offset of the sample being read */
 	char *program;
 	/* weights and a counted event's values, as the perf script reader has them */
 	struct tachi_perf_weights pw;
@@ -187,6 +189,25 @@ int pd_parse_sample(struct tach_reader *r, const struct pd_attr *a, const uint8_
 		    uint32_t size, uint64_t off, struct pd_sample *s);
 /* A non-sample record's time from its sample_id trailer; false when it has none. */
 bool pd_trailer_time(const struct pd *st, const uint8_t *p, uint32_t size, uint64_t *time);
+
+/* ---- spaces.c: processes' address spaces, shared between a parent and its forks ---- */
+struct pd_tnode;
+struct pd_spaces {
+	struct pd_tnode *n;
+	size_t nn, cap;
+	uint32_t epochs, cur;     /* the last epoch given out; the inserting process's */
+	bool failed;              /* out of memory: no further change */
+};
+/* A new epoch (never 0): a process's own until it forks, when it and its child get new
+ * ones (what the two share is then copied, not changed). */
+uint32_t pd_space_epoch(struct pd_spaces *a);
+/* Adds [start, end) of map to the space at *root (0: empty) of the process of epoch,
+ * hiding what it overlaps; seq orders insertions. TACH_OK or TACH_E_NOMEM. */
+int pd_space_insert(struct pd_spaces *a, uint32_t *root, uint32_t epoch, uint64_t start,
+		    uint64_t end, uint32_t map, uint64_t seq);
+/* The map holding addr, UINT32_MAX when none. */
+uint32_t pd_space_find(const struct pd_spaces *a, uint32_t root, uint64_t addr);
+void pd_spaces_free(struct pd_spaces *a);
 
 /* ---- read_symbols.c ---- */
 int pd_syms_new(struct tach_reader *r);

@@ -255,6 +255,7 @@ static int on_sample(struct tach_reader *r, const struct pd_rec *rec, bool *done
 		return TACH_OK;
 	}
 	struct pd_sample s;
+	st->sample_off = rec->off;
 	int rc = pd_parse_sample(r, &st->attrs[a], rec->p, rec->size, rec->off, &s);
 	if (rc || (rc = pd_sample_frames(r, &s)) || (rc = make_sample(r, &st->attrs[a], &s, rec->off)))
 		return rc;
@@ -268,6 +269,11 @@ static int finish(struct tach_reader *r)
 	if (st->finished)
 		return TACH_EOF;
 	st->finished = true;
+	/* the samples' frames are in the dict: the binaries, their symbols, the kernel's and
+	 * the perf maps are let go of now, not when the reader is freed (tach-merge keeps
+	 * every input's reader to the end) */
+	pd_syms_free(st->syms);
+	st->syms = NULL;
 	if (st->event_opt && st->chosen < 0 && st->pipe)
 		return RFAIL(r, TACH_E_FORMAT, TACH_POS_NONE, 0, "no samples of event %.64s",
 			     st->event_opt);

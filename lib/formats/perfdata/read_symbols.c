@@ -2,11 +2,12 @@
  * `perf script` names them (tools/perf/util/machine.c, map.c, symbol.c):
  *
  *   - COMM names a thread (an exec renames it); a thread never named is ":TID". FORK of a
- *     new process copies its parent's mappings and its thread's name; EXIT is kept as no
- *     state (perf keeps an exited thread's maps for late samples too).
- *   - MMAP/MMAP2 add an executable mapping to the process (pid -1: the kernel's). A newer
- *     mapping hides what it overlaps. Anonymous memory ("//anon", "[heap]", ...) is JIT
- *     code named by /tmp/perf-PID.map, as perf renames it.
+ *     new process gives it its parent's mappings (shared, spaces.c) and its thread's name;
+ *     EXIT is kept as no state (perf keeps an exited thread's maps for late samples too).
+ *   - MMAP/MMAP2 add a mapping to the process (pid -1: the kernel's). A newer mapping
+ *     hides what it overlaps, however many. Executable anonymous memory ("//anon",
+ *     "[heap]", ...) is JIT code named by /tmp/perf-PID.map, as perf renames it; a perf
+ *     map is read only when it is a regular file.
  *   - A user address is named by the ELF symbol perf chooses (the library's symbolizer
  *     under perf's rules, symbolize/symbolize.h), the binary found through the build-id
  *     cache (~/.debug/.build-id/xx/yyyy/elf), its recorded path or --binary-path; a JIT
@@ -26,16 +27,19 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "base/base.h"
 #include "base/bytes.h"
 #include "base/hash.h"
+#include "base/io.h"
 #include "core/handles.h"
 #include "formats/perfdata/perfdata.h"
 #include "formats/perfdata/unwind.h"
 #include "symbolize/symbolize.h"
 
 #define NONE UINT32_MAX
+#define PROT_EXEC_BIT 4   /* PROT_EXEC of mmap(2), as MMAP2 records it */
 #define SYN_BASE (1ull << 40)
 #define MAX_SEGMENT (1ull << 40)
 #define MAX_PERF_MAP (256u << 20)
@@ -120,11 +124,6 @@ struct perfdata_pmap {
 	bool jit, kernel;
 };
 
-struct perfdata_range {
-	uint64_t start, end, seq;
-	uint32_t map;
-};
-
 /* A JIT symbol from a perf map. */
 struct jsym {
 	uint64_t start, end;
@@ -132,9 +131,8 @@ struct jsym {
 };
 
 struct perfdata_proc {
-	struct perfdata_range *r;
-	size_t n, cap;
-	bool sorted;
+	uint32_t space;           /* its mappings (spaces.c), shared with its forks */
+	uint32_t epoch;           /* its nodes' epoch there, 0 before its first mapping */
 	struct jsym *jit;         /* its perf map, loaded at its first JIT frame */
 	size_t njit;
 	bool jit_tried;
@@ -162,6 +160,7 @@ struct pd_syms {
 	uint64_t *seg_syn;
 	size_t nsegs, segs_cap;
 	uint64_t syn_next;
+	struct pd_spaces spaces;
 	struct perfdata_proc *procs;
 	size_t nprocs, procs_cap;
 	struct table proc_index;  /* pid -> proc */
@@ -195,6 +194,15 @@ static int nomem(struct tach_reader *r)
 	return RFAIL(r, TACH_E_NOMEM, TACH_POS_NONE, 0, "out of memory");
 }
 
+/* A binary that could not be opened for want of file descriptors: at the sample that
+ * needed it. */
+static int io_failed(struct tach_reader *r)
+{
+	struct pd *st = r->state;
+	return RFAIL(r, TACH_E_IO, TACH_POS_OFFSET, st->sample_off, "%s",
+		     tachi_sym_io_error(st->syms->sym));
+}
+
 int pd_syms_new(struct tach_reader *r)
 {
 	struct pd *st = r->state;
@@ -223,12 +231,12 @@ void pd_syms_free(struct pd_syms *y)
 	free(y->segs.s);
 	free(y->seg_syn);
 	for (size_t i = 0; i < y->nprocs; i++) {
-		free(y->procs[i].r);
 		for (size_t k = 0; k < y->procs[i].njit; k++)
 			free(y->procs[i].jit[k].name);
 		free(y->procs[i].jit);
 	}
 	free(y->procs);
+	pd_spaces_free(&y->spaces);
 	free(y->proc_index.s);
 	for (size_t i = 0; i < y->nthreads; i++)
 		free(y->threads[i].comm);
@@ -317,25 +325,21 @@ int pd_on_comm(struct tach_reader *r, const uint8_t *p, uint32_t size, uint64_t 
 	return set_comm(r, t, (const char *)p + 16, strnlen((const char *)p + 16, size - 16u));
 }
 
+/* A new process's mappings are its parent's: the same space, which neither changes. */
 static int copy_maps(struct tach_reader *r, uint32_t from, uint32_t to)
 {
 	struct perfdata_proc *f = proc_get(r, from, false);
-	if (!f || !f->n)
+	if (!f || !f->space)
 		return TACH_OK;
-	size_t n = f->n;
-	struct perfdata_range *copy = malloc(n * sizeof(*copy));
-	if (!copy)
-		return nomem(r);
-	memcpy(copy, f->r, n * sizeof(*copy));
+	struct pd_syms *y = ((struct pd *)r->state)->syms;
+	uint32_t space = f->space;
+	/* the nodes both now reach are the parent's no more */
+	f->epoch = pd_space_epoch(&y->spaces);
 	struct perfdata_proc *t = proc_get(r, to, true); /* may move f */
-	if (!t) {
-		free(copy);
+	if (!t)
 		return nomem(r);
-	}
-	free(t->r);
-	t->r = copy;
-	t->n = t->cap = n;
-	t->sorted = false;
+	t->space = space;
+	t->epoch = pd_space_epoch(&y->spaces);
 	return TACH_OK;
 }
 
@@ -465,13 +469,14 @@ static int add_range(struct tach_reader *r, uint32_t pid, uint32_t map)
 {
 	struct pd_syms *y = ((struct pd *)r->state)->syms;
 	struct perfdata_proc *p = proc_get(r, pid, true);
-	if (!p || !TACHI_RESERVE(p->r, p->cap, p->n + 1))
+	if (!p)
 		return nomem(r);
 	const struct perfdata_pmap *m = &y->maps[map];
 	uint64_t end = m->start + m->len < m->start ? UINT64_MAX : m->start + m->len;
-	p->r[p->n++] = (struct perfdata_range){ m->start, end, y->seq++, map };
-	p->sorted = false;
-	return TACH_OK;
+	if (!p->epoch)
+		p->epoch = pd_space_epoch(&y->spaces);
+	return pd_space_insert(&y->spaces, &p->space, p->epoch, m->start, end, map, y->seq++)
+		       ? nomem(r) : TACH_OK;
 }
 
 static void kernel_map(struct pd_syms *y, const char *name, uint64_t pgoff, uint32_t map)
@@ -528,7 +533,11 @@ int pd_on_mmap(struct tach_reader *r, const uint8_t *p, uint32_t size, uint64_t 
 		    : TACH_OK;
 	if (rc == TACH_E_NOMEM)
 		return nomem(r);
-	bool jit = jit_memory(name);
+	/* perf names anonymous memory by the perf map only when it is executable (map.c):
+	 * MMAP2's prot, MMAP's want of the data flag */
+	bool exec = two ? (tachi_rd32(p + 64, st->swap) & PROT_EXEC_BIT) != 0
+			: !(misc & PD_MISC_MMAP_DATA);
+	bool jit = exec && jit_memory(name);
 	if (jit)
 		snprintf(name, sizeof(name), "/tmp/perf-%u.map", pid);
 	uint32_t map = NONE;
@@ -541,39 +550,10 @@ int pd_on_mmap(struct tach_reader *r, const uint8_t *p, uint32_t size, uint64_t 
 	return add_range(r, pid, map);
 }
 
-static int range_cmp(const void *a, const void *b)
-{
-	const struct perfdata_range *x = a, *y = b;
-	if (x->start != y->start)
-		return x->start < y->start ? -1 : 1;
-	return x->seq < y->seq ? -1 : x->seq > y->seq;
-}
-
 /* The newest mapping of p holding addr, NONE when none. */
-static uint32_t find_range(struct perfdata_proc *p, uint64_t addr)
+static uint32_t find_range(const struct pd_syms *y, const struct perfdata_proc *p, uint64_t addr)
 {
-	if (!p || !p->n)
-		return NONE;
-	if (!p->sorted) {
-		qsort(p->r, p->n, sizeof(*p->r), range_cmp);
-		p->sorted = true;
-	}
-	size_t lo = 0, hi = p->n;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (p->r[mid].start <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	uint32_t best = NONE;
-	uint64_t seq = 0;
-	for (size_t i = lo, k = 0; i-- > 0 && k < 32; k++)
-		if (addr < p->r[i].end && (best == NONE || p->r[i].seq > seq)) {
-			best = p->r[i].map;
-			seq = p->r[i].seq;
-		}
-	return best;
+	return p ? pd_space_find(&y->spaces, p->space, addr) : NONE;
 }
 
 /* ---- the kernel: /proc/kallsyms when the running kernel is the capture's ---- */
@@ -755,29 +735,58 @@ static int jsym_cmp(const void *a, const void *b)
 	return lx > ly ? -1 : lx < ly;
 }
 
+/* One "START SIZE NAME" line (its newline gone; a NUL inside ends it, as perf's parsing
+ * reads it too); false when it is not one. */
+static bool perf_map_line(struct perfdata_proc *p, size_t *cap, const char *line)
+{
+	char *e1, *e2;
+	uint64_t start = strtoull(line, &e1, 16), size = strtoull(e1, &e2, 16);
+	if (e1 == line || e2 == e1 || *e2 != ' ' || !e2[1] ||
+	    !TACHI_RESERVE(p->jit, *cap, p->njit + 1))
+		return false;
+	char *name = strdup(e2 + 1);
+	if (!name)
+		return false;
+	p->jit[p->njit++] = (struct jsym){ start, start + size < start ? UINT64_MAX : start + size,
+					   name };
+	return true;
+}
+
+/* The perf map at path, when it is a regular file of at most MAX_PERF_MAP bytes (a FIFO
+ * or a device there is never read): its lines whole, whatever their length, each entry
+ * once per start (of several at one start perf keeps the one with the longest name). */
 static void load_perf_map(struct perfdata_proc *p, const char *path)
 {
-	FILE *f = fopen(path, "r");
-	char line[8192];
-	size_t cap = 0, bytes = 0;
-	while (f && fgets(line, sizeof(line), f) && (bytes += strlen(line)) < MAX_PERF_MAP) {
-		char *e1, *e2;
-		uint64_t start = strtoull(line, &e1, 16), size = strtoull(e1, &e2, 16);
-		if (e1 == line || e2 == e1 || *e2 != ' ')
-			continue;
-		char *name = e2 + 1;
-		name[strcspn(name, "\n")] = 0;
-		if (!*name || !TACHI_RESERVE(p->jit, cap, p->njit + 1))
-			continue;
-		if (!(name = strdup(name)))
-			break;
-		p->jit[p->njit++] = (struct jsym){ start, start + size < start ? UINT64_MAX : start + size,
-						   name };
+	uint64_t size;
+	int fd = tachi_open_regular(path, &size);
+	FILE *f = fd >= 0 && size <= MAX_PERF_MAP ? fdopen(fd, "r") : NULL;
+	if (!f && fd >= 0)
+		close(fd);
+	char *line = NULL;
+	size_t lcap = 0, cap = 0, bytes = 0;
+	ssize_t n;
+	/* the file may grow as it is read: the bytes read are bounded too */
+	while (f && (n = getline(&line, &lcap, f)) > 0 && (bytes += (size_t)n) <= MAX_PERF_MAP) {
+		if (line[n - 1] == '\n')
+			line[--n] = 0;
+		perf_map_line(p, &cap, line);
 	}
+	free(line);
 	if (f)
 		fclose(f);
-	if (p->njit)
-		qsort(p->jit, p->njit, sizeof(*p->jit), jsym_cmp);
+	if (!p->njit)
+		return;
+	qsort(p->jit, p->njit, sizeof(*p->jit), jsym_cmp);
+	/* the first of equal starts is the one kept: lookups then need no walk over them */
+	size_t w = 0;
+	for (size_t i = 0; i < p->njit; i++) {
+		if (w && p->jit[w - 1].start == p->jit[i].start) {
+			free(p->jit[i].name);
+			continue;
+		}
+		p->jit[w++] = p->jit[i];
+	}
+	p->njit = w;
 }
 
 /* JIT code without its perf map is one frame per mapping, whatever ran there (most of a
@@ -813,9 +822,6 @@ static const char *jit_symbol(struct tach_reader *r, const struct perfdata_pmap 
 		else
 			hi = mid;
 	}
-	/* the first of equal starts is the one kept */
-	while (lo > 1 && p->jit[lo - 2].start == p->jit[lo - 1].start)
-		lo--;
 	return lo && ip < p->jit[lo - 1].end ? p->jit[lo - 1].name : NULL;
 }
 
@@ -838,7 +844,10 @@ static int elf_symbol(struct tach_reader *r, const struct perfdata_pmap *m, uint
 	if (kv_get(&y->names, a, 1, sid))
 		return TACH_OK;
 	y->found = NULL;
-	if (tachi_sym_lookup(y->sym, a, true, on_symbol, y))
+	int rc = tachi_sym_lookup(y->sym, a, true, on_symbol, y);
+	if (rc == TACH_E_IO)
+		return io_failed(r);
+	if (rc)
 		return nomem(r);
 	*sid = NONE;
 	if (y->found && tach_dict_intern_string(&r->dict, y->found, strlen(y->found), sid))
@@ -954,7 +963,7 @@ static int frame_of(struct tach_reader *r, uint32_t pid, bool kernel, uint64_t i
 {
 	struct pd *st = r->state;
 	struct pd_syms *y = st->syms;
-	uint32_t map = kernel ? y->kmap : find_range(proc_get(r, pid, false), ip);
+	uint32_t map = kernel ? y->kmap : find_range(y, proc_get(r, pid, false), ip);
 	uint64_t key = kernel && map == NONE ? NONE - 1ull : map;
 	if (kv_get(&y->frames, key, ip, id))
 		return TACH_OK;
@@ -970,10 +979,12 @@ static int frame_of(struct tach_reader *r, uint32_t pid, bool kernel, uint64_t i
 	} else if (m && m->syn && !(rc = elf_symbol(r, m, ip, &sid)) && sid != NONE) {
 		name = tach_dict_string(&r->dict, sid, NULL);
 	}
-	char copy[4200];
+	char *copy = NULL;
 	if (name && name == tach_dict_string(&r->dict, sid, NULL)) {
-		/* the dict's strings may move as frames are interned */
-		snprintf(copy, sizeof(copy), "%.4190s", name);
+		/* the dict's strings may move as frames are interned: a copy, whole (a
+		 * symbol's name is bounded by its section, not by a buffer here) */
+		if (!(copy = strdup(name)))
+			return nomem(r);
 		name = copy;
 	}
 	struct srcline src = { "", TACH_NO_LINE };
@@ -981,7 +992,10 @@ static int frame_of(struct tach_reader *r, uint32_t pid, bool kernel, uint64_t i
 	    !st->no_source_lines &&
 	    !(rc = source_line(r, m, exact || ip <= m->start ? ip : ip - 1, &src)) && src.file[0])
 		file = src.file;
-	if (rc || (rc = make_frame(r, m, file, src.line, name, ip, id)))
+	if (!rc)
+		rc = make_frame(r, m, file, src.line, name, ip, id);
+	free(copy);
+	if (rc)
 		return rc;
 	return kv_put(&y->frames, key, ip, *id) ? TACH_OK : nomem(r);
 }
@@ -1041,12 +1055,14 @@ static int unwound_frames(struct tach_reader *r, uint32_t pid, uint64_t pc)
 {
 	struct pd *st = r->state;
 	struct pd_syms *y = st->syms;
-	uint32_t map = find_range(proc_get(r, pid, false), pc), id;
+	uint32_t map = find_range(y, proc_get(r, pid, false), pc), id;
 	const struct perfdata_pmap *m = map == NONE ? NULL : &y->maps[map];
 	struct chain c = { r, pc, true };
 	if (m && m->syn && !st->no_symbolize) {
 		c.elf = false;
 		int rc = tachi_sym_lookup_inlines(y->sym, m->syn + (pc - m->start), on_inline, &c);
+		if (rc == TACH_E_IO)
+			return io_failed(r);
 		if (rc)
 			return rc == TACH_E_NOMEM ? nomem(r) : rc;
 	}

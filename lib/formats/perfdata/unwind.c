@@ -34,6 +34,7 @@
 
 #include "formats/perfdata/unwind.h"
 #include "base/hash.h"
+#include "base/io.h"
 
 /* Dwfls kept open at once; each holds its reported binaries' files open (a file
  * descriptor each), beside what the rest of the reader opens. */
@@ -527,13 +528,12 @@ static bool load_bias(Elf *e, const struct map *m, uint64_t *bias)
  * file, of another build. */
 static int try_file(const char *path, const struct map *m, uint64_t *bias, bool *mismatch)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	/* a FIFO or a device named by a mapping is never opened for reading */
+	int fd = tachi_open_regular(path, NULL);
 	if (fd < 0)
 		return -1;
-	struct stat st;
 	Elf *e = NULL;
-	bool ok = !fstat(fd, &st) && S_ISREG(st.st_mode) &&
-		  (e = elf_begin(fd, ELF_C_READ_MMAP, NULL)) && elf_kind(e) == ELF_K_ELF;
+	bool ok = (e = elf_begin(fd, ELF_C_READ_MMAP, NULL)) && elf_kind(e) == ELF_K_ELF;
 	if (ok && m->build_id_len) {
 		const void *id;
 		ssize_t n = dwelf_elf_gnu_build_id(e, &id);

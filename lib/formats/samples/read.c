@@ -20,6 +20,7 @@
  * The writer prints what CPython's reader reports: a frame whose line is -1 has no location,
  * so its columns are not printed either.
  */
+#include <locale.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -257,7 +258,12 @@ static bool parse_double(const char *s, size_t n, double *out)
 	memcpy(tmp, s, n);
 	tmp[n] = 0;
 	char *end;
-	*out = strtod(tmp, &end);
+	/* the "C" form whatever locale the caller set, as the writer writes it */
+	locale_t c = newlocale(LC_NUMERIC_MASK, "C", (locale_t)0);
+	if (c == (locale_t)0)
+		return false;
+	*out = strtod_l(tmp, &end, c);
+	freelocale(c);
 	return end == tmp + n;
 }
 
@@ -286,6 +292,11 @@ static int stats_line(struct tach_reader *r, const char *v, size_t vl)
 			return line_fail(r, "bad @tachstat value");
 	if (x[0] != 32 && x[0] != 56)
 		return line_fail(r, "@tachstat size must be 56 or 32");
+	/* the writer writes 0 there: anything else would be dropped without a word by every
+	 * writer of the 32-byte block */
+	if (x[0] == 32 && (x[2] || x[3] || d[2] != 0 || d[3] != 0))
+		return line_fail(r, "@tachstat 32 (the 32-byte block) has no flags, reserved word, "
+				    "error or missed rate: they must be 0");
 	struct tach_file_info *m = &r->file;
 	r->meta.file = m;
 	m->has_stats = 1;
@@ -316,6 +327,10 @@ static int header_line(struct tach_reader *r, const char *s, size_t n)
 	} else if (kl == 12 && !memcmp(s, "@interval_us", 12)) {
 		if (!tachi_parse_dec(v, vl, UINT64_MAX, &x))
 			return line_fail(r, "bad @interval_us value");
+		if (x > TACHI_MAX_INTERVAL_US)
+			return line_fail(r, "@interval_us %llu is longer than %llu (what 64-bit "
+					 "nanoseconds hold)", (unsigned long long)x,
+					 (unsigned long long)TACHI_MAX_INTERVAL_US);
 		r->meta.interval_us = x;
 	} else if (kl == 15 && !memcmp(s, "@python_version", 15)) {
 		unsigned a, b, c;

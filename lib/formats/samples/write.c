@@ -1,6 +1,7 @@
 /* The "samples" text form's writer (the form: read.c). The writer prints what CPython's
  * reader reports: a frame whose line is -1 has no location, so its columns are not
  * printed either. */
+#include <locale.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,10 +39,19 @@ static int put_double(struct tachi_out *o, double v)
 	char b[40];
 	uint64_t bits;
 	memcpy(&bits, &v, 8);
-	if (v != v)
+	if (v != v) {
 		snprintf(b, sizeof(b), " nan:%016llx", (unsigned long long)bits);
-	else
-		snprintf(b, sizeof(b), " %.17g", v);
+		return tachi_out_str(o, b);
+	}
+	/* '.' whatever locale the caller set (a Python program's setlocale(LC_ALL, "de_DE")):
+	 * the reader, and every program, reads the "C" form */
+	locale_t c = newlocale(LC_NUMERIC_MASK, "C", (locale_t)0);
+	if (c == (locale_t)0)
+		return TACH_E_NOMEM;
+	locale_t old = uselocale(c);
+	snprintf(b, sizeof(b), " %.17g", v);
+	uselocale(old);
+	freelocale(c);
 	return tachi_out_str(o, b);
 }
 

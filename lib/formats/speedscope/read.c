@@ -8,7 +8,8 @@
  * named 'Thread TID "name"' in seconds, austin2speedscope one per thread and metric named
  * '... profile for PID:[IID:]TID' in microseconds or bytes, speedscope itself evented.
  *
- * What a sample becomes: each profile is a thread: the id in its name (py-spy, austin),
+ * What a sample becomes: each profile is a thread: the id in its name (py-spy, austin, and
+ * tach2speedscope's "... (tid N[, interpreter I])"),
  * else the profile's index. A sampled profile's sample i is at startValue plus the
  * weights before it; an evented profile gives a sample wherever the stack is not empty
  * between two events, at the first, weighing the time to the second. A weight in a time
@@ -272,6 +273,30 @@ static bool austin_name(const char *s, size_t n, struct sprof *p)
 	return true;
 }
 
+/* Our own writer's (and tach2gecko's) names: "... (tid N)" or "... (tid N, interpreter I)"
+ * at the end, the thread id back where it came from. */
+static bool own_name(const char *s, size_t n, struct sprof *p)
+{
+	static const char mark[] = " (tid ";
+	const char *m = NULL;
+	for (const char *q = s; (q = memmem(q, (size_t)(s + n - q), mark, sizeof(mark) - 1));
+	     q++)
+		m = q; /* the last one: a comm may hold the mark too */
+	if (!m || s[n - 1] != ')')
+		return false;
+	const char *t = m + sizeof(mark) - 1, *e = s + n - 1;
+	static const char interp[] = ", interpreter ";
+	const char *c = memmem(t, (size_t)(e - t), interp, sizeof(interp) - 1);
+	uint64_t tid, iid = 0;
+	if (!tachi_parse_dec(t, (size_t)((c ? c : e) - t), UINT64_MAX, &tid) ||
+	    (c && !tachi_parse_dec(c + sizeof(interp) - 1, (size_t)(e - c - sizeof(interp) + 1),
+				   UINT32_MAX, &iid)))
+		return false;
+	p->tid = tid;
+	p->iid = (uint32_t)iid;
+	return true;
+}
+
 static int profile_name(struct tach_reader *r, uint64_t off, struct sprof *p)
 {
 	struct speedscope_rstate *st = r->state;
@@ -289,7 +314,9 @@ static int profile_name(struct tach_reader *r, uint64_t off, struct sprof *p)
 	size_t n;
 	if ((rc = tachi_jr_string(r, &t, &st->sbuf, &st->sbuf_cap, &n)))
 		return rc;
-	if (!pyspy_name(st->sbuf, n, p) && !austin_name(st->sbuf, n, p)) {
+	/* ours first: "Thread K (tid N)" would read as py-spy's thread K */
+	if (!own_name(st->sbuf, n, p) && !pyspy_name(st->sbuf, n, p) &&
+	    !austin_name(st->sbuf, n, p)) {
 		p->tid = st->nprofs;
 		p->iid = 0;
 	}

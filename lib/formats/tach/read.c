@@ -403,6 +403,11 @@ static int read_header(struct tach_reader *r, const uint8_t *data, size_t size)
 			     r->file.format_version);
 	m->start_time_us = tachi_rd64(data + 12, swap);
 	m->interval_us = tachi_rd64(data + 20, swap);
+	if (r->meta.interval_us > TACHI_MAX_INTERVAL_US)
+		return RFAIL(r, TACH_E_FORMAT, TACH_POS_OFFSET, 20,
+			     "a sample interval of %llu us, longer than %llu (what 64-bit "
+			     "nanoseconds hold)", (unsigned long long)r->meta.interval_us,
+			     (unsigned long long)TACHI_MAX_INTERVAL_US);
 	r->file.file_size = size;
 	uint64_t b_str = tachi_rd64(data + 40, swap), b_frm = tachi_rd64(data + 48, swap);
 	uint64_t a_str = tachi_rd64(data + 36, swap), a_frm = tachi_rd64(data + 44, swap);
