@@ -86,6 +86,7 @@ static bool otlp_probe(const uint8_t *p, size_t n)
 
 const struct tachi_format tachi_fmt_otlp = {
 	.name = "otlp",
+	.reader = &tachi_otlp_reader_ops,
 	.writer = &tachi_otlp_writer_ops,
 	.probe = otlp_probe,
 };

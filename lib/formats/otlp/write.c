@@ -9,7 +9,8 @@
  *   - A Profile per sample type: samples/count (the weights) and, where the samples carry
  *     time (meta.sample_time), cpu or wall/nanoseconds (their time_ns; cpu for a TACH
  *     profile taken in CPU mode); from an input whose meta names value types (pprof), one
- *     per type instead, with its values. Each has time_unix_nano (the start time),
+ *     per type instead, with its values, the default type's first (viewers show
+ *     profiles[0] by default). Each has time_unix_nano (the start time),
  *     duration_nano (the meta's, else up to the end of the last sample), and period_type
  *     and period (the interval in ns, or the input's own period).
  *   - A Sample per distinct (stack, attributes), first-seen order, the same in every
@@ -436,6 +437,31 @@ static bool frame_line(struct tach_writer *w, const struct tach_dict *d,
 	return true;
 }
 
+/* Whether native frame f is unsymbolized and named as a reader names a Location without
+ * lines (the pprof reader and ours): by module and file offset in its mapping's range
+ * (its column that mapping's offset), else by its address, in the mapping's file (else
+ * "~"). Such a frame is written as a bare address, for a backend to symbolize; any other
+ * keeps its name in a Line, so that it reads back as it was. */
+static bool bare_frame(const struct tach_dict *d, const struct tach_frame *f,
+		       const struct tach_frame_native *nat)
+{
+	const struct tach_mapping *m = nat->mapping ? tach_dict_mapping(d, nat->mapping) : NULL;
+	size_t fl = 0, nl;
+	if (m)
+		tachi_str(d, m->file, &fl);
+	const char *file = tachi_str(d, f->file, &nl);
+	bool in = m && fl && nat->address >= m->start && nat->address < m->limit;
+	uint64_t off;
+	if (f->opcode != TACH_NO_OPCODE || f->end_col != -1 || f->end_line != -1)
+		return false;
+	if (in)
+		return m->file == f->file && tachi_modoff_name(d, f, &off) &&
+		       off == nat->address - m->start + m->offset &&
+		       f->col == (m->offset <= INT32_MAX ? (int64_t)m->offset : -1);
+	return f->col == -1 && tachi_addr_name(d, f, nat->address) &&
+	       (m && fl ? m->file == f->file : nl == 1 && file[0] == '~');
+}
+
 /* The Location of frames fids[0, n) (n > 1: a run inlined each into the next, one machine
  * location): the outermost's address and mapping, no Line for an unsymbolized frame. */
 static int location(struct tach_writer *w, const struct tach_dict *d, const uint32_t *fids,
@@ -447,7 +473,6 @@ static int location(struct tach_writer *w, const struct tach_dict *d, const uint
 	struct tachi_pb_buf *m = &st->sub;
 	uint32_t map = 0, attrs[4];
 	size_t na = 0;
-	uint64_t off;
 	int rc;
 	if (nat && nat->mapping && (rc = mapping_index(w, d, nat->mapping, &map)))
 		return rc;
@@ -455,8 +480,7 @@ static int location(struct tach_writer *w, const struct tach_dict *d, const uint
 	if (!tachi_pb_put_varint(m, LOC_MAPPING, map) ||
 	    !tachi_pb_put_varint(m, LOC_ADDRESS, nat ? nat->address : 0))
 		return NOMEM(w);
-	bool bare = n == 1 && nat && ((nat->mapping && tachi_modoff_name(d, f, &off)) ||
-				      (nat->address && tachi_addr_name(d, f, nat->address)));
+	bool bare = n == 1 && nat && bare_frame(d, f, nat);
 	for (uint32_t i = 0; !bare && i < n; i++)
 		if (!frame_line(w, d, &d->frames[fids[i]], m, n == 1 ? attrs : NULL, &na))
 			return NOMEM(w);
@@ -746,8 +770,10 @@ static int put_profile(struct tach_writer *w, struct tachi_pb_buf *b, uint32_t t
 			 : mt->start_time_us <= UINT64_MAX / 1000 ? mt->start_time_us * 1000 : 0;
 	if (!start && st->nents)
 		start = st->min_ts;
+	/* an input with value types (pprof) has its own duration or none: its samples'
+	 * times are not its own */
 	uint64_t dur = mt->duration_ns > 0 ? (uint64_t)mt->duration_ns
-		       : st->nents && st->max_end > start ? st->max_end - start : 0;
+		       : !mt->value_type_count && st->nents && st->max_end > start ? st->max_end - start : 0;
 	bool ok = put_value_type(&p, &st->m, PROF_SAMPLE_TYPE, st->type_str[2 * t], st->type_str[2 * t + 1]);
 	for (uint32_t i = 0; ok && i < st->ids.n; i++)
 		ok = put_sample(st, &p, i, t);
@@ -810,8 +836,14 @@ static int put_scope(struct tach_writer *w, struct tachi_pb_buf *rp)
 		  tachi_pb_put_bytes(&tmp, SCOPE_VERSION, ver, strlen(ver)) &&
 		  tachi_pb_put_bytes(&sp, SP_SCOPE, tmp.p, tmp.len);
 	int rc = ok ? TACH_OK : NOMEM(w);
+	/* the input's default type first: viewers show profiles[0] by default */
+	uint32_t first = w->meta.value_type_count && w->meta.default_type &&
+			 w->meta.default_type <= st->ntypes ? w->meta.default_type - 1 : 0;
+	if (!rc)
+		rc = put_profile(w, &sp, first);
 	for (uint32_t t = 0; !rc && t < st->ntypes; t++)
-		rc = put_profile(w, &sp, t);
+		if (t != first)
+			rc = put_profile(w, &sp, t);
 	if (!rc && !tachi_pb_put_bytes(rp, RP_SCOPE_PROFILES, sp.p, sp.len))
 		rc = NOMEM(w);
 	free(sp.p);
