@@ -132,7 +132,8 @@ EOF
 		on { for (i = 1; i <= n; i++) { v = $i; sub(/:$/, "", v); s[i] += v } }
 		END { for (i = 1; i <= n; i++) { t = h[i]; sub(/\[dflt\]$/, "", t); print t, s[i] } }' >"$T/want"
 	[ "$(wc -l <"$T/want")" -eq 3 ]
-	python3 - "$T/o.txt" <<'EOF2' >"$T/got"
+	# the default type (alloc_space) first: viewers show profiles[0] by default
+	python3 - "$T/o.txt" <<'EOF2' >"$T/got.all"
 import sys
 lines = [l.rstrip("\n") for l in open(sys.argv[1])]
 strings = [l[len("  string_table: "):].strip('"') for l in lines if l.startswith("  string_table: ")]
@@ -152,7 +153,9 @@ for l in lines:
 for t, u, v in out:
     print("%s/%s %d" % (t, u, v))
 EOF2
-	diff -u "$T/want" "$T/got"
+	[ "$(head -1 "$T/got.all")" = "alloc_space/bytes 4608" ]
+	sort "$T/want" >"$T/want.s"
+	sort "$T/got.all" | diff -u "$T/want.s" -
 }
 
 @test "perf.data recorded now: protoc decodes it; native frames keep addresses and mappings" {
@@ -231,4 +234,201 @@ EOF
 	run tach2otlp --from tach "$T/bad" -o "$T/out.otlp"
 	[ "$status" -eq 1 ]
 	[ ! -e "$T/out.otlp" ]
+}
+
+# ---- reading OTLP back ----
+
+# samples FILE: the samples text's sample lines, sorted (OTLP groups a stack's samples, the
+# reader gives them back in time order: equal times may come in another order).
+samples() {
+	tach-decode -q -F samples "$1" | grep -v '^[@#]' | LC_ALL=C sort
+}
+
+# round_trip FILE [tach2otlp options]: FILE -> OTLP -> samples text gives FILE's samples.
+round_trip() {
+	local f=$1
+	shift
+	samples "$f" >"$T/want"
+	[ -s "$T/want" ]
+	tach2otlp -q "$@" "$f" -o "$T/rt.otlp"
+	samples "$T/rt.otlp" >"$T/got"
+	diff -u "$T/want" "$T/got"
+}
+
+@test "round trips: TACH -> OTLP -> samples text, the same samples (stacks, threads, times, values)" {
+	local f n=0
+	for f in "$FIXTURES"/tach/cases/*.tach; do
+		case $f in */empty*) continue ;; esac
+		# two TACH table rows that print alike (FRAME@1) are one Location by value
+		if [ "${f##*/}" = synthetic_frames.tach ]; then
+			samples "$f" | sed 's/@[0-9]*//g' >"$T/want"
+			tach2otlp -q "$f" -o "$T/rt.otlp"
+			samples "$T/rt.otlp" | sed 's/@[0-9]*//g' | diff -u "$T/want" -
+		else
+			round_trip "$f" || { echo "in $f"; return 1; }
+		fi
+		n=$((n + 1))
+	done
+	[ "$n" -ge 10 ]
+	# the interval and the profile's mode come back
+	tach2otlp -q "$FIXTURES/tach/cases/rle_runs.tach" -o "$T/r.otlp"
+	[ "$(tach-decode -F samples "$T/r.otlp" | grep '^@interval_us')" = \
+	  "$(tach-decode -F samples "$FIXTURES/tach/cases/rle_runs.tach" | grep '^@interval_us')" ]
+	run tach-decode -v -F info "$T/r.otlp"
+	[ "$status" -eq 0 ]
+	[ "${lines[0]}" = "tach-decode: $T/r.otlp: otlp input" ]
+}
+
+@test "round trips: gperftools (native frames, mappings, inline runs) and pprof's own test profiles" {
+	local f
+	for f in "$FIXTURES"/gperf/{hotloop/hotloop,long/long,recursive/recursive}.prof; do
+		[ -f "$f" ] || continue
+		round_trip "$f" || { echo "in $f"; return 1; }
+	done
+	# the frames keep their addresses and mappings: pprof output of the OTLP has them
+	tach2otlp -q "$FIXTURES/gperf/hotloop/hotloop.prof" -o "$T/g.otlp"
+	tach2pprof -q --no-gzip "$T/g.otlp" -o "$T/a.pb"
+	tach2pprof -q --no-gzip "$FIXTURES/gperf/hotloop/hotloop.prof" -o "$T/b.pb"
+	cmp <(protoc --decode_raw <"$T/a.pb" | grep -c '^  3: ') <(protoc --decode_raw <"$T/b.pb" | grep -c '^  3: ')
+}
+
+@test "round trips: perf.data and node --cpu-prof recorded now" {
+	if command -v perf >/dev/null &&
+		perf record -q -e cpu-clock -o "$T/probe.data" true >"$T/probe.log" 2>&1; then
+		cc -O0 -fno-omit-frame-pointer -pthread "$TESTDATA/perf/livetest.c" -o "$T/livetest"
+		(cd "$T" && perf record -q -F 499 -e cpu-clock -g -o fp.data ./livetest >/dev/null 2>fp.log)
+		round_trip "$T/fp.data"
+	else
+		echo "# perf cannot record here: perf.data not checked" >&3
+	fi
+	command -v node >/dev/null || skip "node is not installed (Debian: nodejs)"
+	mkdir -p "$T/rec"
+	cp "$TESTDATA/v8/hot.js" "$T/rec/"
+	(cd "$T/rec" && node --cpu-prof --cpu-prof-dir "$T/rec" --cpu-prof-name hot.cpuprofile \
+		--cpu-prof-interval 250 hot.js)
+	round_trip "$T/rec/hot.cpuprofile"
+	round_trip "$TESTDATA/v8/node_hot.cpuprofile"
+}
+
+# pprof's view, without its "File:" line (the mapping's name says the format read).
+view() { # profile pprof-args...
+	local f=$1
+	shift
+	HOME=$T PPROF_TMPDIR=$T go tool pprof "$@" "$f" 2>/dev/null | { grep -v '^File: ' || true; }
+}
+
+@test "pprof -> OTLP -> pprof: go tool pprof -top equals the direct conversion's, for every sample type" {
+	command -v go >/dev/null || skip "go not installed (Debian package golang-go)"
+	local f i
+	$GEN types >"$T/types.pb"
+	$GEN labels >"$T/labels.pb"
+	for f in "$T/types.pb" "$T/labels.pb" "$FIXTURES/gperf/hotloop/hotloop.pprof.pb.gz"; do
+		tach2pprof -q "$f" -o "$T/direct.pb.gz"
+		tach2otlp -q "$f" -o "$T/via.otlp"
+		tach2pprof -q "$T/via.otlp" -o "$T/via.pb.gz"
+		view "$T/direct.pb.gz" -top >"$T/want"
+		view "$T/via.pb.gz" -top >"$T/got"
+		diff -u "$T/want" "$T/got"
+		[ "$(wc -l <"$T/want")" -ge 4 ]
+		for i in $(view "$T/direct.pb.gz" -raw | sed -n '/^Samples:/{n;p;q}' | sed 's/\[dflt\]//g'); do
+			view "$T/direct.pb.gz" -top -sample_index="${i%%/*}" >"$T/want"
+			view "$T/via.pb.gz" -top -sample_index="${i%%/*}" >"$T/got"
+			diff -u "$T/want" "$T/got"
+		done
+		view "$T/direct.pb.gz" -tags >"$T/want"
+		view "$T/via.pb.gz" -tags >"$T/got"
+		diff -u "$T/want" "$T/got"
+	done
+}
+
+# The fixtures' copy of ../shared/fixtures/jfr, else the shared folder itself.
+ap_otlp() {
+	local d
+	for d in "$FIXTURES/jfr" "$SHARED_FIX/jfr"; do
+		[ -f "$d/ap-cpu.otlp" ] && { AP=$d; return 0; }
+	done
+	skip "async-profiler's OTLP fixture (jfr/ap-cpu.otlp) is not here"
+}
+
+@test "async-profiler's OTLP (jfrconv -o otlp): the stacks and counts of its own folded output" {
+	ap_otlp
+	run tach-decode -v -F info "$AP/ap-cpu.otlp"
+	[ "$status" -eq 0 ]
+	[ "${lines[0]}" = "tach-decode: $AP/ap-cpu.otlp: otlp input" ]
+	[[ "$output" == *"samples_selected: 1558"* ]]
+	tach-decode -q --no-thread-frames "$AP/ap-cpu.otlp" >"$T/ours"
+	python3 "$SOURCE_ROOT/tests/cli/otlp_ap_check.py" "$AP/ap-cpu.collapsed" "$T/ours"
+	# its threads: "[name tid=N]" names give the thread ids
+	tach-decode -q "$AP/ap-cpu.otlp" >"$T/ours"
+	python3 "$SOURCE_ROOT/tests/cli/otlp_ap_check.py" --threads "$AP/ap-cpu.threads.collapsed" "$T/ours"
+	# its samples at their own times, in time order, 1 ms each (its period)
+	tach-decode -q -F samples "$AP/ap-cpu.otlp" | awk -F'\t' '
+		/^@interval_us / { iv = $0 }
+		!/^[@#]/ { split($1, h, " "); if (h[3] < last) bad++; last = h[3] }
+		END { print iv; print bad + 0 }' >"$T/got"
+	printf '@interval_us 1000\n0\n' | diff -u - "$T/got"
+}
+
+@test "every writer takes OTLP input" {
+	local f=$T/in.otlp
+	tach2otlp -q "$FIXTURES/tach/cases/threads_interleaved.tach" -o "$f"
+	tach-merge -q "$f" -o "$T/o.tach"
+	samples "$FIXTURES/tach/cases/threads_interleaved.tach" >"$T/want"
+	samples "$T/o.tach" | diff -u "$T/want" -
+	local p
+	for p in "tach2pprof -o $T/o.pb.gz" "tach2gecko -o $T/o.gecko" "tach2speedscope -o $T/o.json" \
+		"tach2flamegraph -o $T/o.svg" "tach2callgrind -o $T/o.cg" "tach2pstats -o $T/o.pstats" \
+		"tach2sampler -o $T/o.trace" "tach-decode -o $T/o.folded" "tach2otlp -o $T/o2.otlp"; do
+		$p -q "$f" || { echo "$p failed"; return 1; }
+		[ -s "${p##* }" ] || { echo "$p wrote nothing"; return 1; }
+	done
+	# the folded stacks are the input's
+	diff -u <(tach-decode "$FIXTURES/tach/cases/threads_interleaved.tach") "$T/o.folded"
+	# OTLP again: the same bytes
+	cmp "$f" "$T/o2.otlp"
+	# async-profiler's too
+	ap_otlp
+	tach2pprof -q "$AP/ap-cpu.otlp" -o "$T/ap.pb.gz"
+	tach2gecko -q "$AP/ap-cpu.otlp" -o "$T/ap.gecko"
+	tach-merge -q "$AP/ap-cpu.otlp" -o "$T/ap.tach"
+	[ "$(tach-decode -q "$T/ap.tach" | awk '{ s += $NF } END { print s }')" -eq 1558 ]
+}
+
+@test "detection: OTLP is not taken for pprof, nor pprof for OTLP" {
+	tach2otlp -q "$FIXTURES/tach/cases/single_sample.tach" -o "$T/a.otlp"
+	run tach-decode -v -F info "$T/a.otlp"
+	[ "${lines[0]}" = "tach-decode: $T/a.otlp: otlp input" ]
+	# pprof files of every shape we have stay pprof's
+	$GEN types >"$T/types.pb"
+	tach2pprof -q --no-gzip "$FIXTURES/tach/cases/single_sample.tach" -o "$T/b.pb"
+	for f in "$T/types.pb" "$T/b.pb" "$FIXTURES/gperf/hotloop/hotloop.pprof.pb.gz"; do
+		run tach-decode -v -F info "$f"
+		[ "${lines[0]}" = "tach-decode: $f: pprof input" ] || { echo "$f: ${lines[0]}"; return 1; }
+	done
+	# the pprof reader refuses OTLP, the OTLP reader pprof
+	run tach-decode -q --from pprof "$T/a.otlp"
+	[ "$status" -eq 1 ]
+	run tach-decode -q --from otlp "$T/b.pb"
+	[ "$status" -eq 1 ]
+	[[ "$output" == "tach-decode: $T/b.pb: offset "* ]]
+}
+
+@test "damaged OTLP: one line with the file and offset, exit 1, no -o file" {
+	tach2otlp -q "$FIXTURES/tach/cases/opcodes_columns.tach" -o "$T/a.otlp"
+	local n
+	n=$(stat -c %s "$T/a.otlp")
+	head -c $((n - 3)) "$T/a.otlp" >"$T/cut.otlp"
+	run tach2pprof --from otlp "$T/cut.otlp" -o "$T/out.pb.gz"
+	[ "$status" -eq 1 ]
+	[[ "$output" =~ ^"tach2pprof: $T/cut.otlp: offset "[0-9]+": " ]] || { echo "$output"; return 1; }
+	[ "${#lines[@]}" -eq 1 ]
+	[ ! -e "$T/out.pb.gz" ]
+	# a stack index past the stack table, made by protoc from the decoded text
+	need_spec
+	decode "$T/a.otlp" | sed '0,/stack_index: 1$/s//stack_index: 127/' |
+		protoc --encode=opentelemetry.proto.collector.profiles.v1development.ExportProfilesServiceRequest \
+			-I "$SPEC" "$SPEC/opentelemetry/proto/collector/profiles/v1development/profiles_service.proto" >"$T/bad.otlp"
+	run tach-decode --from otlp "$T/bad.otlp"
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"stack index 127 out of range"* ]] || { echo "$output"; return 1; }
 }

@@ -98,7 +98,9 @@ enum { KVU_KEY = 1, KVU_VALUE = 2, KVU_UNIT = 3 };
 #define OTLP_FRAME_END_LINE "tachfmt.frame.end_line"
 #define OTLP_FRAME_END_COL "tachfmt.frame.end_column"
 #define OTLP_FRAME_OPCODE "tachfmt.frame.opcode"
-#define OTLP_FRAME_INLINED "tachfmt.frame.inlined"
+/* On the first Profile of tachfmt's own types (samples/count, then a time): its values
+ * are the samples' weights and the second's their time, not an input's value types. */
+#define OTLP_WEIGHTS "tachfmt.weights"
 
 /* The writer's OTLP/JSON form (write_json.c): the request message in p[0, n) to out as the
  * specification's JSON encoding of it. */

@@ -7,8 +7,8 @@
  * tachfmt's writer and others make a Profile per sample type) are read together, each
  * entry carrying every type's value; otherwise each Profile's samples come on their own,
  * with 0 for the other types.
- *   - Profiles of the types tachfmt's writer makes (samples/count, then wall or
- *     cpu/nanoseconds) give the weights and the samples' time_ns back, the interval from
+ *   - Profiles of the types tachfmt's writer makes (samples/count, marked tachfmt.weights,
+ *     then wall or cpu/nanoseconds) give the weights and the samples' time_ns back, the interval from
  *     the period, and no value types: the samples as they were put.
  *   - Any other: the meta's value types are the Profiles' types, each entry's values its
  *     extras; the weight is the first count type's value (a Sample with timestamps and no
@@ -42,6 +42,38 @@
 #include "formats/otlp/read.h"
 
 /* ---- Profiles and Samples ---- */
+
+/* A known field of a message with the wire type its schema gives it: wts[num] (0 for an
+ * unknown number, whatever its type; LEN + 1 for a repeated number, LEN or VARINT). A
+ * field of a known number with another type is no such message: a pprof file read as
+ * OTLP stops at its first field, a ValueType's numbers where a ResourceProfiles is. */
+#define WT_ANY 0
+#define WT(t) ((t) + 1)
+#define WT_NUMS 9
+static int check_wt(struct tach_reader *r, const struct tachi_pb_field *f, const uint8_t *wts,
+		    size_t n)
+{
+	if (f->num >= n || wts[f->num] == WT_ANY)
+		return TACH_OK;
+	if (wts[f->num] == WT_NUMS ? f->wt == TACHI_PB_VARINT || f->wt == TACHI_PB_LEN
+				   : f->wt == wts[f->num] - 1)
+		return TACH_OK;
+	return RFAIL(r, TACH_E_FORMAT, TACH_POS_OFFSET, f->at, "field %u: wire type %u, not the "
+		     "schema's", f->num, f->wt);
+}
+static const uint8_t rp_wts[] = { [RP_RESOURCE] = WT(TACHI_PB_LEN),
+	[RP_SCOPE_PROFILES] = WT(TACHI_PB_LEN), [RP_SCHEMA_URL] = WT(TACHI_PB_LEN) };
+static const uint8_t sp_wts[] = { [SP_SCOPE] = WT(TACHI_PB_LEN),
+	[SP_PROFILES] = WT(TACHI_PB_LEN), [SP_SCHEMA_URL] = WT(TACHI_PB_LEN) };
+static const uint8_t prof_wts[] = { [PROF_SAMPLE_TYPE] = WT(TACHI_PB_LEN),
+	[PROF_SAMPLES] = WT(TACHI_PB_LEN), [PROF_TIME_UNIX_NANO] = WT(TACHI_PB_I64),
+	[PROF_DURATION_NANO] = WT(TACHI_PB_VARINT), [PROF_PERIOD_TYPE] = WT(TACHI_PB_LEN),
+	[PROF_PERIOD] = WT(TACHI_PB_VARINT), [PROF_PROFILE_ID] = WT(TACHI_PB_LEN),
+	[PROF_DROPPED] = WT(TACHI_PB_VARINT), [PROF_ORIGINAL_FORMAT] = WT(TACHI_PB_LEN),
+	[PROF_ORIGINAL_PAYLOAD] = WT(TACHI_PB_LEN), [PROF_ATTRIBUTES] = WT_NUMS };
+static const uint8_t smp_wts[] = { [SMP_STACK] = WT(TACHI_PB_VARINT), [SMP_ATTRIBUTES] = WT_NUMS,
+	[SMP_LINK] = WT(TACHI_PB_VARINT), [SMP_VALUES] = WT_NUMS, [SMP_TIMESTAMPS] = WT_ANY };
+#define NWT(a) (sizeof(a) / sizeof(a[0]))
 
 static int value_type(struct tach_reader *r, const struct tachi_pb_field *vf, uint32_t *type,
 		      uint32_t *unit)
@@ -85,7 +117,7 @@ static int sample_head(struct tach_reader *r, const struct tachi_pb_field *sf)
 	int rc;
 	while (pos < end) {
 		struct tachi_pb_field f;
-		if ((rc = tachi_or_field(r, &pos, end, &f)))
+		if ((rc = tachi_or_field(r, &pos, end, &f)) || (rc = check_wt(r, &f, smp_wts, NWT(smp_wts))))
 			return rc;
 		if (f.num == SMP_STACK && f.wt == TACHI_PB_VARINT &&
 		    (rc = tachi_or_index(r, f.at, f.v, st->ntab[DICT_STACK] + !st->ntab[DICT_STACK],
@@ -98,6 +130,19 @@ static int sample_head(struct tach_reader *r, const struct tachi_pb_field *sf)
 	s->na = (uint32_t)(st->naidx - s->a0);
 	st->nsmps++;
 	return TACH_OK;
+}
+
+/* Whether a Profile attribute is tachfmt's mark of its own types. */
+static int weights_mark(struct tach_reader *r, void *ctx, uint32_t a, size_t at)
+{
+	struct rprof *p = ctx;
+	uint32_t key, unit;
+	struct anyv v;
+	int rc = a ? tachi_or_attribute(r, a, &key, &unit, &v) : TACH_OK;
+	(void)at;
+	if (!rc && a && v.is_num && v.num == 1 && tachi_or_str_is(r->state, key, OTLP_WEIGHTS))
+		p->weights = true;
+	return rc;
 }
 
 static int profile_field(struct tach_reader *r, struct rprof *p, const struct tachi_pb_field *f)
@@ -126,6 +171,9 @@ static int profile_field(struct tach_reader *r, struct rprof *p, const struct ta
 		if (f->wt == TACHI_PB_VARINT)
 			p->period = (int64_t)f->v;
 		return TACH_OK;
+	case PROF_ATTRIBUTES:
+		return tachi_or_each(r, f, ((struct otlp_rstate *)r->state)->ntab[DICT_ATTRIBUTE],
+				     "attribute", weights_mark, p);
 	default:
 		return TACH_OK;
 	}
@@ -144,7 +192,7 @@ static int read_profile(struct tach_reader *r, const struct tachi_pb_field *pf)
 	while (pos < end) {
 		struct tachi_pb_field f;
 		int rc = tachi_or_field(r, &pos, end, &f);
-		if (rc || (rc = profile_field(r, p, &f)))
+		if (rc || (rc = check_wt(r, &f, prof_wts, NWT(prof_wts))) || (rc = profile_field(r, p, &f)))
 			return rc;
 	}
 	st->nprofs++;
@@ -196,7 +244,7 @@ static int read_resource_profiles(struct tach_reader *r, const struct tachi_pb_f
 	while (pos < end) {
 		struct tachi_pb_field f, g;
 		int rc = tachi_or_field(r, &pos, end, &f);
-		if (rc)
+		if (rc || (rc = check_wt(r, &f, rp_wts, NWT(rp_wts))))
 			return rc;
 		if (f.wt != TACHI_PB_LEN)
 			continue;
@@ -205,7 +253,8 @@ static int read_resource_profiles(struct tach_reader *r, const struct tachi_pb_f
 		if (f.num != RP_SCOPE_PROFILES)
 			continue;
 		for (size_t p = f.off; p < f.off + f.len;) {
-			if ((rc = tachi_or_field(r, &p, f.off + f.len, &g)))
+			if ((rc = tachi_or_field(r, &p, f.off + f.len, &g)) ||
+			    (rc = check_wt(r, &g, sp_wts, NWT(sp_wts))))
 				return rc;
 			if (g.num == SP_PROFILES && g.wt == TACHI_PB_LEN && (rc = read_profile(r, &g)))
 				return rc;
@@ -398,7 +447,8 @@ static uint64_t unit_ns(struct otlp_rstate *st, uint32_t unit)
 static bool own_types(struct otlp_rstate *st)
 {
 	const struct rprof *p = st->profs;
-	if (!st->zip || !st->nprofs || st->nprofs > 2 || !tachi_or_str_is(st, p[0].type, "samples") ||
+	if (!st->zip || !st->nprofs || st->nprofs > 2 || !p[0].weights ||
+	    !tachi_or_str_is(st, p[0].type, "samples") ||
 	    !tachi_or_str_is(st, p[0].unit, "count"))
 		return false;
 	return st->nprofs == 1 || ((tachi_or_str_is(st, p[1].type, "wall") ||
@@ -554,7 +604,8 @@ static int stack_frames(struct tach_reader *r, uint32_t k, const uint32_t **fr, 
 	return TACH_OK;
 }
 
-/* async-profiler's thread names, "[pool-1-thread-2 tid=31041]": the id. */
+/* async-profiler's thread names, "[pool-1-thread-2 tid=31041]" ("[tid=31038]" for a
+ * thread without a name): the id. */
 static bool name_tid(const uint8_t *p, size_t n, uint64_t *tid)
 {
 	if (n < 8 || p[n - 1] != ']')
@@ -562,7 +613,8 @@ static bool name_tid(const uint8_t *p, size_t n, uint64_t *tid)
 	size_t i = n - 1;
 	while (i > 0 && p[i - 1] >= '0' && p[i - 1] <= '9')
 		i--;
-	return i >= 5 && i < n - 1 && !memcmp(p + i - 5, " tid=", 5) &&
+	return i >= 5 && i < n - 1 &&
+	       (!memcmp(p + i - 5, " tid=", 5) || (i == 5 && !memcmp(p, "[tid=", 5))) &&
 	       tachi_parse_dec((const char *)p + i, n - 1 - i, UINT64_MAX, tid);
 }
 

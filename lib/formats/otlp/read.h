@@ -26,6 +26,7 @@ struct rprof {
 	uint64_t time, duration;
 	uint32_t smp0, nsmp;
 	size_t at;
+	bool weights;          /* marked tachfmt.weights */
 };
 
 /* A Sample: its stack index and attribute indices, aidx[a0, a0 + na). */

@@ -8,7 +8,8 @@
  *     ScopeProfiles, scope "tachfmt" and the library's version.
  *   - A Profile per sample type: samples/count (the weights) and, where the samples carry
  *     time (meta.sample_time), cpu or wall/nanoseconds (their time_ns; cpu for a TACH
- *     profile taken in CPU mode); from an input whose meta names value types (pprof), one
+ *     profile taken in CPU mode), the first marked tachfmt.weights so that a reader tells
+ *     them from an input's types of those names; from an input whose meta names value types (pprof), one
  *     per type instead, with its values, the default type's first (viewers show
  *     profiles[0] by default). Each has time_unix_nano (the start time),
  *     duration_nano (the meta's, else up to the end of the last sample), and period_type
@@ -790,6 +791,10 @@ static int put_profile(struct tach_writer *w, struct tachi_pb_buf *b, uint32_t t
 		ok = put_value_type(&p, &st->m, PROF_PERIOD_TYPE, tt, ns) &&
 		     tachi_pb_put_varint(&p, PROF_PERIOD, mt->interval_us * 1000);
 	}
+	uint32_t key = 0, a;
+	if (ok && !mt->value_type_count && t == 0)
+		ok = own_cstr(w, OTLP_WEIGHTS, &key) && attr_get(w, key, 1, NULL, 0, 0, &a) &&
+		     put_packed(&p, &st->any, PROF_ATTRIBUTES, &a, 1);
 	ok = ok && tachi_pb_put_bytes(b, SP_PROFILES, p.p, p.len);
 	free(p.p);
 	return ok ? TACH_OK : NOMEM(w);
@@ -836,9 +841,11 @@ static int put_scope(struct tach_writer *w, struct tachi_pb_buf *rp)
 		  tachi_pb_put_bytes(&tmp, SCOPE_VERSION, ver, strlen(ver)) &&
 		  tachi_pb_put_bytes(&sp, SP_SCOPE, tmp.p, tmp.len);
 	int rc = ok ? TACH_OK : NOMEM(w);
-	/* the input's default type first: viewers show profiles[0] by default */
-	uint32_t first = w->meta.value_type_count && w->meta.default_type &&
-			 w->meta.default_type <= st->ntypes ? w->meta.default_type - 1 : 0;
+	/* the input's default type first: viewers show profiles[0] by default (none named:
+	 * the last, as pprof takes it) */
+	uint32_t first = !w->meta.value_type_count ? 0
+			 : w->meta.default_type && w->meta.default_type <= st->ntypes
+			 ? w->meta.default_type - 1 : st->ntypes - 1;
 	if (!rc)
 		rc = put_profile(w, &sp, first);
 	for (uint32_t t = 0; !rc && t < st->ntypes; t++)
