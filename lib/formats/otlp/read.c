@@ -347,7 +347,8 @@ static int pair_up(struct tach_reader *r, bool *zip)
 		for (size_t p = 1; p < st->nprofs && *zip; p++) {
 			const struct rsmp *b = &st->smps[st->profs[p].smp0 + i];
 			*zip = a->stack == b->stack && a->na == b->na &&
-			       !memcmp(st->aidx + a->a0, st->aidx + b->a0, a->na * sizeof(*st->aidx));
+			       (!a->na || !memcmp(st->aidx + a->a0, st->aidx + b->a0,
+						  a->na * sizeof(*st->aidx)));
 		}
 		if (!*zip || st->nprofs < 2)
 			break;
@@ -359,11 +360,12 @@ static int pair_up(struct tach_reader *r, bool *zip)
 		uint64_t *keep = malloc((nts ? nts : 1) * sizeof(*keep));
 		if (!keep)
 			return tachi_or_nomem(r);
-		memcpy(keep, st->ts, nts * sizeof(*keep));
+		if (nts)
+			memcpy(keep, st->ts, nts * sizeof(*keep));
 		for (size_t p = 1; p < st->nprofs && *zip && !rc; p++) {
 			rc = sample_data(r, &st->smps[st->profs[p].smp0 + i], &mts, &mv);
 			*zip = !rc && mts == nts && (mts ? true : mv == nv) &&
-			       !memcmp(keep, st->ts, nts * sizeof(*keep));
+			       (!nts || !memcmp(keep, st->ts, nts * sizeof(*keep)));
 		}
 		free(keep);
 		if (rc)
@@ -569,6 +571,8 @@ static int stack_loc(struct tach_reader *r, void *ctx, uint32_t li, size_t at)
 	if ((k->depth += nfr) > r->lim.max_depth)
 		return RFAIL(r, TACH_E_LIMIT, TACH_POS_OFFSET, at, "a stack deeper than %u frames "
 			     "(see --max-depth)", r->lim.max_depth);
+	if (!nfr)
+		return TACH_OK;
 	if (!TACHI_RESERVE(st->kframes, st->kcap, st->nkframes + nfr))
 		return tachi_or_nomem(r);
 	memcpy(st->kframes + st->nkframes, st->frames + fr0, nfr * sizeof(*st->frames));
@@ -599,8 +603,8 @@ static int stack_frames(struct tach_reader *r, uint32_t k, const uint32_t **fr, 
 		st->kfr0[k] = (uint32_t)start;
 		st->knfr[k] = (uint32_t)(st->nkframes - start);
 	}
-	*fr = st->kframes + st->kfr0[k];
 	*n = st->knfr[k];
+	*fr = *n ? st->kframes + st->kfr0[k] : NULL;
 	return TACH_OK;
 }
 
