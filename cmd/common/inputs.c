@@ -223,6 +223,7 @@ int tc_make_readers(struct tc_run *run)
 		if (!status && run->output->writer && (!strcmp(run->output->writer, "pprof") ||
 						       !strcmp(run->output->writer, "callgrind") ||
 						       !strcmp(run->output->writer, "collapsed") ||
+						       !strcmp(run->output->writer, "speedscope") ||
 						       !strcmp(run->output->writer, "flamegraph")) &&
 		    (!strcmp(format, "auto") || !strcmp(format, "pprof")))
 			status = tc_set_opt(run, in->r, NULL, "r:zero-weight", "yes");

@@ -41,6 +41,9 @@ struct tachi_writer_ops {
 	/* Set by a writer that keeps values and labels (values.c): put with the extras. */
 	int (*put_ext)(struct tach_writer *w, const struct tach_dict *d,
 		       const struct tach_sample *s, const struct tach_sample_ext *ext);
+	/* put_ext keeps the samples' labels (pprof); the other writers with a put_ext take
+	 * their values only, and handles.c warns once of the labels they drop */
+	bool keeps_labels;
 };
 
 

@@ -436,11 +436,10 @@ TACH_API int tach_writer_put_ext(struct tach_writer *w, const struct tach_dict *
 	    (!ext->value_count && !ext->label_count))
 		return tach_writer_put(w, d, s);
 	const struct tachi_writer_ops *ops = w->fmt->writer;
-	if (!ops->put_ext) {
-		if (ext->label_count && !w->warned_labels && !w->err.code)
-			warn_dropped_labels(w, d, ext);
+	if (!ops->keeps_labels && ext->label_count && !w->warned_labels && !w->err.code)
+		warn_dropped_labels(w, d, ext);
+	if (!ops->put_ext)
 		return tach_writer_put(w, d, s);
-	}
 	if (TACHI_UNLIKELY(w->err.code))
 		return w->err.code;
 	if (TACHI_UNLIKELY(!w->has_meta || w->closed))

@@ -103,6 +103,21 @@ int tachi_weights_not_samples(struct tach_writer *w)
 		     m->weight_unit, w->fmt->name);
 }
 
+void tachi_values_dropped(struct tach_writer *w)
+{
+	const struct tach_meta *m = &w->meta;
+	for (uint32_t i = 0; m->value_types && i < m->value_type_count; i++) {
+		const char *t = m->value_types[i].type, *u = m->value_types[i].unit;
+		if (i == m->weight_type || (t && !strcmp(t, "samples")) ||
+		    (u && tachi_time_unit_ns(u, strlen(u))))
+			continue;
+		tachi_warn(&w->warn, TACH_POS_NONE, 0, "the %s format keeps samples only: the "
+			   "input's other values are dropped (such as %.40s in %.20s)", w->fmt->name,
+			   t ? t : "", u ? u : "");
+		return;
+	}
+}
+
 /* CPython's profiling.sampling numbers its modes 0..4 (constants.py: PROFILING_MODE_WALL,
  * _CPU, _GIL, _ALL, _EXCEPTION) and stores mode + 1, so that 0 stays "unknown". Only the low
  * byte is read as the mode: the capture-feature bits lie above it. */

@@ -17,5 +17,8 @@ int tachi_writer_keep_values(struct tach_writer *w, const struct tach_meta *m, s
 /* The failure of a writer that stores samples given weights that are not (meta.weight_unit
  * set): it names the options that choose otherwise. */
 int tachi_weights_not_samples(struct tach_writer *w);
+/* For a writer that keeps samples only (TACH, Sampler): the input's values that are neither
+ * the weights, a count of samples nor a time, said once (at begin). */
+void tachi_values_dropped(struct tach_writer *w);
 
 #endif

@@ -10,9 +10,14 @@ SAMPLES_TXT is `tach-decode --format samples` of the same input, or --info to pr
 first-seen order of (thread id, interpreter id); for each, the top-down tree (idle samples
 included) must equal the input's stacks counted by (file, function): every node's total and
 self count, and what profiler-cli leaves out of long lists and deep trees by count and
-samples. Exit 0 when equal, 1 with a report if not. Without SAMPLES_TXT, only load PROFILE:
-exit 0 when the importer accepts it, 1 with its message when not.
+samples; and every thread's samples are at the input's own times (the time line the
+importer draws, and the durations its traced running time sums: each sample's time to the
+next): a record of weight N at TIMESTAMP with TIME_NS is N samples TIME_NS / N apart (one
+interval apart without TIME_NS), read from PROFILE's samples as meta.startTime plus each
+sample's time, to the us. Exit 0 when equal, 1 with a report if not. Without SAMPLES_TXT,
+only load PROFILE: exit 0 when the importer accepts it, 1 with its message when not.
 """
+import gzip
 import codecs
 import json
 import os
@@ -62,7 +67,9 @@ def parse_samples(path):
             if not line or line[0] in "#@":
                 continue
             head, _, frames = line.partition("\t")
-            tid, iid, _ts, _status = head.split(" ")[:4]  # then TIME_NS, WEIGHT
+            fields = head.split(" ")
+            tid, iid, _ts, _status = fields[:4]  # then TIME_NS, WEIGHT
+            weight = int(fields[5]) if len(fields) > 5 else 1
             key = (int(tid), int(iid))
             stack = []
             for fr in frames.split(";") if frames else []:
@@ -76,8 +83,58 @@ def parse_samples(path):
                 stack.append(fk)
             c = threads.setdefault(key, Counter())
             if stack:
-                c[tuple(reversed(stack))] += 1
+                c[tuple(reversed(stack))] += weight
     return threads, has_line
+
+
+def sample_times(path):
+    """(tid, iid) -> the times (us) of its samples, first-seen order of threads, each
+    thread's sorted."""
+    times, interval = {}, 0
+    with open(path, "rb") as f:
+        for raw in f:
+            line = raw.decode("utf-8", "surrogateescape").rstrip("\n")
+            if line.startswith("@interval_us "):
+                interval = int(line.split()[1])
+            if not line or line[0] in "#@":
+                continue
+            f_ = [int(x) for x in line.partition("\t")[0].split(" ")]
+            weight = f_[5] if len(f_) > 5 else 1
+            step = interval
+            if len(f_) > 4 and f_[4] // weight // 1000 != interval:
+                step = (f_[4] // weight + 500) // 1000
+            t = times.setdefault((f_[0], f_[1]), [])
+            t.extend(f_[2] + k * step for k in range(weight))
+    return {k: sorted(v) for k, v in times.items()}
+
+
+def check_times(profile, samples):
+    """The profile's sample times against the samples text's, thread by thread."""
+    with open(profile, "rb") as f:
+        data = f.read()
+    if data[:2] == b"\x1f\x8b":
+        data = gzip.decompress(data)
+    doc = json.loads(data)
+    start = doc["meta"]["startTime"]
+    want = sample_times(samples)
+    got = []
+    for th in doc["threads"]:
+        if th.get("name") == "No samples" and not want:
+            continue
+        sch = th["samples"]["schema"]
+        got.append(sorted(round((start + row[sch["time"]]) * 1000)
+                          for row in th["samples"]["data"]))
+    errors = []
+    if len(got) != len(want):
+        return ["%d threads with samples, expected %d" % (len(got), len(want))]
+    for g, (key, w) in zip(got, want.items()):
+        if g != w:
+            bad = next(i for i, (a, b) in enumerate(zip(g + [None], w + [None])) if a != b)
+            errors.append("thread %d, interpreter %d: %d samples, expected %d; sample %d at "
+                          "%s us, expected %s" % (key[0], key[1], len(g), len(w), bad,
+                                                  g[bad] if bad < len(g) else "-",
+                                                  w[bad] if bad < len(w) else "-"))
+    return errors
 
 
 def label(fk, has_line):
@@ -243,7 +300,7 @@ def main():
                 sys.stderr.write("daemon log:\n" + f.read()[-2000:])
         sys.exit(1)
 
-    errors = []
+    errors = check_times(profile, samples) if samples else []
     try:
         load(profile)
         if info:

@@ -197,7 +197,10 @@ summed() {
 	grep -qx 'sample_interval_us: 100' "$TMP/info"
 	run tach-merge --from samples "$TMP/a.samples" "$TMP/c.samples" "$TMP/b.samples" -o "$TMP/m.tach"
 	[ "$status" -eq 0 ]
-	[ "$output" = "tach-merge: warning: the inputs' sample intervals differ: the output's is the smallest, 50 us" ]
+	[ "${lines[0]}" = "tach-merge: warning: the inputs' sample intervals differ: the output's is the smallest, 50 us" ]
+	# and what that loses, said once: TACH has one interval, a 100 us sample becomes 50
+	[ "${lines[1]}" = "tach-merge: 3 inputs: warning: the tach format has one interval (50 us) and no time per sample: samples keep their timestamps, but each stands for one interval (such as one of 100 us at 3000 us)" ]
+	[ "${#lines[@]}" -eq 2 ]
 	grep -qx 'sample_interval_us: 50' <(tach-decode --format info "$TMP/m.tach")
 	run tach-merge -q --from samples "$TMP/a.samples" "$TMP/c.samples" -o "$TMP/m.tach"
 	[ "$status" -eq 0 ] && [ -z "$output" ]
@@ -356,4 +359,23 @@ summed() {
 	tach-decode "$TMP/m.tach" >"$TMP/m.txt"
 	tach-merge --counts-as-samples "$TMP/heap.pb" | tach-decode >"$TMP/one.txt"
 	awk '{ $NF = 2 * $NF } 1' "$TMP/one.txt" | diff - "$TMP/m.txt"
+}
+
+@test "TACH output says once what it cannot keep: a sample's own time, other values" {
+	# V8 samples: each its time to the next, TACH one interval for all
+	run tach-merge "$TESTDATA/v8/node_hot.cpuprofile" -o "$TMP/v.tach"
+	[ "$status" -eq 0 ]
+	[[ "${lines[0]}" == "tach-merge: $TESTDATA/v8/node_hot.cpuprofile: warning: the tach format has one interval ("*" us) and no time per sample: samples keep their timestamps, but each stands for one interval (such as one of "*" us at "*" us)" ]]
+	[ "${#lines[@]}" -eq 1 ]
+	# the timestamps are the input's, each sample's own
+	diff <(tach-decode -F samples "$TESTDATA/v8/node_hot.cpuprofile" | grep -v '^@' | cut -d' ' -f1-4 | cut -f1) \
+		<(tach-decode -F samples "$TMP/v.tach" | grep -v '^@' | cut -f1)
+	# values of other types (counts-as-samples keeps alloc_space's bytes as samples)
+	python3 "$SOURCE_ROOT/tests/cli/pprof_gen.py" types >"$TMP/t.pb"
+	run tach-merge --counts-as-samples "$TMP/t.pb" -o "$TMP/t.tach"
+	[ "$status" -eq 0 ]
+	[ "$output" = "tach-merge: $TMP/t.pb: warning: the tach format keeps samples only: the input's other values are dropped (such as alloc_objects in count)" ]
+	# TACH to TACH: nothing to say, the same bytes
+	run tach-merge "$FIXTURES/tach/cases/rle_runs.tach" -o "$TMP/r.tach"
+	[ "$status" -eq 0 ] && [ -z "$output" ]
 }

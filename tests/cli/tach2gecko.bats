@@ -563,3 +563,23 @@ PY
 	[ "$status" -eq 0 ]
 	[ "$output" = "[null]" ]
 }
+
+@test "samples at their own times: a record of N samples with its own time is N samples that time / N apart" {
+	profiler_cli
+	# 1 ms interval; a record of 3 samples standing for 6 ms, one of 2.5 ms, then one
+	# interval each
+	printf '@interval_us 1000\n%s\n%s\n%s\n' \
+		$'7 0 1000 2 6000000 3\tt.py:f:1;t.py:main:9' \
+		$'7 0 7000 2 2500000\tt.py:g:2;t.py:main:9' \
+		$'7 0 9500 2\tt.py:main:9' >"$TMP/t.samples"
+	tach2gecko --no-gzip --from samples "$TMP/t.samples" -o "$TMP/t.json"
+	# the times the importer reads: 1, 3, 5, 7, 9.5 ms
+	[ "$(python3 -c 'import json, sys
+d = json.load(open(sys.argv[1]))
+print(" ".join("%g" % r[1] for r in d["threads"][0]["samples"]["data"]))' "$TMP/t.json")" = "1 3 5 7 9.5" ]
+	# and threadCPUDelta each sample's own time, at most the time since the last
+	[ "$(python3 -c 'import json, sys
+d = json.load(open(sys.argv[1]))
+print(" ".join(str(r[3]) for r in d["threads"][0]["samples"]["data"]))' "$TMP/t.json")" = "1000 2000 2000 2000 1000" ]
+	calltree_ok "$TMP/t.json" "$TMP/t.samples"
+}

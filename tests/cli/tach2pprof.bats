@@ -511,3 +511,31 @@ by_state() {
 	grep -q ' compute_heavy$' "$T/via.top"
 	diff -u "$T/direct.top" "$T/via.top"
 }
+
+@test "times are the samples' own: each stack's nanoseconds the sum of its samples' times" {
+	need_go
+	# 1 ms interval; samples of their own times (V8's time to the next, perf periods):
+	# 2.5 ms, 0.3 ms, a record of 3 samples standing for 4 ms, and one interval
+	printf '@interval_us 1000\n%s\n%s\n%s\n%s\n' \
+		$'1 0 1000 2 2500000\tt.py:f:1;t.py:main:9' \
+		$'1 0 3500 2 300000\tt.py:g:2;t.py:main:9' \
+		$'1 0 3800 2 4000000 3\tt.py:f:1;t.py:main:9' \
+		$'1 0 9000 2\tt.py:main:9' >"$T/t.samples"
+	tach2pprof --no-gzip --from samples "$T/t.samples" -o "$T/t.pb"
+	pprof_ok "$T/t.pb" -raw
+	python3 "$SOURCE_ROOT/tests/pprof_stacks.py" raw <"$T/pprof.out" >"$T/got"
+	python3 "$SOURCE_ROOT/tests/pprof_stacks.py" samples <"$T/t.samples" >"$T/want"
+	diff -u "$T/want" "$T/got"
+	# f: 4 samples, 6.5 ms; g: 1 sample, 0.3 ms; main alone: 1 ms
+	grep -qx $'main t.py:9;f t.py:1\t4\t6500000' "$T/got"
+	grep -qx $'main t.py:9;g t.py:2\t1\t300000' "$T/got"
+	pprof_ok "$T/t.pb" -top -nodecount=10
+	grep -q 'Showing nodes accounting for 7800us, 100% of 7800us total' "$T/pprof.out"
+	# samples that carry no time: counts alone, said once
+	printf '@interval_us 0\n1 0 10 0\ta.py:f:1\n' >"$T/n.samples"
+	run tach2pprof --no-gzip --from samples "$T/n.samples" -o "$T/n.pb"
+	[ "$status" -eq 0 ]
+	[ "$output" = "tach2pprof: $T/n.samples: warning: the samples carry no time (no interval, no time of their own): only their counts are written (samples/count)" ]
+	pprof_ok "$T/n.pb" -raw
+	grep -qx 'samples/count\[dflt\]' "$T/pprof.out"
+}

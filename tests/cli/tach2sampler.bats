@@ -195,3 +195,12 @@ for t in range(int(sys.argv[1])):
 	tach-decode "$T/shared.sampler" >"$T/got"
 	cmp "$T/got" "$T/want"
 }
+
+@test "samples of different times: each counts as one, said once; one interval each: nothing said" {
+	run tach2sampler "$TESTDATA/v8/node_hot.cpuprofile" -o "$BATS_TEST_TMPDIR/v.trace"
+	[ "$status" -eq 0 ]
+	[[ "$output" == "tach2sampler: $TESTDATA/v8/node_hot.cpuprofile: warning: the sampler format has no time per sample: each counts as one, though their times differ ("*" us at "*" us)" ]]
+	[ "${#lines[@]}" -eq 1 ]
+	run tach2sampler "$FIXTURES/tach/cases/rle_runs.tach" -o "$BATS_TEST_TMPDIR/r.trace"
+	[ "$status" -eq 0 ] && [ -z "$output" ]
+}

@@ -324,3 +324,54 @@ import_check_list() { # LIST
 	imports "$T/c.tach" >/dev/null
 	[ "$(jq -r .name "$T/p.json")" = "Python 3.15 (cpu mode)" ]
 }
+
+@test "weights are the samples' own times in µs, to the ns; samples without time weigh counts" {
+	speedscope_bundle
+	# samples of their own times: 2.5005 ms, 0.3 ms, and a record of 3 standing for 4 ms
+	printf '@interval_us 1000\n%s\n%s\n%s\n' \
+		$'1 0 1000 2 2500500\tt.py:f:1;t.py:main:9' \
+		$'1 0 3500 2 300000\tt.py:g:2;t.py:main:9' \
+		$'1 0 3800 2 4000000 3\tt.py:g:2;t.py:main:9' >"$T/t.samples"
+	tach2speedscope --from samples "$T/t.samples" -o "$T/t.json"
+	[ "$(python3 -c 'import json, sys
+p = json.load(open(sys.argv[1]))["profiles"][0]
+print(p["unit"], p["endValue"], p["weights"])' "$T/t.json")" = "microseconds 6800.5 [2500.5, 4300]" ]
+	# speedscope's own importer: each stack's self weight
+	"$NODE" "$SOURCE_ROOT/tests/cli/speedscope_import.mjs" "$BUNDLE" "$T/t.json" >"$T/imp.txt"
+	grep -q $'\tt.py:main:9;t.py:f:1 2500.5$' "$T/imp.txt"
+	grep -q $'\tt.py:main:9;t.py:g:2 4300$' "$T/imp.txt"
+	# no time at all: counts, said once
+	printf '@interval_us 0\n1 0 10 0\ta.py:f:1\n1 0 20 0\ta.py:f:1\n' >"$T/n.samples"
+	run tach2speedscope --from samples "$T/n.samples" -o "$T/n.json"
+	[ "$status" -eq 0 ]
+	[ "$output" = "tach2speedscope: $T/n.samples: warning: the samples carry no time (no interval, no time of their own): the weights are sample counts" ]
+	grep -q '"unit":"none","startValue":0,"endValue":2' "$T/n.json"
+}
+
+@test "a profile per value type: a pprof heap profile's every type, the default first" {
+	speedscope_bundle
+	python3 "$SOURCE_ROOT/tests/cli/pprof_gen.py" types >"$T/t.pb"
+	tach2speedscope -q "$T/t.pb" -o "$T/t.json"
+	# alloc_space (the default) first; the sample without inuse_space is in the others
+	[ "$(python3 -c 'import json, sys
+for p in json.load(open(sys.argv[1]))["profiles"]:
+    print(p["name"], p["unit"], p["endValue"], p["weights"])' "$T/t.json")" = "$(printf '%s\n' \
+		'Thread 1 (tid 0) alloc_space bytes 4608 [4096, 512]' \
+		'Thread 1 (tid 0) alloc_objects none 4 [3, 1]' \
+		'Thread 1 (tid 0) inuse_space bytes 1024 [1024]')" ]
+	"$NODE" "$SOURCE_ROOT/tests/cli/speedscope_import.mjs" "$BUNDLE" "$T/t.json" >"$T/imp.txt"
+	grep -qx $'#\tThread 1 (tid 0) alloc_objects\tnone\t4\t2' "$T/imp.txt"
+	grep -qx $'Thread 1 (tid 0) alloc_objects\tm.go:main:1;m.go:grow:5 3' "$T/imp.txt"
+	# a Go heap profile: each type's total is pprof's own
+	command -v go >/dev/null || skip "go not installed (Debian package golang-go)"
+	local heap=${PEERS:-$SOURCE_ROOT/../shared/peers}/corpora/pprof/gobench.heap
+	[ -f "$heap" ] || skip "../shared/peers is not there"
+	HOME=$T PPROF_TMPDIR=$T go tool pprof -proto "$heap" >"$T/h.pb.gz" 2>/dev/null
+	tach2speedscope -q "$T/h.pb.gz" -o "$T/h.json"
+	"$NODE" "$SOURCE_ROOT/tests/cli/speedscope_import.mjs" "$BUNDLE" "$T/h.json" >"$T/himp.txt"
+	HOME=$T PPROF_TMPDIR=$T go tool pprof -raw "$T/h.pb.gz" 2>/dev/null | awk '
+		/^Samples:/ { on = 1; next } /^Locations/ { on = 0 }
+		on && /^ +[0-9]+ +[0-9]+ +[0-9]+ +[0-9]+:/ { for (i = 1; i <= 4; i++) t[i] += $i }
+		END { print "inuse_space", t[4]; print "alloc_objects", t[1]; print "alloc_space", t[2]; print "inuse_objects", t[3] }' >"$T/want"
+	awk -F'\t' '/^#/ { sub(/.* /, "", $2); print $2, $4 }' "$T/himp.txt" | diff "$T/want" -
+}

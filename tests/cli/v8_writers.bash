@@ -60,6 +60,14 @@ through_writers() {
 	local f=$1
 	tach-decode -q -F samples "$f" >"$T/w.samples"
 	tach-decode -q "$f" >"$T/w.col"
+	# folded --value time: each stack's time in us, the samples' own (time to the next)
+	time_folded "$T/w.samples" >"$T/w.tcol"
+	diff -u <(sort "$T/w.tcol") <(tach-decode -q --value time "$f" | sort)
+	[ -s "$T/w.tcol" ]
+	# and the flame graph of those times: the same total, in us
+	tach2flamegraph -q --value time "$f" -o "$T/w.tsvg"
+	grep -q "<title>all ($(awk '{ s += $NF } END { printf "%d", s }' "$T/w.tcol" |
+		python3 -c 'print(f"{int(input()):,}")') us, 100%)</title>" "$T/w.tsvg"
 	# TACH (tach-merge writes it) and back: the same samples
 	tach-merge -q "$f" -o "$T/w.tach"
 	# (each thread's in the same order, a thread being a tid and an interpreter id:

@@ -342,13 +342,14 @@ static bool variant(struct gstate *st, uint32_t key, uint8_t state, uint32_t *v)
 
 
 static int put_record(struct gstate *st, struct gthread *t, uint64_t ts, uint64_t weight,
-		      uint32_t node, uint8_t status)
+		      uint32_t node, uint8_t status, uint64_t step)
 {
 	int e = tachi_stream_room(&st->spool, &t->recs, REC_MAX);
 	if (TACHI_UNLIKELY(e))
 		return e;
 	uint8_t *p = t->recs.buf + t->recs.len;
-	p[0] = (uint8_t)(RF_ON | (weight != 1 ? RF_WEIGHT : 0) | (node == NONE ? RF_NONODE : 0));
+	p[0] = (uint8_t)(RF_ON | (weight != 1 ? RF_WEIGHT : 0) | (node == NONE ? RF_NONODE : 0) |
+			 (step != STEP_IV ? RF_STEP : 0));
 	p[1] = status;
 	/* a difference that went back in time wraps, and wraps back when added */
 	size_t o = 2 + put_uv(p + 2, zigzag64(ts - t->last_t));
@@ -357,6 +358,8 @@ static int put_record(struct gstate *st, struct gthread *t, uint64_t ts, uint64_
 	}
 	if (weight != 1)
 		o += put_uv(p + o, weight);
+	if (step != STEP_IV)
+		o += put_uv(p + o, step);
 	t->recs.len += o;
 	t->recs.total++;
 	t->last_t = ts;
@@ -424,11 +427,17 @@ static int gw_put(struct tach_writer *w, const struct tach_dict *d, const struct
 		t->unsorted = true;
 	if (!t->recs.total || s->timestamp_us < t->first)
 		t->first = s->timestamp_us;
-	uint64_t span;
-	if (__builtin_mul_overflow(weight - 1, w->meta.interval_us, &span) ||
+	/* the samples' own time, to the µs, where it is not the interval */
+	uint64_t step = STEP_IV, each = w->meta.interval_us, span;
+	if (w->meta.sample_time && s->time_ns / weight / 1000 != w->meta.interval_us) {
+		step = each = (s->time_ns / weight + 500) / 1000;
+		if (step == w->meta.interval_us)
+			step = STEP_IV;
+	}
+	if (__builtin_mul_overflow(weight - 1, each, &span) ||
 	    __builtin_add_overflow(s->timestamp_us, span, &t->last_end))
 		t->last_end = UINT64_MAX;
-	int e = put_record(st, t, s->timestamp_us, weight, leaf, s->status);
+	int e = put_record(st, t, s->timestamp_us, weight, leaf, s->status, step);
 	if (e)
 		return WFAIL(w, e == ENOMEM ? TACH_E_NOMEM : TACH_E_IO,
 			     "spooling samples to a temporary file: %s", strerror(e));

@@ -304,9 +304,10 @@ static inline bool walk_next(struct recwalk *wk, struct grec *out)
 		return false;
 	const uint8_t *p = b->p + 2;
 	uint8_t f = b->p[0];
-	uint64_t dt, dn = 0, weight = 1;
+	uint64_t dt, dn = 0, weight = 1, step = STEP_IV;
 	if (!bwalk_varint(b, &p, &dt) || (!(f & RF_NONODE) && !bwalk_varint(b, &p, &dn)) ||
-	    ((f & RF_WEIGHT) && !bwalk_varint(b, &p, &weight)))
+	    ((f & RF_WEIGHT) && !bwalk_varint(b, &p, &weight)) ||
+	    ((f & RF_STEP) && !bwalk_varint(b, &p, &step)))
 		return false;
 	uint64_t node = NONE;
 	if (!(f & RF_NONODE))
@@ -318,6 +319,7 @@ static inline bool walk_next(struct recwalk *wk, struct grec *out)
 	wk->t += unzigzag64(dt);
 	out->t = wk->t;
 	out->weight = weight;
+	out->step = step;
 	out->node = (uint32_t)node;
 	out->status = b->p[1];
 	b->p = p;
@@ -572,8 +574,9 @@ tid:
 	j_str(w, ",\"data\":[");
 }
 
-/* Samples one at a time: a record of weight N is N samples one interval apart, and a
- * sample is moved forward when a weighted record before it overlaps it. */
+/* Samples one at a time: a record of weight N is N samples its step apart (the interval,
+ * or its own time / N), and a sample is moved forward when a weighted record before it
+ * overlaps it. */
 struct sampwalk {
 	struct recwalk rw;
 	struct grec rec;
@@ -588,8 +591,8 @@ static inline bool samp_next(struct sampwalk *sw, uint64_t *tt, uint64_t *elapse
 			return false;
 		sw->k = 0;
 	}
-	uint64_t span;
-	if (__builtin_mul_overflow(sw->k, sw->iv, &span) ||
+	uint64_t span, step = sw->rec.step == STEP_IV ? sw->iv : sw->rec.step;
+	if (__builtin_mul_overflow(sw->k, step, &span) ||
 	    __builtin_add_overflow(sw->rec.t, span, tt))
 		*tt = UINT64_MAX;
 	if (sw->any && *tt < sw->prev)
@@ -727,8 +730,10 @@ static int write_samples(struct tach_writer *w, struct scratch *sc, const struct
 		if (st->recorded) {
 			p[o++] = ',';
 			uint64_t cpu = 0;
+			/* its own time on CPU, at most the time since the last sample */
+			uint64_t own = sw.rec.step == STEP_IV ? iv : sw.rec.step;
 			if (sw.rec.status & TACH_STATUS_ON_CPU)
-				cpu = iv && elapsed > iv ? iv : elapsed;
+				cpu = own && elapsed > own ? own : elapsed;
 			if (cpu == iv) {
 				memcpy(p + o, ivt, sizeof(ivt));
 				o += ivl;

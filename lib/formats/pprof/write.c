@@ -664,4 +664,5 @@ const struct tachi_writer_ops tachi_pprof_writer_ops = {
 	.trie_at = offsetof(struct pprof_wstate, trie) + 1,
 	.fetch = pw_fetch,
 	.put_ext = pw_put_ext,
+	.keeps_labels = true,
 };

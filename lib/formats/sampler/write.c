@@ -16,7 +16,9 @@
  *     columns or opcode become one symbol; the word holds the line (0 for none or <= 0);
  *   - TAB, LF and CR cannot appear in the text fields: they are written as '?' (one
  *     warning), which is also what the collapsed writer shows for them;
- *   - timestamps, status and the sampling interval are not stored;
+ *   - timestamps, status and the sampling interval are not stored, nor a sample's own time
+ *     (a V8 sample's time to the next, a perf period): each sample counts as one, said once
+ *     where the samples' times differ; values of other types (pprof's) neither, said once;
  *   - samples with an empty stack are not written (no known writer made empty records),
  *     with one warning giving their number.
  */
@@ -31,6 +33,7 @@
 #include "model/linekeys.h"
 #include "core/handles.h"
 #include "core/format.h"
+#include "core/values.h"
 #include "formats/sampler/sampler.h"
 
 #define FIRST_ID 0x2122u
@@ -52,7 +55,34 @@ struct sampler_wstate {
 	size_t ncounts, counts_cap;
 	uint64_t empty;
 	bool warned_ctrl;
+	bool time_said;         /* a time that is not the first sample's was said (or none) */
+	uint64_t each_ns;       /* the first sample's time a sample */
 };
+
+static int sw_begin(struct tach_writer *w)
+{
+	struct sampler_wstate *st = w->state;
+	st->time_said = !w->meta.sample_time || w->meta.weight_unit;
+	tachi_values_dropped(w);
+	return TACH_OK;
+}
+
+/* Samples that stand for different times: a count cannot show them (said once). */
+static __attribute__((noinline)) void time_differs(struct tach_writer *w,
+						   const struct tach_sample *s)
+{
+	struct sampler_wstate *st = w->state;
+	if (!st->each_ns) {
+		st->each_ns = s->time_ns / s->weight + 1;
+		return;
+	}
+	if (s->time_ns == (st->each_ns - 1) * s->weight)
+		return;
+	st->time_said = true;
+	tachi_warn(&w->warn, TACH_POS_NONE, 0, "the sampler format has no time per sample: each "
+		   "counts as one, though their times differ (%llu us at %llu us)",
+		   (unsigned long long)(s->time_ns / 1000), (unsigned long long)s->timestamp_us);
+}
 
 /* ---- counts per (thread, stack) ---- */
 
@@ -66,6 +96,8 @@ static int add_weight(struct tach_writer *w, uint64_t *n, uint64_t weight)
 static int sw_put(struct tach_writer *w, const struct tach_dict *d, const struct tach_sample *s)
 {
 	struct sampler_wstate *st = w->state;
+	if (TACHI_UNLIKELY(!st->time_said))
+		time_differs(w, s);
 	if (TACHI_UNLIKELY(!s->depth))
 		return add_weight(w, &st->empty, s->weight);
 	/* the same dict for every sample: tach_writer_put checks it */
@@ -318,6 +350,7 @@ static void sw_free(struct tach_writer *w)
 
 const struct tachi_writer_ops tachi_sampler_writer_ops = {
 	.state_size = sizeof(struct sampler_wstate),
+	.begin = sw_begin,
 	.put = sw_put,
 	.close = sw_close,
 	.free = sw_free,

@@ -26,6 +26,11 @@
  *     "none" (counts of objects, contentions).
  *   - exporter "tachfmt@VERSION". Numbers are written locale-free; strings are escaped
  *     JSON and valid UTF-8 (invalid bytes become U+FFFD, with one warning).
+ *   - An input with several value types (a pprof heap profile's alloc_objects, alloc_space,
+ *     inuse_objects, inuse_space) gives a profile per thread and type instead, named
+ *     "Thread K (tid N) TYPE", the weights' type first, each distinct stack once with the
+ *     sum of its samples' values of that type as its weight (stacks without any left
+ *     out), in the type's unit: pprof has no time order to keep.
  * An input without samples gives an empty profile "No samples" (speedscope's importer
  * needs a profile to name the file).
  * Not written: status flags, timestamps (the format's sampled profiles have none), opcodes.
@@ -70,7 +75,14 @@ struct srun {
 	uint32_t pad;
 };
 
+/* A distinct (thread, stack) of a profile with several value types: its sums, at
+ * vals[i * nvt], and the thread's next one (first-seen order). */
+struct sventry {
+	uint32_t thread, leaf, next;
+};
+
 struct sthread {
+	uint32_t vhead, vtail;  /* its sventries, NONE when none */
 	uint64_t tid;
 	uint32_t iid;
 	bool unsorted, open;
@@ -110,6 +122,14 @@ struct speedscope_wstate {
 	bool text_off;        /* the trie is too big to keep texts for */
 	uint8_t *chunk;
 	struct srun *all;     /* a sorted thread's runs */
+	/* several value types (nvt > 1): sums per distinct (thread, stack) */
+	uint32_t nvt;
+	struct sventry *ve;
+	size_t nve, ve_cap;
+	int64_t *vals;
+	size_t vals_cap;
+	struct tachi_idset ve_index;
+	uint32_t last_thread, last_leaf; /* the sample just put */
 };
 
 static int sw_option(struct tach_writer *w, const char *key, const char *value)
@@ -216,6 +236,7 @@ static struct sthread *thread_for(struct speedscope_wstate *st, const struct tac
 		memset(t, 0, sizeof(*t));
 		t->tid = s->thread_id;
 		t->iid = s->interp_id;
+		t->vhead = t->vtail = NONE;
 		t->comm = NONE;
 		c->slot = (uint32_t)st->nth++;
 	}
@@ -273,6 +294,8 @@ static int sw_put(struct tach_writer *w, const struct tach_dict *d, const struct
 	uint32_t leaf = tachi_stack_intern(&st->trie, c, s, st->fmap);
 	if (leaf == TACHI_NOMEM_NODE)
 		return WFAIL(w, TACH_E_NOMEM, "out of memory");
+	st->last_thread = c->slot;
+	st->last_leaf = leaf;
 	uint64_t n = s->weight ? s->weight : 1;
 	if (t->total && s->timestamp_us < t->last_t)
 		t->unsorted = true;
@@ -291,6 +314,68 @@ static int sw_put(struct tach_writer *w, const struct tach_dict *d, const struct
 	t->total += n;
 	t->total_ns = add_sat(t->total_ns, s->time_ns);
 	return TACH_OK;
+}
+
+static bool ve_eq(void *ctx, uint32_t id, const void *k)
+{
+	const struct speedscope_wstate *st = ctx;
+	const struct sventry *a = &st->ve[id], *b = k;
+	return a->thread == b->thread && a->leaf == b->leaf;
+}
+
+/* The values of the sample just put, added to its (thread, stack)'s sums. */
+static int add_values(struct tach_writer *w, const struct tach_sample *s,
+		      const struct tach_sample_ext *ext)
+{
+	struct speedscope_wstate *st = w->state;
+	struct sventry k = { st->last_thread, st->last_leaf, NONE };
+	uint64_t h = tachi_mix64((uint64_t)k.thread << 32 | k.leaf);
+	uint32_t id;
+	if (!tachi_idset_find(&st->ve_index, h, &k, ve_eq, st, &id)) {
+		size_t old = st->vals_cap;
+		if (st->nve >= UINT32_MAX - 1 || !TACHI_RESERVE(st->ve, st->ve_cap, st->nve + 1) ||
+		    !TACHI_RESERVE(st->vals, st->vals_cap, (st->nve + 1) * st->nvt))
+			return WFAIL(w, TACH_E_NOMEM, "out of memory");
+		memset(st->vals + old, 0, (st->vals_cap - old) * sizeof(*st->vals));
+		id = (uint32_t)st->nve;
+		st->ve[id] = k;
+		if (!tachi_idset_insert(&st->ve_index, h, id))
+			return WFAIL(w, TACH_E_NOMEM, "out of memory");
+		st->nve++;
+		struct sthread *t = &st->th[k.thread];
+		if (t->vtail == NONE)
+			t->vhead = id;
+		else
+			st->ve[t->vtail].next = id;
+		t->vtail = id;
+	}
+	int64_t *v = st->vals + (size_t)id * st->nvt;
+	for (uint32_t i = 0; i < st->nvt; i++) {
+		int64_t x = ext && ext->value_count == st->nvt ? ext->values[i] :
+			    i == w->meta.weight_type ? (int64_t)(s->weight > INT64_MAX ? INT64_MAX : s->weight) : 0;
+		if (x > 0 && __builtin_add_overflow(v[i], x, &v[i]))
+			v[i] = INT64_MAX;
+	}
+	return TACH_OK;
+}
+
+static int sw_put_ext(struct tach_writer *w, const struct tach_dict *d,
+		      const struct tach_sample *s, const struct tach_sample_ext *ext)
+{
+	struct speedscope_wstate *st = w->state;
+	if (!s->depth || (!s->weight && st->nvt < 2))
+		return TACH_OK;
+	st->last_leaf = NONE;
+	int rc = sw_put(w, d, s);
+	if (rc || st->nvt < 2 || st->last_leaf == NONE)
+		return rc;
+	return add_values(w, s, ext);
+}
+
+static int sw_put_plain(struct tach_writer *w, const struct tach_dict *d,
+			const struct tach_sample *s)
+{
+	return sw_put_ext(w, d, s, NULL);
 }
 
 /* ---- close: the JSON document ---- */
@@ -619,6 +704,65 @@ unit:
 	return TACH_OK;
 }
 
+/* Thread ti's profile of value type k (several value types), its stacks and their sums. */
+static int write_type_profile(struct tach_writer *w, size_t ti, uint32_t k, bool first)
+{
+	struct speedscope_wstate *st = w->state;
+	const struct sthread *t = &st->th[ti];
+	const struct tach_value_type *vt = &w->meta.value_types[k];
+	char name[TACHI_THREAD_LABEL_MAX + 2];
+	size_t nl = tachi_thread_label(name, ti + 1, t->tid, t->iid);
+	name[nl++] = ' ';
+	struct tachi_buf b = { 0 };
+	const char *type = vt->type ? vt->type : "";
+	if (!tachi_buf_add(&b, name, nl) || !tachi_buf_add(&b, type, strlen(type)))
+		return TACH_E_NOMEM;
+	const char *u = tachi_unit_name(vt->unit);
+	uint64_t sum = 0;
+	for (uint32_t e = t->vhead; e != NONE; e = st->ve[e].next)
+		sum += (uint64_t)st->vals[(size_t)e * st->nvt + k];
+	int rc = out_str(w, first ? "{\"type\":\"sampled\",\"name\":" : ",{\"type\":\"sampled\",\"name\":") ?
+		 TACH_E_IO : out_json(w, b.p, b.len);
+	free(b.p);
+	if (rc || out_str(w, ",\"unit\":\"") || out_str(w, u ? u : "none") ||
+	    out_str(w, "\",\"startValue\":0,\"endValue\":") || tachi_out_u64(&w->out, sum) ||
+	    out_str(w, ",\"samples\":["))
+		return rc ? rc : TACH_E_IO;
+	for (int pass = 0; pass < 2; pass++) {
+		bool any = false;
+		for (uint32_t e = t->vhead; e != NONE; e = st->ve[e].next) {
+			int64_t v = st->vals[(size_t)e * st->nvt + k];
+			if (v <= 0)
+				continue;
+			if (any && tachi_out_byte(&w->out, ','))
+				return TACH_E_IO;
+			any = true;
+			rc = pass ? (tachi_out_u64(&w->out, (uint64_t)v) ? TACH_E_IO : TACH_OK)
+				  : write_stack(w, st->ve[e].leaf);
+			if (rc)
+				return rc;
+		}
+		if (out_str(w, pass ? "]}" : "],\"weights\":["))
+			return TACH_E_IO;
+	}
+	return TACH_OK;
+}
+
+/* A profile per thread and value type, the weights' type first. */
+static int write_type_profiles(struct tach_writer *w)
+{
+	struct speedscope_wstate *st = w->state;
+	uint32_t first = w->meta.weight_type < st->nvt ? w->meta.weight_type : 0;
+	for (size_t ti = 0; ti < st->nth; ti++)
+		for (uint32_t j = 0; j < st->nvt; j++) {
+			uint32_t k = j == 0 ? first : j <= first ? j - 1 : j;
+			int rc = write_type_profile(w, ti, k, !ti && !j);
+			if (rc)
+				return rc;
+		}
+	return TACH_OK;
+}
+
 static int write_profile(struct tach_writer *w, size_t ti)
 {
 	struct speedscope_wstate *st = w->state;
@@ -690,6 +834,11 @@ static int write_doc(struct tach_writer *w)
 		return rc;
 	if (out_str(w, "]},\"profiles\":["))
 		return TACH_E_IO;
+	if (st->nvt > 1 && st->nth) {
+		if ((rc = write_type_profiles(w)))
+			return rc;
+		return out_str(w, "]}\n") ? TACH_E_IO : TACH_OK;
+	}
 	for (size_t i = 0; i < (st->nth ? st->nth : 1); i++)
 		if ((rc = write_profile(w, i)))
 			return rc;
@@ -720,6 +869,7 @@ static int sw_begin(struct tach_writer *w)
 {
 	struct speedscope_wstate *st = w->state;
 	tachi_spool_init(&st->spool, sizeof(struct srun));
+	st->nvt = w->meta.value_types ? w->meta.value_type_count : 0;
 	return TACH_OK;
 }
 
@@ -742,6 +892,9 @@ static void sw_free(struct tach_writer *w)
 	free(st->text);
 	free(st->chunk);
 	free(st->all);
+	free(st->ve);
+	free(st->vals);
+	tachi_idset_free(&st->ve_index);
 }
 
 /* The format's table row is in speedscope/read.c, beside the reader and its probe. */
@@ -749,7 +902,8 @@ const struct tachi_writer_ops tachi_speedscope_writer_ops = {
 	.state_size = sizeof(struct speedscope_wstate),
 	.option = sw_option,
 	.begin = sw_begin,
-	.put = sw_put,
+	.put = sw_put_plain,
+	.put_ext = sw_put_ext,
 	.close = sw_close,
 	.free = sw_free,
 	.trie_at = offsetof(struct speedscope_wstate, trie) + 1,

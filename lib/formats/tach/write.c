@@ -10,7 +10,10 @@
  *
  * TACH records samples, each one interval long: weights that are values of another kind
  * (a pprof heap profile's bytes) are refused unless option counts-as-samples says to write
- * each unit as one sample. Other value types and labels have no place here (values.c).
+ * each unit as one sample. Samples are written at their own timestamps (a weighted record's
+ * one interval apart); a sample's own time that is not its intervals (a V8 sample's time to
+ * the next, a perf period) cannot be kept, nor values of other types, nor labels: each is
+ * said once on stderr (labels by handles.c), none dropped silently.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -51,6 +54,8 @@ struct wstate {
 	int comp;                /* 0: default (zstd), 1: zstd, 2: none */
 	bool counts_ok;          /* counts-as-samples */
 	bool zstd;
+	bool time_checked;       /* a time not the intervals was said (or cannot come) */
+	uint64_t iv_ns;          /* the interval in ns */
 	struct tach_dict dict;
 	uint32_t *fmap, *smap;   /* source frame/string id -> ours */
 	size_t fmap_cap, smap_cap;
@@ -171,11 +176,18 @@ static inline int emit(struct tach_writer *w, const void *p, size_t n)
 
 /* ---- begin ---- */
 
+
+
 static int ww_begin(struct tach_writer *w)
 {
 	struct wstate *st = w->state;
 	if (w->meta.weight_unit && !st->counts_ok)
 		return tachi_weights_not_samples(w);
+	/* time per sample comes only where the samples carry it; weights of another kind
+	 * (counts-as-samples) stand for none */
+	st->time_checked = !w->meta.sample_time || w->meta.weight_unit ||
+			   __builtin_mul_overflow(w->meta.interval_us, 1000, &st->iv_ns);
+	tachi_values_dropped(w);
 	st->zstd = st->comp != 2;
 	if (!st->level)
 		st->level = 5;
@@ -391,8 +403,22 @@ static int put_repeats(struct tach_writer *w, struct wthread *t, uint64_t n, uin
 	return TACH_OK;
 }
 
+/* The first sample whose own time is not its weight's intervals: said once. */
+static __attribute__((noinline)) void time_lost(struct tach_writer *w, const struct tach_sample *s)
+{
+	struct wstate *st = w->state;
+	st->time_checked = true;
+	tachi_warn(&w->warn, TACH_POS_NONE, 0, "the tach format has one interval (%llu us) and no "
+		   "time per sample: samples keep their timestamps, but each stands for one interval "
+		   "(such as one of %llu us at %llu us)", (unsigned long long)w->meta.interval_us,
+		   (unsigned long long)(s->time_ns / 1000), (unsigned long long)s->timestamp_us);
+}
+
 static int ww_put(struct tach_writer *w, const struct tach_dict *d, const struct tach_sample *s)
 {
+	struct wstate *st = w->state;
+	if (TACHI_UNLIKELY(!st->time_checked) && s->time_ns != s->weight * st->iv_ns)
+		time_lost(w, s);
 	if (TACHI_LIKELY(s->weight <= 1))
 		return put_one(w, d, s);
 	/* A weighted sample becomes that many samples one interval apart; after the first,
