@@ -737,11 +737,10 @@ static bool put_sample(struct otlp_wstate *st, struct tachi_pb_buf *m, uint32_t 
 	struct tachi_pb_buf *s = &st->sub, *x = &st->any;
 	const struct otab *ids = &st->ids;
 	s->len = x->len = 0;
-	size_t a = ids->off[i];
-	if (!tachi_pb_reserve(s, ids->off[i + 1] - a))
+	size_t a = ids->off[i], n = ids->off[i + 1] - a;
+	if (n && (!tachi_pb_reserve(s, n) || !memcpy(s->p, ids->b.p + a, n)))
 		return false;
-	memcpy(s->p, ids->b.p + a, ids->off[i + 1] - a);
-	s->len = ids->off[i + 1] - a;
+	s->len = n;
 	for (uint32_t e = st->smps[i].head; e != NONE; e = st->ents[e].next)
 		if (!tachi_pb_put_uvarint(x, (uint64_t)st->vals[(size_t)e * st->ntypes + t]))
 			return false;
@@ -860,9 +859,11 @@ static int put_scope(struct tach_writer *w, struct tachi_pb_buf *rp)
 
 static bool put_table(struct tachi_pb_buf *b, uint32_t num, const struct otab *t)
 {
-	for (size_t i = 0; i < t->n; i++)
-		if (!tachi_pb_put_bytes(b, num, t->b.p + t->off[i], t->off[i + 1] - t->off[i]))
+	for (size_t i = 0; i < t->n; i++) {
+		size_t n = t->off[i + 1] - t->off[i];
+		if (!tachi_pb_put_bytes(b, num, n ? t->b.p + t->off[i] : NULL, n))
 			return false;
+	}
 	return true;
 }
 
