@@ -277,6 +277,10 @@ round_trip() {
 	run tach-decode -v -F info "$T/r.otlp"
 	[ "$status" -eq 0 ]
 	[ "${lines[0]}" = "tach-decode: $T/r.otlp: otlp input" ]
+	# pipes both ways alike
+	samples "$FIXTURES/tach/cases/rle_runs.tach" >"$T/want"
+	cat "$FIXTURES/tach/cases/rle_runs.tach" | tach2otlp -q | tach-decode -q -F samples - |
+		grep -v '^[@#]' | LC_ALL=C sort | diff -u "$T/want" -
 }
 
 @test "round trips: gperftools (native frames, mappings, inline runs) and pprof's own test profiles" {

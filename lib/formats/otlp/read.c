@@ -25,7 +25,7 @@
  *   - Mappings with their ranges, offsets, files and build IDs
  *     (process.executable.build_id.*); the Resource's process.executable.path (or .name)
  *     is the program.
- * Not read: links, the original payload, the scope, dropped-attribute counts.
+ * Not read: OTLP/JSON, links, the original payload, the scope, dropped-attribute counts.
  * Memory: the input, and per entry its time and values.
  */
 #include <stdio.h>
