@@ -122,6 +122,7 @@ struct otlp_wstate {
 	uint32_t last_iid;
 	uint8_t last_status;
 	uint32_t *la;        /* its attribute indices */
+	uint32_t last_stack, last_depth, last_id; /* its stack and Sample, when last_ok */
 	size_t nla, la_cap;
 	int64_t *vtmp;       /* a sample's values, ntypes of them */
 };
@@ -664,9 +665,22 @@ static int ow_put(struct tach_writer *w, const struct tach_dict *d, const struct
 	if (__builtin_mul_overflow(s->timestamp_us, (uint64_t)1000, &ts))
 		return WFAIL(w, TACH_E_LIMIT, "timestamp %llu µs is past 2^64 ns",
 			     (unsigned long long)s->timestamp_us);
-	if ((rc = stack_index(w, d, s, &stack)) || (rc = sample_attrs(w, d, s)) ||
-	    (rc = sample_index(w, stack, &id, &fresh)))
+	/* the previous sample's thread, and the reader says every frame is the same: its
+	 * stack, not looked up again */
+	bool same = st->last_ok && st->last_tid == s->thread_id && st->last_iid == s->interp_id &&
+		    s->depth == st->last_depth && s->same_outer >= s->depth;
+	if (same)
+		stack = st->last_stack;
+	else if ((rc = stack_index(w, d, s, &stack)))
 		return rc;
+	bool labels = st->ext && st->ext->label_count;
+	if (same && !labels && st->last_status == s->status)
+		id = st->last_id; /* the same stack and attributes: the same Sample */
+	else if ((rc = sample_attrs(w, d, s)) || (rc = sample_index(w, stack, &id, &fresh)))
+		return rc;
+	st->last_id = id;
+	st->last_stack = stack;
+	st->last_depth = s->depth;
 	struct osmp *sm = &st->smps[id];
 	uint32_t e = (uint32_t)st->nents;
 	bool add = st->no_ts && !fresh;
