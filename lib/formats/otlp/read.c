@@ -97,8 +97,13 @@ static int add_attr(struct tach_reader *r, void *ctx, uint32_t i, size_t at)
 	struct otlp_rstate *st = r->state;
 	(void)ctx;
 	(void)at;
+	const struct rsmp *s = ctx;
 	if (!i)
 		return TACH_OK;
+	/* each of a Sample's samples gives them all: a bound keeps that cost the records' */
+	if (st->naidx - s->a0 >= MAX_SAMPLE_ATTRS)
+		return RFAIL(r, TACH_E_LIMIT, TACH_POS_OFFSET, at, "a sample with more than %u "
+			     "attributes", MAX_SAMPLE_ATTRS);
 	if (st->naidx >= UINT32_MAX - 1 || !TACHI_RESERVE(st->aidx, st->acap, st->naidx + 1))
 		return tachi_or_nomem(r);
 	st->aidx[st->naidx++] = i;
@@ -124,7 +129,7 @@ static int sample_head(struct tach_reader *r, const struct tachi_pb_field *sf)
 					 "stack", &s->stack)))
 			return rc;
 		if (f.num == SMP_ATTRIBUTES &&
-		    (rc = tachi_or_each(r, &f, st->ntab[DICT_ATTRIBUTE], "attribute", add_attr, NULL)))
+		    (rc = tachi_or_each(r, &f, st->ntab[DICT_ATTRIBUTE], "attribute", add_attr, s)))
 			return rc;
 	}
 	s->na = (uint32_t)(st->naidx - s->a0);
@@ -622,26 +627,45 @@ static bool name_tid(const uint8_t *p, size_t n, uint64_t *tid)
 	       tachi_parse_dec((const char *)p + i, n - 1 - i, UINT64_MAX, tid);
 }
 
-/* A label of attribute (key, unit, v). */
-static int add_label(struct tach_reader *r, uint32_t key, uint32_t unit, const struct anyv *v)
+/* Attribute a as a sample takes it, decoded (and its strings interned) once. */
+static int cached_attr(struct tach_reader *r, uint32_t a, const struct oattr **out)
 {
 	struct otlp_rstate *st = r->state;
-	if (!TACHI_RESERVE(st->labs, st->labs_cap, st->ext.label_count + 1))
-		return tachi_or_nomem(r);
-	struct tach_label *l = &st->labs[st->ext.label_count];
-	*l = (struct tach_label){ 0, TACH_NO_STRING, v->num, TACH_NO_STRING };
-	int rc = tachi_or_str_id(r, key, &l->key);
-	if (!rc && v->is_str && v->sidx != NONE)
-		rc = tachi_or_str_id(r, v->sidx, &l->str);
-	else if (!rc && v->is_str && v->s.len > TACHI_MAX_STRING)
-		rc = tachi_or_bad(r, v->s.off, "a string longer than 1 MiB");
-	else if (!rc && v->is_str &&
-		 tach_dict_intern_string(&r->dict, (const char *)st->d + v->s.off, v->s.len, &l->str))
+	struct oattr *c = &st->acache[a];
+	*out = c;
+	if (c->kind)
+		return TACH_OK;
+	uint32_t key, unit;
+	struct anyv v;
+	int rc = tachi_or_attribute(r, a, &key, &unit, &v);
+	if (rc)
+		return rc;
+	c->kind = A_NONE;
+	c->num = v.num;
+	if (v.is_num && tachi_or_str_is(st, key, OTLP_THREAD_ID))
+		c->kind = A_TID;
+	else if (v.is_num && tachi_or_str_is(st, key, OTLP_INTERP_ID))
+		c->kind = A_IID;
+	else if (v.is_num && tachi_or_str_is(st, key, OTLP_STATUS))
+		c->kind = A_STATUS;
+	if (c->kind != A_NONE || !(v.is_str || v.is_num))
+		return TACH_OK;
+	if (v.is_str && v.sidx == NONE && tachi_or_str_is(st, key, OTLP_THREAD_NAME))
+		c->named = name_tid(st->d + v.s.off, v.s.len, &c->name_tid);
+	struct tach_label *l = &c->lab;
+	*l = (struct tach_label){ 0, TACH_NO_STRING, v.num, TACH_NO_STRING };
+	rc = tachi_or_str_id(r, key, &l->key);
+	if (!rc && v.is_str && v.sidx != NONE)
+		rc = tachi_or_str_id(r, v.sidx, &l->str);
+	else if (!rc && v.is_str && v.s.len > TACHI_MAX_STRING)
+		rc = tachi_or_bad(r, v.s.off, "a string longer than 1 MiB");
+	else if (!rc && v.is_str &&
+		 tach_dict_intern_string(&r->dict, (const char *)st->d + v.s.off, v.s.len, &l->str))
 		rc = tachi_or_nomem(r);
-	if (!rc && !v->is_str && unit)
+	if (!rc && !v.is_str && unit)
 		rc = tachi_or_str_id(r, unit, &l->unit);
 	if (!rc)
-		st->ext.label_count++;
+		c->kind = A_LABEL;
 	return rc;
 }
 
@@ -649,28 +673,29 @@ static int add_label(struct tach_reader *r, uint32_t key, uint32_t unit, const s
 static int sample_attrs(struct tach_reader *r, const struct rsmp *s, struct tach_sample *out)
 {
 	struct otlp_rstate *st = r->state;
-	bool tid = false;
+	bool tid = false, named = false;
 	uint64_t name_id = 0;
-	bool named = false;
 	st->ext.label_count = 0;
+	if (s->na && !TACHI_RESERVE(st->labs, st->labs_cap, s->na))
+		return tachi_or_nomem(r);
 	for (uint32_t i = 0; i < s->na; i++) {
-		uint32_t key, unit;
-		struct anyv v;
-		int rc = tachi_or_attribute(r, st->aidx[s->a0 + i], &key, &unit, &v);
+		const struct oattr *c;
+		int rc = cached_attr(r, st->aidx[s->a0 + i], &c);
 		if (rc)
 			return rc;
-		if (v.is_num && tachi_or_str_is(st, key, OTLP_THREAD_ID)) {
-			out->thread_id = (uint64_t)v.num;
+		if (c->kind == A_TID) {
+			out->thread_id = (uint64_t)c->num;
 			tid = true;
-		} else if (v.is_num && tachi_or_str_is(st, key, OTLP_INTERP_ID)) {
-			out->interp_id = (uint32_t)v.num;
-		} else if (v.is_num && tachi_or_str_is(st, key, OTLP_STATUS)) {
-			out->status = (uint8_t)v.num;
-		} else if (v.is_str || v.is_num) {
-			if (v.is_str && v.sidx == NONE && tachi_or_str_is(st, key, OTLP_THREAD_NAME))
-				named = name_tid(st->d + v.s.off, v.s.len, &name_id);
-			if ((rc = add_label(r, key, unit, &v)))
-				return rc;
+		} else if (c->kind == A_IID) {
+			out->interp_id = (uint32_t)c->num;
+		} else if (c->kind == A_STATUS) {
+			out->status = (uint8_t)c->num;
+		} else if (c->kind == A_LABEL) {
+			if (c->named) {
+				named = true;
+				name_id = c->name_tid;
+			}
+			st->labs[st->ext.label_count++] = c->lab;
 		}
 	}
 	if (!tid && named)
@@ -759,6 +784,8 @@ static int or_open(struct tach_reader *r)
 	if (!(st->kfr0 = malloc(nk * sizeof(*st->kfr0))) || !(st->knfr = malloc(nk * sizeof(*st->knfr))))
 		return tachi_or_nomem(r);
 	memset(st->kfr0, 0xff, nk * sizeof(*st->kfr0));
+	if (!(st->acache = calloc(st->ntab[DICT_ATTRIBUTE] + 1, sizeof(*st->acache))))
+		return tachi_or_nomem(r);
 	if (st->nprofs && (rc = pair_up(r, &st->zip)))
 		return rc;
 	if ((rc = make_meta(r)) || (rc = build_entries(r)))
@@ -781,7 +808,7 @@ static void or_free(struct tach_reader *r)
 		free(st->tab[t]);
 	void *p[] = { st->sid, st->mid, st->lfr0, st->lnfr, st->frames, st->kfr0, st->knfr,
 		      st->kframes, st->profs, st->smps, st->aidx, st->ents, st->vals, st->vt,
-		      st->strs, st->tstrs, st->row, st->labs, st->ts, st->v };
+		      st->strs, st->tstrs, st->row, st->labs, st->ts, st->v, st->acache };
 	for (size_t i = 0; i < sizeof(p) / sizeof(p[0]); i++)
 		free(p[i]);
 }

@@ -42,6 +42,20 @@ struct rent {
 	uint32_t smp, prof, seq;
 };
 
+/* The most attributes a Sample may have (the schema wants their keys distinct). */
+#define MAX_SAMPLE_ATTRS 4096u
+
+/* An attribute as a sample takes it: a thread field, a label, or nothing (kind 0: not
+ * decoded yet); a thread name of async-profiler's form gives a thread id. */
+enum { A_NONE = 1, A_TID, A_IID, A_STATUS, A_LABEL };
+struct oattr {
+	uint8_t kind;
+	bool named;
+	uint64_t name_tid;
+	int64_t num;
+	struct tach_label lab;
+};
+
 struct otlp_rstate {
 	const uint8_t *d;
 	size_t size;
@@ -63,6 +77,7 @@ struct otlp_rstate {
 	size_t nsmps, scap;
 	uint32_t *aidx;
 	size_t naidx, acap;
+	struct oattr *acache;  /* attribute index -> as decoded */
 	bool zip;              /* the Profiles pair up: one group of all */
 	bool own;              /* of the types tachfmt writes */
 	bool timed;            /* own: a time profile is there */
