@@ -29,7 +29,8 @@ def from_raw(text):
     locs = {}
     stacks = OrderedDict()
     section = None
-    sample_re = re.compile(r"^\s*(\d+)\s+(\d+): ((?:\d+ )*)$")
+    # samples and their time; samples alone where the profile has no time (0 ns)
+    sample_re = re.compile(r"^\s*(\d+)(?:\s+(\d+))?: ((?:\d+ )*)$")
     # (a frame without native data, perf's [comm] root, has no mapping)
     loc_re = re.compile(r"^\s*(\d+): 0x[0-9a-f]+(?: M=\d+)? (.*) s=0(?:\(\))?$")
     # an address with no symbol (perf's [unknown]): named by its mapping's file, as the
@@ -55,7 +56,7 @@ def from_raw(text):
             m = sample_re.match(line)
             if m:
                 ids = [int(x) for x in m.group(3).split()]
-                samples.append((ids, int(m.group(1)), int(m.group(2))))
+                samples.append((ids, int(m.group(1)), int(m.group(2) or 0)))
         elif section == "Locations":
             m = loc_re.match(line)
             if m:

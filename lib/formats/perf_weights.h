@@ -1,6 +1,7 @@
 /* How perf's periods become weights and values, for the two perf readers (perf script
  * text, perf/read.c; perf.data, perfdata/read.c): the reader option weight; a clock's
- * periods (cpu-clock, task-clock: nanoseconds) as time, in intervals of the first period;
+ * periods (cpu-clock, task-clock: nanoseconds) as each sample's time (time_ns, exact), each
+ * sample one (the interval, the first period, names the rate and weighs nothing);
  * a counted event's samples with values as pprof's sample types name them, the samples
  * (the weights) and, where periods are known, the event's count, shown first as perf
  * report weighs by period. Each reader decides which at its first sample. */
@@ -36,14 +37,15 @@ static inline bool tachi_perf_weight_mode(struct tachi_perf_weights *pw, const c
 	return false;
 }
 
-/* A clock's periods are CPU time (pprof's sample type cpu: TACH's profiling mode 2); the
- * interval is the first period in µs, rounded, at least 1. */
+/* A clock's periods are CPU time (pprof's sample type cpu: TACH's profiling mode 2), each
+ * sample's own; the interval is the first period in µs, rounded, at least 1. */
 static inline void tachi_perf_weights_clock(struct tachi_perf_weights *pw, struct tach_meta *m,
 					    uint64_t period)
 {
 	pw->time_event = true;
 	m->profiling_config = 2;
 	pw->base_ns = period;
+	m->sample_time = 1;
 	m->interval_us = period < 1000 ? 1 : period / 1000 + (period % 1000 >= 500);
 }
 
@@ -67,19 +69,24 @@ static inline void tachi_perf_weights_count(struct tachi_perf_weights *pw, struc
 					    .values = pw->vals };
 }
 
-/* A sample's weight: its period (period mode; 1 without one), its period in intervals,
- * rounded, at least 1 (a clock), else 1. */
+/* A sample's weight: its period (period mode; 1 without one), else 1: a perf sample is one
+ * sample, a clock's time being its period (tachi_perf_time). */
 static inline uint64_t tachi_perf_weight(const struct tachi_perf_weights *pw, bool has_period,
 					 uint64_t period)
 {
 	if (pw->mode == TACHI_PERF_W_PERIOD)
 		return has_period && period ? period : 1;
-	if (!pw->time_event || !has_period)
-		return 1;
-	uint64_t w = period / pw->base_ns, rest = period % pw->base_ns;
-	if (rest >= pw->base_ns - rest)
-		w++;
-	return w ? w : 1;
+	return 1;
+}
+
+/* A sample's time in ns: a clock's period (the first one where a sample has none); 0 for
+ * other events, whose periods are counts, not time. */
+static inline uint64_t tachi_perf_time(const struct tachi_perf_weights *pw, bool has_period,
+				       uint64_t period)
+{
+	if (!pw->time_event)
+		return 0;
+	return has_period && period ? period : pw->base_ns;
 }
 
 /* The values of a sample of weight w, for a counted event; NULL for others. */

@@ -417,7 +417,8 @@ int tachi_v8_finish(struct tach_reader *r)
 	if (rc)
 		return rc;
 	durations(st);
-	if (st->nprofs > 1)
+	/* (no qsort of no samples: their array may be NULL, every profile's dropped) */
+	if (st->nprofs > 1 && st->ns > 1)
 		qsort(st->s, st->ns, sizeof(*st->s), cmp_time);
 	return TACH_OK;
 }

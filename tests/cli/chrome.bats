@@ -145,7 +145,7 @@ same_samples() {
 	[ "$output" = "tach-decode: $T/named.json: offset 398: stack deeper than the depth limit of 1 frames" ]
 }
 
-@test "two profiles of one thread (node --cpu-prof with the trace category) are one recording: the longer kept, said once" {
+@test "two profiles of one thread (node --cpu-prof with the trace category) are one recording: the longer (more samples) kept, said once" {
 	record "$T/rec"
 	f=$T/rec/node_trace.1.log
 	# the recording holds two profiles of the main thread (and two of the worker's)
@@ -158,7 +158,7 @@ sys.exit(0 if max(c.values()) > 1 else "one profile per thread: %r" % c)' "$f"
 	[ "$status" -eq 0 ]
 	# said once, on the first line, naming what was dropped
 	[ "$(printf '%s\n' "${lines[@]}" | grep -c 'warning: a thread in two profiles')" -eq 1 ]
-	[[ ${lines[0]} == "tach-decode: $f: warning: a thread in two profiles (node --cpu-prof with the cpu_profiler trace category records it twice) is one recording, counted once: "*" dropped, the longer kept; thread "*" of process "*": "*" samples over "*" us dropped, "*" samples over "*" us kept" ]]
+	[[ ${lines[0]} == "tach-decode: $f: warning: a thread in two profiles (node --cpu-prof with the cpu_profiler trace category records it twice) is one recording, counted once: "*" dropped, the longer (more samples) kept; thread "*" of process "*": "*" samples over "*" us dropped, "*" samples over "*" us kept" ]]
 	# each thread's samples are exactly those of the profile kept, as many as its
 	# samples array has, each at its own time (chrome_expect.py), in one thread per tid
 	same_samples "$f"

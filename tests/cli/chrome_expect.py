@@ -13,8 +13,8 @@ where FRAME is "FUNC|FILE|LINE|COL" (-1: none).
       nodes ("parent" links), samples and timeDeltas in file order, the first delta from
       args.data.startTime; endTime from the chunk that has it. Chunks of an id with no
       Profile event are skipped. Two profiles of one pid/tid are one recording: the
-      longer (startTime to endTime, or to its last sample) is kept (ties: more samples,
-      then the first), the other dropped. Frames as for a .cpuprofile (v8_expect.py),
+      one with more samples is kept (ties: the longer from startTime to endTime, or to
+      its last sample, then the first), the other dropped. Frames as for a .cpuprofile (v8_expect.py),
       then the thread's thread_name (the last given) as the outermost frame
       "NAME|[comm]|PID|-1". A sample stands for the time up to the next one of its
       profile, a profile's last up to its endTime (else 0); the interval is the median of
@@ -87,7 +87,7 @@ def expect(path):
     kept = {}
     for i, p in enumerate(profs):
         k = p["thread"][:2]
-        if k not in kept or (p["span"], p["count"]) > (profs[kept[k]]["span"], profs[kept[k]]["count"]):
+        if k not in kept or (p["count"], p["span"]) > (profs[kept[k]]["count"], profs[kept[k]]["span"]):
             kept[k] = i
     keep = set(kept.values())
     for i, p in enumerate(profs):

@@ -15,8 +15,8 @@ info() { # FILE KEY: a value of tach-decode --format info
 }
 
 # What each perf fixture holds, computed here from its counts: "samples interval_us" for
-# counts that are all multiples of one period of at least 1000 (ns), else the counts' sum at
-# the default interval.
+# counts that are all multiples of one period of at least 1000 (ns), else the counts' sum as
+# samples of no known interval (0).
 expected_perf() {
 	python3 - "$1" <<'EOF'
 import math, sys
@@ -27,7 +27,7 @@ for x in c:
 if len(c) >= 2 and g >= 1000:
     print(sum(c) // g, (g + 500) // 1000)
 else:
-    print(sum(c), 1000)
+    print(sum(c), 0)
 EOF
 }
 
@@ -39,7 +39,7 @@ EOF
 		[ "$(info "$T/x.tach" samples_selected)" = "$want" ] || {
 			echo "$f: $(info "$T/x.tach" samples_selected) samples, want $want"; false; }
 		[ "$(info "$T/x.tach" sample_interval_us)" = "$iv" ]
-		[ "$iv" = 1000 ] || { timed=$((timed + 1)); [ "$want" -lt 1000 ]; }
+		[ "$iv" = 0 ] || { timed=$((timed + 1)); [ "$want" -lt 1000 ]; }
 		n=$((n + 1))
 	done
 	[ "$n" -eq 53 ]
@@ -68,15 +68,21 @@ tot = sum(v[2] for k, v in st.items() if isinstance(v, tuple) and len(v) == 5)
 want = int(sys.argv[2]) / 1e9
 assert abs(tot - want) < want * 1e-5, (tot, want)
 EOF
-	tach-decode -F samples "$T/x.tach" >"$T/samples"
+	# (the samples text of the input itself: TACH keeps the interval, not each line's time)
+	tach-decode -q -F samples "$f" >"$T/samples"
 	python3 "$SOURCE_ROOT/tests/cli/pstats_check.py" "$T/samples" "$T/x.pstats"
+	# each line one record of its time, the perf samples it sums at the period: 673 in all
+	[ "$(awk -F'\t' '!/^@/ { split($1, h, " "); t += h[5]; n += (6 in h) ? h[6] : 1 } END { print t, n }' "$T/samples")" = "$(awk '{ s += $NF } END { print s }' "$f") 673" ]
 	# pprof: 673 samples of 2004 µs, read back
 	tach2pprof -q "$f" -o "$T/x.pb.gz"
 	[ "$(info "$T/x.pb.gz" sample_interval_us)" = 2004 ]
 	[ "$(tach-decode -F samples "$T/x.pb.gz" | grep -vc '^@')" = 673 ]
-	# speedscope: weights in µs summing to the time
+	# speedscope: weights in µs summing to the time, the counts' sum
 	tach2speedscope -q "$f" -o "$T/x.json"
-	[ "$(jq '[.profiles[].weights[]] | add' "$T/x.json")" = $((673 * 2004)) ]
+	python3 -c 'import json, sys
+got = sum(w for p in json.load(open(sys.argv[1]))["profiles"] for w in p["weights"])
+want = sum(int(l.rsplit(None, 1)[1]) for l in open(sys.argv[2]) if l.strip()) / 1000
+sys.exit(0 if abs(got - want) < 1e-6 * want else "%r us, want %r" % (got, want))' "$T/x.json" "$f"
 }
 
 @test "--count-unit: samples, ns, us, ms, each counting as it says" {
@@ -85,7 +91,12 @@ EOF
 	[ "$status" -eq 0 ]
 	[ "$output" = "collapsed2tach: $T/in: warning: counts taken as samples, but every count is a multiple of 1000, as times in nanoseconds such as perf periods are (--count-unit ns reads them as time)" ]
 	[ "$(info "$T/s.tach" samples_selected)" = 4000 ]
-	[ "$(info "$T/s.tach" sample_interval_us)" = 1000 ]
+	# samples of no known interval: no time, none guessed
+	[ "$(info "$T/s.tach" sample_interval_us)" = 0 ]
+	tach-decode -q -F samples --count-unit samples "$T/in" >"$T/s.samples"
+	grep -qx '@interval_us 0' "$T/s.samples"
+	[ "$(grep -v '^@' "$T/s.samples" | cut -f1 | awk 'NF != 4' | wc -l)" -eq 0 ]
+	[ "$(info "$T/s.tach" weight_total_us)" = "" ]
 	for u in ns us ms; do
 		run collapsed2tach --count-unit $u "$T/in" -o "$T/$u.tach"
 		[ "$status" -eq 0 ]
@@ -103,15 +114,18 @@ EOF
 	printf 'a 5000\n' | collapsed2tach -o "$T/one.tach" 2>"$T/err"
 	[ "$(info "$T/one.tach" samples_selected)" = 5000 ]
 	[ ! -s "$T/err" ]
-	# measured times without a common period: a hundredth of the mean count per sample
-	printf 'a 150\nb 250\n' | collapsed2tach --count-unit us -o "$T/m.tach"
-	[ "$(info "$T/m.tach" sample_interval_us)" = 2 ]
-	[ "$(tach-decode "$T/m.tach")" = "$(printf 'tid:0;b 125\ntid:0;a 75')" ]
-	# an interval that rounds the times away is said
-	run bash -c "printf 'a 150\nb 250\n' | collapsed2tach --count-unit us --interval 100 -o '$T/r.tach'"
+	# measured times without a common period: each line one record of its time, no
+	# interval guessed
+	printf 'a 150\nb 250\n' >"$T/m.txt"
+	[ "$(info "$T/m.txt" sample_interval_us)" = 0 ]
+	[ "$(tach-decode -q -F samples --count-unit us "$T/m.txt" | grep -v '^@')" = "$(printf '0 0 0 4 150000\t~:a:-:-:-:-:-\n0 0 150 4 250000\t~:b:-:-:-:-:-')" ]
+	[ "$(tach-decode --count-unit us "$T/m.txt")" = "$(printf 'tid:0;a 1\ntid:0;b 1')" ]
+	# a given interval weighs nothing: a line stays one record, nothing rounded, no warning
+	run collapsed2tach --count-unit us --interval 100 "$T/m.txt" -o "$T/m.tach"
 	[ "$status" -eq 0 ]
-	[ "$output" = "collapsed2tach: <stdin>: warning: times rounded to whole intervals of 100 us make the total longer by 25% (--interval sets a shorter one)" ]
-	[ "$(info "$T/r.tach" samples_selected)" = 5 ]
+	[ -z "$output" ]
+	[ "$(info "$T/m.tach" samples_selected)" = 2 ]
+	[ "$(info "$T/m.tach" sample_interval_us)" = 100 ]
 	run collapsed2tach --count-unit s "$T/in"
 	[ "$status" -eq 2 ]
 	[[ "$output" == *"count-unit must be auto, samples, ns, us or ms, not s"* ]]
@@ -194,14 +208,12 @@ check_austin1() { # FILE FORM: austin 1.x output read as time, frames with their
 	local col=NF
 	[ "$form" != full ] || col='NF-2'
 	want=$(awk "{ s += \$($col) } END { print s }" "$f")
-	have=$(( $(info "$T/x.tach" samples_selected) * $(info "$T/x.tach" sample_interval_us) ))
-	[ $((have * 100)) -ge $((want * 99)) ] && [ $((have * 100)) -le $((want * 101)) ] ||
-		{ echo "$f: $have us, want $want"; false; }
-	# never a sample per microsecond: the chosen interval is a hundredth of a line's mean
-	# count, and austin's counts here are times of 1 ms samples (-i 1000) or sums of them,
-	# so a sample stands for 10 us or more however long the run took
-	[ "$(info "$T/x.tach" sample_interval_us)" -ge 10 ] ||
-		{ echo "$f: interval $(info "$T/x.tach" sample_interval_us) us"; false; }
+	[ "$(info "$f" weight_total_us)" = "$want" ] ||
+		{ echo "$f: $(info "$f" weight_total_us) us, want $want"; false; }
+	# never a sample per microsecond, nor an interval guessed: one record per line
+	# (lines of a zero count are skipped)
+	[ "$(info "$f" samples_selected)" = "$(awk "\$($col) > 0" "$f" | wc -l)" ]
+	[ "$(info "$f" sample_interval_us)" = 0 ]
 }
 
 @test "austin 1.x: default, -f, -a and -C output as austin 1.0.1 wrote it" {
@@ -248,5 +260,52 @@ old_python() {
 		austin $opt -i 1000 -o "$T/$form.txt" "$py" work.py 2>/dev/null
 		[ -s "$T/$form.txt" ]
 		check_austin1 "$T/$form.txt" $form
+	done
+}
+
+# austin_big FILE HEADER: about 3.7 MB of austin-style lines (P<pid>;T<iid>:<tid> roots,
+# file:func:line frames), their counts measured µs of no common period; HEADER 1 with
+# austin 3's "# austin:" and "# interval:" lines.
+austin_big() {
+	python3 - "$1" "$2" <<'PY'
+import random, sys
+rnd = random.Random(51)
+with open(sys.argv[1], "w") as f:
+    if sys.argv[2] == "1":
+        f.write("# austin: 3.6.0\n# interval: 100\n# mode: wall\n\n")
+    n = 0
+    while f.tell() < 3_700_000:
+        depth = rnd.randint(3, 9)
+        frames = ";".join("/srv/app/mod%d.py:func%d:%d" % (rnd.randint(0, 40), rnd.randint(0, 400), rnd.randint(1, 900))
+                          for _ in range(depth))
+        f.write("P4242;T0:%d;%s %d\n" % (rnd.choice((7001, 7002, 7003)), frames, rnd.randint(1, 250000)))
+        n += 1
+PY
+}
+
+@test "a 3.7 MB austin file: its microseconds are the time, one record a line, -F samples about its size" {
+	for header in 0 1; do
+		f=$T/big$header.austin
+		austin_big "$f" $header
+		local size lines us
+		size=$(stat -c %s "$f")
+		[ "$size" -ge 3700000 ]
+		lines=$(grep -c '^P' "$f")
+		us=$(awk '/^P/ { s += $NF } END { printf "%.0f", s }' "$f")
+		tach-decode -q -F samples "$f" >"$T/big.samples"
+		# one line per line of the file, each with its time: no sample per guessed interval
+		[ "$(grep -vc '^@' "$T/big.samples")" -eq "$lines" ]
+		[ "$(stat -c %s "$T/big.samples")" -le $((3 * size)) ]
+		tach-decode -F info "$f" >"$T/info"
+		grep -qx "weight_total_us: $us" "$T/info"
+		grep -qx "samples: $lines" "$T/info"
+		grep -qx "sample_interval_us: $((header * 100))" "$T/info"
+		# the samples text reads back to itself
+		tach-decode -q -F samples "$T/big.samples" | cmp - "$T/big.samples"
+		# pprof totals the file's microseconds, as go tool pprof adds them up
+		tach2pprof -q --no-gzip "$f" -o "$T/big.pb"
+		HOME=$T PPROF_TMPDIR=$T go tool pprof -raw "$T/big.pb" 2>/dev/null >"$T/raw"
+		[ "$(awk '/^Samples:/ { s = 1; next } /^Locations/ { s = 0 }
+			s && /^ *[0-9]+ +[0-9]+:/ { sub(":", "", $2); t += $2 } END { printf "%.0f", t / 1000 }' "$T/raw")" -eq "$us" ]
 	done
 }

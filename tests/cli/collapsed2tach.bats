@@ -68,8 +68,12 @@ summed() {
 	tach-decode -F info "$T/x.tach" >"$T/info"
 	grep -qx 'sample_interval_us: 100' "$T/info"
 	grep -qx 'python_version: 3.12.1' "$T/info"
+	# austin counts microseconds: a line is one record of its time (200 us here), after
+	# 300 and 100 us of the lines before it; TACH keeps the interval only, the samples text
+	# of the input the time
+	run tach-decode -F samples --thread 140999 "$D/austin3.txt"
+	[ "${lines[3]}" = "140999 1 400 4 200000	/srv/app/sub.py:Worker%3A%3Aloop:5:5:-1:-1:-" ]
 	run tach-decode -F samples --thread 140999 "$T/x.tach"
-	# austin counts microseconds: 300 and 100 before it are 4 samples of 100 µs
 	[ "${lines[4]}" = "140999 1 400 4	/srv/app/sub.py:Worker%3A%3Aloop:5:5:-1:-1:-" ]
 	collapsed2tach --interval 10 "$D/austin3.txt" -o "$T/y.tach"
 	tach-decode -F info "$T/y.tach" | grep -qx 'sample_interval_us: 10'

@@ -262,21 +262,25 @@ same_traces() { # profile unit [pprof args...]
 	[ "$status" -eq 2 ]
 }
 
-@test "time values that are not whole periods are rounded, with a warning" {
+@test "time values are each sample's exact time; their samples the count, else whole periods" {
 	$GEN inexact >"$T/x.pb"
 	run tach-decode "$T/x.pb"
 	[ "$status" -eq 0 ]
-	[ "${lines[0]}" = "tach-decode: $T/x.pb: offset 32: warning: time values are not whole multiples of the period (3 ns): rounded to the nearest number of samples" ]
-	# 10 ns is 3 periods; 1 ns rounds to none and is left out
-	[ "${lines[1]}" = "tid:0;m.c:main:1 3" ]
-	# a time with no period to divide it by (a Go mutex profile's delay): the values in
-	# their unit, nanoseconds, as a count; TACH output refuses them (pprof-types.bats)
+	# 10 ns is 3 periods of 3 ns, 1 ns at least one sample; their times stay exact, 10 and
+	# 1 ns, nothing said
+	[ "$output" = "tid:0;m.c:main:1 4" ]
+	[ "$(tach-decode -F samples "$T/x.pb" | grep -v '^@' | cut -f1)" = "$(printf '0 0 0 4 10 3\n0 0 3000 4 1')" ]
+	# a time with no period to divide it by (a Go mutex profile's delay) and a count of
+	# samples: the count is the weight, the time the time, whichever type is chosen
 	$GEN noperiod >"$T/np.pb"
-	run tach-decode "$T/np.pb"
-	[ "$status" -eq 0 ]
-	[ "$output" = "tid:0;m.c:main:1 20" ]
-	run tach-decode --sample-index samples "$T/np.pb"
-	[ "$output" = "tid:0;m.c:main:1 2" ]
+	for opt in "" "--sample-index samples" "--sample-index wall"; do
+		# shellcheck disable=SC2086
+		[ "$(tach-decode $opt "$T/np.pb")" = "tid:0;m.c:main:1 2" ]
+		# shellcheck disable=SC2086
+		[ "$(tach-decode $opt -F samples "$T/np.pb" | grep -v '^@' | cut -f1)" = "0 0 0 4 20 2" ]
+	done
+	tach-decode -F info "$T/np.pb" | grep -qx 'value_type: wall/nanoseconds (the weights)'
+	tach-decode -F info "$T/np.pb" | grep -qx 'weight_total: 2'
 }
 
 @test "what pprof refuses we refuse, with an offset" {

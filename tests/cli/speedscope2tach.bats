@@ -243,3 +243,13 @@ timeline_of() { # TACH -> sorted timeline
 		grep -q -- "$o\*" "$SOURCE_ROOT/docs/speedscope2tach.1.scd" || { echo "missing $o"; false; }
 	done
 }
+
+@test "weights in a time unit are each sample's exact time" {
+	printf '%s' '{"$schema":"https://www.speedscope.app/file-format-schema.json","shared":{"frames":[{"name":"a"},{"name":"b"}]},"profiles":[{"type":"sampled","name":"t","unit":"microseconds","startValue":0,"endValue":3.75,"samples":[[0],[0,1]],"weights":[1.5,2.25]}]}' >"$T/t.json"
+	# 1.5 and 2.25 us: 1500 and 2250 ns, whatever whole intervals (2 us) they round to
+	[ "$(tach-decode -q -F samples "$T/t.json" | grep -v '^@' | cut -f1)" = "$(printf '0 0 0 4 1500\n0 0 1 4 2250')" ]
+	tach-decode -q -F info "$T/t.json" | grep -qx 'weight_total_us: 3'
+	# a count unit carries no time of its own
+	sed 's/"microseconds"/"none"/' "$T/t.json" >"$T/n.json"
+	[ "$(tach-decode -q -F samples "$T/n.json" | grep -v '^@' | cut -f1 | awk '{ print NF }' | sort -u)" = 4 ]
+}

@@ -4,7 +4,9 @@ profiles, frame indices in range, weights and samples of one length, endValue th
 the weights, no two consecutive identical stacks, frames interned once), what speedscope's
 own importer made of it (speedscope_import.mjs output: the same totals and sample counts),
 and that importer's stacks per thread id against tach-decode's collapsed output of the same
-input, with weights divided by the interval (µs; 0: weights are sample counts).
+input, with weights divided by the interval (µs, or a fraction of one such as 0.001 to compare
+nanoseconds; 0: weights are sample counts), to a relative 1e-9 (weights of fractional µs
+add up in floating point).
 
 usage: speedscope_check.py FILE.json IMPORTED.txt COLLAPSED.txt INTERVAL_US
        speedscope_check.py --list LIST: the same for each line of LIST, four fields
@@ -37,7 +39,7 @@ def check_file(doc, interval):
         if len(p["samples"]) != len(p["weights"]):
             fail(f"profile {p['name']}: {len(p['samples'])} samples, {len(p['weights'])} weights")
         # a sample may stand for no time (two V8 samples in one us): weight 0
-        if sum(p["weights"]) != p["endValue"] or any(w < 0 for w in p["weights"]):
+        if not close(sum(p["weights"]), p["endValue"]) or any(w < 0 for w in p["weights"]):
             fail(f"profile {p['name']}: endValue {p['endValue']}, weights sum {sum(p['weights'])}")
         for a, b in zip(p["samples"], p["samples"][1:]):
             if a == b:
@@ -47,8 +49,12 @@ def check_file(doc, interval):
                 fail(f"profile {p['name']}: bad stack {s}")
 
 
+def close(a, b):
+    return abs(a - b) <= 1e-9 * max(abs(a), abs(b), 1)
+
+
 def check(path, imported, collapsed, interval):
-    interval = int(interval)
+    interval = float(interval)
     with open(path, encoding="utf-8") as f:
         doc = json.load(f)
     check_file(doc, interval)
@@ -69,7 +75,7 @@ def check(path, imported, collapsed, interval):
     for p in doc["profiles"]:
         unit, total, n = heads[p["name"]]
         # speedscope's importer leaves out the samples of weight 0
-        if unit != p["unit"] or total != p["endValue"] or n != sum(w > 0 for w in p["weights"]):
+        if unit != p["unit"] or not close(total, p["endValue"]) or n != sum(w > 0 for w in p["weights"]):
             fail(f"{p['name']}: imported as {unit} {total} {n} samples; file says "
                  f"{p['unit']} {p['endValue']} {len(p['samples'])}")
     want = collections.Counter()
@@ -77,7 +83,7 @@ def check(path, imported, collapsed, interval):
         for line in f:
             stack, _, n = line.rstrip("\n").rpartition(" ")
             want[stack] += int(n)
-    if got != want:
+    if set(got) != set(want) or any(not close(got[k], want[k]) for k in want):
         diff = sorted(set(got.items()) ^ set(want.items()))[:10]
         fail(f"stacks differ from tach-decode's (first few of either side): {diff}")
     print(f"ok: {len(doc['profiles'])} profiles, {len(want)} stacks")

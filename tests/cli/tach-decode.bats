@@ -500,7 +500,11 @@ sums_directly_and_through_tach() { # generator, name
 	# pprof: its types and period
 	tach-decode -F info "$FIXTURES/gperf/hotloop/hotloop.pprof.pb.gz" >info
 	[ "$(sed -n 1p info)" = "format: pprof" ]
+	# the type chosen, cpu, each sample's time; its samples counted by samples/count
 	grep -qx 'value_type: cpu/nanoseconds (the weights)' info
+	grep -qx 'value_type: samples/count' info
+	grep -qx 'weight_total: 221' info
+	grep -qx 'weight_total_us: 221000' info
 	grep -qx 'period: 1000000 cpu/nanoseconds' info
 	[ "$(grep -c 'format_version' info)" -eq 0 ]
 	# folded stacks with counts
@@ -590,4 +594,34 @@ folded_sum() {
 	done | sed 's/ $//' >got
 	echo "want $(cat want), got $(cat got)"
 	[ "$(cat got)" = "$(cat want)" ]
+}
+
+@test "the samples text carries a sample's own time and weight where they are not its intervals, and reads back as it was" {
+	printf '%s\n' '@start_time_us 0' '@interval_us 1000' \
+		$'1 0 0 2\ta.js:f:1:1:-1:-1:-' \
+		$'1 0 1000 2 250000\ta.js:f:1:1:-1:-1:-' \
+		$'2 0 1250 2 7000000 3\ta.js:g:2:2:-1:-1:-' >"$T/t.txt"
+	# samples -> samples: the same text, byte for byte
+	tach-decode -F samples "$T/t.txt" | cmp - "$T/t.txt"
+	# 1 + 0.25 + 7 ms, and 1 + 1 + 3 samples
+	tach-decode -F info "$T/t.txt" >"$T/info"
+	grep -qx 'weight_total_us: 8250' "$T/info"
+	grep -qx 'weight_total: 5' "$T/info"
+	[ "$(tach-decode "$T/t.txt")" = "$(printf 'tid:2;a.js:g:2 3\ntid:1;a.js:f:1 2')" ]
+	# --from-us cuts a weight-3 line by its own time: 7 ms over 3 samples, at 1250, 3583, 5916
+	[ "$(tach-decode -F samples --from-us 3000 "$T/t.txt" | grep -v '^@')" = $'2 0 3583 2 4666666 2\ta.js:g:2:2:-1:-1:-' ]
+	# samples with a time but no interval say so, and read back so
+	printf '%s\n' '@interval_us 0' $'1 0 0 2 5\tf:g:1' $'1 0 0 2\tf:g:1' >"$T/z.txt"
+	tach-decode -F samples "$T/z.txt" >"$T/z.out"
+	grep -qx '@sample_time 1' "$T/z.out"
+	tach-decode -F samples "$T/z.out" | cmp - "$T/z.out"
+	# no time, no interval: nothing said, no time
+	printf '%s\n' '@interval_us 0' $'1 0 0 2\tf:g:1' >"$T/n.txt"
+	[ "$(tach-decode -F samples "$T/n.txt" | grep -c '^@sample_time')" -eq 0 ]
+	[ "$(tach-decode -F info "$T/n.txt" | grep -c weight_total_us)" -eq 0 ]
+	# TACH keeps one interval: its samples are whole intervals again, TACH -> samples -> TACH
+	# byte for byte as ever
+	tach-encode --compression none -o "$T/t.tach" "$T/t.txt" 2>/dev/null
+	tach-decode -F samples "$T/t.tach" | tach-encode --compression none -o "$T/u.tach"
+	cmp "$T/t.tach" "$T/u.tach"
 }

@@ -19,6 +19,7 @@ no_output() {
 		'@python_version 3.x|bad @python_version value'
 		'@bogus 1|unknown header line "@bogus"'
 		'@interval_us|header line needs a value'
+		'@sample_time 2|@sample_time must be 0 or 1'
 	)
 	for c in "${cases[@]}"; do
 		local line=${c%%|*} msg=${c#*|}
@@ -43,6 +44,10 @@ no_output() {
 		'1 4294967296 5 1\tf:g:1|interpreter id 4294967296 exceeds 32 bits'
 		'1 0 18446744073709551616 1\tf:g:1|bad number "18446744073709551616"'
 		'1 0 5\tf:g:1|expected TID IID TIMESTAMP_US STATUS before the TAB'
+		'1 0 5 1 100 0\tf:g:1|a weight of 0 samples'
+		'1 0 5 1 100 2 3\tf:g:1|more than TID IID TIMESTAMP_US STATUS TIME_NS WEIGHT before the TAB'
+		'1 0 5 1 -1\tf:g:1|bad number "-1"'
+		'1 0 5 1 18446744073709551616\tf:g:1|bad number "18446744073709551616"'
 		'1 0 5 1\t;|frame "" needs 3 or 7 fields'
 		'@interval_us 5|header line after the first sample'
 	)

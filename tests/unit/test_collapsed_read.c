@@ -190,12 +190,13 @@ static void test_labels(void)
 			      "9 0 2000 1 4|m.py|f|0\n");
 	/* austin 3: P/T root frames, full paths, Windows drives, "::" never splits */
 	r = run("P42;T1:7f3a;C:\\app\\x.py:main:3;/usr/lib/a.py:N::f:9;kernel:sys_read:0 5\n", NULL);
-	CHECK_EQ_STR(r->text, "32570 1 0 5 4|C:\\app\\x.py|main|3;/usr/lib/a.py|N::f|9;kernel|sys_read|0\n");
+	/* (austin's counts are µs: a line is one record of its time, weight 1) */
+	CHECK_EQ_STR(r->text, "32570 1 0 1 4|C:\\app\\x.py|main|3;/usr/lib/a.py|N::f|9;kernel|sys_read|0\n");
 	r = run("P42;T123;a.py:f:1 1\n", NULL);
 	CHECK_EQ_STR(r->text, "123 42 0 1 4|a.py|f|1\n");
 	/* austin 2: L<line> pseudo-frames fold into the frame before */
 	r = run("P1;T2;/a/x.py:<module>;L3;/a/x.py:f;L9 5\n", NULL);
-	CHECK_EQ_STR(r->text, "2 1 0 5 4|/a/x.py|<module>|3;/a/x.py|f|9\n");
+	CHECK_EQ_STR(r->text, "2 1 0 1 4|/a/x.py|<module>|3;/a/x.py|f|9\n");
 	/* py-spy: process and thread frames (the command line may hold ';'), func (file:line) */
 	r = run("process 12:\"python a;b.py\";thread (0x7F00): MainThread;<module> (a.py:3);"
 		"f (/usr/lib/x.py) 2\nthread (77);g (b.py:4) 1\n", NULL);
@@ -234,8 +235,8 @@ static void test_metadata(void)
 {
 	struct result *r = run("# austin: 3.6.0\n# interval: 100\n# mode: wall\n# python: 3.11.4\n"
 			       "P1;T0:1;a.py:f:1 200\n# duration: 5\n", NULL);
-	/* austin counts microseconds: 200 at an interval of 100 are two samples */
-	CHECK_EQ_STR(r->text, "1 0 0 2 4|a.py|f|1\n");
+	/* austin counts microseconds: one record of 200 µs, the interval weighing nothing */
+	CHECK_EQ_STR(r->text, "1 0 0 1 4|a.py|f|1\n");
 	CHECK_EQ_U64(r->meta.interval_us, 100);
 	CHECK_EQ_U64(r->meta.py_major, 3);
 	CHECK_EQ_U64(r->meta.py_minor, 11);
@@ -334,8 +335,8 @@ static void test_perf_roots(void)
 static void test_austin1(void)
 {
 	struct result *r = run("Thread 7f0a;<module> (x.py);L3;f (/a/y.py);L9 2000\n", NULL);
-	CHECK_EQ_STR(r->text, "32522 0 0 100 4|x.py|<module>|3;/a/y.py|f|9\n");
-	CHECK_EQ_U64(r->meta.interval_us, 20);
+	CHECK_EQ_STR(r->text, "32522 0 0 1 4|x.py|<module>|3;/a/y.py|f|9\n");
+	CHECK_EQ_U64(r->meta.interval_us, 0); /* none guessed */
 	/* a pair whose first half is no label: two bare frames; a label alone: py-spy's */
 	r = run("Thread 1;a (x.py);L3;b (y.py);L4;weird;L5;c (z.py) 100\n",
 		OPTS("count-unit=samples"));
@@ -373,17 +374,17 @@ static void test_count_units(void)
 	r = run("a 20202020\nb 10101010\n", NULL);
 	CHECK_EQ_STR(r->text, "0 0 0 2 4|~|a|-\n0 0 20202 1 4|~|b|-\n");
 	CHECK_EQ_U64(r->meta.interval_us, 10101);
-	/* no common period: a hundredth of the mean, at least 1 µs */
+	/* no common period: a record of its time each, the clock after its time */
 	r = run("a 2000\nb 4000\nc 2999\n", OPTS("count-unit=ns"));
-	CHECK_EQ_STR(r->text, "0 0 0 2 4|~|a|-\n0 0 2 4 4|~|b|-\n0 0 6 3 4|~|c|-\n");
+	CHECK_EQ_STR(r->text, "0 0 0 1 4|~|a|-\n0 0 2 1 4|~|b|-\n0 0 6 1 4|~|c|-\n");
 	CHECK_EQ_U64(r->w.n, 0);
-	/* counts off the interval round, and the total's change is said when >= 1% */
+	/* a given interval weighs nothing: nothing rounds, nothing to say */
 	r = run("a 2000\nb 4000\nc 2999\n", OPTS("count-unit=ns", "interval=2"));
-	CHECK_EQ_STR(r->text, "0 0 0 1 4|~|a|-\n0 0 2 2 4|~|b|-\n0 0 6 1 4|~|c|-\n");
-	CHECK_EQ_U64(r->w.n, 1);
-	/* fractions of a time count before rounding to intervals */
+	CHECK_EQ_STR(r->text, "0 0 0 1 4|~|a|-\n0 0 2 1 4|~|b|-\n0 0 6 1 4|~|c|-\n");
+	CHECK_EQ_U64(r->w.n, 0);
+	/* fractions of a time count: 1.5 ms, the next record after it */
 	r = run("a 1.5\nb 0.5\n", OPTS("count-unit=ms", "interval=500"));
-	CHECK_EQ_STR(r->text, "0 0 0 3 4|~|a|-\n0 0 1500 1 4|~|b|-\n");
+	CHECK_EQ_STR(r->text, "0 0 0 1 4|~|a|-\n0 0 1500 1 4|~|b|-\n");
 	CHECK_EQ_U64(r->w.n, 0);
 	/* austin's memory mode is not time */
 	r = run("# mode: memory\nP1;T2;a.py:f:1 4096\n", NULL);

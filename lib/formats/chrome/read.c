@@ -387,14 +387,15 @@ static int64_t span(const struct tachi_v8_prof *p)
 	return end > p->start ? end - p->start : 0;
 }
 
-/* Whether profile a is the one kept over b of the same thread: the longer, then the one
- * with more samples, then the first. */
+/* Whether profile a is the one kept over b of the same thread: the longer in samples (the
+ * finer recording: node's second profiler of a thread can get few samples of its span),
+ * then in time, then the first. */
 static bool keeps(const struct tachi_v8_prof *a, size_t na, const struct tachi_v8_prof *b,
 		  size_t nb)
 {
-	if (span(a) != span(b))
-		return span(a) > span(b);
-	return na >= nb;
+	if (na != nb)
+		return na > nb;
+	return span(a) >= span(b);
 }
 
 static void say_dropped(struct tach_reader *r, const struct tachi_v8_prof *p, size_t n,
@@ -404,15 +405,15 @@ static void say_dropped(struct tach_reader *r, const struct tachi_v8_prof *p, si
 	tachi_warn(&r->warn, TACH_POS_NONE, 0,
 		   "a thread in two profiles (node --cpu-prof with the cpu_profiler trace "
 		   "category records it twice) is one recording, counted once: %zu profile%s "
-		   "dropped, the longer kept; thread %lld of process %d: %zu samples over "
+		   "dropped, the longer (more samples) kept; thread %lld of process %d: %zu samples over "
 		   "%lld us dropped, %zu samples over %lld us kept",
 		   n, n == 1 ? "" : "s", (long long)d->tid, d->pid, count[dropped], (long long)(span(d) / 1000),
 		   count[kept], (long long)(span(k) / 1000));
 }
 
 /* Two profiles of one thread (node with --cpu-prof and the cpu_profiler trace category
- * records its main thread twice, at two rates) are one recording: the longer is kept, the
- * other's samples go, and a warning says so once. */
+ * records its main thread twice, at two rates) are one recording: the longer (keeps) is
+ * kept, the other's samples go, and a warning says so once. */
 static int one_recording_per_thread(struct tach_reader *r)
 {
 	struct chrome_rstate *st = r->state;

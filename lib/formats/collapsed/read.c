@@ -2,11 +2,16 @@
  * flamegraph.pl's stackcollapse scripts, perf, py-spy (-f raw), austin, CPython's --collapsed
  * and our own collapsed writer.
  *
- * Each line becomes one sample whose weight is its count; the format has no time, so
- * timestamps are synthesized in input order, one interval per sample. A count may be a
- * time (stackcollapse-perf.pl sums perf periods in ns, austin writes µs): the count-unit
- * option, or its auto default (austin's files; counts all multiples of one number >= 1000),
- * makes it a weight of whole intervals, never one sample per µs. Accepted: LF or CRLF,
+ * Each line becomes one record; the format has no timestamps, so they are synthesized in
+ * input order, each record after the time (or the samples) of the one before. What a count
+ * is, the count-unit option says, or its auto default decides per file: samples (weight =
+ * count; their time count × interval only where the interval is known, from --interval or
+ * austin's "# interval:", else none: meta.sample_time 0, interval 0, nothing guessed), or a
+ * time (austin's µs; stackcollapse-perf.pl's sums of perf periods in ns, told by counts that
+ * are all multiples of one number >= 1000): the record's time_ns, weight 1, or where the
+ * counts share such a period (not austin's, whose common divisor is its clock's resolution),
+ * count / period samples, the period being the interval. A time is never cut into samples
+ * of a guessed interval. Accepted: LF or CRLF,
  * blank lines, '#' comments (austin's "# interval:" and "# python:" go into the metadata),
  * space or TAB before the count, white space around the line, fractional counts (rounded, or
  * scaled by the factor option), differential lines "stack A B" (one column kept, or with
@@ -74,15 +79,12 @@ static bool parse_num(const char *p, size_t n, bool allow_neg, struct num *out)
 	return i == n;
 }
 
-/* count * factor * unit_mul rounded half up, then divided by unit_div rounded half up,
- * saturating at UINT64_MAX: unit_mul turns a time into ns, unit_div is the interval in ns
- * (both 1 for samples). *rounded when the first step dropped a fraction of a sample; what
- * the second changes (a time that is no whole number of intervals) is summed for finish.
- * Exact integer arithmetic, so the result never depends on the platform. */
+/* count * factor * unit_mul rounded half up, saturating at UINT64_MAX: unit_mul turns a
+ * time into ns (1 for samples). *rounded when that dropped a fraction. Exact integer
+ * arithmetic, so the result never depends on the platform. */
 static uint64_t scale_count(struct cread *st, const struct num *c, bool *rounded)
 {
 	const struct num *f = &st->factor;
-	uint64_t div = st->unit_div;
 	if (c->big || f->big)
 		return UINT64_MAX;
 	unsigned __int128 m;
@@ -94,18 +96,9 @@ static uint64_t scale_count(struct cread *st, const struct num *c, bool *rounded
 		p10 *= 10;
 	unsigned __int128 q = m / p10, rem = m % p10;
 	if (rem) {
-		if (div == 1)
-			*rounded = true;
+		*rounded = true;
 		if (rem * 2 >= p10)
 			q++;
-	}
-	if (div > 1) {
-		unsigned __int128 t = q;
-		q = (q + div / 2) / div;
-		if (!c->neg) {
-			st->time_exact += t;
-			st->time_weighted += q * div;
-		}
 	}
 	return q > UINT64_MAX ? UINT64_MAX : (uint64_t)q;
 }
@@ -609,33 +602,27 @@ static bool austin_time(const struct cread *st)
 	return austin && !st->meta_memory && st->metric == 1;
 }
 
-/* With counts in a time unit (mul ns each): the interval, and the ns a sample stands for.
- * The user's or the file's interval when there is one; else the common period of the
- * counts of two lines or more, so
- * that a perf period is one sample exactly (unless the first lines would make more than
- * UNIT_MAX_WINDOW_SAMPLES samples); else, for measured times such as austin's, whose
- * common divisor is the clock's resolution and not a sampling period, a hundredth of the
- * mean count: about a hundred samples a line, each within half a percent of the mean. */
-static void choose_interval(struct tach_reader *r, uint64_t mul)
+/* With counts in a time unit (mul ns each): each line is the time it counts, and the
+ * interval, which weighs nothing, the user's or the file's; else, where the counts of two
+ * lines or more share a period (a perf period, as stackcollapse-perf.pl sums them), that
+ * period, and a line then stands for its time over the period samples (unless the first
+ * lines would make more than UNIT_MAX_WINDOW_SAMPLES); else none: measured times such as
+ * austin's have no period (their common divisor is the clock's resolution), and a line is
+ * one record of its time, never cut into guessed samples. */
+static void choose_period(struct tach_reader *r, uint64_t mul)
 {
 	struct cread *st = r->state;
 	unsigned __int128 g = (unsigned __int128)st->cgcd * mul;
 	unsigned __int128 sum = (unsigned __int128)st->csum * mul;
-	unsigned __int128 div;
-	if (st->interval_set || st->meta_interval)
-		div = (unsigned __int128)r->meta.interval_us * 1000;
-	else if (st->ncounts >= 2 && st->cgcd >= TIME_GCD_MIN)
-		div = sum / g > UNIT_MAX_WINDOW_SAMPLES ? sum / UNIT_MAX_WINDOW_SAMPLES / 1000 * 1000 : g;
-	else if (st->ncounts)
-		div = sum / st->ncounts / 100 / 1000 * 1000;
-	else
-		div = 1000000;
-	if (div < 1000)
-		div = 1000;
-	if (div > (unsigned __int128)UINT32_MAX * 1000)
-		div = (unsigned __int128)UINT32_MAX * 1000;
-	st->unit_div = (uint64_t)div;
-	r->meta.interval_us = (uint64_t)((div + 500) / 1000);
+	st->period = 0;
+	if (st->interval_set || st->meta_interval || austin_time(st))
+		return;
+	r->meta.interval_us = 0;
+	if (st->ncounts >= 2 && st->cgcd >= TIME_GCD_MIN && sum / g <= UNIT_MAX_WINDOW_SAMPLES &&
+	    g <= (unsigned __int128)UINT32_MAX * 1000) {
+		st->period = (uint64_t)g;
+		r->meta.interval_us = (uint64_t)((g + 500) / 1000);
+	}
 }
 
 /* What the counts are (see cr_option's count-unit), said once when it is a guess. */
@@ -662,9 +649,14 @@ static void decide_unit(struct tach_reader *r)
 			   "counts taken as samples, but every count is a multiple of %llu, as "
 			   "times in nanoseconds such as perf periods are (--count-unit ns reads "
 			   "them as time)", (unsigned long long)st->cgcd);
+	r->meta.sample_time = 1;
 	if (st->unit != UNIT_SAMPLES) {
 		st->unit_mul = ns_per[st->unit];
-		choose_interval(r, st->unit_mul);
+		choose_period(r, st->unit_mul);
+	} else if (!st->interval_set && !st->meta_interval) {
+		/* counts of samples of an unknown interval: no time, none guessed */
+		r->meta.sample_time = 0;
+		r->meta.interval_us = 0;
 	}
 }
 
@@ -695,13 +687,11 @@ static int add_ahead(struct tach_reader *r, const char *s, size_t n)
 static int cr_open(struct tach_reader *r)
 {
 	struct cread *st = r->state;
-	if (!r->meta.interval_us)
-		r->meta.interval_us = 1000;
 	if (!st->factor_set)
 		st->factor = (struct num){ .mant = 1 };
 	if (!st->metric)
 		st->metric = 1;
-	st->unit_mul = st->unit_div = 1;
+	st->unit_mul = 1;
 	/* Read ahead until the label style is clear; the lines are replayed by next. */
 	while (st->n_frames < SNIFF_FRAMES && st->nalines < SNIFF_LINES &&
 	       st->ahead_len < SNIFF_BYTES) {
@@ -748,22 +738,6 @@ static void note_invalid(struct cread *st, const char *s, size_t n)
 	st->first_seen[k] = 0;
 }
 
-/* Times are whole intervals: say so when that moved the total by 1% or more. */
-static void warn_time_rounding(struct tach_reader *r)
-{
-	const struct cread *st = r->state;
-	unsigned __int128 a = st->time_exact, b = st->time_weighted;
-	unsigned __int128 d = a > b ? a - b : b - a;
-	if (!a || d * 100 < a)
-		return;
-	unsigned __int128 pct = d * 100 / a;
-	tachi_warn(&r->warn, TACH_POS_NONE, 0,
-		   "times rounded to whole intervals of %llu us make the total %s by %llu%% "
-		   "(--interval sets a shorter one)",
-		   (unsigned long long)r->meta.interval_us, b > a ? "longer" : "shorter",
-		   (unsigned long long)(pct > 999 ? 999 : pct));
-}
-
 static int finish(struct tach_reader *r)
 {
 	struct cread *st = r->state;
@@ -780,7 +754,6 @@ static int finish(struct tach_reader *r)
 		tachi_warn(&r->warn, TACH_POS_LINE, st->first_invalid,
 			   "%llu line%s with invalid format ignored; the first is here: %s",
 			   (unsigned long long)st->invalid, st->invalid == 1 ? "" : "s", st->first_why);
-	warn_time_rounding(r);
 	if (!st->any_data && (st->negative || st->zero))
 		return RFAIL(r, TACH_E_FORMAT, TACH_POS_LINE,
 			     st->negative ? st->first_negative : st->first_zero,
@@ -848,7 +821,7 @@ static int next_stack_line(struct tach_reader *r, const char **s, size_t *n, siz
 		}
 		bool rounded = false;
 		int kind = split_count(st, *s, *n, sl, count, &rounded);
-		if (TACHI_UNLIKELY(rounded) && !st->warned_round && st->unit_div == 1) {
+		if (TACHI_UNLIKELY(rounded) && !st->warned_round && st->unit == UNIT_SAMPLES) {
 			st->warned_round = true;
 			tachi_warn(&r->warn, TACH_POS_LINE, st->line,
 				   "fractional count rounded to an integer (use --factor to scale counts)");
@@ -952,29 +925,63 @@ static int make_sample(struct tach_reader *r, uint64_t tid, uint32_t iid, uint32
 	return TACH_OK;
 }
 
+/* What a line's count stands for: samples (weight count, time count intervals where the
+ * interval is known), or a time in ns (one record of it, count / period samples where the
+ * counts share a period); and where the synthesized clock goes next (by its time, else by
+ * its samples of the interval, 1 ms without one). */
+struct amount {
+	uint64_t weight, time_ns, next_clock;
+};
+
+static int amount_of(struct tach_reader *r, uint64_t count, struct amount *a)
+{
+	struct cread *st = r->state;
+	uint64_t step;
+	if (st->unit == UNIT_SAMPLES) {
+		uint64_t iv = r->meta.interval_us;
+		a->weight = count;
+		if (!r->meta.sample_time ||
+		    __builtin_mul_overflow(count, iv * 1000, &a->time_ns))
+			a->time_ns = r->meta.sample_time ? UINT64_MAX : 0;
+		if (__builtin_mul_overflow(count, iv ? iv : 1000, &step))
+			return RFAIL(r, TACH_E_LIMIT, TACH_POS_LINE, st->line,
+				     "synthesized timestamps exceed 64 bits");
+	} else {
+		a->time_ns = count;
+		a->weight = st->period ? (count + st->period / 2) / st->period : 1;
+		if (!a->weight)
+			a->weight = 1;
+		step = count / 1000;
+	}
+	if (TACHI_UNLIKELY(a->weight > r->lim.max_samples - st->total))
+		return RFAIL(r, TACH_E_LIMIT, TACH_POS_LINE, st->line,
+			     "the counts add up to more than %llu samples (see --max-samples)",
+			     (unsigned long long)r->lim.max_samples);
+	if (__builtin_add_overflow(st->clock, step, &a->next_clock))
+		return RFAIL(r, TACH_E_LIMIT, TACH_POS_LINE, st->line,
+			     "synthesized timestamps exceed 64 bits");
+	return TACH_OK;
+}
+
 /* diff=both: the baseline count of the last line, on its stack, marked; same: the sample
  * before was that line's own. */
 static int baseline_sample(struct tach_reader *r, uint64_t count, bool same)
 {
 	struct cread *st = r->state;
 	struct tach_sample *smp = &r->sample;
-	uint64_t span;
-	if (TACHI_UNLIKELY(count > r->lim.max_samples - st->total))
-		return RFAIL(r, TACH_E_LIMIT, TACH_POS_LINE, st->line,
-			     "the counts add up to more than %llu samples (see --max-samples)",
-			     (unsigned long long)r->lim.max_samples);
-	if (__builtin_mul_overflow(count, r->meta.interval_us, &span) ||
-	    __builtin_add_overflow(st->clock, span, &span))
-		return RFAIL(r, TACH_E_LIMIT, TACH_POS_LINE, st->line,
-			     "synthesized timestamps exceed 64 bits");
+	struct amount a;
+	int rc = amount_of(r, count, &a);
+	if (rc)
+		return rc;
 	smp->timestamp_us = st->clock;
 	smp->status = TACH_STATUS_UNKNOWN | TACH_STATUS_BASELINE;
-	smp->weight = count;
+	smp->weight = a.weight;
+	smp->time_ns = a.time_ns;
 	if (same)
 		smp->same_outer = smp->depth;
-	st->clock = span;
-	st->total += count;
-	r->stats.total_samples += count;
+	st->clock = a.next_clock;
+	st->total += a.weight;
+	r->stats.total_samples += a.weight;
 	return TACH_OK;
 }
 
@@ -1022,17 +1029,11 @@ static int cr_next(struct tach_reader *r, const struct tach_sample **out)
 		return TACH_OK;
 	}
 	st->pending = st->base;
-	if (TACHI_UNLIKELY(count > r->lim.max_samples - st->total))
-		return RFAIL(r, TACH_E_LIMIT, TACH_POS_LINE, st->line,
-			     "the counts add up to more than %llu samples (see --max-samples)",
-			     (unsigned long long)r->lim.max_samples);
-	uint64_t span;
-	if (__builtin_mul_overflow(count, r->meta.interval_us, &span) ||
-	    __builtin_add_overflow(st->clock, span, &span))
-		return RFAIL(r, TACH_E_LIMIT, TACH_POS_LINE, st->line,
-			     "synthesized timestamps exceed 64 bits");
-	if ((rc = make_sample(r, tid, iid, depth, count, span)))
+	struct amount a;
+	if ((rc = amount_of(r, count, &a)) ||
+	    (rc = make_sample(r, tid, iid, depth, a.weight, a.next_clock)))
 		return rc;
+	r->sample.time_ns = a.time_ns;
 	*out = &r->sample;
 	return TACH_OK;
 }

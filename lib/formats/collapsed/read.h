@@ -60,11 +60,12 @@ struct cread {
 	bool interval_set;
 	int unit_opt;
 
-	/* counts: each is multiplied by unit_mul and divided by unit_div (rounded), so that a
-	 * time becomes a number of intervals */
+	/* counts: each is multiplied by unit_mul (rounded): a time in ns, or samples (1) */
 	int unit;
-	uint64_t unit_mul, unit_div;
-	uint64_t period; /* the counts' common divisor in ns, when the interval comes from it */
+	uint64_t unit_mul;
+	/* the counts' common divisor in ns, when the interval comes from it: a line of time T
+	 * stands for T / period samples; 0: none, a line is one record of its time */
+	uint64_t period;
 	bool meta_interval; /* the file said its interval (austin) */
 	bool meta_austin;   /* the file has austin's "# austin:" or "# mode:" header */
 	bool meta_memory;   /* austin's "# mode: memory": the counts are bytes */
@@ -127,7 +128,6 @@ struct cread {
 	uint64_t zero, first_zero;  /* lines with a count of 0 */
 	bool any_data;              /* a line with a positive count */
 	bool warned_round, warned_empty, warned_meta_late, finished;
-	unsigned __int128 time_exact, time_weighted; /* ns: as the counts say, as weighted */
 	const char *why;
 	/* diff=both: the first count of the line being read, then the baseline sample still
 	 * to hand out for the stack of the last one */

@@ -35,10 +35,11 @@ inlined into the next one out, at that frame's address (an inline frame in no fi
  * (-1 otherwise); the model has no thread names, and the script's output starts there
 (writers with thread names take them from it: formats/comm.h).
  * Weights (option weight): auto (default) reads cpu-clock and task-clock periods, which
- * are nanoseconds, as time: the interval is the first sample's period in µs and a sample
- * weighs its period in intervals (1 for a steady clock); other events' periods are event
- * counts and each sample weighs 1 (a warning says so); period: the period itself, as
- * stackcollapse-perf.pl sums it; samples: 1 each.
+ * are nanoseconds, as time: each sample weighs 1 and stands for its own period (time_ns,
+ * exact; meta.sample_time), the interval being the first sample's period in µs, which
+ * weighs nothing; other events' periods are event counts: each sample weighs 1 (a warning
+ * says so), carries its count as a value, and no time; period: the period itself, as
+ * stackcollapse-perf.pl sums it; samples: 1 each, no time.
  *
  * Not read: perf script's other output (-F with ip/sym on the event line, brstack, srcline
  * lines, trace fields), which leaves a sample with only its root. Lines are bounded by
@@ -847,6 +848,7 @@ static int make_sample(struct tach_reader *r)
 	s->timestamp_us = st->clock;
 	s->status = TACH_STATUS_UNKNOWN;
 	s->weight = w;
+	s->time_ns = tachi_perf_time(&st->pw, h->has_period, h->period);
 	s->depth = d;
 	s->same_outer = same;
 	s->frames = st->frames;

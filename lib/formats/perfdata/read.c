@@ -12,9 +12,10 @@
  * it sees, or those of the event option (its full name, or its name before the
  * modifiers: "cycles" reads "cycles:u"); a warning counts the samples of other events.
  * Weights (option weight): auto reads the periods of cpu-clock and task-clock, which are
- * nanoseconds, as time (the interval is the first sample's period, a sample weighs its
- * period in intervals), other events' periods as counts (each sample one, with a
- * warning); period: the period itself, as stackcollapse-perf.pl sums it; samples: one.
+ * nanoseconds, as time (each sample one, standing for its own period: time_ns, exact; the
+ * interval is the first sample's period and weighs nothing), other events' periods as
+ * counts (each sample one, its count a value, no time, with a warning); period: the period
+ * itself, as stackcollapse-perf.pl sums it; samples: one, no time.
  *
  * A sample: the tid as the thread, the time in µs of perf's clock, the call chain
  * innermost first (context markers are not frames; --call-graph dwarf: the kernel's part,
@@ -217,6 +218,7 @@ static int make_sample(struct tach_reader *r, const struct pd_attr *a, const str
 	out->timestamp_us = s->has_time ? s->time / 1000 : st->samples * (r->meta.interval_us ? r->meta.interval_us : 1);
 	out->status = TACH_STATUS_UNKNOWN;
 	out->weight = w;
+	out->time_ns = tachi_perf_time(&st->pw, s->has_period, s->period);
 	out->depth = d;
 	out->same_outer = same;
 	out->frames = st->frames;

@@ -16,11 +16,14 @@
  * with a value count other than the sample types'. A location's mapping id that names no
  * mapping means no mapping, as in pprof.
  *
- * What a sample becomes: one weighted sample. The value of one sample type (option
+ * What a sample becomes: one weighted sample. A time value (a type in nanoseconds ...
+ * seconds: cpu, wall, delay) is its time_ns, exact (meta.sample_time): the chosen type's
+ * where it is a time, else the first such. The value of one sample type (option
  * sample-index = NAME or N; default default_sample_type, else the last type, as pprof)
- * is its weight: a time (nanoseconds ... seconds) divided by the period when the period is
- * a time too, rounded with a warning when not a whole multiple; any other value as it is,
- * in its unit (meta.weight_unit says which, unless it is a count of "samples"). Samples
+ * gives its weight: a time's weight is the sample's count of "samples" where the profile
+ * has that type, else the time over the period when the period is a time too (rounded, at
+ * least 1: the time itself stays exact); any other value as it is, in its unit
+ * (meta.weight_unit says which, unless it is a count of "samples"). Samples
  * whose value is 0 or negative are left out (negative ones with a warning); with option
  * zero-weight, a zero one that has a value of another type comes with weight 0. Every
  * value and label of a sample comes with it (struct tach_sample_ext), and the meta says
@@ -74,6 +77,25 @@ static uint64_t time_unit(const struct pprof_rstate *st, int64_t unit)
 	return 0;
 }
 
+/* Which value is a sample's time and which its count of samples (struct pprof_rstate): the
+ * chosen type's where it is one, else the first of its kind (a contention profile's delay
+ * is the time of its contentions; a heap profile has none). */
+static void time_and_count(struct pprof_rstate *st)
+{
+	st->ti = st->ci = -1;
+	st->time_unit_ns = 0;
+	for (size_t k = 0; k < st->ntypes; k++) {
+		size_t i = k == 0 ? st->vi : k <= st->vi ? k - 1 : k;
+		uint64_t ns = time_unit(st, st->types[i].unit);
+		if (ns && st->ti < 0) {
+			st->ti = (ptrdiff_t)i;
+			st->time_unit_ns = ns;
+		}
+		if (!ns && st->ci < 0 && str_is(st, st->types[i].type, "samples"))
+			st->ci = (ptrdiff_t)i;
+	}
+}
+
 /* The sample-index option, or pprof's default. */
 static int choose_type(struct tach_reader *r)
 {
@@ -114,6 +136,10 @@ static int choose_type(struct tach_reader *r)
 	 * period) is a weight in its own unit. */
 	st->raw_weight = !(st->unit_ns && st->period_ns) &&
 			 !(str_is(st, st->types[i].type, "samples") && !st->unit_ns);
+	time_and_count(st);
+	/* a time whose samples are counted: the weights are those samples */
+	if (st->unit_ns && st->ci >= 0)
+		st->raw_weight = false;
 	if (!(st->vals = calloc(st->ntypes, sizeof(*st->vals))))
 		return RFAIL(r, TACH_E_NOMEM, TACH_POS_NONE, 0, "out of memory");
 	return TACH_OK;
@@ -375,7 +401,18 @@ static int build_stack(struct tach_reader *r, const struct sdec *sd, uint32_t *d
 	return TACH_OK;
 }
 
-/* The chosen value as a number of samples; 0 to leave the sample out. */
+/* A value times ns per unit, saturating. */
+static uint64_t to_ns(int64_t v, uint64_t unit_ns)
+{
+	uint64_t ns;
+	if (v <= 0)
+		return 0;
+	return __builtin_mul_overflow((uint64_t)v, unit_ns, &ns) ? UINT64_MAX : ns;
+}
+
+/* The chosen value as a number of samples; 0 to leave the sample out. A time's samples are
+ * the sample's count of "samples" where the profile has one (at least 1), else the time
+ * over a time period, rounded (at least 1, the time being exact in time_ns). */
 static int weight(struct tach_reader *r, const struct tachi_pb_field *f, int64_t v, uint64_t *w)
 {
 	struct pprof_rstate *st = r->state;
@@ -387,22 +424,21 @@ static int weight(struct tach_reader *r, const struct tachi_pb_field *f, int64_t
 	}
 	if (v <= 0)
 		return TACH_OK;
+	if (st->unit_ns && st->ci >= 0) {
+		int64_t c = st->vals[st->ci];
+		*w = c > 0 ? (uint64_t)c : 1;
+		return TACH_OK;
+	}
 	if (!st->unit_ns || !st->period_ns) {
 		*w = (uint64_t)v;
 		return TACH_OK;
 	}
 	unsigned __int128 ns = (unsigned __int128)(uint64_t)v * st->unit_ns;
 	unsigned __int128 q = ns / st->period_ns, rem = ns % st->period_ns;
-	if (rem && !st->warned_round) {
-		st->warned_round = true;
-		tachi_warn(&r->warn, TACH_POS_OFFSET, f->at, "time values are not whole multiples of "
-			   "the period (%llu ns): rounded to the nearest number of samples",
-			   (unsigned long long)st->period_ns);
-	}
 	q += rem * 2 >= st->period_ns;
 	if (q > UINT64_MAX)
 		return tachi_pr_fail(r, f->at, "a sample's value is more than 2^64 samples");
-	*w = (uint64_t)q;
+	*w = q ? (uint64_t)q : 1;
 	return TACH_OK;
 }
 
@@ -441,6 +477,7 @@ static int pr_next(struct tach_reader *r, const struct tach_sample **out)
 	s->status = sd.status >= 0 ? (uint8_t)sd.status :
 		    st->cpu ? TACH_STATUS_ON_CPU : TACH_STATUS_UNKNOWN;
 	s->weight = w;
+	s->time_ns = st->ti >= 0 ? to_ns(st->vals[st->ti], st->time_unit_ns) : 0;
 	s->same_outer = 0;
 	s->frames = st->stack;
 	r->ext = sample_ext(st);
@@ -552,7 +589,12 @@ static int pr_open(struct tach_reader *r)
 		m->interval_us = pns / 1000;
 	/* CPU mode (TACH's profiling_config: mode + 1), so tach2pprof says cpu again */
 	m->profiling_config = st->cpu ? 2 : 0;
-	return st->ntypes ? values_meta_ext(r) : TACH_OK;
+	if (!st->ntypes)
+		return TACH_OK;
+	/* a time value is each sample's own time; a time's weight is its count of samples */
+	m->sample_time = st->ti >= 0;
+	/* weight_type stays the type chosen, whose samples the weights count */
+	return values_meta_ext(r);
 }
 
 static int pr_option(struct tach_reader *r, const char *key, const char *value)

@@ -92,6 +92,11 @@ struct pprof_rstate {
 	 * value-type block (the *_ext functions below). */
 	int64_t duration;
 	bool raw_weight;     /* weights are values of the weight type, not samples */
+	/* The value that is the sample's time (the chosen type where it is a time, else the
+	 * first time-typed one: cpu/nanoseconds, delay/nanoseconds...), ns per unit of it, and
+	 * the count of samples ("samples"/"count") that is the weight of a time; -1: none. */
+	ptrdiff_t ti, ci;
+	uint64_t time_unit_ns;
 	int64_t *vals;       /* the current sample's values, ntypes of them */
 	struct tach_label *lbls;
 	size_t nlbls, lbls_cap;

@@ -2,7 +2,8 @@
  * gives back, and the form the TACH fixtures are written in.
  *
  *   @start_time_us N | @interval_us N | @python_version X.Y.Z | @tachstat ...  (header lines)
- *   @sample_time 0|1   (whether samples carry a time; default: 1 when the interval is known)
+ *   @sample_time 0|1   (whether samples carry a time; default: 1 when the interval is
+ *                       known or the first sample line gives its time)
  *   TID IID TIMESTAMP_US STATUS[ TIME_NS[ WEIGHT]]<TAB>FRAME;FRAME;...  (innermost first)
  *
  * A line is one sample of one interval (TACH's rule: time_ns = interval × 1000), unless it
@@ -414,8 +415,9 @@ static int sr_next(struct tach_reader *r, const struct tach_sample **out)
 	int nv = 0;
 	if ((rc = head_fields(r, s, tab, v, &nv)))
 		return rc;
+	/* without @sample_time: a time where the interval is known or the first line has one */
 	if (!st->samples && !st->time_given)
-		r->meta.sample_time = r->meta.interval_us != 0;
+		r->meta.sample_time = r->meta.interval_us != 0 || nv >= 5;
 	uint64_t weight = nv == 6 ? v[5] : 1, time_ns;
 	if (nv >= 5)
 		time_ns = v[4];

@@ -11,8 +11,9 @@
  * What a sample becomes: each profile is a thread: the id in its name (py-spy, austin),
  * else the profile's index. A sampled profile's sample i is at startValue plus the
  * weights before it; an evented profile gives a sample wherever the stack is not empty
- * between two events, at the first, weighing the time to the second. Time units become
- * microseconds and weights counts of one interval: the greatest common divisor of every
+ * between two events, at the first, weighing the time to the second. A weight in a time
+ * unit is the sample's time, exact (time_ns, meta.sample_time), and stands for that many
+ * samples of one interval, rounded, at least one: the greatest common divisor of every
  * weight in whole microseconds (at least one), or the "interval" option. With "none" or
  * "bytes" weights are counts already (rounded; at least one when positive) and a value v
  * is at v * interval µs (interval default 1000). Weight-0 samples are dropped, as
@@ -679,6 +680,11 @@ static int sc_open(struct tach_reader *r)
 	st->cur = 0;
 	r->meta.interval_us = st->interval;
 	r->meta.start_time_us = 0;
+	/* a time unit's weights are each sample's time (those of a count unit beside one are
+	 * their intervals, as they always were) */
+	for (size_t k = 0; k < st->nprofs; k++)
+		if (selected(st, k) && is_time(&st->profs[k]))
+			r->meta.sample_time = 1;
 	return TACH_OK;
 }
 
@@ -739,6 +745,10 @@ static int emit(struct tach_reader *r, const struct sprof *p, const struct tach_
 	s->thread_id = p->tid;
 	s->interp_id = p->iid;
 	s->weight = w;
+	if (is_time(p))
+		s->time_ns = (uint64_t)st->w;
+	else if (!r->meta.sample_time || __builtin_mul_overflow(w, st->interval * 1000, &s->time_ns))
+		s->time_ns = r->meta.sample_time ? UINT64_MAX : 0;
 	s->status = TACH_STATUS_UNKNOWN;
 	s->depth = st->depth;
 	s->same_outer = 0;

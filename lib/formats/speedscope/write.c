@@ -69,8 +69,8 @@ struct speedscope_wframe {
 /* A run of consecutive samples of one thread with one stack; spooled until close. */
 struct srun {
 	uint64_t t;      /* time of its first sample */
-	uint64_t count;  /* samples */
-	uint64_t ns;     /* the time they stand for (saturating) */
+	uint64_t v;      /* the time they stand for in ns (saturating), or their count where
+			  * the samples carry no time (speedscope_wstate.by_time) */
 	uint32_t node;   /* leaf trie node */
 	uint32_t pad;
 };
@@ -88,8 +88,7 @@ struct sthread {
 	bool unsorted, open;
 	struct srun run;      /* the run being extended */
 	uint64_t last_t;
-	uint64_t total;       /* samples */
-	uint64_t total_ns;    /* their time */
+	uint64_t total;       /* their time or count, as a run's v */
 	struct tachi_stream runs;
 	uint32_t comm;        /* the last perf process root of its samples (comm.h), or NONE */
 };
@@ -108,7 +107,9 @@ struct speedscope_wstate {
 	struct tachi_spool spool;
 	bool warned_utf8, warned_order;
 	/* close */
-	bool micro;           /* weights are times, in µs */
+	bool by_time;         /* runs sum time, not counts (begin) */
+	bool micro;           /* weights are times, in µs (to the ns, unless whole_us) */
+	bool whole_us;        /* a thread's ns pass 2^53: whole µs */
 	const char *unit;     /* speedscope's name of the weights' unit */
 	char *esc;
 	size_t esc_cap;
@@ -308,11 +309,10 @@ static int sw_put(struct tach_writer *w, const struct tach_dict *d, const struct
 		t->run.node = leaf;
 		t->open = true;
 	}
-	t->run.count += n;
-	t->run.ns = add_sat(t->run.ns, s->time_ns);
+	uint64_t v = st->by_time ? s->time_ns : n;
+	t->run.v = add_sat(t->run.v, v);
 	t->last_t = s->timestamp_us;
-	t->total += n;
-	t->total_ns = add_sat(t->total_ns, s->time_ns);
+	t->total = add_sat(t->total, v);
 	return TACH_OK;
 }
 
@@ -467,8 +467,7 @@ static bool next_merged(struct speedscope_walk *wk, struct srun *out)
 	struct srun r;
 	while (next_raw(wk, &r)) {
 		if (wk->have && r.node == wk->pend.node) {
-			wk->pend.count += r.count;
-			wk->pend.ns = add_sat(wk->pend.ns, r.ns);
+			wk->pend.v = add_sat(wk->pend.v, r.v);
 			continue;
 		}
 		bool had = wk->have;
@@ -613,11 +612,14 @@ static int write_stack(struct tach_writer *w, uint32_t leaf)
 }
 
 /* A weight: the time in µs, with the ns as a fraction where there are any, or the count. */
-static int out_weight(struct tach_writer *w, uint64_t count, uint64_t ns)
+static int out_weight(struct tach_writer *w, uint64_t v)
 {
 	struct speedscope_wstate *st = w->state;
 	if (!st->micro)
-		return tachi_out_u64(&w->out, count) ? TACH_E_IO : TACH_OK;
+		return tachi_out_u64(&w->out, v) ? TACH_E_IO : TACH_OK;
+	uint64_t ns = v;
+	if (st->whole_us)
+		return tachi_out_u64(&w->out, ns / 1000 + (ns % 1000 >= 500)) ? TACH_E_IO : TACH_OK;
 	if (tachi_out_u64(&w->out, ns / 1000))
 		return TACH_E_IO;
 	unsigned f = (unsigned)(ns % 1000);
@@ -639,7 +641,7 @@ static int write_runs(struct tach_writer *w, const struct sthread *t, bool weigh
 	for (bool first = true; next_merged(&wk, &r); first = false) {
 		if (!first && tachi_out_byte(&w->out, ','))
 			return TACH_E_IO;
-		int rc = weights ? out_weight(w, r.count, r.ns) : write_stack(w, r.node);
+		int rc = weights ? out_weight(w, r.v) : write_stack(w, r.node);
 		if (rc)
 			return rc;
 	}
@@ -699,7 +701,7 @@ static int write_head(struct tach_writer *w, const struct sthread *t, size_t ti)
 unit:
 	if (out_str(w, ",\"unit\":\"") || out_str(w, st->unit) ||
 	    out_str(w, "\",\"startValue\":0,\"endValue\":") ||
-	    (t ? out_weight(w, t->total, t->total_ns) : tachi_out_byte(&w->out, '0')))
+	    (t ? out_weight(w, t->total) : tachi_out_byte(&w->out, '0')))
 		return TACH_E_IO;
 	return TACH_OK;
 }
@@ -783,17 +785,17 @@ static int write_profile(struct tach_writer *w, size_t ti)
 	return out_str(w, "]}") ? TACH_E_IO : TACH_OK;
 }
 
-/* Weights in µs where the samples carry time and every thread's total fits 53 bits of ns
- * (exact in JavaScript), else in samples (said once). */
+/* Weights in µs where the samples carry time, to the ns while every thread's total fits 53
+ * bits of ns (exact in JavaScript), else in whole µs (said once); else in samples. */
 static void choose_unit(struct tach_writer *w)
 {
 	struct speedscope_wstate *st = w->state;
-	st->micro = w->meta.sample_time && !w->meta.weight_unit;
-	for (size_t i = 0; i < st->nth && st->micro; i++)
-		if (st->th[i].total_ns > (UINT64_C(1) << 53)) {
-			st->micro = false;
-			tachi_warn(&w->warn, TACH_POS_NONE, 0, "a thread's time does not fit "
-				   "JavaScript's exact numbers: the weights are sample counts");
+	st->micro = st->by_time;
+	for (size_t i = 0; i < st->nth && st->micro && !st->whole_us; i++)
+		if (st->th[i].total > (UINT64_C(1) << 53)) {
+			st->whole_us = true;
+			tachi_warn(&w->warn, TACH_POS_NONE, 0, "a thread's time in ns does not fit "
+				   "JavaScript's exact numbers: the weights are whole microseconds");
 		}
 	if (!st->micro && !w->meta.sample_time && !w->meta.weight_unit && st->nth)
 		tachi_warn(&w->warn, TACH_POS_NONE, 0, "the samples carry no time (no interval, no "
@@ -870,6 +872,7 @@ static int sw_begin(struct tach_writer *w)
 	struct speedscope_wstate *st = w->state;
 	tachi_spool_init(&st->spool, sizeof(struct srun));
 	st->nvt = w->meta.value_types ? w->meta.value_type_count : 0;
+	st->by_time = w->meta.sample_time && !w->meta.weight_unit;
 	return TACH_OK;
 }
 
