@@ -143,8 +143,8 @@ int tachi_or_any(struct tach_reader *r, const struct tachi_pb_field *af, struct 
 		} else if (f.num == ANY_DOUBLE && f.wt == TACHI_PB_I64) {
 			double d;
 			memcpy(&d, &f.v, 8);
-			*a = (struct anyv){ .is_num = d == d && d > -9.2e18 && d < 9.2e18,
-					    .sidx = NONE, .num = (int64_t)d };
+			bool in = d == d && d > -9.2e18 && d < 9.2e18;
+			*a = (struct anyv){ .is_num = in, .sidx = NONE, .num = in ? (int64_t)d : 0 };
 		}
 	}
 	return TACH_OK;
