@@ -10,6 +10,7 @@
 static const struct tachi_format *const formats[] = {
 	&tachi_fmt_tach,
 	&tachi_fmt_gperf,
+	&tachi_fmt_otlp,
 	&tachi_fmt_pprof,
 	&tachi_fmt_jfr,
 	&tachi_fmt_sampler,

@@ -11,6 +11,8 @@ extern const struct tachi_format tachi_fmt_collapsed;
 extern const struct tachi_format tachi_fmt_gecko;
 extern const struct tachi_format tachi_fmt_gperf;
 extern const struct tachi_format tachi_fmt_pprof;
+/* OpenTelemetry profiles (formats/otlp/); before pprof in detection. */
+extern const struct tachi_format tachi_fmt_otlp;
 extern const struct tachi_format tachi_fmt_sampler;
 extern const struct tachi_format tachi_fmt_flamegraph;
 extern const struct tachi_format tachi_fmt_pstats;

@@ -70,7 +70,7 @@ summed() {
 	[[ "$output" == *"tach-merge: standard input (-) given more than once"* ]]
 	run tach-merge --from pdf "$C/recursion.tach"
 	[ "$status" -eq 2 ]
-	[[ "$output" == *"tach-merge: unknown --from pdf (one of: tach gperf pprof"* ]]
+	[[ "$output" == *"tach-merge: unknown --from pdf (one of: tach gperf otlp pprof"* ]]
 	run tach-merge --bogus "$C/recursion.tach"
 	[ "$status" -eq 2 ]
 	run tach-merge --compression lz4 "$C/recursion.tach" "$C/rle_runs.tach"

@@ -34,6 +34,7 @@ static const char *const readers[][2] = {
 	{ "sampler", NULL },
 	{ "pprof", NULL },
 	{ "pprof", "zero-weight=yes" },
+	{ "otlp", NULL },
 	{ "speedscope", NULL },
 	{ "v8", NULL },
 	{ "chrome", NULL },
@@ -57,6 +58,7 @@ static const struct wcfg writers[] = {
 	{ "pstats", { { "sampled-marker", "yes", "no" } } },
 	{ "speedscope", { { 0 } } },
 	{ "callgrind", { { 0 } } },
+	{ "otlp", { { "json", "no", "yes" }, { "timestamps", "yes", "no" }, { "cpu", "auto", "yes" } } },
 };
 
 static struct tach_reader *open_reader(size_t ri, const uint8_t *data, size_t size)

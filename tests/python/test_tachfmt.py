@@ -194,6 +194,8 @@ CONVERSIONS = [
     ("pstats", "tach2pstats", {"sampled_marker": True}, ["--sampled-marker"]),
     ("pstats", "tach2pstats", {"sampled_marker": False}, ["--no-sampled-marker"]),
     ("callgrind", "tach2callgrind", {}, []),
+    ("otlp", "tach2otlp", {}, []),
+    ("otlp", "tach2otlp", {"json": True}, ["--json"]),
     ("flamegraph", "tach2flamegraph", {"width": 800}, ["--width", "800"]),
     ("collapsed", "tach-decode", {"labels": "pyspy"}, ["--labels", "pyspy"]),
     ("samples", "tach-decode", {}, ["-F", "samples"]),

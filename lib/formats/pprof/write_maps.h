@@ -6,6 +6,7 @@
 #include "base/base.h"
 #include "base/hash.h"
 #include "model/dict.h"
+#include "formats/native_names.h"
 
 /* A mapping as written; file and build_id are dict string ids (build_id TACH_NO_STRING:
  * none). */
@@ -33,11 +34,6 @@ struct tachi_pmaps {
 	uint32_t *dict_out, *rb_out; /* dict mapping id / rebuilt index -> out id */
 };
 
-/* Whether frame f is an unsymbolized native frame named by module and file offset
- * ("libc.so.6+0x2a1c0" in ".../libc.so.6", no line); *off gets the offset. */
-bool tachi_modoff_name(const struct tach_dict *d, const struct tach_frame *f, uint64_t *off);
-/* Whether f is named by its own address "0x4011d6" with no line. */
-bool tachi_addr_name(const struct tach_dict *d, const struct tach_frame *f, uint64_t addr);
 /* The rebuilt mapping of dict string file, grown to cover off; seg is the file offset its
  * mapping started at when the frame carries it (its column), else -1. Its index, or -1
  * when out of memory. */
