@@ -40,11 +40,13 @@ static void writes_dots(void)
 	struct tach_meta m = { 0 };
 	m.size = sizeof(m);
 	m.interval_us = 1000;
-	m.has_stats = 1;
-	m.stats_size = 56;
-	m.stats_version = 1;
-	m.stats_duration_s = 1.5;
-	m.stats_sample_rate = 2.25;
+	struct tach_file_info fi = TACH_FILE_INFO_INIT;
+	fi.has_stats = 1;
+	fi.stats_size = 56;
+	fi.stats_version = 1;
+	fi.stats_duration_s = 1.5;
+	fi.stats_sample_rate = 2.25;
+	m.file = &fi;
 	CHECK(tach_writer_open_fd(w, fileno(f)) == TACH_OK);
 	CHECK(tach_writer_set_meta(w, &m) == TACH_OK);
 	CHECK(tach_writer_close(w) == TACH_OK);
@@ -68,7 +70,8 @@ static void reads_dots(void)
 	const struct tach_sample *s;
 	CHECK(tach_reader_next(r, &s) == TACH_OK);
 	const struct tach_meta *m = tach_reader_meta(r);
-	CHECK(m->has_stats && m->stats_duration_s == 1.5 && m->stats_sample_rate == 2.25);
+	const struct tach_file_info *fi = m->file;
+	CHECK(fi && fi->has_stats && fi->stats_duration_s == 1.5 && fi->stats_sample_rate == 2.25);
 	tach_reader_free(r);
 }
 

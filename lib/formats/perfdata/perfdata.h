@@ -207,6 +207,9 @@ int pd_space_insert(struct pd_spaces *a, uint32_t *root, uint32_t epoch, uint64_
 		    uint64_t end, uint32_t map, uint64_t seq);
 /* The map holding addr, UINT32_MAX when none. */
 uint32_t pd_space_find(const struct pd_spaces *a, uint32_t root, uint64_t addr);
+/* Calls fn with each map of the space at root, in address order, until it returns false. */
+void pd_space_walk(const struct pd_spaces *a, uint32_t root, bool (*fn)(void *ctx, uint32_t map),
+		   void *ctx);
 void pd_spaces_free(struct pd_spaces *a);
 
 /* ---- read_symbols.c ---- */
@@ -220,6 +223,9 @@ int pd_on_mmap(struct tach_reader *r, const uint8_t *p, uint32_t size, uint64_t 
 int pd_sample_frames(struct tach_reader *r, const struct pd_sample *s);
 int pd_root_frame(struct tach_reader *r, const struct pd_sample *s, uint32_t *id);
 const char *pd_frame_file(struct tach_reader *r, uint32_t id);
-const char *pd_proc_map_path(struct tach_reader *r, uint32_t pid, size_t i);
+/* The first file mapped into process pid, in address order, for which fn says true; NULL
+ * when none. */
+const char *pd_proc_map_find(struct tach_reader *r, uint32_t pid,
+			     bool (*fn)(void *ctx, const char *path), void *ctx);
 
 #endif

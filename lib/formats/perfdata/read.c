@@ -159,6 +159,11 @@ static bool comm_names(const char *comm, const char *path)
 	       !memcmp(b, comm, cl);
 }
 
+static bool program_path(void *comm, const char *path)
+{
+	return path[0] == '/' && comm_names(comm, path);
+}
+
 /* The program: the file of a frame of the first sample that its comm names, else of a
  * mapping of its process that the comm names (the first sample may be in the loader or
  * the kernel, whose files name no program: pprof's File: and the Gecko product would show
@@ -171,8 +176,8 @@ static int note_program(struct tach_reader *r, const char *comm, uint32_t pid)
 		f = pd_frame_file(r, st->frames[i]);
 		f = f && f[0] == '/' && comm_names(comm, f) ? f : NULL;
 	}
-	for (size_t i = 0; comm && !f && (f = pd_proc_map_path(r, pid, i)); i++)
-		f = f[0] == '/' && comm_names(comm, f) ? f : NULL;
+	if (comm && !f)
+		f = pd_proc_map_find(r, pid, program_path, (void *)comm);
 	if (!f)
 		return TACH_OK;
 	if (!(st->program = strdup(f)))

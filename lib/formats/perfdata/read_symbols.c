@@ -1187,11 +1187,31 @@ const char *pd_frame_file(struct tach_reader *r, uint32_t id)
 	return f ? tach_dict_string(&r->dict, f->file, NULL) : NULL;
 }
 
-/* The file of the i-th mapping of process pid, in the order perf recorded them; NULL past
- * the last. */
-const char *pd_proc_map_path(struct tach_reader *r, uint32_t pid, size_t i)
+struct map_find {
+	const struct pd_syms *y;
+	bool (*fn)(void *ctx, const char *path);
+	void *ctx;
+	const char *found;
+};
+
+static bool map_find_one(void *ctx, uint32_t map)
+{
+	struct map_find *q = ctx;
+	const char *path = q->y->maps[map].path;
+	if (path && q->fn(q->ctx, path)) {
+		q->found = path;
+		return false;
+	}
+	return true;
+}
+
+const char *pd_proc_map_find(struct tach_reader *r, uint32_t pid,
+			     bool (*fn)(void *ctx, const char *path), void *ctx)
 {
 	struct pd_syms *y = ((struct pd *)r->state)->syms;
 	struct perfdata_proc *p = y ? proc_get(r, pid, false) : NULL;
-	return p && i < p->n ? y->maps[p->r[i].map].path : NULL;
+	struct map_find q = { y, fn, ctx, NULL };
+	if (p && p->space)
+		pd_space_walk(&y->spaces, p->space, map_find_one, &q);
+	return q.found;
 }

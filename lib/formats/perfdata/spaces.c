@@ -141,6 +141,23 @@ uint32_t pd_space_find(const struct pd_spaces *a, uint32_t root, uint64_t addr)
 	return best && addr < a->n[best].end ? a->n[best].map : UINT32_MAX;
 }
 
+/* In address order; a treap's depth is logarithmic in its size (random priorities), so
+ * a depth past 128 is a damaged tree, not a real one: the walk then stops there. */
+static bool walk(const struct pd_spaces *a, uint32_t t, unsigned depth,
+		 bool (*fn)(void *ctx, uint32_t map), void *ctx)
+{
+	if (!t || depth > 128)
+		return true;
+	return walk(a, a->n[t].l, depth + 1, fn, ctx) && fn(ctx, a->n[t].map) &&
+	       walk(a, a->n[t].r, depth + 1, fn, ctx);
+}
+
+void pd_space_walk(const struct pd_spaces *a, uint32_t root, bool (*fn)(void *ctx, uint32_t map),
+		   void *ctx)
+{
+	walk(a, root, 0, fn, ctx);
+}
+
 void pd_spaces_free(struct pd_spaces *a)
 {
 	free(a->n);
