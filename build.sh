@@ -31,6 +31,8 @@ EXTRA_TEST_PKGS=()
 EXTRA_TEST_PKGS+=(golang-go protobuf-compiler)
 # v8.bats records V8 CPU profiles with node --cpu-prof (any Node does; Debian's nodejs).
 EXTRA_TEST_PKGS+=(nodejs)
+# jfr.bats records Java Flight Recorder files with the JDK and compares with jfr print.
+EXTRA_TEST_PKGS+=(openjdk-17-jdk-headless)
 # tach2gecko's check loads its output with the Firefox Profiler's own importer: Node >= 24
 # and @firefox-devtools/profiler-cli from npm, installed into build/npm by
 # tests/cli/npm-tools.sh. Debian's nodejs and npm are only needed to run npm (a Node that
