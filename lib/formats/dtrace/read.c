@@ -7,7 +7,8 @@
  * its stack, a frame a line, innermost first ("module`function+0xoffset", or a bare hex
  * address), blank lines between the stacks of a key of several, and a line holding only the
  * entry's value (a count) that ends it. Each entry is one sample weighing its value. A file
- * whose header never ends has no entry, which is said once.
+ * whose header never ends has no entry, which is said once; one that ends inside a stack
+ * (frames, no count) is refused at the line the stack began.
  *
  * A frame is named as inferno names it: the offset (from the last '+') dropped; where the
  * name has "::" (C++), what follows the last '(' or '<' after the first "::" dropped
@@ -39,6 +40,7 @@ struct dread {
 	char *buf;          /* a frame's name being rewritten */
 	size_t cap;
 	bool in_data;       /* the header's blank line was seen */
+	uint64_t stack_line; /* where the stack being read began */
 };
 
 static bool is_space(char c)
@@ -208,9 +210,12 @@ static int dt_next(struct tach_reader *r, const struct tach_sample **out)
 	int rc;
 	for (;;) {
 		rc = tachi_in_line(r, &s, &n);
-		if (rc == TACH_EOF && !d->in_data)
+		if (rc == TACH_EOF && !d->in_data && r->in.line)
 			tachi_warn(&r->warn, TACH_POS_NONE, 0,
 				   "no aggregation: the input ends in dtrace's header");
+		if (rc == TACH_EOF && d->st.depth)
+			return RFAIL(r, TACH_E_FORMAT, TACH_POS_LINE, d->stack_line,
+				     "the input ends inside the stack begun here (no count after it)");
 		if (rc)
 			return rc;
 		trim(&s, &n);
@@ -231,6 +236,8 @@ static int dt_next(struct tach_reader *r, const struct tach_sample **out)
 		if (big)
 			return RFAIL(r, TACH_E_FORMAT, TACH_POS_LINE, r->in.line,
 				     "an aggregation value past 64 bits");
+		if (!d->st.depth)
+			d->stack_line = r->in.line;
 		if ((rc = frame_line(r, d, s, n)))
 			return rc;
 	}
