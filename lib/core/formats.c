@@ -22,6 +22,8 @@ static const struct tachi_format *const formats[] = {
 	&tachi_fmt_flamegraph,
 	&tachi_fmt_pstats,
 	&tachi_fmt_callgrind,
+	&tachi_fmt_dtrace,
+	&tachi_fmt_bpftrace,
 	&tachi_fmt_perfdata,
 	&tachi_fmt_perf,
 	&tachi_fmt_collapsed,

@@ -29,5 +29,9 @@ extern const struct tachi_format tachi_fmt_v8;
 extern const struct tachi_format tachi_fmt_jfr;
 /* Chrome trace-event JSON: its CPU profiles (formats/chrome/). */
 extern const struct tachi_format tachi_fmt_chrome;
+/* DTrace aggregations of stacks and bpftrace maps of stacks (formats/dtrace/,
+ * formats/bpftrace/); before perf script and folded stacks in detection. */
+extern const struct tachi_format tachi_fmt_dtrace;
+extern const struct tachi_format tachi_fmt_bpftrace;
 
 #endif
