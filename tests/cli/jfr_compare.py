@@ -58,7 +58,7 @@ def read_samples(path):
         if line.startswith("@") or line.startswith("#") or not line.strip():
             continue
         head, _, frames = line.rstrip("\n").partition("\t")
-        tid, _iid, ts, status = head.split()
+        tid, _iid, ts, status = head.split()[:4]  # TIME_NS and WEIGHT may follow
         stack = [parse_frame(f) for f in frames.split(";")] if frames else []
         name = None
         if stack and stack[-1][0] == "[comm]":
