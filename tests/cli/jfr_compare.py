@@ -58,12 +58,16 @@ def read_samples(path):
         if line.startswith("@") or line.startswith("#") or not line.strip():
             continue
         head, _, frames = line.rstrip("\n").partition("\t")
-        tid, _iid, ts, status = head.split()[:4]  # TIME_NS and WEIGHT may follow
+        fields = head.split()
+        tid, _iid, ts, status = fields[:4]
+        # TIME_NS and WEIGHT follow where a record stands for several samples of its own
+        # time (a wall-clock event's samples and timeSpan)
+        weight = int(fields[5]) if len(fields) > 5 else 1
         stack = [parse_frame(f) for f in frames.split(";")] if frames else []
         name = None
         if stack and stack[-1][0] == "[comm]":
             name = stack.pop()[1]
-        out.append((int(tid), name, int(ts), int(status), stack))
+        out.extend([(int(tid), name, int(ts), int(status), stack)] * weight)
     return out
 
 

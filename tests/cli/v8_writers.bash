@@ -66,12 +66,18 @@ through_writers() {
 for l in sys.stdin:
     stack, n = l.rstrip("\n").rsplit(" ", 1)
     print(stack, int(n) // 1000)' >"$T/w.tcol"
-	diff -u <(sort "$T/w.tcol") <(tach-decode -q --value time "$f" | sort)
-	[ -s "$T/w.tcol" ]
-	# and the flame graph of those times: the same total, in us
-	tach2flamegraph -q --value time "$f" -o "$T/w.tsvg"
-	grep -q "<title>all ($(awk '{ s += $NF } END { printf "%d", s }' "$T/w.tcol" |
-		python3 -c 'print(f"{int(input()):,}")') us, 100%)</title>" "$T/w.tsvg"
+	if [ -s "$T/w.tcol" ]; then
+		diff -u <(sort "$T/w.tcol") <(tach-decode -q --value time "$f" | sort)
+		# and the flame graph of those times: the same total, in us
+		tach2flamegraph -q --value time "$f" -o "$T/w.tsvg"
+		grep -q "<title>all ($(awk '{ s += $NF } END { printf "%d", s }' "$T/w.tcol" |
+			python3 -c 'print(f"{int(input()):,}")') us, 100%)</title>" "$T/w.tsvg"
+	else
+		# samples that carry no time (a JFR CPU recording's): --value time shows the
+		# counts, and says so
+		diff -u <(sort "$T/w.col") <(tach-decode -q --value time "$f" | sort)
+		tach-decode --value time "$f" 2>&1 >/dev/null | grep -q 'the samples carry no time'
+	fi
 	# TACH (tach-merge writes it) and back: the same samples
 	tach-merge -q "$f" -o "$T/w.tach"
 	# (each thread's in the same order, a thread being a tid and an interpreter id:
