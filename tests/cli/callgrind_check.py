@@ -116,12 +116,12 @@ def compare(label, want, got, errors):
                           f"callgrind_annotate {got[name]}")
 
 
-def check_event(samples, cg, event, objects, errors):
+def check_event(samples, cg, event, objects, errors, show=None):
     total, empty, self_, incl, timed = expected(samples, event)
     if event != "Samples" and not timed:
         return total
     for inclusive, want in ((False, self_), (True, incl)):
-        got_total, got = annotate(cg, inclusive, objects, event)
+        got_total, got = annotate(cg, inclusive, objects, show or event)
         kind = "inclusive" if inclusive else "self"
         if got_total != total:
             errors.append(f"{cg}: {event}: PROGRAM TOTALS {got_total}, samples {total}")
@@ -137,7 +137,14 @@ def check(samples, cg):
     with open(cg, "rb") as f:
         text = f.read()
     objects = {m.group(1) for m in re.finditer(rb"^c?ob=\(\d+\) (.*)$", text, re.M)}
-    total = check_event(samples, cg, "Samples", objects, errors)
+    # the count's event: Samples, or the input's own count type where it names one (a JFR
+    # recording's "samples")
+    first = re.search(rb"^events: (\S+)", text, re.M)
+    show = "Samples"
+    if first and not re.search(rb"^events: .*\bSamples\b", text, re.M) and \
+            first.group(1) == b"samples":
+        show = "samples"
+    total = check_event(samples, cg, "Samples", objects, errors, show)
     _, _, _, _, timed = expected(samples, "Time_ns")
     if timed and not re.search(rb"^events: .*\bTime_ns\b", text, re.M):
         errors.append(f"{cg}: the samples carry time, but there is no event Time_ns")
