@@ -20,6 +20,7 @@ static const struct tachi_format *const formats[] = {
 	&tachi_fmt_flamegraph,
 	&tachi_fmt_pstats,
 	&tachi_fmt_callgrind,
+	&tachi_fmt_pproftext,
 	&tachi_fmt_perfdata,
 	&tachi_fmt_perf,
 	&tachi_fmt_collapsed,
