@@ -215,9 +215,13 @@ static int hex_addrs(struct tach_reader *r, struct pread *g, const char *s, cons
 		const char *h = q + 2;
 		uint64_t x = 0;
 		while (h < e && ((*h >= '0' && *h <= '9') || (*h >= 'a' && *h <= 'f'))) {
-			if (x >> 60)
-				return FAIL(r, g, "address %.*s does not fit in 64 bits",
-					    (int)((h - q) > 40 ? 40 : (h - q)), q);
+			if (x >> 60) {
+				const char *t = h;
+				while (t < e && ((*t >= '0' && *t <= '9') || (*t >= 'a' && *t <= 'f')))
+					t++;
+				return FAIL(r, g, "address %.*s%s does not fit in 64 bits",
+					    (int)((t - q) > 40 ? 40 : (t - q)), q, t - q > 40 ? "..." : "");
+			}
 			x = x << 4 | (uint64_t)hexval(*h);
 			h++;
 		}
@@ -581,6 +585,9 @@ static int read_thread(struct tach_reader *r, struct pread *g, const char *s, si
 		while ((have = next_line(g, &s, &n)))
 			if (map_sentinel(s, n) || prefix(s, n, "-"))
 				break;
+		/* pprof refuses a header with no thread after it */
+		if (!have)
+			return FAIL(r, g, "a threadz profile without a thread");
 	}
 	while (have && !map_sentinel(s, n)) {
 		if (prefix(s, n, "---- no stack trace for")) {
