@@ -10,6 +10,7 @@ extern const struct tachi_format tachi_fmt_samples;
 extern const struct tachi_format tachi_fmt_collapsed;
 extern const struct tachi_format tachi_fmt_gecko;
 extern const struct tachi_format tachi_fmt_gperf;
+extern const struct tachi_format tachi_fmt_pproftext;
 extern const struct tachi_format tachi_fmt_pprof;
 /* OpenTelemetry profiles (formats/otlp/); before pprof in detection. */
 extern const struct tachi_format tachi_fmt_otlp;

@@ -50,12 +50,15 @@ refused() { # file
 		refused "$f"
 		[[ $stderr == *"not recognized"* ]]
 	done
-	# pprof's legacy texts (heap, growth, contention, thread), which no reader takes yet:
-	# refused, never folded stacks (they were, with exit 0)
+	# pprof's legacy texts (heap, growth, contention, thread) are read (pproftext.bats), never
+	# as folded stacks; their Java variants are refused in one line
 	for f in "$P"/corpora/pprof/*; do
 		case $f in *.string | *.cpu) continue ;; esac
-		refused "$f"
-		[[ $stderr == *"not recognized"*"tried "* ]] || { echo "$f: $stderr"; false; }
+		run tach-decode -v -q -F collapsed "$f"
+		case $f in
+		*/java.*) [ "$status" -eq 1 ] || { echo "$f: $output"; false; } ;;
+		*) [[ $status -eq 0 && $output == *"pproftext input"* ]] || { echo "$f: ${lines[0]}"; false; } ;;
+		esac
 	done
 }
 
@@ -70,8 +73,11 @@ refused() { # file
 	# numbers alone are no stack; a count needs a digit; JSON on one long line is no stack
 	printf '16 400\n17 300 2\n' >"$T/nums"
 	refused "$T/nums"
+	# a threadz header alone: pprof's thread text without a thread, refused as pprof does
 	printf -- '--- threadz 1 ---\n' >"$T/dash"
-	refused "$T/dash"
+	run --separate-stderr tach-decode "$T/dash"
+	[ "$status" -eq 1 ]
+	[ "$stderr" = "tach-decode: $T/dash:1: a threadz profile without a thread" ]
 	{ printf '[{"name":"x","v":'; printf '%d,' $(seq 1 1500); printf '0}]\n'; } >"$T/j"
 	refused "$T/j"
 	if [ -d "$P/corpora" ]; then
