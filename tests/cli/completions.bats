@@ -185,7 +185,7 @@ compare() { # what want-file got-file
 		[ "$(bash_complete "$C/$p" "$p" --from '' | sort)" = "$want" ] ||
 			{ echo "$p --from: $(bash_complete "$C/$p" "$p" --from '' | tr '\n' ' ')" >&2; return 1; }
 		# --from=VALUE too: bash splits the word at '='
-		[ "$(bash_complete "$C/$p" "$p" --from = pp)" = pprof ]
+		[ "$(bash_complete "$C/$p" "$p" --from = ppr | sort | tr '\n' ' ')" = "pprof pproftext " ]
 		n=$((n + 1))
 	done
 	[ "$n" -ge 10 ]

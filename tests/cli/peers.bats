@@ -6,6 +6,8 @@
 
 bats_require_minimum_version 1.5.0
 
+load bounded
+
 setup() {
 	T=$BATS_TEST_TMPDIR
 	P=${PEERS_DIR:-$SOURCE_ROOT/../shared/peers}
@@ -44,6 +46,8 @@ refused() { # file
 @test "point 1: the peers' texts of no profile, and formats not read, are refused in one line" {
 	need_peers
 	for f in "$P"/corpora/non/* "$P"/formats/* "$P"/corpora/pprof/*.string; do
+		# the DTrace and bpftrace outputs are read (dtrace.bats compares their folding)
+		case ${f##*/} in dtrace-*.txt | bpftrace-*.txt) continue ;; esac
 		refused "$f"
 	done
 	for f in "$P"/corpora/non/*; do
@@ -238,16 +242,16 @@ same_packed() { # file [tach-decode options...]
 	# 200 MiB of folded lines pack in 1 MiB: a streaming reader stops at --max-input, soon
 	yes 'a;b 1' | head -c 200M | gzip -1 -c >"$T/bomb.gz"
 	[ "$(wc -c <"$T/bomb.gz")" -lt 2000000 ]
-	run prlimit --as=1000000000 timeout 60 tach-decode --max-input 8M "$T/bomb.gz"
+	run bounded 60 954 tach-decode --max-input 8M "$T/bomb.gz"
 	[ "$status" -eq 1 ]
 	[[ $output == *"holds more than 8388608 bytes (see --max-input)" ]]
 	[ "${#lines[@]}" -eq 1 ]
 	# the same bomb as a whole-input format (JSON) and through a pipe
 	{ printf '{"traceEvents":['; head -c 200M /dev/zero | tr '\0' ' '; } | gzip -1 -c >"$T/bomb.json.gz"
-	run prlimit --as=1000000000 timeout 60 tach-decode --max-input 8M "$T/bomb.json.gz"
+	run bounded 60 954 tach-decode --max-input 8M "$T/bomb.json.gz"
 	[ "$status" -eq 1 ]
 	[[ $output == *"holds more than 8388608 bytes (see --max-input)" ]]
-	run bash -c "cat '$T/bomb.json.gz' | prlimit --as=1000000000 timeout 60 tach-decode --max-input 8M"
+	run bash -c "source '$BATS_TEST_DIRNAME/bounded.bash'; cat '$T/bomb.json.gz' | bounded 60 954 tach-decode --max-input 8M"
 	[ "$status" -eq 1 ]
 	[[ $output == *"holds more than 8388608 bytes (see --max-input)" ]]
 }

@@ -61,11 +61,11 @@ through_writers() {
 	tach-decode -q -F samples "$f" >"$T/w.samples"
 	tach-decode -q "$f" >"$T/w.col"
 	# folded --value time: each stack's time in us, the samples' own (time to the next)
-	# (time_folded counts ns; V8's times are whole us)
+	# (time_folded counts ns; each line's sum rounded to the nearest us, half up)
 	time_folded "$T/w.samples" | python3 -c 'import sys
 for l in sys.stdin:
     stack, n = l.rstrip("\n").rsplit(" ", 1)
-    print(stack, int(n) // 1000)' >"$T/w.tcol"
+    print(stack, (int(n) + 500) // 1000)' >"$T/w.tcol"
 	if [ -s "$T/w.tcol" ]; then
 		diff -u <(sort "$T/w.tcol") <(tach-decode -q --value time "$f" | sort)
 		# and the flame graph of those times: the same total, in us

@@ -32,6 +32,7 @@
 #include "core/format.h"
 #include "core/formats.h"
 #include "formats/gperf/gperf.h"
+#include "formats/native_syms.h"
 #include "symbolize/symbolize.h"
 
 #define RELEASE_STEP ((size_t)4 << 20)
@@ -60,9 +61,7 @@ struct gpc {
 
 struct gread {
 	/* options */
-	char *binary_path;
-	bool no_symbolize;
-	int names;              /* TACHI_NAMES_*: how functions are named */
+	struct tachi_native_opts opt;
 	/* layout */
 	unsigned slot;   /* 4 or 8 */
 	bool big;
@@ -83,8 +82,7 @@ struct gread {
 	size_t pc_count, pc_cap, pcv_cap;
 	uint32_t *pc_slots;  /* open addressing: pc id + 1, 0 empty */
 	size_t pc_mask;
-	uint32_t *chain;
-	size_t chain_len, chain_cap;
+	struct tachi_native_chain chain;
 	uint32_t *frames;
 	size_t frames_cap;
 	char *program;       /* the first executable mapping's path: pprof's main binary */
@@ -106,31 +104,9 @@ static inline uint64_t slot_at(const struct gread *g, const uint8_t *p)
 static int gr_option(struct tach_reader *r, const char *key, const char *value)
 {
 	struct gread *g = r->state;
-	if (!strcmp(key, "symbolize")) {
-		bool b;
-		if (!tachi_parse_bool(value, &b))
-			return RFAIL(r, TACH_E_USAGE, TACH_POS_NONE, 0, "bad symbolize: %s", value);
-		g->no_symbolize = !b;
-		return TACH_OK;
-	}
-	if (!strcmp(key, "binary-path")) {
-		char *c = strdup(value);
-		if (!c)
-			return RFAIL(r, TACH_E_NOMEM, TACH_POS_NONE, 0, "out of memory");
-		free(g->binary_path);
-		g->binary_path = c;
-		return TACH_OK;
-	}
-	if (!strcmp(key, "names")) {
-		static const char *const modes[] = { "full", "short", "mangled" };
-		for (int i = 0; i < 3; i++)
-			if (!strcmp(value, modes[i])) {
-				g->names = i; /* TACHI_NAMES_* order */
-				return TACH_OK;
-			}
-		return RFAIL(r, TACH_E_USAGE, TACH_POS_NONE, 0,
-			     "names must be full, short or mangled, not %s", value);
-	}
+	int rc = tachi_native_option(r, &g->opt, key, value);
+	if (rc != TACHI_NATIVE_NOT_MINE)
+		return rc;
 	return RFAIL(r, TACH_E_USAGE, TACH_POS_NONE, 0, "gperf reader has no option %s", key);
 }
 
@@ -564,9 +540,8 @@ static int gr_open(struct tach_reader *r)
 	r->meta.profiling_config = 2;
 	r->file.big_endian = g->big;
 	r->meta.file = &r->file;
-	g->sym = tachi_sym_new(&r->warn, g->binary_path, !g->no_symbolize);
-	if (g->sym)
-		tachi_sym_set_names(g->sym, g->names);
+	g->sym = tachi_native_sym_new(r, &g->opt);
+	g->chain.dict = &r->dict;
 	if (!g->sym)
 		return RFAIL(r, TACH_E_NOMEM, TACH_POS_NONE, 0, "out of memory");
 	size_t maps_off = r->in.size;
@@ -585,64 +560,21 @@ static int gr_open(struct tach_reader *r)
 	return TACH_OK;
 }
 
-struct emit_ctx {
-	struct tach_reader *r;
-	struct gread *g;
-};
-
-/* The dict's mapping for m, interned when a frame first uses it (so mappings no sample
- * touches are not kept), once its file was read for the build ID and flags. */
-static int frame_mapping(struct tach_dict *d, struct tachi_sym_map *m, uint32_t *id)
-{
-	if (m->user) {
-		*id = m->user;
-		return TACH_OK;
-	}
-	struct tach_mapping tm = { m->start, m->limit, m->offset, 0, TACH_NO_STRING, m->flags };
-	if (tach_dict_intern_string(d, m->path, strlen(m->path), &tm.file) ||
-	    (m->build_id &&
-	     tach_dict_intern_string(d, m->build_id, strlen(m->build_id), &tm.build_id)) ||
-	    tach_dict_intern_mapping(d, &tm, id))
-		return TACH_E_NOMEM;
-	m->user = *id;
-	return TACH_OK;
-}
-
-static int emit_frame(void *ctx, const struct tachi_sym_frame *sf)
-{
-	struct emit_ctx *e = ctx;
-	struct tach_dict *d = &e->r->dict;
-	struct tach_frame f = { 0, 0, sf->line, sf->line, sf->col, -1, TACH_NO_OPCODE };
-	struct tach_frame_native n = { sf->address, 0, sf->inlined };
-	if (tach_dict_intern_string(d, sf->file, strlen(sf->file), &f.file) ||
-	    tach_dict_intern_string(d, sf->func, strlen(sf->func), &f.func) ||
-	    (sf->map && frame_mapping(d, sf->map, &n.mapping)))
-		return TACH_E_NOMEM;
-	uint32_t id;
-	if (tach_dict_intern_frame_native(d, &f, &n, &id))
-		return TACH_E_NOMEM;
-	if (!TACHI_RESERVE(e->g->chain, e->g->chain_cap, e->g->chain_len + 1))
-		return TACH_E_NOMEM;
-	e->g->chain[e->g->chain_len++] = id;
-	return TACH_OK;
-}
-
 /* Resolves a PC as a leaf or as a return address the first time a sample needs it, so
  * that strings and frames enter the dictionary in the order samples use them. */
 static int pc_resolve(struct tach_reader *r, struct gread *g, uint32_t id, bool leaf)
 {
 	struct gpc *p = &g->pcs[id];
-	size_t first = g->chain_len;
-	struct emit_ctx e = { r, g };
-	int rc = tachi_sym_lookup(g->sym, g->pcv[id], leaf, emit_frame, &e);
+	size_t first = g->chain.len;
+	int rc = tachi_sym_lookup(g->sym, g->pcv[id], leaf, tachi_native_emit, &g->chain);
 	if (rc == TACH_E_IO)
 		return RFAIL(r, TACH_E_IO, TACH_POS_NONE, 0, "%s", tachi_sym_io_error(g->sym));
 	if (rc)
 		return RFAIL(r, TACH_E_NOMEM, TACH_POS_NONE, 0, "out of memory");
-	if (g->chain_len - first > UINT32_MAX || g->chain_len > UINT32_MAX)
+	if (g->chain.len - first > UINT32_MAX || g->chain.len > UINT32_MAX)
 		return RFAIL(r, TACH_E_LIMIT, TACH_POS_NONE, 0, "too many frames");
 	p->first[leaf] = (uint32_t)first;
-	p->n[leaf] = (uint32_t)(g->chain_len - first);
+	p->n[leaf] = (uint32_t)(g->chain.len - first);
 	p->done[leaf] = true;
 	return TACH_OK;
 }
@@ -670,7 +602,7 @@ static int gr_next(struct tach_reader *r, const struct tach_sample **out)
 				     "frames", r->lim.max_depth);
 		if (!TACHI_RESERVE(g->frames, g->frames_cap, depth + n + 1))
 			return RFAIL(r, TACH_E_NOMEM, TACH_POS_NONE, 0, "out of memory");
-		memcpy(g->frames + depth, g->chain + p->first[leaf], n * sizeof(uint32_t));
+		memcpy(g->frames + depth, g->chain.ids + p->first[leaf], n * sizeof(uint32_t));
 		depth += n;
 	}
 	struct tach_sample *smp = &r->sample;
@@ -697,7 +629,7 @@ static void gr_free(struct tach_reader *r)
 {
 	struct gread *g = r->state;
 	free(g->program);
-	free(g->binary_path);
+	free(g->opt.binary_path);
 	free(g->st);
 	tachi_idset_free(&g->st_index);
 	tachi_sym_free(g->sym);
@@ -705,7 +637,7 @@ static void gr_free(struct tach_reader *r)
 	free(g->pcs);
 	free(g->pcv);
 	free(g->pc_slots);
-	free(g->chain);
+	free(g->chain.ids);
 	free(g->frames);
 }
 

@@ -46,6 +46,7 @@
 #include "core/format.h"
 #include "core/formats.h"
 #include "formats/pproftext/pproftext.h"
+#include "formats/native_syms.h"
 #include "symbolize/symbolize.h"
 
 struct prec {
@@ -74,8 +75,7 @@ struct pread {
 	size_t naddrs, addrs_cap;
 	struct paddr *pa;    /* open addressing: addr lookups */
 	size_t pa_mask, pa_count;
-	uint32_t *chain;
-	size_t chain_len, chain_cap;
+	struct tachi_native_chain chain;
 	uint32_t *frames;
 	size_t frames_cap;
 	int64_t vals[4];
@@ -83,9 +83,7 @@ struct pread {
 	struct tach_sample_ext ext;
 	struct tach_value_type vt[4];
 	struct tachi_sym *sym;
-	bool no_symbolize;
-	int names;
-	char *binary_path;
+	struct tachi_native_opts opt;
 	char *program;
 	char **owned;        /* copies of the map section's $names */
 	size_t nowned, owned_cap;
@@ -456,23 +454,22 @@ static bool attr_int(const char *s, size_t n, int64_t *v)
 	return dec(&q, e, true, v, &over) && q == e;
 }
 
-static int read_contention(struct tach_reader *r, struct pread *g)
+/* The "key = value" lines after the first; *s, *n and *have are left on the line that
+ * ends them. */
+static int contention_attrs(struct tach_reader *r, struct pread *g, const char **s, size_t *n,
+			    bool *have)
 {
-	const char *s = NULL;
-	size_t n = 0;
-	bool have = false;
-	g->period = 1;
-	while ((have = next_line(g, &s, &n))) {
-		trim(&s, &n);
-		if (!n || *s == '#')
+	while ((*have = next_line(g, s, n))) {
+		trim(s, n);
+		if (!*n || **s == '#')
 			continue;
-		if (prefix(s, n, "---"))
+		if (prefix(*s, *n, "---"))
 			break;
-		const char *eq = memchr(s, '=', n);
+		const char *eq = memchr(*s, '=', *n);
 		if (!eq)
 			break;
-		const char *k = s, *v = eq + 1;
-		size_t kn = (size_t)(eq - s), vn = (size_t)(s + n - v);
+		const char *k = *s, *v = eq + 1;
+		size_t kn = (size_t)(eq - *s), vn = (size_t)(*s + *n - v);
 		trim(&k, &kn);
 		trim(&v, &vn);
 		int64_t x;
@@ -494,52 +491,70 @@ static int read_contention(struct tach_reader *r, struct pread *g)
 				    (int)(kn > 40 ? 40 : kn), k);
 		}
 	}
+	return TACH_OK;
+}
+
+/* "CYCLES COUNT @ 0x..." (pprof's regexp splits "123 @" as 12 and 3: so here) */
+static int contention_sample(struct tach_reader *r, struct pread *g, const char *s, size_t n)
+{
+	const char *q = s, *e = s + n, *d1 = q;
+	while (q < e && *q >= '0' && *q <= '9')
+		q++;
+	const char *d1e = q, *d2, *d2e;
+	skip_spaces(&q, e);
+	if (q > d1e) {
+		d2 = q;
+		while (q < e && *q >= '0' && *q <= '9')
+			q++;
+		d2e = q;
+	} else {
+		d2 = d2e = d1e;
+		if (d1e - d1 >= 2)
+			d2 = d1e - 1;
+		d1e = d2;
+	}
+	if (d1e == d1 || d2e == d2 || !(q + 1 < e && q[0] == ' ' && q[1] == '@'))
+		return FAIL(r, g, "malformed contention sample: expected \"CYCLES COUNT @ 0x...\"");
+	int64_t v1, v2;
+	bool over = false;
+	const char *t = d1;
+	if (!dec(&t, d1e, false, &v1, &over) || t != d1e ||
+	    !(t = d2, dec(&t, d2e, false, &v2, &over)) || t != d2e)
+		return FAIL(r, g, "a contention value does not fit in 64 bits");
+	if (g->period > 0) {
+		if (g->cpu_hz > 0) {
+			double ghz = (double)g->cpu_hz / 1e9;
+			if (!to_i64((double)v1 * (double)g->period / ghz, &v1))
+				return FAIL(r, g, "a delay too large once unsampled");
+		}
+		if (__builtin_mul_overflow(v2, g->period, &v2))
+			return FAIL(r, g, "a contention count too large once unsampled");
+	}
+	int64_t vals[4] = { v2, v1 };
+	size_t first = g->naddrs;
+	uint32_t na;
+	int rc;
+	if ((rc = stack_field(r, g, q + 2, e, &na)) || (rc = add_rec(r, g, first, na, vals, -1)))
+		return rc;
+	return TACH_OK;
+}
+
+static int read_contention(struct tach_reader *r, struct pread *g)
+{
+	const char *s = NULL;
+	size_t n = 0;
+	bool have = false;
+	g->period = 1;
+	int rc = contention_attrs(r, g, &s, &n, &have);
+	if (rc)
+		return rc;
 	for (; have; have = next_line(g, &s, &n)) {
 		trim(&s, &n);
 		if (prefix(s, n, "---"))
 			break;
 		if (!n || *s == '#')
 			continue;
-		/* "CYCLES COUNT @ 0x..." (pprof's regexp splits "123 @" as 12 and 3: so here) */
-		const char *q = s, *e = s + n, *d1 = q;
-		while (q < e && *q >= '0' && *q <= '9')
-			q++;
-		const char *d1e = q, *d2, *d2e;
-		skip_spaces(&q, e);
-		if (q > d1e) {
-			d2 = q;
-			while (q < e && *q >= '0' && *q <= '9')
-				q++;
-			d2e = q;
-		} else {
-			d2 = d2e = d1e;
-			if (d1e - d1 >= 2)
-				d2 = d1e - 1;
-			d1e = d2;
-		}
-		if (d1e == d1 || d2e == d2 || !(q + 1 < e && q[0] == ' ' && q[1] == '@'))
-			return FAIL(r, g, "malformed contention sample: expected \"CYCLES COUNT @ 0x...\"");
-		int64_t v1, v2;
-		bool over = false;
-		const char *t = d1;
-		if (!dec(&t, d1e, false, &v1, &over) || t != d1e ||
-		    !(t = d2, dec(&t, d2e, false, &v2, &over)) || t != d2e)
-			return FAIL(r, g, "a contention value does not fit in 64 bits");
-		if (g->period > 0) {
-			if (g->cpu_hz > 0) {
-				double ghz = (double)g->cpu_hz / 1e9;
-				if (!to_i64((double)v1 * (double)g->period / ghz, &v1))
-					return FAIL(r, g, "a delay too large once unsampled");
-			}
-			if (__builtin_mul_overflow(v2, g->period, &v2))
-				return FAIL(r, g, "a contention count too large once unsampled");
-		}
-		int64_t vals[4] = { v2, v1 };
-		size_t first = g->naddrs;
-		uint32_t na;
-		int rc;
-		if ((rc = stack_field(r, g, q + 2, e, &na)) ||
-		    (rc = add_rec(r, g, first, na, vals, -1)))
+		if ((rc = contention_sample(r, g, s, n)))
 			return rc;
 	}
 	/* what follows, up to a memory map, is skipped (pprof's parseAdditionalSections) */
@@ -737,15 +752,18 @@ static bool all_of(const char *s, const char *e, const char *set)
 	return true;
 }
 
-/* One line as pprof's parseMappingEntry takes it: /proc/self/maps ("start-end perms
- * offset dev inode path") or the brief form ("start-end[:] [perms] [file] [(@offset)]
- * [buildid]"); a glog "file:line] " prefix dropped. Non-executable entries and lines of
- * neither form are skipped. */
-static int map_line(struct tach_reader *r, struct pread *g, const char *s, size_t n,
-		    size_t *unrecognized)
+/* One mapping line's parts, as pointers into it. */
+struct map_ent {
+	const char *a, *ae, *b, *be;   /* start and limit, hex */
+	const char *perm, *permE, *file, *fileE;
+	uint64_t offset;
+};
+
+/* The glog prefix "file:line] " dropped, then "start-end" or "start end" (either with
+ * 0x); false when the line has no such pair. Leaves the rest at *rest. */
+static bool map_addrs(const char *s, const char *e, struct map_ent *m, const char **rest)
 {
-	*unrecognized = 1;
-	const char *q = s, *e = s + n;
+	const char *q = s;
 	/* glog: "[^[]]+:[0-9]+]\s" */
 	for (const char *c = q; c < e && *c != '['; c++) {
 		if (*c != ']')
@@ -760,28 +778,37 @@ static int map_line(struct tach_reader *r, struct pread *g, const char *s, size_
 	q = skip_ws(q, e);
 	if (e - q > 2 && q[0] == '0' && q[1] == 'x')
 		q += 2;
-	const char *a = q, *ae = hex_run(q, e);
-	if (ae == a)
-		return TACH_OK;
-	q = ae;
+	m->a = q;
+	m->ae = hex_run(q, e);
+	if (m->ae == m->a)
+		return false;
+	q = m->ae;
 	if (q < e && (is_sp(*q) || *q == '-'))
 		q++;
 	q = skip_ws(q, e);
 	if (e - q > 2 && q[0] == '0' && q[1] == 'x')
 		q += 2;
-	const char *b = q, *be = hex_run(q, e);
-	if (be == b) {
+	m->b = q;
+	m->be = hex_run(q, e);
+	if (m->be == m->b) {
 		/* Go's regexp gives the second number the first's last digit */
-		if (b != ae || ae - a < 2)
-			return TACH_OK;
-		b = ae - 1;
-		be = ae;
-		ae = b;
+		if (m->b != m->ae || m->ae - m->a < 2)
+			return false;
+		m->b = m->ae - 1;
+		m->be = m->ae;
+		m->ae = m->b;
 	}
-	q = be;
+	q = m->be;
 	if (q < e && *q == ':')
 		q++;
-	/* the rest as whitespace-separated tokens */
+	*rest = q;
+	return true;
+}
+
+/* /proc/self/maps after the addresses: [perms] [offset] dev(hex:hex) inode [file]. 1 when
+ * the line has that form, 0 when not, -1 when its offset does not fit. */
+static int map_proc(const char *q, const char *e, struct map_ent *m)
+{
 	const char *t[8], *te[8];
 	int nt = 0;
 	for (const char *c = skip_ws(q, e); c < e && nt < 8; c = skip_ws(c, e)) {
@@ -789,70 +816,84 @@ static int map_line(struct tach_reader *r, struct pread *g, const char *s, size_
 		c = te[nt] = tok_end(c, e);
 		nt++;
 	}
-	const char *perm = NULL, *permE = NULL, *file = NULL, *fileE = NULL;
-	uint64_t offset = 0;
-	int i = 0;
-	/* /proc/self/maps: [perms] [offset] dev(hex:hex) inode [file] */
-	bool proc = false;
-	{
-		int j = 0;
-		const char *pm = NULL, *pme = NULL, *of = NULL, *ofe = NULL;
-		if (j < nt && all_of(t[j], te[j], "-rwxp"))
-			pm = t[j], pme = te[j], j++;
-		if (j < nt && all_of(t[j], te[j], "0123456789abcdefABCDEF"))
-			of = t[j], ofe = te[j], j++;
-		const char *colon = j < nt ? memchr(t[j], ':', (size_t)(te[j] - t[j])) : NULL;
-		if (colon && colon > t[j] && hex_run(t[j], colon) == colon && colon + 1 < te[j] &&
-		    hex_run(colon + 1, te[j]) == te[j] && j + 1 < nt &&
-		    t[j + 1][0] >= '0' && t[j + 1][0] <= '9') {
-			proc = true;
-			perm = pm, permE = pme;
-			if (of && !parse_hex(of, ofe, &offset))
-				return TACH_OK;
-			i = j + 2;
-			if (i < nt && all_of(t[j + 1], te[j + 1], "0123456789"))
-				file = t[i], fileE = te[i];
+	int j = 0;
+	const char *pm = NULL, *pme = NULL, *of = NULL, *ofe = NULL;
+	if (j < nt && all_of(t[j], te[j], "-rwxp"))
+		pm = t[j], pme = te[j], j++;
+	if (j < nt && all_of(t[j], te[j], "0123456789abcdefABCDEF"))
+		of = t[j], ofe = te[j], j++;
+	const char *colon = j < nt ? memchr(t[j], ':', (size_t)(te[j] - t[j])) : NULL;
+	if (!(colon && colon > t[j] && hex_run(t[j], colon) == colon && colon + 1 < te[j] &&
+	      hex_run(colon + 1, te[j]) == te[j] && j + 1 < nt && t[j + 1][0] >= '0' &&
+	      t[j + 1][0] <= '9'))
+		return 0;
+	m->perm = pm, m->permE = pme;
+	if (of && !parse_hex(of, ofe, &m->offset))
+		return -1;
+	int i = j + 2;
+	if (i < nt && all_of(t[j + 1], te[j + 1], "0123456789"))
+		m->file = t[i], m->fileE = te[i];
+	return 1;
+}
+
+/* The brief form after the addresses: [perms] [file] [(@offset)] [buildid]; false when
+ * its offset does not fit. */
+static bool map_brief(const char *q, const char *e, struct map_ent *m)
+{
+	const char *c = skip_ws(q, e);
+	if (c > q || c == e) {
+		const char *pe = c;
+		while (pe < e && strchr("-rwxp", *pe) && *pe)
+			pe++;
+		if (pe > c && c > q) {
+			m->perm = c, m->permE = pe;
+			q = pe;
 		}
 	}
-	if (!proc) {
-		/* brief: [perms] [file] [(@offset)] [buildid] */
-		const char *c = skip_ws(q, e);
-		if (c > q || c == e) {
-			const char *pe = c;
-			while (pe < e && strchr("-rwxp", *pe) && *pe)
-				pe++;
-			if (pe > c && c > q) {
-				perm = c, permE = pe;
-				q = pe;
-			}
-		}
+	c = skip_ws(q, e);
+	if (c > q && c < e) {
+		m->file = c;
+		m->fileE = tok_end(c, e);
+		q = m->fileE;
 		c = skip_ws(q, e);
-		if (c > q && c < e) {
-			file = c;
-			fileE = tok_end(c, e);
-			q = fileE;
-			c = skip_ws(q, e);
-			if (c > q && e - c > 3 && c[0] == '(' && c[1] == '@') {
-				const char *h = hex_run(c + 2, e);
-				if (h > c + 2 && h < e && *h == ')' && !parse_hex(c + 2, h, &offset))
-					return TACH_OK;
-			}
+		if (c > q && e - c > 3 && c[0] == '(' && c[1] == '@') {
+			const char *h = hex_run(c + 2, e);
+			if (h > c + 2 && h < e && *h == ')' && !parse_hex(c + 2, h, &m->offset))
+				return false;
 		}
 	}
+	return true;
+}
+
+/* One line as pprof's parseMappingEntry takes it: /proc/self/maps ("start-end perms
+ * offset dev inode path") or the brief form ("start-end[:] [perms] [file] [(@offset)]
+ * [buildid]"); a glog "file:line] " prefix dropped. Non-executable entries and lines of
+ * neither form are skipped. */
+static int map_line(struct tach_reader *r, struct pread *g, const char *s, size_t n,
+		    size_t *unrecognized)
+{
+	*unrecognized = 1;
+	const char *e = s + n, *q;
+	struct map_ent m = { 0 };
+	if (!map_addrs(s, e, &m, &q))
+		return TACH_OK;
+	int proc = map_proc(q, e, &m);
+	if (proc < 0 || (!proc && !map_brief(q, e, &m)))
+		return TACH_OK;
 	*unrecognized = 0;
-	if (perm && !memchr(perm, 'x', (size_t)(permE - perm)))
+	if (m.perm && !memchr(m.perm, 'x', (size_t)(m.permE - m.perm)))
 		return TACH_OK;
 	uint64_t start, limit;
-	if (!parse_hex(a, ae, &start) || !parse_hex(b, be, &limit)) {
+	if (!parse_hex(m.a, m.ae, &start) || !parse_hex(m.b, m.be, &limit)) {
 		*unrecognized = 1;
 		return TACH_OK;
 	}
-	size_t fl = file ? (size_t)(fileE - file) : 0;
+	size_t fl = m.file ? (size_t)(m.fileE - m.file) : 0;
 	if (limit <= start)
 		return TACH_OK;
-	if (tachi_sym_add_map(g->sym, start, limit, offset, file ? file : "", fl))
+	if (tachi_sym_add_map(g->sym, start, limit, m.offset, m.file ? m.file : "", fl))
 		return RFAIL(r, TACH_E_NOMEM, TACH_POS_NONE, 0, "out of memory");
-	if (!g->program && fl && !(g->program = strndup(file, fl)))
+	if (!g->program && fl && !(g->program = strndup(m.file, fl)))
 		return RFAIL(r, TACH_E_NOMEM, TACH_POS_NONE, 0, "out of memory");
 	return TACH_OK;
 }
@@ -950,32 +991,10 @@ static int read_maps(struct tach_reader *r, struct pread *g)
 static int pt_option(struct tach_reader *r, const char *key, const char *value)
 {
 	struct pread *g = r->state;
-	if (!strcmp(key, "symbolize")) {
-		bool b;
-		if (!tachi_parse_bool(value, &b))
-			return RFAIL(r, TACH_E_USAGE, TACH_POS_NONE, 0, "bad symbolize: %s", value);
-		g->no_symbolize = !b;
-		return TACH_OK;
-	}
-	if (!strcmp(key, "binary-path")) {
-		char *c = strdup(value);
-		if (!c)
-			return RFAIL(r, TACH_E_NOMEM, TACH_POS_NONE, 0, "out of memory");
-		free(g->binary_path);
-		g->binary_path = c;
-		return TACH_OK;
-	}
-	if (!strcmp(key, "names")) {
-		static const char *const modes[] = { "full", "short", "mangled" };
-		for (int i = 0; i < 3; i++)
-			if (!strcmp(value, modes[i])) {
-				g->names = i; /* TACHI_NAMES_* order */
-				return TACH_OK;
-			}
-		return RFAIL(r, TACH_E_USAGE, TACH_POS_NONE, 0,
-			     "bad names: %s (full, short or mangled)", value);
-	}
-	return RFAIL(r, TACH_E_USAGE, TACH_POS_NONE, 0, "unknown option %s", key);
+	int rc = tachi_native_option(r, &g->opt, key, value);
+	if (rc != TACHI_NATIVE_NOT_MINE)
+		return rc;
+	return RFAIL(r, TACH_E_USAGE, TACH_POS_NONE, 0, "pproftext reader has no option %s", key);
 }
 
 static void set_types(struct tach_reader *r, struct pread *g)
@@ -1028,16 +1047,18 @@ static int pt_open(struct tach_reader *r)
 	struct pread *g = r->state;
 	g->p = (const char *)r->in.data;
 	g->end = g->p + r->in.size;
-	g->sym = tachi_sym_new(&r->warn, g->binary_path, !g->no_symbolize);
+	g->sym = tachi_native_sym_new(r, &g->opt);
+	g->chain.dict = &r->dict;
 	if (!g->sym)
 		return RFAIL(r, TACH_E_NOMEM, TACH_POS_NONE, 0, "out of memory");
-	tachi_sym_set_names(g->sym, g->names);
 	const char *s;
 	size_t n;
 	bool have;
 	while ((have = next_line(g, &s, &n)) && space_or_comment(s, n))
 		;
-	if (!have || (g->kind = tachi_ppt_kind(s, n)) == PPT_NONE)
+	if (!have)
+		return RFAIL(r, TACH_E_FORMAT, TACH_POS_OFFSET, 0, "empty input: no profile in it");
+	if ((g->kind = tachi_ppt_kind(s, n)) == PPT_NONE)
 		return FAIL(r, g, "not one of pprof's legacy text profiles (heap, growth, "
 			    "contention, thread or count)");
 	const char *h = s;
@@ -1087,42 +1108,6 @@ static int pt_open(struct tach_reader *r)
 	return TACH_OK;
 }
 
-struct emit_ctx {
-	struct tach_reader *r;
-	struct pread *g;
-};
-
-static int emit_frame(void *ctx, const struct tachi_sym_frame *sf)
-{
-	struct emit_ctx *e = ctx;
-	struct tach_dict *d = &e->r->dict;
-	struct tach_frame f = { 0, 0, sf->line, sf->line, sf->col, -1, TACH_NO_OPCODE };
-	struct tach_frame_native nat = { sf->address, 0, sf->inlined };
-	if (tach_dict_intern_string(d, sf->file, strlen(sf->file), &f.file) ||
-	    tach_dict_intern_string(d, sf->func, strlen(sf->func), &f.func))
-		return TACH_E_NOMEM;
-	if (sf->map) {
-		struct tachi_sym_map *m = sf->map;
-		if (!m->user) {
-			struct tach_mapping tm = { m->start, m->limit, m->offset, 0, TACH_NO_STRING,
-						   m->flags };
-			if (tach_dict_intern_string(d, m->path, strlen(m->path), &tm.file) ||
-			    (m->build_id && tach_dict_intern_string(d, m->build_id,
-								    strlen(m->build_id), &tm.build_id)) ||
-			    tach_dict_intern_mapping(d, &tm, &m->user))
-				return TACH_E_NOMEM;
-		}
-		nat.mapping = m->user;
-	}
-	uint32_t id;
-	if (tach_dict_intern_frame_native(d, &f, &nat, &id))
-		return TACH_E_NOMEM;
-	if (!TACHI_RESERVE(e->g->chain, e->g->chain_cap, e->g->chain_len + 1))
-		return TACH_E_NOMEM;
-	e->g->chain[e->g->chain_len++] = id;
-	return TACH_OK;
-}
-
 /* The frames of an address as pprof records it (looked up as it is: the minus one for a
  * return address is already made). */
 static int addr_frames(struct tach_reader *r, struct pread *g, uint64_t a, struct paddr **out)
@@ -1134,15 +1119,14 @@ static int addr_frames(struct tach_reader *r, struct pread *g, uint64_t a, struc
 	if (p->n == UINT32_MAX) {
 		if (g->pa_count * 2 >= g->pa_mask)
 			return RFAIL(r, TACH_E_LIMIT, TACH_POS_NONE, 0, "too many distinct addresses");
-		size_t first = g->chain_len;
-		struct emit_ctx e = { r, g };
-		if (tachi_sym_lookup(g->sym, a, true, emit_frame, &e))
+		size_t first = g->chain.len;
+		if (tachi_sym_lookup(g->sym, a, true, tachi_native_emit, &g->chain))
 			return RFAIL(r, TACH_E_NOMEM, TACH_POS_NONE, 0, "out of memory");
-		if (g->chain_len > UINT32_MAX - 1)
+		if (g->chain.len > UINT32_MAX - 1)
 			return RFAIL(r, TACH_E_LIMIT, TACH_POS_NONE, 0, "too many frames");
 		p->addr = a;
 		p->first = (uint32_t)first;
-		p->n = (uint32_t)(g->chain_len - first);
+		p->n = (uint32_t)(g->chain.len - first);
 		g->pa_count++;
 	}
 	*out = p;
@@ -1167,7 +1151,7 @@ static int pt_next(struct tach_reader *r, const struct tach_sample **out)
 				     "frames", r->lim.max_depth);
 		if (!TACHI_RESERVE(g->frames, g->frames_cap, depth + p->n + 1))
 			return RFAIL(r, TACH_E_NOMEM, TACH_POS_NONE, 0, "out of memory");
-		memcpy(g->frames + depth, g->chain + p->first, p->n * sizeof(uint32_t));
+		memcpy(g->frames + depth, g->chain.ids + p->first, p->n * sizeof(uint32_t));
 		depth += p->n;
 	}
 	memcpy(g->vals, pr->v, sizeof(g->vals));
@@ -1201,7 +1185,7 @@ static void pt_free(struct tach_reader *r)
 {
 	struct pread *g = r->state;
 	free(g->program);
-	free(g->binary_path);
+	free(g->opt.binary_path);
 	free(g->count_type);
 	for (size_t i = 0; i < g->nowned; i++)
 		free(g->owned[i]);
@@ -1210,7 +1194,7 @@ static void pt_free(struct tach_reader *r)
 	free(g->recs);
 	free(g->addrs);
 	free(g->pa);
-	free(g->chain);
+	free(g->chain.ids);
 	free(g->frames);
 }
 

@@ -246,7 +246,6 @@ static struct tthread *thread_get(struct tach_reader *r, uint64_t tid, uint32_t 
 
 static int parse_tables(struct tach_reader *r, const uint8_t *data, size_t size)
 {
-	struct tach_meta *m = &r->meta;
 	struct tstate *st = r->state;
 	/* Strings: each is at least one byte, so the count is bounded by the bytes left. */
 	uint64_t max_strings = size - r->file.string_table_offset;
@@ -332,7 +331,6 @@ static int parse_tables(struct tach_reader *r, const uint8_t *data, size_t size)
  * warning, as a reader that does not know the block would skip it. */
 static void read_stats_block(struct tach_reader *r, const uint8_t *data, size_t size, bool swap)
 {
-	struct tach_meta *m = &r->meta;
 	struct tstate *st = r->state;
 	if (size < FOOTER + 16)
 		return;
@@ -437,7 +435,6 @@ static int read_header(struct tach_reader *r, const uint8_t *data, size_t size)
 static int read_footer(struct tach_reader *r, const uint8_t *data, size_t size)
 {
 	struct tstate *st = r->state;
-	struct tach_meta *m = &r->meta;
 	/* CPython only needs 32 bytes for the footer, which any file past the header check has:
 	 * in a file of 64..95 bytes the footer overlaps the header, and CPython reads such a file
 	 * when the fields agree (a 64-byte empty profile), so it is not refused here either. */
@@ -469,7 +466,6 @@ static int read_footer(struct tach_reader *r, const uint8_t *data, size_t size)
 static int find_region(struct tach_reader *r, const uint8_t *data)
 {
 	struct tstate *st = r->state;
-	struct tach_meta *m = &r->meta;
 	st->region = data + HDR;
 	st->region_end = data + r->file.string_table_offset;
 	if (r->file.compression == 1) {
