@@ -332,9 +332,13 @@ joined() {
 
 # shared BASE NEW: the share of NEW's count on stacks BASE has too, in percent (tach-diff's
 # "STACK BASE NEW" lines on stdin).
+# shared: of tach-diff's lines (STACK BASE NEW), the percentage the two profiles have in
+# common, as shares of their own totals (two runs of one program take a different number of
+# samples, more so on a loaded machine).
 shared() {
-	awk '{ n += $NF; if ($(NF - 1) > 0) s += ($NF < $(NF - 1) ? $NF : $(NF - 1)) }
-		END { printf "%d\n", n ? 100 * s / n : 0 }'
+	awk '{ a[NR] = $(NF - 1); b[NR] = $NF; A += $(NF - 1); B += $NF }
+		END { for (i = 1; i <= NR; i++) { x = A ? a[i] / A : 0; y = B ? b[i] / B : 0; s += x < y ? x : y }
+			printf "%d\n", 100 * s }'
 }
 
 @test "two runs of one program share their stacks by default; --per-run keeps thread ids, pids and addresses" {
@@ -362,5 +366,8 @@ shared() {
 	[ "$(shared <"$TMP/got.p")" -eq 0 ]
 	# unsymbolized frames named by address in each run: one frame "0x..." in both
 	tach-diff --no-symbolize "$TMP/run1.data" "$TMP/run2.data" >"$TMP/got.ns"
-	[ "$(shared <"$TMP/got.ns")" -ge 80 ]
+	grep -q 'livetest:livetest+0x[0-9a-f]*:0;' "$TMP/got.ns"
+	! grep -Eq '(^|;)[^;]*:0x[0-9a-f]+:0( |;)' "$TMP/got.ns" || false
+	# (the leaf's instruction varies from sample to sample: less in common than above)
+	[ "$(shared <"$TMP/got.ns")" -ge 60 ]
 }
