@@ -169,6 +169,13 @@ same_as() { # file importer [importer options...]
 	printf 'a;b 12 \nc;d 3\n' >"$T/g"
 	run tach-decode -v -q --no-thread-frames "$T/g"
 	[[ $output == *"collapsed input"* ]]
+	# austin 1.x's -f lines: a first line with no module, a second whose frames name their
+	# files in parentheses, as a perf frame names its module, but with counts after them
+	printf '%s\n' 'Thread 5a;_find (<frozen importlib._bootstrap>);L991;acquire (<frozen importlib._bootstrap>);L84 0 996 0' \
+		'Thread 5a;search (/usr/lib/python3.8/encodings/__init__.py);L866;<module> (/usr/lib/python3.8/encodings/utf_8.py);L22 4827 472 0' >"$T/au"
+	run tach-decode -v -q "$T/au"
+	[ "$status" -eq 0 ]
+	[[ $output == *"collapsed input"* ]]
 	# the FlameGraph expected outputs (folded stacks of perf captures) are folded
 	run tach-decode -v -q "$FIXTURES/perf/expected/perf-java-stacks-01-collapsed.txt"
 	[ "$status" -eq 0 ]

@@ -35,7 +35,8 @@ static bool pr_probe(const uint8_t *p, size_t n)
 	const char *open = s + len;
 	while (open > s + k && open[-1] != '(')
 		open--;
-	return open < s + len && (*open == '/' || *open == '[');
+	/* the module ends the line: austin's "f (/x.py);L3 1 2 0" puts counts after it */
+	return open < s + len && (*open == '/' || *open == '[') && s[len - 1] == ')';
 }
 
 /* perf script --header's comment block: a window of comments that may pass the first
