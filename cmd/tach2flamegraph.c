@@ -37,7 +37,7 @@ static const struct tc_opt opts[] = {
 };
 
 static const struct tc_output outputs[] = {
-	{ "flamegraph", "flamegraph", false, NULL, "flame graph SVG", NULL, 0 },
+	{ "flamegraph", "flamegraph", false, NULL, "flame graph SVG", tc_relabel_opts, 0 },
 	{ 0 },
 };
 

@@ -179,13 +179,17 @@ int tc_folded_settings(struct tc_run *run, char kind, struct tach_reader *r,
  * and shows no source line: the perf.data reader then looks none up in DWARF. */
 static int perf_label_weights(struct tc_run *run, struct tach_reader *r)
 {
-	bool perf = false, addrs = false;
+	/* (a drawing program relabels perf input with perf's labels unless told otherwise) */
+	bool perf = false, addrs = false, relabels = false, styled = false;
 	for (size_t i = 0; i < run->cli->n; i++) {
-		const char *t = run->cli->all[i]->target;
-		perf |= run->cli->values[i] && t && !strcmp(t, "w:labels") &&
-			!strcmp(run->cli->values[i], "perf");
-		addrs |= run->cli->values[i] && t && !strcmp(t, "w:addrs");
+		const char *t = run->cli->all[i]->target, *v = run->cli->values[i];
+		bool labels = t && (!strcmp(t, "w:labels") || !strcmp(t, "c:labels"));
+		relabels |= t && !strcmp(t, "c:labels");
+		styled |= labels && v;
+		perf |= labels && v && !strcmp(v, "perf");
+		addrs |= v && t && (!strcmp(t, "w:addrs") || !strcmp(t, "c:addrs"));
 	}
+	perf |= relabels && !styled;
 	int status = perf ? tc_set_opt(run, r, NULL, "r:weight", "period") : 0;
 	if (!status && perf && !addrs)
 		status = tc_set_opt(run, r, NULL, "r:unknown-addresses", "no");

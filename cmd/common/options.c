@@ -102,36 +102,47 @@ void tc_default_max_samples(const struct tc_output *out, struct tach_reader *r)
 		}
 }
 
+/* The collapsed writer's label options, their targets prefixed with P: "w:" where the
+ * program's output is that writer, "c:" where a drawing program relabels its input with it. */
+#define LABEL_OPTS(P)                                                                        \
+	{ "labels", 0, "STYLE", P "labels", NULL,                                            \
+	  "collapsed frame labels: cpython (file:func:line), pyspy (func (file:line)), perf " \
+	  "(stackcollapse-perf.pl's) or async-profiler (jfrconv's)",                           \
+	  "cpython pyspy perf async-profiler", false },                                        \
+	{ "perf-root", 0, "ROOT", P "perf-root", NULL,                                       \
+	  "--labels perf: root frame comm (default), comm-pid or comm-pid/tid", "comm pid tid", \
+	  false },                                                                             \
+	{ "annotate", 0, "WHAT", P "annotate", NULL,                                         \
+	  "--labels perf: mark kernel frames _[k], JIT frames _[j], or all", "kernel jit all", \
+	  false },                                                                             \
+	{ "addrs", 0, NULL, P "addrs", "yes",                                                \
+	  "--labels perf: unknown symbols as [dso <address>]", NULL, false },                 \
+	{ "threads", 0, NULL, P "ap-threads", "yes",                                         \
+	  "--labels async-profiler: a [NAME tid=N] root frame per thread (jfrconv's --threads)", \
+	  NULL, false },                                                                       \
+	{ "lines", 0, NULL, P "ap-lines", "yes",                                             \
+	  "--labels async-profiler: METHOD:LINE (jfrconv's --lines)", NULL, false },          \
+	{ "simple", 0, NULL, P "ap-simple", "yes",                                           \
+	  "--labels async-profiler: class names without their package (jfrconv's --simple)",  \
+	  NULL, false },                                                                       \
+	{ "dot", 0, NULL, P "ap-dot", "yes",                                                 \
+	  "--labels async-profiler: class names with dots, java.util.HashMap (jfrconv's --dot)", \
+	  NULL, false },                                                                       \
+	{ "full-paths", 0, NULL, P "full-paths", "yes", "collapsed: keep full file paths", NULL, \
+	  false }
+
 const struct tc_opt tc_collapsed_opts[] = {
-	{ "labels", 0, "STYLE", "w:labels", NULL,
-	  "collapsed frame labels: cpython (file:func:line), pyspy (func (file:line)), perf "
-	  "(stackcollapse-perf.pl's) or async-profiler (jfrconv's)",
-	  "cpython pyspy perf async-profiler", false },
-	{ "perf-root", 0, "ROOT", "w:perf-root", NULL,
-	  "--labels perf: root frame comm (default), comm-pid or comm-pid/tid", "comm pid tid",
-	  false },
-	{ "annotate", 0, "WHAT", "w:annotate", NULL,
-	  "--labels perf: mark kernel frames _[k], JIT frames _[j], or all", "kernel jit all",
-	  false },
-	{ "addrs", 0, NULL, "w:addrs", "yes",
-	  "--labels perf: unknown symbols as [dso <address>]", NULL, false },
-	{ "threads", 0, NULL, "w:ap-threads", "yes",
-	  "--labels async-profiler: a [NAME tid=N] root frame per thread (jfrconv's --threads)",
-	  NULL, false },
-	{ "lines", 0, NULL, "w:ap-lines", "yes",
-	  "--labels async-profiler: METHOD:LINE (jfrconv's --lines)", NULL, false },
-	{ "simple", 0, NULL, "w:ap-simple", "yes",
-	  "--labels async-profiler: class names without their package (jfrconv's --simple)",
-	  NULL, false },
-	{ "dot", 0, NULL, "w:ap-dot", "yes",
-	  "--labels async-profiler: class names with dots, java.util.HashMap (jfrconv's --dot)",
-	  NULL, false },
-	{ "full-paths", 0, NULL, "w:full-paths", "yes", "collapsed: keep full file paths", NULL, false },
+	LABEL_OPTS("w:"),
 	{ "no-thread-frames", 0, NULL, "w:thread-frames", "no",
 	  "collapsed: no tid:N root frame; merge threads", NULL, false },
 	{ "value", 0, "NAME", "w:value", NULL,
 	  "collapsed: what a line counts: count (samples, default), time (us) or a pprof "
 	  "sample type", NULL, false },
+	{ 0 },
+};
+
+const struct tc_opt tc_relabel_opts[] = {
+	LABEL_OPTS("c:"),
 	{ 0 },
 };
 

@@ -114,6 +114,16 @@ const char *tc_opt_value(const struct tc_run *run, const char *name)
 	return NULL;
 }
 
+/* The value given for the option whose target is TARGET ("w:value"), or NULL. */
+static const char *tc_opt_target_value(const struct tc_run *run, const char *target)
+{
+	for (size_t i = 0; i < run->cli->n; i++)
+		if (run->cli->values[i] && run->cli->all[i]->target &&
+		    !strcmp(run->cli->all[i]->target, target))
+			return run->cli->values[i];
+	return NULL;
+}
+
 /* An output with its own handler (tach-decode's info) writes through stdio. */
 static int run_handler(struct tc_run *run, struct tach_reader *r, int outfd)
 {
@@ -174,6 +184,106 @@ static void start_progress(struct tc_run *run)
 			  run->ninputs == 1 ? run->in_name : "inputs", total);
 }
 
+/* The label style a drawing program's input is relabelled with (options whose target is
+ * "c:", tach2flamegraph's --labels): the one given, else the style of the tool its users
+ * draw such input with (stackcollapse-perf.pl's for perf, jfrconv's for JFR), else NULL:
+ * drawn from the samples as they are. Folded input keeps its own text. */
+static const char *relabel_style(struct tc_run *run, const char *format)
+{
+	bool takes = false;
+	for (size_t i = 0; i < run->cli->n; i++) {
+		const char *t = run->cli->all[i]->target;
+		if (t && !strcmp(t, "c:labels")) {
+			takes = true;
+			if (run->cli->values[i])
+				return run->cli->values[i];
+		}
+	}
+	if (!takes || !format)
+		return NULL;
+	if (!strcmp(format, "perf") || !strcmp(format, "perfdata"))
+		return "perf";
+	return !strcmp(format, "jfr") ? "async-profiler" : NULL;
+}
+
+/* r through a collapsed writer with the "c:" options into tmp, as tach-decode --labels
+ * STYLE writes it (the sample filters apply here), and what the drawing writer w then
+ * counts: the same value (the folded counts are µs for time), or, for a sample type, the
+ * counts as they are. */
+static int fold_relabelled(struct tc_run *run, struct tach_reader *r, struct tach_writer *w,
+			   const char *style, FILE *tmp)
+{
+	int status = 0;
+	struct tach_writer *cw = tach_writer_new("collapsed");
+	if (!cw) {
+		fprintf(stderr, "%s: out of memory\n", run->prog->name);
+		return 1;
+	}
+	tach_writer_set_warn(cw, tc_on_writer_warn, run);
+	const char *value = tc_opt_target_value(run, "w:value");
+	const char *nothreads = tc_opt_target_value(run, "w:thread-frames");
+	if (tach_writer_set_option(cw, "labels", style) ||
+	    (value && tach_writer_set_option(cw, "value", value)) ||
+	    (nothreads && tach_writer_set_option(cw, "thread-frames", nothreads)))
+		status = tc_usage_error(run->prog, "%s", tach_writer_error(cw));
+	else if (!(status = tc_apply_targets(run, run->cli, 'c', NULL, cw)) && value &&
+		 strcmp(value, "time") && tach_writer_set_option(w, "value", "count"))
+		status = tc_writer_failed(run, w);
+	if (!status)
+		status = convert(run, r, cw, fileno(tmp));
+	tach_writer_free(cw);
+	return status;
+}
+
+/* The input relabelled, then drawn by w from the folded text, as
+ * `tach-decode --labels STYLE FILE | tach2flamegraph` draws it. */
+static int convert_relabelled(struct tc_run *run, struct tach_reader *r, struct tach_writer *w,
+			      const char *style, int outfd)
+{
+	FILE *tmp = tmpfile();
+	if (!tmp) {
+		fprintf(stderr, "%s: temporary file: %s\n", run->prog->name, strerror(errno));
+		return 1;
+	}
+	int status = fold_relabelled(run, r, w, style, tmp);
+	if (!status && ftell(tmp) == 0) {
+		/* no line (a filter kept nothing, no sample of the events read): the empty
+		 * drawing the samples would give, not an input error */
+		if (tach_writer_open_fd(w, outfd) || tach_writer_set_meta(w, tach_reader_meta(r)) ||
+		    tach_writer_close(w))
+			status = tc_writer_failed(run, w);
+		fclose(tmp);
+		return status;
+	}
+	struct tach_reader *fr = status ? NULL : tach_reader_new("collapsed");
+	if (!status && !fr) {
+		fprintf(stderr, "%s: out of memory\n", run->prog->name);
+		status = 1;
+	}
+	const char *value = tc_opt_target_value(run, "w:value");
+	if (!status && ((status = tc_folded_settings(run, 'r', fr, NULL)) ||
+			(value && !strcmp(value, "time") &&
+			 (status = tc_set_opt(run, fr, NULL, "r:count-unit", "us"))) ||
+			(status = tc_folded_settings(run, 'w', NULL, w)))) {
+	} else if (!status && (fseek(tmp, 0, SEEK_SET) || tach_reader_open_fd(fr, fileno(tmp)))) {
+		status = tc_reader_failed(run, fr);
+	} else if (!status) {
+		/* the samples were filtered and counted once, on the way in */
+		bool filtering = run->filtering, verbose = run->verbose;
+		uint64_t read = run->read_samples, kept = run->kept_samples;
+		run->filtering = false;
+		run->verbose = false; /* the counts were reported by the first pass */
+		status = convert(run, fr, w, outfd);
+		run->filtering = filtering;
+		run->verbose = verbose;
+		run->read_samples = read;
+		run->kept_samples = kept;
+	}
+	tach_reader_free(fr);
+	fclose(tmp);
+	return status;
+}
+
 /* Opens every reader on its input, then reads them into the output. */
 static int read_inputs(struct tc_run *run, struct tach_writer *w, int outfd)
 {
@@ -197,8 +307,12 @@ static int read_inputs(struct tc_run *run, struct tach_writer *w, int outfd)
 		if (w && format && !strcmp(format, "collapsed") &&
 		    (status = tc_folded_settings(run, 'w', NULL, w)))
 			return status;
-		status = run->output->handler ? run_handler(run, run->inputs[0].r, outfd)
-					      : convert(run, run->inputs[0].r, w, outfd);
+		const char *style = w ? relabel_style(run, format) : NULL;
+		if (style && format && strcmp(format, "collapsed"))
+			status = convert_relabelled(run, run->inputs[0].r, w, style, outfd);
+		else
+			status = run->output->handler ? run_handler(run, run->inputs[0].r, outfd)
+						      : convert(run, run->inputs[0].r, w, outfd);
 	}
 	tc_progress_end(&run->progress, run->read_samples);
 	/* an empty output is what was asked for, yet seldom what was meant: a thread id from

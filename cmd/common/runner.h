@@ -87,6 +87,10 @@ struct tc_many {
 
 /* The collapsed writer's options, as tach-decode and tach-diff offer them. */
 extern const struct tc_opt tc_collapsed_opts[];
+/* Its label options for a drawing program (tach2flamegraph): given one, or for perf and JFR
+ * input by default, the input is drawn from the folded text that writer makes of it, as
+ * `tach-decode --labels STYLE | tach2flamegraph` draws it (targets "c:"). */
+extern const struct tc_opt tc_relabel_opts[];
 
 struct tc_prog {
 	const char *name;

@@ -260,3 +260,31 @@ titles() {
 	[ "$status" -ne 0 ]
 	[ ! -e "$TMP/x.svg" ]
 }
+
+@test "perf and JFR input are drawn with their own tools' labels: stackcollapse-perf.pl's and jfrconv's" {
+	local f=$FIXTURES/perf/real/sort-fp.perf
+	# the frames as stackcollapse-perf.pl folded that capture, drawn
+	tach2flamegraph -q "$FIXTURES/perf/real/sort-fp-collapsed.txt" -o "$TMP/want.svg"
+	tach2flamegraph "$f" -o "$TMP/got.svg"
+	cmp "$TMP/want.svg" "$TMP/got.svg"
+	# no pid in a root, no :0 line suffix in any title
+	! titles "$TMP/got.svg" | grep -Eq '^\[comm\]|:[0-9]+ \(' || false
+	tach2flamegraph -q "$FIXTURES/perf/real/sort-fp-collapsed-tid.txt" |
+		cmp - <(tach2flamegraph --perf-root tid "$f")
+	# --annotate kernel as the script's --kernel (up to its last blank line, as it reads)
+	tac "$FIXTURES/perf/inputs/perf-dd-stacks-01.txt" | sed -n '/^$/,$p' | tac >"$TMP/dd.txt"
+	tach2flamegraph --annotate kernel "$TMP/dd.txt" -o "$TMP/k.svg"
+	tach2flamegraph -q "$FIXTURES/perf/expected/perf-dd-stacks-01-collapsed-kernel.txt" | cmp - "$TMP/k.svg"
+	# --labels cpython: the frames as tach-decode prints them by default
+	tach2flamegraph --labels cpython "$f" -o "$TMP/c.svg"
+	titles "$TMP/c.svg" | grep -q '^\[comm\]:sort:'
+	# jfrconv's folded lines of the recording, drawn
+	local j=$FIXTURES/jfr/ap-cpu
+	tach2flamegraph "$j.collapsed" | cmp - <(tach2flamegraph "$j.jfr")
+	tach2flamegraph "$j.threads.collapsed" | cmp - <(tach2flamegraph --threads "$j.jfr")
+	# a filter that keeps nothing: the empty graph and its warning, exit 0
+	run tach2flamegraph --from-us 99999999999999 "$f" -o "$TMP/e.svg"
+	[ "$status" -eq 0 ]
+	[[ $output == *"the graph is empty"* ]]
+	grep -q '</svg>' "$TMP/e.svg"
+}

@@ -69,7 +69,7 @@ for l in sys.stdin:
 	if [ -s "$T/w.tcol" ]; then
 		diff -u <(sort "$T/w.tcol") <(tach-decode -q --value time "$f" | sort)
 		# and the flame graph of those times: the same total, in us
-		tach2flamegraph -q --value time "$f" -o "$T/w.tsvg"
+		tach2flamegraph -q --labels cpython --value time "$f" -o "$T/w.tsvg"
 		grep -q "<title>all ($(awk '{ s += $NF } END { printf "%d", s }' "$T/w.tcol" |
 			python3 -c 'print(f"{int(input()):,}")') us, 100%)</title>" "$T/w.tsvg"
 	else
@@ -101,8 +101,9 @@ for l in sys.stdin:
 	tach2sampler -q "$f" -o "$T/w.trace"
 	sampler2tach -q "$T/w.trace" | tach-decode -F samples >"$T/w.back"
 	python3 "$SOURCE_ROOT/tests/cli/sampler_check.py" pairs "$T/w.samples" "$T/w.back"
-	# flame graph: well-formed SVG with every function of the profile
-	tach2flamegraph -q "$f" -o "$T/w.svg"
+	# flame graph: well-formed SVG with every function of the profile (in the labels of
+	# tach-decode's lines: perf and JFR input are otherwise drawn with their tools' labels)
+	tach2flamegraph -q --labels cpython "$f" -o "$T/w.svg"
 	xmllint --noout --nonet "$T/w.svg"
 	python3 -c 'import html, re, sys
 frames = {f for l in open(sys.argv[1]).read().splitlines() for f in l.rsplit(" ", 1)[0].split(";")}
