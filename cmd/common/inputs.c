@@ -98,10 +98,15 @@ int tc_open_inputs(struct tc_run *run, int nargs, char **args)
 {
 	const struct tc_prog *p = run->prog;
 	size_t n = (size_t)nargs, min = p->many ? p->many->min : 0, max = p->many ? p->many->max : 1;
-	/* several profiles (node writes one per worker) are one through tach-merge */
-	if (max == 1 && n > 1)
-		return tc_usage_error(p, "one input file at most; several are one profile through "
-				      "tach-merge: tach-merge FILE... | %s", p->name);
+	/* several profiles (node writes one per worker) are one, merged as tach-merge merges
+	 * them, by every program that writes a profile; an output of its own (tach-decode's
+	 * info) describes one input */
+	if (max == 1 && n > 1 && run->output && !run->output->writer)
+		return tc_usage_error(p, "--format %s describes one input file; several are one "
+				      "profile through tach-merge: tach-merge FILE... | %s -F %s",
+				      run->output->name, p->name, run->output->name);
+	if (max == 1 && !p->many)
+		max = 0;
 	if (n < min || (max && n > max)) {
 		if (min == max)
 			return tc_usage_error(p, "%zu input files needed, not %zu", min, n);

@@ -202,7 +202,7 @@ size_t tc_gather_opts(const struct tc_prog *p, const struct tc_opt **all,
 
 static void usage_line(FILE *f, const struct tc_prog *p)
 {
-	fprintf(f, "Usage: %s [OPTION]... %s\n", p->name, p->many ? p->many->args : "[FILE|-]");
+	fprintf(f, "Usage: %s [OPTION]... %s\n", p->name, p->many ? p->many->args : "[FILE]...");
 }
 
 void tc_readable_formats(char *buf, size_t cap)
@@ -254,7 +254,9 @@ static void help(const struct tc_prog *p)
 	else if (p->many)
 		reads_operands(p->many->args);
 	else
-		printf("Reads FILE, or standard input when FILE is - or absent.\n\nOptions:\n");
+		printf("Reads FILE, or standard input when FILE is - or absent; several FILEs are "
+		       "one profile, merged as tach-merge merges them (by timestamp, each "
+		       "sample's own time and values kept).\n\nOptions:\n");
 	if (p->outputs[1].name) {
 		char choices[256] = "";
 		for (const struct tc_output *o = p->outputs; o->name; o++) {

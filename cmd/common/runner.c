@@ -230,7 +230,9 @@ static int fold_relabelled(struct tc_run *run, struct tach_reader *r, struct tac
 		 strcmp(value, "time") && tach_writer_set_option(w, "value", "count"))
 		status = tc_writer_failed(run, w);
 	if (!status)
-		status = convert(run, r, cw, fileno(tmp));
+		status = run->ninputs > 1 ? tc_merge(run, run->inputs, run->ninputs, cw, fileno(tmp),
+						      false, false)
+					  : convert(run, r, cw, fileno(tmp));
 	tach_writer_free(cw);
 	return status;
 }
@@ -310,6 +312,8 @@ static int read_inputs(struct tc_run *run, struct tach_writer *w, int outfd)
 		const char *style = w ? relabel_style(run, format) : NULL;
 		if (style && format && strcmp(format, "collapsed"))
 			status = convert_relabelled(run, run->inputs[0].r, w, style, outfd);
+		else if (run->ninputs > 1)
+			status = tc_merge(run, run->inputs, run->ninputs, w, outfd, false, false);
 		else
 			status = run->output->handler ? run_handler(run, run->inputs[0].r, outfd)
 						      : convert(run, run->inputs[0].r, w, outfd);

@@ -83,6 +83,12 @@ struct tc_many {
 	bool rereads;
 };
 
+/* The inputs merged into w (tach-merge's, and a one-input program given several files):
+ * interleaved by timestamp, or one after another with concat; with tag, each input's samples
+ * under an outermost frame named after it. Returns the exit status. */
+int tc_merge(struct tc_run *run, struct tc_input *in, size_t n, struct tach_writer *w, int outfd,
+	     bool concat, bool tag);
+
 /* --from FORMAT: the format every input is read as (a readable name of tach_format_name). */
 
 /* The collapsed writer's options, as tach-decode and tach-diff offer them. */

@@ -47,7 +47,7 @@ filtered() { # file options...
 @test "-h and -V" {
 	run tach-decode -h
 	[ "$status" -eq 0 ]
-	[[ ${lines[0]} == "Usage: tach-decode [OPTION]... [FILE|-]" ]]
+	[[ ${lines[0]} == "Usage: tach-decode [OPTION]... [FILE]..." ]]
 	for o in --format --labels --full-paths --no-thread-frames --thread --status --from-us --to-us; do
 		[[ $output == *"$o"* ]]
 	done

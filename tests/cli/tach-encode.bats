@@ -69,7 +69,7 @@ no_output() {
 @test "unknown options and bad values exit 2 with a usage hint" {
 	for args in "--bogus" "-Z" "--compression lz4" "--compression" "--level 0" "--level 23" \
 		"--level x" "--max-depth 0" "--max-depth -1" "--thread abc" "--status nope" \
-		"--status no-bogus" "--from-us x" "--to-us -5" "--format tach" "a b"; do
+		"--status no-bogus" "--from-us x" "--to-us -5" "--format tach"; do
 		# shellcheck disable=SC2086
 		run tach-encode $args "$IN"
 		echo "args: $args -> $status $output"
@@ -82,7 +82,7 @@ no_output() {
 @test "-h and -V" {
 	run tach-encode -h
 	[ "$status" -eq 0 ]
-	[[ ${lines[0]} == "Usage: tach-encode [OPTION]... [FILE|-]" ]]
+	[[ ${lines[0]} == "Usage: tach-encode [OPTION]... [FILE]..." ]]
 	[[ $output == *"--compression KIND"* ]]
 	[[ $output == *"Exit status: 0 success, 1 invalid input or I/O error, 2 usage error."* ]]
 	run tach-encode --help

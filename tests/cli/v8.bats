@@ -225,12 +225,17 @@ if (isMainThread) { new Worker(__filename); spinMain(2e7); } else { spinWorker(2
 JS
 	(cd "$T/wk" && "$NODE" --cpu-prof --cpu-prof-dir "$T/wk/prof" wk.js)
 	[ "$(ls "$T"/wk/prof/*.cpuprofile | wc -l)" -eq 2 ]
-	# one program takes one input, and says how to give it several
-	run tach2flamegraph "$T"/wk/prof/*.cpuprofile
-	[ "$status" -eq 2 ]
-	[[ "$output" == "tach2flamegraph: one input file at most; several are one profile through tach-merge: tach-merge FILE... | tach2flamegraph"* ]]
-	tach-merge -q "$T"/wk/prof/*.cpuprofile | tach2flamegraph -q -o "$T/wk.svg"
+	# every program takes them as one profile, merged as tach-merge merges them
+	tach2flamegraph -q "$T"/wk/prof/*.cpuprofile -o "$T/wk.svg"
 	xmllint --noout --nonet "$T/wk.svg"
 	grep -q '<title>wk.js:spinMain:2 ' "$T/wk.svg"
 	grep -q '<title>wk.js:spinWorker:3 ' "$T/wk.svg"
+	tach-merge -q -F samples "$T"/wk/prof/*.cpuprofile >"$T/wk.merged"
+	tach-decode -q -F samples "$T"/wk/prof/*.cpuprofile | cmp - "$T/wk.merged"
+	tach-decode -q --value time "$T"/wk/prof/*.cpuprofile >"$T/wk.time"
+	tach-merge -q -F samples "$T"/wk/prof/*.cpuprofile | tach-decode -q --value time | cmp - "$T/wk.time"
+	# an output that describes one input says how to give it several
+	run tach-decode -F info "$T"/wk/prof/*.cpuprofile
+	[ "$status" -eq 2 ]
+	[[ "$output" == "tach-decode: --format info describes one input file; several are one profile through tach-merge: tach-merge FILE... | tach-decode -F info"* ]]
 }
