@@ -20,6 +20,8 @@ max_len() { [ "$1" = convert ] && echo 4096 || echo 16384; }
 work=${FUZZ_WORK:-$build/fuzz-work}
 # Undefined behaviour is a finding like a crash, not a line in the log.
 export UBSAN_OPTIONS=halt_on_error=1:abort_on_error=1:print_stacktrace=1
+# A leak inside elfutils on damaged DWARF is not ours (tests/lsan.supp says which).
+export LSAN_OPTIONS=suppressions=$PWD/tests/fuzz/lsan.supp
 mkdir -p "$work/crashes"
 for t in "${targets[@]}"; do
 	bin=$build/tests/fuzz_$t

@@ -918,7 +918,7 @@ static int read_maps(struct tach_reader *r, struct pread *g)
 	char *buf = NULL;
 	size_t cap = 0;
 	while (!rc && next_line(g, &s, &n)) {
-		if (na) {
+		if (na && n) {
 			size_t len = 0;
 			for (size_t i = 0; i < n;) {
 				size_t j = na, add = 1;
