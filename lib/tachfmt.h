@@ -297,6 +297,17 @@ TACH_API void tach_reader_free(struct tach_reader *r);
  * Unknown keys give TACH_E_USAGE. Call before opening. */
 TACH_API int tach_reader_set_option(struct tach_reader *r, const char *key, const char *value);
 TACH_API void tach_reader_set_warn(struct tach_reader *r, tach_warn_fn fn, void *ctx);
+/* Binaries (their symbols and DWARF) and the kernel's symbols, loaded once for every
+ * reader given the same tach_symbols: profiles of one machine read together (tach-merge's
+ * inputs) then cost one copy of what they share, not one each. A binary is let go of when
+ * the last reader using it is freed (the perf.data reader: at its end of input). The
+ * handle and its readers are used from one thread at a time; free it at any point (the
+ * readers keep what they use). tach_reader_share_symbols is called before opening; it
+ * returns TACH_E_USAGE after. */
+struct tach_symbols;
+TACH_API struct tach_symbols *tach_symbols_new(void);
+TACH_API void tach_symbols_free(struct tach_symbols *s);
+TACH_API int tach_reader_share_symbols(struct tach_reader *r, struct tach_symbols *s);
 /* The reader does not close fd. */
 TACH_API int tach_reader_open_fd(struct tach_reader *r, int fd);
 TACH_API int tach_reader_open_mem(struct tach_reader *r, const void *data, size_t len);

@@ -205,6 +205,9 @@ static int perf_label_weights(struct tc_run *run, struct tach_reader *r)
 	return status;
 }
 
+static int make_readers(struct tc_run *run, const char *format, const char *among,
+			struct tach_symbols *shared);
+
 /* Every input's reader, of the --from format, with the reader options set. */
 int tc_make_readers(struct tc_run *run)
 {
@@ -213,10 +216,25 @@ int tc_make_readers(struct tc_run *run)
 	const char *among = strchr(format, ',') ? format : NULL;
 	if (among)
 		format = "auto";
+	/* several inputs (captures of one machine, merged) load each binary once */
+	struct tach_symbols *shared = run->ninputs > 1 ? tach_symbols_new() : NULL;
+	if (run->ninputs > 1 && !shared) {
+		fprintf(stderr, "%s: out of memory\n", run->prog->name);
+		return 1;
+	}
+	int status = make_readers(run, format, among, shared);
+	tach_symbols_free(shared);
+	return status;
+}
+
+static int make_readers(struct tc_run *run, const char *format, const char *among,
+			struct tach_symbols *shared)
+{
 	for (size_t i = 0; i < run->ninputs; i++) {
 		struct tc_input *in = &run->inputs[i];
 		in->r = tach_reader_new(format);
-		if (!in->r || (among && tach_reader_set_option(in->r, "among", among))) {
+		if (!in->r || (among && tach_reader_set_option(in->r, "among", among)) ||
+		    (shared && tach_reader_share_symbols(in->r, shared))) {
 			fprintf(stderr, "%s: out of memory\n", run->prog->name);
 			return 1;
 		}

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "core/handles.h"
+#include "symbolize/symbolize.h"
 #include "core/values.h"
 #include "base/base.h"
 #include "base/io.h"
@@ -69,7 +70,30 @@ TACH_API void tach_reader_free(struct tach_reader *r)
 	free(r->state);
 	tachi_in_free(&r->in);
 	tachi_dict_clear(&r->dict);
+	tachi_symcache_unref(r->symcache);
 	free(r);
+}
+
+/* The public handle is the symbolizers' cache itself. */
+TACH_API struct tach_symbols *tach_symbols_new(void)
+{
+	return (struct tach_symbols *)tachi_symcache_new();
+}
+
+TACH_API void tach_symbols_free(struct tach_symbols *s)
+{
+	tachi_symcache_unref((struct tachi_symcache *)s);
+}
+
+TACH_API int tach_reader_share_symbols(struct tach_reader *r, struct tach_symbols *s)
+{
+	if (r->opened)
+		return RFAIL(r, TACH_E_USAGE, TACH_POS_NONE, 0,
+			     "symbols are shared before the reader is opened");
+	tachi_symcache_ref((struct tachi_symcache *)s);
+	tachi_symcache_unref(r->symcache);
+	r->symcache = (struct tachi_symcache *)s;
+	return TACH_OK;
 }
 
 TACH_API void tach_reader_set_warn(struct tach_reader *r, tach_warn_fn fn, void *ctx)

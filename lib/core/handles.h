@@ -12,6 +12,8 @@
 #include "base/io.h"
 #include "model/dict.h"
 
+struct tachi_symcache;
+
 struct tachi_format;
 struct tachi_ahead;
 
@@ -45,6 +47,9 @@ struct tach_reader {
 	 * first one was (offset + 1; 0 none) */
 	bool json_lone_ok;
 	uint64_t json_lone_at;
+	/* binaries and kernel symbols shared with other readers (tach_reader_share_symbols),
+	 * NULL: the reader's own */
+	struct tachi_symcache *symcache;
 };
 
 struct tach_writer {

@@ -40,8 +40,10 @@ int tachi_native_option(struct tach_reader *r, struct tachi_native_opts *o, cons
 struct tachi_sym *tachi_native_sym_new(struct tach_reader *r, const struct tachi_native_opts *o)
 {
 	struct tachi_sym *s = tachi_sym_new(&r->warn, o->binary_path, !o->no_symbolize);
-	if (s)
+	if (s) {
 		tachi_sym_set_names(s, o->names);
+		tachi_sym_set_cache(s, r->symcache);
+	}
 	return s;
 }
 

@@ -22,6 +22,15 @@ struct unit;
 
 /* A binary, opened for one mapping and at its load bias. */
 struct module {
+	/* libdwfl reads these lazily, maybe after the symbolizer that loaded the binary is
+	 * gone (another holds it through the cache): the module's own copies */
+	Dwfl_Callbacks cb;
+	char *debuginfo_path;
+	/* shared through a cache: its references and what it was loaded as */
+	unsigned refs;
+	struct tachi_symcache *cache;
+	char *found;
+	uint64_t dev, ino, size, mtime_ns;
 	Dwfl *dwfl;
 	Dwfl_Module *mod;
 	uint64_t base;   /* object address = runtime address - base */
@@ -45,6 +54,7 @@ struct named {
 
 struct tachi_sym {
 	const struct tachi_warner *warn;
+	struct tachi_symcache *cache; /* NULL: binaries are this symbolizer's own */
 	char **dirs;
 	size_t ndirs;
 	char *debuginfo_path;
@@ -78,7 +88,14 @@ const char *tachi_sym_symbol_name(struct tachi_sym *s, const char *name);
 const char *tachi_sym_die_name_cached(struct tachi_sym *s, Dwarf_Die *die, bool outer);
 
 /* ---- one binary (symbolize/module.c); addr is an object address ---- */
+/* Drops a reference; the last one frees it (and takes it out of its cache). */
 void tachi_sym_module_free(struct module *m);
+/* The cache's binary loaded as key says (found, file identity, base, perf rules, search
+ * path), with a reference taken; NULL when it has none. */
+struct module *tachi_symcache_find(struct tachi_symcache *c, const struct module *key);
+/* Puts m (found and identity set) in c; false when out of memory (m is then c's no more). */
+bool tachi_symcache_add(struct tachi_symcache *c, struct module *m);
+void tachi_symcache_forget(struct tachi_symcache *c, struct module *m);
 /* The name of the preferred ELF symbol holding addr, as recorded, or NULL; global_: only
  * an exported one (global, default visibility, typed). */
 const char *tachi_sym_symbol_at(struct module *m, uint64_t addr);

@@ -29,8 +29,12 @@ static void unit_free(struct unit *u);
 
 void tachi_sym_module_free(struct module *m)
 {
-	if (!m)
+	if (!m || (m->refs && --m->refs))
 		return;
+	if (m->cache)
+		tachi_symcache_forget(m->cache, m);
+	free(m->found);
+	free(m->debuginfo_path);
 	if (m->dwfl)
 		dwfl_end(m->dwfl);
 	free(m->syms);

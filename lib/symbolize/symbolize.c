@@ -84,6 +84,13 @@ struct tachi_sym *tachi_sym_new(const struct tachi_warner *warn, const char *sea
 	return s;
 }
 
+void tachi_sym_set_cache(struct tachi_sym *s, struct tachi_symcache *c)
+{
+	tachi_symcache_ref(c);
+	tachi_symcache_unref(s->cache);
+	s->cache = c;
+}
+
 void tachi_sym_free(struct tachi_sym *s)
 {
 	if (!s)
@@ -93,6 +100,7 @@ void tachi_sym_free(struct tachi_sym *s)
 		free(s->maps[i].path);
 		free(s->maps[i].build_id);
 	}
+	tachi_symcache_unref(s->cache);
 	free(s->maps);
 	for (size_t i = 0; i < s->ndirs; i++)
 		free(s->dirs[i]);
@@ -293,6 +301,19 @@ static int locate(struct tachi_sym *s, const char *path, char *found, size_t cap
 	return -1;
 }
 
+/* What tells one file from another for the cache: a file replaced or rewritten between
+ * two inputs' lookups is another binary. */
+static void identify(struct module *mod, int fd)
+{
+	struct stat st;
+	if (fstat(fd, &st))
+		return;
+	mod->dev = (uint64_t)st.st_dev;
+	mod->ino = (uint64_t)st.st_ino;
+	mod->size = (uint64_t)st.st_size;
+	mod->mtime_ns = (uint64_t)st.st_mtim.tv_sec * 1000000000u + (uint64_t)st.st_mtim.tv_nsec;
+}
+
 static struct module *load_module(struct tachi_sym *s, const struct mapping *m)
 {
 	char found[4096];
@@ -318,17 +339,28 @@ static struct module *load_module(struct tachi_sym *s, const struct mapping *m)
 		tachi_warn(s->warn, TACH_POS_NONE, 0, "%s: not an executable or shared object", found);
 		return NULL;
 	}
-	struct module *mod = calloc(1, sizeof(*mod));
-	if (!mod) {
+	struct module *mod = calloc(1, sizeof(*mod)), *had;
+	if (!mod || !(mod->found = strdup(found)) ||
+	    !(mod->debuginfo_path = strdup(s->debuginfo_path))) {
 		close(fd);
+		tachi_sym_module_free(mod);
 		return NULL;
 	}
+	mod->refs = 1;
 	mod->base = base;
 	mod->perf = s->perf;
-	mod->dwfl = dwfl_begin(&s->cb);
+	identify(mod, fd);
+	if (s->cache && (had = tachi_symcache_find(s->cache, mod))) {
+		close(fd);
+		tachi_sym_module_free(mod);
+		return had;
+	}
+	mod->cb = s->cb;
+	mod->cb.debuginfo_path = &mod->debuginfo_path;
+	mod->dwfl = dwfl_begin(&mod->cb);
 	if (!mod->dwfl) {
 		close(fd);
-		free(mod);
+		tachi_sym_module_free(mod);
 		return NULL;
 	}
 	dwfl_report_begin(mod->dwfl);
@@ -342,6 +374,9 @@ static struct module *load_module(struct tachi_sym *s, const struct mapping *m)
 		tachi_sym_module_free(mod);
 		return NULL;
 	}
+	/* out of memory for the list: the binary is still this symbolizer's own */
+	if (s->cache)
+		(void)tachi_symcache_add(s->cache, mod);
 	return mod;
 }
 

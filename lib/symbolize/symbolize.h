@@ -35,6 +35,23 @@ struct tachi_sym_frame {
 };
 typedef int (*tachi_sym_emit_fn)(void *ctx, const struct tachi_sym_frame *f);
 
+/* Binaries loaded once for every symbolizer given the cache (readers of one run whose
+ * inputs come from the same machine: tach-merge's), and what a format keeps beside them
+ * (the perf.data reader's kernel symbols). A binary is shared where its file (device,
+ * inode, size and time), load bias, naming rules and search path are the same, and let go
+ * when the last symbolizer using it is freed. Counted references: freed with the last of
+ * tachi_symcache_unref and the symbolizers set to it. One thread at a time uses a cache
+ * and its symbolizers. */
+struct tachi_symcache;
+struct tachi_symcache *tachi_symcache_new(void);
+void tachi_symcache_ref(struct tachi_symcache *c);
+void tachi_symcache_unref(struct tachi_symcache *c);
+/* Before the first lookup. */
+void tachi_sym_set_cache(struct tachi_sym *s, struct tachi_symcache *c);
+/* The one thing a format keeps in the cache (NULL until set), freed with it by free_fn. */
+void *tachi_symcache_extra(const struct tachi_symcache *c);
+void tachi_symcache_set_extra(struct tachi_symcache *c, void *extra, void (*free_fn)(void *));
+
 /* search_path: colon-separated directories where binaries are looked for when they are
  * not at the recorded path (NULL or "" for none). With symbolize false only mappings are
  * used: frames get the mapping's path and the address. Returns NULL on allocation failure. */

@@ -256,7 +256,7 @@ compare_case() {
 	[ "$status" -eq 2 ]
 	run gperf2tach --no-such-option
 	[ "$status" -eq 2 ]
-	run gperf2tach a b
+	run gperf2tach --max-depth
 	[ "$status" -eq 2 ]
 	[ ! -e "$T/x.tach" ]
 }

@@ -364,6 +364,32 @@ fds() {
 	return "$rc"
 }
 
+@test "tach-merge of 80 captures of one binary loads its symbols and DWARF once, not once an input" {
+	# a binary of 8,000 functions with DWARF: a few MB of symbols and lines once loaded
+	python3 -c 'import sys
+with open(sys.argv[1], "w") as f:
+    for i in range(8000):
+        f.write("int function_with_a_longish_name_%d(int x) { return x * %d + %d; }\n" % (i, i, i))
+    f.write("int main(void) { return function_with_a_longish_name_7(1) == 0; }\n")' big.c
+	cc -O0 -g -o big big.c
+	local ip i
+	ip=$(nm big | awk '$3 == "function_with_a_longish_name_4000" { print $1 }')
+	for i in $(seq 80); do
+		pd_gen '
+p = g.PerfData()
+p.comm(5, 5, "x")
+p.mmap2(5, 0x400000 + 0x1000, 0x2a000, 0x1000, sys.argv[2])
+p.sample(5, 5, 0x400000 + int(sys.argv[3], 16))
+open(sys.argv[1], "wb").write(p.bytes())' "c$i.data" "$PWD/big" "$ip"
+	done
+	# one input's copy is about 3 MiB: 80 of them would pass the bound several times over
+	run bounded 120 120 tach-merge c*.data -o m.tach
+	[ "$status" -eq 0 ] || { echo "$output"; false; }
+	[ "$(tach-decode --labels perf m.tach)" = "x;function_with_a_longish_name_4000 80" ]
+	# and each input's frames are the ones it has read alone
+	tach-decode -q c1.data | sed 's/ 1$/ 80/' | cmp - <(tach-decode -q c*.data)
+}
+
 @test "tach-merge: a binary that cannot be opened for want of file descriptors is an error, not unnamed frames" {
 	python3 "$SOURCE_ROOT/tests/elf_gen.py" "$PWD/lp" long-names 10
 	ip=$(nm lp | awk '$3 == "work" { print $1 }')

@@ -151,6 +151,15 @@ struct ksym {
 	uint8_t rank;
 };
 
+/* /proc/kallsyms's text symbols, sorted, one per address: read once for every reader that
+ * shares a symbol cache (the kernel runs on), else the reader's own. */
+struct ktab {
+	char *buf;                /* the file's text, which names point into */
+	struct ksym *ks;
+	size_t nks;
+	uint64_t text;            /* _text, 0 when addresses are hidden */
+};
+
 struct pd_syms {
 	struct tachi_sym *sym;
 	struct perfdata_pmap *maps;
@@ -175,9 +184,8 @@ struct pd_syms {
 	uint32_t kmap;            /* its pmap, NONE when none was recorded */
 	uint64_t ktext;           /* _text when recorded */
 	bool ktext_known;
-	struct ksym *ks;          /* names in kbuf, /proc/kallsyms's text */
-	size_t nks;
-	char *kbuf;
+	struct ktab *kt;          /* NULL until read, or when it cannot be */
+	bool kt_own;              /* not the cache's */
 	int64_t kdelta;           /* add to a recorded address for kallsyms' */
 	bool ks_tried;
 	/* --call-graph dwarf: the unwinder, told of every mapping, fork, exec and exit once
@@ -188,6 +196,8 @@ struct pd_syms {
 	const char *found;
 	struct tach_reader *r;
 };
+
+static void ktab_free(void *p);
 
 static int nomem(struct tach_reader *r)
 {
@@ -215,6 +225,7 @@ int pd_syms_new(struct tach_reader *r)
 	if (!(y->sym = tachi_sym_new(&r->warn, st->binary_path, !st->no_symbolize)))
 		return nomem(r);
 	tachi_sym_set_perf_rules(y->sym);
+	tachi_sym_set_cache(y->sym, r->symcache);
 	return TACH_OK;
 }
 
@@ -244,8 +255,8 @@ void pd_syms_free(struct pd_syms *y)
 	free(y->thread_index.s);
 	free(y->frames.s);
 	free(y->names.s);
-	free(y->ks);
-	free(y->kbuf);
+	if (y->kt_own)
+		ktab_free(y->kt);
 	free(y);
 }
 
@@ -646,51 +657,76 @@ static char *read_kallsyms(size_t *n)
 	return buf;
 }
 
-static void load_kallsyms(struct pd_syms *y)
+static void ktab_free(void *p)
+{
+	struct ktab *t = p;
+	if (!t)
+		return;
+	free(t->ks);
+	free(t->buf);
+	free(t);
+}
+
+/* Sorted by address, perf's choice among the symbols of one address kept. */
+static void ktab_sort(struct ktab *t)
+{
+	size_t k = 1;
+	/* the kernel lists them in address order: sorted only when not */
+	while (k < t->nks && ksym_order(&t->ks[k - 1], &t->ks[k]) < 0)
+		k++;
+	if (k < t->nks)
+		qsort(t->ks, t->nks, sizeof(*t->ks), ksym_order);
+	for (size_t i = 0; i + 1 < t->nks; i++)
+		if (t->ks[i + 1].addr != t->ks[i].addr)
+			t->ks[i].rank |= 4;
+	if (t->nks)
+		t->ks[t->nks - 1].rank |= 4;
+	size_t w = 0;
+	for (size_t i = 0; i < t->nks; i++)
+		if (!w || t->ks[w - 1].addr != t->ks[i].addr)
+			t->ks[w++] = t->ks[i];
+		else if (ksym_cmp(&t->ks[i], &t->ks[w - 1]) < 0)
+			t->ks[w - 1] = t->ks[i];
+	t->nks = w;
+}
+
+static struct ktab *ktab_read(void)
 {
 	size_t n, cap = 0;
-	uint64_t text = 0;
-	if (!(y->kbuf = read_kallsyms(&n)))
-		return;
-	for (char *line = y->kbuf, *nl; line < y->kbuf + n; line = nl + 1) {
+	struct ktab *t = calloc(1, sizeof(*t));
+	if (!t || !(t->buf = read_kallsyms(&n))) {
+		free(t);
+		return NULL;
+	}
+	for (char *line = t->buf, *nl; line < t->buf + n; line = nl + 1) {
 		nl = strchr(line, '\n');
 		if (!nl)
-			nl = y->kbuf + n;
+			nl = t->buf + n;
 		*nl = 0;
 		struct ksym k;
 		if (!kallsyms_line(line, &k))
 			continue;
-		if (!TACHI_RESERVE(y->ks, cap, y->nks + 1))
+		if (!TACHI_RESERVE(t->ks, cap, t->nks + 1))
 			break;
 		if (!strcmp(k.name, "_text"))
-			text = k.addr;
-		k.seq = (uint32_t)y->nks;
-		y->ks[y->nks++] = k;
+			t->text = k.addr;
+		k.seq = (uint32_t)t->nks;
+		t->ks[t->nks++] = k;
 	}
 	/* addresses hidden (kptr_restrict) read as 0: nothing can be named */
-	if (!text) {
-		y->nks = 0;
-		return;
-	}
-	/* the kernel lists them in address order: sorted only when not */
-	size_t k = 1;
-	while (k < y->nks && ksym_order(&y->ks[k - 1], &y->ks[k]) < 0)
-		k++;
-	if (k < y->nks)
-		qsort(y->ks, y->nks, sizeof(*y->ks), ksym_order);
-	for (size_t i = 0; i + 1 < y->nks; i++)
-		if (y->ks[i + 1].addr != y->ks[i].addr)
-			y->ks[i].rank |= 4;
-	if (y->nks)
-		y->ks[y->nks - 1].rank |= 4;
-	size_t w = 0;
-	for (size_t i = 0; i < y->nks; i++)
-		if (!w || y->ks[w - 1].addr != y->ks[i].addr)
-			y->ks[w++] = y->ks[i];
-		else if (ksym_cmp(&y->ks[i], &y->ks[w - 1]) < 0)
-			y->ks[w - 1] = y->ks[i];
-	y->nks = w;
-	y->kdelta = y->ktext_known ? (int64_t)(text - y->ktext) : 0;
+	if (!t->text)
+		t->nks = 0;
+	ktab_sort(t);
+	return t;
+}
+
+static void load_kallsyms(struct pd_syms *y, struct tachi_symcache *cache)
+{
+	y->kt = tachi_symcache_extra(cache);
+	if (!y->kt && (y->kt = ktab_read()) && cache)
+		tachi_symcache_set_extra(cache, y->kt, ktab_free);
+	y->kt_own = y->kt && !cache;
+	y->kdelta = y->kt && y->ktext_known ? (int64_t)(y->kt->text - y->ktext) : 0;
 }
 
 static const char *kernel_symbol(struct tach_reader *r, uint64_t ip)
@@ -705,22 +741,22 @@ static const char *kernel_symbol(struct tach_reader *r, uint64_t ip)
 		const char *rec = pd_build_id_of(st, "[kernel.kallsyms]", true);
 		bool same = !rec || (running_build_id(run, sizeof(run)) && !strcmp(run, rec));
 		if (!st->no_symbolize && same)
-			load_kallsyms(y);
+			load_kallsyms(y, r->symcache);
 		else if (!st->no_symbolize)
 			tachi_warn(&r->warn, TACH_POS_NONE, 0,
 				   "the running kernel is not the one recorded (their build IDs "
 				   "differ): kernel frames are left unnamed, as [kernel.kallsyms]");
 	}
 	uint64_t a = ip + (uint64_t)y->kdelta;
-	size_t lo = 0, hi = y->nks;
+	size_t lo = 0, hi = y->kt ? y->kt->nks : 0;
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
-		if (y->ks[mid].addr <= a)
+		if (y->kt->ks[mid].addr <= a)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
-	return lo ? y->ks[lo - 1].name : NULL;
+	return lo ? y->kt->ks[lo - 1].name : NULL;
 }
 
 /* ---- JIT code: /tmp/perf-PID.map ---- */
