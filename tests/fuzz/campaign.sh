@@ -5,7 +5,9 @@
 #   tests/fuzz/campaign.sh build-fuzz [RUNS] [SECONDS] [TARGET...]
 # Each target starts from its committed corpus (tests/fuzz/corpus/NAME) in a scratch copy,
 # runs RUNS executions (default 1000000) or SECONDS (default 900), whichever ends first, then
-# merges back only the inputs that add coverage. Crash inputs land in WORK/crashes: fix the
+# merges back only the inputs that add coverage. FUZZ_TIMEOUT (seconds, default 20) is a
+# unit's limit: raise it on a loaded machine, where a unit that reads /proc/kallsyms (0.4 s
+# of CPU) can take that long. Crash inputs land in WORK/crashes: fix the
 # bug, then copy the input into the corpus so the replay keeps it fixed.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -31,7 +33,7 @@ for t in "${targets[@]}"; do
 	cp -n "$corpus"/* "$scratch"/ 2>/dev/null || true
 	echo "== $t: $runs runs or $secs s"
 	# -max_len keeps inputs small enough to replay quickly; text formats get longer lines.
-	"$bin" -runs="$runs" -max_total_time="$secs" -max_len=$(max_len "$t") -timeout=20 -rss_limit_mb=4096 \
+	"$bin" -runs="$runs" -max_total_time="$secs" -max_len=$(max_len "$t") -timeout="${FUZZ_TIMEOUT:-20}" -rss_limit_mb=4096 \
 		-artifact_prefix="$work/crashes/$t-" -print_final_stats=1 "$scratch" 2>"$work/$t.log" || {
 		echo "$t: stopped with a finding, see $work/$t.log and $work/crashes/"
 		tail -n 40 "$work/$t.log"
