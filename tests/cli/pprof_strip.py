@@ -9,50 +9,13 @@ field numbers of google/pprof's profile.proto)."""
 import gzip
 import sys
 
-
-def varint(b, i):
-    v = shift = 0
-    while True:
-        c = b[i]
-        i += 1
-        v |= (c & 0x7F) << shift
-        shift += 7
-        if c < 0x80:
-            return v, i
-
-
-def put_varint(v):
-    out = bytearray()
-    while v >= 0x80:
-        out.append(v & 0x7F | 0x80)
-        v >>= 7
-    out.append(v)
-    return bytes(out)
+from pbwire import put_varint, spans
 
 
 def fields(b):
-    """(number, wire type, raw bytes of the whole field, payload) for each field."""
-    i = 0
-    while i < len(b):
-        start = i
-        key, i = varint(b, i)
-        wt = key & 7
-        if wt == 0:
-            _, i = varint(b, i)
-            payload = None
-        elif wt == 2:
-            n, i = varint(b, i)
-            payload = b[i:i + n]
-            i += n
-        elif wt == 1:
-            i += 8
-            payload = None
-        elif wt == 5:
-            i += 4
-            payload = None
-        else:
-            raise SystemExit("unexpected wire type %d" % wt)
-        yield key >> 3, wt, b[start:i], payload
+    """(number, wire type, raw bytes of the whole field, payload of a length-delimited one)."""
+    for num, wt, start, end, v in spans(b):
+        yield num, wt, b[start:end], v if wt == 2 else None
 
 
 def sub(num, body):

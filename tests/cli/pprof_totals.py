@@ -10,35 +10,7 @@ packed or not)."""
 import gzip
 import sys
 
-
-def varint(b, i):
-    v = shift = 0
-    while True:
-        c = b[i]
-        i += 1
-        v |= (c & 0x7F) << shift
-        shift += 7
-        if c < 0x80:
-            return v, i
-
-
-def fields(b):
-    i = 0
-    while i < len(b):
-        key, i = varint(b, i)
-        num, wt = key >> 3, key & 7
-        if wt == 0:
-            v, i = varint(b, i)
-        elif wt == 2:
-            n, i = varint(b, i)
-            v, i = b[i:i + n], i + n
-        elif wt == 1:
-            v, i = b[i:i + 8], i + 8
-        elif wt == 5:
-            v, i = b[i:i + 4], i + 4
-        else:
-            raise ValueError("wire type %d" % wt)
-        yield num, wt, v
+from pbwire import fields, varint
 
 
 def signed(v):
