@@ -39,7 +39,9 @@ same_top() { # file
 		n=$((n + 1))
 	done
 	# and the types with their units, in pprof's order
-	go tool pprof -raw "$T/o.pb.gz" 2>/dev/null | sed -n '/^Samples:/{n;p;}' >"$T/ours.types"
+	# (a CPU profile's default type, cpu, as ours marks it: the type pprof shows first)
+	go tool pprof -raw "$T/o.pb.gz" 2>/dev/null | sed -n '/^Samples:/{n;p;}' |
+		sed 's/cpu\/nanoseconds\[dflt\]$/cpu\/nanoseconds/' >"$T/ours.types"
 	[ "$(cat "$T/ours.types")" = "$types" ] || { echo "types: $(cat "$T/ours.types") / $types"; return 1; }
 }
 
@@ -149,4 +151,35 @@ bad() { # expected-message text
 	run --separate-stderr tach2pprof --max-depth 100 -o "$T/out" "$T/deep"
 	[ "$status" -eq 1 ]
 	[[ $stderr == *"deep:2: stack deeper than the limit of 100 frames" ]] || { echo "$stderr"; false; }
+}
+
+# A Java agent's CPU profile (gperftools' binary form, header version 1): 32-bit words,
+# then " 0xID NAME (FILE:LINE)" lines naming the ids the stacks hold.
+java_cpu() { # out
+	python3 -c 'import struct, sys
+w = [0, 3, 1, 10000, 0]
+w += [0, 1, 3]                   # GC, as the agent writes it: a count of 0
+w += [3, 1, 5]                   # VM
+w += [2, 3, 6, 7, 8]             # main <- run <- leaf
+w += [1, 2, 9, 8]                # a frame the text does not name
+w += [0, 1, 0]
+text = (" 0x00000003 GC\n 0x00000005 VM\n 0x0000006 com.example.Leaf.work (Leaf.java:12)\n"
+        " 0x0000007 com.example.Run.run (Run.java:0)\n 0x0000008 com.example.Main.main (Main.java:040)\n"
+        "not a name line\n 0x0000009 lib.call (/usr/lib/libjvm.so)\n 0x000000a unused (U.java:1)\n")
+open(sys.argv[1], "wb").write(struct.pack("<%dI" % len(w), *w) + text.encode())' "$1"
+}
+
+@test "the Java variant of gperftools' CPU profile: the agent's names, pprof's reading" {
+	java_cpu "$T/j.prof"
+	run tach-decode -v --no-thread-frames "$T/j.prof"
+	[ "$status" -eq 0 ]
+	[[ ${lines[0]} == *"gperf input"* ]]
+	[ "$(tach-decode -q --no-thread-frames "$T/j.prof" | sort)" = ":VM:0 3
+Main.java:com.example.Main.main:40;Run.java:com.example.Run.run:0;Leaf.java:com.example.Leaf.work:12 2
+Main.java:com.example.Main.main:40;libjvm.so:lib.call:0 1" ]
+	need_go
+	same_top "$T/j.prof"
+	# google/pprof's own Java test profile
+	[ -f "$P/corpora/pprof/java.cpu" ] || skip "no ../shared/peers beside the source tree"
+	same_top "$P/corpora/pprof/java.cpu"
 }

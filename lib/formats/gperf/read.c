@@ -87,6 +87,19 @@ struct gread {
 	size_t frames_cap;
 	char *program;       /* the first executable mapping's path: pprof's main binary */
 	const struct tach_reader *r;
+	/* header version 1, the Java agent's: PCs are ids the text after the trailer names
+	 * (" 0xID function (file:line)"), looked up as they are */
+	bool java;
+	struct jsym *jsyms;  /* sorted by id */
+	size_t njsyms, jsyms_cap;
+	char *jtext;         /* the names' text, copied: the input is let go of */
+};
+
+struct jsym {
+	uint64_t id;
+	const char *func, *file; /* in the input, which stays whole for a Java profile */
+	uint32_t func_len, file_len;
+	int32_t line;            /* 0 when none */
 };
 
 static void set_layout(struct gread *g, unsigned slot, bool big)
@@ -126,7 +139,7 @@ static int detect(struct tach_reader *r, struct gread *g)
 		uint64_t h[5];
 		for (int k = 0; k < 5; k++)
 			h[k] = slot_at(g, d + k * g->slot);
-		if (h[0] == 0 && h[1] == 3 && h[2] == 0 && h[3] > 0 && h[4] == 0) {
+		if (h[0] == 0 && h[1] == 3 && h[2] <= 1 && h[3] > 0 && h[4] == 0) {
 			if (h[3] > MAX_PERIOD_US)
 				return RFAIL(r, TACH_E_FORMAT, TACH_POS_OFFSET, 3 * g->slot,
 					     "sampling period of %llu us is not real: libprofiler "
@@ -134,6 +147,7 @@ static int detect(struct tach_reader *r, struct gread *g)
 					     "and periods above %u s are refused",
 					     (unsigned long long)h[3], MAX_PERIOD_US / 1000000);
 			g->period = h[3];
+			g->java = h[2] == 1;
 			return TACH_OK;
 		}
 	}
@@ -152,10 +166,6 @@ static int detect(struct tach_reader *r, struct gread *g)
 			continue;
 		const char *kind = g->slot == 4 ? "32-bit" : "64-bit";
 		const char *bo = g->big ? "big-endian" : "little-endian";
-		if (h[2] == 1)
-			return RFAIL(r, TACH_E_UNSUPPORTED, TACH_POS_OFFSET, 2 * g->slot,
-				     "header version 1 is the Java CPU profile variant, which is not "
-				     "supported");
 		if (h[1] != 3)
 			return RFAIL(r, TACH_E_FORMAT, TACH_POS_OFFSET, g->slot,
 				     "%s %s header declares %llu header words; gperftools writes 3 "
@@ -276,7 +286,7 @@ static int add_record(struct tach_reader *r, struct gread *g, uint64_t off, uint
 	const uint8_t *pc0 = r->in.data + off;
 	/* Older libprofilers could record the leaf twice (signal PC, then the unwinder's
 	 * first frame); pprof drops the copy, so do we. */
-	bool skip1 = depth >= 2 && slot_at(g, pc0) == slot_at(g, pc0 + g->slot);
+	bool skip1 = !g->java && depth >= 2 && slot_at(g, pc0) == slot_at(g, pc0 + g->slot);
 	uint32_t eff = depth - skip1;
 	struct stack_key k = { pc0, eff, skip1 };
 	uint64_t h = stack_hash(g, pc0, eff, skip1);
@@ -351,8 +361,10 @@ static int take_record(struct tach_reader *r, struct gread *g, size_t off, size_
 		       uint64_t count, uint64_t depth, uint64_t records, uint64_t *total)
 {
 	int rc;
+	/* (the Java agent writes its states, GC and Compile, with a count of 0) */
 	if (count == 0)
-		return tachi_soft_fail(r, off, "record with a sample count of 0 skipped");
+		return g->java ? TACH_OK
+			       : tachi_soft_fail(r, off, "record with a sample count of 0 skipped");
 	if (depth == 0 &&
 	    (rc = tachi_soft_fail(r, off, "record without PCs (count %llu) kept as an empty stack",
 			  (unsigned long long)count)))
@@ -523,6 +535,135 @@ static int read_maps(struct tach_reader *r, struct gread *g, size_t from)
 	return TACH_OK;
 }
 
+/* ---- the Java agent's names ---- */
+
+static int hexval(char c)
+{
+	return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 :
+	       c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+}
+
+static bool is_space(char c)
+{
+	return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f';
+}
+
+/* "NAME (FILE:LINE)", "NAME (PATH)" (a shared library: its base name), a JIT stub, or a
+ * bare name (the agent's states, GC, VM), as pprof's Java parser tells them apart. */
+static void java_name(const char *t, size_t n, struct jsym *j)
+{
+	j->func = t, j->func_len = (uint32_t)n;
+	j->file = "", j->file_len = 0;
+	j->line = 0;
+	if (n < 4 || t[n - 1] != ')') {
+		if (memmem(t, n, "generated stub/JIT", 18))
+			j->func = "STUB", j->func_len = 4;
+		return;
+	}
+	size_t open = n - 1;
+	while (open > 1 && !(t[open] == '(' && is_space(t[open - 1])))
+		open--;
+	if (!(t[open] == '(' && is_space(t[open - 1]))) {
+		if (memmem(t, n, "generated stub/JIT", 18))
+			j->func = "STUB", j->func_len = 4;
+		return;
+	}
+	j->func_len = (uint32_t)(open - 1);
+	const char *in = t + open + 1;
+	size_t inn = n - 1 - (open + 1);
+	const char *colon = inn ? memrchr(in, ':', inn) : NULL;
+	size_t k = colon ? (size_t)(colon - in) + 1 : 0;
+	bool neg = k < inn && in[k] == '-';
+	size_t d = k + neg;
+	bool digits = colon && colon > in && d < inn;
+	for (size_t i = d; digits && i < inn; i++)
+		digits = in[i] >= '0' && in[i] <= '9';
+	if (digits) {
+		j->file = in, j->file_len = (uint32_t)(colon - in);
+		int64_t v = 0;
+		for (size_t i = d; i < inn && v <= INT32_MAX; i++)
+			v = v * 10 + (in[i] - '0');
+		j->line = !neg && v > 0 && v <= INT32_MAX ? (int32_t)v : 0;
+		return;
+	}
+	const char *slash = inn ? memrchr(in, '/', inn) : NULL;
+	j->file = slash ? slash + 1 : in;
+	j->file_len = (uint32_t)(in + inn - j->file);
+}
+
+static int jsym_cmp(const void *a, const void *b)
+{
+	const struct jsym *x = a, *y = b;
+	if (x->id != y->id)
+		return x->id < y->id ? -1 : 1;
+	/* the later line of one id wins: order of the text kept */
+	return x->func < y->func ? -1 : x->func > y->func;
+}
+
+/* Lines " 0xID TEXT" after the trailer; others are skipped, as pprof skips them. */
+static int read_java_names(struct tach_reader *r, struct gread *g, size_t from)
+{
+	size_t n = r->in.size - from;
+	if (!(g->jtext = malloc(n + 1)))
+		return RFAIL(r, TACH_E_NOMEM, TACH_POS_NONE, 0, "out of memory");
+	memcpy(g->jtext, (const char *)r->in.data + from, n);
+	g->jtext[n] = 0;
+	for (char *p = g->jtext, *end = g->jtext + n; p < end;) {
+		char *nl = memchr(p, '\n', (size_t)(end - p)), *le = nl ? nl : end, *q = p;
+		p = nl ? nl + 1 : end;
+		while (q < le && is_space(*q))
+			q++;
+		while (le > q && is_space(le[-1]))
+			le--;
+		if (le - q < 4 || q[0] != '0' || q[1] != 'x')
+			continue;
+		uint64_t id = 0;
+		const char *h = q + 2;
+		int nd = 0;
+		for (int x; h < le && (x = hexval(*h)) >= 0; h++, nd++)
+			id = id << 4 | (uint64_t)x;
+		if (!nd || nd > 16 || h == le || !is_space(*h))
+			continue;
+		while (h < le && is_space(*h))
+			h++;
+		if (!TACHI_RESERVE(g->jsyms, g->jsyms_cap, g->njsyms + 1))
+			return RFAIL(r, TACH_E_NOMEM, TACH_POS_NONE, 0, "out of memory");
+		struct jsym *j = &g->jsyms[g->njsyms++];
+		j->id = id;
+		java_name(h, (size_t)(le - h), j);
+	}
+	qsort(g->jsyms, g->njsyms, sizeof(*g->jsyms), jsym_cmp);
+	return TACH_OK;
+}
+
+/* A Java PC's frame: its line's names, or its id where the text names none. */
+static int java_frame(struct tach_reader *r, struct gread *g, uint64_t pc)
+{
+	size_t lo = 0, hi = g->njsyms;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (g->jsyms[mid].id <= pc)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	struct tach_dict *d = &r->dict;
+	struct tach_frame f = { 0, 0, 0, 0, -1, -1, TACH_NO_OPCODE };
+	char hex[24];
+	const struct jsym *j = lo && g->jsyms[lo - 1].id == pc ? &g->jsyms[lo - 1] : NULL;
+	int len = j ? 0 : snprintf(hex, sizeof(hex), "0x%llx", (unsigned long long)pc);
+	if (j)
+		f.line = f.end_line = j->line;
+	uint32_t id;
+	if (tach_dict_intern_string(d, j ? j->file : "", j ? j->file_len : 0, &f.file) ||
+	    tach_dict_intern_string(d, j ? j->func : hex, j ? j->func_len : (size_t)len, &f.func) ||
+	    tach_dict_intern_frame(d, &f, &id) ||
+	    !TACHI_RESERVE(g->chain.ids, g->chain.cap, g->chain.len + 1))
+		return RFAIL(r, TACH_E_NOMEM, TACH_POS_NONE, 0, "out of memory");
+	g->chain.ids[g->chain.len++] = id;
+	return TACH_OK;
+}
+
 /* ---- open / next ---- */
 
 static int gr_open(struct tach_reader *r)
@@ -547,10 +688,10 @@ static int gr_open(struct tach_reader *r)
 	size_t maps_off = r->in.size;
 	if ((rc = read_records(r, g, &maps_off)))
 		return rc;
-	if ((rc = read_maps(r, g, maps_off)))
+	if ((rc = g->java ? read_java_names(r, g, maps_off) : read_maps(r, g, maps_off)))
 		return rc;
 	r->meta.program = g->program;
-	if (maps_off < r->in.size && !tachi_sym_map_count(g->sym) && g->st_count &&
+	if (!g->java && maps_off < r->in.size && !tachi_sym_map_count(g->sym) && g->st_count &&
 	    (rc = tachi_soft_fail(r, maps_off, "the maps section lists no executable mapping; "
 			  "addresses are not symbolized")))
 		return rc;
@@ -566,7 +707,10 @@ static int pc_resolve(struct tach_reader *r, struct gread *g, uint32_t id, bool 
 {
 	struct gpc *p = &g->pcs[id];
 	size_t first = g->chain.len;
-	int rc = tachi_sym_lookup(g->sym, g->pcv[id], leaf, tachi_native_emit, &g->chain);
+	int rc = g->java ? java_frame(r, g, g->pcv[id])
+			 : tachi_sym_lookup(g->sym, g->pcv[id], leaf, tachi_native_emit, &g->chain);
+	if (rc && g->java)
+		return rc;
 	if (rc == TACH_E_IO)
 		return RFAIL(r, TACH_E_IO, TACH_POS_NONE, 0, "%s", tachi_sym_io_error(g->sym));
 	if (rc)
@@ -639,6 +783,8 @@ static void gr_free(struct tach_reader *r)
 	free(g->pc_slots);
 	free(g->chain.ids);
 	free(g->frames);
+	free(g->jsyms);
+	free(g->jtext);
 }
 
 const struct tachi_reader_ops tachi_gperf_reader_ops = {
