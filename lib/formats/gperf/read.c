@@ -90,12 +90,12 @@ struct gread {
 	/* header version 1, the Java agent's: PCs are ids the text after the trailer names
 	 * (" 0xID function (file:line)"), looked up as they are */
 	bool java;
-	struct jsym *jsyms;  /* sorted by id */
+	struct java_name *jsyms;  /* sorted by id */
 	size_t njsyms, jsyms_cap;
 	char *jtext;         /* the names' text, copied: the input is let go of */
 };
 
-struct jsym {
+struct java_name {
 	uint64_t id;
 	const char *func, *file; /* in the input, which stays whole for a Java profile */
 	uint32_t func_len, file_len;
@@ -550,7 +550,7 @@ static bool is_space(char c)
 
 /* "NAME (FILE:LINE)", "NAME (PATH)" (a shared library: its base name), a JIT stub, or a
  * bare name (the agent's states, GC, VM), as pprof's Java parser tells them apart. */
-static void java_name(const char *t, size_t n, struct jsym *j)
+static void java_name(const char *t, size_t n, struct java_name *j)
 {
 	j->func = t, j->func_len = (uint32_t)n;
 	j->file = "", j->file_len = 0;
@@ -593,7 +593,7 @@ static void java_name(const char *t, size_t n, struct jsym *j)
 
 static int jsym_cmp(const void *a, const void *b)
 {
-	const struct jsym *x = a, *y = b;
+	const struct java_name *x = a, *y = b;
 	if (x->id != y->id)
 		return x->id < y->id ? -1 : 1;
 	/* the later line of one id wins: order of the text kept */
@@ -628,7 +628,7 @@ static int read_java_names(struct tach_reader *r, struct gread *g, size_t from)
 			h++;
 		if (!TACHI_RESERVE(g->jsyms, g->jsyms_cap, g->njsyms + 1))
 			return RFAIL(r, TACH_E_NOMEM, TACH_POS_NONE, 0, "out of memory");
-		struct jsym *j = &g->jsyms[g->njsyms++];
+		struct java_name *j = &g->jsyms[g->njsyms++];
 		j->id = id;
 		java_name(h, (size_t)(le - h), j);
 	}
@@ -650,7 +650,7 @@ static int java_frame(struct tach_reader *r, struct gread *g, uint64_t pc)
 	struct tach_dict *d = &r->dict;
 	struct tach_frame f = { 0, 0, 0, 0, -1, -1, TACH_NO_OPCODE };
 	char hex[24];
-	const struct jsym *j = lo && g->jsyms[lo - 1].id == pc ? &g->jsyms[lo - 1] : NULL;
+	const struct java_name *j = lo && g->jsyms[lo - 1].id == pc ? &g->jsyms[lo - 1] : NULL;
 	int len = j ? 0 : snprintf(hex, sizeof(hex), "0x%llx", (unsigned long long)pc);
 	if (j)
 		f.line = f.end_line = j->line;
