@@ -4,8 +4,9 @@
 
 static const struct tc_opt opts[] = {
 	{ "interval", 0, "US", "r:interval", NULL,
-	  "microseconds one weight unit stands for (default: the weights' common divisor, "
-	  "or 1000 for unit none or bytes)", NULL, false },
+	  "the sampling interval recorded, and the spacing of unit none or bytes values "
+	  "(default: the time weights' common divisor, else 1000); a time weight stays its "
+	  "sample's own time", NULL, false },
 	{ "profile", 0, "N", "r:profile", NULL,
 	  "read only profile N of the file (0 is the first; default every profile)", NULL, false },
 	{ 0 },

@@ -131,6 +131,22 @@ compare() { # what want-file got-file
 	[ "$bad" -eq 0 ]
 }
 
+@test "each man page's --count-unit says what the program does with a count that is a time" {
+	# the model keeps a time as one record standing for it, never samples of an interval;
+	# each page says how its own output shows that time
+	local bad=0 p page text
+	for p in $(programs); do
+		page=$S/docs/$p.1.scd
+		help_longs "$p" | grep -qx count-unit || continue
+		text=$(awk '/^\*--count-unit\* /{on=1; next} on && !/^\t/{exit} on' "$page" | tr -s ' \t\n' '   ')
+		[[ "$text" != *"samples of one interval each"* ]] ||
+			{ echo "docs/$p.1.scd: a time as samples of one interval" >&2; bad=1; }
+		[[ "$text" == *"one record standing for that time exactly"* ]] ||
+			{ echo "docs/$p.1.scd: --count-unit does not say a time is one record" >&2; bad=1; }
+	done
+	[ "$bad" -eq 0 ]
+}
+
 @test "the built completions are what the generator writes now, and install where each shell looks" {
 	local tmp=$BATS_TEST_TMPDIR/fresh bad=0
 	mkdir "$tmp"

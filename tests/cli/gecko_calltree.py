@@ -2,7 +2,7 @@
 """Load a Gecko profile with the Firefox Profiler's own importer (profiler-cli) and check
 that every thread's call tree is what the samples say.
 
-usage: gecko_calltree.py PROFILER_CLI_CMD PROFILE [SAMPLES_TXT]
+usage: gecko_calltree.py PROFILER_CLI_CMD PROFILE [SAMPLES_TXT [--traced]]
 
 PROFILER_CLI_CMD is the command as one string (e.g. "/x/node /x/profiler-cli.js"),
 SAMPLES_TXT is `tach-decode --format samples` of the same input, or --info to print what
@@ -14,7 +14,9 @@ samples; and every thread's samples are at the input's own times (the time line 
 importer draws, and the durations its traced running time sums: each sample's time to the
 next): a record of weight N at TIMESTAMP with TIME_NS is N samples TIME_NS / N apart (one
 interval apart without TIME_NS), read from PROFILE's samples as meta.startTime plus each
-sample's time, to the us. Exit 0 when equal, 1 with a report if not. Without SAMPLES_TXT,
+sample's time, to the us. With --traced, also each function's time as the profiler
+shows it (traced running time, from the sample times) equal to the time-to-next-sample
+rule applied to SAMPLES_TXT, to the us. Exit 0 when equal, 1 with a report if not. Without SAMPLES_TXT,
 only load PROFILE: exit 0 when the importer accepts it, 1 with its message when not.
 """
 import gzip
@@ -104,8 +106,16 @@ def sample_times(path):
             if len(f_) > 4 and f_[4] // weight // 1000 != interval:
                 step = (f_[4] // weight + 500) // 1000
             t = times.setdefault((f_[0], f_[1]), [])
-            t.extend(f_[2] + k * step for k in range(weight))
-    return {k: sorted(v) for k, v in times.items()}
+            t.extend((f_[2] + k * step, step) for k in range(weight))
+    out = {}
+    for k, v in times.items():
+        v.sort(key=lambda x: x[0])
+        out[k] = [x[0] for x in v]
+        # the writer's stackless sample that ends a last sample whose own time is not
+        # the interval (the importer gives the last sample the interval)
+        if v and v[-1][1] != interval:
+            out[k].append(v[-1][0] + v[-1][1])
+    return out
 
 
 def check_times(profile, samples):
@@ -134,6 +144,95 @@ def check_times(profile, samples):
                           "%s us, expected %s" % (key[0], key[1], len(g), len(w), bad,
                                                   g[bad] if bad < len(g) else "-",
                                                   w[bad] if bad < len(w) else "-"))
+    return errors
+
+
+def traced_profile(profile):
+    """Per thread of PROFILE, the Firefox Profiler's traced running time of each function
+    (us): its importer (processGeckoProfile) sets a Gecko profile's sample weights to null,
+    so its call tree counts samples, and the time it shows for a function (the sidebar's
+    traced running time, computeTracedTiming) gives each sample with a stack the time to
+    the next sample of its thread, the last one meta.interval. Functions are location
+    strings; a list per thread of (self, total, name)."""
+    with open(profile, "rb") as f:
+        data = f.read()
+    if data[:2] == b"\x1f\x8b":
+        data = gzip.decompress(data)
+    doc = json.loads(data)
+    iv = round(doc["meta"]["interval"] * 1000)
+    out = []
+    for th in doc["threads"]:
+        sch = th["samples"]["schema"]
+        rows = sorted(th["samples"]["data"], key=lambda r: r[sch["time"]])
+        times = [round(r[sch["time"]] * 1000) for r in rows]
+        stk, frm, strs = th["stackTable"], th["frameTable"], th["stringTable"]
+        pre, sfr = stk["schema"]["prefix"], stk["schema"]["frame"]
+        loc = frm["schema"]["location"]
+        self_t, total_t = Counter(), Counter()
+        for i, r in enumerate(rows):
+            s = r[sch["stack"]]
+            if s is None:
+                continue
+            dt = times[i + 1] - times[i] if i + 1 < len(rows) else iv
+            names = []
+            while s is not None:
+                names.append(strs[frm["data"][stk["data"][s][sfr]][loc]])
+                s = stk["data"][s][pre]
+            self_t[names[0]] += dt
+            for n in set(names):
+                total_t[n] += dt
+        if rows or th.get("name") != "No samples":
+            out.append(sorted((self_t[n], total_t[n], n) for n in total_t))
+    return out
+
+
+def traced_samples(path):
+    """The same from the samples text, by the time-to-next-sample rule: a record stands
+    for the time to the next record of its thread, the last one for its own time (TIME_NS
+    to the us a sample, or one interval a sample); functions are (file, function)."""
+    recs, interval = {}, 0
+    with open(path, "rb") as f:
+        for raw in f:
+            line = raw.decode("utf-8", "surrogateescape").rstrip("\n")
+            if line.startswith("@interval_us "):
+                interval = int(line.split()[1])
+            if not line or line[0] in "#@":
+                continue
+            head, _, frames = line.partition("\t")
+            f_ = [int(x) for x in head.split(" ")]
+            weight = f_[5] if len(f_) > 5 else 1
+            own = weight * ((f_[4] // weight + 500) // 1000 if len(f_) > 4 else interval)
+            keys = [tuple(fr.split(":")[:2]) for fr in frames.split(";")] if frames else []
+            recs.setdefault((f_[0], f_[1]), []).append((f_[2], own, keys))
+    out = []
+    for rs in recs.values():
+        rs.sort(key=lambda r: r[0])
+        self_t, total_t = Counter(), Counter()
+        for i, (ts, own, keys) in enumerate(rs):
+            if not keys:
+                continue
+            dt = rs[i + 1][0] - ts if i + 1 < len(rs) else own
+            self_t[keys[0]] += dt
+            for k in set(keys):
+                total_t[k] += dt
+        out.append(sorted((self_t[k], total_t[k], ":".join(map(lambda b: text(unescape(b)), k)))
+                          for k in total_t))
+    return out
+
+
+def check_traced(profile, samples):
+    """Each function's traced running time against the rule's, thread by thread: the
+    (self, total) pairs of all functions, as multisets (names differ by format)."""
+    got, want = traced_profile(profile), traced_samples(samples)
+    if len(got) != len(want):
+        return ["traced: %d threads, expected %d" % (len(got), len(want))]
+    errors = []
+    for k, (g, w) in enumerate(zip(got, want)):
+        gs, ws = Counter((a, b) for a, b, _ in g), Counter((a, b) for a, b, _ in w)
+        if gs != ws:
+            errors.append("thread %d: traced running times differ (self, total us):" % k)
+            errors.extend("  profile %d %d %s" % x for x in g if (x[0], x[1]) in gs - ws)
+            errors.extend("  expected %d %d %s" % x for x in w if (x[0], x[1]) in ws - gs)
     return errors
 
 
@@ -209,6 +308,7 @@ def compare(got, exp, path, errors):
 def main():
     cli, profile = shlex.split(sys.argv[1]), sys.argv[2]
     samples = sys.argv[3] if len(sys.argv) > 3 else None
+    traced = len(sys.argv) > 4 and sys.argv[4] == "--traced"
     info = samples == "--info"
     if info:
         samples = None
@@ -307,6 +407,8 @@ def main():
         sys.exit(1)
 
     errors = check_times(profile, samples) if samples else []
+    if traced:
+        errors += check_traced(profile, samples)
     try:
         load(profile)
         if info:

@@ -47,17 +47,21 @@ timeline_of() { # TACH -> sorted timeline
 	[ "$(cat "$T/t")" = "$(printf '139887808087872 4321\n4331 4330')" ]
 }
 
-@test "evented profiles: the stack between two events, weighted by the time between them" {
-	speedscope2tach "$D/speedscope-evented.json" -o "$T/e.tach"
-	# 1.5, 2.5, 0.25, 4.75 and 4.5 ms: a common divisor of 250 us
+@test "evented profiles: the stack between two events, one sample standing for the time between them" {
+	speedscope2tach -q "$D/speedscope-evented.json" -o "$T/e.tach"
+	# 1.5, 2.5, 0.25, 4.75 and 4.5 ms: a common divisor of 250 us, the interval recorded
 	tach-decode --format info "$T/e.tach" | grep -qx 'sample_interval_us: 250'
-	tach-decode --thread 0 "$T/e.tach" > "$T/got"
-	printf '%s\n' 'tid:0;a;d 19' 'tid:0;c.js:c:0;c.js:c:0 18' 'tid:0;a;b.js:b:3;d 10' \
-		'tid:0;a;b.js:b:3;c.js:c:0 6' 'tid:0;a 1' > "$T/want"
+	# each stretch is one sample of its own time, not samples of 250 us
+	tach-decode -q --thread 0 --value time "$D/speedscope-evented.json" > "$T/got"
+	printf '%s\n' 'tid:0;a;d 4750' 'tid:0;c.js:c:0;c.js:c:0 4500' 'tid:0;a;b.js:b:3;d 2500' \
+		'tid:0;a;b.js:b:3;c.js:c:0 1500' 'tid:0;a 250' > "$T/want"
 	diff -u "$T/want" "$T/got"
+	tach-decode -q --thread 0 -F samples "$D/speedscope-evented.json" | grep -v '^@' | cut -f1 >"$T/s"
+	[ "$(wc -l <"$T/s")" -eq 5 ]
+	awk '{ if ($6 != "" && $6 != 1) exit 1 }' "$T/s"
 }
 
-@test "--interval: weights rounded to it, timestamps unchanged" {
+@test "--interval: the interval recorded; time weights and timestamps unchanged" {
 	speedscope2tach --interval 1000 "$D/austin-wall.json" -o "$T/i.tach"
 	tach-decode --format info "$T/i.tach" | grep -qx 'sample_interval_us: 1000'
 	diff -u <($EXPECT collapsed "$D/austin-wall.json" 1000) <(tach-decode "$T/i.tach")
@@ -180,11 +184,11 @@ timeline_of() { # TACH -> sorted timeline
 	[ "$status" -eq 1 ]
 	[[ "$output" == *"offset 422: the weights add up to more than 9 samples (see --max-samples)" ]]
 	speedscope2tach --max-samples 10 "$D/pyspy.json" -o "$T/s.tach"
-	# weights count as that many samples: austin's microseconds at --interval 1
-	run speedscope2tach --interval 1 --max-samples 5222 "$D/austin-wall.json"
+	# a time weight is one sample whatever the interval: austin's 8244 us in 6 samples
+	run speedscope2tach --interval 1 --max-samples 5 "$D/austin-wall.json"
 	[ "$status" -eq 1 ]
-	[[ "$output" == *"the weights add up to more than 5222 samples"* ]]
-	speedscope2tach --interval 1 --max-samples 8244 "$D/austin-wall.json" -o "$T/a.tach"
+	[[ "$output" == *"the weights add up to more than 5 samples"* ]]
+	speedscope2tach -q --interval 1 --max-samples 6 "$D/austin-wall.json" -o "$T/a.tach"
 }
 
 @test "--compression and --level reach the TACH writer" {

@@ -97,7 +97,7 @@ def samples(path, interval, only):
         tid, iid = thread_of(p.get("name"), k)
         if p["unit"] in TIME:
             ts = v // 1000
-            n = max(1, (max(1, (w + 500) // 1000) + interval // 2) // interval)
+            n = 1  # a time is the sample's own, never samples of an interval
         else:
             ts = v * interval // 1000
             n = max(1, (w + 500) // 1000)

@@ -583,3 +583,40 @@ d = json.load(open(sys.argv[1]))
 print(" ".join(str(r[3]) for r in d["threads"][0]["samples"]["data"]))' "$TMP/t.json")" = "1000 2000 2000 2000 1000" ]
 	calltree_ok "$TMP/t.json" "$TMP/t.samples"
 }
+
+# traced_ok INPUT: tach2gecko of INPUT loads in the importer with its call trees, and each
+# function's time as the profiler shows it (its traced running time: a Gecko profile has no
+# sample weights, see gecko_calltree.py) is the time-to-next-sample rule's on the samples
+# tach-decode reads, the last sample its own time, to the us.
+traced_ok() {
+	local name=${1##*/}
+	tach-decode -q -F samples "$1" >"$TMP/$name.samples"
+	tach2gecko -q --no-gzip "$1" -o "$TMP/$name.json"
+	checked "$TMP/$name.json" "$TMP/$name.samples" -- python3 \
+		"$SOURCE_ROOT/tests/cli/gecko_calltree.py" "$PCLI" "$TMP/$name.json" \
+		"$TMP/$name.samples" --traced
+}
+
+@test "V8 profiles: each function's time in the profiler is its samples' time to the next, the last one's up to the profile's end" {
+	profiler_cli
+	local f
+	for f in "$TESTDATA"/v8/*.cpuprofile; do
+		traced_ok "$f" || { echo "$f"; false; }
+	done
+	# a profile recorded now, at node's finest interval: samples far from any grid
+	local node=${PCLI%% *}
+	mkdir "$TMP/rec"
+	cp "$TESTDATA/v8/hot.js" "$TMP/rec/"
+	(cd "$TMP/rec" && "$node" --cpu-prof --cpu-prof-dir "$TMP/rec" --cpu-prof-name hot.cpuprofile \
+		--cpu-prof-interval 250 hot.js)
+	traced_ok "$TMP/rec/hot.cpuprofile"
+	# the last sample's own time (here 890 us, not the 352 us interval) ends at a
+	# stackless sample, which the importer gives no function
+	run jq -c '.threads[0].samples.data[-2:] | map(.[0:2])' "$TMP/node_hot.cpuprofile.json"
+	[ "$output" = '[[0,554.944],[null,555.834]]' ]
+}
+
+@test "a perf capture: each function's time in the profiler is its samples' time to the next" {
+	profiler_cli
+	NATIVE_MAPPINGS=1 traced_ok "$FIXTURES/perf/real/sort-fp.perf"
+}

@@ -119,11 +119,12 @@ static void test_time(void)
 				SAMPLED("p", "seconds", "1.5", "[[0],[0,1],[1]]", "[0.01,0.02,0]") "]}",
 				NULL, NULL);
 	CHECK(res.rc == TACH_EOF && res.interval == 10000);
-	CHECK_EQ_STR(res.text, "0 0 1500000 1|~:a:-1\n0 0 1510000 2|b.py:b:7;~:a:-1\n");
-	/* the interval option: weights rounded to it, at least one */
+	/* a time weight is one sample of that time, never samples of the interval */
+	CHECK_EQ_STR(res.text, "0 0 1500000 1|~:a:-1\n0 0 1510000 1|b.py:b:7;~:a:-1\n");
+	/* the interval option: the interval recorded; each sample still one */
 	res = run("{" FRAMES ",\"profiles\":[" SAMPLED("p", "milliseconds", "0", "[[0],[1]]",
 						       "[2.4,0.1]") "]}", "interval", "1000");
-	CHECK_EQ_STR(res.text, "0 0 0 2|~:a:-1\n0 0 2400 1|b.py:b:7\n");
+	CHECK_EQ_STR(res.text, "0 0 0 1|~:a:-1\n0 0 2400 1|b.py:b:7\n");
 	/* counts: timestamps at value * interval */
 	res = run("{" FRAMES ",\"profiles\":[" SAMPLED("p", "bytes", "2", "[[0],[1]]",
 						       "[3,1]") "]}", NULL, NULL);
@@ -139,7 +140,7 @@ static void test_evented(void)
 	       "{\"type\":\"O\",\"frame\":0,\"at\":0},{\"type\":\"O\",\"frame\":1,\"at\":2},"
 	       "{\"type\":\"C\",\"frame\":1,\"at\":5},{\"type\":\"C\",\"frame\":0,\"at\":10},"
 	       "{\"at\":12,\"type\":\"O\",\"frame\":0,\"x\":[1]},{\"type\":\"C\",\"frame\":0,\"at\":13}]}]}",
-	       "0 0 0 2|~:a:-1\n0 0 2 3|b.py:b:7;~:a:-1\n0 0 5 5|~:a:-1\n0 0 12 1|~:a:-1\n");
+	       "0 0 0 1|~:a:-1\n0 0 2 1|b.py:b:7;~:a:-1\n0 0 5 1|~:a:-1\n0 0 12 1|~:a:-1\n");
 }
 
 static void refused(const char *json, int code, uint64_t pos, const char *words)

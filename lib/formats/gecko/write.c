@@ -49,7 +49,12 @@
  *     monotonic clock, not the epoch: the profiler shows a date near 1970, and a sample time
  *     plus startTime gives back the recorded timestamp exactly. Sample and marker times are
  *     ms relative to it, written exactly (µs precision) without locale.
- *   - A sample of weight N becomes N samples one interval apart. Samples are written in
+ *   - A sample of weight N becomes N samples its own time / N apart (one interval where
+ *     it has none): the format has no sample weights (the importer sets them to null, so
+ *     its call tree counts samples), and the time the profiler gives a sample is the time
+ *     to the next one of its thread (its traced running time), the last one's one
+ *     interval: where a thread's last sample's own time is not the interval, a sample
+ *     without a stack follows at its end (write_tables.c). Samples are written in
  *     time order per thread: input out of order is sorted (stable) with a warning, and
  *     weighted samples that overlap later ones are moved forward to keep time
  *     non-decreasing.

@@ -648,6 +648,7 @@ struct marks {
 	uint64_t last_end;      /* of the last spooled marker */
 	uint64_t n;             /* samples so far */
 	uint64_t prev;          /* the last sample's time */
+	uint64_t own;           /* and its own time (the interval, or its record's step) */
 };
 #define MARK_BITS (TACH_STATUS_HAS_GIL | TACH_STATUS_GIL_REQUESTED | TACH_STATUS_ON_CPU | \
 		   TACH_STATUS_HAS_EXCEPTION)
@@ -694,6 +695,29 @@ static int marks_failed(struct tach_writer *w, int e)
 {
 	return WFAIL(w, e == ENOMEM ? TACH_E_NOMEM : TACH_E_IO,
 		     "spooling markers to a temporary file: %s", strerror(e));
+}
+
+/* The importer's traced running time (the sidebar's; its call tree counts samples, as the
+ * Gecko format has no sample weights: its importer sets every weight to null) gives a
+ * sample the time to the next sample of its thread, and the last one meta.interval. Where
+ * the last sample's own time is not the interval, a sample without a stack at its end
+ * gives it that time: a stackless sample counts in no call node. */
+static void write_end(struct tach_writer *w, uint64_t t0, const struct marks *mk)
+{
+	struct gstate *st = w->state;
+	struct tcache tc = TCACHE_INIT;
+	uint64_t end;
+	if (__builtin_add_overflow(mk->prev, mk->own, &end))
+		end = UINT64_MAX;
+	char *p = (char *)j_room(w, 96);
+	size_t o = 0;
+	LIT(p, o, ",[null,");
+	o += fmt_rel_c(p + o, end, t0, &tc);
+	LIT(p, o, ",0");
+	if (st->recorded)
+		LIT(p, o, ",0");
+	p[o++] = ']';
+	st->jlen += o;
 }
 
 /* The samples' rows, and the thread's markers into mk and the spool. */
@@ -743,6 +767,7 @@ static int write_samples(struct tach_writer *w, struct scratch *sc, const struct
 		}
 		p[o++] = ']';
 		st->jlen += o;
+		mk->own = sw.rec.step == STEP_IV ? iv : sw.rec.step;
 		uint8_t bits = sw.rec.status & MARK_BITS;
 		int e;
 		if (TACHI_UNLIKELY(bits != mk->bits) && (e = mark_change(st, sc, mk, bits, tt)))
@@ -752,7 +777,11 @@ static int write_samples(struct tach_writer *w, struct scratch *sc, const struct
 			return st->err;
 	}
 	mk->prev = sw.prev;
-	return sw.rw.b.err ? walk_failed(w, &sw.rw.b) : st->err;
+	if (sw.rw.b.err)
+		return walk_failed(w, &sw.rw.b);
+	if (mk->n && mk->own != iv)
+		write_end(w, t0, mk);
+	return st->err;
 }
 
 static void write_marker(struct tach_writer *w, bool comma, size_t kind, uint64_t start,
@@ -805,7 +834,7 @@ static int write_markers(struct tach_writer *w, struct scratch *sc, const struct
 	if (b.err)
 		return WFAIL(w, TACH_E_IO, "reading spooled markers back: %s", strerror(b.err));
 	uint64_t fin;
-	if (__builtin_add_overflow(mk->prev, w->meta.interval_us, &fin))
+	if (__builtin_add_overflow(mk->prev, mk->own, &fin))
 		fin = UINT64_MAX;
 	for (size_t m = 0; m < NKINDS; m++)
 		if (mk->bits & kinds[m].bit) {

@@ -13,9 +13,11 @@
  * else the profile's index. A sampled profile's sample i is at startValue plus the
  * weights before it; an evented profile gives a sample wherever the stack is not empty
  * between two events, at the first, weighing the time to the second. A weight in a time
- * unit is the sample's time, exact (time_ns, meta.sample_time), and stands for that many
- * samples of one interval, rounded, at least one: the greatest common divisor of every
- * weight in whole microseconds (at least one), or the "interval" option. With "none" or
+ * unit is the sample's time, exact (time_ns, meta.sample_time), and the sample is one
+ * sample (count 1): a time is never cut into samples of an interval. The interval
+ * recorded (the header's, for writers that need one) is the "interval" option, else the
+ * greatest common divisor of every weight in whole microseconds (py-spy's weights are all
+ * its interval), at least one; it weighs nothing. With "none" or
  * "bytes" weights are counts already (rounded; at least one when positive) and a value v
  * is at v * interval µs (interval default 1000). Weight-0 samples are dropped, as
  * speedscope drops them. Frames are file "~" when the file is absent or null; line and
@@ -755,8 +757,7 @@ static int emit(struct tach_reader *r, const struct sprof *p, const struct tach_
 	int rc = timestamp(r, p, &s->timestamp_us);
 	if (rc)
 		return rc;
-	uint64_t w = is_time(p) ? (weight_us(st->w) + st->interval / 2) / st->interval
-				: ((uint64_t)st->w + 500) / 1000;
+	uint64_t w = is_time(p) ? 1 : ((uint64_t)st->w + 500) / 1000;
 	if (!w)
 		w = 1;
 	if (w > r->lim.max_samples - st->total)
