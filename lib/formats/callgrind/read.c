@@ -24,7 +24,8 @@
  * whose share is under 1/10000 of the largest function total is not entered (its share
  * stays with the caller). Stacks through a function with one caller are exact; through
  * one with several, its callees' costs are split in proportion, which the program may not
- * have done. That is said once on stderr. Shares are whole numbers (rounded down, the
+ * have done. That is said once on stderr where some function has two callers or calls
+ * itself. Shares are whole numbers (rounded down, the
  * remainder kept by the caller), so the total of every event is kept exactly, and in a
  * call tree (every function one caller) so is each function's self cost.
  *
@@ -106,6 +107,7 @@ struct cgr_state {
 	char **vt_own;
 	size_t vt_cap;
 	bool ours;               /* tach2callgrind's "Samples [Time_ns]" */
+	bool guessed;            /* a function has two callers or calls itself */
 	int time_col;            /* ours: Time_ns's column, -1 none */
 	/* walking */
 	uint32_t *roots;
@@ -532,8 +534,14 @@ static int index_graph(struct tach_reader *r)
 	st->onpath = calloc(st->nfns ? st->nfns : 1, 1);
 	if (!st->kids || !st->roots || !st->onpath)
 		return nomem(r);
-	for (size_t i = 0; i < st->nedges; i++)
-		st->fns[st->edges[i].from].nkids++;
+	for (size_t i = 0; i < st->nedges; i++) {
+		const struct cgr_edge *ed = &st->edges[i];
+		st->fns[ed->from].nkids++;
+		/* a second caller, or recursion: stacks the graph does not tell */
+		st->guessed |= st->onpath[ed->to] || ed->from == ed->to;
+		st->onpath[ed->to] = 1;
+	}
+	memset(st->onpath, 0, st->nfns ? st->nfns : 1);
 	uint32_t at = 0;
 	for (size_t f = 0; f < st->nfns; f++) {
 		st->fns[f].first = at;
@@ -630,10 +638,12 @@ static int cg_open(struct tach_reader *r)
 		r->meta.default_type = 1;
 		r->meta.weight_unit = "count";
 	}
-	tachi_warn(&r->warn, TACH_POS_NONE, 0,
-		   "callgrind input holds a call graph, not stacks: the stacks are built as "
-		   "speedscope builds them, a function's costs split among its callers in "
-		   "proportion to their calls' (exact only where a function has one caller)");
+	if (st->guessed)
+		tachi_warn(&r->warn, TACH_POS_NONE, 0,
+			   "callgrind input holds a call graph, not stacks: the stacks are built "
+			   "as speedscope builds them, a function's costs split among its callers "
+			   "in proportion to their calls' (exact only where a function has one "
+			   "caller and no recursion)");
 	return TACH_OK;
 }
 
