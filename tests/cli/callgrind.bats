@@ -1,7 +1,8 @@
 #!/usr/bin/env bats
 # callgrind input (valgrind --tool=callgrind, xdebug, tach2callgrind) as a user reads it:
-# a recording made here has callgrind_annotate's self cost per function and the call tree
-# the program has; the peers' files (speedscope's and xdebug's samples) give the stacks
+# a recording made here has callgrind_annotate's self cost per function, the call tree
+# the program has, and the stacks speedscope's own importer builds (its npm bundle,
+# tests/cli/speedscope_callgrind.mjs); the peers' files (speedscope's and xdebug's samples) give the stacks
 # speedscope's importer builds from their call graphs; tach2callgrind's output read back
 # and written again gives callgrind_annotate the same table; damaged files are one line
 # naming the line. PEERS_DIR overrides where the peers' files are (a worktree).
@@ -55,6 +56,36 @@ self_costs() {
 	awk '{print $1}' "$T/tree" | tr '\n' ' ' | grep -qx 'calltree.c:main calltree.c:main;calltree.c:mid calltree.c:main;calltree.c:mid;calltree.c:leaf calltree.c:main;calltree.c:other '
 	# the first event is Ir: the weights are its counts, the value type says so
 	tach-decode -q -F info "$T/cg.out" | grep -q 'Ir'
+}
+
+# speedscope's bundle and node (TACHFMT_NPM_DIR, else installed by npm-tools.sh)
+speedscope_import() { # file: its stacks as speedscope's callgrind importer builds them
+	local dir=${TACHFMT_NPM_DIR:-}
+	if [ -z "$dir" ] || [ ! -x "$dir/node_modules/.bin/node" ]; then
+		dir=$(bash "$SOURCE_ROOT/tests/cli/npm-tools.sh" "$SOURCE_ROOT/build/npm")
+	fi
+	"$dir/node_modules/.bin/node" "$SOURCE_ROOT/tests/cli/speedscope_callgrind.mjs" \
+		"$dir"/node_modules/speedscope/dist/release/speedscope-*.js "$1"
+}
+
+@test "a recording of a whole process (ld.so, libc: several callers, recursion): speedscope's stacks" {
+	need_valgrind
+	cp "$TESTDATA/callgrind/calltree.c" "$T/calltree.c"
+	gcc -O1 -g -o "$T/calltree" "$T/calltree.c"
+	(cd "$T" && valgrind -q --tool=callgrind --callgrind-out-file=cg.out ./calltree)
+	speedscope_import "$T/cg.out" >"$T/ss"
+	tach-decode -q -F collapsed "$T/cg.out" | sed 's/^tid:0;//' | sort >"$T/ours"
+	# the same stacks; each weight within 1 of speedscope's (it rounds its flame graph's
+	# positions, we a running sum of the self costs)
+	[ "$(wc -l <"$T/ours")" -gt 100 ]
+	diff <(sed 's/ [0-9]*$//' "$T/ss") <(sed 's/ [0-9]*$//' "$T/ours")
+	paste -d ' ' <(awk '{print $NF}' "$T/ss") <(awk '{print $NF}' "$T/ours") |
+		awk '{ d = $1 - $2; if (d < -1 || d > 1) { print "off by " d ": " NR; bad = 1 } }
+		     END { exit bad }'
+	# speedscope's own reading of the peers' example, exactly
+	[ -f "$P/formats/callgrind-example.log" ] || skip "no ../shared/peers beside the source tree"
+	speedscope_import "$P/formats/callgrind-example.log" |
+		diff - <(tach-decode -q -F collapsed "$P/formats/callgrind-example.log" | sed 's/^tid:0;//' | sort)
 }
 
 @test "the peers' callgrind files: the stacks speedscope's importer builds, both events of xdebug's" {
