@@ -625,6 +625,8 @@ static int cg_open(struct tach_reader *r)
 		return rc;
 	if (st->in_call)
 		return bad(r, "the input ends after \"calls=\", before the call's cost line");
+	if (!st->has_events && !r->in.line)
+		return RFAIL(r, TACH_E_FORMAT, TACH_POS_OFFSET, 0, "empty input: no profile in it");
 	if (!st->has_events)
 		return RFAIL(r, TACH_E_FORMAT, TACH_POS_LINE, r->in.line,
 			     "not a callgrind profile: no \"events:\" line");
