@@ -185,10 +185,10 @@ same_as() { # file importer [importer options...]
 @test "--from forces a format; --from help lists the readable ones" {
 	run tach-decode --from help
 	[ "$status" -eq 0 ]
-	[ "$output" = "$(printf 'tach\ngperf\notlp\npprof\njfr\nsampler\nspeedscope\nv8\nchrome\nsamples\ndtrace\nbpftrace\npproftext\nperfdata\nperf\ncollapsed')" ]
+	[ "$output" = "$(printf 'tach\ngperf\notlp\npprof\njfr\nsampler\nspeedscope\nv8\nchrome\nsamples\ncallgrind\ndtrace\nbpftrace\npproftext\nperfdata\nperf\ncollapsed')" ]
 	run tach-decode --from pdf x
 	[ "$status" -eq 2 ]
-	[[ ${lines[0]} == "tach-decode: unknown --from pdf (one of: tach gperf otlp pprof jfr sampler speedscope v8 chrome samples dtrace bpftrace pproftext perfdata perf collapsed, or auto)" ]]
+	[[ ${lines[0]} == "tach-decode: unknown --from pdf (one of: tach gperf otlp pprof jfr sampler speedscope v8 chrome samples callgrind dtrace bpftrace pproftext perfdata perf collapsed, or auto)" ]]
 	run tach-decode --from tach "$TESTDATA/mixed.samples"
 	[ "$status" -eq 1 ]
 	[[ $output == *"Invalid magic number"* ]]
@@ -355,4 +355,20 @@ json.dump(ev, open(sys.argv[2], "w"))' "$T/trace.json" "$T/events.json"
 	run tach-decode "$T/x.jfr"
 	[ "$status" -eq 1 ]
 	[ "$output" = "tach-decode: $T/x.jfr: offset 0: the recording's first chunk is cut short within its header: nothing to read" ]
+}
+
+@test "rule: callgrind text (ours, xdebug's header, name compression) is callgrind from a file and a pipe, folded stacks never" {
+	tach2callgrind -q "$CASES/deep_stack_300.tach" -o "$T/ours.cg"
+	printf 'version: 1\ncreator: xdebug 3.0.2\npositions: line\n\nevents: Time_(10ns) Memory_(bytes)\n\nfl=(1) a.php\nfn=(1) main\n1 2 3\n' >"$T/x.cg"
+	printf '# callgrind format\nevents: Ir\n\nfn=main\n16 20\n' >"$T/bare.cg"
+	for f in "$T/ours.cg" "$T/x.cg" "$T/bare.cg"; do
+		run tach-decode -v -q "$f"
+		[[ $status -eq 0 && $output == *"callgrind input"* ]] || { echo "$f: $output"; false; }
+		cat "$f" | tach-decode -v -q -F collapsed >"$T/pipe" 2>&1
+		grep -q "callgrind input" "$T/pipe"
+	done
+	# a stack whose first frame is named "events: x" stays folded
+	printf 'events: Ir;fn=main 3\n' >"$T/folded"
+	run tach-decode -v -q "$T/folded"
+	[[ $status -eq 0 && $output == *"collapsed input"* ]]
 }
