@@ -226,8 +226,11 @@ timeline_of() { # TACH -> sorted timeline
 	run speedscope2tach "$T/nonexistent.json"
 	[ "$status" -eq 1 ]
 	[[ "$output" == *"No such file or directory"* ]]
-	run speedscope2tach "$D/pyspy.json" "$D/pyspy.json"
-	[ "$status" -eq 2 ]
+	# two inputs are one profile, merged: twice the samples
+	speedscope2tach -q "$D/pyspy.json" "$D/pyspy.json" -o "$T/two.tach"
+	speedscope2tach -q "$D/pyspy.json" -o "$T/one.tach"
+	[ "$(tach-decode -F info "$T/two.tach" | sed -n 's/^samples_decoded: //p')" -eq \
+		$((2 * $(tach-decode -F info "$T/one.tach" | sed -n 's/^samples_decoded: //p'))) ]
 	run speedscope2tach --nope "$D/pyspy.json"
 	[ "$status" -eq 2 ]
 	run speedscope2tach -o "$T/nodir/x.tach" "$D/pyspy.json"
