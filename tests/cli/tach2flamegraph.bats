@@ -43,8 +43,6 @@ titles() {
 	done
 	run tach2flamegraph --colors nope "$f"
 	[[ "$output" == *"unknown palette nope"* ]]
-	run tach2flamegraph "$f" "$f"
-	[ "$status" -eq 2 ]
 	run tach2flamegraph --title
 	[ "$status" -eq 2 ]
 }
