@@ -34,5 +34,7 @@ extern const struct tachi_format tachi_fmt_chrome;
  * formats/bpftrace/); before perf script and folded stacks in detection. */
 extern const struct tachi_format tachi_fmt_dtrace;
 extern const struct tachi_format tachi_fmt_bpftrace;
+/* Ruby stackprof dumps (formats/stackprof/). */
+extern const struct tachi_format tachi_fmt_stackprof;
 
 #endif

@@ -48,6 +48,8 @@ refused() { # file
 	for f in "$P"/corpora/non/* "$P"/formats/* "$P"/corpora/pprof/*.string; do
 		# the DTrace and bpftrace outputs are read (dtrace.bats compares their folding)
 		case ${f##*/} in dtrace-*.txt | bpftrace-*.txt) continue ;; esac
+		# and Ruby stackprof's dumps (stackprof.bats compares them with speedscope's reading)
+		case ${f##*/} in stackprof-*.json) continue ;; esac
 		refused "$f"
 	done
 	for f in "$P"/corpora/non/*; do
