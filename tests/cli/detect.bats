@@ -185,10 +185,10 @@ same_as() { # file importer [importer options...]
 @test "--from forces a format; --from help lists the readable ones" {
 	run tach-decode --from help
 	[ "$status" -eq 0 ]
-	[ "$output" = "$(printf 'tach\ngperf\notlp\npprof\njfr\nsampler\nspeedscope\nv8\nchrome\nstackprof\nsamples\ndtrace\nbpftrace\npproftext\nperfdata\nperf\ncollapsed')" ]
+	[ "$output" = "$(printf 'tach\ngperf\notlp\npprof\njfr\nsampler\nspeedscope\nv8\nchrome\nstackprof\nghcpj\nsamples\ndtrace\nbpftrace\nghcprof\npproftext\nperfdata\nperf\ncollapsed')" ]
 	run tach-decode --from pdf x
 	[ "$status" -eq 2 ]
-	[[ ${lines[0]} == "tach-decode: unknown --from pdf (one of: tach gperf otlp pprof jfr sampler speedscope v8 chrome stackprof samples dtrace bpftrace pproftext perfdata perf collapsed, or auto)" ]]
+	[[ ${lines[0]} == "tach-decode: unknown --from pdf (one of: tach gperf otlp pprof jfr sampler speedscope v8 chrome stackprof ghcpj samples dtrace bpftrace ghcprof pproftext perfdata perf collapsed, or auto)" ]]
 	run tach-decode --from tach "$TESTDATA/mixed.samples"
 	[ "$status" -eq 1 ]
 	[[ $output == *"Invalid magic number"* ]]
@@ -399,5 +399,26 @@ for d in sys.argv[1:]:
 	while read -r f; do
 		run tach-decode -v -q -F info "$f"
 		[[ ${lines[0]} != *": stackprof input" ]] || { echo "$f taken for stackprof"; false; }
+	done <"$T/list"
+}
+
+@test "GHC's .prof reports and -pj profiles are detected from a file and a pipe; no other file is taken for one" {
+	local f
+	for f in "$TESTDATA/ghc/percent.prof:ghcprof" "$TESTDATA/ghc/fib.json:ghcpj"; do
+		run tach-decode -v -q -F info "${f%:*}"
+		[[ ${lines[0]} == "tach-decode: ${f%:*}: ${f##*:} input" ]]
+		diff -u <(tach-decode -q --from "${f##*:}" "${f%:*}") <(tach-decode -q <"${f%:*}")
+	done
+	# the report's title is its first line: no other file has it
+	local dirs=("$FIXTURES" "$TESTDATA")
+	[ -d "${PEERS_DIR:-$SOURCE_ROOT/../shared/peers}" ] && dirs+=("${PEERS_DIR:-$SOURCE_ROOT/../shared/peers}")
+	run grep -rl -e 'Time and Allocation Profiling Report' "${dirs[@]}"
+	[ -z "$(printf '%s\n' "${lines[@]}" | grep -v -e '/ghc/[^/]*\.prof$' -e '/ghc-[^/]*\.prof$')" ]
+	# every JSON object among the fixtures, our data and the peers' files but GHC's
+	json_like "${dirs[@]}" | grep -v -e '/ghc/' -e '/ghc-[^/]*$' >"$T/list"
+	[ "$(wc -l <"$T/list")" -gt 20 ]
+	while read -r f; do
+		run tach-decode -v -q -F info "$f"
+		[[ ${lines[0]} != *": ghcpj input" ]] || { echo "$f taken for ghcpj"; false; }
 	done <"$T/list"
 }
