@@ -236,6 +236,8 @@ static int gp_open(struct tach_reader *r)
 	r->meta.sample_time = 0;
 	while (!d->in_tree) {
 		int rc = tachi_in_line(r, &s, &n);
+		if (rc == TACH_EOF && !r->in.line)
+			return RFAIL(r, TACH_E_FORMAT, TACH_POS_OFFSET, 0, "empty input: no profile in it");
 		if (rc == TACH_EOF)
 			return RFAIL(r, TACH_E_FORMAT, TACH_POS_LINE, r->in.line, "no cost-centre tree "
 				     "(its header line, COST CENTRE MODULE ... no. ...) in the report");
