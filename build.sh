@@ -33,6 +33,9 @@ EXTRA_TEST_PKGS+=(golang-go protobuf-compiler)
 EXTRA_TEST_PKGS+=(nodejs)
 # jfr.bats records Java Flight Recorder files with the JDK and compares with jfr print.
 EXTRA_TEST_PKGS+=(openjdk-17-jdk-headless)
+# stackprof.bats records Ruby stackprof dumps in the run (ruby-stackprof 0.2.21; with ruby,
+# about 30 MB installed).
+EXTRA_TEST_PKGS+=(ruby ruby-stackprof)
 # tach2gecko's check loads its output with the Firefox Profiler's own importer: Node >= 24
 # and @firefox-devtools/profiler-cli from npm, installed into build/npm by
 # tests/cli/npm-tools.sh. Debian's nodejs and npm are only needed to run npm (a Node that

@@ -34,5 +34,11 @@ extern const struct tachi_format tachi_fmt_chrome;
  * formats/bpftrace/); before perf script and folded stacks in detection. */
 extern const struct tachi_format tachi_fmt_dtrace;
 extern const struct tachi_format tachi_fmt_bpftrace;
+/* Ruby stackprof dumps (formats/stackprof/). */
+extern const struct tachi_format tachi_fmt_stackprof;
+/* GHC's cost-centre profiles: the .prof text and the -pj JSON (formats/ghcprof/,
+ * formats/ghcpj/). */
+extern const struct tachi_format tachi_fmt_ghcprof;
+extern const struct tachi_format tachi_fmt_ghcpj;
 
 #endif

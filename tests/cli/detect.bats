@@ -185,10 +185,10 @@ same_as() { # file importer [importer options...]
 @test "--from forces a format; --from help lists the readable ones" {
 	run tach-decode --from help
 	[ "$status" -eq 0 ]
-	[ "$output" = "$(printf 'tach\ngperf\notlp\npprof\njfr\nsampler\nspeedscope\nv8\nchrome\nsamples\ncallgrind\ndtrace\nbpftrace\npproftext\nperfdata\nperf\ncollapsed')" ]
+	[ "$output" = "$(printf 'tach\ngperf\notlp\npprof\njfr\nsampler\nspeedscope\nv8\nchrome\nstackprof\nghcpj\nsamples\ncallgrind\ndtrace\nbpftrace\nghcprof\npproftext\nperfdata\nperf\ncollapsed')" ]
 	run tach-decode --from pdf x
 	[ "$status" -eq 2 ]
-	[[ ${lines[0]} == "tach-decode: unknown --from pdf (one of: tach gperf otlp pprof jfr sampler speedscope v8 chrome samples callgrind dtrace bpftrace pproftext perfdata perf collapsed, or auto)" ]]
+	[[ ${lines[0]} == "tach-decode: unknown --from pdf (one of: tach gperf otlp pprof jfr sampler speedscope v8 chrome stackprof ghcpj samples callgrind dtrace bpftrace ghcprof pproftext perfdata perf collapsed, or auto)" ]]
 	run tach-decode --from tach "$TESTDATA/mixed.samples"
 	[ "$status" -eq 1 ]
 	[[ $output == *"Invalid magic number"* ]]
@@ -371,4 +371,68 @@ json.dump(ev, open(sys.argv[2], "w"))' "$T/trace.json" "$T/events.json"
 	printf 'events: Ir;fn=main 3\n' >"$T/folded"
 	run tach-decode -v -q "$T/folded"
 	[[ $status -eq 0 && $output == *"collapsed input"* ]]
+# The files whose text (after gzip) starts as a JSON object, listed for the JSON formats'
+# probes (the others' first bytes are no '{'; each probe asks that first).
+json_like() { # DIR...
+	python3 -c '
+import gzip, os, sys
+for d in sys.argv[1:]:
+    for root, _, names in os.walk(d):
+        for n in sorted(names):
+            p = os.path.join(root, n)
+            try:
+                with open(p, "rb") as f:
+                    b = f.read(4096)
+                if b[:2] == b"\x1f\x8b":
+                    b = gzip.open(p).read(4096)
+            except (OSError, EOFError):
+                continue
+            if b.lstrip(b"\xef\xbb\xbf \t\r\n")[:1] == b"{":
+                print(p)' "$@"
+}
+
+@test "Ruby stackprof dumps are detected from a file and a pipe; no other file is taken for one" {
+	local f
+	for f in "$TESTDATA"/stackprof/*.json; do
+		run tach-decode -v -q -F info "$f"
+		[[ ${lines[0]} == "tach-decode: $f: stackprof input" ]]
+		diff -u <(tach-decode -q --from stackprof "$f") <(tach-decode -q <"$f")
+	done
+	# stackprof writes "frames" before "raw": a dump whose frames fill the bytes looked at
+	{
+		printf '{"version":1.2,"mode":"cpu","interval":1000,"frames":{'
+		for i in $(seq 1 300); do printf '"%d":{"name":"Object#f%d","file":"a.rb","line":%d},' $i $i $i; done
+		printf '"0":{"name":"<main>","file":"a.rb"}},"raw":[2,0,7,3],"raw_timestamp_deltas":[1,1,1]}'
+	} >"$T/big.json"
+	tach-decode -q --no-thread-frames <"$T/big.json" | grep -qx 'a.rb:<main>:0;a.rb:Object#f7:7 3'
+	# every other JSON object among the fixtures, our data and the peers' files
+	local dirs=("$FIXTURES" "$TESTDATA")
+	[ -d "${PEERS_DIR:-$SOURCE_ROOT/../shared/peers}" ] && dirs+=("${PEERS_DIR:-$SOURCE_ROOT/../shared/peers}")
+	json_like "${dirs[@]}" | grep -v -e '/stackprof/' -e '/stackprof-[^/]*$' >"$T/list"
+	[ "$(wc -l <"$T/list")" -gt 20 ]
+	while read -r f; do
+		run tach-decode -v -q -F info "$f"
+		[[ ${lines[0]} != *": stackprof input" ]] || { echo "$f taken for stackprof"; false; }
+	done <"$T/list"
+}
+
+@test "GHC's .prof reports and -pj profiles are detected from a file and a pipe; no other file is taken for one" {
+	local f
+	for f in "$TESTDATA/ghc/percent.prof:ghcprof" "$TESTDATA/ghc/fib.json:ghcpj"; do
+		run tach-decode -v -q -F info "${f%:*}"
+		[[ ${lines[0]} == "tach-decode: ${f%:*}: ${f##*:} input" ]]
+		diff -u <(tach-decode -q --from "${f##*:}" "${f%:*}") <(tach-decode -q <"${f%:*}")
+	done
+	# the report's title is its first line: no other file has it
+	local dirs=("$FIXTURES" "$TESTDATA")
+	[ -d "${PEERS_DIR:-$SOURCE_ROOT/../shared/peers}" ] && dirs+=("${PEERS_DIR:-$SOURCE_ROOT/../shared/peers}")
+	run grep -rl -e 'Time and Allocation Profiling Report' "${dirs[@]}"
+	[ -z "$(printf '%s\n' "${lines[@]}" | grep -v -e '/ghc/[^/]*\.prof$' -e '/ghc-[^/]*\.prof$')" ]
+	# every JSON object among the fixtures, our data and the peers' files but GHC's
+	json_like "${dirs[@]}" | grep -v -e '/ghc/' -e '/ghc-[^/]*$' >"$T/list"
+	[ "$(wc -l <"$T/list")" -gt 20 ]
+	while read -r f; do
+		run tach-decode -v -q -F info "$f"
+		[[ ${lines[0]} != *": ghcpj input" ]] || { echo "$f taken for ghcpj"; false; }
+	done <"$T/list"
 }

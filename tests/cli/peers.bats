@@ -50,6 +50,10 @@ refused() { # file
 		# the DTrace and bpftrace outputs are read (dtrace.bats compares their folding),
 		# and so are callgrind's (callgrind.bats), inferno's "non-profile" one too
 		case ${f##*/} in dtrace-*.txt | bpftrace-*.txt | callgrind*.log) continue ;; esac
+		# and Ruby stackprof's dumps (stackprof.bats compares them with speedscope's reading)
+		case ${f##*/} in stackprof-*.json) continue ;; esac
+		# and GHC's profiles (ghc.bats compares them with inferno's and speedscope's readings)
+		case ${f##*/} in ghc-*.prof | ghc-*.json) continue ;; esac
 		refused "$f"
 	done
 	for f in "$P"/corpora/non/*; do

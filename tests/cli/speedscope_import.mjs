@@ -4,7 +4,10 @@
 // own sample list, after it merges consecutive identical stacks), then one line per stack
 // with self weight, "NAME\tFRAME;FRAME;... WEIGHT", root first, frames labelled as
 // tach-decode's collapsed output labels them (basename:function:line).
-// usage: node speedscope_import.mjs BUNDLE FILE [FILE...]
+// usage: node speedscope_import.mjs [--as=KIND] BUNDLE FILE [FILE...]
+// --as=stackprof or --as=haskell: the file is a Ruby stackprof dump or a GHC -pj profile,
+// imported by speedscope's importer for that format (the one its file-type dispatch calls
+// for such a JSON file) instead of the one for its own files.
 // With several FILEs (one Node and one bundle for them all), what is printed for FILE goes
 // to FILE.imp.txt instead, a file the importer refuses is named on stderr, and the exit
 // status is 1 when any was refused.
@@ -16,10 +19,20 @@
 import fs from 'node:fs';
 import vm from 'node:vm';
 
-const [bundlePath, ...files] = process.argv.slice(2);
+const args = process.argv.slice(2);
+const kinds = { stackprof: 'stackprof profile', haskell: 'Haskell GHC JSON Profile' };
+const kind = args[0] && args[0].startsWith('--as=') ? kinds[args.shift().slice(5)] : null;
+if (kind === undefined) {
+  console.error('speedscope_import: --as takes stackprof or haskell');
+  process.exit(2);
+}
+const [bundlePath, ...files] = args;
 const src = fs.readFileSync(bundlePath, 'utf8');
 const cut = src.lastIndexOf('console.log(`speedscope v');
-const m = /Importing as speedscope json file"\),(\w+)\(r\)/.exec(src);
+// The dispatch's call for the kind: "F(r)", or "G(F(r))" where G makes a profile group.
+const m = kind
+  ? new RegExp(`Importing as ${kind}"\\),((?:\\w+\\()*?\\w+)\\(r\\)(\\)*)`).exec(src)
+  : /Importing as speedscope json file"\),(\w+)\(r\)/.exec(src);
 if (cut < 0 || !m) {
   console.error('speedscope_import: this speedscope bundle is not laid out as expected');
   process.exit(2);
@@ -40,7 +53,8 @@ ctx.self = ctx;
 vm.createContext(ctx);
 // Errors are reported by message only: a stack trace would print the bundle's one line.
 try {
-  vm.runInContext(src.slice(0, cut) + `globalThis.__import=${m[1]};})();`, ctx);
+  const call = kind ? `(r)=>${m[1]}(r)${m[2] || ''}` : m[1];
+  vm.runInContext(src.slice(0, cut) + `globalThis.__import=${call};})();`, ctx);
 } catch (e) {
   console.error(`speedscope_import: ${bundlePath}: ${e.message}`);
   process.exit(1);
