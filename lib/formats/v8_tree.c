@@ -50,6 +50,8 @@ static int call_frame(struct tach_reader *r, uint64_t off, struct tachi_v8_node 
 		return rc;
 	if (t.type != TJ_OBJECT)
 		return tachi_jr_bad(r, t.off, "callFrame must be an object");
+	/* a legacy head node is its own call frame: its "children" nest its subtree */
+	j.max_depth = TACHI_JSON_MAX_DEPTH;
 	uint64_t at = t.off;
 	if ((rc = tachi_json_keys(&j, want, o, 4)))
 		return rc;
@@ -73,6 +75,21 @@ static int call_frame(struct tach_reader *r, uint64_t off, struct tachi_v8_node 
 	return TACH_OK;
 }
 
+/* A node of the object at off, its parent (an index) known or NO_ID, nothing read yet. */
+static void node_init(struct tach_reader *r, struct tachi_v8_node *nd, uint64_t off,
+		      uint32_t parent)
+{
+	memset(nd, 0, sizeof(*nd));
+	nd->off = off;
+	nd->prof = ((struct tachi_v8 *)r->state)->cur_prof;
+	nd->parent = parent;
+	nd->depth = DEPTH_UNKNOWN;
+	nd->frame = NO_ID;
+	nd->kids_off = NONE;
+	nd->parent_off = NONE;
+	nd->link_off = off;
+}
+
 /* One node object, whose '{' j has just read at off. */
 static int node_obj(struct tach_reader *r, struct tachi_json *j, uint64_t off, void *item)
 {
@@ -84,15 +101,9 @@ static int node_obj(struct tach_reader *r, struct tachi_json *j, uint64_t off, v
 	int rc = tachi_json_keys(j, want, o, 4);
 	if (rc)
 		return rc;
-	memset(nd, 0, sizeof(*nd));
-	nd->off = off;
-	nd->prof = ((struct tachi_v8 *)r->state)->cur_prof;
-	nd->parent = NO_ID;
-	nd->depth = DEPTH_UNKNOWN;
-	nd->frame = NO_ID;
+	node_init(r, nd, off, NO_ID);
 	nd->kids_off = o[2];
 	nd->parent_off = o[3];
-	nd->link_off = off;
 	if (o[0] == NONE)
 		return tachi_jr_bad(r, off, "node without an \"id\"");
 	if (o[1] == NONE)
@@ -112,6 +123,91 @@ int tachi_v8_nodes(struct tach_reader *r, uint64_t off)
 	struct tachi_json j;
 	tachi_jr_cursor(r, &j, off);
 	return tachi_jr_objects(r, &j, &nodes, (void **)&st->nodes, &st->nnodes, &st->nodes_cap);
+}
+
+/* ---- the legacy head tree ---- */
+
+/* The value at off, with a cursor that nests as deep as the parser goes: a node's
+ * "children" hold its whole subtree, two levels a frame (so each node's subtree is passed
+ * over once for each of its ancestors: at most 255 times). */
+static int deep_value_at(struct tach_reader *r, struct tachi_json *j, uint64_t off,
+			 struct tachi_jtok *t)
+{
+	tachi_jr_cursor(r, j, off);
+	j->max_depth = TACHI_JSON_MAX_DEPTH;
+	return tachi_json_value(j, t);
+}
+
+/* Each element of the "children" array at off is a node to read, whose parent is idx. */
+static int head_children(struct tach_reader *r, uint64_t off, uint32_t idx)
+{
+	struct tachi_v8 *st = r->state;
+	struct tachi_json j;
+	struct tachi_jtok t;
+	bool more;
+	int rc = deep_value_at(r, &j, off, &t);
+	if (rc)
+		return rc;
+	if (t.type != TJ_ARRAY)
+		return tachi_jr_bad(r, t.off, "\"children\" must be an array");
+	while (!(rc = tachi_json_elem(&j, &more)) && more) {
+		uint64_t at = j.pos;
+		if ((rc = tachi_json_skip(&j)))
+			return rc;
+		if (!TACHI_RESERVE(st->pending, st->pending_cap, st->pending_n + 1))
+			return tachi_jr_nomem(r);
+		st->pending[st->pending_n++] = (struct tachi_v8_pending){ at, idx };
+	}
+	return rc;
+}
+
+/* One head tree node: its id and call frame (the node's own keys), then its children
+ * put on the list of nodes to read. */
+static int head_node(struct tach_reader *r, struct tachi_v8_pending p)
+{
+	static const char *const want[] = { "id", "children" };
+	struct tachi_v8 *st = r->state;
+	struct tachi_json j, c;
+	struct tachi_jtok t;
+	uint64_t o[2];
+	int rc = deep_value_at(r, &j, p.off, &t);
+	if (rc)
+		return rc;
+	if (t.type != TJ_OBJECT)
+		return tachi_jr_bad(r, t.off, "a node must be an object");
+	if (st->nnodes >= UINT32_MAX - 2)
+		return tachi_jr_bad(r, t.off, "more than 2^32 - 3 nodes");
+	if (!TACHI_RESERVE(st->nodes, st->nodes_cap, st->nnodes + 1))
+		return tachi_jr_nomem(r);
+	struct tachi_v8_node *nd = &st->nodes[st->nnodes];
+	node_init(r, nd, t.off, p.parent);
+	if ((rc = tachi_json_keys(&j, want, o, 2)))
+		return rc;
+	if (o[0] == NONE)
+		return tachi_jr_bad(r, t.off, "node without an \"id\"");
+	if ((rc = tachi_jr_value_at(r, &c, o[0], &t)) || (rc = read_id(r, &t, "\"id\"", &nd->id)) ||
+	    (rc = call_frame(r, nd->off, nd)))
+		return rc;
+	uint32_t idx = (uint32_t)st->nnodes++;
+	return o[1] == NONE ? TACH_OK : head_children(r, o[1], idx);
+}
+
+/* The tree is walked from a list of nodes to read, not by recursion: its depth is the
+ * input's. Parents are known as each node is read; "children" and "parent" keys are
+ * not looked at again. */
+int tachi_v8_head(struct tach_reader *r, uint64_t off)
+{
+	struct tachi_v8 *st = r->state;
+	if (!TACHI_RESERVE(st->pending, st->pending_cap, 1))
+		return tachi_jr_nomem(r);
+	st->pending[0] = (struct tachi_v8_pending){ off, NO_ID };
+	st->pending_n = 1;
+	while (st->pending_n) {
+		int rc = head_node(r, st->pending[--st->pending_n]);
+		if (rc)
+			return rc;
+	}
+	return TACH_OK;
 }
 
 static int cmp_id(const void *a, const void *b)
@@ -174,6 +270,18 @@ static int lookup(struct tach_reader *r, const struct tachi_jtok *t, const char 
 	return TACH_OK;
 }
 
+/* As lookup, but an id naming no node gives NO_ID (a trace whose chunks Chrome dropped
+ * names nodes only they had). */
+static int unplaced(struct tach_reader *r, const struct tachi_jtok *t, const char *what,
+		    uint32_t prof, uint32_t *idx)
+{
+	int64_t id;
+	int rc = read_id(r, t, what, &id);
+	if (!rc)
+		*idx = find(r->state, prof, id);
+	return rc;
+}
+
 /* child's parent is p, named by the id token at off. */
 static int set_parent(struct tach_reader *r, uint32_t child, uint32_t p, uint64_t off)
 {
@@ -226,7 +334,14 @@ static int link_all(struct tach_reader *r)
 			return rc;
 		if (t.type == TJ_NULL)
 			continue;
-		if ((rc = lookup(r, &t, "parent", st->nodes[i].prof, &p)) || (rc = set_parent(r, i, p, t.off)))
+		if (st->lenient && (rc = unplaced(r, &t, "parent", st->nodes[i].prof, &p)))
+			return rc;
+		if (st->lenient && p == NO_ID) {
+			st->unplaced_parents++;
+			continue;
+		}
+		if ((!st->lenient && (rc = lookup(r, &t, "parent", st->nodes[i].prof, &p))) ||
+		    (rc = set_parent(r, i, p, t.off)))
 			return rc;
 	}
 	return TACH_OK;
@@ -282,9 +397,20 @@ static int one_sample(struct tach_reader *r, struct tachi_json *a, struct tachi_
 	uint32_t idx;
 	int64_t delta;
 	int rc;
-	if ((rc = tachi_json_value(a, &t)) || (rc = lookup(r, &t, "sample", prof, &idx)) ||
-	    (rc = tachi_json_value(b, &d)) || (rc = tachi_v8_time_ns(r, &d, "time delta", &delta)))
+	if ((rc = tachi_json_value(a, &t)) ||
+	    (rc = (st->lenient ? unplaced : lookup)(r, &t, "sample", prof, &idx)) ||
+	    (rc = tachi_json_value(b, &d)) ||
+	    (rc = tachi_v8_time_ns(r, &d, st->stamps ? "timestamp" : "time delta", &delta)))
 		return rc;
+	if (st->stamps && __builtin_sub_overflow(delta, *now, &delta))
+		return tachi_jr_bad(r, d.off, "a timestamp out of range");
+	if (idx == NO_ID) {
+		/* its time is the sample's before, as DevTools and speedscope count it */
+		st->unplaced_samples++;
+		if (__builtin_add_overflow(*now, delta, now))
+			return tachi_jr_bad(r, d.off, "the time deltas add up past the range of times");
+		return TACH_OK;
+	}
 	/* a thread's name is one more frame (tachi_v8_next) */
 	if (st->nodes[idx].depth + (st->profs[prof].name_off != NONE) > r->lim.max_depth)
 		return RFAIL(r, TACH_E_LIMIT, TACH_POS_OFFSET, t.off,
@@ -306,6 +432,25 @@ static int one_sample(struct tach_reader *r, struct tachi_json *a, struct tachi_
 	return TACH_OK;
 }
 
+/* A "timestamps" entry past the last sample (node writes one): the profile's end, as
+ * DevTools takes it; any more is refused. */
+static int last_stamp(struct tach_reader *r, uint32_t prof, struct tachi_json *b)
+{
+	struct tachi_v8_prof *p = &((struct tachi_v8 *)r->state)->profs[prof];
+	struct tachi_jtok d;
+	bool more;
+	int rc = tachi_json_value(b, &d);
+	if (rc || (rc = tachi_v8_time_ns(r, &d, "timestamp", &p->end)))
+		return rc;
+	if (p->end < p->now)
+		p->end = -1;
+	if ((rc = tachi_json_elem(b, &more)))
+		return rc;
+	return more ? tachi_jr_bad(r, b->pos, "\"timestamps\" longer than \"samples\" by more "
+					      "than one")
+		    : TACH_OK;
+}
+
 int tachi_v8_samples(struct tach_reader *r, uint32_t prof, uint64_t s_off, uint64_t d_off)
 {
 	struct tachi_v8 *st = r->state;
@@ -313,15 +458,18 @@ int tachi_v8_samples(struct tach_reader *r, uint32_t prof, uint64_t s_off, uint6
 	int64_t *now = &st->profs[prof].now;
 	int rc;
 	if ((rc = tachi_jr_begin_array(r, &a, s_off, "samples")) ||
-	    (rc = tachi_jr_begin_array(r, &b, d_off, "timeDeltas")))
+	    (rc = tachi_jr_begin_array(r, &b, d_off, st->stamps ? "timestamps" : "timeDeltas")))
 		return rc;
 	for (;;) {
 		bool ma, mb;
 		if ((rc = tachi_json_elem(&a, &ma)) || (rc = tachi_json_elem(&b, &mb)))
 			return rc;
+		if (!ma && mb && st->stamps)
+			return last_stamp(r, prof, &b);
 		if (ma != mb)
 			return tachi_jr_bad(r, ma ? b.pos - 1 : a.pos - 1,
-					    "\"samples\" and \"timeDeltas\" differ in length");
+					    st->stamps ? "\"samples\" and \"timestamps\" differ in length"
+						       : "\"samples\" and \"timeDeltas\" differ in length");
 		if (!ma)
 			return TACH_OK;
 		if ((rc = one_sample(r, &a, &b, prof, now)))
@@ -576,4 +724,5 @@ void tachi_v8_free(struct tach_reader *r)
 	free(st->walk);
 	free(st->out);
 	free(st->sbuf);
+	free(st->pending);
 }
