@@ -436,3 +436,50 @@ ap_otlp() {
 	[ "$status" -eq 1 ]
 	[[ "$output" == *"stack index 127 out of range"* ]] || { echo "$output"; return 1; }
 }
+
+@test "issue 56: process.pid and thread.name from a process root, mapping flags as the pprof namespace's attributes; read back as they were" {
+	need_spec
+	# perf script's text with pid/tid: each sample's thread.id, thread.name and process.pid
+	local f=$FIXTURES/perf/inputs/perf-iperf-stacks-pidtid-01.txt
+	check_out "$f"
+	python3 - "$T/o.txt" "$f" <<'PY'
+import re, sys
+text = open(sys.argv[1]).read()
+# perf script's sample lines: "comm pid/tid [cpu] time: ..."
+heads = re.findall(r'^(\S+) +(\d+)/\d+ ', open(sys.argv[2]).read(), re.M)
+strings = re.findall(r'^  string_table: "(.*)"$', text, re.M)
+attrs = []
+for body in re.findall(r'^  attribute_table \{\n(.*?)^  \}\n', text, re.M | re.S):
+    k = re.search(r'key_strindex: (\d+)', body)
+    v = re.search(r'(int_value|string_value|bool_value): (.*)', body)
+    attrs.append((strings[int(k.group(1))] if k else "", v.group(2) if v else None))
+samples = text.split("      samples {")[1:]
+pids, names = set(), set()
+for s in samples:
+    got = dict(attrs[int(i)] for i in re.findall(r'attribute_indices: (\d+)', s))
+    assert "thread.id" in got, got
+    pids.add(got.get("process.pid"))
+    names.add(got.get("thread.name"))
+assert pids == {p for _, p in heads}, pids
+assert names == {'"%s"' % c for c, _ in heads}, names
+# perf's kernel frames are symbolized: their mapping says it
+assert ("pprof.mapping.has_functions", "true") in attrs, attrs[:8]
+PY
+	# read back: the same samples, and the same stacks (the process root frame once)
+	tach-decode -q -F samples "$f" | grep -v '^@' | LC_ALL=C sort >"$T/want"
+	tach-decode -q -F samples "$T/o.otlp" | grep -v '^@' | LC_ALL=C sort | diff -u "$T/want" -
+	# the mapping flags come back: OTLP of the OTLP has them again
+	tach2otlp -q "$T/o.otlp" -o "$T/o2.otlp"
+	decode "$T/o2.otlp" | grep -q 'string_table: "pprof.mapping.has_functions"'
+	# a Chrome trace's named threads: the pid is the trace's
+	printf '%s' '[{"ph":"M","name":"thread_name","pid":7,"tid":8,"args":{"name":"CrRendererMain"}},{"ph":"P","name":"Profile","pid":7,"tid":8,"id":"0x1","args":{"data":{"startTime":1}}},{"ph":"P","name":"ProfileChunk","pid":7,"tid":9,"id":"0x1","args":{"data":{"cpuProfile":{"nodes":[{"id":1,"callFrame":{"functionName":"(root)"}},{"id":2,"parent":1,"callFrame":{"functionName":"a"}}],"samples":[2]},"timeDeltas":[5]}}}]' >"$T/c.json"
+	tach2otlp -q "$T/c.json" -o "$T/c.otlp"
+	decode "$T/c.otlp" | grep -A3 'key_strindex' >/dev/null
+	decode "$T/c.otlp" | grep -q 'string_value: "CrRendererMain"'
+	decode "$T/c.otlp" | grep -q 'int_value: 7$'
+	# no process root, no pid: a TACH profile's samples have thread.id alone
+	tach2otlp -q "$FIXTURES/tach/cases/threads_interleaved.tach" -o "$T/t.otlp"
+	decode "$T/t.otlp" >"$T/t.txt"
+	grep -q 'string_table: "thread.id"' "$T/t.txt"
+	[ "$(grep -c 'string_table: "process.pid"' "$T/t.txt")" -eq 0 ]
+}

@@ -39,6 +39,7 @@
 #include "core/handles.h"
 #include "core/format.h"
 #include "core/values.h"
+#include "formats/comm.h"
 #include "formats/otlp/read.h"
 
 /* ---- Profiles and Samples ---- */
@@ -652,6 +653,8 @@ static int cached_attr(struct tach_reader *r, uint32_t a, const struct oattr **o
 		return TACH_OK;
 	if (v.is_str && v.sidx == NONE && tachi_or_str_is(st, key, OTLP_THREAD_NAME))
 		c->named = name_tid(st->d + v.s.off, v.s.len, &c->name_tid);
+	c->of_root = (v.is_str && tachi_or_str_is(st, key, OTLP_THREAD_NAME)) ||
+		     (v.is_num && tachi_or_str_is(st, key, OTLP_PROCESS_PID));
 	struct tach_label *l = &c->lab;
 	*l = (struct tach_label){ 0, TACH_NO_STRING, v.num, TACH_NO_STRING };
 	rc = tachi_or_str_id(r, key, &l->key);
@@ -675,6 +678,12 @@ static int sample_attrs(struct tach_reader *r, const struct rsmp *s, struct tach
 	struct otlp_rstate *st = r->state;
 	bool tid = false, named = false;
 	uint64_t name_id = 0;
+	const char *comm;
+	size_t comm_n;
+	int32_t pid;
+	/* a stack whose root is a process root frame holds the thread's name and pid already */
+	bool rooted = out->depth && tachi_comm_frame(&r->dict, out->frames[out->depth - 1], &comm,
+						     &comm_n, &pid);
 	st->ext.label_count = 0;
 	if (s->na && !TACHI_RESERVE(st->labs, st->labs_cap, s->na))
 		return tachi_or_nomem(r);
@@ -690,7 +699,7 @@ static int sample_attrs(struct tach_reader *r, const struct rsmp *s, struct tach
 			out->interp_id = (uint32_t)c->num;
 		} else if (c->kind == A_STATUS) {
 			out->status = (uint8_t)c->num;
-		} else if (c->kind == A_LABEL) {
+		} else if (c->kind == A_LABEL && !(rooted && c->of_root)) {
 			if (c->named) {
 				named = true;
 				name_id = c->name_tid;

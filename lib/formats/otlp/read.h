@@ -51,6 +51,8 @@ enum { A_NONE = 1, A_TID, A_IID, A_STATUS, A_LABEL };
 struct oattr {
 	uint8_t kind;
 	bool named;
+	bool of_root;         /* thread.name or process.pid: a process root frame's, when the
+			       * stack has one (our writer's) */
 	uint64_t name_tid;
 	int64_t num;
 	struct tach_label lab;
