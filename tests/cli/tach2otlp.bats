@@ -65,6 +65,9 @@ for l in lines[:d] + ["      samples {"]:
 EOF
 	tach2otlp -q --json "$@" "$f" -o "$T/o.json"
 	$JCHECK "$T/o.txt" "$T/o.json"
+	# and the JSON form reads back (detected) to the protobuf form's samples
+	tach-decode -q -F samples "$T/o.otlp" >"$T/o.samples"
+	tach-decode -q -F samples "$T/o.json" | diff -u "$T/o.samples" -
 }
 
 @test "TACH: protoc decodes it; samples/count and wall/nanoseconds, each sample at its time" {
@@ -482,4 +485,53 @@ PY
 	decode "$T/t.otlp" >"$T/t.txt"
 	grep -q 'string_table: "thread.id"' "$T/t.txt"
 	[ "$(grep -c 'string_table: "process.pid"' "$T/t.txt")" -eq 0 ]
+}
+
+@test "issue 56: OTLP/JSON reads back: detected, the protobuf form again; hostile JSON in one line" {
+	need_spec
+	local f=$FIXTURES/perf/inputs/perf-iperf-stacks-pidtid-01.txt
+	tach2otlp -q "$f" -o "$T/p.otlp"
+	tach2otlp -q --json "$f" -o "$T/p.json"
+	# OTLP/JSON -> OTLP: byte for byte what the direct conversion writes
+	tach2otlp -q "$T/p.json" -o "$T/back.otlp"
+	cmp "$T/p.otlp" "$T/back.otlp"
+	cat "$T/p.json" | tach-decode -v -q -F info 2>&1 | grep -qx 'tach-decode: <stdin>: otlp input'
+	# as a collector takes it: other keys skipped, 64-bit integers as numbers, nulls absent
+	python3 - "$T/p.json" "$T/alt.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+d["extra"] = {"x": [1, 2]}
+d["resourceProfiles"][0]["schemaUrl"] = None
+for p in d["resourceProfiles"][0]["scopeProfiles"][0]["profiles"]:
+    p["timeUnixNano"] = int(p["timeUnixNano"])
+    for s in p["samples"]:
+        s["values"] = [int(v) for v in s.get("values", [])]
+json.dump(d, open(sys.argv[2], "w"))
+PY
+	tach-decode -q -F samples "$T/p.otlp" >"$T/want"
+	tach-decode -q -F samples "$T/alt.json" | diff -u "$T/want" -
+	# hostile: one line with the offset, exit 1
+	badj() {
+		printf '%s' "$1" >"$T/bad.json"
+		run tach-decode --from otlp "$T/bad.json"
+		[ "$status" -eq 1 ]
+		[ "${#lines[@]}" -eq 1 ]
+		[ "$output" = "tach-decode: $T/bad.json: offset $2: $3" ] || { echo "got: $output"; return 1; }
+	}
+	badj '{"resourceProfiles":{}}' 20 'OTLP/JSON: a repeated field that is no array'
+	badj '{"resourceProfiles":[],"dictionary":{"stringTable":[1]}}' 52 'OTLP/JSON: a string field that is no string'
+	badj '{"resourceProfiles":[],"dictionary":{"linkTable":[{},{"traceId":"xyz"}]}}' 64 'OTLP/JSON: an ID that is no hex'
+	badj '{"resourceProfiles":[],"dictionary":{"mappingTable":[{"filenameStrindex":4294967296}]}}' 73 'OTLP/JSON: a 32-bit field out of range'
+	badj '{"resourceProfiles":[],"dictionary":{"mappingTable":[{"memoryStart":"-1"}]}}' 68 'OTLP/JSON: an integer out of range (or not a whole number)'
+	badj '{"resourceProfiles":[' 21 'JSON: unexpected end of input'
+	# what the protobuf reader refuses is said at the offset of the protobuf form
+	run tach-decode --from otlp <<<'{"resourceProfiles":[],"dictionary":{"stringTable":["x"]}}'
+	[ "$status" -eq 1 ]
+	[[ $output == *"(offset in the protobuf form of this OTLP/JSON) "* ]] || { echo "$output"; return 1; }
+	# nested deeper than the parser goes: one line
+	python3 -c 'print("{\"resourceProfiles\":[{\"resource\":{\"attributes\":[{\"value\":" + "{\"arrayValue\":{\"values\":[" * 40000 + "]}}" * 40000 + "}]}}]}")' >"$T/deep.json"
+	run tach-decode "$T/deep.json"
+	[ "$status" -eq 1 ]
+	[ "${#lines[@]}" -eq 1 ]
+	[[ $output == *"nested deeper than"* ]]
 }

@@ -61,6 +61,7 @@ struct oattr {
 struct otlp_rstate {
 	const uint8_t *d;
 	size_t size;
+	uint8_t *from_json;   /* the protobuf form of an OTLP/JSON input (read_json.c), or NULL */
 	/* the dictionary's tables: entry spans, by the dictionary's field numbers */
 	struct ospan *tab[DICT_STACK + 1];
 	size_t ntab[DICT_STACK + 1], tcap[DICT_STACK + 1];
@@ -114,6 +115,9 @@ struct anyv {
 	struct ospan s;
 	int64_t num;
 };
+
+/* otlp/read_json.c: the OTLP/JSON input made into its protobuf form (malloc'd, *out). */
+int tachi_or_json(struct tach_reader *r, uint8_t **out, size_t *n);
 
 /* otlp/read_dict.c */
 int tachi_or_bad(struct tach_reader *r, size_t at, const char *what);
