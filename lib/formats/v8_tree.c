@@ -50,8 +50,6 @@ static int call_frame(struct tach_reader *r, uint64_t off, struct tachi_v8_node 
 		return rc;
 	if (t.type != TJ_OBJECT)
 		return tachi_jr_bad(r, t.off, "callFrame must be an object");
-	/* a legacy head node is its own call frame: its "children" nest its subtree */
-	j.max_depth = TACHI_JSON_MAX_DEPTH;
 	uint64_t at = t.off;
 	if ((rc = tachi_json_keys(&j, want, o, 4)))
 		return rc;
@@ -127,86 +125,119 @@ int tachi_v8_nodes(struct tach_reader *r, uint64_t off)
 
 /* ---- the legacy head tree ---- */
 
-/* The value at off, with a cursor that nests as deep as the parser goes: a node's
- * "children" hold its whole subtree, two levels a frame (so each node's subtree is passed
- * over once for each of its ancestors: at most 255 times). */
-static int deep_value_at(struct tach_reader *r, struct tachi_json *j, uint64_t off,
-			 struct tachi_jtok *t)
+/* A head tree node's object has just opened (token t): its record, on the walk's stack. */
+static int head_open(struct tach_reader *r, const struct tachi_jtok *t, uint32_t parent)
 {
-	tachi_jr_cursor(r, j, off);
-	j->max_depth = TACHI_JSON_MAX_DEPTH;
-	return tachi_json_value(j, t);
+	struct tachi_v8 *st = r->state;
+	if (t->type != TJ_OBJECT)
+		return tachi_jr_bad(r, t->off, "a node must be an object");
+	if (st->nnodes >= UINT32_MAX - 2)
+		return tachi_jr_bad(r, t->off, "more than 2^32 - 3 nodes");
+	if (!TACHI_RESERVE(st->nodes, st->nodes_cap, st->nnodes + 1) ||
+	    !TACHI_RESERVE(st->pending, st->pending_cap, st->pending_n + 1))
+		return tachi_jr_nomem(r);
+	struct tachi_v8_node *nd = &st->nodes[st->nnodes];
+	node_init(r, nd, t->off, parent);
+	nd->line = nd->col = -1;
+	nd->url_off = NONE;
+	st->pending[st->pending_n++] = (struct tachi_v8_pending){ .idx = (uint32_t)st->nnodes++ };
+	return TACH_OK;
 }
 
-/* Each element of the "children" array at off is a node to read, whose parent is idx. */
-static int head_children(struct tach_reader *r, uint64_t off, uint32_t idx)
+/* The value t of a head node's key k: its id and call frame's keys (in the node itself,
+ * the legacy form has no callFrame); others are passed over. */
+static int head_key(struct tach_reader *r, struct tachi_json *j, const struct tachi_jtok *k,
+		    struct tachi_v8_pending *p)
+{
+	struct tachi_v8_node *nd = &((struct tachi_v8 *)r->state)->nodes[p->idx];
+	const uint8_t *d = r->in.data;
+	struct tachi_jtok t;
+	int64_t x;
+	int rc;
+	bool id = tachi_json_str_eq(d, k, "id"), name = tachi_json_str_eq(d, k, "functionName"),
+	     url = tachi_json_str_eq(d, k, "url"), line = tachi_json_str_eq(d, k, "lineNumber"),
+	     col = tachi_json_str_eq(d, k, "columnNumber");
+	if (!id && !name && !url && !line && !col)
+		return tachi_json_skip(j);
+	if ((rc = tachi_json_value(j, &t)))
+		return rc;
+	if (id) {
+		p->has_id = true;
+		return read_id(r, &t, "\"id\"", &nd->id);
+	}
+	if ((name || url) && t.type != TJ_STRING)
+		return tachi_jr_bad(r, t.off, name ? "functionName must be a string"
+						   : "url must be a string");
+	if (name) {
+		p->has_name = true;
+		nd->name_off = t.off;
+		nd->root_name = tachi_json_str_eq(d, &t, "(root)");
+		nd->idle = tachi_json_str_eq(d, &t, "(idle)");
+	} else if (url) {
+		nd->url_off = t.off;
+	} else if (!tachi_json_tok_int(d, &t, -1, INT32_MAX - 1, &x)) {
+		return RFAIL(r, TACH_E_FORMAT, TACH_POS_OFFSET, t.off, "%s must be an integer "
+			     "-1..2147483646", line ? "lineNumber" : "columnNumber");
+	} else {
+		*(line ? &nd->line : &nd->col) = x < 0 ? -1 : (int32_t)(x + 1);
+	}
+	return TACH_OK;
+}
+
+/* One step of the walk at the node on top of the stack: its next key, or its next child. */
+static int head_step(struct tach_reader *r, struct tachi_json *j)
+{
+	struct tachi_v8 *st = r->state;
+	struct tachi_v8_pending *p = &st->pending[st->pending_n - 1];
+	struct tachi_jtok k, t;
+	bool more;
+	int rc;
+	if (p->in_children) {
+		if ((rc = tachi_json_elem(j, &more)))
+			return rc;
+		if (!more) {
+			p->in_children = false;
+			return TACH_OK;
+		}
+		return (rc = tachi_json_value(j, &t)) ? rc : head_open(r, &t, p->idx);
+	}
+	if ((rc = tachi_json_key(j, &k, &more)))
+		return rc;
+	if (!more) {
+		const struct tachi_v8_node *nd = &st->nodes[p->idx];
+		if (!p->has_id || !p->has_name)
+			return tachi_jr_bad(r, nd->off, p->has_id ? "node without a \"functionName\""
+								  : "node without an \"id\"");
+		st->pending_n--;
+		return TACH_OK;
+	}
+	if (!tachi_json_str_eq(r->in.data, &k, "children"))
+		return head_key(r, j, &k, p);
+	if ((rc = tachi_json_value(j, &t)))
+		return rc;
+	if (t.type != TJ_ARRAY)
+		return tachi_jr_bad(r, t.off, "\"children\" must be an array");
+	p->in_children = true;
+	return TACH_OK;
+}
+
+/* The tree is walked in one pass of one cursor, each node read once, a stack of the nodes
+ * it is in (not recursion): time follows the input's size, memory its depth. The cursor
+ * nests as deep as the parser goes, two levels a frame. */
+int tachi_v8_head(struct tach_reader *r, uint64_t off)
 {
 	struct tachi_v8 *st = r->state;
 	struct tachi_json j;
 	struct tachi_jtok t;
-	bool more;
-	int rc = deep_value_at(r, &j, off, &t);
-	if (rc)
+	tachi_jr_cursor(r, &j, off);
+	j.max_depth = TACHI_JSON_MAX_DEPTH;
+	st->pending_n = 0;
+	int rc = tachi_json_value(&j, &t);
+	if (rc || (rc = head_open(r, &t, NO_ID)))
 		return rc;
-	if (t.type != TJ_ARRAY)
-		return tachi_jr_bad(r, t.off, "\"children\" must be an array");
-	while (!(rc = tachi_json_elem(&j, &more)) && more) {
-		uint64_t at = j.pos;
-		if ((rc = tachi_json_skip(&j)))
+	while (st->pending_n)
+		if ((rc = head_step(r, &j)))
 			return rc;
-		if (!TACHI_RESERVE(st->pending, st->pending_cap, st->pending_n + 1))
-			return tachi_jr_nomem(r);
-		st->pending[st->pending_n++] = (struct tachi_v8_pending){ at, idx };
-	}
-	return rc;
-}
-
-/* One head tree node: its id and call frame (the node's own keys), then its children
- * put on the list of nodes to read. */
-static int head_node(struct tach_reader *r, struct tachi_v8_pending p)
-{
-	static const char *const want[] = { "id", "children" };
-	struct tachi_v8 *st = r->state;
-	struct tachi_json j, c;
-	struct tachi_jtok t;
-	uint64_t o[2];
-	int rc = deep_value_at(r, &j, p.off, &t);
-	if (rc)
-		return rc;
-	if (t.type != TJ_OBJECT)
-		return tachi_jr_bad(r, t.off, "a node must be an object");
-	if (st->nnodes >= UINT32_MAX - 2)
-		return tachi_jr_bad(r, t.off, "more than 2^32 - 3 nodes");
-	if (!TACHI_RESERVE(st->nodes, st->nodes_cap, st->nnodes + 1))
-		return tachi_jr_nomem(r);
-	struct tachi_v8_node *nd = &st->nodes[st->nnodes];
-	node_init(r, nd, t.off, p.parent);
-	if ((rc = tachi_json_keys(&j, want, o, 2)))
-		return rc;
-	if (o[0] == NONE)
-		return tachi_jr_bad(r, t.off, "node without an \"id\"");
-	if ((rc = tachi_jr_value_at(r, &c, o[0], &t)) || (rc = read_id(r, &t, "\"id\"", &nd->id)) ||
-	    (rc = call_frame(r, nd->off, nd)))
-		return rc;
-	uint32_t idx = (uint32_t)st->nnodes++;
-	return o[1] == NONE ? TACH_OK : head_children(r, o[1], idx);
-}
-
-/* The tree is walked from a list of nodes to read, not by recursion: its depth is the
- * input's. Parents are known as each node is read; "children" and "parent" keys are
- * not looked at again. */
-int tachi_v8_head(struct tach_reader *r, uint64_t off)
-{
-	struct tachi_v8 *st = r->state;
-	if (!TACHI_RESERVE(st->pending, st->pending_cap, 1))
-		return tachi_jr_nomem(r);
-	st->pending[0] = (struct tachi_v8_pending){ off, NO_ID };
-	st->pending_n = 1;
-	while (st->pending_n) {
-		int rc = head_node(r, st->pending[--st->pending_n]);
-		if (rc)
-			return rc;
-	}
 	return TACH_OK;
 }
 

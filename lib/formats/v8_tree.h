@@ -49,9 +49,11 @@ struct tachi_v8_prof {
 	bool dropped;             /* a second recording of a thread (chrome/read.c): not read */
 };
 
+/* A head tree node being read (the walk's stack: its ancestors below it). */
 struct tachi_v8_pending {
-	uint64_t off;             /* a head tree node, not read yet */
-	uint32_t parent;
+	uint32_t idx;             /* its node */
+	bool in_children;         /* in its "children" array, else in its keys */
+	bool has_id, has_name;
 };
 
 struct tachi_v8 {
@@ -70,7 +72,7 @@ struct tachi_v8 {
 	size_t out_cap;
 	char *sbuf;
 	size_t sbuf_cap;
-	struct tachi_v8_pending *pending; /* the head tree's nodes still to read */
+	struct tachi_v8_pending *pending; /* the head tree walk's stack */
 	size_t pending_n, pending_cap;
 	bool stamps;              /* the legacy format: absolute "timestamps", not deltas */
 	bool lenient;             /* a trace's chunks, some maybe dropped: links and samples

@@ -284,4 +284,14 @@ n = 250
 sys.stdout.write("{\"head\":" + "".join("{\"functionName\":\"f%d\",\"id\":%d,\"children\":[" % (i, i) for i in range(1, n + 1)))
 sys.stdout.write("]}" * n + ",\"startTime\":0,\"samples\":[250],\"timestamps\":[1]}")' >"$T/d250.cpuprofile"
 	[ "$(tach-decode -q --no-thread-frames "$T/d250.cpuprofile" | tr ';' '\n' | wc -l)" -eq 250 ]
+	# 100,000 leaves under a 250-deep chain: each node read once (time follows the size,
+	# not the size times the depth)
+	python3 -c 'import sys
+n = 250
+sys.stdout.write("{\"head\":" + "".join("{\"functionName\":\"f%d\",\"id\":%d,\"children\":[" % (i, i) for i in range(1, n + 1)))
+sys.stdout.write(",".join("{\"functionName\":\"x\",\"id\":%d,\"children\":[]}" % (1000 + k) for k in range(100000)))
+sys.stdout.write("]}" * n + ",\"startTime\":0,\"samples\":[250,1001],\"timestamps\":[1,2]}")' >"$T/wide.cpuprofile"
+	run --separate-stderr bounded 20 1024 tach-decode -q --no-thread-frames "$T/wide.cpuprofile"
+	[ "$status" -eq 0 ]
+	[ "${#lines[@]}" -eq 2 ]
 }
