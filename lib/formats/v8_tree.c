@@ -73,6 +73,21 @@ static int call_frame(struct tach_reader *r, uint64_t off, struct tachi_v8_node 
 	return TACH_OK;
 }
 
+/* A node of the object at off, its parent (an index) known or NO_ID, nothing read yet. */
+static void node_init(struct tach_reader *r, struct tachi_v8_node *nd, uint64_t off,
+		      uint32_t parent)
+{
+	memset(nd, 0, sizeof(*nd));
+	nd->off = off;
+	nd->prof = ((struct tachi_v8 *)r->state)->cur_prof;
+	nd->parent = parent;
+	nd->depth = DEPTH_UNKNOWN;
+	nd->frame = NO_ID;
+	nd->kids_off = NONE;
+	nd->parent_off = NONE;
+	nd->link_off = off;
+}
+
 /* One node object, whose '{' j has just read at off. */
 static int node_obj(struct tach_reader *r, struct tachi_json *j, uint64_t off, void *item)
 {
@@ -84,15 +99,9 @@ static int node_obj(struct tach_reader *r, struct tachi_json *j, uint64_t off, v
 	int rc = tachi_json_keys(j, want, o, 4);
 	if (rc)
 		return rc;
-	memset(nd, 0, sizeof(*nd));
-	nd->off = off;
-	nd->prof = ((struct tachi_v8 *)r->state)->cur_prof;
-	nd->parent = NO_ID;
-	nd->depth = DEPTH_UNKNOWN;
-	nd->frame = NO_ID;
+	node_init(r, nd, off, NO_ID);
 	nd->kids_off = o[2];
 	nd->parent_off = o[3];
-	nd->link_off = off;
 	if (o[0] == NONE)
 		return tachi_jr_bad(r, off, "node without an \"id\"");
 	if (o[1] == NONE)
@@ -112,6 +121,124 @@ int tachi_v8_nodes(struct tach_reader *r, uint64_t off)
 	struct tachi_json j;
 	tachi_jr_cursor(r, &j, off);
 	return tachi_jr_objects(r, &j, &nodes, (void **)&st->nodes, &st->nnodes, &st->nodes_cap);
+}
+
+/* ---- the legacy head tree ---- */
+
+/* A head tree node's object has just opened (token t): its record, on the walk's stack. */
+static int head_open(struct tach_reader *r, const struct tachi_jtok *t, uint32_t parent)
+{
+	struct tachi_v8 *st = r->state;
+	if (t->type != TJ_OBJECT)
+		return tachi_jr_bad(r, t->off, "a node must be an object");
+	if (st->nnodes >= UINT32_MAX - 2)
+		return tachi_jr_bad(r, t->off, "more than 2^32 - 3 nodes");
+	if (!TACHI_RESERVE(st->nodes, st->nodes_cap, st->nnodes + 1) ||
+	    !TACHI_RESERVE(st->pending, st->pending_cap, st->pending_n + 1))
+		return tachi_jr_nomem(r);
+	struct tachi_v8_node *nd = &st->nodes[st->nnodes];
+	node_init(r, nd, t->off, parent);
+	nd->line = nd->col = -1;
+	nd->url_off = NONE;
+	st->pending[st->pending_n++] = (struct tachi_v8_pending){ .idx = (uint32_t)st->nnodes++ };
+	return TACH_OK;
+}
+
+/* The value t of a head node's key k: its id and call frame's keys (in the node itself,
+ * the legacy form has no callFrame); others are passed over. */
+static int head_key(struct tach_reader *r, struct tachi_json *j, const struct tachi_jtok *k,
+		    struct tachi_v8_pending *p)
+{
+	struct tachi_v8_node *nd = &((struct tachi_v8 *)r->state)->nodes[p->idx];
+	const uint8_t *d = r->in.data;
+	struct tachi_jtok t;
+	int64_t x;
+	int rc;
+	bool id = tachi_json_str_eq(d, k, "id"), name = tachi_json_str_eq(d, k, "functionName"),
+	     url = tachi_json_str_eq(d, k, "url"), line = tachi_json_str_eq(d, k, "lineNumber"),
+	     col = tachi_json_str_eq(d, k, "columnNumber");
+	if (!id && !name && !url && !line && !col)
+		return tachi_json_skip(j);
+	if ((rc = tachi_json_value(j, &t)))
+		return rc;
+	if (id) {
+		p->has_id = true;
+		return read_id(r, &t, "\"id\"", &nd->id);
+	}
+	if ((name || url) && t.type != TJ_STRING)
+		return tachi_jr_bad(r, t.off, name ? "functionName must be a string"
+						   : "url must be a string");
+	if (name) {
+		p->has_name = true;
+		nd->name_off = t.off;
+		nd->root_name = tachi_json_str_eq(d, &t, "(root)");
+		nd->idle = tachi_json_str_eq(d, &t, "(idle)");
+	} else if (url) {
+		nd->url_off = t.off;
+	} else if (!tachi_json_tok_int(d, &t, -1, INT32_MAX - 1, &x)) {
+		return RFAIL(r, TACH_E_FORMAT, TACH_POS_OFFSET, t.off, "%s must be an integer "
+			     "-1..2147483646", line ? "lineNumber" : "columnNumber");
+	} else {
+		*(line ? &nd->line : &nd->col) = x < 0 ? -1 : (int32_t)(x + 1);
+	}
+	return TACH_OK;
+}
+
+/* One step of the walk at the node on top of the stack: its next key, or its next child. */
+static int head_step(struct tach_reader *r, struct tachi_json *j)
+{
+	struct tachi_v8 *st = r->state;
+	struct tachi_v8_pending *p = &st->pending[st->pending_n - 1];
+	struct tachi_jtok k, t;
+	bool more;
+	int rc;
+	if (p->in_children) {
+		if ((rc = tachi_json_elem(j, &more)))
+			return rc;
+		if (!more) {
+			p->in_children = false;
+			return TACH_OK;
+		}
+		return (rc = tachi_json_value(j, &t)) ? rc : head_open(r, &t, p->idx);
+	}
+	if ((rc = tachi_json_key(j, &k, &more)))
+		return rc;
+	if (!more) {
+		const struct tachi_v8_node *nd = &st->nodes[p->idx];
+		if (!p->has_id || !p->has_name)
+			return tachi_jr_bad(r, nd->off, p->has_id ? "node without a \"functionName\""
+								  : "node without an \"id\"");
+		st->pending_n--;
+		return TACH_OK;
+	}
+	if (!tachi_json_str_eq(r->in.data, &k, "children"))
+		return head_key(r, j, &k, p);
+	if ((rc = tachi_json_value(j, &t)))
+		return rc;
+	if (t.type != TJ_ARRAY)
+		return tachi_jr_bad(r, t.off, "\"children\" must be an array");
+	p->in_children = true;
+	return TACH_OK;
+}
+
+/* The tree is walked in one pass of one cursor, each node read once, a stack of the nodes
+ * it is in (not recursion): time follows the input's size, memory its depth. The cursor
+ * nests as deep as the parser goes, two levels a frame. */
+int tachi_v8_head(struct tach_reader *r, uint64_t off)
+{
+	struct tachi_v8 *st = r->state;
+	struct tachi_json j;
+	struct tachi_jtok t;
+	tachi_jr_cursor(r, &j, off);
+	j.max_depth = TACHI_JSON_MAX_DEPTH;
+	st->pending_n = 0;
+	int rc = tachi_json_value(&j, &t);
+	if (rc || (rc = head_open(r, &t, NO_ID)))
+		return rc;
+	while (st->pending_n)
+		if ((rc = head_step(r, &j)))
+			return rc;
+	return TACH_OK;
 }
 
 static int cmp_id(const void *a, const void *b)
@@ -174,6 +301,18 @@ static int lookup(struct tach_reader *r, const struct tachi_jtok *t, const char 
 	return TACH_OK;
 }
 
+/* As lookup, but an id naming no node gives NO_ID (a trace whose chunks Chrome dropped
+ * names nodes only they had). */
+static int unplaced(struct tach_reader *r, const struct tachi_jtok *t, const char *what,
+		    uint32_t prof, uint32_t *idx)
+{
+	int64_t id;
+	int rc = read_id(r, t, what, &id);
+	if (!rc)
+		*idx = find(r->state, prof, id);
+	return rc;
+}
+
 /* child's parent is p, named by the id token at off. */
 static int set_parent(struct tach_reader *r, uint32_t child, uint32_t p, uint64_t off)
 {
@@ -226,7 +365,14 @@ static int link_all(struct tach_reader *r)
 			return rc;
 		if (t.type == TJ_NULL)
 			continue;
-		if ((rc = lookup(r, &t, "parent", st->nodes[i].prof, &p)) || (rc = set_parent(r, i, p, t.off)))
+		if (st->lenient && (rc = unplaced(r, &t, "parent", st->nodes[i].prof, &p)))
+			return rc;
+		if (st->lenient && p == NO_ID) {
+			st->unplaced_parents++;
+			continue;
+		}
+		if ((!st->lenient && (rc = lookup(r, &t, "parent", st->nodes[i].prof, &p))) ||
+		    (rc = set_parent(r, i, p, t.off)))
 			return rc;
 	}
 	return TACH_OK;
@@ -282,9 +428,20 @@ static int one_sample(struct tach_reader *r, struct tachi_json *a, struct tachi_
 	uint32_t idx;
 	int64_t delta;
 	int rc;
-	if ((rc = tachi_json_value(a, &t)) || (rc = lookup(r, &t, "sample", prof, &idx)) ||
-	    (rc = tachi_json_value(b, &d)) || (rc = tachi_v8_time_ns(r, &d, "time delta", &delta)))
+	if ((rc = tachi_json_value(a, &t)) ||
+	    (rc = (st->lenient ? unplaced : lookup)(r, &t, "sample", prof, &idx)) ||
+	    (rc = tachi_json_value(b, &d)) ||
+	    (rc = tachi_v8_time_ns(r, &d, st->stamps ? "timestamp" : "time delta", &delta)))
 		return rc;
+	if (st->stamps && __builtin_sub_overflow(delta, *now, &delta))
+		return tachi_jr_bad(r, d.off, "a timestamp out of range");
+	if (idx == NO_ID) {
+		/* its time is the sample's before, as DevTools and speedscope count it */
+		st->unplaced_samples++;
+		if (__builtin_add_overflow(*now, delta, now))
+			return tachi_jr_bad(r, d.off, "the time deltas add up past the range of times");
+		return TACH_OK;
+	}
 	/* a thread's name is one more frame (tachi_v8_next) */
 	if (st->nodes[idx].depth + (st->profs[prof].name_off != NONE) > r->lim.max_depth)
 		return RFAIL(r, TACH_E_LIMIT, TACH_POS_OFFSET, t.off,
@@ -306,6 +463,25 @@ static int one_sample(struct tach_reader *r, struct tachi_json *a, struct tachi_
 	return TACH_OK;
 }
 
+/* A "timestamps" entry past the last sample (node writes one): the profile's end, as
+ * DevTools takes it; any more is refused. */
+static int last_stamp(struct tach_reader *r, uint32_t prof, struct tachi_json *b)
+{
+	struct tachi_v8_prof *p = &((struct tachi_v8 *)r->state)->profs[prof];
+	struct tachi_jtok d;
+	bool more;
+	int rc = tachi_json_value(b, &d);
+	if (rc || (rc = tachi_v8_time_ns(r, &d, "timestamp", &p->end)))
+		return rc;
+	if (p->end < p->now)
+		p->end = -1;
+	if ((rc = tachi_json_elem(b, &more)))
+		return rc;
+	return more ? tachi_jr_bad(r, b->pos, "\"timestamps\" longer than \"samples\" by more "
+					      "than one")
+		    : TACH_OK;
+}
+
 int tachi_v8_samples(struct tach_reader *r, uint32_t prof, uint64_t s_off, uint64_t d_off)
 {
 	struct tachi_v8 *st = r->state;
@@ -313,15 +489,18 @@ int tachi_v8_samples(struct tach_reader *r, uint32_t prof, uint64_t s_off, uint6
 	int64_t *now = &st->profs[prof].now;
 	int rc;
 	if ((rc = tachi_jr_begin_array(r, &a, s_off, "samples")) ||
-	    (rc = tachi_jr_begin_array(r, &b, d_off, "timeDeltas")))
+	    (rc = tachi_jr_begin_array(r, &b, d_off, st->stamps ? "timestamps" : "timeDeltas")))
 		return rc;
 	for (;;) {
 		bool ma, mb;
 		if ((rc = tachi_json_elem(&a, &ma)) || (rc = tachi_json_elem(&b, &mb)))
 			return rc;
+		if (!ma && mb && st->stamps)
+			return last_stamp(r, prof, &b);
 		if (ma != mb)
 			return tachi_jr_bad(r, ma ? b.pos - 1 : a.pos - 1,
-					    "\"samples\" and \"timeDeltas\" differ in length");
+					    st->stamps ? "\"samples\" and \"timestamps\" differ in length"
+						       : "\"samples\" and \"timeDeltas\" differ in length");
 		if (!ma)
 			return TACH_OK;
 		if ((rc = one_sample(r, &a, &b, prof, now)))
@@ -576,4 +755,5 @@ void tachi_v8_free(struct tach_reader *r)
 	free(st->walk);
 	free(st->out);
 	free(st->sbuf);
+	free(st->pending);
 }

@@ -49,6 +49,13 @@ struct tachi_v8_prof {
 	bool dropped;             /* a second recording of a thread (chrome/read.c): not read */
 };
 
+/* A head tree node being read (the walk's stack: its ancestors below it). */
+struct tachi_v8_pending {
+	uint32_t idx;             /* its node */
+	bool in_children;         /* in its "children" array, else in its keys */
+	bool has_id, has_name;
+};
+
 struct tachi_v8 {
 	struct tachi_v8_node *nodes;
 	size_t nnodes, nodes_cap;
@@ -65,15 +72,27 @@ struct tachi_v8 {
 	size_t out_cap;
 	char *sbuf;
 	size_t sbuf_cap;
+	struct tachi_v8_pending *pending; /* the head tree walk's stack */
+	size_t pending_n, pending_cap;
+	bool stamps;              /* the legacy format: absolute "timestamps", not deltas */
+	bool lenient;             /* a trace's chunks, some maybe dropped: links and samples
+				   * that name no node are counted, not refused */
+	size_t unplaced_parents;  /* nodes whose parent names no node: their stacks start there */
+	size_t unplaced_samples;  /* samples that name no node: skipped, their time the previous's */
 };
 
 /* A new profile starting at start ns (its samples' first delta counts from there). */
 int tachi_v8_add_profile(struct tach_reader *r, int64_t start, uint32_t *prof);
 /* The "nodes" array at off, for profile st->cur_prof. */
 int tachi_v8_nodes(struct tach_reader *r, uint64_t off);
+/* The legacy format's "head" tree at off (node 10 and older: nested "children" objects,
+ * the call frame's keys in the node), for profile st->cur_prof. */
+int tachi_v8_head(struct tach_reader *r, uint64_t off);
 /* Ids indexed, parents linked and depths found, every node read: before any samples. */
 int tachi_v8_tree(struct tach_reader *r);
-/* The "samples" and "timeDeltas" arrays at s_off and d_off, for profile prof. */
+/* The "samples" and "timeDeltas" arrays at s_off and d_off, for profile prof; with
+ * st->stamps, d_off is the legacy "timestamps" (µs), which may have one entry more: the
+ * profile's end. */
 int tachi_v8_samples(struct tach_reader *r, uint32_t prof, uint64_t s_off, uint64_t d_off);
 /* Every sample read: time order, the interval (informational) and each sample's time. */
 int tachi_v8_finish(struct tach_reader *r);

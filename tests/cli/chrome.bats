@@ -69,7 +69,8 @@ same_samples() {
 	done
 }
 
-@test "bad input: truncated, cycles, unknown parents, lengths, huge ids, no Profile: file and offset, exit 1" {
+@test "bad input: truncated, cycles, lengths, huge ids, no Profile: file and offset, exit 1" {
+	local W="what the trace's profile events cannot place is left out, as DevTools and speedscope leave it out; "
 	local p='{"ph":"P","name":"Profile","pid":1,"tid":1,"id":"0x1","args":{"data":{"startTime":10}}}'
 	local c='{"ph":"P","name":"ProfileChunk","pid":1,"tid":2,"id":"0x1","args":{"data":{"cpuProfile":{"nodes":'
 	local r='{"id":1,"callFrame":{"functionName":"(root)"}}'
@@ -93,14 +94,14 @@ same_samples() {
 	local orphan="[$p,$c[$r,$a],\"samples\":[2]},\"timeDeltas\":[5]}}},${c/0x1/0x2}[$r,$a],\"samples\":[2,2]},\"timeDeltas\":[5,5]}}}]"
 	run tach-decode -F samples <<<"$orphan"
 	[ "$status" -eq 0 ]
-	[ "$(printf '%s\n' "${lines[@]}" | grep -c ': warning: a ProfileChunk of a profile with no Profile event (the trace began after it): its samples are skipped$')" -eq 1 ]
+	[ "$(printf '%s\n' "${lines[@]}" | grep -c ": warning: $W""1 ProfileChunk event (2 samples) of profiles whose Profile event is not in the trace (it began after them): skipped$")" -eq 1 ]
 	[ "$(tach-decode -q -F samples <<<"$orphan" | grep -v '^@')" = $'1 1 5 2 0\ta.js:a:-:-:-:-:-' ]
 	# only orphans: no CPU profile left, an error after the warning
 	printf '%s' "[$c[$r,$a],\"samples\":[2]},\"timeDeltas\":[5]}}}]" >"$T/orphan.json"
 	run tach2pprof -o "$T/out.pb.gz" "$T/orphan.json"
 	[ "$status" -eq 1 ]
 	[ "${#lines[@]}" -eq 2 ]
-	[ "${lines[0]}" = "tach2pprof: $T/orphan.json: offset 1: warning: a ProfileChunk of a profile with no Profile event (the trace began after it): its samples are skipped" ]
+	[ "${lines[0]}" = "tach2pprof: $T/orphan.json: offset 1: warning: $W""1 ProfileChunk event (1 sample) of profiles whose Profile event is not in the trace (it began after them): skipped" ]
 	[ "${lines[1]}" = "tach2pprof: $T/orphan.json: offset 0: no CPU profile in this trace: no Profile or ProfileChunk event (record with the disabled-by-default-v8.cpu_profiler category)" ]
 	[ ! -e "$T/out.pb.gz" ]
 	bad "[$p,$p]" 89 'a second Profile event for one profile id'
@@ -108,9 +109,8 @@ same_samples() {
 	local x='{"id":3,"parent":2,"callFrame":{"functionName":"b"}}'
 	local y='{"id":2,"parent":3,"callFrame":{"functionName":"a"}}'
 	bad "[$p,$c[$r,$y,$x],\"samples\":[2]},\"timeDeltas\":[5]}}}]" 251 'node 2 is its own ancestor: the parent links form a cycle'
-	bad "[$p,$c[$r,{\"id\":2,\"parent\":9,\"callFrame\":{\"functionName\":\"a\"}}],\"samples\":[2]},\"timeDeltas\":[5]}}}]" 251 'parent 9 names no node'
 	bad "[$p,$c[$r,$a],\"samples\":[2,2]},\"timeDeltas\":[5]}}}]" 333 '"samples" and "timeDeltas" differ in length'
-	bad "[$p,$c[$r,$a],\"samples\":[2]}}}}]" 89 'a ProfileChunk with samples but no timeDeltas'
+	bad "[$p,$c[$r,$a],\"samples\":[2]}}}}]" 89 'a profile event with samples but no timeDeltas'
 	bad "[$p,$c[$r,{\"id\":99999999999999999999,\"callFrame\":{\"functionName\":\"a\"}}]}}}}]" 240 '"id" must be an integer node id'
 	bad "[$p,$c[$r,$a],\"samples\":[1e300]},\"timeDeltas\":[5]}}}]" 312 'sample must be an integer node id'
 	bad "[{\"ph\":\"P\",\"name\":\"Profile\",\"pid\":1,\"tid\":1,\"id\":\"0x1\",\"args\":{}}]" 1 'a Profile event without args.data.startTime'
@@ -220,4 +220,63 @@ print(n, t)' "$f" >"$T/nt"
 	echo "samples $n, time $t ns, run $dur ns"
 	[ "$t" -le "$dur" ]
 	[ "$t" -gt $((dur / 2)) ]
+}
+
+@test "issue 57.4: a parent or sample naming a node only a dropped chunk had: placed as speedscope places it, counted in one warning" {
+	local W="what the trace's profile events cannot place is left out, as DevTools and speedscope leave it out; "
+	local p='{"ph":"P","name":"Profile","pid":1,"tid":1,"id":"0x1","args":{"data":{"startTime":10}}}'
+	local c='{"ph":"P","name":"ProfileChunk","pid":1,"tid":2,"id":"0x1","args":{"data":{"cpuProfile":{"nodes":'
+	local r='{"id":1,"callFrame":{"functionName":"(root)"}}'
+	# node 3's parent 9 was in a chunk not in the trace; sample 7 names no node at all
+	local b='{"id":3,"parent":9,"callFrame":{"functionName":"b","url":"b.js"}}'
+	printf '%s' "[$p,$c[$r,$b],\"samples\":[3,7,3]},\"timeDeltas\":[5,10,20]}}}]" >"$T/drop.json"
+	run --separate-stderr tach-decode -F samples "$T/drop.json"
+	[ "$status" -eq 0 ]
+	[ "$stderr" = "tach-decode: $T/drop.json: warning: $W""1 sample naming a node no chunk has: skipped, their time the sample's before; 1 node whose parent no chunk has: its stacks start there" ]
+	# the stack starts at b; the first sample stands for the skipped one's time too (30 us:
+	# the interval, so not written)
+	[ "$(printf '%s\n' "$output" | grep -v '^@')" = $'1 1 5 2\tb.js:b:-:-:-:-:-\n1 1 35 2 0\tb.js:b:-:-:-:-:-' ]
+	# a chunk with no args.data (Chrome 141 writes the last one so): nothing in it
+	printf '%s' "[$p,$c[$r,$b],\"samples\":[3]},\"timeDeltas\":[5]}}},{\"ph\":\"P\",\"name\":\"ProfileChunk\",\"pid\":1,\"tid\":2,\"id\":\"0x1\",\"args\":{}}]" >"$T/empty.json"
+	[ "$(tach-decode -q --no-thread-frames "$T/empty.json" 2>&1)" = 'b.js:b:0 1' ]
+	# Chrome 141's own trace, as speedscope reads it
+	peer chrome141-no-arg-data.json
+	run --separate-stderr tach-decode -F info "$PEER"
+	[ "$status" -eq 0 ]
+	[ "$stderr" = "tach-decode: $PEER: warning: $W""5 samples naming a node no chunk has: skipped, their time the sample's before; 2 nodes whose parent no chunk has: their stacks start there" ]
+	as_speedscope "$PEER"
+}
+
+@test "issue 57.4: chunks of a profile whose Profile event is not in the trace: skipped as DevTools and speedscope skip them, counted" {
+	peer chrome85-parcel.json
+	run --separate-stderr tach-decode -F info "$PEER"
+	[ "$status" -eq 0 ]
+	[[ $stderr == *": offset 601210: warning: what the trace's profile events cannot place is left out, as DevTools and speedscope leave it out; 3 ProfileChunk events (110 samples) of profiles whose Profile event is not in the trace (it began after them): skipped" ]]
+	as_speedscope "$PEER"
+	# and the traces of Chrome 69, 70 and 116 as speedscope reads them (69's without its "]")
+	for f in chrome69-simple.json chrome69-nobracket.json chrome70-worker.json chrome116-trace.json; do
+		peer "$f"
+		as_speedscope "$PEER" || { echo "$f"; return 1; }
+	done
+}
+
+@test "issue 57.4: Chrome 65-69's CpuProfile event, the whole profile in one event, on its thread" {
+	local e='{"ph":"I","name":"CpuProfile","cat":"disabled-by-default-devtools.timeline","pid":7,"tid":8,"ts":1,"args":{"data":{"cpuProfile":'
+	local n='"nodes":[{"id":1,"callFrame":{"functionName":"(root)"}},{"id":2,"parent":1,"callFrame":{"functionName":"a","url":"a.js","lineNumber":3}}]'
+	local name='{"ph":"M","name":"thread_name","pid":7,"tid":8,"args":{"name":"CrRendererMain"}}'
+	printf '%s' "[$name,$e{$n,\"startTime\":100,\"endTime\":160,\"samples\":[2,2],\"timeDeltas\":[10,20]}}}}]" >"$T/cpu.json"
+	run --separate-stderr tach-decode -F samples "$T/cpu.json"
+	[ "$status" -eq 0 ]
+	[ -z "$stderr" ]
+	[ "$(printf '%s\n' "$output" | grep -v '^@')" = $'8 7 10 2\ta.js:a:4:4:-1:-1:-;[comm]:CrRendererMain:7:7:-1:-1:-\n8 7 30 2 30000\ta.js:a:4:4:-1:-1:-;[comm]:CrRendererMain:7:7:-1:-1:-' ]
+	# one without its cpuProfile has nothing to give; one without a startTime is refused
+	printf '%s' "[{\"ph\":\"I\",\"name\":\"CpuProfile\",\"pid\":7,\"tid\":8,\"args\":{}},$e{$n,\"startTime\":100,\"samples\":[2],\"timeDeltas\":[10]}}}}]" >"$T/cpu2.json"
+	[ "$(tach-decode -q --no-thread-frames "$T/cpu2.json")" = 'a.js:a:4 1' ]
+	BAD_FROM=chrome bad "[$e{$n}}}}]" 1 'a CpuProfile event without args.data.cpuProfile.startTime'
+	for f in chrome65-simple-timeline.json chrome66-worker.json; do
+		peer "$f"
+		as_speedscope "$PEER" || { echo "$f"; return 1; }
+	done
+	# Chrome 66's worker and main thread, each by its name
+	tach-decode -F info "$PEER" | grep -qx 'threads: 2'
 }

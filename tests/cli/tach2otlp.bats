@@ -65,6 +65,9 @@ for l in lines[:d] + ["      samples {"]:
 EOF
 	tach2otlp -q --json "$@" "$f" -o "$T/o.json"
 	$JCHECK "$T/o.txt" "$T/o.json"
+	# and the JSON form reads back (detected) to the protobuf form's samples
+	tach-decode -q -F samples "$T/o.otlp" >"$T/o.samples"
+	tach-decode -q -F samples "$T/o.json" | diff -u "$T/o.samples" -
 }
 
 @test "TACH: protoc decodes it; samples/count and wall/nanoseconds, each sample at its time" {
@@ -435,4 +438,100 @@ ap_otlp() {
 	run tach-decode --from otlp "$T/bad.otlp"
 	[ "$status" -eq 1 ]
 	[[ "$output" == *"stack index 127 out of range"* ]] || { echo "$output"; return 1; }
+}
+
+@test "issue 56: process.pid and thread.name from a process root, mapping flags as the pprof namespace's attributes; read back as they were" {
+	need_spec
+	# perf script's text with pid/tid: each sample's thread.id, thread.name and process.pid
+	local f=$FIXTURES/perf/inputs/perf-iperf-stacks-pidtid-01.txt
+	check_out "$f"
+	python3 - "$T/o.txt" "$f" <<'PY'
+import re, sys
+text = open(sys.argv[1]).read()
+# perf script's sample lines: "comm pid/tid [cpu] time: ..."
+heads = re.findall(r'^(\S+) +(\d+)/\d+ ', open(sys.argv[2]).read(), re.M)
+strings = re.findall(r'^  string_table: "(.*)"$', text, re.M)
+attrs = []
+for body in re.findall(r'^  attribute_table \{\n(.*?)^  \}\n', text, re.M | re.S):
+    k = re.search(r'key_strindex: (\d+)', body)
+    v = re.search(r'(int_value|string_value|bool_value): (.*)', body)
+    attrs.append((strings[int(k.group(1))] if k else "", v.group(2) if v else None))
+samples = text.split("      samples {")[1:]
+pids, names = set(), set()
+for s in samples:
+    got = dict(attrs[int(i)] for i in re.findall(r'attribute_indices: (\d+)', s))
+    assert "thread.id" in got, got
+    pids.add(got.get("process.pid"))
+    names.add(got.get("thread.name"))
+assert pids == {p for _, p in heads}, pids
+assert names == {'"%s"' % c for c, _ in heads}, names
+# perf's kernel frames are symbolized: their mapping says it
+assert ("pprof.mapping.has_functions", "true") in attrs, attrs[:8]
+PY
+	# read back: the same samples, and the same stacks (the process root frame once)
+	tach-decode -q -F samples "$f" | grep -v '^@' | LC_ALL=C sort >"$T/want"
+	tach-decode -q -F samples "$T/o.otlp" | grep -v '^@' | LC_ALL=C sort | diff -u "$T/want" -
+	# the mapping flags come back: OTLP of the OTLP has them again
+	tach2otlp -q "$T/o.otlp" -o "$T/o2.otlp"
+	decode "$T/o2.otlp" | grep -q 'string_table: "pprof.mapping.has_functions"'
+	# a Chrome trace's named threads: the pid is the trace's
+	printf '%s' '[{"ph":"M","name":"thread_name","pid":7,"tid":8,"args":{"name":"CrRendererMain"}},{"ph":"P","name":"Profile","pid":7,"tid":8,"id":"0x1","args":{"data":{"startTime":1}}},{"ph":"P","name":"ProfileChunk","pid":7,"tid":9,"id":"0x1","args":{"data":{"cpuProfile":{"nodes":[{"id":1,"callFrame":{"functionName":"(root)"}},{"id":2,"parent":1,"callFrame":{"functionName":"a"}}],"samples":[2]},"timeDeltas":[5]}}}]' >"$T/c.json"
+	tach2otlp -q "$T/c.json" -o "$T/c.otlp"
+	decode "$T/c.otlp" | grep -A3 'key_strindex' >/dev/null
+	decode "$T/c.otlp" | grep -q 'string_value: "CrRendererMain"'
+	decode "$T/c.otlp" | grep -q 'int_value: 7$'
+	# no process root, no pid: a TACH profile's samples have thread.id alone
+	tach2otlp -q "$FIXTURES/tach/cases/threads_interleaved.tach" -o "$T/t.otlp"
+	decode "$T/t.otlp" >"$T/t.txt"
+	grep -q 'string_table: "thread.id"' "$T/t.txt"
+	[ "$(grep -c 'string_table: "process.pid"' "$T/t.txt")" -eq 0 ]
+}
+
+@test "issue 56: OTLP/JSON reads back: detected, the protobuf form again; hostile JSON in one line" {
+	need_spec
+	local f=$FIXTURES/perf/inputs/perf-iperf-stacks-pidtid-01.txt
+	tach2otlp -q "$f" -o "$T/p.otlp"
+	tach2otlp -q --json "$f" -o "$T/p.json"
+	# OTLP/JSON -> OTLP: byte for byte what the direct conversion writes
+	tach2otlp -q "$T/p.json" -o "$T/back.otlp"
+	cmp "$T/p.otlp" "$T/back.otlp"
+	cat "$T/p.json" | tach-decode -v -q -F info 2>&1 | grep -qx 'tach-decode: <stdin>: otlp input'
+	# as a collector takes it: other keys skipped, 64-bit integers as numbers, nulls absent
+	python3 - "$T/p.json" "$T/alt.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+d["extra"] = {"x": [1, 2]}
+d["resourceProfiles"][0]["schemaUrl"] = None
+for p in d["resourceProfiles"][0]["scopeProfiles"][0]["profiles"]:
+    p["timeUnixNano"] = int(p["timeUnixNano"])
+    for s in p["samples"]:
+        s["values"] = [int(v) for v in s.get("values", [])]
+json.dump(d, open(sys.argv[2], "w"))
+PY
+	tach-decode -q -F samples "$T/p.otlp" >"$T/want"
+	tach-decode -q -F samples "$T/alt.json" | diff -u "$T/want" -
+	# hostile: one line with the offset, exit 1
+	badj() {
+		printf '%s' "$1" >"$T/bad.json"
+		run tach-decode --from otlp "$T/bad.json"
+		[ "$status" -eq 1 ]
+		[ "${#lines[@]}" -eq 1 ]
+		[ "$output" = "tach-decode: $T/bad.json: offset $2: $3" ] || { echo "got: $output"; return 1; }
+	}
+	badj '{"resourceProfiles":{}}' 20 'OTLP/JSON: a repeated field that is no array'
+	badj '{"resourceProfiles":[],"dictionary":{"stringTable":[1]}}' 52 'OTLP/JSON: a string field that is no string'
+	badj '{"resourceProfiles":[],"dictionary":{"linkTable":[{},{"traceId":"xyz"}]}}' 64 'OTLP/JSON: an ID that is no hex'
+	badj '{"resourceProfiles":[],"dictionary":{"mappingTable":[{"filenameStrindex":4294967296}]}}' 73 'OTLP/JSON: a 32-bit field out of range'
+	badj '{"resourceProfiles":[],"dictionary":{"mappingTable":[{"memoryStart":"-1"}]}}' 68 'OTLP/JSON: an integer out of range (or not a whole number)'
+	badj '{"resourceProfiles":[' 21 'JSON: unexpected end of input'
+	# what the protobuf reader refuses is said at the offset of the protobuf form
+	run tach-decode --from otlp <<<'{"resourceProfiles":[],"dictionary":{"stringTable":["x"]}}'
+	[ "$status" -eq 1 ]
+	[[ $output == *"(offset in the protobuf form of this OTLP/JSON) "* ]] || { echo "$output"; return 1; }
+	# nested deeper than the parser goes: one line
+	python3 -c 'print("{\"resourceProfiles\":[{\"resource\":{\"attributes\":[{\"value\":" + "{\"arrayValue\":{\"values\":[" * 40000 + "]}}" * 40000 + "}]}}]}")' >"$T/deep.json"
+	run tach-decode "$T/deep.json"
+	[ "$status" -eq 1 ]
+	[ "${#lines[@]}" -eq 1 ]
+	[[ $output == *"nested deeper than"* ]]
 }

@@ -7,6 +7,7 @@
 # writer's output of them reads back; bad input is one line with file and offset, exit 1.
 
 load v8_writers
+load bounded
 
 setup() {
 	T=$BATS_TEST_TMPDIR
@@ -238,4 +239,64 @@ JS
 	run tach-decode -F info "$T"/wk/prof/*.cpuprofile
 	[ "$status" -eq 2 ]
 	[[ "$output" == "tach-decode: --format info describes one input file; several are one profile through tach-merge: tach-merge FILE... | tach-decode -F info"* ]]
+}
+
+@test "issue 57.4: the legacy .cpuprofile (node 10 and older): the head tree, absolute timestamps, one more the end" {
+	# as node 10 writes it: head first, the call frame's keys in each node, startTime and
+	# endTime in whole seconds, timestamps in us with one past the last sample
+	local leaf='{"functionName":"f","url":"/s/a.js","lineNumber":4,"callUID":3,"bailoutReason":"","id":3,"scriptId":9,"hitCount":2,"children":[]}'
+	local mid='{"functionName":"","url":"/s/a.js","lineNumber":0,"callUID":2,"bailoutReason":"","id":2,"scriptId":9,"hitCount":1,"children":['"$leaf"']}'
+	local gc='{"functionName":"(garbage collector)","url":"","lineNumber":0,"callUID":4,"bailoutReason":"","id":4,"scriptId":0,"hitCount":1,"children":[]}'
+	printf '%s' '{"head":{"functionName":"(root)","url":"","lineNumber":-1,"callUID":1,"bailoutReason":"","id":1,"scriptId":0,"hitCount":0,"children":['"$mid,$gc"']},"startTime":5,"endTime":5,"samples":[2,3,3,4],"timestamps":[5000100,5000300,5000400,5000700,5001000]}' >"$T/legacy.cpuprofile"
+	run --separate-stderr tach-decode -F samples "$T/legacy.cpuprofile"
+	[ "$status" -eq 0 ]
+	[ -z "$stderr" ]
+	# times from the first timestamp; the last sample stands for the time to the extra one
+	[ "$(printf '%s\n' "$output" | grep -v '^@')" = "$(printf '%s\n' \
+		$'0 0 0 2\t/s/a.js:(anonymous):1:1:-1:-1:-' \
+		$'0 0 200 2 100000\t/s/a.js:f:5:5:-1:-1:-;/s/a.js:(anonymous):1:1:-1:-1:-' \
+		$'0 0 300 2 300000\t/s/a.js:f:5:5:-1:-1:-;/s/a.js:(anonymous):1:1:-1:-1:-' \
+		$'0 0 600 2 300000\t~:(garbage collector):1:1:-1:-1:-')" ] ||
+		{ printf '%s\n' "$output"; return 1; }
+	tach-decode -F info "$T/legacy.cpuprofile" | grep -qx 'format: v8'
+	tach-decode -F info "$T/legacy.cpuprofile" | grep -qx 'duration_ns: 900000'
+	# without the extra timestamp: an endTime (s) after the last sample ends it, else none
+	sed 's/,5001000\]/]/; s/"endTime":5,/"endTime":5.002,/' "$T/legacy.cpuprofile" >"$T/end.cpuprofile"
+	tach-decode -q -F samples "$T/end.cpuprofile" | tail -n 1 | grep -q $'^0 0 600 2 1300000\t'
+	sed 's/,5001000\]/]/' "$T/legacy.cpuprofile" >"$T/noend.cpuprofile"
+	tach-decode -q -F samples "$T/noend.cpuprofile" | tail -n 1 | grep -q $'^0 0 600 2 0\t'
+	# bad: lengths, a node without an id
+	bad '{"head":{"functionName":"(root)","id":1,"children":[]},"startTime":0,"samples":[1],"timestamps":[1,2,3]}' 101 '"timestamps" longer than "samples" by more than one'
+	bad '{"head":{"functionName":"(root)","id":1,"children":[]},"startTime":0,"samples":[1,1],"timestamps":[1]}' 100 '"samples" and "timestamps" differ in length'
+	bad '{"head":{"functionName":"(root)","id":1,"children":[{"functionName":"a"}]},"startTime":0,"samples":[1],"timestamps":[1]}' 52 'node without an "id"'
+	# node 10's own example, as speedscope reads it
+	peer node10-example.cpuprofile
+	as_speedscope "$PEER"
+}
+
+@test "issue 57.4: a legacy head tree nested 100,000 deep: one line, bounded, no recursion" {
+	python3 -c 'import sys
+n = 100000
+sys.stdout.write("{\"head\":" + "".join("{\"functionName\":\"f\",\"id\":%d,\"children\":[" % i for i in range(n)))
+sys.stdout.write("]}" * n + ",\"startTime\":0,\"samples\":[1],\"timestamps\":[1]}")' >"$T/deep.cpuprofile"
+	run --separate-stderr bounded 20 512 tach-decode "$T/deep.cpuprofile"
+	[ "$status" -eq 1 ]
+	[ "${#stderr_lines[@]}" -eq 1 ]
+	[[ $stderr == "tach-decode: $T/deep.cpuprofile: offset "*": JSON: nested deeper than 512 levels" ]] || { echo "$stderr"; return 1; }
+	# as deep as the parser goes (250 frames) is read, every frame on the stack
+	python3 -c 'import sys
+n = 250
+sys.stdout.write("{\"head\":" + "".join("{\"functionName\":\"f%d\",\"id\":%d,\"children\":[" % (i, i) for i in range(1, n + 1)))
+sys.stdout.write("]}" * n + ",\"startTime\":0,\"samples\":[250],\"timestamps\":[1]}")' >"$T/d250.cpuprofile"
+	[ "$(tach-decode -q --no-thread-frames "$T/d250.cpuprofile" | tr ';' '\n' | wc -l)" -eq 250 ]
+	# 100,000 leaves under a 250-deep chain: each node read once (time follows the size,
+	# not the size times the depth)
+	python3 -c 'import sys
+n = 250
+sys.stdout.write("{\"head\":" + "".join("{\"functionName\":\"f%d\",\"id\":%d,\"children\":[" % (i, i) for i in range(1, n + 1)))
+sys.stdout.write(",".join("{\"functionName\":\"x\",\"id\":%d,\"children\":[]}" % (1000 + k) for k in range(100000)))
+sys.stdout.write("]}" * n + ",\"startTime\":0,\"samples\":[250,1001],\"timestamps\":[1,2]}")' >"$T/wide.cpuprofile"
+	run --separate-stderr bounded 20 1024 tach-decode -q --no-thread-frames "$T/wide.cpuprofile"
+	[ "$status" -eq 0 ]
+	[ "${#lines[@]}" -eq 2 ]
 }

@@ -138,3 +138,21 @@ bad() {
 	[ "$output" = "tach2pprof: $f: offset $2: $3" ] || { echo "got: $output"; return 1; }
 	[ ! -e "$T/out.pb.gz" ]
 }
+
+# as_speedscope FILE: tach-decode reads FILE (a Chrome trace or a .cpuprofile) to the stacks
+# and weights speedscope's own importer makes of it (chrome_speedscope.py says which of
+# speedscope's choices are undone first), per stack and in total.
+as_speedscope() {
+	writer_tools
+	"$SNODE" "$SOURCE_ROOT/tests/cli/speedscope_import.mjs" --any "$BUNDLE" "$1" >"$T/ss.txt" 2>"$T/ss.err" ||
+		{ cat "$T/ss.err"; return 1; }
+	tach-decode -q -F samples "$1" >"$T/ours.txt"
+	python3 "$SOURCE_ROOT/tests/cli/chrome_speedscope.py" "$1" "$T/ours.txt" "$T/ss.txt"
+}
+
+# peer FILE: the peers' file (../shared/peers/corpora/ss/FILE, PEERS_DIR overrides where
+# the peers are), skipping when absent (a release tarball has no ../shared).
+peer() {
+	PEER=${PEERS_DIR:-$SOURCE_ROOT/../shared/peers}/corpora/ss/$1
+	[ -f "$PEER" ] || skip "no ../shared/peers beside the source tree"
+}

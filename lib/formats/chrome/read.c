@@ -9,8 +9,14 @@
  * args.data.cpuProfile.nodes (each with "parent", as in a .cpuprofile), .samples and
  * args.data.timeDeltas (in cpuProfile too, where some producers put it), the first delta
  * from startTime, each next one from the sample before, across chunks in file order; and
- * args.data.endTime; "thread_name" metadata ("M") naming a pid/tid's thread (args.name,
- * the last one given). Every other event is skipped. A profile's id is its own in its
+ * args.data.endTime; "CpuProfile" events (Chrome 65-69), a whole .cpuprofile in
+ * args.data.cpuProfile on the event's own pid/tid; "thread_name" metadata ("M") naming a
+ * pid/tid's thread (args.name, the last one given). Every other event is skipped.
+ *
+ * Chrome drops chunks, and later ones name nodes only a dropped one had: as DevTools and
+ * speedscope read it, a node whose parent names no node starts its stacks, a sample naming
+ * no node is skipped (its time the sample's before), and chunks of an id with no Profile
+ * event are skipped; one warning counts what was left out (say_unplaced). A profile's id is its own in its
  * process only (each process counts from 0x1).
  *
  * What a sample becomes: as in a .cpuprofile (v8/read.c, v8_tree.c: same frames, weights
@@ -24,8 +30,8 @@
  *
  * Memory is the file plus a record per event read, node and sample. Refused with the
  * byte offset, beyond what a .cpuprofile is refused for: no event array, an event that
- * is no object, a ProfileChunk of a profile with no Profile event, two Profile events
- * for one id, ids and pids that are no integers (ids: strings or integers). */
+ * is no object, two Profile events for one id, ids and pids that are no integers (ids: strings or integers). */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -39,7 +45,8 @@
 
 #define NONE UINT64_MAX
 
-enum { EV_PROFILE, EV_CHUNK };
+/* EV_CPU: Chrome 65-69's CpuProfile, a whole profile in one event (args.data.cpuProfile) */
+enum { EV_PROFILE, EV_CHUNK, EV_CPU };
 
 /* A Profile or ProfileChunk event. */
 struct cev {
@@ -65,7 +72,8 @@ struct chrome_rstate {
 	size_t nev, ev_cap;
 	struct cname *names;
 	size_t nnames, names_cap;
-	bool orphan_warned;
+	size_t orphan_chunks, orphan_samples; /* of profiles whose Profile event is missing */
+	uint64_t orphan_at;
 };
 
 static int cmp_ev(const void *a, const void *b)
@@ -73,6 +81,8 @@ static int cmp_ev(const void *a, const void *b)
 	const struct cev *x = a, *y = b;
 	if (x->pid != y->pid)
 		return x->pid < y->pid ? -1 : 1;
+	if ((x->kind == EV_CPU) != (y->kind == EV_CPU))
+		return x->kind == EV_CPU ? 1 : -1;
 	if (x->idn != y->idn)
 		return x->idn < y->idn ? -1 : 1;
 	int c = memcmp(x->idp, y->idp, x->idn);
@@ -81,9 +91,11 @@ static int cmp_ev(const void *a, const void *b)
 	return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
+/* (a CpuProfile event is a profile of its own, whatever its id) */
 static bool same_profile(const struct cev *x, const struct cev *y)
 {
-	return x->pid == y->pid && x->idn == y->idn && !memcmp(x->idp, y->idp, x->idn);
+	return x->pid == y->pid && x->kind != EV_CPU && y->kind != EV_CPU && x->idn == y->idn &&
+	       !memcmp(x->idp, y->idp, x->idn);
 }
 
 static int cmp_name(const void *a, const void *b)
@@ -164,16 +176,18 @@ static int profile_event(struct tach_reader *r, const uint64_t *o, uint64_t off,
 	struct tachi_jtok t;
 	struct cev e = { .off = off, .seq = seq, .kind = kind, .tid = -1 };
 	int rc;
-	if (o[5] == NONE)
+	if (o[5] == NONE && kind != EV_CPU)
 		return tachi_jr_bad(r, off, "a profile event without an \"id\"");
-	if ((rc = tachi_jr_value_at(r, &j, o[5], &t)))
-		return rc;
-	if (t.type != TJ_STRING && t.type != TJ_NUMBER)
-		return tachi_jr_bad(r, t.off, "a profile's \"id\" must be a string or a number");
-	e.idp = r->in.data + t.start;
-	e.idn = t.len;
+	if (kind != EV_CPU) {
+		if ((rc = tachi_jr_value_at(r, &j, o[5], &t)))
+			return rc;
+		if (t.type != TJ_STRING && t.type != TJ_NUMBER)
+			return tachi_jr_bad(r, t.off, "a profile's \"id\" must be a string or a number");
+		e.idp = r->in.data + t.start;
+		e.idn = t.len;
+	}
 	if ((rc = need_int(r, o[2], off, "pid", &e.pid)) ||
-	    (kind == EV_PROFILE && (rc = need_int(r, o[3], off, "tid", &e.tid))))
+	    (kind != EV_CHUNK && (rc = need_int(r, o[3], off, "tid", &e.tid))))
 		return rc;
 	e.data_off = object_at(r, member(r, o[4], "data"));
 	if (!TACHI_RESERVE(st->ev, st->ev_cap, st->nev + 1))
@@ -198,6 +212,8 @@ static int event(struct tach_reader *r, struct tachi_json *j, uint64_t off, uint
 		return profile_event(r, o, off, EV_PROFILE, seq);
 	if (tachi_json_str_eq(r->in.data, &t, "ProfileChunk"))
 		return profile_event(r, o, off, EV_CHUNK, seq);
+	if (tachi_json_str_eq(r->in.data, &t, "CpuProfile"))
+		return profile_event(r, o, off, EV_CPU, seq);
 	if (tachi_json_str_eq(r->in.data, &t, "thread_name") && o[0] != NONE &&
 	    !tachi_jr_value_at(r, &c, o[0], &t) && tachi_json_str_eq(r->in.data, &t, "M"))
 		return thread_name(r, o, seq);
@@ -279,13 +295,20 @@ static uint64_t name_of(const struct chrome_rstate *st, int64_t pid, int64_t tid
 		       : NONE;
 }
 
-/* A time in args.data (NONE: absent), into *ns; true when there. */
+/* The object that holds a profile's startTime, endTime, nodes and samples: args.data of
+ * a Profile or ProfileChunk, its cpuProfile (NONE when absent) for a CpuProfile. */
+static uint64_t holder(struct tach_reader *r, const struct cev *e)
+{
+	return e->kind == EV_CPU ? object_at(r, member(r, e->data_off, "cpuProfile")) : e->data_off;
+}
+
+/* A time in the event's holder (NONE: absent), into *ns; true when there. */
 static int data_time(struct tach_reader *r, const struct cev *e, const char *key, int64_t *ns,
 		     bool *there)
 {
 	struct tachi_json j;
 	struct tachi_jtok t;
-	uint64_t off = member(r, e->data_off, key);
+	uint64_t off = member(r, holder(r, e), key);
 	*there = off != NONE;
 	if (!*there)
 		return TACH_OK;
@@ -303,7 +326,9 @@ static int start_profile(struct tach_reader *r, struct cev *e)
 	if (rc)
 		return rc;
 	if (!there)
-		return tachi_jr_bad(r, e->off, "a Profile event without args.data.startTime");
+		return tachi_jr_bad(r, e->off, e->kind == EV_CPU ? "a CpuProfile event without "
+								   "args.data.cpuProfile.startTime"
+								 : "a Profile event without args.data.startTime");
 	if (start < 0)
 		return tachi_jr_bad(r, e->off, "startTime before 0");
 	if ((rc = tachi_v8_add_profile(r, start, &e->prof)))
@@ -316,6 +341,57 @@ static int start_profile(struct tach_reader *r, struct cev *e)
 	return TACH_OK;
 }
 
+/* The number of elements of the array at off (NONE or no array: 0). */
+static size_t array_len(struct tach_reader *r, uint64_t off)
+{
+	struct tachi_json j;
+	struct tachi_jtok t;
+	size_t n = 0;
+	bool more;
+	if (off == NONE || tachi_jr_value_at(r, &j, off, &t) || t.type != TJ_ARRAY)
+		return 0;
+	while (!tachi_json_elem(&j, &more) && more && !tachi_json_skip(&j))
+		n++;
+	return n;
+}
+
+/* Chunks of a profile whose Profile event is not in the trace (it began after it): their
+ * thread is unknown (a chunk's tid is the sampler's) and so is the time their first delta
+ * counts from, so they are no thread of their own and no part of another's profile, as
+ * DevTools and speedscope skip them; counted for the warning. */
+static void orphans(struct tach_reader *r, size_t i, size_t k)
+{
+	struct chrome_rstate *st = r->state;
+	for (size_t m = i; m < k; m++) {
+		struct cev *e = &st->ev[m];
+		e->prof = UINT32_MAX;
+		if (!st->orphan_chunks++ || e->off < st->orphan_at)
+			st->orphan_at = e->off;
+		st->orphan_samples += array_len(r, member(r, member(r, e->data_off, "cpuProfile"),
+							   "samples"));
+	}
+}
+
+/* The profile of events i..k (one Profile event and its chunks, or a CpuProfile event),
+ * whose start is at event *start: its nodes read. */
+static int one_profile(struct tach_reader *r, size_t i, size_t k, struct cev *start)
+{
+	struct chrome_rstate *st = r->state;
+	int rc = start_profile(r, start);
+	if (rc)
+		return rc;
+	st->v.cur_prof = start->prof;
+	for (size_t m = i; m < k; m++) {
+		struct cev *e = &st->ev[m];
+		e->prof = start->prof;
+		uint64_t nodes = e->kind == EV_CPU ? member(r, holder(r, e), "nodes")
+						  : member(r, member(r, e->data_off, "cpuProfile"), "nodes");
+		if (e->kind != EV_PROFILE && nodes != NONE && (rc = tachi_v8_nodes(r, nodes)))
+			return rc;
+	}
+	return TACH_OK;
+}
+
 /* Each group of events of one profile (sorted: file order within) gets its profile, and
  * its chunks' nodes are read. */
 static int profiles(struct tach_reader *r)
@@ -324,6 +400,14 @@ static int profiles(struct tach_reader *r)
 	int rc;
 	for (size_t i = 0, k; i < st->nev; i = k) {
 		struct cev *profile = NULL;
+		if (st->ev[i].kind == EV_CPU) {
+			k = i + 1;
+			/* no cpuProfile: nothing to read, as speedscope skips it */
+			st->ev[i].prof = UINT32_MAX;
+			if (holder(r, &st->ev[i]) != NONE && (rc = one_profile(r, i, k, &st->ev[i])))
+				return rc;
+			continue;
+		}
 		for (k = i; k < st->nev && same_profile(&st->ev[i], &st->ev[k]); k++) {
 			if (st->ev[k].kind != EV_PROFILE)
 				continue;
@@ -332,28 +416,10 @@ static int profiles(struct tach_reader *r)
 						    "a second Profile event for one profile id");
 			profile = &st->ev[k];
 		}
-		if (!profile) {
-			/* its thread is unknown (a chunk's tid is the sampler's): no thread of
-			 * its own, and no part of another's profile */
-			for (size_t m = i; m < k; m++)
-				st->ev[m].prof = UINT32_MAX;
-			if (!st->orphan_warned)
-				tachi_warn(&r->warn, TACH_POS_OFFSET, st->ev[i].off,
-					   "a ProfileChunk of a profile with no Profile event (the "
-					   "trace began after it): its samples are skipped");
-			st->orphan_warned = true;
-			continue;
-		}
-		if ((rc = start_profile(r, profile)))
+		if (!profile)
+			orphans(r, i, k);
+		else if ((rc = one_profile(r, i, k, profile)))
 			return rc;
-		st->v.cur_prof = profile->prof;
-		for (size_t m = i; m < k; m++) {
-			st->ev[m].prof = profile->prof;
-			uint64_t nodes = member(r, member(r, st->ev[m].data_off, "cpuProfile"), "nodes");
-			if (st->ev[m].kind == EV_CHUNK && nodes != NONE &&
-			    (rc = tachi_v8_nodes(r, nodes)))
-				return rc;
-		}
 	}
 	return TACH_OK;
 }
@@ -366,14 +432,14 @@ static int chunk_samples(struct tach_reader *r, const struct cev *e)
 	uint64_t cpu = member(r, e->data_off, "cpuProfile");
 	uint64_t samples = member(r, cpu, "samples");
 	uint64_t deltas = member(r, e->data_off, "timeDeltas");
-	uint64_t end = member(r, e->data_off, "endTime");
+	uint64_t end = member(r, holder(r, e), "endTime");
 	int rc;
 	if (deltas == NONE)
 		deltas = member(r, cpu, "timeDeltas");
 	if ((samples == NONE) != (deltas == NONE))
-		return tachi_jr_bad(r, e->off, samples == NONE ? "a ProfileChunk with timeDeltas "
+		return tachi_jr_bad(r, e->off, samples == NONE ? "a profile event with timeDeltas "
 								 "but no samples"
-							       : "a ProfileChunk with samples but "
+							       : "a profile event with samples but "
 								 "no timeDeltas");
 	if (samples != NONE && (rc = tachi_v8_samples(r, e->prof, samples, deltas)))
 		return rc;
@@ -460,7 +526,8 @@ static int one_recording_per_thread(struct tach_reader *r)
 		for (size_t m = i; m < j; m++)
 			if (k[m].idx != best) {
 				v->profs[k[m].idx].dropped = true;
-				if (!twice++) {
+				/* (one without samples is no second recording: nothing to say) */
+				if (count[k[m].idx] && !twice++) {
 					kept = best;
 					gone = k[m].idx;
 				}
@@ -479,11 +546,42 @@ static int one_recording_per_thread(struct tach_reader *r)
 	return TACH_OK;
 }
 
+/* What the trace holds that no profile can place, in one warning: chunks of profiles
+ * whose Profile event is missing, nodes whose parent no chunk has and samples that name no
+ * node (Chrome 141 drops chunks: later ones name what only those had; a dropped node's
+ * children start their stacks, as speedscope places them). */
+static void say_unplaced(struct tach_reader *r)
+{
+	struct chrome_rstate *st = r->state;
+	const struct tachi_v8 *v = &st->v;
+	char a[160] = "", b[160] = "", c[160] = "";
+	if (!st->orphan_chunks && !v->unplaced_parents && !v->unplaced_samples)
+		return;
+	if (st->orphan_chunks)
+		snprintf(a, sizeof(a), "; %zu ProfileChunk event%s (%zu sample%s) of profiles whose "
+			 "Profile event is not in the trace (it began after them): skipped",
+			 st->orphan_chunks, st->orphan_chunks == 1 ? "" : "s", st->orphan_samples,
+			 st->orphan_samples == 1 ? "" : "s");
+	if (v->unplaced_samples)
+		snprintf(b, sizeof(b), "; %zu sample%s naming a node no chunk has: skipped, "
+			 "their time the sample's before", v->unplaced_samples,
+			 v->unplaced_samples == 1 ? "" : "s");
+	if (v->unplaced_parents)
+		snprintf(c, sizeof(c), "; %zu node%s whose parent no chunk has: %s stacks start "
+			 "there", v->unplaced_parents, v->unplaced_parents == 1 ? "" : "s",
+			 v->unplaced_parents == 1 ? "its" : "their");
+	tachi_warn(&r->warn, st->orphan_chunks ? TACH_POS_OFFSET : TACH_POS_NONE, st->orphan_at,
+		   "what the trace's profile events cannot place is left out, as DevTools and "
+		   "speedscope leave it out%s%s%s", a, b, c);
+	st->orphan_chunks = 0;
+}
+
 static int chrome_open(struct tach_reader *r)
 {
 	struct chrome_rstate *st = r->state;
 	int rc;
 	r->json_lone_ok = true;
+	st->v.lenient = true;
 	if ((rc = events(r)))
 		return rc;
 	tachi_v8_lone_warning(r);
@@ -493,6 +591,8 @@ static int chrome_open(struct tach_reader *r)
 		qsort(st->names, st->nnames, sizeof(*st->names), cmp_name);
 	if ((rc = profiles(r)))
 		return rc;
+	if (!st->v.nprofs)
+		say_unplaced(r);
 	/* a trace of other events (tracing without the profiler's category) has no samples
 	 * to give: an empty profile would look like a program that never ran */
 	if (!st->v.nprofs)
@@ -502,9 +602,10 @@ static int chrome_open(struct tach_reader *r)
 	if ((rc = tachi_v8_tree(r)))
 		return rc;
 	for (size_t i = 0; i < st->nev; i++)
-		if (st->ev[i].kind == EV_CHUNK && st->ev[i].prof != UINT32_MAX &&
+		if (st->ev[i].kind != EV_PROFILE && st->ev[i].prof != UINT32_MAX &&
 		    (rc = chunk_samples(r, &st->ev[i])))
 			return rc;
+	say_unplaced(r);
 	if ((rc = one_recording_per_thread(r)))
 		return rc;
 	if ((rc = tachi_v8_finish(r)))

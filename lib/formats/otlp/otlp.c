@@ -17,6 +17,7 @@
 #include "core/detect.h"
 #include "core/format.h"
 #include "core/formats.h"
+#include "formats/json_read.h"
 #include "formats/otlp/otlp.h"
 
 /* A LEN field's head at p[*i]: its number, and its length into *len; false when the bytes
@@ -84,9 +85,24 @@ static bool otlp_probe(const uint8_t *p, size_t n)
 	}
 }
 
+/* OTLP/JSON: "resourceProfiles" holding an array, or a "dictionary" with
+ * "resourceProfiles" (the writer writes them in that order, others need not). */
+static bool json_rp(struct tachi_json *j)
+{
+	struct tachi_jtok t;
+	return !tachi_json_value(j, &t) && t.type == TJ_ARRAY;
+}
+
+static bool otlp_probe_any(const uint8_t *p, size_t n)
+{
+	return otlp_probe(p, n) ||
+	       (tachi_json_object_start(p, n) &&
+		tachi_jr_probe_keys(p, n, "resourceProfiles", json_rp, "dictionary", "resourceProfiles"));
+}
+
 const struct tachi_format tachi_fmt_otlp = {
 	.name = "otlp",
 	.reader = &tachi_otlp_reader_ops,
 	.writer = &tachi_otlp_writer_ops,
-	.probe = otlp_probe,
+	.probe = otlp_probe_any,
 };

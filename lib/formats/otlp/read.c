@@ -25,7 +25,8 @@
  *   - Mappings with their ranges, offsets, files and build IDs
  *     (process.executable.build_id.*); the Resource's process.executable.path (or .name)
  *     is the program.
- * Not read: OTLP/JSON, links, the original payload, the scope, dropped-attribute counts.
+ * OTLP/JSON is made into its protobuf form first (read_json.c). Not read: links, the
+ * original payload, the scope, dropped-attribute counts.
  * Memory: the input, and per entry its time and values.
  */
 #include <stdio.h>
@@ -39,6 +40,7 @@
 #include "core/handles.h"
 #include "core/format.h"
 #include "core/values.h"
+#include "formats/comm.h"
 #include "formats/otlp/read.h"
 
 /* ---- Profiles and Samples ---- */
@@ -652,6 +654,8 @@ static int cached_attr(struct tach_reader *r, uint32_t a, const struct oattr **o
 		return TACH_OK;
 	if (v.is_str && v.sidx == NONE && tachi_or_str_is(st, key, OTLP_THREAD_NAME))
 		c->named = name_tid(st->d + v.s.off, v.s.len, &c->name_tid);
+	c->of_root = (v.is_str && tachi_or_str_is(st, key, OTLP_THREAD_NAME)) ||
+		     (v.is_num && tachi_or_str_is(st, key, OTLP_PROCESS_PID));
 	struct tach_label *l = &c->lab;
 	*l = (struct tach_label){ 0, TACH_NO_STRING, v.num, TACH_NO_STRING };
 	rc = tachi_or_str_id(r, key, &l->key);
@@ -675,6 +679,12 @@ static int sample_attrs(struct tach_reader *r, const struct rsmp *s, struct tach
 	struct otlp_rstate *st = r->state;
 	bool tid = false, named = false;
 	uint64_t name_id = 0;
+	const char *comm;
+	size_t comm_n;
+	int32_t pid;
+	/* a stack whose root is a process root frame holds the thread's name and pid already */
+	bool rooted = out->depth && tachi_comm_frame(&r->dict, out->frames[out->depth - 1], &comm,
+						     &comm_n, &pid);
 	st->ext.label_count = 0;
 	if (s->na && !TACHI_RESERVE(st->labs, st->labs_cap, s->na))
 		return tachi_or_nomem(r);
@@ -690,7 +700,7 @@ static int sample_attrs(struct tach_reader *r, const struct rsmp *s, struct tach
 			out->interp_id = (uint32_t)c->num;
 		} else if (c->kind == A_STATUS) {
 			out->status = (uint8_t)c->num;
-		} else if (c->kind == A_LABEL) {
+		} else if (c->kind == A_LABEL && !(rooted && c->of_root)) {
 			if (c->named) {
 				named = true;
 				name_id = c->name_tid;
@@ -772,12 +782,45 @@ static int or_next(struct tach_reader *r, const struct tach_sample **out)
 
 /* ---- open ---- */
 
+/* An error of the protobuf form made from OTLP/JSON: its offset is that form's. */
+static void json_said(struct tachi_err *e)
+{
+	static const char pre[] = "(offset in the protobuf form of this OTLP/JSON) ";
+	size_t n = strlen(e->msg), k = sizeof(pre) - 1;
+	if (n + k >= sizeof(e->msg))
+		n = sizeof(e->msg) - k - 1;
+	memmove(e->msg + k, e->msg, n);
+	memcpy(e->msg, pre, k);
+	e->msg[n + k] = 0;
+}
+
+/* OTLP/JSON: the input is a JSON object (a protobuf request never starts with '{': that
+ * would be field 15, which the request has not). */
+static bool json_input(const uint8_t *p, size_t n)
+{
+	size_t i = n >= 3 && !memcmp(p, "\xef\xbb\xbf", 3) ? 3 : 0;
+	while (i < n && (p[i] == ' ' || p[i] == '\t' || p[i] == '\n' || p[i] == '\r'))
+		i++;
+	return i < n && p[i] == '{';
+}
+
 static int or_open(struct tach_reader *r)
 {
 	struct otlp_rstate *st = r->state;
 	st->d = r->in.data;
 	st->size = r->in.size;
-	int rc = read_request(r);
+	int rc;
+	if (json_input(r->in.data, r->in.size)) {
+		if ((rc = tachi_or_json(r, &st->from_json, &st->size)))
+			return rc;
+		st->d = st->from_json;
+	}
+	if ((rc = read_request(r))) {
+		/* past the JSON's syntax, what is wrong is at an offset of its protobuf form */
+		if (st->from_json && r->err.pos_kind == TACH_POS_OFFSET)
+			json_said(&r->err);
+		return rc;
+	}
 	if (rc)
 		return rc;
 	size_t nk = st->ntab[DICT_STACK] + 1;
@@ -808,7 +851,8 @@ static void or_free(struct tach_reader *r)
 		free(st->tab[t]);
 	void *p[] = { st->sid, st->mid, st->lfr0, st->lnfr, st->frames, st->kfr0, st->knfr,
 		      st->kframes, st->profs, st->smps, st->aidx, st->ents, st->vals, st->vt,
-		      st->strs, st->tstrs, st->row, st->labs, st->ts, st->v, st->acache };
+		      st->strs, st->tstrs, st->row, st->labs, st->ts, st->v, st->acache,
+		      st->from_json };
 	for (size_t i = 0; i < sizeof(p) / sizeof(p[0]); i++)
 		free(p[i]);
 }

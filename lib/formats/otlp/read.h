@@ -51,6 +51,8 @@ enum { A_NONE = 1, A_TID, A_IID, A_STATUS, A_LABEL };
 struct oattr {
 	uint8_t kind;
 	bool named;
+	bool of_root;         /* thread.name or process.pid: a process root frame's, when the
+			       * stack has one (our writer's) */
 	uint64_t name_tid;
 	int64_t num;
 	struct tach_label lab;
@@ -59,6 +61,7 @@ struct oattr {
 struct otlp_rstate {
 	const uint8_t *d;
 	size_t size;
+	uint8_t *from_json;   /* the protobuf form of an OTLP/JSON input (read_json.c), or NULL */
 	/* the dictionary's tables: entry spans, by the dictionary's field numbers */
 	struct ospan *tab[DICT_STACK + 1];
 	size_t ntab[DICT_STACK + 1], tcap[DICT_STACK + 1];
@@ -112,6 +115,9 @@ struct anyv {
 	struct ospan s;
 	int64_t num;
 };
+
+/* otlp/read_json.c: the OTLP/JSON input made into its protobuf form (malloc'd, *out). */
+int tachi_or_json(struct tach_reader *r, uint8_t **out, size_t *n);
 
 /* otlp/read_dict.c */
 int tachi_or_bad(struct tach_reader *r, size_t at, const char *what);

@@ -203,6 +203,9 @@ static int mapping_id(struct tach_reader *r, uint32_t i, uint32_t *id)
 	}
 	struct ospan s = st->tab[DICT_MAPPING][i];
 	size_t pos = s.off, end = s.off + s.len;
+	/* pprof's mapping flags (bits 0 ... 3) from the pprof namespace's attributes */
+	static const char *const flag_keys[4] = { OTLP_MAP_HAS_FUNCTIONS, OTLP_MAP_HAS_FILENAMES,
+						  OTLP_MAP_HAS_LINES, OTLP_MAP_HAS_INLINES };
 	struct tach_mapping m = { .build_id = TACH_NO_STRING };
 	uint32_t file = 0;
 	int rc;
@@ -232,6 +235,9 @@ static int mapping_id(struct tach_reader *r, uint32_t i, uint32_t *id)
 							 "attribute", &a)) ||
 				    (rc = tachi_or_attribute(r, a, &key, &unit, &v)))
 					return rc;
+				for (int b = 0; b < 4; b++)
+					if (a && v.is_num && v.num && tachi_or_str_is(st, key, flag_keys[b]))
+						m.flags |= 1u << b;
 				if (a && tachi_or_str_starts(st, key, "process.executable.build_id") &&
 				    v.is_str && v.sidx == NONE && v.s.len <= TACHI_MAX_STRING &&
 				    tach_dict_intern_string(&r->dict, (const char *)st->d + v.s.off,

@@ -34,7 +34,12 @@
  *     first, an unsymbolized frame (named by its address or by module and offset) no Line,
  *     so a backend can symbolize it.
  *   - Strings that are not UTF-8 (protobuf strings must be) with U+FFFD, said once.
- * Not written: process.pid (the model has no process id), mapping flags, links.
+ *   - A sample whose outermost frame is a process root (file "[comm]": perf's, a Chrome
+ *     trace's named threads; formats/comm.h) gets thread.name (its name) and process.pid
+ *     (its line, when known) too; the frame stays on the stack, so reading back gives it.
+ *   - A mapping's pprof flags as the pprof namespace's bool attributes
+ *     (pprof.mapping.has_functions, ...), those that are set.
+ * Not written: links; a process id where the input has none on a process root.
  * Memory grows with the output (each sample's timestamp and values are in it): the
  * request is built in memory and written at close.
  */
@@ -53,6 +58,7 @@
 #include "core/format.h"
 #include "core/values.h"
 #include "formats/otlp/otlp.h"
+#include "formats/comm.h"
 #include "formats/native_names.h"
 
 #define NONE UINT32_MAX
@@ -116,11 +122,13 @@ struct otlp_wstate {
 	struct tachi_pb_buf m, sub, any;
 	/* attribute keys, interned when first used (0: not yet) */
 	uint32_t s_tid, s_iid, s_status, s_buildid, s_fline, s_fend, s_fendcol, s_fop;
+	uint32_t s_tname, s_pid, s_mflag[4];
 	/* the last sample's thread fields and attribute indices, when it had no labels */
 	bool last_ok;
 	uint64_t last_tid;
 	uint32_t last_iid;
 	uint8_t last_status;
+	uint32_t last_comm;  /* its process root frame, NONE: none */
 	uint32_t *la;        /* its attribute indices */
 	uint32_t last_stack, last_depth, last_id; /* its stack and Sample, when last_ok */
 	size_t nla, la_cap;
@@ -296,6 +304,16 @@ static bool attr_get(struct tach_writer *w, uint32_t key, int64_t v, const char 
 	       tachi_pb_put_varint(m, KVU_UNIT, unit) && otab_get(&st->attrs, m->p, m->len, idx);
 }
 
+/* An attribute with the bool value true. */
+static bool attr_true(struct tach_writer *w, uint32_t key, uint32_t *idx)
+{
+	struct otlp_wstate *st = w->state;
+	struct tachi_pb_buf *a = &st->any, *m = &st->m;
+	a->len = m->len = 0;
+	return put_varint0(a, ANY_BOOL, 1) && tachi_pb_put_varint(m, KVU_KEY, key) &&
+	       tachi_pb_put_bytes(m, KVU_VALUE, a->p, a->len) && otab_get(&st->attrs, m->p, m->len, idx);
+}
+
 /* ---- begin ---- */
 
 static int own_types(struct tach_writer *w)
@@ -374,7 +392,9 @@ static int mapping_index(struct tach_writer *w, const struct tach_dict *d, uint3
 		*idx = st->mmap[id];
 		return TACH_OK;
 	}
-	uint32_t file, attr = 0;
+	static const char *const flag_keys[4] = { OTLP_MAP_HAS_FUNCTIONS, OTLP_MAP_HAS_FILENAMES,
+						  OTLP_MAP_HAS_LINES, OTLP_MAP_HAS_INLINES };
+	uint32_t file, attr[5], na = 0;
 	if (mp->file >= d->str_count || (mp->build_id != TACH_NO_STRING && mp->build_id >= d->str_count))
 		return WFAIL(w, TACH_E_USAGE, "string id out of range in mapping %u", id);
 	if (!src_str(w, d, mp->file, &file))
@@ -383,16 +403,22 @@ static int mapping_index(struct tach_writer *w, const struct tach_dict *d, uint3
 		size_t n;
 		const char *b = tachi_str(d, mp->build_id, &n);
 		if (n && (!key_str(w, &st->s_buildid, OTLP_BUILD_ID) ||
-			  !attr_get(w, st->s_buildid, 0, b, n, 0, &attr)))
+			  !attr_get(w, st->s_buildid, 0, b, n, 0, &attr[na++])))
 			return NOMEM(w);
 	}
+	/* pprof's mapping flags, as the semantic conventions' pprof namespace names them (the
+	 * collector's pprof translator writes those that are true) */
+	for (int i = 0; i < 4; i++)
+		if ((mp->flags >> i & 1) && (!key_str(w, &st->s_mflag[i], flag_keys[i]) ||
+					     !attr_true(w, st->s_mflag[i], &attr[na++])))
+			return NOMEM(w);
 	struct tachi_pb_buf *m = &st->sub;
 	m->len = 0;
 	if (!tachi_pb_put_varint(m, MAP_MEMORY_START, mp->start) ||
 	    !tachi_pb_put_varint(m, MAP_MEMORY_LIMIT, mp->limit) ||
 	    !tachi_pb_put_varint(m, MAP_FILE_OFFSET, mp->offset) ||
 	    !tachi_pb_put_varint(m, MAP_FILENAME, file) ||
-	    (attr && !put_packed(m, &st->any, MAP_ATTRIBUTES, &attr, 1)) ||
+	    (na && !put_packed(m, &st->any, MAP_ATTRIBUTES, attr, na)) ||
 	    !otab_get(&st->maps, m->p, m->len, idx) ||
 	    (id >= st->mmap_cap && !tachi_idmap_reserve(&st->mmap, &st->mmap_cap, (size_t)id + 1)))
 		return NOMEM(w);
@@ -576,8 +602,14 @@ static int sample_attrs(struct tach_writer *w, const struct tach_dict *d,
 	struct otlp_wstate *st = w->state;
 	const struct tach_sample_ext *e = st->ext;
 	bool labels = e && e->label_count;
+	const char *comm = NULL;
+	size_t comm_n = 0;
+	int32_t pid = -1;
+	uint32_t root = s->depth && tachi_comm_frame(d, s->frames[s->depth - 1], &comm, &comm_n, &pid)
+				? s->frames[s->depth - 1]
+				: NONE;
 	if (!labels && st->last_ok && st->last_tid == s->thread_id && st->last_iid == s->interp_id &&
-	    st->last_status == s->status)
+	    st->last_status == s->status && st->last_comm == root)
 		return TACH_OK;
 	uint32_t a;
 	st->nla = 0;
@@ -588,7 +620,13 @@ static int sample_attrs(struct tach_writer *w, const struct tach_dict *d,
 	    (s->interp_id && (!key_str(w, &st->s_iid, OTLP_INTERP_ID) ||
 			      !attr_get(w, st->s_iid, s->interp_id, NULL, 0, 0, &a) || !ADD(a))) ||
 	    (s->status && (!key_str(w, &st->s_status, OTLP_STATUS) ||
-			   !attr_get(w, st->s_status, s->status, NULL, 0, 0, &a) || !ADD(a))))
+			   !attr_get(w, st->s_status, s->status, NULL, 0, 0, &a) || !ADD(a))) ||
+	    /* a process root frame (perf's, a Chrome trace's named threads) names the thread and
+	     * its process, as the semantic conventions name them (the frame stays on the stack) */
+	    (root != NONE && (!key_str(w, &st->s_tname, OTLP_THREAD_NAME) ||
+			      !attr_get(w, st->s_tname, 0, comm, comm_n, 0, &a) || !ADD(a))) ||
+	    (root != NONE && pid > 0 && (!key_str(w, &st->s_pid, OTLP_PROCESS_PID) ||
+					 !attr_get(w, st->s_pid, pid, NULL, 0, 0, &a) || !ADD(a))))
 		return NOMEM(w);
 	for (uint32_t i = 0; labels && i < e->label_count; i++) {
 		const struct tach_label *l = &e->labels[i];
@@ -610,6 +648,7 @@ static int sample_attrs(struct tach_writer *w, const struct tach_dict *d,
 	st->last_tid = s->thread_id;
 	st->last_iid = s->interp_id;
 	st->last_status = s->status;
+	st->last_comm = root;
 	return TACH_OK;
 }
 

@@ -6,8 +6,8 @@
  * message that is all zeros, a table's entry 0, is {}); repeated fields as arrays, in the
  * order the message holds them.
  *
- * Driven by a table of the messages the writer makes (their fields' names and kinds), so
- * that the JSON says exactly what the protobuf form says. Fields the table does not name
+ * Driven by the table of the messages the writer makes (json_schema.c: their fields'
+ * names and kinds), so that the JSON says exactly what the protobuf form says. Fields the table does not name
  * are not written (the writer makes none).
  */
 #include <stdio.h>
@@ -19,90 +19,7 @@
 #include "base/jsonout.h"
 #include "base/protobuf.h"
 #include "formats/otlp/otlp.h"
-
-enum kind { K_MSG, K_STR, K_BYTES, K_HEX, K_I32, K_U32, K_I64, K_U64, K_FX64, K_BOOL, K_DBL };
-
-struct jmsg;
-struct jfield {
-	uint32_t num;
-	uint8_t kind;
-	bool rep;
-	const char *name;
-	const struct jmsg *msg;
-};
-struct jmsg {
-	const struct jfield *f;
-	size_t n;
-};
-
-#define MSG(name, ...)                                                                        \
-	static const struct jfield name##_f[] = { __VA_ARGS__ };                                 \
-	static const struct jmsg name = { name##_f, sizeof(name##_f) / sizeof(name##_f[0]) }
-
-static const struct jmsg any_value, kv, kv_list;
-MSG(array_value, { 1, K_MSG, true, "values", &any_value });
-MSG(kv_list, { 1, K_MSG, true, "values", &kv });
-MSG(any_value, { ANY_STRING, K_STR, false, "stringValue", NULL },
-    { ANY_BOOL, K_BOOL, false, "boolValue", NULL }, { ANY_INT, K_I64, false, "intValue", NULL },
-    { ANY_DOUBLE, K_DBL, false, "doubleValue", NULL },
-    { ANY_ARRAY, K_MSG, false, "arrayValue", &array_value },
-    { ANY_KVLIST, K_MSG, false, "kvlistValue", &kv_list },
-    { ANY_BYTES, K_BYTES, false, "bytesValue", NULL },
-    { ANY_STRINDEX, K_I32, false, "stringValueStrindex", NULL });
-MSG(kv, { KV_KEY, K_STR, false, "key", NULL }, { KV_VALUE, K_MSG, false, "value", &any_value },
-    { KV_KEY_STRINDEX, K_I32, false, "keyStrindex", NULL });
-MSG(resource, { RES_ATTRIBUTES, K_MSG, true, "attributes", &kv },
-    { RES_DROPPED, K_U32, false, "droppedAttributesCount", NULL });
-MSG(scope, { SCOPE_NAME, K_STR, false, "name", NULL }, { SCOPE_VERSION, K_STR, false, "version", NULL },
-    { SCOPE_ATTRIBUTES, K_MSG, true, "attributes", &kv },
-    { SCOPE_DROPPED, K_U32, false, "droppedAttributesCount", NULL });
-MSG(value_type, { VT_TYPE, K_I32, false, "typeStrindex", NULL },
-    { VT_UNIT, K_I32, false, "unitStrindex", NULL });
-MSG(sample, { SMP_STACK, K_I32, false, "stackIndex", NULL },
-    { SMP_ATTRIBUTES, K_I32, true, "attributeIndices", NULL },
-    { SMP_LINK, K_I32, false, "linkIndex", NULL }, { SMP_VALUES, K_I64, true, "values", NULL },
-    { SMP_TIMESTAMPS, K_FX64, true, "timestampsUnixNano", NULL });
-MSG(profile, { PROF_SAMPLE_TYPE, K_MSG, false, "sampleType", &value_type },
-    { PROF_SAMPLES, K_MSG, true, "samples", &sample },
-    { PROF_TIME_UNIX_NANO, K_FX64, false, "timeUnixNano", NULL },
-    { PROF_DURATION_NANO, K_U64, false, "durationNano", NULL },
-    { PROF_PERIOD_TYPE, K_MSG, false, "periodType", &value_type },
-    { PROF_PERIOD, K_I64, false, "period", NULL }, { PROF_PROFILE_ID, K_HEX, false, "profileId", NULL },
-    { PROF_DROPPED, K_U32, false, "droppedAttributesCount", NULL },
-    { PROF_ORIGINAL_FORMAT, K_STR, false, "originalPayloadFormat", NULL },
-    { PROF_ORIGINAL_PAYLOAD, K_BYTES, false, "originalPayload", NULL },
-    { PROF_ATTRIBUTES, K_I32, true, "attributeIndices", NULL });
-MSG(scope_profiles, { SP_SCOPE, K_MSG, false, "scope", &scope },
-    { SP_PROFILES, K_MSG, true, "profiles", &profile }, { SP_SCHEMA_URL, K_STR, false, "schemaUrl", NULL });
-MSG(resource_profiles, { RP_RESOURCE, K_MSG, false, "resource", &resource },
-    { RP_SCOPE_PROFILES, K_MSG, true, "scopeProfiles", &scope_profiles },
-    { RP_SCHEMA_URL, K_STR, false, "schemaUrl", NULL });
-MSG(mapping, { MAP_MEMORY_START, K_U64, false, "memoryStart", NULL },
-    { MAP_MEMORY_LIMIT, K_U64, false, "memoryLimit", NULL },
-    { MAP_FILE_OFFSET, K_U64, false, "fileOffset", NULL },
-    { MAP_FILENAME, K_I32, false, "filenameStrindex", NULL },
-    { MAP_ATTRIBUTES, K_I32, true, "attributeIndices", NULL });
-MSG(line, { LINE_FUNCTION, K_I32, false, "functionIndex", NULL }, { LINE_LINE, K_I64, false, "line", NULL },
-    { LINE_COLUMN, K_I64, false, "column", NULL });
-MSG(location, { LOC_MAPPING, K_I32, false, "mappingIndex", NULL },
-    { LOC_ADDRESS, K_U64, false, "address", NULL }, { LOC_LINES, K_MSG, true, "lines", &line },
-    { LOC_ATTRIBUTES, K_I32, true, "attributeIndices", NULL });
-MSG(function, { FN_NAME, K_I32, false, "nameStrindex", NULL },
-    { FN_SYSTEM_NAME, K_I32, false, "systemNameStrindex", NULL },
-    { FN_FILENAME, K_I32, false, "filenameStrindex", NULL },
-    { FN_START_LINE, K_I64, false, "startLine", NULL });
-MSG(link, { LINK_TRACE_ID, K_HEX, false, "traceId", NULL }, { LINK_SPAN_ID, K_HEX, false, "spanId", NULL });
-MSG(kvu, { KVU_KEY, K_I32, false, "keyStrindex", NULL }, { KVU_VALUE, K_MSG, false, "value", &any_value },
-    { KVU_UNIT, K_I32, false, "unitStrindex", NULL });
-MSG(stack, { STACK_LOCATIONS, K_I32, true, "locationIndices", NULL });
-MSG(dictionary, { DICT_MAPPING, K_MSG, true, "mappingTable", &mapping },
-    { DICT_LOCATION, K_MSG, true, "locationTable", &location },
-    { DICT_FUNCTION, K_MSG, true, "functionTable", &function },
-    { DICT_LINK, K_MSG, true, "linkTable", &link }, { DICT_STRING, K_STR, true, "stringTable", NULL },
-    { DICT_ATTRIBUTE, K_MSG, true, "attributeTable", &kvu },
-    { DICT_STACK, K_MSG, true, "stackTable", &stack });
-MSG(request, { REQ_RESOURCE_PROFILES, K_MSG, true, "resourceProfiles", &resource_profiles },
-    { REQ_DICTIONARY, K_MSG, false, "dictionary", &dictionary });
+#include "formats/otlp/json_schema.h"
 
 struct jctx {
 	struct tachi_out *o;
@@ -199,10 +116,10 @@ static void put_number(struct jctx *c, uint8_t k, uint64_t v)
 	put(c, b, n);
 }
 
-static void put_msg(struct jctx *c, size_t off, size_t len, const struct jmsg *m);
+static void put_msg(struct jctx *c, size_t off, size_t len, const struct otlp_jmsg *m);
 
 /* A field's value (one element of a repeated one): a LEN field's bytes, or a number. */
-static void put_value(struct jctx *c, const struct jfield *jf, const struct tachi_pb_field *f)
+static void put_value(struct jctx *c, const struct otlp_jfield *jf, const struct tachi_pb_field *f)
 {
 	switch (jf->kind) {
 	case K_MSG:
@@ -221,7 +138,7 @@ static void put_value(struct jctx *c, const struct jfield *jf, const struct tach
 }
 
 /* The numbers of a packed field: varints, or 8 bytes each for fixed64 and double. */
-static void put_packed(struct jctx *c, const struct jfield *jf, const struct tachi_pb_field *f,
+static void put_packed(struct jctx *c, const struct otlp_jfield *jf, const struct tachi_pb_field *f,
 		       bool *first)
 {
 	bool fixed = jf->kind == K_FX64 || jf->kind == K_DBL;
@@ -246,18 +163,18 @@ static void put_packed(struct jctx *c, const struct jfield *jf, const struct tac
 }
 
 /* Whether field f (of the message's bytes) is jf's. */
-static bool is(const struct jfield *jf, const struct tachi_pb_field *f)
+static bool is(const struct otlp_jfield *jf, const struct tachi_pb_field *f)
 {
 	return f->num == jf->num;
 }
 
-static void put_msg(struct jctx *c, size_t off, size_t len, const struct jmsg *m)
+static void put_msg(struct jctx *c, size_t off, size_t len, const struct otlp_jmsg *m)
 {
 	size_t end = off + len;
 	bool any = false;
 	put(c, "{", 1);
 	for (size_t i = 0; i < m->n && !c->rc; i++) {
-		const struct jfield *jf = &m->f[i];
+		const struct otlp_jfield *jf = &m->f[i];
 		struct tachi_pb_field f, last;
 		bool found = false, opened = false, first = true;
 		for (size_t pos = off; pos < end && !c->rc;) {
@@ -302,7 +219,7 @@ static void put_msg(struct jctx *c, size_t off, size_t len, const struct jmsg *m
 int tachi_otlp_json(struct tachi_out *o, const uint8_t *p, size_t n)
 {
 	struct jctx c = { o, p, NULL, 0, TACH_OK };
-	put_msg(&c, 0, n, &request);
+	put_msg(&c, 0, n, &tachi_otlp_json_request);
 	put(&c, "\n", 1);
 	free(c.esc);
 	return c.rc;

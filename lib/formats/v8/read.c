@@ -9,7 +9,13 @@
  * profiles and trace-event chunks have it (both are accepted and must agree); "samples",
  * the node id of each sample in the order taken; "timeDeltas", µs from the previous sample
  * (the first from startTime); "startTime" and "endTime" in µs of the producer's monotonic
- * clock. Not read: the legacy "head" tree, hitCount and positionTicks (they are derived
+ * clock. The legacy form (node 10 and older, Chrome before 58) has "head", the root node
+ * with its "children" nested in it and the call frame's keys in each node, and
+ * "timestamps", each sample's time in µs of the clock, maybe with one more entry: the end
+ * (startTime and endTime are in seconds there, node 10's whole ones: the first timestamp
+ * is the start, as DevTools takes it). The tree is read without recursion, but the JSON
+ * parser nests at most 512 levels: a head tree deeper than about 255 frames is refused
+ * where it goes deeper. Not read: hitCount and positionTicks (they are derived
  * from samples). The trace-event form (an array of events, "ProfileChunk"s) is
  * chrome/read.c's; the tree and the samples are read by v8_tree.c for both.
  *
@@ -62,33 +68,85 @@
 
 /* ---- open ---- */
 
-/* The top object's keys: nodes, samples, timeDeltas, startTime, endTime; the profile. */
+enum { K_NODES, K_SAMPLES, K_DELTAS, K_START, K_END, K_HEAD, K_STAMPS, NKEYS };
+
+/* The legacy format's start: its first timestamp, as DevTools takes it (node 10 writes
+ * startTime and endTime in whole seconds, so they miss the samples by up to one), or
+ * startTime (seconds) without samples. */
+static int legacy_start(struct tach_reader *r, const uint64_t *o, int64_t *start)
+{
+	struct tachi_json j;
+	struct tachi_jtok t;
+	bool more;
+	int rc = tachi_jr_begin_array(r, &j, o[K_STAMPS], "timestamps");
+	if (rc || (rc = tachi_json_elem(&j, &more)))
+		return rc;
+	if (more)
+		return (rc = tachi_json_value(&j, &t)) ? rc : tachi_v8_time_ns(r, &t, "timestamp", start);
+	if ((rc = tachi_jr_value_at(r, &j, o[K_START], &t)))
+		return rc;
+	return tachi_jr_number(r, &t, 9, "startTime", start);
+}
+
+/* The legacy endTime (seconds), where it is not before the last sample; else the end is
+ * a timestamp past the last sample, or none. */
+static int legacy_end(struct tach_reader *r, const uint64_t *o)
+{
+	struct tachi_v8 *st = r->state;
+	struct tachi_v8_prof *p = &st->profs[0];
+	struct tachi_json j;
+	struct tachi_jtok t;
+	int64_t end;
+	if (o[K_END] == UINT64_MAX || p->end >= 0)
+		return TACH_OK;
+	int rc = tachi_jr_value_at(r, &j, o[K_END], &t);
+	if (rc || (rc = tachi_jr_number(r, &t, 9, "endTime", &end)))
+		return rc;
+	if (end >= p->now)
+		p->end = end;
+	return TACH_OK;
+}
+
+/* The top object's keys: nodes (or the legacy head), samples, timeDeltas (or the legacy
+ * timestamps), startTime, endTime; the profile. */
 static int parse_top(struct tach_reader *r, uint64_t *o)
 {
 	static const char *const want[] = { "nodes", "samples", "timeDeltas", "startTime",
-					    "endTime" };
+					    "endTime", "head", "timestamps" };
 	static const char *const names[] = { "\"nodes\"", "\"samples\"", "\"timeDeltas\"",
 					     "\"startTime\"" };
+	struct tachi_v8 *st = r->state;
 	struct tachi_json j;
 	struct tachi_jtok t;
 	int64_t start;
 	uint32_t prof;
 	int rc = tachi_jr_top(r, &j, &t, "not a V8 CPU profile: expected a JSON object");
-	if (rc || (rc = tachi_json_keys(&j, want, o, 5)) || (rc = tachi_json_end(&j)))
+	/* the legacy head tree nests two levels a frame: as deep as the parser goes */
+	j.max_depth = TACHI_JSON_MAX_DEPTH;
+	if (rc || (rc = tachi_json_keys(&j, want, o, NKEYS)) || (rc = tachi_json_end(&j)))
 		return rc;
+	st->stamps = o[K_NODES] == UINT64_MAX && o[K_HEAD] != UINT64_MAX &&
+		     o[K_STAMPS] != UINT64_MAX;
+	if (st->stamps) {
+		o[K_NODES] = o[K_HEAD];
+		o[K_DELTAS] = o[K_STAMPS];
+	}
 	for (int i = 0; i < 4; i++)
 		if (o[i] == UINT64_MAX)
 			return RFAIL(r, TACH_E_FORMAT, TACH_POS_OFFSET, t.off,
 				     "not a V8 CPU profile: no %s", names[i]);
-	if ((rc = tachi_jr_value_at(r, &j, o[3], &t)) ||
-	    (rc = tachi_v8_time_ns(r, &t, "startTime", &start)))
+	if (st->stamps)
+		rc = legacy_start(r, o, &start);
+	else if (!(rc = tachi_jr_value_at(r, &j, o[K_START], &t)))
+		rc = tachi_v8_time_ns(r, &t, "startTime", &start);
+	if (rc)
 		return rc;
 	if (start < 0)
-		return tachi_jr_bad(r, t.off, "startTime before 0");
+		return tachi_jr_bad(r, o[K_START], "startTime before 0");
 	if ((rc = tachi_v8_add_profile(r, start, &prof)))
 		return rc;
-	if (o[4] != UINT64_MAX && ((rc = tachi_jr_value_at(r, &j, o[4], &t)) ||
-				   (rc = tachi_v8_end(r, prof, &t))))
+	if (!st->stamps && o[K_END] != UINT64_MAX &&
+	    ((rc = tachi_jr_value_at(r, &j, o[K_END], &t)) || (rc = tachi_v8_end(r, prof, &t))))
 		return rc;
 	return TACH_OK;
 }
@@ -96,14 +154,15 @@ static int parse_top(struct tach_reader *r, uint64_t *o)
 static int v8_open(struct tach_reader *r)
 {
 	struct tachi_v8 *st = r->state;
-	uint64_t o[5];
+	uint64_t o[NKEYS];
 	int rc;
 	r->json_lone_ok = true;
 	if ((rc = parse_top(r, o)))
 		return rc;
 	tachi_v8_lone_warning(r);
-	if ((rc = tachi_v8_nodes(r, o[0])) || (rc = tachi_v8_tree(r)) ||
-	    (rc = tachi_v8_samples(r, 0, o[1], o[2])) || (rc = tachi_v8_finish(r)))
+	if ((rc = (st->stamps ? tachi_v8_head : tachi_v8_nodes)(r, o[K_NODES])) ||
+	    (rc = tachi_v8_tree(r)) || (rc = tachi_v8_samples(r, 0, o[K_SAMPLES], o[K_DELTAS])) ||
+	    (st->stamps && (rc = legacy_end(r, o))) || (rc = tachi_v8_finish(r)))
 		return rc;
 	/* V8's clock is no wall clock (a monotonic one, from an unknown origin): times are
 	 * given from startTime, and the start is unknown (0), so no writer shows a date. */

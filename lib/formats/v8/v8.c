@@ -32,7 +32,7 @@ bool tachi_v8_resembles(const uint8_t *p, size_t n)
 {
 	return tachi_json_object_start(p, n) &&
 	       (memmem(p, n, "\"nodes\"", 7) || memmem(p, n, "\"timeDeltas\"", 12) ||
-		memmem(p, n, "\"callFrame\"", 11));
+		memmem(p, n, "\"callFrame\"", 11) || memmem(p, n, "\"timestamps\"", 12));
 }
 
 /* node writes "nodes" first and it may fill the peeked bytes: its first node decides. */
@@ -42,9 +42,28 @@ static bool nodes_decide(struct tachi_json *j)
 	return !tachi_json_value(j, &t) && t.type == TJ_ARRAY && first_node_has_callframe(j);
 }
 
+/* The legacy "head" (node writes it first, and it may fill the peeked bytes): a node with
+ * its call frame's keys in it. Chrome's heap profile also has a "head", whose call frame
+ * is a "callFrame" object. */
+static bool head_decides(struct tachi_json *j)
+{
+	struct tachi_jtok t, k;
+	bool more;
+	if (tachi_json_value(j, &t) || t.type != TJ_OBJECT)
+		return false;
+	while (!tachi_json_key(j, &k, &more) && more) {
+		if (tachi_json_str_eq(j->p, &k, "functionName"))
+			return true;
+		if (tachi_json_str_eq(j->p, &k, "callFrame") || tachi_json_skip(j))
+			return false;
+	}
+	return false;
+}
+
 bool tachi_v8_probe(const uint8_t *p, size_t n)
 {
-	return tachi_jr_probe_keys(p, n, "nodes", nodes_decide, "samples", "timeDeltas");
+	return tachi_jr_probe_keys(p, n, "nodes", nodes_decide, "samples", "timeDeltas") ||
+	       tachi_jr_probe_keys(p, n, "head", head_decides, "samples", "timestamps");
 }
 
 const struct tachi_format tachi_fmt_v8 = {
