@@ -371,6 +371,8 @@ json.dump(ev, open(sys.argv[2], "w"))' "$T/trace.json" "$T/events.json"
 	printf 'events: Ir;fn=main 3\n' >"$T/folded"
 	run tach-decode -v -q "$T/folded"
 	[[ $status -eq 0 && $output == *"collapsed input"* ]]
+}
+
 # The files whose text (after gzip) starts as a JSON object, listed for the JSON formats'
 # probes (the others' first bytes are no '{'; each probe asks that first).
 json_like() { # DIR...
