@@ -32,6 +32,11 @@ struct jfr_type {
 	uint32_t field0, nfields;
 	uint8_t kind;          /* enum jfr_kind */
 	bool empty;            /* a struct that takes no bytes (no field takes any) */
+	/* in a compressed chunk, a struct that is lebs compressed integers and nothing else
+	 * (a StackFrame: method and type keys, line, bytecode index): skipped without
+	 * walking its fields */
+	bool flat;
+	uint32_t lebs;
 };
 
 struct jfr_field {
@@ -41,11 +46,17 @@ struct jfr_field {
 	bool cp, array;
 };
 
-/* A constant: (type, key) and where its value is in the input. */
+/* A constant: (type, key) and where its value is: in the chunk's ck-th constant pool
+ * event (jfr_state.ckpt), at bytes from its start. */
 struct jfr_const {
 	uint64_t key;
-	uint32_t type;
+	uint32_t type, ck;
 	size_t at;
+};
+
+/* A constant pool event of the chunk: where it starts and its size. */
+struct jfr_span {
+	size_t at, len;
 };
 
 /* A cursor over the input: [p, end) of the chunk, and where the input starts (offsets). */
@@ -93,6 +104,14 @@ struct jfr_method {
 	bool native;           /* named as native code (by its frame's type) */
 };
 
+/* A stack frame as the pools write it (its method and type keys, line and bytecode
+ * index) and the frame it became, per chunk. */
+struct jfr_fkey {
+	uint64_t method, type;
+	int64_t line, bci;
+	uint32_t id;
+};
+
 /* A thread state seen in the chunk: its key and status. */
 struct jfr_tstate {
 	uint64_t key;
@@ -117,7 +136,11 @@ struct jfr_state {
 	struct tachi_idset type_ix;
 	uint32_t tix[T_COUNT];
 	uint32_t ev_type[EV_COUNT];
-	/* its constant pools */
+	/* its constant pools, and where the events that hold them are */
+	struct jfr_span *ckpt, *next_ckpt;
+	size_t nckpt, ckpt_cap, nnext, next_cap;
+	size_t meta_len;
+	bool reused;             /* the chunk's metadata and pools are the previous chunk's */
 	struct jfr_const *consts;
 	size_t nconsts, consts_cap;
 	struct tachi_idset const_ix;
@@ -134,6 +157,15 @@ struct jfr_state {
 	size_t nmethods, methods_cap;
 	struct tachi_idset method_ix;
 	uint32_t ftype_file[16]; /* per frame type key < 16: the file string, JFR_NONE: not yet */
+	uint16_t ftype_native;   /* per frame type key < 16: its frames are native code */
+	/* the chunk's StackFrame is a flat struct of at most 8 fields, method and type pool
+	 * keys: decoded at once (ff_field: the field of each frame_fields name, -1 none) */
+	bool frame_fast;
+	int8_t ff_field[4];
+	uint8_t ff_signed[4];    /* the field's kind: how its bits are a Java value */
+	struct jfr_fkey *fcache;
+	size_t nfcache, fcache_cap;
+	struct tachi_idset fcache_ix;
 	bool has_kernel;         /* the FrameType pool names "Kernel": async-profiler's */
 	int8_t *slot;            /* per field: which event field it is (read.c), -1 none */
 	size_t slot_cap;
@@ -161,6 +193,8 @@ void tachi_jfr_chunk_free(struct jfr_state *st);
 int tachi_jfr_fail(struct tach_reader *r, size_t at, const char *fmt, ...) TACHI_PRINTF(3, 4);
 /* Integers as the chunk writes them (compressed or not), and raw bytes. */
 int tachi_jfr_varint(struct tach_reader *r, struct jfr_cur *c, uint64_t *v);
+/* n compressed integers at c into out (a flat struct's fields). */
+int tachi_jfr_lebs(struct tach_reader *r, struct jfr_cur *c, unsigned n, uint64_t *out);
 /* A count (of an array's elements) at c: at most the bytes left. */
 int tachi_jfr_count(struct tach_reader *r, struct jfr_cur *c, uint64_t *n);
 /* The fields of a struct of type t at c, each named in want[i] into out[i] (JV_NONE when

@@ -74,6 +74,17 @@ static const char *const event_fields[F_COUNT] = {
 	"objectClass", "allocationSize", "weight", "duration", "monitorClass", "parkedClass", "tlabSize",
 };
 
+/* The fields of the pool types read per frame and thread, by name, each type's own
+ * slots (chunk_open): the per-frame path matches no names. */
+static const char *const frame_fields[] = { "method", "lineNumber", "type", "bytecodeIndex" };
+static const char *const method_fields[] = { "type", "name" };
+static const char *const class_fields[] = { "name" };
+static const char *const thread_fields[] = { "javaName", "osName", "osThreadId" };
+static const struct { int t; const char *const *names; size_t n; } type_fields[] = {
+	{ T_FRAME, frame_fields, 4 }, { T_METHOD, method_fields, 2 }, { T_CLASS, class_fields, 1 },
+	{ T_THREAD, thread_fields, 3 },
+};
+
 #define GROUP_SAMPLES (1u << EV_EXEC | 1u << EV_NATIVE | 1u << EV_WALL | 1u << EV_CPUTIME)
 #define GROUP_ALLOC (1u << EV_ALLOC_TLAB | 1u << EV_ALLOC_OUTSIDE | 1u << EV_ALLOC_SAMPLE)
 #define GROUP_LOCK (1u << EV_MONITOR | 1u << EV_PARK)
@@ -134,6 +145,18 @@ static int nomem(struct tach_reader *r)
 	return RFAIL(r, TACH_E_NOMEM, TACH_POS_NONE, 0, "out of memory");
 }
 
+/* The fields of a struct of type t named in want (the names of type_fields[tf]): by the
+ * chunk's slots where t is the type they were made for, else by name. */
+static int fields_of(struct tach_reader *r, struct jfr_cur *c, uint32_t t, int tf,
+		     struct jfr_val *out)
+{
+	struct jfr_state *st = r->state;
+	if (t == st->tix[type_fields[tf].t])
+		return tachi_jfr_struct_slots(r, c, t, st->slot, out, type_fields[tf].n);
+	return tachi_jfr_struct(r, c, t, type_fields[tf].names, type_fields[tf].n, out);
+}
+enum { TF_FRAME, TF_METHOD, TF_CLASS, TF_THREAD };
+
 static int intern(struct tach_reader *r, const char *file, size_t fl, const char *func,
 		  size_t nl, int32_t line, uint32_t *id)
 {
@@ -158,7 +181,6 @@ static bool thread_eq(void *ctx, uint32_t i, const void *key)
 static int thread_root(struct tach_reader *r, const struct jfr_val *v, uint64_t *tid,
 		       uint32_t *root)
 {
-	static const char *const want[] = { "javaName", "osName", "osThreadId" };
 	struct jfr_cur c;
 	struct jfr_val f[3];
 	const char *s;
@@ -167,7 +189,7 @@ static int thread_root(struct tach_reader *r, const struct jfr_val *v, uint64_t 
 	*tid = v->kind == JV_KEY ? v->u : 0;
 	if (!tachi_jfr_struct_at(r, v, &c))
 		return TACH_OK;
-	int rc = tachi_jfr_struct(r, &c, v->type, want, 3, f);
+	int rc = fields_of(r, &c, v->type, TF_THREAD, f);
 	if (rc || (rc = tachi_jfr_string(r, &f[0], &s, &n)))
 		return rc;
 	if (!s && (rc = tachi_jfr_string(r, &f[1], &s, &n)))
@@ -216,8 +238,6 @@ static bool method_eq(void *ctx, uint32_t i, const void *key)
 static int method_name(struct tach_reader *r, const struct jfr_val *v, bool native,
 		       uint32_t *func)
 {
-	static const char *const mwant[] = { "type", "name" };
-	static const char *const cwant[] = { "name" };
 	struct jfr_state *st = r->state;
 	struct jfr_method key = { v->u, 0, native };
 	uint64_t h = tachi_mix64(v->u) ^ native;
@@ -232,11 +252,11 @@ static int method_name(struct tach_reader *r, const struct jfr_val *v, bool nati
 	size_t cn = 0, mn = 0;
 	int rc = TACH_OK;
 	if (tachi_jfr_struct_at(r, v, &c)) {
-		if ((rc = tachi_jfr_struct(r, &c, v->type, mwant, 2, m)))
+		if ((rc = fields_of(r, &c, v->type, TF_METHOD, m)))
 			return rc;
 		cl.kind = JV_NONE;
 		if (!native && tachi_jfr_struct_at(r, &m[0], &c) &&
-		    (rc = tachi_jfr_struct(r, &c, m[0].type, cwant, 1, &cl)))
+		    (rc = fields_of(r, &c, m[0].type, TF_CLASS, &cl)))
 			return rc;
 		if (cl.kind != JV_NONE && (rc = tachi_jfr_string(r, &cl, &cs, &cn)))
 			return rc;
@@ -294,6 +314,12 @@ static int frame_type(struct tach_reader *r, const struct jfr_val *v, uint32_t *
 	const char *s;
 	size_t n;
 	char buf[80];
+	bool cache = v->kind == JV_KEY && v->u < sizeof(st->ftype_file) / sizeof(st->ftype_file[0]);
+	if (cache && st->ftype_file[v->u] != JFR_NONE) {
+		*file = st->ftype_file[v->u];
+		*native = st->ftype_native >> v->u & 1;
+		return TACH_OK;
+	}
 	int rc = tachi_jfr_string(r, v, &s, &n);
 	if (rc)
 		return rc;
@@ -308,17 +334,90 @@ static int frame_type(struct tach_reader *r, const struct jfr_val *v, uint32_t *
 	buf[0] = '[';
 	memcpy(buf + 1, s, n);
 	buf[n + 1] = ']';
-	return tach_dict_intern_string(&r->dict, buf, n + 2, file) ? nomem(r) : TACH_OK;
+	if (tach_dict_intern_string(&r->dict, buf, n + 2, file))
+		return nomem(r);
+	if (cache) {
+		st->ftype_file[v->u] = *file;
+		st->ftype_native = (uint16_t)((st->ftype_native & ~(1u << v->u)) |
+					      (unsigned)*native << v->u);
+	}
+	return TACH_OK;
+}
+
+static bool fkey_eq(void *ctx, uint32_t i, const void *key)
+{
+	const struct jfr_state *st = ctx;
+	const struct jfr_fkey *a = &st->fcache[i], *b = key;
+	return a->method == b->method && a->type == b->type && a->line == b->line &&
+	       a->bci == b->bci;
+}
+
+static uint64_t fkey_hash(const struct jfr_fkey *k)
+{
+	return tachi_mix64(k->method * 0x9E3779B97F4A7C15u ^ k->type << 56 ^
+			   (uint64_t)k->line << 24 ^ (uint64_t)k->bci);
+}
+
+static int frame_of(struct tach_reader *r, const struct jfr_val *f, uint32_t *id);
+
+/* A flat StackFrame (st->frame_fast): its fields decoded at once, and the frame found
+ * by them in the chunk's cache, made by frame_of the first time. */
+static int fast_frame(struct tach_reader *r, struct jfr_cur *c, uint32_t t, uint32_t *id)
+{
+	struct jfr_state *st = r->state;
+	const struct jfr_type *ty = &st->types[t];
+	uint64_t u[8] = { 0 }, v[4] = { 0 };
+	size_t at = (size_t)(c->p - st->d);
+	int rc = tachi_jfr_lebs(r, c, ty->nfields, u);
+	if (rc)
+		return rc;
+	for (int k = 0; k < 4; k++)
+		if (st->ff_field[k] >= 0)
+			v[k] = st->ff_signed[k] == JK_INT ? (uint64_t)(int64_t)(int32_t)u[st->ff_field[k]] :
+			       st->ff_signed[k] == JK_SHORT ? (uint64_t)(int64_t)(int16_t)u[st->ff_field[k]] :
+			       st->ff_signed[k] == JK_CHAR ? u[st->ff_field[k]] & 0xffff :
+			       u[st->ff_field[k]];
+	struct jfr_fkey key = { v[0], v[2], (int64_t)v[1], (int64_t)v[3], 0 };
+	uint64_t h = fkey_hash(&key);
+	uint32_t i;
+	if (tachi_idset_find(&st->fcache_ix, h, &key, fkey_eq, st, &i)) {
+		*id = st->fcache[i].id;
+		return TACH_OK;
+	}
+	struct jfr_val f[4];
+	for (int k = 0; k < 4; k++) {
+		int8_t fi = st->ff_field[k];
+		const struct jfr_field *fd = fi >= 0 ? &st->fields[ty->field0 + (uint32_t)fi] : NULL;
+		f[k] = (struct jfr_val){ !fd ? JV_NONE : fd->cp ? JV_KEY : JV_NUM, v[k], at,
+					 fd ? fd->type : 0, false, fd && fd->cp };
+	}
+	if ((rc = frame_of(r, f, &key.id)))
+		return rc;
+	if (!TACHI_RESERVE(st->fcache, st->fcache_cap, st->nfcache + 1) ||
+	    !tachi_idset_insert(&st->fcache_ix, h, (uint32_t)st->nfcache))
+		return nomem(r);
+	st->fcache[st->nfcache++] = key;
+	*id = key.id;
+	return TACH_OK;
 }
 
 static int one_frame(struct tach_reader *r, struct jfr_cur *c, uint32_t t, uint32_t *id)
 {
-	static const char *const want[] = { "method", "lineNumber", "type" };
-	struct jfr_val f[3];
+	struct jfr_state *st = r->state;
+	struct jfr_val f[4];
+	if (st->frame_fast && t == st->tix[T_FRAME])
+		return fast_frame(r, c, t, id);
+	int rc = fields_of(r, c, t, TF_FRAME, f);
+	return rc ? rc : frame_of(r, f, id);
+}
+
+/* The frame of a StackFrame's values f (frame_fields' order). */
+static int frame_of(struct tach_reader *r, const struct jfr_val *f, uint32_t *id)
+{
 	uint32_t file, func;
 	bool native = false;
-	int rc = tachi_jfr_struct(r, c, t, want, 3, f);
-	if (rc || (rc = frame_type(r, &f[2], &file, &native)) ||
+	int rc;
+	if ((rc = frame_type(r, &f[2], &file, &native)) ||
 	    (rc = method_name(r, &f[0], native, &func)))
 		return rc;
 	int64_t line = f[1].kind == JV_NUM ? (int64_t)f[1].u : 0;
@@ -573,12 +672,38 @@ static int event_sample(struct tach_reader *r, int ev, struct jfr_cur *c)
 
 /* ---- chunks, open and next ---- */
 
+/* Whether the chunk's StackFrame is flat enough for fast_frame: at most 8 fields, each
+ * one compressed integer, its method and type pool keys. */
+static void frame_layout(struct jfr_state *st)
+{
+	uint32_t t = st->tix[T_FRAME];
+	st->frame_fast = false;
+	if (t == JFR_NONE || !st->types[t].flat || st->types[t].lebs != st->types[t].nfields ||
+	    st->types[t].nfields > 8)
+		return;
+	const struct jfr_type *ty = &st->types[t];
+	for (int k = 0; k < 4; k++)
+		st->ff_field[k] = -1;
+	for (uint32_t i = 0; i < ty->nfields; i++) {
+		const struct jfr_field *f = &st->fields[ty->field0 + i];
+		int8_t k = st->slot[ty->field0 + i];
+		if (k < 0)
+			continue;
+		bool key = k == 0 || k == 2;
+		if (f->cp != key)
+			return; /* a method or type inline, a line in the pools: the slow path */
+		st->ff_field[k] = (int8_t)i;
+		st->ff_signed[k] = st->types[f->type].kind;
+	}
+	st->frame_fast = true;
+}
+
 /* Per chunk: which event field each field is, and whether "Kernel" is a frame type. */
 static int chunk_open(struct tach_reader *r)
 {
 	struct jfr_state *st = r->state;
 	int rc = tachi_jfr_chunk(r);
-	if (rc)
+	if (rc || st->reused) /* what follows depends on the metadata and pools only */
 		return rc;
 	if (!TACHI_RESERVE(st->slot, st->slot_cap, st->nfields + 1))
 		return nomem(r);
@@ -588,6 +713,17 @@ static int chunk_open(struct tach_reader *r)
 			if (!strcmp(st->fields[i].name, event_fields[k]))
 				st->slot[i] = (int8_t)k;
 	}
+	for (size_t k = 0; k < sizeof(type_fields) / sizeof(type_fields[0]); k++) {
+		uint32_t t = st->tix[type_fields[k].t];
+		for (uint32_t i = 0; t != JFR_NONE && i < st->types[t].nfields; i++) {
+			uint32_t fi = st->types[t].field0 + i;
+			st->slot[fi] = -1;
+			for (size_t j = 0; j < type_fields[k].n; j++)
+				if (!strcmp(st->fields[fi].name, type_fields[k].names[j]))
+					st->slot[fi] = (int8_t)j;
+		}
+	}
+	frame_layout(st);
 	st->nstates = 0;
 	st->has_kernel = false;
 	uint32_t ft = st->tix[T_FRAMETYPE];
