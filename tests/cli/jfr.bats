@@ -187,10 +187,25 @@ same() {
 		awk '{c = $NF; sub(/ [0-9]+$/, ""); n = split($0, f, ";"); leaf = f[n]
 		      sub(/^[^:]*:/, "", leaf); sub(/:[0-9]+$/, "", leaf); s[leaf] += c}
 		     END {for (k in s) print k "\t" s[k]}' | LC_ALL=C sort >"$T/flat.want"
-	awk '/^ +flat +flat%/ {on = 1; next} on && $1 + 0 > 0 {c = $1; $1 = $2 = $3 = $4 = $5 = ""; sub(/^ +/, ""); s[$0] += c}
+	# (pprof marks a function inlined where it was sampled "(inline)", "(partial-inline)")
+	awk '/^ +flat +flat%/ {on = 1; next} on && $1 + 0 > 0 {c = $1; $1 = $2 = $3 = $4 = $5 = ""; sub(/^ +/, ""); sub(/ \((partial-)?inline\)$/, ""); s[$0] += c}
 	     END {for (k in s) print k "\t" s[k]}' "$T/top" | LC_ALL=C sort >"$T/flat.got"
 	diff -u "$T/flat.want" "$T/flat.got"
 	grep -q 'of 1558 total' "$T/top"
+	# an inlined frame is a Line of its caller's Location, not a Location of its own
+	HOME=$T PPROF_TMPDIR=$T go tool pprof -raw "$T/cpu.pb.gz" 2>/dev/null >"$T/raw"
+	python3 -c 'import re, sys
+locs, cur = [], None
+on = False
+for l in open(sys.argv[1]):
+    if l.startswith("Locations"): on = True; continue
+    if l.startswith("Mappings"): break
+    m = re.match(r"^\s*\d+: 0x\S+(?: M=\d+)? (.*) s=0", l)
+    if on and m: cur = [m.group(1)]; locs.append(cur)
+    elif on and l.strip(): cur.append(l.strip())
+inl = [x for x in locs if "[Inlined]" in x[0]]
+bad = [x for x in inl if len(x) < 2 or any("[Inlined]" not in f for f in x[:-1]) or "[Inlined]" in x[-1]]
+sys.exit("inlined locations: %d, wrong: %s" % (len(inl), bad[:3]) if not inl or bad else 0)' "$T/raw"
 	# Gecko: every thread by its name (and its id), the 12 that jfrconv --threads shows
 	tach2gecko -q --no-gzip "$F/ap-cpu.jfr" -o "$T/g.json"
 	python3 -c 'import json, sys

@@ -158,6 +158,7 @@ struct jfr_state {
 	struct tachi_idset method_ix;
 	uint32_t ftype_file[16]; /* per frame type key < 16: the file string, JFR_NONE: not yet */
 	uint16_t ftype_native;   /* per frame type key < 16: its frames are native code */
+	uint16_t ftype_inlined;  /* per frame type key < 16: its frames are inlined */
 	/* the chunk's StackFrame is a flat struct of at most 8 fields, method and type pool
 	 * keys: decoded at once (ff_field: the field of each frame_fields name, -1 none) */
 	bool frame_fast;

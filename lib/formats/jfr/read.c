@@ -62,6 +62,7 @@
 #include "base/hash.h"
 #include "core/handles.h"
 #include "core/format.h"
+#include "model/dict.h"
 #include "formats/jfr/jfr.h"
 
 /* The event fields a sample is made of, by name (read_chunk.c finds them per type). */
@@ -308,7 +309,7 @@ static int method_name(struct tach_reader *r, const struct jfr_val *v, bool nati
  * native as jfrconv names such frames (async-profiler's C++ and kernel frames, and its
  * "Native", which is C code where the recording also has a "Kernel" type). */
 static int frame_type(struct tach_reader *r, const struct jfr_val *v, uint32_t *file,
-		      bool *native)
+		      bool *native, bool *inl)
 {
 	struct jfr_state *st = r->state;
 	const char *s;
@@ -318,6 +319,7 @@ static int frame_type(struct tach_reader *r, const struct jfr_val *v, uint32_t *
 	if (cache && st->ftype_file[v->u] != JFR_NONE) {
 		*file = st->ftype_file[v->u];
 		*native = st->ftype_native >> v->u & 1;
+		*inl = st->ftype_inlined >> v->u & 1;
 		return TACH_OK;
 	}
 	int rc = tachi_jfr_string(r, v, &s, &n);
@@ -331,6 +333,7 @@ static int frame_type(struct tach_reader *r, const struct jfr_val *v, uint32_t *
 		n = sizeof(buf) - 2;
 	*native = (n == 3 && !memcmp(s, "C++", 3)) || (n == 6 && !memcmp(s, "Kernel", 6)) ||
 		  (n == 6 && !memcmp(s, "Native", 6) && st->has_kernel);
+	*inl = n == 7 && !memcmp(s, "Inlined", 7);
 	buf[0] = '[';
 	memcpy(buf + 1, s, n);
 	buf[n + 1] = ']';
@@ -340,6 +343,8 @@ static int frame_type(struct tach_reader *r, const struct jfr_val *v, uint32_t *
 		st->ftype_file[v->u] = *file;
 		st->ftype_native = (uint16_t)((st->ftype_native & ~(1u << v->u)) |
 					      (unsigned)*native << v->u);
+		st->ftype_inlined = (uint16_t)((st->ftype_inlined & ~(1u << v->u)) |
+					       (unsigned)*inl << v->u);
 	}
 	return TACH_OK;
 }
@@ -415,16 +420,29 @@ static int one_frame(struct tach_reader *r, struct jfr_cur *c, uint32_t t, uint3
 static int frame_of(struct tach_reader *r, const struct jfr_val *f, uint32_t *id)
 {
 	uint32_t file, func;
-	bool native = false;
+	bool native = false, inl = false;
 	int rc;
-	if ((rc = frame_type(r, &f[2], &file, &native)) ||
+	if ((rc = frame_type(r, &f[2], &file, &native, &inl)) ||
 	    (rc = method_name(r, &f[0], native, &func)))
 		return rc;
 	int64_t line = f[1].kind == JV_NUM ? (int64_t)f[1].u : 0;
 	struct tach_frame fr = { file, func, line > 0 && line <= INT32_MAX ? (int32_t)line : -1, 0,
 				 -1, -1, TACH_NO_OPCODE };
 	fr.end_line = fr.line;
-	return tach_dict_intern_frame(&r->dict, &fr, id) ? nomem(r) : TACH_OK;
+	/* an inlined frame is one machine location with the frame it was inlined into, the
+	 * next one out (a pprof Location of several Lines) */
+	struct tach_frame_native nat = { 0, 0, 1 };
+	return tach_dict_intern_frame_native(&r->dict, &fr, inl ? &nat : NULL, id) ? nomem(r) :
+	       TACH_OK;
+}
+
+static int outer_frame(struct tach_reader *r, uint32_t *id)
+{
+	const struct tach_frame_native *n = tach_dict_frame_native(&r->dict, *id);
+	if (!n || !n->inlined)
+		return TACH_OK;
+	struct tach_frame f = *tach_dict_frame(&r->dict, *id);
+	return tach_dict_intern_frame(&r->dict, &f, id) ? nomem(r) : TACH_OK;
 }
 
 /* The frames of stack trace v into st->sframes (leaf first, as JFR lists them). */
@@ -467,6 +485,10 @@ static int read_frames(struct tach_reader *r, const struct jfr_val *v, uint32_t 
 		if (!fr.cp)
 			c.p = ec.p;
 	}
+	/* the outermost frame of a truncated stack may be inlined into one not recorded: it
+	 * is a location of its own, not one with the thread's root frame */
+	if (n && (rc = outer_frame(r, &st->sframes[st->nsframes + n - 1])))
+		return rc;
 	*depth = (uint32_t)n;
 	st->nsframes += n;
 	return TACH_OK;
@@ -726,8 +748,9 @@ static int chunk_open(struct tach_reader *r)
 	frame_layout(st);
 	st->nstates = 0;
 	st->has_kernel = false;
+	bool inl = false;
 	uint32_t ft = st->tix[T_FRAMETYPE];
-	for (size_t i = 0; ft != JFR_NONE && i < st->nconsts && !st->has_kernel; i++) {
+	for (size_t i = 0; ft != JFR_NONE && i < st->nconsts; i++) {
 		if (st->consts[i].type != ft)
 			continue;
 		struct jfr_val v = { JV_KEY, st->consts[i].key, 0, ft, false, false };
@@ -735,8 +758,13 @@ static int chunk_open(struct tach_reader *r)
 		size_t n;
 		if ((rc = tachi_jfr_string(r, &v, &s, &n)))
 			return rc;
-		st->has_kernel = s && n == 6 && !memcmp(s, "Kernel", 6);
+		st->has_kernel |= s && n == 6 && !memcmp(s, "Kernel", 6);
+		inl |= s && n == 7 && !memcmp(s, "Inlined", 7);
 	}
+	/* inlined frames are marks of native data, which pprof keeps only when the dict has
+	 * native data at the first sample */
+	if (inl && tachi_dict_keep_natives(&r->dict))
+		return nomem(r);
 	return TACH_OK;
 }
 
