@@ -247,8 +247,9 @@ sys.exit(0 if names == sorted(set(want)) else "names: %s, want %s" % (names, sor
 	python3 "$SOURCE_ROOT/tests/cli/jfr_gen.py" "$T/gen.jfr"
 	same jdk.ExecutionSample "$T/gen.jfr"
 	tach-decode -q -F samples "$T/gen.jfr" >"$T/gen.samples"
-	# UTF-16 with a surrogate pair, Latin-1, a String pool reference, an empty name
-	grep -q $'^4242 0 1700000000123458 2\t\\[JIT compiled\\]:pkg/Cls.run:42:42:-1:-1:-;\\[Interpreted\\]:pkg/Cls.main:7:7:-1:-1:-;\\[Interpreted\\]:pkg/Cls:-:-:-:-:-;\\[comm\\]:w\xc3\xb6rker-\xc3\xbc\xf0\x9f\x98\x80:-:-:-:-:-$' "$T/gen.samples"
+	# UTF-16 with a surrogate pair, Latin-1, a String pool reference, an empty name; the
+	# bytecode index as the column where there is a line
+	grep -q $'^4242 0 1700000000123458 2\t\\[JIT compiled\\]:pkg/Cls.run:42:42:3:3:-;\\[Interpreted\\]:pkg/Cls.main:7:7:0:0:-;\\[Interpreted\\]:pkg/Cls:-:-:-:-:-;\\[comm\\]:w\xc3\xb6rker-\xc3\xbc\xf0\x9f\x98\x80:-:-:-:-:-$' "$T/gen.samples"
 	grep -q $'^4343 0 1700000000123459 0\t.*;\\[comm\\]::-:-:-:-:-$' "$T/gen.samples"
 	# integers uncompressed (the flag clear; the JDK's parser reads only compressed ones):
 	# the same samples

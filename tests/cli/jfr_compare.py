@@ -11,7 +11,8 @@ event of N samples is N samples), both sides in time order (`jfr print` sorts th
 the reader gives them in file order): the timestamp in µs (the JDK's ns,
 rounded down), the thread (its name, and one thread id per JDK thread and back), the
 status its state gives, and the whole stack, frame for frame: the method as
-class.method (a bare name for native code), the line (0: none) and the frame type.
+class.method (a bare name for native code), the line (0: none), the bytecode index (our
+column, where there is a line) and the frame type.
 --depth N: the JSON was printed with --stack-depth N (jfr print's default is 5): only the
 leaf N frames of each of our stacks are compared, with N frames present wherever the
 JDK's stack has N.
@@ -44,12 +45,12 @@ def unescape(s):
 
 
 def parse_frame(f):
+    # FILE:FUNC:LINE:END_LINE:COL:END_COL:OPCODE, the column a Java frame's bytecode index
     parts = f.split(":")
-    if len(parts) == 3:
-        file, func, line = parts
-    else:
-        file, func, line = parts[0], parts[1], parts[2]
-    return unescape(file), unescape(func), None if line == "-" else int(line)
+    file, func, line = parts[0], parts[1], parts[2]
+    col = parts[4] if len(parts) > 4 else "-"
+    return (unescape(file), unescape(func), None if line == "-" else int(line),
+            None if col in ("-", "-1") else int(col))
 
 
 def read_samples(path):
@@ -97,7 +98,9 @@ def expect_frames(frames, kernel_types):
         if not func:
             func = "unknown"
         line = fr.get("lineNumber") or 0
-        out.append(("[" + ftype + "]", func, line if line > 0 else None))
+        bci = fr.get("bytecodeIndex")
+        out.append(("[" + ftype + "]", func, line if line > 0 else None,
+                    bci if line > 0 and bci is not None and bci >= 0 else None))
     return out
 
 
@@ -197,7 +200,8 @@ def folded_main(args):
             field, file = CLASS_FRAMES[e["type"]]
             cls = v.get(field)
             if cls is not None:
-                frames = [(file, java_class(cls.get("name") or "null"), None)] + frames
+                frames = [(file, java_class(cls.get("name") or "null"), None, None)] + frames
+        frames = [f[:3] for f in frames]  # folded lines have no bytecode index
         if not frames or not event_value(e):
             continue
         key = (th.get("javaName") or th.get("osName"), tuple(frames))
@@ -239,7 +243,7 @@ def main():
             field, file = CLASS_FRAMES[e["type"]]
             cls = v.get(field)
             if cls is not None:
-                frames = [(file, java_class(cls.get("name") or "null"), None)] + frames
+                frames = [(file, java_class(cls.get("name") or "null"), None, None)] + frames
         key = (th.get("osThreadId"), th.get("javaThreadId"), name)
         n = v.get("samples", 1) if e["type"] == "profiler.WallClockSample" else 1
         for _ in range(n):

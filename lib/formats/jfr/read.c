@@ -429,6 +429,11 @@ static int frame_of(struct tach_reader *r, const struct jfr_val *f, uint32_t *id
 	struct tach_frame fr = { file, func, line > 0 && line <= INT32_MAX ? (int32_t)line : -1, 0,
 				 -1, -1, TACH_NO_OPCODE };
 	fr.end_line = fr.line;
+	/* the bytecode index as the column: the place within the line (the JDK writes -1 or
+	 * 0 for none, native frames) */
+	int64_t bci = f[3].kind == JV_NUM ? (int64_t)f[3].u : -1;
+	if (fr.line >= 0 && bci >= 0 && bci <= INT32_MAX)
+		fr.col = fr.end_col = (int32_t)bci;
 	/* an inlined frame is one machine location with the frame it was inlined into, the
 	 * next one out (a pprof Location of several Lines) */
 	struct tach_frame_native nat = { 0, 0, 1 };
