@@ -93,7 +93,14 @@ same() {
 	same jdk.ExecutionSample,jdk.NativeMethodSample "$REC"
 	same jdk.ObjectAllocationSample "$REC" --event alloc
 	same jdk.JavaMonitorEnter,jdk.ThreadPark "$REC" --event lock
-	same jdk.NativeMethodSample "$REC" --event native
+	# (a run may have no native samples: then asking for them is an error that says so)
+	if jfr summary "$REC" | awk '$1 == "jdk.NativeMethodSample" && $2 > 0 {f = 1} END {exit !f}'; then
+		same jdk.NativeMethodSample "$REC" --event native
+	else
+		run tach-decode -q --event native "$REC"
+		[ "$status" -eq 1 ]
+		[[ $output == *": no native events in the recording (--event chooses others); it has: "* ]]
+	fi
 	# the values: bytes and delays summed per thread and stack as the JDK's events hold them
 	tach-decode -q --event alloc --total "$REC" >"$T/alloc.col"
 	print "$REC" "$T/all.json"
@@ -171,6 +178,26 @@ same() {
 	run tach-decode -q -F info --event wall "$F/ap-wall.jfr"
 	[[ $output == *"samples: 596"* ]]
 	[[ $output == *"weight_total: 3467"* ]]
+	# -F info lists the events the recording has, each with its count, as jfr summary
+	# counts them (its own jdk.Metadata and jdk.CheckPoint aside), over every chunk
+	cat "$F/jdk-profile.jfr" "$F/jdk-profile.jfr" >"$T/two.jfr"
+	for f in "$F/jdk-profile.jfr" "$F/ap-cpu.jfr" "$T/two.jfr"; do
+		jfr summary "$f" | awk 'NR > 7 && $2 > 0 && $1 != "jdk.Metadata" && $1 != "jdk.CheckPoint" {print $1, $2}' |
+			LC_ALL=C sort >"$T/summary"
+		tach-decode -q -F info "$f" | sed -n 's/^record_kind: //p' | LC_ALL=C sort >"$T/kinds"
+		diff -u "$T/summary" "$T/kinds"
+		[ "$(wc -l <"$T/kinds")" -gt 5 ]
+	done
+	# most first
+	[ "$(tach-decode -q -F info "$F/ap-cpu.jfr" | sed -n 's/^record_kind: //p' | head -1)" = "jdk.ExecutionSample 1558" ]
+	# events the recording does not have: an error that names those it has
+	run tach-decode -o "$T/none" --event lock "$F/ap-cpu.jfr"
+	[ "$status" -eq 1 ]
+	[ "$output" = "tach-decode: $F/ap-cpu.jfr: no lock events in the recording (--event chooses others); it has: jdk.ExecutionSample 1558, jdk.ActiveSetting 25, jdk.InitialSystemProperty 16, jdk.NativeLibrary 15, jdk.CPULoad 2, jdk.GCHeapSummary 2, jdk.ActiveRecording 1, jdk.CPUInformation 1, jdk.JVMInformation 1, jdk.OSInformation 1" ]
+	[ ! -e "$T/none" ]
+	run tach2pprof -o "$T/none.pb.gz" "$F/ap-alloc.jfr"
+	[ "$status" -eq 1 ]
+	[[ $output == "tach2pprof: $F/ap-alloc.jfr: no jdk.ExecutionSample, jdk.NativeMethodSample, profiler.WallClockSample or jdk.CPUTimeSample events in the recording (--event chooses others); it has: jdk.ObjectAllocationInNewTLAB 396, "* ]]
 }
 
 @test "every writer takes a recording: pprof, Gecko, speedscope, pstats, callgrind, flame graph, TACH" {

@@ -174,6 +174,7 @@ struct jfr_state {
 	uint32_t nstates;
 	/* options */
 	uint32_t want;           /* bits of EV_* */
+	char event_opt[64];      /* the option event as given, "" by default */
 	bool total;              /* weights are bytes or delays, not counts */
 	/* samples */
 	uint32_t *frames;
@@ -184,6 +185,17 @@ struct jfr_state {
 	struct tach_value_type vtypes[2];
 	struct tach_sample_ext ext;
 	uint64_t chunks;
+	/* events by type: per type of the chunk's metadata (tcount), and by name over the
+	 * chunks read (kinds_*: names in kinds_arena), for meta.record_kinds and the error
+	 * that names them when no event is of the chosen types */
+	uint64_t *tcount;
+	size_t tcount_cap;
+	struct jfr_kind_count { size_t name; uint64_t n; } *kinds;
+	size_t nkinds, kinds_cap;
+	struct tachi_idset kinds_ix;
+	char *kinds_arena, *kinds_text;
+	size_t kinds_len, kinds_cap2;
+	uint64_t matched;        /* events of the chosen types */
 };
 
 /* ---- read_chunk.c ---- */
@@ -217,6 +229,9 @@ bool tachi_jfr_struct_at(struct tach_reader *r, const struct jfr_val *v, struct 
 /* Ticks of the chunk's clock as ns since the epoch, as the JDK converts them. */
 int64_t tachi_jfr_ticks_ns(const struct jfr_state *st, int64_t ticks);
 int64_t tachi_jfr_span_ns(const struct jfr_state *st, int64_t ticks);
+/* The counts of events by type into meta.record_kinds ("NAME COUNT" lines, most first),
+ * at the end of the input. */
+int tachi_jfr_kinds(struct tach_reader *r);
 /* The event at st->pos: its type, and c over its fields; st->pos moves past it. */
 int tachi_jfr_event(struct tach_reader *r, uint64_t *type, struct jfr_cur *c);
 

@@ -55,6 +55,7 @@
  * class loaders, the events this reader does not turn into samples (skipped by their
  * sizes), settings and recording options.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -125,6 +126,7 @@ static int event_option(struct tach_reader *r, const char *value)
 		return RFAIL(r, TACH_E_USAGE, TACH_POS_NONE, 0, "event %s: choose events of one kind "
 			     "(samples, allocations or locks), whose values are alike", value);
 	st->want = bits;
+	snprintf(st->event_opt, sizeof(st->event_opt), "%s", value);
 	return TACH_OK;
 }
 
@@ -826,6 +828,29 @@ static int event_kind(const struct jfr_state *st, uint64_t type)
 	return -1;
 }
 
+/* The end: the events by type in the meta; an error that names them when none was of
+ * the chosen types (a recording of allocations read for CPU samples). */
+static int input_end(struct tach_reader *r)
+{
+	struct jfr_state *st = r->state;
+	int rc = tachi_jfr_kinds(r);
+	if (rc || st->matched)
+		return rc ? rc : TACH_EOF;
+	char list[400] = "";
+	size_t n = 0;
+	for (const char *k = r->meta.record_kinds, *e; *k && n < 300; k = e + 1) {
+		e = strchr(k, '\n');
+		n += (size_t)snprintf(list + n, sizeof(list) - n, "%s%.*s", n ? ", " : "",
+				      (int)(e - k > 80 ? 80 : e - k), k);
+	}
+	if (n >= 300)
+		snprintf(list + n, sizeof(list) - n, ", ...");
+	return RFAIL(r, TACH_E_FORMAT, TACH_POS_NONE, 0, "no %s events in the recording (--event "
+		     "chooses others); it has: %s", st->event_opt[0] ? st->event_opt :
+		     "jdk.ExecutionSample, jdk.NativeMethodSample, profiler.WallClockSample or "
+		     "jdk.CPUTimeSample", n ? list : "no events");
+}
+
 static int jr_next(struct tach_reader *r, const struct tach_sample **out)
 {
 	struct jfr_state *st = r->state;
@@ -834,7 +859,7 @@ static int jr_next(struct tach_reader *r, const struct tach_sample **out)
 		if (st->pos >= st->chunk_end) {
 			st->chunk = st->chunk_end;
 			if ((rc = chunk_open(r)))
-				return rc;
+				return rc == TACH_EOF ? input_end(r) : rc;
 			continue;
 		}
 		uint64_t type;
@@ -844,6 +869,7 @@ static int jr_next(struct tach_reader *r, const struct tach_sample **out)
 		int ev = type > 1 ? event_kind(st, type) : -1;
 		if (ev < 0)
 			continue;
+		st->matched++;
 		rc = event_sample(r, ev, &c);
 		if (rc == 1)
 			continue;

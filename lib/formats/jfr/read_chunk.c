@@ -989,6 +989,73 @@ static bool same_pools(const struct jfr_state *st, size_t prev_meta, bool prev_c
 	return true;
 }
 
+/* ---- events by type ---- */
+
+static bool kind_eq(void *ctx, uint32_t i, const void *key)
+{
+	const struct jfr_state *st = ctx;
+	return !strcmp(st->kinds_arena + st->kinds[i].name, key);
+}
+
+/* The chunk's counts by type into the counts by name (before its metadata goes). */
+static int flush_kinds(struct tach_reader *r)
+{
+	struct jfr_state *st = r->state;
+	for (uint32_t i = 0; st->tcount && i < st->ntypes; i++) {
+		if (!st->tcount[i])
+			continue;
+		const char *name = st->types[i].name;
+		size_t n = strlen(name);
+		uint64_t h = tachi_hash(name, n);
+		uint32_t k;
+		if (!tachi_idset_find(&st->kinds_ix, h, name, kind_eq, st, &k)) {
+			if (!TACHI_RESERVE(st->kinds, st->kinds_cap, st->nkinds + 1) ||
+			    !TACHI_RESERVE(st->kinds_arena, st->kinds_cap2, st->kinds_len + n + 1) ||
+			    !tachi_idset_insert(&st->kinds_ix, h, (uint32_t)st->nkinds))
+				return RFAIL(r, TACH_E_NOMEM, TACH_POS_NONE, 0, "out of memory");
+			memcpy(st->kinds_arena + st->kinds_len, name, n + 1);
+			k = (uint32_t)st->nkinds++;
+			st->kinds[k] = (struct jfr_kind_count){ st->kinds_len, 0 };
+			st->kinds_len += n + 1;
+		}
+		st->kinds[k].n += st->tcount[i];
+		st->tcount[i] = 0;
+	}
+	return TACH_OK;
+}
+
+static int kind_order(const void *a, const void *b, void *ctx)
+{
+	const struct jfr_kind_count *x = a, *y = b;
+	const char *arena = ctx;
+	if (x->n != y->n)
+		return x->n > y->n ? -1 : 1;
+	return strcmp(arena + x->name, arena + y->name);
+}
+
+int tachi_jfr_kinds(struct tach_reader *r)
+{
+	struct jfr_state *st = r->state;
+	int rc = flush_kinds(r);
+	if (rc)
+		return rc;
+	qsort_r(st->kinds, st->nkinds, sizeof(*st->kinds), kind_order, st->kinds_arena);
+	size_t len = 1;
+	for (size_t i = 0; i < st->nkinds; i++)
+		len += strlen(st->kinds_arena + st->kinds[i].name) + 22;
+	free(st->kinds_text);
+	if (!(st->kinds_text = malloc(len)))
+		return RFAIL(r, TACH_E_NOMEM, TACH_POS_NONE, 0, "out of memory");
+	size_t n = 0;
+	st->kinds_text[0] = 0;
+	for (size_t i = 0; i < st->nkinds; i++)
+		n += (size_t)snprintf(st->kinds_text + n, len - n, "%s %llu\n",
+				      st->kinds_arena + st->kinds[i].name,
+				      (unsigned long long)st->kinds[i].n);
+	r->meta.record_kinds = st->kinds_text;
+	return TACH_OK;
+}
+
 /* ---- chunks ---- */
 
 static void chunk_reset(struct jfr_state *st)
@@ -1019,6 +1086,11 @@ void tachi_jfr_chunk_free(struct jfr_state *st)
 	free(st->consts);
 	free(st->ckpt);
 	free(st->next_ckpt);
+	free(st->tcount);
+	free(st->kinds);
+	free(st->kinds_arena);
+	free(st->kinds_text);
+	tachi_idset_free(&st->kinds_ix);
 	free(st->stacks);
 	free(st->sframes);
 	free(st->threads);
@@ -1108,9 +1180,14 @@ int tachi_jfr_chunk(struct tach_reader *r)
 	st->meta_len = meta_len;
 	if (!st->reused) {
 		st->meta_len = 0; /* until the metadata is read whole */
+		if ((rc = flush_kinds(r)))
+			return rc;
 		chunk_reset(st);
 		if ((rc = read_metadata(r, st->meta_at)) || (rc = scan_pools(r)))
 			return rc;
+		if (!TACHI_RESERVE(st->tcount, st->tcount_cap, st->ntypes + 1))
+			return RFAIL(r, TACH_E_NOMEM, TACH_POS_NONE, 0, "out of memory");
+		memset(st->tcount, 0, (st->ntypes + 1) * sizeof(*st->tcount));
 		st->meta_len = meta_len;
 	}
 	st->pos = st->chunk + JFR_HEADER;
@@ -1128,5 +1205,8 @@ int tachi_jfr_event(struct tach_reader *r, uint64_t *type, struct jfr_cur *c)
 		return rc;
 	*c = (struct jfr_cur){ h.p, end, st->d };
 	st->pos = (size_t)(end - st->d);
+	uint32_t t;
+	if (*type > 1 && type_find(st, *type, &t))
+		st->tcount[t]++;
 	return TACH_OK;
 }
