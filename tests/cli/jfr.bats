@@ -284,3 +284,31 @@ sys.exit(0 if names == sorted(set(want)) else "names: %s, want %s" % (names, sor
 	[ "$(cmp -l "$T/gen.jfr" "$T/plain.jfr" | wc -l)" -gt 0 ]
 	tach-decode -q -F samples "$T/plain.jfr" | cmp - "$T/gen.samples"
 }
+
+@test "jdk.CPUTimeSample (JDK 25's CPU-time sampler): each sample's CPU time, from its samplingPeriod" {
+	# a recording laid out as JDK 25 declares the event, read by the JDK here too
+	python3 "$SOURCE_ROOT/tests/cli/jfr_gen.py" "$T/ct.jfr" cputime
+	same jdk.CPUTimeSample "$T/ct.jfr" --event cputime
+	tach-decode -q -F samples --event cputime "$T/ct.jfr" >"$T/ct.samples"
+	grep -q $'^4242 0 1700000000123460 4 10000000\t\\[JIT compiled\\]:pkg/Cls.run:42:42:3:3:-;' "$T/ct.samples"
+	grep -q $'^4343 0 1700000000123461 4 20000000\t\\[comm\\]::-:-:-:-:-$' "$T/ct.samples"
+	run tach-decode -q -F info --event cputime "$T/ct.jfr"
+	[[ $output == *"value_type: cpu/nanoseconds"* ]]
+	[[ $output == *"weight_total_us: 30000"* ]]
+	# the default takes them with the execution samples
+	[ "$(tach-decode -q -F info "$T/ct.jfr" | sed -n 's/^samples: //p')" -eq 4 ]
+	# recorded by a JDK 25, where there is one (Debian bookworm has none: JDK25_HOME, or
+	# /usr/lib/jvm/*-25*)
+	local j=${JDK25_HOME:-}
+	[ -n "$j" ] || for d in /usr/lib/jvm/*-25*; do [ -x "$d/bin/java" ] && j=$d; done
+	if [ -z "$j" ]; then
+		echo "# no JDK 25: jdk.CPUTimeSample checked on the generated recording only" >&3
+		return 0
+	fi
+	(cd "$T" && "$j/bin/javac" -d . "$TESTDATA/jfr/Hot.java" &&
+		"$j/bin/java" -XX:StartFlightRecording=filename=live.jfr,jdk.CPUTimeSample#enabled=true,jdk.CPUTimeSample#throttle=1ms Hot 1500 >/dev/null 2>&1)
+	tach-decode -q -F samples --event cputime "$T/live.jfr" >"$T/live.samples"
+	"$j/bin/jfr" print --json --stack-depth 4096 --events jdk.CPUTimeSample "$T/live.jfr" >"$T/live.json"
+	checked "$T/live.samples" "$T/live.json" -- $CMP "$T/live.samples" "$T/live.json" jdk.CPUTimeSample
+	[ "$(grep -c $'\t' "$T/live.samples")" -gt 10 ]
+}

@@ -64,11 +64,12 @@ def read_samples(path):
         # TIME_NS and WEIGHT follow where a record stands for several samples of its own
         # time (a wall-clock event's samples and timeSpan)
         weight = int(fields[5]) if len(fields) > 5 else 1
+        ns = int(fields[4]) if len(fields) > 4 else None
         stack = [parse_frame(f) for f in frames.split(";")] if frames else []
         name = None
         if stack and stack[-1][0] == "[comm]":
             name = stack.pop()[1]
-        out.extend([(int(tid), name, int(ts), int(status), stack)] * weight)
+        out.extend([(int(tid), name, int(ts), int(status), stack, ns)] * weight)
     return out
 
 
@@ -246,10 +247,12 @@ def main():
                 frames = [(file, java_class(cls.get("name") or "null"), None, None)] + frames
         key = (th.get("osThreadId"), th.get("javaThreadId"), name)
         n = v.get("samples", 1) if e["type"] == "profiler.WallClockSample" else 1
+        # the time a CPU-time sample stands for: its samplingPeriod
+        ns = duration_ns(v["samplingPeriod"]) if e["type"] == "jdk.CPUTimeSample" else None
         for _ in range(n):
-            expected.append((key, name, iso_us(v["startTime"]), status, frames))
+            expected.append((key, name, iso_us(v["startTime"]), status, frames, ns))
     if depth is not None:
-        samples = [s[:4] + (s[4][:depth],) for s in samples]
+        samples = [s[:4] + (s[4][:depth],) + s[5:] for s in samples]
     order = lambda s: (s[2], s[1] or "", s[3], s[4])
     samples.sort(key=order)
     expected.sort(key=order)
@@ -259,9 +262,11 @@ def main():
         bad += 1
     ours, theirs = {}, {}
     for i, (s, x) in enumerate(zip(samples, expected)):
-        tid, name, ts, status, stack = s
-        key, xname, xts, xstatus, xframes = x
+        tid, name, ts, status, stack, ns = s
+        key, xname, xts, xstatus, xframes, xns = x
         why = []
+        if xns is not None and ns != xns:
+            why.append(f"time {ns} ns, the JDK {xns}")
         if ours.setdefault(tid, key) != key or theirs.setdefault(key, tid) != tid:
             why.append(f"thread {tid} is not one JDK thread {key}")
         if name != xname:

@@ -69,11 +69,12 @@
 /* The event fields a sample is made of, by name (read_chunk.c finds them per type). */
 enum {
 	F_TIME, F_SAMPLED, F_THREAD, F_STACK, F_STATE, F_SAMPLES, F_SPAN, F_CLASS, F_ALLOC,
-	F_WEIGHT, F_DURATION, F_MONITOR, F_PARKED, F_TLAB, F_COUNT
+	F_WEIGHT, F_DURATION, F_MONITOR, F_PARKED, F_TLAB, F_PERIOD, F_COUNT
 };
 static const char *const event_fields[F_COUNT] = {
 	"startTime", "sampledThread", "eventThread", "stackTrace", "state", "samples", "timeSpan",
 	"objectClass", "allocationSize", "weight", "duration", "monitorClass", "parkedClass", "tlabSize",
+	"samplingPeriod",
 };
 
 /* The fields of the pool types read per frame and thread, by name, each type's own
@@ -621,6 +622,10 @@ static bool event_values(struct jfr_state *st, int ev, const struct jfr_val *f,
 		n = num_of(&f[F_SAMPLES]) & 0xffffffffu;
 		int64_t span = tachi_jfr_span_ns(st, (int64_t)num_of(&f[F_SPAN]));
 		v = span > 0 ? (uint64_t)span : 0;
+	} else if (ev == EV_CPUTIME) {
+		/* the CPU time the sample stands for (a timespan in ticks) */
+		int64_t span = tachi_jfr_span_ns(st, (int64_t)num_of(&f[F_PERIOD]));
+		v = span > 0 ? (uint64_t)span : 0;
 	} else if (ev == EV_ALLOC_SAMPLE) {
 		v = num_of(&f[F_WEIGHT]);
 	} else if (ev == EV_ALLOC_TLAB && num_of(&f[F_TLAB])) {
@@ -634,7 +639,7 @@ static bool event_values(struct jfr_state *st, int ev, const struct jfr_val *f,
 	st->vals[0] = (int64_t)(n > INT64_MAX ? INT64_MAX : n);
 	st->vals[1] = (int64_t)(v > INT64_MAX ? INT64_MAX : v);
 	s->weight = st->total ? v : n;
-	s->time_ns = ev == EV_WALL ? v : 0;
+	s->time_ns = ev == EV_WALL || ev == EV_CPUTIME ? v : 0;
 	return s->weight > 0;
 }
 
@@ -787,9 +792,13 @@ static void set_values(struct tach_reader *r)
 		st->vtypes[1] = (struct tach_value_type){ "delay", "nanoseconds" };
 	} else {
 		st->vtypes[0] = (struct tach_value_type){ "samples", "count" };
-		st->vtypes[1] = (struct tach_value_type){ "wall", "nanoseconds" };
+		st->vtypes[1] = (struct tach_value_type){ st->want == 1u << EV_CPUTIME ? "cpu" : "wall",
+							  "nanoseconds" };
 	}
-	bool two = !(st->want & GROUP_SAMPLES) || st->want == 1u << EV_WALL;
+	/* samples that carry their time: wall-clock samples' timeSpan, CPU-time samples'
+	 * samplingPeriod; the others (CPU samples by the period of the settings) none */
+	bool timed = st->want == 1u << EV_WALL || st->want == 1u << EV_CPUTIME;
+	bool two = !(st->want & GROUP_SAMPLES) || timed;
 	if (!two)
 		st->total = false; /* a CPU sample's total is its count */
 	m->value_type_count = two ? 2 : 1;
@@ -797,7 +806,7 @@ static void set_values(struct tach_reader *r)
 	m->weight_type = st->total ? 1 : 0;
 	m->default_type = m->weight_type + 1;
 	m->weight_unit = st->total ? st->vtypes[1].unit : NULL;
-	m->sample_time = st->want == 1u << EV_WALL;
+	m->sample_time = timed;
 	st->ext = (struct tach_sample_ext){ .size = sizeof(st->ext), .value_count = 0,
 					    .values = st->vals };
 }
