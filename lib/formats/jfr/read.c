@@ -51,9 +51,14 @@
  * lost, and the chunks before it are read; a first chunk so: an error. A reference to a
  * constant the pools lack reads as null, as the JDK reads it ("unknown" methods).
  *
- * Not read: the byte code index (kept by no field of the model), method descriptors,
- * class loaders, the events this reader does not turn into samples (skipped by their
- * sizes), settings and recording options.
+ * Also: a frame's bytecode index is its column (where it has a line); an Inlined frame
+ * is marked inlined (native data without an address) into the next frame out, so that
+ * pprof and OTLP make one Location of them; jdk.CPUTimeSample's samplingPeriod is its
+ * "cpu" time (event=cputime); the events of every type are counted for
+ * meta.record_kinds, and none of the chosen types is an error naming them.
+ *
+ * Not read: method descriptors, class loaders, the events this reader does not turn
+ * into samples (skipped by their sizes), settings and recording options.
  */
 #include <stdio.h>
 #include <stdlib.h>
