@@ -6,7 +6,11 @@
 #   JFR_INPUT: a recording; else the fixture tests/fixtures/jfr/ap-cpu.jfr (async-profiler,
 #     1,558 samples) repeated JFR_REPEAT times (default 400: 623,200 samples), a recording
 #     of as many chunks, kept in BENCH_DIR (default /tmp).
+#   A second recording of as many samples is measured too: the fixtures ap-cpu.jfr and
+#     jdk-profile.jfr one after the other (JFR_REPEAT / 2 times each), where no chunk's
+#     pools are its predecessor's, so that every chunk's metadata and pools are read.
 #   BUILD_ROOT: the meson build directory (default ./build).
+#   BASE_ROOT: another build (of main, say) measured beside it, line for line.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 build=${BUILD_ROOT:-$here/../build}
@@ -15,11 +19,14 @@ repeat=${JFR_REPEAT:-400}
 in=${JFR_INPUT:-$dir/tachfmt-bench-ap-cpu-x$repeat.jfr}
 out=$(mktemp -d "$dir/tachfmt-bench.XXXXXX")
 trap 'rm -rf "$out"' EXIT
+fx=$here/../tests/fixtures/jfr
 if [ ! -s "$in" ]; then
-	for _ in $(seq "$repeat"); do cat "$here/../tests/fixtures/jfr/ap-cpu.jfr"; done >"$in"
+	for _ in $(seq "$repeat"); do cat "$fx/ap-cpu.jfr"; done >"$in"
 fi
-cat "$in" >/dev/null # page cache
-echo "input: $in, $(stat -c %s "$in") bytes, $("$build/cmd/tach-decode" -q -F info "$in" | sed -n 's/^samples: //p') samples"
+mix=$dir/tachfmt-bench-ap-jdk-x$repeat.jfr
+if [ ! -s "$mix" ]; then
+	for _ in $(seq $((repeat / 2))); do cat "$fx/ap-cpu.jfr" "$fx/jdk-profile.jfr"; done >"$mix"
+fi
 
 measure() { # label command...
 	local label=$1
@@ -28,13 +35,28 @@ measure() { # label command...
 	read -r u s m <"$out/time.$label"
 	printf '%-28s %6.2f s CPU  %7d KB peak RSS\n' "$label" "$(echo "$u + $s" | bc)" "$m"
 }
-measure "tach-decode (folded)" "$build/cmd/tach-decode" -q --labels async-profiler "$in"
-measure "tach2pprof" "$build/cmd/tach2pprof" -q "$in" -o "$out/p.pb.gz"
+jdk=
 if command -v javac >/dev/null && command -v java >/dev/null; then
 	javac -d "$out" "$here/JfrRead.java"
-	measure "JDK RecordingFile (folded)" java -cp "$out" JfrRead "$in"
-	cat "$out/out.JDK RecordingFile (folded)"
-else
-	echo "no JDK: the RecordingFile side is not measured"
+	jdk=1
 fi
-echo "folded lines: $(wc -l <"$out/out.tach-decode (folded)")"
+for f in "$in" "$mix"; do
+	cat "$f" >/dev/null # page cache
+	echo "input: $f, $(stat -c %s "$f") bytes, $("$build/cmd/tach-decode" -q -F info "$f" | sed -n 's/^samples: //p') samples"
+	for b in "$build" ${BASE_ROOT:+"$BASE_ROOT"}; do
+		tag=
+		[ "$b" = "$build" ] || tag=" (base)"
+		measure "tach-decode (folded)$tag" "$b/cmd/tach-decode" -q --labels async-profiler "$f"
+		measure "tach2pprof$tag" "$b/cmd/tach2pprof" -q "$f" -o "$out/p.pb.gz"
+	done
+	if [ -n "${BASE_ROOT:-}" ] && ! cmp -s "$out/out.tach-decode (folded)" "$out/out.tach-decode (folded) (base)"; then
+		echo "the folded lines differ from the base build's"
+	fi
+	if [ -n "$jdk" ]; then
+		measure "JDK RecordingFile (folded)" java -cp "$out" JfrRead "$f"
+		cat "$out/out.JDK RecordingFile (folded)"
+	else
+		echo "no JDK: the RecordingFile side is not measured"
+	fi
+	echo "folded lines: $(wc -l <"$out/out.tach-decode (folded)")"
+done

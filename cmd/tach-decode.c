@@ -151,6 +151,10 @@ static void other_header(const struct tach_meta *m, FILE *out)
 		fprintf(out, "duration_ns: %" PRId64 "\n", m->duration_ns);
 	if (m->start_time_ns)
 		fprintf(out, "start_time_ns: %" PRId64 "\n", m->start_time_ns);
+	for (const char *k = m->record_kinds, *e; k && *k; k = e + (*e == '\n')) {
+		e = k + strcspn(k, "\n");
+		fprintf(out, "record_kind: %.*s\n", (int)(e - k), k);
+	}
 }
 
 /* The samples kept: how many, what they weigh, their threads and the time they span. */

@@ -207,6 +207,10 @@ struct tach_meta {
 	/* What the input file itself said (a reader's, valid as the meta is), NULL when its
 	 * format has nothing of the kind; a writer copies it at set_meta. */
 	const struct tach_file_info *file;
+	/* What the input holds by kind of record, where its format has kinds: one "NAME COUNT"
+	 * line each, most first (a JFR recording's event types and how many events of each);
+	 * NULL when the format has none. Complete after TACH_EOF; writers do not keep it. */
+	const char *record_kinds;
 };
 /* The Python version is unknown (0.0.0) until the caller sets it: a profile is not
  * CPython's unless its input says so. The TACH writer still writes 3.15.0 then. */

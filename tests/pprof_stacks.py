@@ -36,6 +36,10 @@ def from_raw(text):
     # an address with no symbol (perf's [unknown]): named by its mapping's file, as the
     # samples text names it
     bare_re = re.compile(r"^\s*(\d+): (0x[0-9a-f]+)(?: M=(\d+))?\s*$")
+    # a Location's further Lines (frames inlined into the next, a JFR "Inlined" frame's
+    # caller), each the next one out
+    inline_re = re.compile(r"^\s+(\S.*) s=0(?:\(\))?$")
+    last = None
     map_re = re.compile(r"^(\d+): 0x[0-9a-f]+/0x[0-9a-f]+/0x[0-9a-f]+ (\S+)")
     bare, maps = {}, {}
     samples = []
@@ -60,13 +64,16 @@ def from_raw(text):
         elif section == "Locations":
             m = loc_re.match(line)
             if m:
-                locs[int(m.group(1))] = m.group(2)
+                last = int(m.group(1))
+                locs[last] = [m.group(2)]
+            elif last is not None and inline_re.match(line):
+                locs[last].append(inline_re.match(line).group(1))
             elif line.strip():
                 sys.exit("pprof_stacks: unexpected location line: %r" % line)
     for i, (addr, mid) in bare.items():
-        locs[i] = "%s %s:0" % (addr, maps.get(mid, "[unknown]"))
+        locs[i] = ["%s %s:0" % (addr, maps.get(mid, "[unknown]"))]
     for ids, count, ns in samples:
-        key = ";".join(locs[i] for i in reversed(ids))
+        key = ";".join(f for i in reversed(ids) for f in reversed(locs[i]))
         c, n = stacks.get(key, (0, 0))
         stacks[key] = (c + count, n + ns)
     out(stacks)

@@ -361,6 +361,7 @@ TACH_API int tach_writer_set_meta(struct tach_writer *w, const struct tach_meta 
 	size_t n = m->size < sizeof(w->meta) ? m->size : sizeof(w->meta);
 	memcpy(&w->meta, m, n);
 	w->meta.size = sizeof(w->meta);
+	w->meta.record_kinds = NULL; /* the reader's, valid as its meta is */
 	/* borrowed for the call only: keep a copy */
 	if (n >= offsetof(struct tach_meta, program) + sizeof(m->program) && m->program) {
 		if (!(w->program = strdup(m->program)))

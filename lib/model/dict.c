@@ -193,6 +193,16 @@ int tachi_dict_append_frame_native(struct tach_dict *d, const struct tach_frame 
 	return TACH_OK;
 }
 
+int tachi_dict_keep_natives(struct tach_dict *d)
+{
+	if (d->natives)
+		return TACH_OK;
+	if (!TACHI_RESERVE(d->natives, d->native_cap, d->frame_count + 1))
+		return TACH_E_NOMEM;
+	memset(d->natives, 0, (d->frame_count + 1) * sizeof(*d->natives));
+	return TACH_OK;
+}
+
 int tachi_dict_append_frame(struct tach_dict *d, const struct tach_frame *f)
 {
 	return tachi_dict_append_frame_native(d, f, NULL);

@@ -33,6 +33,9 @@ int tachi_dict_append_frame(struct tach_dict *d, const struct tach_frame *f);
 /* n may be NULL; a zero n on a dict without native data costs nothing. */
 int tachi_dict_append_frame_native(struct tach_dict *d, const struct tach_frame *f,
 				   const struct tach_frame_native *n);
+/* Native data kept from now on, all zero so far: for a reader whose later frames carry
+ * inline marks, so that writers that decide at the first sample (pprof) keep them. */
+int tachi_dict_keep_natives(struct tach_dict *d);
 void tachi_dict_init(struct tach_dict *d, bool indexed);
 void tachi_dict_clear(struct tach_dict *d);
 static inline const char *tachi_str(const struct tach_dict *d, uint32_t id, size_t *len)

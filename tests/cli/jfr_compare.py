@@ -11,7 +11,8 @@ event of N samples is N samples), both sides in time order (`jfr print` sorts th
 the reader gives them in file order): the timestamp in µs (the JDK's ns,
 rounded down), the thread (its name, and one thread id per JDK thread and back), the
 status its state gives, and the whole stack, frame for frame: the method as
-class.method (a bare name for native code), the line (0: none) and the frame type.
+class.method (a bare name for native code), the line (0: none), the bytecode index (our
+column, where there is a line) and the frame type.
 --depth N: the JSON was printed with --stack-depth N (jfr print's default is 5): only the
 leaf N frames of each of our stacks are compared, with N frames present wherever the
 JDK's stack has N.
@@ -44,12 +45,12 @@ def unescape(s):
 
 
 def parse_frame(f):
+    # FILE:FUNC:LINE:END_LINE:COL:END_COL:OPCODE, the column a Java frame's bytecode index
     parts = f.split(":")
-    if len(parts) == 3:
-        file, func, line = parts
-    else:
-        file, func, line = parts[0], parts[1], parts[2]
-    return unescape(file), unescape(func), None if line == "-" else int(line)
+    file, func, line = parts[0], parts[1], parts[2]
+    col = parts[4] if len(parts) > 4 else "-"
+    return (unescape(file), unescape(func), None if line == "-" else int(line),
+            None if col in ("-", "-1") else int(col))
 
 
 def read_samples(path):
@@ -63,11 +64,12 @@ def read_samples(path):
         # TIME_NS and WEIGHT follow where a record stands for several samples of its own
         # time (a wall-clock event's samples and timeSpan)
         weight = int(fields[5]) if len(fields) > 5 else 1
+        ns = int(fields[4]) if len(fields) > 4 else None
         stack = [parse_frame(f) for f in frames.split(";")] if frames else []
         name = None
         if stack and stack[-1][0] == "[comm]":
             name = stack.pop()[1]
-        out.extend([(int(tid), name, int(ts), int(status), stack)] * weight)
+        out.extend([(int(tid), name, int(ts), int(status), stack, ns)] * weight)
     return out
 
 
@@ -97,7 +99,9 @@ def expect_frames(frames, kernel_types):
         if not func:
             func = "unknown"
         line = fr.get("lineNumber") or 0
-        out.append(("[" + ftype + "]", func, line if line > 0 else None))
+        bci = fr.get("bytecodeIndex")
+        out.append(("[" + ftype + "]", func, line if line > 0 else None,
+                    bci if line > 0 and bci is not None and bci >= 0 else None))
     return out
 
 
@@ -197,7 +201,8 @@ def folded_main(args):
             field, file = CLASS_FRAMES[e["type"]]
             cls = v.get(field)
             if cls is not None:
-                frames = [(file, java_class(cls.get("name") or "null"), None)] + frames
+                frames = [(file, java_class(cls.get("name") or "null"), None, None)] + frames
+        frames = [f[:3] for f in frames]  # folded lines have no bytecode index
         if not frames or not event_value(e):
             continue
         key = (th.get("javaName") or th.get("osName"), tuple(frames))
@@ -239,13 +244,15 @@ def main():
             field, file = CLASS_FRAMES[e["type"]]
             cls = v.get(field)
             if cls is not None:
-                frames = [(file, java_class(cls.get("name") or "null"), None)] + frames
+                frames = [(file, java_class(cls.get("name") or "null"), None, None)] + frames
         key = (th.get("osThreadId"), th.get("javaThreadId"), name)
         n = v.get("samples", 1) if e["type"] == "profiler.WallClockSample" else 1
+        # the time a CPU-time sample stands for: its samplingPeriod
+        ns = duration_ns(v["samplingPeriod"]) if e["type"] == "jdk.CPUTimeSample" else None
         for _ in range(n):
-            expected.append((key, name, iso_us(v["startTime"]), status, frames))
+            expected.append((key, name, iso_us(v["startTime"]), status, frames, ns))
     if depth is not None:
-        samples = [s[:4] + (s[4][:depth],) for s in samples]
+        samples = [s[:4] + (s[4][:depth],) + s[5:] for s in samples]
     order = lambda s: (s[2], s[1] or "", s[3], s[4])
     samples.sort(key=order)
     expected.sort(key=order)
@@ -255,9 +262,11 @@ def main():
         bad += 1
     ours, theirs = {}, {}
     for i, (s, x) in enumerate(zip(samples, expected)):
-        tid, name, ts, status, stack = s
-        key, xname, xts, xstatus, xframes = x
+        tid, name, ts, status, stack, ns = s
+        key, xname, xts, xstatus, xframes, xns = x
         why = []
+        if xns is not None and ns != xns:
+            why.append(f"time {ns} ns, the JDK {xns}")
         if ours.setdefault(tid, key) != key or theirs.setdefault(key, tid) != tid:
             why.append(f"thread {tid} is not one JDK thread {key}")
         if name != xname:

@@ -1,19 +1,22 @@
 #!/usr/bin/env python3
 """Writes a small JFR chunk that no recorder writes so: for tests/cli/jfr.bats.
 
-usage: jfr_gen.py OUT [plain]
+usage: jfr_gen.py OUT [plain|cputime]
 
 Fields in an order of its own (Thread's javaName before its osThreadId and osName, a
 "virtual" field first, an "extra" field before StackFrame's method), every string
 encoding (UTF-16 with a surrogate pair, Latin-1, UTF-8, a reference to the String pool,
 empty, null), an event type the reader does not know between the samples; "plain": the
-integers uncompressed (big-endian of their width), else compressed (LEB128). `jfr print`
-reads it as the JDK reads any recording.
+integers uncompressed (big-endian of their width), else compressed (LEB128). "cputime":
+two jdk.CPUTimeSample events too, laid out as JDK 25's metadata declares the event
+(startTime, stackTrace, eventThread, failed, samplingPeriod: a timespan in ticks, biased),
+for JDKs that cannot record it. `jfr print` reads it as the JDK reads any recording.
 """
 import struct
 import sys
 
 PLAIN = len(sys.argv) > 2 and sys.argv[2] == "plain"
+CPUTIME = len(sys.argv) > 2 and sys.argv[2] == "cputime"
 WIDTH = {"short": 2, "char": 2, "int": 4, "long": 8}
 
 
@@ -90,6 +93,11 @@ CLASSES = [
                                                    ("state", 17, 1, 0)]),
     (21, "test.Unknown", "jdk.jfr.Event", [("startTime", 1, 0, 0), ("blob", 4, 0, 0),
                                             ("n", 2, 0, 0)]),
+    (31, "jdk.jfr.Timespan", "java.lang.annotation.Annotation", [("value", 4, 0, 0)]),
+    (22, "jdk.CPUTimeSample", "jdk.jfr.Event", [("startTime", 1, 0, 0), ("stackTrace", 16, 1, 0),
+                                                 ("eventThread", 10, 1, 0), ("failed", 3, 0, 0),
+                                                 ("samplingPeriod", 1, 0, 0),
+                                                 ("biased", 3, 0, 0)]),
 ]
 
 
@@ -124,6 +132,8 @@ def metadata():
             # a start time in ticks, as the JDK annotates it
             ann = [element("annotation", [("class", "30"), ("value", "TICKS")], [])] \
                 if fname == "startTime" else []
+            if fname == "samplingPeriod":  # a span of ticks, as the JDK annotates it
+                ann = [element("annotation", [("class", "31"), ("value", "TICKS")], [])]
             fs.append(element("field", fa, ann))
         classes.append(element("class", attrs, fs))
     root = element("root", [], [element("metadata", [], classes),
@@ -162,6 +172,12 @@ def main():
         event(21, num(start_ticks + 1600) + utf8("skipped by size") + num(9, "int")),
         event(20, num(start_ticks + 2999) + num(6) + num(1) + num(2)),
     ]
+    if CPUTIME:
+        # 10 ms and 20 ms of CPU time (ticks are ns here); the second's stack failed
+        events += [
+            event(22, num(start_ticks + 3500) + num(1) + num(5) + b"\x00" + num(10000000) + b"\x00"),
+            event(22, num(start_ticks + 4500) + num(0) + num(6) + b"\x01" + num(20000000) + b"\x01"),
+        ]
     body = b"".join(events)
     meta = metadata()
     cp = pools()

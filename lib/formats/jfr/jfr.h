@@ -32,6 +32,11 @@ struct jfr_type {
 	uint32_t field0, nfields;
 	uint8_t kind;          /* enum jfr_kind */
 	bool empty;            /* a struct that takes no bytes (no field takes any) */
+	/* in a compressed chunk, a struct that is lebs compressed integers and nothing else
+	 * (a StackFrame: method and type keys, line, bytecode index): skipped without
+	 * walking its fields */
+	bool flat;
+	uint32_t lebs;
 };
 
 struct jfr_field {
@@ -41,11 +46,17 @@ struct jfr_field {
 	bool cp, array;
 };
 
-/* A constant: (type, key) and where its value is in the input. */
+/* A constant: (type, key) and where its value is: in the chunk's ck-th constant pool
+ * event (jfr_state.ckpt), at bytes from its start. */
 struct jfr_const {
 	uint64_t key;
-	uint32_t type;
+	uint32_t type, ck;
 	size_t at;
+};
+
+/* A constant pool event of the chunk: where it starts and its size. */
+struct jfr_span {
+	size_t at, len;
 };
 
 /* A cursor over the input: [p, end) of the chunk, and where the input starts (offsets). */
@@ -93,6 +104,14 @@ struct jfr_method {
 	bool native;           /* named as native code (by its frame's type) */
 };
 
+/* A stack frame as the pools write it (its method and type keys, line and bytecode
+ * index) and the frame it became, per chunk. */
+struct jfr_fkey {
+	uint64_t method, type;
+	int64_t line, bci;
+	uint32_t id;
+};
+
 /* A thread state seen in the chunk: its key and status. */
 struct jfr_tstate {
 	uint64_t key;
@@ -117,7 +136,11 @@ struct jfr_state {
 	struct tachi_idset type_ix;
 	uint32_t tix[T_COUNT];
 	uint32_t ev_type[EV_COUNT];
-	/* its constant pools */
+	/* its constant pools, and where the events that hold them are */
+	struct jfr_span *ckpt, *next_ckpt;
+	size_t nckpt, ckpt_cap, nnext, next_cap;
+	size_t meta_len;
+	bool reused;             /* the chunk's metadata and pools are the previous chunk's */
 	struct jfr_const *consts;
 	size_t nconsts, consts_cap;
 	struct tachi_idset const_ix;
@@ -134,6 +157,16 @@ struct jfr_state {
 	size_t nmethods, methods_cap;
 	struct tachi_idset method_ix;
 	uint32_t ftype_file[16]; /* per frame type key < 16: the file string, JFR_NONE: not yet */
+	uint16_t ftype_native;   /* per frame type key < 16: its frames are native code */
+	uint16_t ftype_inlined;  /* per frame type key < 16: its frames are inlined */
+	/* the chunk's StackFrame is a flat struct of at most 8 fields, method and type pool
+	 * keys: decoded at once (ff_field: the field of each frame_fields name, -1 none) */
+	bool frame_fast;
+	int8_t ff_field[4];
+	uint8_t ff_signed[4];    /* the field's kind: how its bits are a Java value */
+	struct jfr_fkey *fcache;
+	size_t nfcache, fcache_cap;
+	struct tachi_idset fcache_ix;
 	bool has_kernel;         /* the FrameType pool names "Kernel": async-profiler's */
 	int8_t *slot;            /* per field: which event field it is (read.c), -1 none */
 	size_t slot_cap;
@@ -141,6 +174,7 @@ struct jfr_state {
 	uint32_t nstates;
 	/* options */
 	uint32_t want;           /* bits of EV_* */
+	char event_opt[64];      /* the option event as given, "" by default */
 	bool total;              /* weights are bytes or delays, not counts */
 	/* samples */
 	uint32_t *frames;
@@ -151,6 +185,17 @@ struct jfr_state {
 	struct tach_value_type vtypes[2];
 	struct tach_sample_ext ext;
 	uint64_t chunks;
+	/* events by type: per type of the chunk's metadata (tcount), and by name over the
+	 * chunks read (kinds_*: names in kinds_arena), for meta.record_kinds and the error
+	 * that names them when no event is of the chosen types */
+	uint64_t *tcount;
+	size_t tcount_cap;
+	struct jfr_kind_count { size_t name; uint64_t n; } *kinds;
+	size_t nkinds, kinds_cap;
+	struct tachi_idset kinds_ix;
+	char *kinds_arena, *kinds_text;
+	size_t kinds_len, kinds_cap2;
+	uint64_t matched;        /* events of the chosen types */
 };
 
 /* ---- read_chunk.c ---- */
@@ -161,6 +206,8 @@ void tachi_jfr_chunk_free(struct jfr_state *st);
 int tachi_jfr_fail(struct tach_reader *r, size_t at, const char *fmt, ...) TACHI_PRINTF(3, 4);
 /* Integers as the chunk writes them (compressed or not), and raw bytes. */
 int tachi_jfr_varint(struct tach_reader *r, struct jfr_cur *c, uint64_t *v);
+/* n compressed integers at c into out (a flat struct's fields). */
+int tachi_jfr_lebs(struct tach_reader *r, struct jfr_cur *c, unsigned n, uint64_t *out);
 /* A count (of an array's elements) at c: at most the bytes left. */
 int tachi_jfr_count(struct tach_reader *r, struct jfr_cur *c, uint64_t *n);
 /* The fields of a struct of type t at c, each named in want[i] into out[i] (JV_NONE when
@@ -182,6 +229,9 @@ bool tachi_jfr_struct_at(struct tach_reader *r, const struct jfr_val *v, struct 
 /* Ticks of the chunk's clock as ns since the epoch, as the JDK converts them. */
 int64_t tachi_jfr_ticks_ns(const struct jfr_state *st, int64_t ticks);
 int64_t tachi_jfr_span_ns(const struct jfr_state *st, int64_t ticks);
+/* The counts of events by type into meta.record_kinds ("NAME COUNT" lines, most first),
+ * at the end of the input. */
+int tachi_jfr_kinds(struct tach_reader *r);
 /* The event at st->pos: its type, and c over its fields; st->pos moves past it. */
 int tachi_jfr_event(struct tach_reader *r, uint64_t *type, struct jfr_cur *c);
 

@@ -51,10 +51,16 @@
  * lost, and the chunks before it are read; a first chunk so: an error. A reference to a
  * constant the pools lack reads as null, as the JDK reads it ("unknown" methods).
  *
- * Not read: the byte code index (kept by no field of the model), method descriptors,
- * class loaders, the events this reader does not turn into samples (skipped by their
- * sizes), settings and recording options.
+ * Also: a frame's bytecode index is its column (where it has a line); an Inlined frame
+ * is marked inlined (native data without an address) into the next frame out, so that
+ * pprof and OTLP make one Location of them; jdk.CPUTimeSample's samplingPeriod is its
+ * "cpu" time (event=cputime); the events of every type are counted for
+ * meta.record_kinds, and none of the chosen types is an error naming them.
+ *
+ * Not read: method descriptors, class loaders, the events this reader does not turn
+ * into samples (skipped by their sizes), settings and recording options.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -62,16 +68,29 @@
 #include "base/hash.h"
 #include "core/handles.h"
 #include "core/format.h"
+#include "model/dict.h"
 #include "formats/jfr/jfr.h"
 
 /* The event fields a sample is made of, by name (read_chunk.c finds them per type). */
 enum {
 	F_TIME, F_SAMPLED, F_THREAD, F_STACK, F_STATE, F_SAMPLES, F_SPAN, F_CLASS, F_ALLOC,
-	F_WEIGHT, F_DURATION, F_MONITOR, F_PARKED, F_TLAB, F_COUNT
+	F_WEIGHT, F_DURATION, F_MONITOR, F_PARKED, F_TLAB, F_PERIOD, F_COUNT
 };
 static const char *const event_fields[F_COUNT] = {
 	"startTime", "sampledThread", "eventThread", "stackTrace", "state", "samples", "timeSpan",
 	"objectClass", "allocationSize", "weight", "duration", "monitorClass", "parkedClass", "tlabSize",
+	"samplingPeriod",
+};
+
+/* The fields of the pool types read per frame and thread, by name, each type's own
+ * slots (chunk_open): the per-frame path matches no names. */
+static const char *const frame_fields[] = { "method", "lineNumber", "type", "bytecodeIndex" };
+static const char *const method_fields[] = { "type", "name" };
+static const char *const class_fields[] = { "name" };
+static const char *const thread_fields[] = { "javaName", "osName", "osThreadId" };
+static const struct { int t; const char *const *names; size_t n; } type_fields[] = {
+	{ T_FRAME, frame_fields, 4 }, { T_METHOD, method_fields, 2 }, { T_CLASS, class_fields, 1 },
+	{ T_THREAD, thread_fields, 3 },
 };
 
 #define GROUP_SAMPLES (1u << EV_EXEC | 1u << EV_NATIVE | 1u << EV_WALL | 1u << EV_CPUTIME)
@@ -113,6 +132,7 @@ static int event_option(struct tach_reader *r, const char *value)
 		return RFAIL(r, TACH_E_USAGE, TACH_POS_NONE, 0, "event %s: choose events of one kind "
 			     "(samples, allocations or locks), whose values are alike", value);
 	st->want = bits;
+	snprintf(st->event_opt, sizeof(st->event_opt), "%s", value);
 	return TACH_OK;
 }
 
@@ -133,6 +153,18 @@ static int nomem(struct tach_reader *r)
 {
 	return RFAIL(r, TACH_E_NOMEM, TACH_POS_NONE, 0, "out of memory");
 }
+
+/* The fields of a struct of type t named in want (the names of type_fields[tf]): by the
+ * chunk's slots where t is the type they were made for, else by name. */
+static int fields_of(struct tach_reader *r, struct jfr_cur *c, uint32_t t, int tf,
+		     struct jfr_val *out)
+{
+	struct jfr_state *st = r->state;
+	if (t == st->tix[type_fields[tf].t])
+		return tachi_jfr_struct_slots(r, c, t, st->slot, out, type_fields[tf].n);
+	return tachi_jfr_struct(r, c, t, type_fields[tf].names, type_fields[tf].n, out);
+}
+enum { TF_FRAME, TF_METHOD, TF_CLASS, TF_THREAD };
 
 static int intern(struct tach_reader *r, const char *file, size_t fl, const char *func,
 		  size_t nl, int32_t line, uint32_t *id)
@@ -158,7 +190,6 @@ static bool thread_eq(void *ctx, uint32_t i, const void *key)
 static int thread_root(struct tach_reader *r, const struct jfr_val *v, uint64_t *tid,
 		       uint32_t *root)
 {
-	static const char *const want[] = { "javaName", "osName", "osThreadId" };
 	struct jfr_cur c;
 	struct jfr_val f[3];
 	const char *s;
@@ -167,7 +198,7 @@ static int thread_root(struct tach_reader *r, const struct jfr_val *v, uint64_t 
 	*tid = v->kind == JV_KEY ? v->u : 0;
 	if (!tachi_jfr_struct_at(r, v, &c))
 		return TACH_OK;
-	int rc = tachi_jfr_struct(r, &c, v->type, want, 3, f);
+	int rc = fields_of(r, &c, v->type, TF_THREAD, f);
 	if (rc || (rc = tachi_jfr_string(r, &f[0], &s, &n)))
 		return rc;
 	if (!s && (rc = tachi_jfr_string(r, &f[1], &s, &n)))
@@ -216,8 +247,6 @@ static bool method_eq(void *ctx, uint32_t i, const void *key)
 static int method_name(struct tach_reader *r, const struct jfr_val *v, bool native,
 		       uint32_t *func)
 {
-	static const char *const mwant[] = { "type", "name" };
-	static const char *const cwant[] = { "name" };
 	struct jfr_state *st = r->state;
 	struct jfr_method key = { v->u, 0, native };
 	uint64_t h = tachi_mix64(v->u) ^ native;
@@ -232,11 +261,11 @@ static int method_name(struct tach_reader *r, const struct jfr_val *v, bool nati
 	size_t cn = 0, mn = 0;
 	int rc = TACH_OK;
 	if (tachi_jfr_struct_at(r, v, &c)) {
-		if ((rc = tachi_jfr_struct(r, &c, v->type, mwant, 2, m)))
+		if ((rc = fields_of(r, &c, v->type, TF_METHOD, m)))
 			return rc;
 		cl.kind = JV_NONE;
 		if (!native && tachi_jfr_struct_at(r, &m[0], &c) &&
-		    (rc = tachi_jfr_struct(r, &c, m[0].type, cwant, 1, &cl)))
+		    (rc = fields_of(r, &c, m[0].type, TF_CLASS, &cl)))
 			return rc;
 		if (cl.kind != JV_NONE && (rc = tachi_jfr_string(r, &cl, &cs, &cn)))
 			return rc;
@@ -288,12 +317,19 @@ static int method_name(struct tach_reader *r, const struct jfr_val *v, bool nati
  * native as jfrconv names such frames (async-profiler's C++ and kernel frames, and its
  * "Native", which is C code where the recording also has a "Kernel" type). */
 static int frame_type(struct tach_reader *r, const struct jfr_val *v, uint32_t *file,
-		      bool *native)
+		      bool *native, bool *inl)
 {
 	struct jfr_state *st = r->state;
 	const char *s;
 	size_t n;
 	char buf[80];
+	bool cache = v->kind == JV_KEY && v->u < sizeof(st->ftype_file) / sizeof(st->ftype_file[0]);
+	if (cache && st->ftype_file[v->u] != JFR_NONE) {
+		*file = st->ftype_file[v->u];
+		*native = st->ftype_native >> v->u & 1;
+		*inl = st->ftype_inlined >> v->u & 1;
+		return TACH_OK;
+	}
 	int rc = tachi_jfr_string(r, v, &s, &n);
 	if (rc)
 		return rc;
@@ -305,27 +341,121 @@ static int frame_type(struct tach_reader *r, const struct jfr_val *v, uint32_t *
 		n = sizeof(buf) - 2;
 	*native = (n == 3 && !memcmp(s, "C++", 3)) || (n == 6 && !memcmp(s, "Kernel", 6)) ||
 		  (n == 6 && !memcmp(s, "Native", 6) && st->has_kernel);
+	*inl = n == 7 && !memcmp(s, "Inlined", 7);
 	buf[0] = '[';
 	memcpy(buf + 1, s, n);
 	buf[n + 1] = ']';
-	return tach_dict_intern_string(&r->dict, buf, n + 2, file) ? nomem(r) : TACH_OK;
+	if (tach_dict_intern_string(&r->dict, buf, n + 2, file))
+		return nomem(r);
+	if (cache) {
+		st->ftype_file[v->u] = *file;
+		st->ftype_native = (uint16_t)((st->ftype_native & ~(1u << v->u)) |
+					      (unsigned)*native << v->u);
+		st->ftype_inlined = (uint16_t)((st->ftype_inlined & ~(1u << v->u)) |
+					       (unsigned)*inl << v->u);
+	}
+	return TACH_OK;
+}
+
+static bool fkey_eq(void *ctx, uint32_t i, const void *key)
+{
+	const struct jfr_state *st = ctx;
+	const struct jfr_fkey *a = &st->fcache[i], *b = key;
+	return a->method == b->method && a->type == b->type && a->line == b->line &&
+	       a->bci == b->bci;
+}
+
+static uint64_t fkey_hash(const struct jfr_fkey *k)
+{
+	return tachi_mix64(k->method * 0x9E3779B97F4A7C15u ^ k->type << 56 ^
+			   (uint64_t)k->line << 24 ^ (uint64_t)k->bci);
+}
+
+static int frame_of(struct tach_reader *r, const struct jfr_val *f, uint32_t *id);
+
+/* A flat StackFrame (st->frame_fast): its fields decoded at once, and the frame found
+ * by them in the chunk's cache, made by frame_of the first time. */
+static int fast_frame(struct tach_reader *r, struct jfr_cur *c, uint32_t t, uint32_t *id)
+{
+	struct jfr_state *st = r->state;
+	const struct jfr_type *ty = &st->types[t];
+	uint64_t u[8] = { 0 }, v[4] = { 0 };
+	size_t at = (size_t)(c->p - st->d);
+	int rc = tachi_jfr_lebs(r, c, ty->nfields, u);
+	if (rc)
+		return rc;
+	for (int k = 0; k < 4; k++)
+		if (st->ff_field[k] >= 0)
+			v[k] = st->ff_signed[k] == JK_INT ? (uint64_t)(int64_t)(int32_t)u[st->ff_field[k]] :
+			       st->ff_signed[k] == JK_SHORT ? (uint64_t)(int64_t)(int16_t)u[st->ff_field[k]] :
+			       st->ff_signed[k] == JK_CHAR ? u[st->ff_field[k]] & 0xffff :
+			       u[st->ff_field[k]];
+	struct jfr_fkey key = { v[0], v[2], (int64_t)v[1], (int64_t)v[3], 0 };
+	uint64_t h = fkey_hash(&key);
+	uint32_t i;
+	if (tachi_idset_find(&st->fcache_ix, h, &key, fkey_eq, st, &i)) {
+		*id = st->fcache[i].id;
+		return TACH_OK;
+	}
+	struct jfr_val f[4];
+	for (int k = 0; k < 4; k++) {
+		int8_t fi = st->ff_field[k];
+		const struct jfr_field *fd = fi >= 0 ? &st->fields[ty->field0 + (uint32_t)fi] : NULL;
+		f[k] = (struct jfr_val){ !fd ? JV_NONE : fd->cp ? JV_KEY : JV_NUM, v[k], at,
+					 fd ? fd->type : 0, false, fd && fd->cp };
+	}
+	if ((rc = frame_of(r, f, &key.id)))
+		return rc;
+	if (!TACHI_RESERVE(st->fcache, st->fcache_cap, st->nfcache + 1) ||
+	    !tachi_idset_insert(&st->fcache_ix, h, (uint32_t)st->nfcache))
+		return nomem(r);
+	st->fcache[st->nfcache++] = key;
+	*id = key.id;
+	return TACH_OK;
 }
 
 static int one_frame(struct tach_reader *r, struct jfr_cur *c, uint32_t t, uint32_t *id)
 {
-	static const char *const want[] = { "method", "lineNumber", "type" };
-	struct jfr_val f[3];
+	struct jfr_state *st = r->state;
+	struct jfr_val f[4];
+	if (st->frame_fast && t == st->tix[T_FRAME])
+		return fast_frame(r, c, t, id);
+	int rc = fields_of(r, c, t, TF_FRAME, f);
+	return rc ? rc : frame_of(r, f, id);
+}
+
+/* The frame of a StackFrame's values f (frame_fields' order). */
+static int frame_of(struct tach_reader *r, const struct jfr_val *f, uint32_t *id)
+{
 	uint32_t file, func;
-	bool native = false;
-	int rc = tachi_jfr_struct(r, c, t, want, 3, f);
-	if (rc || (rc = frame_type(r, &f[2], &file, &native)) ||
+	bool native = false, inl = false;
+	int rc;
+	if ((rc = frame_type(r, &f[2], &file, &native, &inl)) ||
 	    (rc = method_name(r, &f[0], native, &func)))
 		return rc;
 	int64_t line = f[1].kind == JV_NUM ? (int64_t)f[1].u : 0;
 	struct tach_frame fr = { file, func, line > 0 && line <= INT32_MAX ? (int32_t)line : -1, 0,
 				 -1, -1, TACH_NO_OPCODE };
 	fr.end_line = fr.line;
-	return tach_dict_intern_frame(&r->dict, &fr, id) ? nomem(r) : TACH_OK;
+	/* the bytecode index as the column: the place within the line (the JDK writes -1 or
+	 * 0 for none, native frames) */
+	int64_t bci = f[3].kind == JV_NUM ? (int64_t)f[3].u : -1;
+	if (fr.line >= 0 && bci >= 0 && bci <= INT32_MAX)
+		fr.col = fr.end_col = (int32_t)bci;
+	/* an inlined frame is one machine location with the frame it was inlined into, the
+	 * next one out (a pprof Location of several Lines) */
+	struct tach_frame_native nat = { 0, 0, 1 };
+	return tach_dict_intern_frame_native(&r->dict, &fr, inl ? &nat : NULL, id) ? nomem(r) :
+	       TACH_OK;
+}
+
+static int outer_frame(struct tach_reader *r, uint32_t *id)
+{
+	const struct tach_frame_native *n = tach_dict_frame_native(&r->dict, *id);
+	if (!n || !n->inlined)
+		return TACH_OK;
+	struct tach_frame f = *tach_dict_frame(&r->dict, *id);
+	return tach_dict_intern_frame(&r->dict, &f, id) ? nomem(r) : TACH_OK;
 }
 
 /* The frames of stack trace v into st->sframes (leaf first, as JFR lists them). */
@@ -368,6 +498,10 @@ static int read_frames(struct tach_reader *r, const struct jfr_val *v, uint32_t 
 		if (!fr.cp)
 			c.p = ec.p;
 	}
+	/* the outermost frame of a truncated stack may be inlined into one not recorded: it
+	 * is a location of its own, not one with the thread's root frame */
+	if (n && (rc = outer_frame(r, &st->sframes[st->nsframes + n - 1])))
+		return rc;
 	*depth = (uint32_t)n;
 	st->nsframes += n;
 	return TACH_OK;
@@ -493,6 +627,10 @@ static bool event_values(struct jfr_state *st, int ev, const struct jfr_val *f,
 		n = num_of(&f[F_SAMPLES]) & 0xffffffffu;
 		int64_t span = tachi_jfr_span_ns(st, (int64_t)num_of(&f[F_SPAN]));
 		v = span > 0 ? (uint64_t)span : 0;
+	} else if (ev == EV_CPUTIME) {
+		/* the CPU time the sample stands for (a timespan in ticks) */
+		int64_t span = tachi_jfr_span_ns(st, (int64_t)num_of(&f[F_PERIOD]));
+		v = span > 0 ? (uint64_t)span : 0;
 	} else if (ev == EV_ALLOC_SAMPLE) {
 		v = num_of(&f[F_WEIGHT]);
 	} else if (ev == EV_ALLOC_TLAB && num_of(&f[F_TLAB])) {
@@ -506,7 +644,7 @@ static bool event_values(struct jfr_state *st, int ev, const struct jfr_val *f,
 	st->vals[0] = (int64_t)(n > INT64_MAX ? INT64_MAX : n);
 	st->vals[1] = (int64_t)(v > INT64_MAX ? INT64_MAX : v);
 	s->weight = st->total ? v : n;
-	s->time_ns = ev == EV_WALL ? v : 0;
+	s->time_ns = ev == EV_WALL || ev == EV_CPUTIME ? v : 0;
 	return s->weight > 0;
 }
 
@@ -573,12 +711,38 @@ static int event_sample(struct tach_reader *r, int ev, struct jfr_cur *c)
 
 /* ---- chunks, open and next ---- */
 
+/* Whether the chunk's StackFrame is flat enough for fast_frame: at most 8 fields, each
+ * one compressed integer, its method and type pool keys. */
+static void frame_layout(struct jfr_state *st)
+{
+	uint32_t t = st->tix[T_FRAME];
+	st->frame_fast = false;
+	if (t == JFR_NONE || !st->types[t].flat || st->types[t].lebs != st->types[t].nfields ||
+	    st->types[t].nfields > 8)
+		return;
+	const struct jfr_type *ty = &st->types[t];
+	for (int k = 0; k < 4; k++)
+		st->ff_field[k] = -1;
+	for (uint32_t i = 0; i < ty->nfields; i++) {
+		const struct jfr_field *f = &st->fields[ty->field0 + i];
+		int8_t k = st->slot[ty->field0 + i];
+		if (k < 0)
+			continue;
+		bool key = k == 0 || k == 2;
+		if (f->cp != key)
+			return; /* a method or type inline, a line in the pools: the slow path */
+		st->ff_field[k] = (int8_t)i;
+		st->ff_signed[k] = st->types[f->type].kind;
+	}
+	st->frame_fast = true;
+}
+
 /* Per chunk: which event field each field is, and whether "Kernel" is a frame type. */
 static int chunk_open(struct tach_reader *r)
 {
 	struct jfr_state *st = r->state;
 	int rc = tachi_jfr_chunk(r);
-	if (rc)
+	if (rc || st->reused) /* what follows depends on the metadata and pools only */
 		return rc;
 	if (!TACHI_RESERVE(st->slot, st->slot_cap, st->nfields + 1))
 		return nomem(r);
@@ -588,10 +752,22 @@ static int chunk_open(struct tach_reader *r)
 			if (!strcmp(st->fields[i].name, event_fields[k]))
 				st->slot[i] = (int8_t)k;
 	}
+	for (size_t k = 0; k < sizeof(type_fields) / sizeof(type_fields[0]); k++) {
+		uint32_t t = st->tix[type_fields[k].t];
+		for (uint32_t i = 0; t != JFR_NONE && i < st->types[t].nfields; i++) {
+			uint32_t fi = st->types[t].field0 + i;
+			st->slot[fi] = -1;
+			for (size_t j = 0; j < type_fields[k].n; j++)
+				if (!strcmp(st->fields[fi].name, type_fields[k].names[j]))
+					st->slot[fi] = (int8_t)j;
+		}
+	}
+	frame_layout(st);
 	st->nstates = 0;
 	st->has_kernel = false;
+	bool inl = false;
 	uint32_t ft = st->tix[T_FRAMETYPE];
-	for (size_t i = 0; ft != JFR_NONE && i < st->nconsts && !st->has_kernel; i++) {
+	for (size_t i = 0; ft != JFR_NONE && i < st->nconsts; i++) {
 		if (st->consts[i].type != ft)
 			continue;
 		struct jfr_val v = { JV_KEY, st->consts[i].key, 0, ft, false, false };
@@ -599,8 +775,13 @@ static int chunk_open(struct tach_reader *r)
 		size_t n;
 		if ((rc = tachi_jfr_string(r, &v, &s, &n)))
 			return rc;
-		st->has_kernel = s && n == 6 && !memcmp(s, "Kernel", 6);
+		st->has_kernel |= s && n == 6 && !memcmp(s, "Kernel", 6);
+		inl |= s && n == 7 && !memcmp(s, "Inlined", 7);
 	}
+	/* inlined frames are marks of native data, which pprof keeps only when the dict has
+	 * native data at the first sample */
+	if (inl && tachi_dict_keep_natives(&r->dict))
+		return nomem(r);
 	return TACH_OK;
 }
 
@@ -616,9 +797,13 @@ static void set_values(struct tach_reader *r)
 		st->vtypes[1] = (struct tach_value_type){ "delay", "nanoseconds" };
 	} else {
 		st->vtypes[0] = (struct tach_value_type){ "samples", "count" };
-		st->vtypes[1] = (struct tach_value_type){ "wall", "nanoseconds" };
+		st->vtypes[1] = (struct tach_value_type){ st->want == 1u << EV_CPUTIME ? "cpu" : "wall",
+							  "nanoseconds" };
 	}
-	bool two = !(st->want & GROUP_SAMPLES) || st->want == 1u << EV_WALL;
+	/* samples that carry their time: wall-clock samples' timeSpan, CPU-time samples'
+	 * samplingPeriod; the others (CPU samples by the period of the settings) none */
+	bool timed = st->want == 1u << EV_WALL || st->want == 1u << EV_CPUTIME;
+	bool two = !(st->want & GROUP_SAMPLES) || timed;
 	if (!two)
 		st->total = false; /* a CPU sample's total is its count */
 	m->value_type_count = two ? 2 : 1;
@@ -626,7 +811,7 @@ static void set_values(struct tach_reader *r)
 	m->weight_type = st->total ? 1 : 0;
 	m->default_type = m->weight_type + 1;
 	m->weight_unit = st->total ? st->vtypes[1].unit : NULL;
-	m->sample_time = st->want == 1u << EV_WALL;
+	m->sample_time = timed;
 	st->ext = (struct tach_sample_ext){ .size = sizeof(st->ext), .value_count = 0,
 					    .values = st->vals };
 }
@@ -657,6 +842,29 @@ static int event_kind(const struct jfr_state *st, uint64_t type)
 	return -1;
 }
 
+/* The end: the events by type in the meta; an error that names them when none was of
+ * the chosen types (a recording of allocations read for CPU samples). */
+static int input_end(struct tach_reader *r)
+{
+	struct jfr_state *st = r->state;
+	int rc = tachi_jfr_kinds(r);
+	if (rc || st->matched)
+		return rc ? rc : TACH_EOF;
+	char list[400] = "";
+	size_t n = 0;
+	for (const char *k = r->meta.record_kinds, *e; *k && n < 300; k = e + 1) {
+		e = strchr(k, '\n');
+		n += (size_t)snprintf(list + n, sizeof(list) - n, "%s%.*s", n ? ", " : "",
+				      (int)(e - k > 80 ? 80 : e - k), k);
+	}
+	if (n >= 300)
+		snprintf(list + n, sizeof(list) - n, ", ...");
+	return RFAIL(r, TACH_E_FORMAT, TACH_POS_NONE, 0, "no %s events in the recording (--event "
+		     "chooses others); it has: %s", st->event_opt[0] ? st->event_opt :
+		     "jdk.ExecutionSample, jdk.NativeMethodSample, profiler.WallClockSample or "
+		     "jdk.CPUTimeSample", n ? list : "no events");
+}
+
 static int jr_next(struct tach_reader *r, const struct tach_sample **out)
 {
 	struct jfr_state *st = r->state;
@@ -665,7 +873,7 @@ static int jr_next(struct tach_reader *r, const struct tach_sample **out)
 		if (st->pos >= st->chunk_end) {
 			st->chunk = st->chunk_end;
 			if ((rc = chunk_open(r)))
-				return rc;
+				return rc == TACH_EOF ? input_end(r) : rc;
 			continue;
 		}
 		uint64_t type;
@@ -675,6 +883,7 @@ static int jr_next(struct tach_reader *r, const struct tach_sample **out)
 		int ev = type > 1 ? event_kind(st, type) : -1;
 		if (ev < 0)
 			continue;
+		st->matched++;
 		rc = event_sample(r, ev, &c);
 		if (rc == 1)
 			continue;

@@ -52,6 +52,7 @@ static int cut(struct tach_reader *r, const struct jfr_cur *c, const char *what)
 static int leb(struct tach_reader *r, struct jfr_cur *c, uint64_t *v)
 {
 	uint64_t x = 0;
+	*v = 0; /* also on an error: callers' values are never left unset */
 	for (unsigned i = 0; i < 9; i++) {
 		if (c->p >= c->end)
 			return cut(r, c, "a number");
@@ -88,6 +89,23 @@ int tachi_jfr_varint(struct tach_reader *r, struct jfr_cur *c, uint64_t *v)
 	return num(r, c, 8, v);
 }
 
+int tachi_jfr_lebs(struct tach_reader *r, struct jfr_cur *c, unsigned n, uint64_t *out)
+{
+	for (unsigned i = 0; i < n; i++) {
+		const uint8_t *p = c->p;
+		if (p < c->end && !(*p & 0x80)) { /* most keys and lines are one byte or two */
+			out[i] = *p;
+			c->p = p + 1;
+		} else if (c->end - p >= 2 && !(p[1] & 0x80)) {
+			out[i] = (uint64_t)(p[0] & 0x7f) | (uint64_t)p[1] << 7;
+			c->p = p + 2;
+		} else if (leb(r, c, &out[i])) {
+			return r->err.code;
+		}
+	}
+	return TACH_OK;
+}
+
 /* A count (of elements, bytes, strings, ...): at most the bytes left, each at least one. */
 static int count(struct tach_reader *r, struct jfr_cur *c, const char *what, uint64_t *n)
 {
@@ -102,6 +120,33 @@ static int count(struct tach_reader *r, struct jfr_cur *c, const char *what, uin
 int tachi_jfr_count(struct tach_reader *r, struct jfr_cur *c, uint64_t *n)
 {
 	return count(r, c, "array element", n);
+}
+
+/* n compressed integers: the pool scan's and the frames' path, so a byte at a time
+ * without the value (a ninth byte takes all 8 bits) */
+static int skip_lebs(struct tach_reader *r, struct jfr_cur *c, uint64_t n)
+{
+	const uint8_t *p = c->p, *end = c->end;
+	for (uint64_t i = 0; i < n; i++) {
+		unsigned k = 0;
+		for (;;) {
+			if (p >= end) {
+				c->p = p;
+				return cut(r, c, "a number");
+			}
+			if (!(*p++ & 0x80) || ++k == 8)
+				break;
+		}
+		if (k == 8) {
+			if (p >= end) {
+				c->p = p;
+				return cut(r, c, "a number");
+			}
+			p++;
+		}
+	}
+	c->p = p;
+	return TACH_OK;
 }
 
 static int skip(struct tach_reader *r, struct jfr_cur *c, uint64_t n)
@@ -290,6 +335,8 @@ static int skip_field(struct tach_reader *r, struct jfr_cur *c, const struct jfr
 	if (f->array && (rc = count(r, c, "array element", &n)))
 		return rc;
 	if (f->cp) {
+		if (st->compressed)
+			return skip_lebs(r, c, n);
 		for (uint64_t i = 0; i < n; i++)
 			if ((rc = num(r, c, 8, &v)))
 				return rc;
@@ -297,6 +344,8 @@ static int skip_field(struct tach_reader *r, struct jfr_cur *c, const struct jfr
 	}
 	if (st->types[f->type].empty)
 		return TACH_OK;
+	if (st->types[f->type].flat) /* n is at most the bytes left, lebs at most FLAT_MAX */
+		return skip_lebs(r, c, n * st->types[f->type].lebs);
 	for (uint64_t i = 0; i < n; i++)
 		if ((rc = skip_value(r, c, f->type, depth)))
 			return rc;
@@ -321,6 +370,8 @@ static int skip_value(struct tach_reader *r, struct jfr_cur *c, uint32_t t, unsi
 	default:
 		return num(r, c, widths[ty->kind], &v);
 	}
+	if (ty->flat)
+		return skip_lebs(r, c, ty->lebs);
 	if (depth >= MAX_NEST)
 		return tachi_jfr_fail(r, off(c), "values nested deeper than %d (type %s)", MAX_NEST,
 				      ty->name);
@@ -431,11 +482,11 @@ static uint64_t const_hash(uint32_t t, uint64_t key)
 
 bool tachi_jfr_const(const struct jfr_state *st, uint32_t t, uint64_t key, size_t *at)
 {
-	struct jfr_const k = { key, t, 0 };
+	struct jfr_const k = { key, t, 0, 0 };
 	uint32_t i;
 	if (!tachi_idset_find(&st->const_ix, const_hash(t, key), &k, const_eq, (void *)st, &i))
 		return false;
-	*at = st->consts[i].at;
+	*at = st->ckpt[st->consts[i].ck].at + st->consts[i].at;
 	return true;
 }
 
@@ -512,6 +563,7 @@ static int meta_string(struct tach_reader *r, struct jfr_cur *c, struct meta_str
 {
 	uint64_t i = 0;
 	size_t at = off(c);
+	*s = ""; /* also on an error */
 	int rc = num(r, c, 4, &i);
 	if (rc)
 		return rc;
@@ -673,6 +725,44 @@ static bool type_find(const struct jfr_state *st, uint64_t id, uint32_t *t)
 	return tachi_idset_find(&st->type_ix, tachi_mix64(id), &id, type_eq, (void *)st, t);
 }
 
+/* Which structs are compressed integers only (struct jfr_type.flat): a struct is once
+ * each of its fields is (a pool key, an integer wider than a byte, a flat struct), found
+ * in passes as the empty ones are; one that contains itself never is. */
+#define FLAT_MAX 4096u
+static void flat_types(struct jfr_state *st)
+{
+	if (!st->compressed)
+		return;
+	for (bool changed = true; changed;) {
+		changed = false;
+		for (uint32_t i = 0; i < st->ntypes; i++) {
+			struct jfr_type *ty = &st->types[i];
+			uint64_t lebs = 0;
+			uint32_t k = 0;
+			if (ty->flat || ty->kind != JK_STRUCT || ty->empty)
+				continue;
+			for (; k < ty->nfields; k++) {
+				const struct jfr_field *f = &st->fields[ty->field0 + k];
+				const struct jfr_type *ft = &st->types[f->type];
+				if (f->array)
+					break;
+				if (f->cp || ft->kind == JK_SHORT || ft->kind == JK_CHAR ||
+				    ft->kind == JK_INT || ft->kind == JK_LONG)
+					lebs++;
+				else if (ft->flat)
+					lebs += ft->lebs;
+				else if (!ft->empty)
+					break;
+			}
+			if (k == ty->nfields && lebs && lebs <= FLAT_MAX) {
+				ty->flat = true;
+				ty->lebs = (uint32_t)lebs;
+				changed = true;
+			}
+		}
+	}
+}
+
 /* Types by id, each field's type, the kinds, and which structs take no bytes (every
  * struct empty at first; one becomes not empty while any field takes bytes). */
 static int link_types(struct tach_reader *r, size_t at)
@@ -705,6 +795,7 @@ static int link_types(struct tach_reader *r, size_t at)
 			}
 		}
 	}
+	flat_types(st);
 	return TACH_OK;
 }
 
@@ -751,6 +842,18 @@ static int event_head(struct tach_reader *r, struct jfr_cur *c, uint64_t *type, 
 	return TACH_OK;
 }
 
+/* The size of the chunk's metadata event (checked again as it is read). */
+static int meta_size(struct tach_reader *r, size_t *len)
+{
+	struct jfr_state *st = r->state;
+	struct jfr_cur c = { st->d + st->meta_at, st->d + st->chunk_end, st->d };
+	uint64_t type;
+	const uint8_t *end;
+	int rc = event_head(r, &c, &type, &end);
+	*len = rc ? 0 : (size_t)(end - c.base) - st->meta_at;
+	return rc;
+}
+
 static int read_metadata(struct tach_reader *r, size_t at)
 {
 	struct jfr_state *st = r->state;
@@ -781,7 +884,7 @@ static int read_metadata(struct tach_reader *r, size_t at)
 
 /* ---- the constant pools ---- */
 
-static int add_const(struct tach_reader *r, uint32_t t, uint64_t key, size_t at)
+static int add_const(struct tach_reader *r, uint32_t ck, uint32_t t, uint64_t key, size_t at)
 {
 	struct jfr_state *st = r->state;
 	size_t old;
@@ -791,13 +894,13 @@ static int add_const(struct tach_reader *r, uint32_t t, uint64_t key, size_t at)
 	if (!TACHI_RESERVE(st->consts, st->consts_cap, st->nconsts + 1) || st->nconsts >= JFR_NONE - 1 ||
 	    !tachi_idset_insert(&st->const_ix, const_hash(t, key), (uint32_t)st->nconsts))
 		return RFAIL(r, TACH_E_NOMEM, TACH_POS_NONE, 0, "out of memory");
-	st->consts[st->nconsts++] = (struct jfr_const){ key, t, at };
+	st->consts[st->nconsts++] = (struct jfr_const){ key, t, ck, at - st->ckpt[ck].at };
 	return TACH_OK;
 }
 
 /* A constant pool event's pools, c after its type: start, duration, delta to the
  * previous pool event, a flush byte, then per pool a type, a count and key/value pairs. */
-static int read_pools(struct tach_reader *r, struct jfr_cur *c)
+static int read_pools(struct tach_reader *r, struct jfr_cur *c, uint32_t ck)
 {
 	struct jfr_state *st = r->state;
 	uint64_t v, npools;
@@ -818,8 +921,8 @@ static int read_pools(struct tach_reader *r, struct jfr_cur *c)
 		if ((rc = count(r, c, "constant", &n)))
 			return rc;
 		for (uint64_t k = 0; k < n; k++) {
-			uint64_t key;
-			if ((rc = num(r, c, 8, &key)) || (rc = add_const(r, t, key, off(c))) ||
+			uint64_t key = 0;
+			if ((rc = num(r, c, 8, &key)) || (rc = add_const(r, ck, t, key, off(c))) ||
 			    (rc = skip_value(r, c, t, 0)))
 				return rc;
 		}
@@ -827,25 +930,129 @@ static int read_pools(struct tach_reader *r, struct jfr_cur *c)
 	return TACH_OK;
 }
 
-/* Every constant pool event of the chunk, in file order (all of them, not only the
- * chain the header starts, so that no loop in the chain matters). */
-static int scan_pools(struct tach_reader *r)
+/* Where the chunk's constant pool events are (into st->next_ckpt), in file order: all
+ * of them, not only the chain the header starts, so that no loop in the chain matters.
+ * Every event's size is checked on the way. */
+static int find_pools(struct tach_reader *r)
 {
 	struct jfr_state *st = r->state;
 	struct jfr_cur c = { st->d + st->chunk + JFR_HEADER, st->d + st->chunk_end, st->d };
+	st->nnext = 0;
 	while (c.p < c.end) {
 		uint64_t type = 0;
 		const uint8_t *end = NULL;
+		size_t at = off(&c);
 		int rc = event_head(r, &c, &type, &end);
 		if (rc)
 			return rc;
 		if (type == 1) {
-			struct jfr_cur e = { c.p, end, st->d };
-			if ((rc = read_pools(r, &e)))
-				return rc;
+			if (!TACHI_RESERVE(st->next_ckpt, st->next_cap, st->nnext + 1) ||
+			    st->nnext >= JFR_NONE - 1)
+				return RFAIL(r, TACH_E_NOMEM, TACH_POS_NONE, 0, "out of memory");
+			st->next_ckpt[st->nnext++] = (struct jfr_span){ at, (size_t)(end - c.base) - at };
 		}
 		c.p = end;
 	}
+	return TACH_OK;
+}
+
+/* The pools of the events find_pools found, each constant where it is. */
+static int scan_pools(struct tach_reader *r)
+{
+	struct jfr_state *st = r->state;
+	for (uint32_t i = 0; i < st->nckpt; i++) {
+		const struct jfr_span *sp = &st->ckpt[i];
+		struct jfr_cur c = { st->d + sp->at, st->d + sp->at + sp->len, st->d };
+		uint64_t size, type;
+		int rc;
+		if ((rc = num(r, &c, 4, &size)) || (rc = num(r, &c, 8, &type)) ||
+		    (rc = read_pools(r, &c, i)))
+			return rc;
+	}
+	return TACH_OK;
+}
+
+/* Whether the chunk's metadata and pools are byte for byte the previous chunk's (`cat
+ * a.jfr a.jfr`, a recording repeated): then its keys mean what they meant, and what the
+ * previous chunk read of its stacks, methods and threads holds. */
+static bool same_pools(const struct jfr_state *st, size_t prev_meta, bool prev_compressed,
+		       size_t meta_len)
+{
+	if (!st->chunks || st->ntypes == 0 || st->compressed != prev_compressed ||
+	    meta_len != st->meta_len || st->nnext != st->nckpt ||
+	    memcmp(st->d + st->meta_at, st->d + prev_meta, meta_len))
+		return false;
+	for (size_t i = 0; i < st->nnext; i++)
+		if (st->next_ckpt[i].len != st->ckpt[i].len ||
+		    memcmp(st->d + st->next_ckpt[i].at, st->d + st->ckpt[i].at, st->ckpt[i].len))
+			return false;
+	return true;
+}
+
+/* ---- events by type ---- */
+
+static bool kind_eq(void *ctx, uint32_t i, const void *key)
+{
+	const struct jfr_state *st = ctx;
+	return !strcmp(st->kinds_arena + st->kinds[i].name, key);
+}
+
+/* The chunk's counts by type into the counts by name (before its metadata goes). */
+static int flush_kinds(struct tach_reader *r)
+{
+	struct jfr_state *st = r->state;
+	for (uint32_t i = 0; st->tcount && i < st->ntypes; i++) {
+		if (!st->tcount[i])
+			continue;
+		const char *name = st->types[i].name;
+		size_t n = strlen(name);
+		uint64_t h = tachi_hash(name, n);
+		uint32_t k;
+		if (!tachi_idset_find(&st->kinds_ix, h, name, kind_eq, st, &k)) {
+			if (!TACHI_RESERVE(st->kinds, st->kinds_cap, st->nkinds + 1) ||
+			    !TACHI_RESERVE(st->kinds_arena, st->kinds_cap2, st->kinds_len + n + 1) ||
+			    !tachi_idset_insert(&st->kinds_ix, h, (uint32_t)st->nkinds))
+				return RFAIL(r, TACH_E_NOMEM, TACH_POS_NONE, 0, "out of memory");
+			memcpy(st->kinds_arena + st->kinds_len, name, n + 1);
+			k = (uint32_t)st->nkinds++;
+			st->kinds[k] = (struct jfr_kind_count){ st->kinds_len, 0 };
+			st->kinds_len += n + 1;
+		}
+		st->kinds[k].n += st->tcount[i];
+		st->tcount[i] = 0;
+	}
+	return TACH_OK;
+}
+
+static int kind_order(const void *a, const void *b, void *ctx)
+{
+	const struct jfr_kind_count *x = a, *y = b;
+	const char *arena = ctx;
+	if (x->n != y->n)
+		return x->n > y->n ? -1 : 1;
+	return strcmp(arena + x->name, arena + y->name);
+}
+
+int tachi_jfr_kinds(struct tach_reader *r)
+{
+	struct jfr_state *st = r->state;
+	int rc = flush_kinds(r);
+	if (rc)
+		return rc;
+	qsort_r(st->kinds, st->nkinds, sizeof(*st->kinds), kind_order, st->kinds_arena);
+	size_t len = 1;
+	for (size_t i = 0; i < st->nkinds; i++)
+		len += strlen(st->kinds_arena + st->kinds[i].name) + 22;
+	free(st->kinds_text);
+	if (!(st->kinds_text = malloc(len)))
+		return RFAIL(r, TACH_E_NOMEM, TACH_POS_NONE, 0, "out of memory");
+	size_t n = 0;
+	st->kinds_text[0] = 0;
+	for (size_t i = 0; i < st->nkinds; i++)
+		n += (size_t)snprintf(st->kinds_text + n, len - n, "%s %llu\n",
+				      st->kinds_arena + st->kinds[i].name,
+				      (unsigned long long)st->kinds[i].n);
+	r->meta.record_kinds = st->kinds_text;
 	return TACH_OK;
 }
 
@@ -854,7 +1061,8 @@ static int scan_pools(struct tach_reader *r)
 static void chunk_reset(struct jfr_state *st)
 {
 	st->ntypes = st->nfields = st->arena_len = st->nconsts = 0;
-	st->nstacks = st->nsframes = st->nthreads = st->nmethods = 0;
+	st->nstacks = st->nsframes = st->nthreads = st->nmethods = st->nfcache = 0;
+	tachi_idset_free(&st->fcache_ix);
 	tachi_idset_free(&st->type_ix);
 	tachi_idset_free(&st->const_ix);
 	tachi_idset_free(&st->stack_ix);
@@ -876,10 +1084,18 @@ void tachi_jfr_chunk_free(struct jfr_state *st)
 	free(st->fields);
 	free(st->arena);
 	free(st->consts);
+	free(st->ckpt);
+	free(st->next_ckpt);
+	free(st->tcount);
+	free(st->kinds);
+	free(st->kinds_arena);
+	free(st->kinds_text);
+	tachi_idset_free(&st->kinds_ix);
 	free(st->stacks);
 	free(st->sframes);
 	free(st->threads);
 	free(st->methods);
+	free(st->fcache);
 }
 
 static int64_t be64(const uint8_t *p)
@@ -951,12 +1167,29 @@ int tachi_jfr_chunk(struct tach_reader *r)
 	struct jfr_state *st = r->state;
 	if (st->chunk >= st->size)
 		return TACH_EOF;
+	size_t prev_meta = st->meta_at, meta_len;
+	bool prev_compressed = st->compressed;
 	int rc = chunk_header(r);
-	if (rc)
+	if (rc || (rc = find_pools(r)) || (rc = meta_size(r, &meta_len)))
 		return rc;
-	chunk_reset(st);
-	if ((rc = read_metadata(r, st->meta_at)) || (rc = scan_pools(r)))
-		return rc;
+	st->reused = same_pools(st, prev_meta, prev_compressed, meta_len);
+	struct jfr_span *sp = st->ckpt;
+	size_t cap = st->ckpt_cap;
+	st->ckpt = st->next_ckpt, st->ckpt_cap = st->next_cap, st->nckpt = st->nnext;
+	st->next_ckpt = sp, st->next_cap = cap;
+	st->meta_len = meta_len;
+	if (!st->reused) {
+		st->meta_len = 0; /* until the metadata is read whole */
+		if ((rc = flush_kinds(r)))
+			return rc;
+		chunk_reset(st);
+		if ((rc = read_metadata(r, st->meta_at)) || (rc = scan_pools(r)))
+			return rc;
+		if (!TACHI_RESERVE(st->tcount, st->tcount_cap, st->ntypes + 1))
+			return RFAIL(r, TACH_E_NOMEM, TACH_POS_NONE, 0, "out of memory");
+		memset(st->tcount, 0, (st->ntypes + 1) * sizeof(*st->tcount));
+		st->meta_len = meta_len;
+	}
 	st->pos = st->chunk + JFR_HEADER;
 	st->chunks++;
 	return TACH_OK;
@@ -972,5 +1205,8 @@ int tachi_jfr_event(struct tach_reader *r, uint64_t *type, struct jfr_cur *c)
 		return rc;
 	*c = (struct jfr_cur){ h.p, end, st->d };
 	st->pos = (size_t)(end - st->d);
+	uint32_t t;
+	if (*type > 1 && type_find(st, *type, &t))
+		st->tcount[t]++;
 	return TACH_OK;
 }
