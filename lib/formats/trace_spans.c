@@ -28,6 +28,7 @@
 #include <string.h>
 
 #include "base/base.h"
+#include "base/hash.h"
 #include "base/json.h"
 #include "core/handles.h"
 #include "formats/json_read.h"
@@ -45,6 +46,7 @@ struct tachi_span_ev {
 	int64_t ts, dur;          /* ns */
 	uint64_t off;             /* the event */
 	uint64_t name_off;        /* its "name" value, NONE when absent */
+	uint64_t name_hash;       /* of that value's text (0: absent), to compare names fast */
 	uint64_t ord;             /* the order among equal times: file order, then X's */
 	uint32_t key;             /* the frame's name (dict string) */
 };
@@ -57,7 +59,7 @@ struct tachi_span_thread {
 
 struct tachi_span_node {
 	uint32_t parent, frame, depth, key;
-	uint64_t name_off;
+	uint64_t name_off, name_hash;
 };
 
 struct tachi_span_sample {
@@ -260,6 +262,21 @@ static int thread_name(struct tach_reader *r, struct tachi_spans *sp, const uint
 	return TACH_OK;
 }
 
+/* A hash of the "name" value at off (NONE: absent, 0), never 0 for one that is there. */
+static int name_hash(struct tach_reader *r, uint64_t off, uint64_t *h)
+{
+	struct tachi_json j;
+	struct tachi_jtok t;
+	int rc;
+	*h = 0;
+	if (off == NONE)
+		return TACH_OK;
+	if ((rc = tachi_jr_value_at(r, &j, off, &t)))
+		return rc;
+	*h = (tachi_hash(r->in.data + t.start, t.len) ^ (uint64_t)t.type) | 1;
+	return TACH_OK;
+}
+
 static int add(struct tach_reader *r, struct tachi_span_ev **a, size_t *n, size_t *cap,
 	       const struct tachi_span_ev *e)
 {
@@ -287,7 +304,7 @@ static int span(struct tach_reader *r, struct tachi_spans *sp, const uint64_t *o
 	if (e.ts < INT64_MIN / 4 || e.ts > INT64_MAX / 4 || e.dur < INT64_MIN / 4 ||
 	    e.dur > INT64_MAX / 4)
 		return tachi_jr_bad(r, off, "a span's time out of range");
-	if ((rc = frame_name(r, sp, o[1], o[7], &e.key)))
+	if ((rc = frame_name(r, sp, o[1], o[7], &e.key)) || (rc = name_hash(r, o[1], &e.name_hash)))
 		return rc;
 	if (ph == 'B')
 		return add(r, &sp->b, &sp->nb, &sp->b_cap, &e);
@@ -404,7 +421,7 @@ static uint64_t name_of(const struct tachi_spans *sp, int64_t pid, int64_t tid)
 }
 
 static int add_node(struct tach_reader *r, struct tachi_spans *sp, uint32_t parent,
-		    const struct tach_frame *f, uint32_t key, uint64_t name_off, uint64_t off)
+		    const struct tach_frame *f, const struct tachi_span_ev *ev, uint64_t off)
 {
 	uint32_t depth = parent == NO_ID ? 1 : sp->nodes[parent].depth + 1;
 	if (depth > r->lim.max_depth)
@@ -415,7 +432,8 @@ static int add_node(struct tach_reader *r, struct tachi_spans *sp, uint32_t pare
 	if (!TACHI_RESERVE(sp->nodes, sp->nodes_cap, sp->nnodes + 1))
 		return tachi_jr_nomem(r);
 	struct tachi_span_node *n = &sp->nodes[sp->nnodes];
-	*n = (struct tachi_span_node){ parent, 0, depth, key, name_off };
+	*n = (struct tachi_span_node){ parent, 0, depth, ev ? ev->key : NO_ID,
+				       ev ? ev->name_off : NONE, ev ? ev->name_hash : 0 };
 	if (tach_dict_intern_frame(&r->dict, f, &n->frame))
 		return tachi_jr_nomem(r);
 	sp->nnodes++;
@@ -441,7 +459,7 @@ static int thread_root(struct tach_reader *r, struct tachi_spans *sp, int64_t pi
 	if (tach_dict_intern_string(&r->dict, sp->buf, sp->buf_n, &f.func) ||
 	    tach_dict_intern_string(&r->dict, "[comm]", 6, &f.file))
 		return tachi_jr_nomem(r);
-	if ((rc = add_node(r, sp, NO_ID, &f, NO_ID, NONE, off)))
+	if ((rc = add_node(r, sp, NO_ID, &f, NULL, off)))
 		return rc;
 	*root = (uint32_t)(sp->nnodes - 1);
 	return TACH_OK;
@@ -453,11 +471,20 @@ struct span_walk {
 	size_t nb, ne, ib, ie, nopen;
 	int64_t last;             /* the time the open spans last changed */
 	uint32_t root;            /* the thread's name node, NO_ID */
+	/* the last look for an end of node miss_node among the ends at miss_ts found none
+	 * before miss_end: a next look for the same goes on from there (dropped ends move
+	 * nothing), so many ends at one time cost their number, not its square */
+	uint32_t miss_node;
+	int64_t miss_ts;
+	size_t miss_end;
 };
 
 /* Whether two events' "name" values are the same (both absent, or the same text). */
-static bool same_name(const struct tach_reader *r, uint64_t a, uint64_t b)
+static bool same_name(const struct tach_reader *r, uint64_t a, uint64_t ha, uint64_t b,
+		      uint64_t hb)
 {
+	if (ha != hb)
+		return false;
 	if (a == NONE || b == NONE)
 		return a == b;
 	struct tachi_json j;
@@ -501,7 +528,7 @@ static int begin_span(struct tach_reader *r, struct tachi_spans *sp, struct span
 	if (tach_dict_intern_string(&r->dict, "~", 1, &file))
 		return tachi_jr_nomem(r);
 	struct tach_frame f = { file, ev->key, TACH_NO_LINE, TACH_NO_LINE, -1, -1, TACH_NO_OPCODE };
-	if ((rc = add_node(r, sp, parent, &f, ev->key, ev->name_off, ev->off)))
+	if ((rc = add_node(r, sp, parent, &f, ev, ev->off)))
 		return rc;
 	if (!TACHI_RESERVE(sp->open, sp->open_cap, w->nopen + 1))
 		return tachi_jr_nomem(r);
@@ -519,20 +546,42 @@ static void warn_once(struct tach_reader *r, struct tachi_spans *sp, uint64_t ki
 		   "%s (as speedscope reads it)", what);
 }
 
-/* Among the ends at the first one's time, the one of the innermost open span's frame goes
- * first, else one of its name. */
+/* How far among the ends of one time an end of the innermost open span is looked for:
+ * speedscope looks at them all, which a trace of many ends at one time would make cost
+ * their number squared; no producer ends a thousand spans at once. */
+#define END_SCAN 1024
+
+/* Among the ends at the first one's time (up to END_SCAN), the one of the innermost open
+ * span's frame goes first, else one of its name. */
 static void pick_end(const struct tach_reader *r, struct tachi_spans *sp, struct span_walk *w)
 {
-	const struct tachi_span_node *top = &sp->nodes[sp->open[w->nopen - 1]];
+	uint32_t node = sp->open[w->nopen - 1];
+	const struct tachi_span_node *top = &sp->nodes[node];
 	struct tachi_span_ev *e = w->e, tmp;
+	int64_t ts = e[w->ie].ts;
+	/* the first is one of the span's frame already: another such is no other end */
+	if (e[w->ie].key == top->key)
+		return;
+	size_t from = w->ie + 1;
+	if (w->miss_end && w->miss_node == node && w->miss_ts == ts && w->miss_end > from)
+		from = w->miss_end;
+	size_t to = from;
+	while (to < w->ne && to <= w->ie + END_SCAN && e[to].ts == ts)
+		to++;
 	for (int pass = 0; pass < 2; pass++)
-		for (size_t u = w->ie + 1; u < w->ne && e[u].ts == e[w->ie].ts; u++)
-			if (pass ? same_name(r, e[u].name_off, top->name_off) : e[u].key == top->key) {
+		for (size_t u = from; u < to; u++)
+			if (pass ? same_name(r, e[u].name_off, e[u].name_hash, top->name_off,
+					     top->name_hash)
+				 : e[u].key == top->key) {
 				tmp = e[w->ie];
 				e[w->ie] = e[u];
 				e[u] = tmp;
+				w->miss_end = 0;
 				return;
 			}
+	w->miss_node = node;
+	w->miss_ts = ts;
+	w->miss_end = to > from ? to : from;
 }
 
 static int end_span(struct tach_reader *r, struct tachi_spans *sp, struct span_walk *w)
@@ -545,7 +594,7 @@ static int end_span(struct tach_reader *r, struct tachi_spans *sp, struct span_w
 		return TACH_OK;
 	}
 	const struct tachi_span_node *top = &sp->nodes[sp->open[w->nopen - 1]];
-	if (!same_name(r, ev->name_off, top->name_off)) {
+	if (!same_name(r, ev->name_off, ev->name_hash, top->name_off, top->name_hash)) {
 		warn_once(r, sp, W_OTHER, ev->off, "an end of a span other than the innermost "
 			  "open one is dropped");
 		return TACH_OK;
