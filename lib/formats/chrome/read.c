@@ -446,8 +446,7 @@ static int chrome_open(struct tach_reader *r)
 					"Profile, ProfileChunk, B, E or X event (record with the "
 					"disabled-by-default-v8.cpu_profiler category)");
 	}
-	if (st->nev)
-		qsort(st->ev, st->nev, sizeof(*st->ev), cmp_ev);
+	qsort(st->ev, st->nev, sizeof(*st->ev), cmp_ev);
 	if (st->nnames)
 		qsort(st->names, st->nnames, sizeof(*st->names), cmp_name);
 	if ((rc = profiles(r)))
