@@ -30,6 +30,9 @@ extern const struct tachi_format tachi_fmt_v8;
 extern const struct tachi_format tachi_fmt_jfr;
 /* Chrome trace-event JSON: its CPU profiles (formats/chrome/). */
 extern const struct tachi_format tachi_fmt_chrome;
+/* Chrome trace-event JSON: its spans as stacks (formats/spans/; no probe: "chrome" reads
+ * them when a trace holds no CPU profile). */
+extern const struct tachi_format tachi_fmt_spans;
 /* DTrace aggregations of stacks and bpftrace maps of stacks (formats/dtrace/,
  * formats/bpftrace/); before perf script and folded stacks in detection. */
 extern const struct tachi_format tachi_fmt_dtrace;

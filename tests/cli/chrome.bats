@@ -85,9 +85,9 @@ same_samples() {
 	[ "$output" = "tach-decode: $T/cut.json: offset 99: JSON: unterminated string" ] || { echo "got: $output"; return 1; }
 	[ ! -e "$T/out" ]
 	bad '{"events":[]}' 0 'not a Chrome trace: no "traceEvents"'
-	# a trace without the profiler's events: no samples to give, said so
+	# a trace without the profiler's events or spans: no samples to give, said so
 	local meta='{"ph":"M","name":"thread_name","pid":1,"tid":1,"args":{"name":"main"}}'
-	bad "{\"traceEvents\":[$meta]}" 0 'no CPU profile in this trace: no Profile or ProfileChunk event (record with the disabled-by-default-v8.cpu_profiler category)'
+	bad "{\"traceEvents\":[$meta]}" 0 'no CPU profile and no spans in this trace: no Profile, ProfileChunk, B, E or X event (record with the disabled-by-default-v8.cpu_profiler category)'
 	bad '[1]' 1 'an event must be an object'
 	# an orphan chunk (its Profile event not in the trace) is skipped, said: no thread of
 	# its own, no part of another's
@@ -126,7 +126,7 @@ same_samples() {
 	# detected as a trace (the message is the trace reader's), whose want of a CPU
 	# profile is then the error
 	[ "$status" -eq 1 ]
-	[ "${lines[0]}" = "tach-decode: $T/empty.json: offset 0: no CPU profile in this trace: no Profile or ProfileChunk event (record with the disabled-by-default-v8.cpu_profiler category)" ]
+	[ "${lines[0]}" = "tach-decode: $T/empty.json: offset 0: no CPU profile and no spans in this trace: no Profile, ProfileChunk, B, E or X event (record with the disabled-by-default-v8.cpu_profiler category)" ]
 }
 
 @test "a thread's name is a frame that the depth limit counts; weights add up to the profile's span" {

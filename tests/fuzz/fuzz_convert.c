@@ -38,6 +38,7 @@ static const char *const readers[][2] = {
 	{ "speedscope", NULL },
 	{ "v8", NULL },
 	{ "chrome", NULL },
+	{ "spans", NULL },
 };
 
 static const struct wcfg writers[] = {

@@ -11,7 +11,10 @@
  * from startTime, each next one from the sample before, across chunks in file order; and
  * args.data.endTime; "CpuProfile" events (Chrome 65-69), a whole .cpuprofile in
  * args.data.cpuProfile on the event's own pid/tid; "thread_name" metadata ("M") naming a
- * pid/tid's thread (args.name, the last one given). Every other event is skipped.
+ * pid/tid's thread (args.name, the last one given). Every other event is skipped. A trace
+ * with no Profile, ProfileChunk or CpuProfile event at all is read for its spans instead
+ * (formats/trace_spans.c), as speedscope reads such a trace: detection then stays one
+ * format per file.
  *
  * Chrome drops chunks, and later ones name nodes only a dropped one had: as DevTools and
  * speedscope read it, a node whose parent names no node starts its stacks, a sample naming
@@ -39,6 +42,8 @@
 #include "base/json.h"
 #include "core/format.h"
 #include "core/handles.h"
+#include "formats/trace_events.h"
+#include "formats/trace_spans.h"
 #include "formats/chrome/chrome.h"
 #include "formats/json_read.h"
 #include "formats/v8_tree.h"
@@ -74,6 +79,8 @@ struct chrome_rstate {
 	size_t nnames, names_cap;
 	size_t orphan_chunks, orphan_samples; /* of profiles whose Profile event is missing */
 	uint64_t orphan_at;
+	bool spans;               /* no CPU profile: the trace's spans are read instead */
+	struct tachi_spans sp;
 };
 
 static int cmp_ev(const void *a, const void *b)
@@ -197,13 +204,15 @@ static int profile_event(struct tach_reader *r, const uint64_t *o, uint64_t off,
 }
 
 /* One event, whose '{' j has just read at off. */
-static int event(struct tach_reader *r, struct tachi_json *j, uint64_t off, uint32_t seq)
+static int event(struct tach_reader *r, struct tachi_json *j, uint64_t off, uint32_t seq,
+		 void *ctx)
 {
 	static const char *const want[] = { "ph", "name", "pid", "tid", "args", "id" };
 	uint64_t o[6];
 	struct tachi_json c;
 	struct tachi_jtok t;
 	int rc = tachi_json_keys(j, want, o, 6);
+	(void)ctx;
 	if (rc || o[1] == NONE)
 		return rc;
 	if ((rc = tachi_jr_value_at(r, &c, o[1], &t)) || t.type != TJ_STRING)
@@ -218,62 +227,6 @@ static int event(struct tach_reader *r, struct tachi_json *j, uint64_t off, uint
 	    !tachi_jr_value_at(r, &c, o[0], &t) && tachi_json_str_eq(r->in.data, &t, "M"))
 		return thread_name(r, o, seq);
 	return TACH_OK;
-}
-
-/* A bare event array that the input ends inside, after a whole event (and its comma):
- * the trace-event format lets a writer leave the array open, and Chrome does when tracing
- * stops abruptly. */
-static bool ends_open(const struct tachi_json *j)
-{
-	size_t i = j->pos;
-	bool comma = false;
-	for (; i < j->n; i++) {
-		uint8_t c = j->p[i];
-		if (c == ',' && !comma)
-			comma = true;
-		else if (c != ' ' && c != '\t' && c != '\n' && c != '\r')
-			return false;
-	}
-	return j->depth == 1;
-}
-
-/* The event array: the top value or the top object's "traceEvents". */
-static int events(struct tach_reader *r)
-{
-	struct tachi_json j;
-	struct tachi_jtok t;
-	uint64_t off = NONE;
-	bool more;
-	int rc = tachi_jr_value_at(r, &j, tachi_json_bom(r->in.data, r->in.size), &t);
-	if (rc)
-		return rc;
-	if (t.type == TJ_OBJECT) {
-		uint64_t at = t.off;
-		if ((rc = tachi_json_keys(&j, (const char *const[]){ "traceEvents" }, &off, 1)) ||
-		    (rc = tachi_json_end(&j)))
-			return rc;
-		if (off == NONE)
-			return tachi_jr_bad(r, at, "not a Chrome trace: no \"traceEvents\"");
-		if ((rc = tachi_jr_begin_array(r, &j, off, "traceEvents")))
-			return rc;
-	} else if (t.type != TJ_ARRAY) {
-		return tachi_jr_bad(r, t.off, "not a Chrome trace: expected an object or an array");
-	}
-	uint32_t seq = 0;
-	bool open = false;
-	while (!(open = off == NONE && ends_open(&j)) && !(rc = tachi_json_elem(&j, &more)) && more) {
-		if ((rc = tachi_json_value(&j, &t)))
-			return rc;
-		if (t.type != TJ_OBJECT)
-			return tachi_jr_bad(r, t.off, "an event must be an object");
-		if (seq == UINT32_MAX)
-			return tachi_jr_bad(r, t.off, "more than 2^32 - 1 events");
-		if ((rc = event(r, &j, t.off, seq++)))
-			return rc;
-	}
-	if (!rc && off == NONE && !open)
-		rc = tachi_json_end(&j);
-	return rc;
 }
 
 /* ---- the profiles ---- */
@@ -582,11 +535,17 @@ static int chrome_open(struct tach_reader *r)
 	int rc;
 	r->json_lone_ok = true;
 	st->v.lenient = true;
-	if ((rc = events(r)))
+	if ((rc = tachi_trace_events(r, event, NULL)))
 		return rc;
 	tachi_v8_lone_warning(r);
-	if (st->nev)
-		qsort(st->ev, st->nev, sizeof(*st->ev), cmp_ev);
+	/* a trace of spans alone (no profiler category) is read as speedscope reads it */
+	if (!st->nev) {
+		st->spans = true;
+		return tachi_spans_read(r, &st->sp, "no CPU profile and no spans in this trace: no "
+					"Profile, ProfileChunk, B, E or X event (record with the "
+					"disabled-by-default-v8.cpu_profiler category)");
+	}
+	qsort(st->ev, st->nev, sizeof(*st->ev), cmp_ev);
 	if (st->nnames)
 		qsort(st->names, st->nnames, sizeof(*st->names), cmp_name);
 	if ((rc = profiles(r)))
@@ -620,10 +579,17 @@ static int chrome_open(struct tach_reader *r)
 	return TACH_OK;
 }
 
+static int chrome_next(struct tach_reader *r, const struct tach_sample **s)
+{
+	struct chrome_rstate *st = r->state;
+	return st->spans ? tachi_spans_next(r, &st->sp, s) : tachi_v8_next(r, s);
+}
+
 static void chrome_free(struct tach_reader *r)
 {
 	struct chrome_rstate *st = r->state;
 	tachi_v8_free(r);
+	tachi_spans_free(&st->sp);
 	free(st->ev);
 	free(st->names);
 }
@@ -631,7 +597,7 @@ static void chrome_free(struct tach_reader *r)
 const struct tachi_reader_ops tachi_chrome_reader_ops = {
 	.state_size = sizeof(struct chrome_rstate),
 	.open = chrome_open,
-	.next = tachi_v8_next,
+	.next = chrome_next,
 	.free = chrome_free,
 	.whole_input = true,
 };
