@@ -35,4 +35,7 @@ extern const struct tachi_format tachi_fmt_chrome;
 extern const struct tachi_format tachi_fmt_dtrace;
 extern const struct tachi_format tachi_fmt_bpftrace;
 
+/* macOS sample's call graph reports (formats/macsample/). */
+extern const struct tachi_format tachi_fmt_macsample;
+
 #endif
