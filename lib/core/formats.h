@@ -37,5 +37,7 @@ extern const struct tachi_format tachi_fmt_bpftrace;
 
 /* macOS sample's call graph reports (formats/macsample/). */
 extern const struct tachi_format tachi_fmt_macsample;
+/* Instruments' deep copies of call trees (formats/instruments/). */
+extern const struct tachi_format tachi_fmt_instruments;
 
 #endif

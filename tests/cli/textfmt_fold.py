@@ -2,6 +2,11 @@
 """What inferno's collapsers make of text reports of call trees, to check our readers.
 
     textfmt_fold.py macsample FILE [--raw]   inferno's sample collapser (collapse/sample.rs)
+    textfmt_fold.py instruments FILE [--self-column]
+                                  speedscope's deep copy importer (import/instruments.ts):
+                                  each stack's time in ms (or bytes) from the call tree's
+                                  totals; --self-column: Instruments' own "Self" column;
+                                  --exact: the values' decimals kept, in µs or bytes
 
 Prints "stack count" lines, root first, the counts of equal stacks summed, sorted; --raw
 prints the collapser's lines as it writes them, one per leaf, in file order; --last-wins
@@ -11,6 +16,7 @@ the collapsers' rules, not from our C code."""
 import re
 import sys
 from collections import Counter
+from fractions import Fraction
 
 sys.path.insert(0, __file__.rsplit("/", 1)[0])
 from dtrace_fold import fix_rust  # noqa: E402  (inferno's one Rust fix for both)
@@ -65,9 +71,69 @@ def sample(path):
     return out
 
 
+def deep_copy_value(row, exact):
+    """getWeight: the whole number before the unit, in ms or bytes; 0 when not a value.
+    exact: the number with its decimals, in µs or bytes (what tachfmt reads; speedscope's
+    parseInt drops the decimals)."""
+    if "Bytes Used" in row:
+        m = re.search(r"\s*(\d+(?:[.]\d+)?) (\w+)\s+(?:\d+(?:[.]\d+))%", row["Bytes Used"])
+        mul = {"Bytes": 1, "KB": 1024, "MB": 1024 ** 2, "GB": 1024 ** 3}
+    else:
+        m = re.search(r"\s*(\d+(?:[.]\d+)?) ?(\w+)\s+(?:\d+(?:[.]\d+))%",
+                      row.get("Weight") or row.get("Running Time") or "")
+        mul = {"ms": 1, "s": 1000}  # (speedscope takes min as 1000 too: not in our files)
+    if not m:
+        return 0
+    if exact:
+        unit = 1 if "Bytes Used" in row else 1000
+        return int(Fraction(m.group(1)) * mul[m.group(2)] * unit)
+    return int(m.group(1).split(".")[0]) * mul[m.group(2)]
+
+
+def instruments(path, self_column=False, exact=False):
+    lines = open(path, encoding="utf-8").read().split("\n")
+    head = lines[0].rstrip("\r").split("\t")
+    rows = [dict(zip(head, l.rstrip("\r").split("\t"))) for l in lines[1:]]
+    # speedscope's call tree builder: a node enters at the running value, ends at it plus
+    # its total, and leaving moves the running value to the latest end; a stack's time
+    # is the time it is the top of the builder's stack
+    stack, now, mark, out, own = [], 0, 0, [], []
+
+    def top_until(t):
+        nonlocal mark
+        if stack and t > mark:
+            out.append((";".join(f for f, _ in stack), t - mark))
+        mark = max(mark, t)
+
+    for row in rows:
+        name = row.get("Symbol Name")
+        if not name or not name.strip():
+            continue
+        depth = len(name) - len(name.strip())
+        assert depth <= len(stack), name
+        while len(stack) > depth:
+            now = max(now, stack[-1][1])
+            top_until(now)
+            stack.pop()
+        top_until(now)
+        if self_column:
+            self_ms = int(row[next(k for k in head if k.startswith("Self"))])
+            if self_ms:
+                own.append((";".join([f for f, _ in stack] + [name.strip()]), self_ms))
+        stack.append((name.strip(), now + deep_copy_value(row, exact)))
+    while stack:
+        now = max(now, stack[-1][1])
+        top_until(now)
+        stack.pop()
+    return own if self_column else out
+
+
 def main():
     kind, path = sys.argv[1], sys.argv[2]
-    lines = {"macsample": sample}[kind](path)
+    if kind == "instruments":
+        lines = instruments(path, "--self-column" in sys.argv[3:], "--exact" in sys.argv[3:])
+    else:
+        lines = {"macsample": sample}[kind](path)
     if "--raw" in sys.argv[3:]:
         for s, c in lines:
             print(f"{s} {c}")

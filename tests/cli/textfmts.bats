@@ -1,9 +1,10 @@
 #!/usr/bin/env bats
 # Text reports of call trees that no Debian program writes, read by every program without
-# naming the format: macOS sample's call graph. The peers' files (../shared/peers, PEERS or
+# naming the format: macOS sample's call graph, Instruments' deep copies of call trees. The peers' files (../shared/peers, PEERS or
 # PEERS_DIR elsewhere) fold to what inferno made of them (expected/formats/), through
 # tests/cli/textfmt_fold.py, which computes the collapsers' rules and gives the peers'
-# readings; our files written to the producers' documented output (tests/data/macsample)
+# readings, and speedscope's importer's rules for the deep copy (the same script); our
+# files written to the producers' documented output (tests/data/macsample, instruments)
 # fold to what the same rules give; values and times are the format's; damaged input is
 # one line with the file and line, exit 1.
 
@@ -84,6 +85,51 @@ folds() {
 	done
 }
 
+@test "Instruments deep copies: each stack's own time, as speedscope's importer builds it" {
+	for f in "$PEER/formats/instruments-deep-copy.txt" "$TESTDATA"/instruments/*.txt; do
+		[ -e "$f" ] || continue
+		v=time
+		[[ $f == *allocations* ]] && v=count
+		# the values' decimals kept (speedscope's parseInt drops them), in µs or bytes
+		$FOLD instruments "$f" --exact >"$T/want"
+		tach-decode -q --no-thread-frames --value $v "$f" | sort | diff -u "$T/want" -
+		tach-decode -q --no-thread-frames --value $v <"$f" | sort | diff -u "$T/want" -
+		tach-decode -q --no-thread-frames --value $v --from instruments "$f" | sort |
+			diff -u "$T/want" -
+		run tach-decode -v -q "$f"
+		[[ ${lines[0]} == "tach-decode: $f: instruments input" ]]
+	done
+}
+
+@test "the peers' deep copy: speedscope's times, and Instruments' own Self column" {
+	f=$PEER/formats/instruments-deep-copy.txt
+	[ -e "$f" ] || skip "../shared/peers is not there"
+	# whole ms there: speedscope's reading is ours, counts and times alike
+	$FOLD instruments "$f" >"$T/want"
+	tach-decode -q --no-thread-frames "$f" | sort | diff -u "$T/want" -
+	$FOLD instruments "$f" --self-column | diff -u "$T/want" -
+	tach-decode -F info "$f" >"$T/info"
+	grep -qx 'weight_total: 4273' "$T/info"
+	grep -qx 'weight_total_us: 4273000' "$T/info"
+}
+
+@test "our deep copies: seconds with decimals, a node its children outgrow, bytes" {
+	f=$TESTDATA/instruments/time-profile.txt
+	tach-decode -q --no-thread-frames --value time "$f" >"$T/out"
+	# 1.20 s is 1.2 s (speedscope's parseInt makes it 1 s)
+	grep -qx 'demo (4242);Main Thread  0x1a2b3c;start;main;Engine::step(double) 1200000' "$T/out"
+	# 3.7 ms whose children sum 14 ms: none of its own, and the tree spans 2.522 s, not the
+	# root's 2.51
+	run ! grep -x 'demo (4242);Main Thread  0x1a2b3c;_dispatch_worker_thread2 [0-9]*' "$T/out"
+	tach-decode -q --no-thread-frames "$f" | grep -qx 'demo (4242);Main Thread  0x1a2b3c;<Unknown Address> 8'
+	tach-decode -F info "$f" | grep -qx 'weight_total_us: 2522000'
+	# Allocations: the weights are bytes, with no time
+	f=$TESTDATA/instruments/allocations.txt
+	tach-decode -q --no-thread-frames "$f" | grep -qx 'demo;start;main;Image::load(char const\*) 2097152'
+	run tach2pprof -o "$T/p.pb.gz" "$f"
+	[ "$status" -eq 0 ]
+}
+
 # bad KIND INPUT LINE MESSAGE: INPUT (printf's format) is refused in one line at LINE.
 bad() {
 	printf "$2" >"$T/bad.txt"
@@ -115,6 +161,13 @@ bad() {
 	run tach-decode -F samples --max-samples 300 "$TESTDATA/macsample/report.txt"
 	[ "$status" -eq 1 ]
 	[[ ${lines[0]} == *"report.txt:31: the counts add up to more than 300 samples"* ]]
+	bad instruments 'Running Time\tSymbol Name\n1.0ms  100.0%%\ta\n2.0ms  1.0%%\t  b\n' 3 \
+		"a call tree node more than one level deeper"
+	bad instruments 'Running Time\tSymbol Name\n99999999999999999999.0ms  100.0%%\ta\n' 2 \
+		"a node's value past 64 bits"
+	run tach-decode --from instruments <<<"Running Time	Self"
+	[ "$status" -eq 1 ]
+	[[ $output == *":1: an Instruments call tree header without a \"Symbol Name\" column"* ]]
 	# a header that never reaches the graph: no call graph, said
 	run tach-decode --from macsample <<<"Analysis of sampling x (pid 1) every 1 millisecond"
 	[[ $output == *"no call graph"* ]]
