@@ -26,6 +26,7 @@ static const struct tachi_format *const formats[] = {
 	&tachi_fmt_bpftrace,
 	&tachi_fmt_macsample,
 	&tachi_fmt_instruments,
+	&tachi_fmt_vtune,
 	&tachi_fmt_pproftext,
 	&tachi_fmt_perfdata,
 	&tachi_fmt_perf,

@@ -39,5 +39,7 @@ extern const struct tachi_format tachi_fmt_bpftrace;
 extern const struct tachi_format tachi_fmt_macsample;
 /* Instruments' deep copies of call trees (formats/instruments/). */
 extern const struct tachi_format tachi_fmt_instruments;
+/* VTune's CSV top-down call stacks (formats/vtune/). */
+extern const struct tachi_format tachi_fmt_vtune;
 
 #endif

@@ -2,6 +2,7 @@
 """What inferno's collapsers make of text reports of call trees, to check our readers.
 
     textfmt_fold.py macsample FILE [--raw]   inferno's sample collapser (collapse/sample.rs)
+    textfmt_fold.py vtune FILE       inferno's vtune collapser (collapse/vtune.rs): ms
     textfmt_fold.py instruments FILE [--self-column]
                                   speedscope's deep copy importer (import/instruments.ts):
                                   each stack's time in ms (or bytes) from the call tree's
@@ -16,6 +17,7 @@ the collapsers' rules, not from our C code."""
 import re
 import sys
 from collections import Counter
+from decimal import Decimal
 from fractions import Fraction
 
 sys.path.insert(0, __file__.rsplit("/", 1)[0])
@@ -68,6 +70,28 @@ def sample(path):
         m = re.match(r"(Thread_\d+)(\s|$)", rest) if depth == 1 else None
         stack.append(m.group(1) if m else sample_frame(rest))
     write()
+    return out
+
+
+def vtune(path):
+    lines = open(path, encoding="utf-8-sig").read().split("\n")
+    start = next(i for i, l in enumerate(lines)
+                 if l.startswith("Function Stack,CPU Time:Self,Module"))
+    stack, out = [], []
+    for line in lines[start + 1:]:
+        line = line.rstrip()
+        if not line:
+            continue
+        spaces = len(line) - len(line.lstrip(" "))
+        assert spaces <= len(stack), line
+        del stack[spaces:]
+        body = line[spaces:]
+        func, rest = body[1:].split('",', 1) if body.startswith('"') else body.split(",", 1)
+        time, module = rest.split(",", 1)
+        stack.append(f"{module}`{func}" if module else func)
+        ms = int(Decimal(time) * 1000 + Decimal("0.5"))  # f64 round: half away from 0
+        if ms > 0:
+            out.append((";".join(stack), ms))
     return out
 
 
@@ -133,7 +157,7 @@ def main():
     if kind == "instruments":
         lines = instruments(path, "--self-column" in sys.argv[3:], "--exact" in sys.argv[3:])
     else:
-        lines = {"macsample": sample}[kind](path)
+        lines = {"macsample": sample, "vtune": vtune}[kind](path)
     if "--raw" in sys.argv[3:]:
         for s, c in lines:
             print(f"{s} {c}")

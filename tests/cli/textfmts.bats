@@ -1,10 +1,12 @@
 #!/usr/bin/env bats
 # Text reports of call trees that no Debian program writes, read by every program without
-# naming the format: macOS sample's call graph, Instruments' deep copies of call trees. The peers' files (../shared/peers, PEERS or
+# naming the format: macOS sample's call graph, Instruments' deep copies of call trees,
+# VTune's CSV call stacks. The peers' files (../shared/peers, PEERS or
 # PEERS_DIR elsewhere) fold to what inferno made of them (expected/formats/), through
 # tests/cli/textfmt_fold.py, which computes the collapsers' rules and gives the peers'
 # readings, and speedscope's importer's rules for the deep copy (the same script); our
-# files written to the producers' documented output (tests/data/macsample, instruments)
+# files written to the producers' documented output (tests/data/macsample, instruments,
+# vtune)
 # fold to what the same rules give; values and times are the format's; damaged input is
 # one line with the file and line, exit 1.
 
@@ -130,6 +132,31 @@ folds() {
 	[ "$status" -eq 0 ]
 }
 
+@test "VTune CSV call stacks fold as inferno's vtune collapser folds them, times in ms" {
+	f=$PEER/formats/vtune.csv
+	if [ -e "$f" ]; then
+		$FOLD vtune "$f" | diff -u <(sort "$PEER/expected/formats/vtune.folded") -
+		tach-decode -q --no-thread-frames "$f" | sort | diff -u <(sort "$PEER/expected/formats/vtune.folded") -
+	fi
+	for f in "$TESTDATA"/vtune/*.csv; do
+		$FOLD vtune "$f" >"$T/want"
+		tach-decode -q --no-thread-frames "$f" | sort | diff -u "$T/want" -
+		tach-decode -q --no-thread-frames <"$f" | sort | diff -u "$T/want" -
+		tach-decode -q --no-thread-frames --from vtune "$f" | sort | diff -u "$T/want" -
+		run tach-decode -v -q "$f"
+		[[ ${lines[0]} == "tach-decode: $f: vtune input" ]]
+	done
+	f=$TESTDATA/vtune/top-down.csv
+	tach-decode -q --no-thread-frames --value time "$f" >"$T/time"
+	# seconds as time, quoted names with commas, an empty module, half a ms rounded up,
+	# less than half left out
+	grep -qx '\[Unknown\]`Total;app`_start;libc.so.6`__libc_start_main;app`main;app`Solver::run(int, double) 1250000' "$T/time"
+	grep -qx '\[Unknown\]`Total;app`_start;libc.so.6`__libc_start_main;app`main;jit_stub 100000' "$T/time"
+	tach-decode -q --no-thread-frames "$f" | grep -q ';libc.so.6`printf 3$'
+	run ! grep memcpy "$T/time"
+	tach-decode -F info "$f" | grep -qx 'weight_total_us: 1442500'
+}
+
 # bad KIND INPUT LINE MESSAGE: INPUT (printf's format) is refused in one line at LINE.
 bad() {
 	printf "$2" >"$T/bad.txt"
@@ -168,6 +195,11 @@ bad() {
 	run tach-decode --from instruments <<<"Running Time	Self"
 	[ "$status" -eq 1 ]
 	[[ $output == *":1: an Instruments call tree header without a \"Symbol Name\" column"* ]]
+	H='Function Stack,CPU Time:Self,Module\nTotal,0.0,[Unknown]\n'
+	bad vtune "$H"'   f,1.0,m\n' 3 "a VTune call stack line more than one level deeper"
+	bad vtune "$H"' f,1.0\n' 3 "a VTune call stack line without its function, CPU time and module"
+	bad vtune "$H"' f,1e3,m\n' 3 "a VTune call stack line whose CPU time is no number of seconds"
+	bad vtune "$H"' f,99999999999.0,m\n' 3 "a VTune call stack line whose CPU time is past 64 bits"
 	# a header that never reaches the graph: no call graph, said
 	run tach-decode --from macsample <<<"Analysis of sampling x (pid 1) every 1 millisecond"
 	[[ $output == *"no call graph"* ]]
