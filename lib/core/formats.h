@@ -41,5 +41,7 @@ extern const struct tachi_format tachi_fmt_macsample;
 extern const struct tachi_format tachi_fmt_instruments;
 /* VTune's CSV top-down call stacks (formats/vtune/). */
 extern const struct tachi_format tachi_fmt_vtune;
+/* Visual Studio's CallTreeSummary CSV (formats/vsprof/). */
+extern const struct tachi_format tachi_fmt_vsprof;
 
 #endif

@@ -47,10 +47,11 @@ refused() { # file
 	need_peers
 	for f in "$P"/corpora/non/* "$P"/formats/* "$P"/corpora/pprof/*.string; do
 		# the DTrace and bpftrace outputs are read (dtrace.bats compares their folding), so is
-		# macOS sample's report, Instruments' deep copy and VTune's CSV (textfmts.bats)
+		# macOS sample's report, Instruments' deep copy, VTune's and Visual Studio's CSV
+		# (textfmts.bats)
 		case ${f##*/} in
-		dtrace-*.txt | bpftrace-*.txt | macos-sample.txt | instruments-deep-copy.txt | vtune.csv)
-			continue ;;
+		dtrace-*.txt | bpftrace-*.txt | macos-sample.txt | instruments-deep-copy.txt) continue ;;
+		vtune.csv | vsprof-*.csv) continue ;;
 		esac
 		refused "$f"
 	done

@@ -3,6 +3,7 @@
 
     textfmt_fold.py macsample FILE [--raw]   inferno's sample collapser (collapse/sample.rs)
     textfmt_fold.py vtune FILE       inferno's vtune collapser (collapse/vtune.rs): ms
+    textfmt_fold.py vsprof FILE      inferno's vsprof collapser (collapse/vsprof.rs): calls
     textfmt_fold.py instruments FILE [--self-column]
                                   speedscope's deep copy importer (import/instruments.ts):
                                   each stack's time in ms (or bytes) from the call tree's
@@ -95,6 +96,50 @@ def vtune(path):
     return out
 
 
+def vsprof_number(rest):
+    """get_next_number: a leading ',' dropped, a number (quoted with thousands commas)."""
+    rest = rest[1:] if rest.startswith(",") else rest
+    if rest.startswith('"'):
+        num, rest = rest[1:].split('"', 1)
+        rest = rest[1:] if rest.startswith(",") else rest
+    else:
+        num, rest = rest.split(",", 1)
+    return int(num.replace(",", "")), rest
+
+
+def vsprof(path):
+    lines = open(path, encoding="utf-8-sig").read().split("\n")
+    stack, out = [], []
+
+    def write():
+        if stack and stack[-1][1] > 0:
+            out.append((";".join(f for f, _ in stack), stack[-1][1]))
+
+    for line in lines[1:]:
+        line = line.rstrip()
+        if not line:
+            continue
+        depth, rest = vsprof_number(line)
+        name, rest = rest[1:].split('"', 1)
+        calls, _ = vsprof_number(rest)
+        if len(stack) == depth:
+            write()
+            stack[-1:] = []
+        elif len(stack) > depth:
+            prev = 0
+            for _ in range(len(stack) - depth + 1):
+                if prev != stack[-1][1]:
+                    write()
+                prev = stack.pop()[1]
+                if not stack:
+                    break
+                if prev < stack[-1][1]:
+                    stack[-1] = (stack[-1][0], stack[-1][1] - prev)
+        stack.append((name, calls))
+    write()
+    return out
+
+
 def deep_copy_value(row, exact):
     """getWeight: the whole number before the unit, in ms or bytes; 0 when not a value.
     exact: the number with its decimals, in µs or bytes (what tachfmt reads; speedscope's
@@ -157,7 +202,7 @@ def main():
     if kind == "instruments":
         lines = instruments(path, "--self-column" in sys.argv[3:], "--exact" in sys.argv[3:])
     else:
-        lines = {"macsample": sample, "vtune": vtune}[kind](path)
+        lines = {"macsample": sample, "vtune": vtune, "vsprof": vsprof}[kind](path)
     if "--raw" in sys.argv[3:]:
         for s, c in lines:
             print(f"{s} {c}")

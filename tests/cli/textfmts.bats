@@ -1,12 +1,12 @@
 #!/usr/bin/env bats
 # Text reports of call trees that no Debian program writes, read by every program without
 # naming the format: macOS sample's call graph, Instruments' deep copies of call trees,
-# VTune's CSV call stacks. The peers' files (../shared/peers, PEERS or
+# VTune's CSV call stacks, Visual Studio's CallTreeSummary CSV. The peers' files (../shared/peers, PEERS or
 # PEERS_DIR elsewhere) fold to what inferno made of them (expected/formats/), through
 # tests/cli/textfmt_fold.py, which computes the collapsers' rules and gives the peers'
 # readings, and speedscope's importer's rules for the deep copy (the same script); our
 # files written to the producers' documented output (tests/data/macsample, instruments,
-# vtune)
+# vtune, vsprof)
 # fold to what the same rules give; values and times are the format's; damaged input is
 # one line with the file and line, exit 1.
 
@@ -157,6 +157,31 @@ folds() {
 	tach-decode -F info "$f" | grep -qx 'weight_total_us: 1442500'
 }
 
+@test "Visual Studio CallTreeSummary CSV folds as inferno's vsprof collapser folds it, in calls" {
+	f=$PEER/formats/vsprof-CallTreeSummary.csv
+	if [ -e "$f" ]; then
+		# inferno keeps the last of a stack's repeated counts (a map's insert), the peers'
+		# file with it; the sum is the reading (a flame graph sums repeated lines)
+		$FOLD vsprof "$f" --last-wins |
+			diff -u <(sort "$PEER/expected/formats/vsprof-CallTreeSummary.folded" | tr -d '\r') -
+		$FOLD vsprof "$f" >"$T/want"
+		tach-decode -q --no-thread-frames "$f" | sort | diff -u "$T/want" -
+	fi
+	f=$TESTDATA/vsprof/CallTreeSummary.csv
+	$FOLD vsprof "$f" >"$T/want"
+	tach-decode -q --no-thread-frames "$f" | sort | diff -u "$T/want" -
+	tach-decode -q --no-thread-frames <"$f" | sort | diff -u "$T/want" -
+	tach-decode -q --no-thread-frames --from vsprof "$f" | sort | diff -u "$T/want" -
+	run tach-decode -v -q "$f"
+	[[ ${lines[0]} == "tach-decode: $f: vsprof input" ]]
+	tach-decode -q --no-thread-frames "$f" >"$T/out"
+	# thousands separators; Run's 500 calls less Flush's 300; Flush twice, summed
+	grep -qx 'App.Program.Main(string\[\]);App.Worker.Run(int32);App.Worker.Step();System.Math.Sqrt(float64) 1250000' "$T/out"
+	grep -qx 'App.Program.Main(string\[\]);App.Worker.Run(int32) 200' "$T/out"
+	grep -qx 'App.Program.Main(string\[\]);App.Worker.Run(int32);App.Worker.Flush() 320' "$T/out"
+	tach-decode -F info "$f" | grep -qx 'time_span_us: 0'
+}
+
 # bad KIND INPUT LINE MESSAGE: INPUT (printf's format) is refused in one line at LINE.
 bad() {
 	printf "$2" >"$T/bad.txt"
@@ -200,6 +225,10 @@ bad() {
 	bad vtune "$H"' f,1.0\n' 3 "a VTune call stack line without its function, CPU time and module"
 	bad vtune "$H"' f,1e3,m\n' 3 "a VTune call stack line whose CPU time is no number of seconds"
 	bad vtune "$H"' f,99999999999.0,m\n' 3 "a VTune call stack line whose CPU time is past 64 bits"
+	H='Level,Function Name,Number of Calls,Elapsed Inclusive Time %%,Elapsed Exclusive Time %%,Avg Elapsed Inclusive Time,Avg Elapsed Exclusive Time,Module Name,\n'
+	bad vsprof "$H"'0,"a",1,0,0,0,0,"m",\n1,b,2,0\n' 3 "a Visual Studio call tree line without its function name"
+	bad vsprof "$H"'0,"a",x,0\n' 2 "a Visual Studio call tree line without its level and number of calls"
+	bad vsprof "$H"'0,"a","99,999,999,999,999,999,999",0\n' 2 "a Visual Studio call tree line with a number past 64 bits"
 	# a header that never reaches the graph: no call graph, said
 	run tach-decode --from macsample <<<"Analysis of sampling x (pid 1) every 1 millisecond"
 	[[ $output == *"no call graph"* ]]
