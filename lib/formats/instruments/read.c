@@ -282,9 +282,10 @@ static int in_open(struct tach_reader *r)
 	size_t n;
 	int rc = tachi_in_line(r, &s, &n);
 	r->meta.interval_us = 0;
-	if (rc == TACH_EOF)
-		return RFAIL(r, TACH_E_FORMAT, TACH_POS_LINE, 1,
-			     "an Instruments call tree without its header line");
+	if (rc == TACH_EOF) { /* an empty input: no sample, which the core says */
+		((struct iread *)r->state)->eof = true;
+		return TACH_OK;
+	}
 	if (rc)
 		return rc;
 	if (n && s[n - 1] == '\r')

@@ -266,7 +266,7 @@ static int ms_next(struct tach_reader *r, const struct tach_sample **out)
 	bool gave = false;
 	while (m->phase != DONE) {
 		rc = tachi_in_line(r, &s, &n);
-		if (rc == TACH_EOF && m->phase == HEADER)
+		if (rc == TACH_EOF && m->phase == HEADER && r->in.line)
 			tachi_warn(&r->warn, TACH_POS_NONE, 0,
 				   "no call graph: the input ends in sample's header");
 		if (rc == TACH_EOF && m->phase == GRAPH)

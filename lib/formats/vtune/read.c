@@ -144,7 +144,7 @@ static int vt_next(struct tach_reader *r, const struct tach_sample **out)
 	static const char head[] = "Function Stack,CPU Time:Self,Module";
 	do {
 		rc = tachi_in_line(r, &s, &n);
-		if (rc == TACH_EOF && !v->in_data)
+		if (rc == TACH_EOF && !v->in_data && r->in.line)
 			tachi_warn(&r->warn, TACH_POS_NONE, 0,
 				   "no call stacks: the input has no VTune header line");
 		if (rc)
