@@ -44,4 +44,13 @@ extern const struct tachi_format tachi_fmt_stackprof;
 extern const struct tachi_format tachi_fmt_ghcprof;
 extern const struct tachi_format tachi_fmt_ghcpj;
 
+/* macOS sample's call graph reports (formats/macsample/). */
+extern const struct tachi_format tachi_fmt_macsample;
+/* Instruments' deep copies of call trees (formats/instruments/). */
+extern const struct tachi_format tachi_fmt_instruments;
+/* VTune's CSV top-down call stacks (formats/vtune/). */
+extern const struct tachi_format tachi_fmt_vtune;
+/* Visual Studio's CallTreeSummary CSV (formats/vsprof/). */
+extern const struct tachi_format tachi_fmt_vsprof;
+
 #endif

@@ -9,21 +9,35 @@
 #include "core/handles.h"
 #include "formats/text_stack.h"
 
-int tachi_tstack_push(struct tach_reader *r, struct tachi_tstack *t, const char *s, size_t n)
+int tachi_tstack_intern(struct tach_reader *r, const char *s, size_t n, uint32_t *id)
 {
 	struct tach_frame f = { 0, 0, TACH_NO_LINE, TACH_NO_LINE, -1, -1, TACH_NO_OPCODE };
-	uint32_t id;
+	if (tach_dict_intern_string(&r->dict, "~", 1, &f.file) ||
+	    tach_dict_intern_string(&r->dict, s, n, &f.func) ||
+	    tach_dict_intern_frame(&r->dict, &f, id))
+		return RFAIL(r, TACH_E_NOMEM, TACH_POS_NONE, 0, "out of memory");
+	return TACH_OK;
+}
+
+int tachi_tstack_push_id(struct tach_reader *r, struct tachi_tstack *t, uint32_t id)
+{
 	if (t->depth >= r->lim.max_depth)
 		return RFAIL(r, TACH_E_LIMIT, TACH_POS_LINE, r->in.line,
 			     "stack deeper than the limit of %u frames (see --max-depth)",
 			     r->lim.max_depth);
-	if (!TACHI_RESERVE(t->frames, t->cap, (size_t)t->depth + 1) ||
-	    tach_dict_intern_string(&r->dict, "~", 1, &f.file) ||
-	    tach_dict_intern_string(&r->dict, s, n, &f.func) ||
-	    tach_dict_intern_frame(&r->dict, &f, &id))
+	if (!TACHI_RESERVE(t->frames, t->cap, (size_t)t->depth + 1))
 		return RFAIL(r, TACH_E_NOMEM, TACH_POS_NONE, 0, "out of memory");
 	t->frames[t->depth++] = id;
 	return TACH_OK;
+}
+
+int tachi_tstack_push(struct tach_reader *r, struct tachi_tstack *t, const char *s, size_t n)
+{
+	uint32_t id;
+	if (t->depth >= r->lim.max_depth)
+		return tachi_tstack_push_id(r, t, 0);
+	int rc = tachi_tstack_intern(r, s, n, &id);
+	return rc ? rc : tachi_tstack_push_id(r, t, id);
 }
 
 int tachi_tstack_sample(struct tach_reader *r, struct tachi_tstack *t, uint64_t count)

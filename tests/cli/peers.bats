@@ -54,6 +54,13 @@ refused() { # file
 		case ${f##*/} in stackprof-*.json) continue ;; esac
 		# and GHC's profiles (ghc.bats compares them with inferno's and speedscope's readings)
 		case ${f##*/} in ghc-*.prof | ghc-*.json) continue ;; esac
+		# the DTrace and bpftrace outputs are read (dtrace.bats compares their folding), so is
+		# macOS sample's report, Instruments' deep copy, VTune's and Visual Studio's CSV
+		# (textfmts.bats)
+		case ${f##*/} in
+		dtrace-*.txt | bpftrace-*.txt | macos-sample.txt | instruments-deep-copy.txt) continue ;;
+		vtune.csv | vsprof-*.csv) continue ;;
+		esac
 		refused "$f"
 	done
 	for f in "$P"/corpora/non/*; do

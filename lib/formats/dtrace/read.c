@@ -33,6 +33,7 @@
 #include "core/handles.h"
 #include "core/format.h"
 #include "formats/dtrace/dtrace.h"
+#include "formats/rust_names.h"
 #include "formats/text_stack.h"
 
 struct dread {
@@ -54,65 +55,6 @@ static void trim(const char **s, size_t *n)
 		(*s)++, (*n)--;
 	while (*n && is_space((*s)[*n - 1]))
 		(*n)--;
-}
-
-static bool is_hex(char c)
-{
-	return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
-}
-
-/* The legacy Rust escapes DTrace leaves in a name. */
-static const struct { const char *from, *to; } escapes[] = {
-	{ "$SP$", "@" }, { "$BP$", "*" }, { "$RF$", "&" }, { "$LT$", "<" }, { "$GT$", ">" },
-	{ "$LP$", "(" }, { "$RP$", ")" }, { "$C$", "," }, { "$u7e$", "~" }, { "$u20$", " " },
-	{ "$u27$", "'" }, { "$u3d$", "=" }, { "$u5b$", "[" }, { "$u5d$", "]" }, { "$u7b$", "{" },
-	{ "$u7d$", "}" }, { "$u3b$", ";" }, { "$u2b$", "+" }, { "$u21$", "!" }, { "$u22$", "\"" },
-};
-
-/* A Rust name ending in its hash ("h" and 16 hex digits), into out (as long as s at most):
- * the hash and the "::" before it dropped, the escapes undone. false when s has no hash. */
-static bool fix_rust(const char *s, size_t n, char *out, size_t *on)
-{
-	enum { HASH = 17 };
-	if (n < HASH || s[n - HASH] != 'h')
-		return false;
-	for (size_t i = n - HASH + 1; i < n; i++)
-		if (!is_hex(s[i]))
-			return false;
-	n -= HASH;
-	if (n >= 2 && s[n - 2] == ':' && s[n - 1] == ':')
-		n -= 2;
-	if (n >= 2 && s[0] == '_' && s[1] == '$')
-		s++, n--;
-	size_t o = 0, i = 0;
-	while (i < n) {
-		if (s[i] == '.') {
-			if (i + 1 < n && s[i + 1] == '.') {
-				out[o++] = ':', out[o++] = ':';
-				i += 2;
-			} else {
-				out[o++] = s[i++];
-			}
-		} else if (s[i] == '$') {
-			size_t k = 0, nk = sizeof(escapes) / sizeof(escapes[0]);
-			for (; k < nk; k++) {
-				size_t l = strlen(escapes[k].from);
-				if (n - i >= l && !memcmp(s + i, escapes[k].from, l))
-					break;
-			}
-			if (k == nk) { /* an escape it does not know: the rest as it is */
-				memcpy(out + o, s + i, n - i);
-				o += n - i;
-				break;
-			}
-			out[o++] = escapes[k].to[0];
-			i += strlen(escapes[k].from);
-		} else {
-			out[o++] = s[i++];
-		}
-	}
-	*on = o;
-	return true;
 }
 
 /* C++: what follows the last '(' or '<' after the first "::" goes (arguments). */
@@ -186,7 +128,7 @@ static int frame_line(struct tach_reader *r, struct dread *d, const char *s, siz
 		size_t m = tick ? (size_t)(tick - s) + 1 : 0, fl = n - m, on;
 		while (fl && is_space(s[m + fl - 1]))
 			fl--;
-		if (tick && fix_rust(s + m, fl, d->buf + m, &on)) {
+		if (tick && tachi_rust_unhash(s + m, fl, d->buf + m, &on)) {
 			memcpy(d->buf, s, m);
 			s = d->buf, n = m + on;
 		}
