@@ -437,6 +437,8 @@ for d in sys.argv[1:]:
 		run tach-decode -v -q -F info "$f"
 		[[ ${lines[0]} != *": ghcpj input" ]] || { echo "$f taken for ghcpj"; false; }
 	done <"$T/list"
+}
+
 # The formats read only from their first lines' words (the text call-graph reports) take
 # no file of another format: every fixture, every file of ours, and the peers' files.
 @test "rule: no fixture nor file of another format is taken for a macOS sample report, an Instruments deep copy, VTune or Visual Studio CSV" {

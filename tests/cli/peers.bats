@@ -54,6 +54,8 @@ refused() { # file
 		case ${f##*/} in stackprof-*.json) continue ;; esac
 		# and GHC's profiles (ghc.bats compares them with inferno's and speedscope's readings)
 		case ${f##*/} in ghc-*.prof | ghc-*.json) continue ;; esac
+		# and trace-event spans (spans.bats compares them with speedscope's reading)
+		case ${f##*/} in spans-*.json) continue ;; esac
 		# the DTrace and bpftrace outputs are read (dtrace.bats compares their folding), so is
 		# macOS sample's report, Instruments' deep copy, VTune's and Visual Studio's CSV
 		# (textfmts.bats)
