@@ -72,6 +72,11 @@ struct rec {
 	uint8_t seq[];
 };
 
+/* Where a frame of a line ends: in the text (its ';' or the line's end), in the varints. */
+struct bound {
+	size_t end, seq;
+};
+
 /* Open addressing tables of ids (0 empty, else id + 1) with their hash's high 32 bits,
  * which also give the home slot, a power of two in size: a probe reads the table alone
  * until the tag matches, and the table grows without looking at what it holds. */
@@ -102,6 +107,15 @@ struct dfold {
 	size_t scap;
 	char *out; /* lines being printed */
 	size_t olen, ocap;
+	/* The previous line's stack (see join): its text, its varints, and where each of its
+	 * frames ends, in the text (at its ';' or the end) and in the varints; cur_* are
+	 * the line being read's. */
+	char *prev;
+	size_t plen, pcap;
+	uint8_t *pseq;
+	size_t pseq_cap;
+	struct bound *pb, *cb;
+	size_t pn, pbcap, cn, cbcap;
 };
 
 #define MAX_IDS ((size_t)1 << 31)
@@ -181,6 +195,10 @@ void dfold_free(struct dfold *j)
 	free(j->line_seq);
 	free(j->scratch);
 	free(j->out);
+	free(j->prev);
+	free(j->pseq);
+	free(j->pb);
+	free(j->cb);
 	free(j);
 }
 
@@ -336,11 +354,15 @@ static uint32_t next_id(const uint8_t **p)
 	}
 }
 
-/* Whether r's frames, joined by ';', spell s[0..n). */
-static bool same_text(const struct dfold *j, const struct rec *r, const char *s, size_t n)
+/* Whether r's frames, joined by ';', spell s[0..n), given that s[0..from) are the frames
+ * of the previous line's first sb bytes of varints (j->pseq). */
+static bool same_text(const struct dfold *j, const struct rec *r, const char *s, size_t n,
+		      size_t from, size_t sb)
 {
-	const uint8_t *p = r->seq, *pe = p + r->len;
-	size_t o = 0;
+	if (r->len <= sb || memcmp(r->seq, j->pseq, sb))
+		return false;
+	const uint8_t *p = r->seq + sb, *pe = r->seq + r->len;
+	size_t o = from;
 	for (;;) {
 		const struct frame *f = &j->frames[next_id(&p)];
 		if (f->len > n - o || memcmp(j->arena + f->off, s + o, f->len))
@@ -354,8 +376,10 @@ static bool same_text(const struct dfold *j, const struct rec *r, const char *s,
 	}
 }
 
-/* The stack whose text is s[0..n) (hash h), or NULL when it is new. */
-static struct rec *find_stack(struct dfold *j, const char *s, size_t n, uint64_t h)
+/* The stack whose text is s[0..n) (hash h), or NULL when it is new (from, sb: see
+ * same_text). */
+static struct rec *find_stack(struct dfold *j, const char *s, size_t n, uint64_t h, size_t from,
+			      size_t sb)
 {
 	uint32_t tag = (uint32_t)(h >> 32);
 	for (size_t k = tag & j->stab.mask; j->stab.slot[k].id; k = (k + 1) & j->stab.mask) {
@@ -363,7 +387,7 @@ static struct rec *find_stack(struct dfold *j, const char *s, size_t n, uint64_t
 		if (v.tag != tag)
 			continue;
 		struct rec *r = rec_at(j, v.id - 1);
-		if (r->text == n && same_text(j, r, s, n))
+		if (r->text == n && same_text(j, r, s, n, from, sb))
 			return r;
 	}
 	return NULL;
@@ -509,8 +533,18 @@ static int strip_hex(struct dfold *j, const char **s, size_t *n)
 	return 0;
 }
 
+/* Where the line's frame that ends at text offset end, varint offset seq, ends. */
+static bool mark(struct dfold *j, size_t end, size_t seq)
+{
+	if (j->cn == j->cbcap && !grow((void **)&j->cb, &j->cbcap, j->cn + 1, sizeof(*j->cb)))
+		return false;
+	j->cb[j->cn++] = (struct bound){ end, seq };
+	return true;
+}
+
+/* Frame s[0..n), which ends at line offset end, after the varints' first *o bytes. */
 static inline __attribute__((always_inline)) int put_frame(struct dfold *j, const char *s,
-							    size_t n, size_t *o)
+							    size_t n, size_t end, size_t *o)
 {
 	uint32_t f;
 	if (intern_frame(j, s, n, &f))
@@ -522,16 +556,17 @@ static inline __attribute__((always_inline)) int put_frame(struct dfold *j, cons
 		*q++ = (uint8_t)(f | 0x80);
 	*q++ = (uint8_t)f;
 	*o = (size_t)(q - j->line_seq);
-	return 0;
+	return mark(j, end, *o) ? 0 : (errno = ENOMEM, -1);
 }
 
 /* The frame ids of stack s[0..n) as varints in j->line_seq: one frame per ';'-separated
  * piece, empty ones too. Their length in *len. The ';' are found 16 or 8 bytes at a time,
- * all of a block's at once (frames are short: a call to memchr for each costs more). */
-static int encode(struct dfold *j, const char *s, size_t n, size_t *len)
+ * all of a block's at once (frames are short: a call to memchr for each costs more). The
+ * frames before text offset from are those of the varints' first o bytes, already there. */
+static int encode(struct dfold *j, const char *s, size_t n, size_t from, size_t o, size_t *len)
 {
 	const uint64_t low7 = 0x7f7f7f7f7f7f7f7fu, semis = 0x3b3b3b3b3b3b3b3bu;
-	size_t start = 0, o = 0, at = 0;
+	size_t start = from, at = from;
 #ifdef __SSE2__
 	const __m128i semi16 = _mm_set1_epi8(';');
 	for (; at + 16 <= n; at += 16) {
@@ -539,7 +574,7 @@ static int encode(struct dfold *j, const char *s, size_t n, size_t *len)
 		unsigned m = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v, semi16));
 		for (; m; m &= m - 1) {
 			size_t semi = at + (size_t)__builtin_ctz(m);
-			if (put_frame(j, s + start, semi - start, &o))
+			if (put_frame(j, s + start, semi - start, semi, &o))
 				return -1;
 			start = semi + 1;
 		}
@@ -551,18 +586,18 @@ static int encode(struct dfold *j, const char *s, size_t n, size_t *len)
 		uint64_t t = ~(((x & low7) + low7) | x | low7);
 		for (; t; t &= t - 1) {
 			size_t semi = at + (size_t)__builtin_ctzll(t) / 8;
-			if (put_frame(j, s + start, semi - start, &o))
+			if (put_frame(j, s + start, semi - start, semi, &o))
 				return -1;
 			start = semi + 1;
 		}
 	}
 	for (; at < n; at++)
 		if (s[at] == ';') {
-			if (put_frame(j, s + start, at - start, &o))
+			if (put_frame(j, s + start, at - start, at, &o))
 				return -1;
 			start = at + 1;
 		}
-	if (put_frame(j, s + start, n - start, &o))
+	if (put_frame(j, s + start, n - start, n, &o))
 		return -1;
 	*len = o;
 	return 0;
@@ -596,6 +631,70 @@ static void cut_line(const struct dfold *j, const char *s, size_t n, struct cut 
 	__builtin_prefetch(&j->stab.slot[(l->hash >> 32) & j->stab.mask]);
 }
 
+/* How many bytes a and b begin with alike, of their first n. */
+static size_t common(const char *a, const char *b, size_t n)
+{
+	size_t i = 0;
+#ifdef __SSE2__
+	for (; i + 16 <= n; i += 16) {
+		__m128i x = _mm_loadu_si128((const __m128i *)(const void *)(a + i));
+		__m128i y = _mm_loadu_si128((const __m128i *)(const void *)(b + i));
+		unsigned m = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(x, y)) ^ 0xffffu;
+		if (m)
+			return i + (size_t)__builtin_ctz(m);
+	}
+#endif
+	while (i < n && a[i] == b[i])
+		i++;
+	return i;
+}
+
+/* How many of the previous line's frames s[0..n) begins with, each with its ';'. */
+static size_t shared_frames(const struct dfold *j, const char *s, size_t n)
+{
+	size_t same = common(j->prev, s, n < j->plen ? n : j->plen), lo = 0, hi = j->pn;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (j->pb[mid].end < same)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* The bounds of r's frames after its first k (the previous line's), text from offset from. */
+static bool rest_bounds(struct dfold *j, const struct rec *r, size_t k, size_t from)
+{
+	const uint8_t *p = r->seq + (k ? j->pb[k - 1].seq : 0), *pe = r->seq + r->len;
+	for (size_t o = from; p < pe; o++) {
+		o += j->frames[next_id(&p)].len;
+		if (!mark(j, o, (size_t)(p - r->seq)))
+			return false;
+	}
+	return true;
+}
+
+/* r, of text s[0..n), becomes the previous line. */
+static bool keep_prev(struct dfold *j, const struct rec *r, const char *s, size_t n)
+{
+	if (!grow((void **)&j->prev, &j->pcap, n + 1, 1) ||
+	    !grow((void **)&j->pseq, &j->pseq_cap, r->len + 1, 1))
+		return false;
+	if (n)
+		memcpy(j->prev, s, n);
+	memcpy(j->pseq, r->seq, r->len);
+	j->plen = n;
+	struct bound *b = j->pb;
+	size_t cap = j->pbcap;
+	j->pb = j->cb, j->pbcap = j->cbcap, j->pn = j->cn;
+	j->cb = b, j->cbcap = cap, j->cn = 0;
+	return true;
+}
+
+/* Adds the line's count to its stack. Lines sorted as stackcollapse-perf.pl writes them
+ * share most frames with the line before, so those are taken from it, compared as bytes
+ * and as varints, not hashed and looked up again; only the rest of a new stack is cut. */
 static int join(struct dfold *j, int side, struct cut *l)
 {
 	size_t qn;
@@ -604,9 +703,26 @@ static int join(struct dfold *j, int side, struct cut *l)
 			return -1;
 		l->hash = XXH3_64bits(l->s, l->n);
 	}
-	struct rec *r = find_stack(j, l->s, l->n, l->hash);
-	if (!r && (encode(j, l->s, l->n, &qn) || add_stack(j, l->n, l->hash, j->line_seq, qn, &r)))
-		return -1;
+	size_t k = shared_frames(j, l->s, l->n);
+	size_t from = k ? j->pb[k - 1].end + 1 : 0, sb = k ? j->pb[k - 1].seq : 0;
+	struct rec *r = find_stack(j, l->s, l->n, l->hash, from, sb);
+	if (!grow((void **)&j->cb, &j->cbcap, k + 1, sizeof(*j->cb)) ||
+	    !grow((void **)&j->line_seq, &j->lcap, sb + 1, 1))
+		return errno = ENOMEM, -1;
+	if (k)
+		memcpy(j->cb, j->pb, k * sizeof(*j->cb));
+	j->cn = k;
+	if (r && !rest_bounds(j, r, k, from))
+		return errno = ENOMEM, -1;
+	if (!r) {
+		if (sb)
+			memcpy(j->line_seq, j->pseq, sb);
+		if (encode(j, l->s, l->n, from, sb, &qn) ||
+		    add_stack(j, l->n, l->hash, j->line_seq, qn, &r))
+			return -1;
+	}
+	if (!keep_prev(j, r, l->s, l->n))
+		return errno = ENOMEM, -1;
 	set_column(r, side, add(column(r, side), l->c));
 	j->total[side] = add(j->total[side], l->c);
 	return 0;
