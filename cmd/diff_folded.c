@@ -110,8 +110,10 @@ struct dfold {
 	/* The previous line's stack (see join): its text, its varints, and where each of its
 	 * frames ends, in the text (at its ';' or the end) and in the varints; cur_* are
 	 * the line being read's. */
-	char *prev;
+	const char *prev; /* in the mapped file where in_place, else in own */
+	char *own;
 	size_t plen, pcap;
+	bool in_place;
 	uint8_t *pseq;
 	size_t pseq_cap;
 	struct bound *pb, *cb;
@@ -195,7 +197,7 @@ void dfold_free(struct dfold *j)
 	free(j->line_seq);
 	free(j->scratch);
 	free(j->out);
-	free(j->prev);
+	free(j->own);
 	free(j->pseq);
 	free(j->pb);
 	free(j->cb);
@@ -675,16 +677,36 @@ static bool rest_bounds(struct dfold *j, const struct rec *r, size_t k, size_t f
 	return true;
 }
 
-/* r, of text s[0..n), becomes the previous line. */
+/* The previous line's text copied out of where it lies, for what follows is not there. */
+static bool own_prev(struct dfold *j)
+{
+	if (j->prev == j->own)
+		return true;
+	if (!grow((void **)&j->own, &j->pcap, j->plen + 1, 1))
+		return false;
+	if (j->plen)
+		memcpy(j->own, j->prev, j->plen);
+	j->prev = j->own;
+	return true;
+}
+
+/* r, of text s[0..n), becomes the previous line: its text where it is, where that stays
+ * (a mapped file's line, not -s's rewrite of it), else a copy. */
 static bool keep_prev(struct dfold *j, const struct rec *r, const char *s, size_t n)
 {
-	if (!grow((void **)&j->prev, &j->pcap, n + 1, 1) ||
-	    !grow((void **)&j->pseq, &j->pseq_cap, r->len + 1, 1))
+	if (!grow((void **)&j->pseq, &j->pseq_cap, r->len + 1, 1))
 		return false;
-	if (n)
-		memcpy(j->prev, s, n);
 	memcpy(j->pseq, r->seq, r->len);
 	j->plen = n;
+	if (j->in_place && !j->strip_hex) {
+		j->prev = s;
+	} else {
+		if (!grow((void **)&j->own, &j->pcap, n + 1, 1))
+			return false;
+		if (n)
+			memcpy(j->own, s, n);
+		j->prev = j->own;
+	}
 	struct bound *b = j->pb;
 	size_t cap = j->pbcap;
 	j->pb = j->cb, j->pbcap = j->cbcap, j->pn = j->cn;
@@ -832,7 +854,11 @@ int dfold_read(struct dfold *j, int side, int fd)
 	void *m = mmap(NULL, (size_t)sb.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
 	if (m == MAP_FAILED)
 		return read_stream(j, side, fd);
+	j->in_place = true;
 	int rc = read_map(j, side, m, (size_t)at, (size_t)sb.st_size);
+	j->in_place = false;
+	if (!rc && !own_prev(j))
+		rc = (errno = ENOMEM, -1);
 	munmap(m, (size_t)sb.st_size);
 	return rc;
 }
