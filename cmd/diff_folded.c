@@ -72,11 +72,6 @@ struct rec {
 	uint8_t seq[];
 };
 
-/* Where a frame of a line ends: in the text (its ';' or the line's end), in the varints. */
-struct bound {
-	size_t end, seq;
-};
-
 /* Open addressing tables of ids (0 empty, else id + 1) with their hash's high 32 bits,
  * which also give the home slot, a power of two in size: a probe reads the table alone
  * until the tag matches, and the table grows without looking at what it holds. */
@@ -107,17 +102,14 @@ struct dfold {
 	size_t scap;
 	char *out; /* lines being printed */
 	size_t olen, ocap;
-	/* The previous line's stack (see join): its text, its varints, and where each of its
-	 * frames ends, in the text (at its ';' or the end) and in the varints; cur_* are
-	 * the line being read's. */
+	/* The previous line's stack (see join): its text and its varints. */
 	const char *prev; /* in the mapped file where in_place, else in own */
 	char *own;
 	size_t plen, pcap;
 	bool in_place;
 	uint8_t *pseq;
 	size_t pseq_cap;
-	struct bound *pb, *cb;
-	size_t pn, pbcap, cn, cbcap;
+	size_t pseq_len;
 };
 
 #define MAX_IDS ((size_t)1 << 31)
@@ -199,8 +191,6 @@ void dfold_free(struct dfold *j)
 	free(j->out);
 	free(j->own);
 	free(j->pseq);
-	free(j->pb);
-	free(j->cb);
 	free(j);
 }
 
@@ -535,18 +525,8 @@ static int strip_hex(struct dfold *j, const char **s, size_t *n)
 	return 0;
 }
 
-/* Where the line's frame that ends at text offset end, varint offset seq, ends. */
-static bool mark(struct dfold *j, size_t end, size_t seq)
-{
-	if (j->cn == j->cbcap && !grow((void **)&j->cb, &j->cbcap, j->cn + 1, sizeof(*j->cb)))
-		return false;
-	j->cb[j->cn++] = (struct bound){ end, seq };
-	return true;
-}
-
-/* Frame s[0..n), which ends at line offset end, after the varints' first *o bytes. */
 static inline __attribute__((always_inline)) int put_frame(struct dfold *j, const char *s,
-							    size_t n, size_t end, size_t *o)
+							    size_t n, size_t *o)
 {
 	uint32_t f;
 	if (intern_frame(j, s, n, &f))
@@ -558,7 +538,7 @@ static inline __attribute__((always_inline)) int put_frame(struct dfold *j, cons
 		*q++ = (uint8_t)(f | 0x80);
 	*q++ = (uint8_t)f;
 	*o = (size_t)(q - j->line_seq);
-	return mark(j, end, *o) ? 0 : (errno = ENOMEM, -1);
+	return 0;
 }
 
 /* The frame ids of stack s[0..n) as varints in j->line_seq: one frame per ';'-separated
@@ -576,7 +556,7 @@ static int encode(struct dfold *j, const char *s, size_t n, size_t from, size_t 
 		unsigned m = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v, semi16));
 		for (; m; m &= m - 1) {
 			size_t semi = at + (size_t)__builtin_ctz(m);
-			if (put_frame(j, s + start, semi - start, semi, &o))
+			if (put_frame(j, s + start, semi - start, &o))
 				return -1;
 			start = semi + 1;
 		}
@@ -588,18 +568,18 @@ static int encode(struct dfold *j, const char *s, size_t n, size_t from, size_t 
 		uint64_t t = ~(((x & low7) + low7) | x | low7);
 		for (; t; t &= t - 1) {
 			size_t semi = at + (size_t)__builtin_ctzll(t) / 8;
-			if (put_frame(j, s + start, semi - start, semi, &o))
+			if (put_frame(j, s + start, semi - start, &o))
 				return -1;
 			start = semi + 1;
 		}
 	}
 	for (; at < n; at++)
 		if (s[at] == ';') {
-			if (put_frame(j, s + start, at - start, at, &o))
+			if (put_frame(j, s + start, at - start, &o))
 				return -1;
 			start = at + 1;
 		}
-	if (put_frame(j, s + start, n - start, n, &o))
+	if (put_frame(j, s + start, n - start, &o))
 		return -1;
 	*len = o;
 	return 0;
@@ -651,30 +631,21 @@ static size_t common(const char *a, const char *b, size_t n)
 	return i;
 }
 
-/* How many of the previous line's frames s[0..n) begins with, each with its ';'. */
-static size_t shared_frames(const struct dfold *j, const char *s, size_t n)
+/* The previous line's frames that s[0..n) begins with, each with its ';' after it: they
+ * spell s[0..*from) and are the first *sb bytes of its varints. */
+static void shared_frames(const struct dfold *j, const char *s, size_t n, size_t *from,
+			  size_t *sb)
 {
-	size_t same = common(j->prev, s, n < j->plen ? n : j->plen), lo = 0, hi = j->pn;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (j->pb[mid].end < same)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
-}
-
-/* The bounds of r's frames after its first k (the previous line's), text from offset from. */
-static bool rest_bounds(struct dfold *j, const struct rec *r, size_t k, size_t from)
-{
-	const uint8_t *p = r->seq + (k ? j->pb[k - 1].seq : 0), *pe = r->seq + r->len;
-	for (size_t o = from; p < pe; o++) {
+	size_t same = common(j->prev, s, n < j->plen ? n : j->plen), o = 0;
+	const uint8_t *p = j->pseq, *pe = p + j->pseq_len;
+	*from = *sb = 0;
+	while (p < pe) {
 		o += j->frames[next_id(&p)].len;
-		if (!mark(j, o, (size_t)(p - r->seq)))
-			return false;
+		if (o >= same)
+			return;
+		*from = ++o;
+		*sb = (size_t)(p - j->pseq);
 	}
-	return true;
 }
 
 /* The previous line's text copied out of where it lies, for what follows is not there. */
@@ -697,6 +668,7 @@ static bool keep_prev(struct dfold *j, const struct rec *r, const char *s, size_
 	if (!grow((void **)&j->pseq, &j->pseq_cap, r->len + 1, 1))
 		return false;
 	memcpy(j->pseq, r->seq, r->len);
+	j->pseq_len = r->len;
 	j->plen = n;
 	if (j->in_place && !j->strip_hex) {
 		j->prev = s;
@@ -707,10 +679,6 @@ static bool keep_prev(struct dfold *j, const struct rec *r, const char *s, size_
 			memcpy(j->own, s, n);
 		j->prev = j->own;
 	}
-	struct bound *b = j->pb;
-	size_t cap = j->pbcap;
-	j->pb = j->cb, j->pbcap = j->cbcap, j->pn = j->cn;
-	j->cb = b, j->cbcap = cap, j->cn = 0;
 	return true;
 }
 
@@ -725,16 +693,10 @@ static int join(struct dfold *j, int side, struct cut *l)
 			return -1;
 		l->hash = XXH3_64bits(l->s, l->n);
 	}
-	size_t k = shared_frames(j, l->s, l->n);
-	size_t from = k ? j->pb[k - 1].end + 1 : 0, sb = k ? j->pb[k - 1].seq : 0;
+	size_t from, sb;
+	shared_frames(j, l->s, l->n, &from, &sb);
 	struct rec *r = find_stack(j, l->s, l->n, l->hash, from, sb);
-	if (!grow((void **)&j->cb, &j->cbcap, k + 1, sizeof(*j->cb)) ||
-	    !grow((void **)&j->line_seq, &j->lcap, sb + 1, 1))
-		return errno = ENOMEM, -1;
-	if (k)
-		memcpy(j->cb, j->pb, k * sizeof(*j->cb));
-	j->cn = k;
-	if (r && !rest_bounds(j, r, k, from))
+	if (!r && !grow((void **)&j->line_seq, &j->lcap, sb + 1, 1))
 		return errno = ENOMEM, -1;
 	if (!r) {
 		if (sb)
