@@ -102,6 +102,14 @@ struct dfold {
 	size_t scap;
 	char *out; /* lines being printed */
 	size_t olen, ocap;
+	/* The previous line's stack (see join): its text and its varints. */
+	const char *prev; /* in the mapped file where in_place, else in own */
+	char *own;
+	size_t plen, pcap;
+	bool in_place;
+	uint8_t *pseq;
+	size_t pseq_cap;
+	size_t pseq_len;
 };
 
 #define MAX_IDS ((size_t)1 << 31)
@@ -181,6 +189,8 @@ void dfold_free(struct dfold *j)
 	free(j->line_seq);
 	free(j->scratch);
 	free(j->out);
+	free(j->own);
+	free(j->pseq);
 	free(j);
 }
 
@@ -336,11 +346,15 @@ static uint32_t next_id(const uint8_t **p)
 	}
 }
 
-/* Whether r's frames, joined by ';', spell s[0..n). */
-static bool same_text(const struct dfold *j, const struct rec *r, const char *s, size_t n)
+/* Whether r's frames, joined by ';', spell s[0..n), given that s[0..from) are the frames
+ * of the previous line's first sb bytes of varints (j->pseq). */
+static bool same_text(const struct dfold *j, const struct rec *r, const char *s, size_t n,
+		      size_t from, size_t sb)
 {
-	const uint8_t *p = r->seq, *pe = p + r->len;
-	size_t o = 0;
+	if (r->len <= sb || memcmp(r->seq, j->pseq, sb))
+		return false;
+	const uint8_t *p = r->seq + sb, *pe = r->seq + r->len;
+	size_t o = from;
 	for (;;) {
 		const struct frame *f = &j->frames[next_id(&p)];
 		if (f->len > n - o || memcmp(j->arena + f->off, s + o, f->len))
@@ -354,8 +368,10 @@ static bool same_text(const struct dfold *j, const struct rec *r, const char *s,
 	}
 }
 
-/* The stack whose text is s[0..n) (hash h), or NULL when it is new. */
-static struct rec *find_stack(struct dfold *j, const char *s, size_t n, uint64_t h)
+/* The stack whose text is s[0..n) (hash h), or NULL when it is new (from, sb: see
+ * same_text). */
+static struct rec *find_stack(struct dfold *j, const char *s, size_t n, uint64_t h, size_t from,
+			      size_t sb)
 {
 	uint32_t tag = (uint32_t)(h >> 32);
 	for (size_t k = tag & j->stab.mask; j->stab.slot[k].id; k = (k + 1) & j->stab.mask) {
@@ -363,7 +379,7 @@ static struct rec *find_stack(struct dfold *j, const char *s, size_t n, uint64_t
 		if (v.tag != tag)
 			continue;
 		struct rec *r = rec_at(j, v.id - 1);
-		if (r->text == n && same_text(j, r, s, n))
+		if (r->text == n && same_text(j, r, s, n, from, sb))
 			return r;
 	}
 	return NULL;
@@ -527,11 +543,12 @@ static inline __attribute__((always_inline)) int put_frame(struct dfold *j, cons
 
 /* The frame ids of stack s[0..n) as varints in j->line_seq: one frame per ';'-separated
  * piece, empty ones too. Their length in *len. The ';' are found 16 or 8 bytes at a time,
- * all of a block's at once (frames are short: a call to memchr for each costs more). */
-static int encode(struct dfold *j, const char *s, size_t n, size_t *len)
+ * all of a block's at once (frames are short: a call to memchr for each costs more). The
+ * frames before text offset from are those of the varints' first o bytes, already there. */
+static int encode(struct dfold *j, const char *s, size_t n, size_t from, size_t o, size_t *len)
 {
 	const uint64_t low7 = 0x7f7f7f7f7f7f7f7fu, semis = 0x3b3b3b3b3b3b3b3bu;
-	size_t start = 0, o = 0, at = 0;
+	size_t start = from, at = from;
 #ifdef __SSE2__
 	const __m128i semi16 = _mm_set1_epi8(';');
 	for (; at + 16 <= n; at += 16) {
@@ -596,6 +613,78 @@ static void cut_line(const struct dfold *j, const char *s, size_t n, struct cut 
 	__builtin_prefetch(&j->stab.slot[(l->hash >> 32) & j->stab.mask]);
 }
 
+/* How many bytes a and b begin with alike, of their first n. */
+static size_t common(const char *a, const char *b, size_t n)
+{
+	size_t i = 0;
+#ifdef __SSE2__
+	for (; i + 16 <= n; i += 16) {
+		__m128i x = _mm_loadu_si128((const __m128i *)(const void *)(a + i));
+		__m128i y = _mm_loadu_si128((const __m128i *)(const void *)(b + i));
+		unsigned m = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(x, y)) ^ 0xffffu;
+		if (m)
+			return i + (size_t)__builtin_ctz(m);
+	}
+#endif
+	while (i < n && a[i] == b[i])
+		i++;
+	return i;
+}
+
+/* The previous line's frames that s[0..n) begins with, each with its ';' after it: they
+ * spell s[0..*from) and are the first *sb bytes of its varints. */
+static void shared_frames(const struct dfold *j, const char *s, size_t n, size_t *from,
+			  size_t *sb)
+{
+	size_t same = common(j->prev, s, n < j->plen ? n : j->plen), o = 0;
+	const uint8_t *p = j->pseq, *pe = p + j->pseq_len;
+	*from = *sb = 0;
+	while (p < pe) {
+		o += j->frames[next_id(&p)].len;
+		if (o >= same)
+			return;
+		*from = ++o;
+		*sb = (size_t)(p - j->pseq);
+	}
+}
+
+/* The previous line's text copied out of where it lies, for what follows is not there. */
+static bool own_prev(struct dfold *j)
+{
+	if (j->prev == j->own)
+		return true;
+	if (!grow((void **)&j->own, &j->pcap, j->plen + 1, 1))
+		return false;
+	if (j->plen)
+		memcpy(j->own, j->prev, j->plen);
+	j->prev = j->own;
+	return true;
+}
+
+/* r, of text s[0..n), becomes the previous line: its text where it is, where that stays
+ * (a mapped file's line, not -s's rewrite of it), else a copy. */
+static bool keep_prev(struct dfold *j, const struct rec *r, const char *s, size_t n)
+{
+	if (!grow((void **)&j->pseq, &j->pseq_cap, r->len + 1, 1))
+		return false;
+	memcpy(j->pseq, r->seq, r->len);
+	j->pseq_len = r->len;
+	j->plen = n;
+	if (j->in_place && !j->strip_hex) {
+		j->prev = s;
+	} else {
+		if (!grow((void **)&j->own, &j->pcap, n + 1, 1))
+			return false;
+		if (n)
+			memcpy(j->own, s, n);
+		j->prev = j->own;
+	}
+	return true;
+}
+
+/* Adds the line's count to its stack. Lines sorted as stackcollapse-perf.pl writes them
+ * share most frames with the line before, so those are taken from it, compared as bytes
+ * and as varints, not hashed and looked up again; only the rest of a new stack is cut. */
 static int join(struct dfold *j, int side, struct cut *l)
 {
 	size_t qn;
@@ -604,9 +693,20 @@ static int join(struct dfold *j, int side, struct cut *l)
 			return -1;
 		l->hash = XXH3_64bits(l->s, l->n);
 	}
-	struct rec *r = find_stack(j, l->s, l->n, l->hash);
-	if (!r && (encode(j, l->s, l->n, &qn) || add_stack(j, l->n, l->hash, j->line_seq, qn, &r)))
-		return -1;
+	size_t from, sb;
+	shared_frames(j, l->s, l->n, &from, &sb);
+	struct rec *r = find_stack(j, l->s, l->n, l->hash, from, sb);
+	if (!r && !grow((void **)&j->line_seq, &j->lcap, sb + 1, 1))
+		return errno = ENOMEM, -1;
+	if (!r) {
+		if (sb)
+			memcpy(j->line_seq, j->pseq, sb);
+		if (encode(j, l->s, l->n, from, sb, &qn) ||
+		    add_stack(j, l->n, l->hash, j->line_seq, qn, &r))
+			return -1;
+	}
+	if (!keep_prev(j, r, l->s, l->n))
+		return errno = ENOMEM, -1;
 	set_column(r, side, add(column(r, side), l->c));
 	j->total[side] = add(j->total[side], l->c);
 	return 0;
@@ -716,7 +816,11 @@ int dfold_read(struct dfold *j, int side, int fd)
 	void *m = mmap(NULL, (size_t)sb.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
 	if (m == MAP_FAILED)
 		return read_stream(j, side, fd);
+	j->in_place = true;
 	int rc = read_map(j, side, m, (size_t)at, (size_t)sb.st_size);
+	j->in_place = false;
+	if (!rc && !own_prev(j))
+		rc = (errno = ENOMEM, -1);
 	munmap(m, (size_t)sb.st_size);
 	return rc;
 }

@@ -463,6 +463,25 @@ static int perf_lookup(struct tachi_sym *s, struct mapping *m, struct tachi_sym_
 	return emit(ctx, fr);
 }
 
+/* What tachi_sym_lookup's perf rule picks for a leaf pc, before any naming: the symbol's
+ * name as the binary spells it, the same pointer for every address of one symbol. */
+int tachi_sym_perf_symbol(struct tachi_sym *s, uint64_t pc, const char **raw)
+{
+	*raw = NULL;
+	struct mapping *m = s->nmaps ? find_map(s, pc) : NULL;
+	if (!s->perf || s->perf_inlines || !m || !s->symbolize || unsymbolizable(m->path))
+		return TACH_OK;
+	if (!m->tried) {
+		m->tried = true;
+		if ((m->m = load_module(s, m)))
+			describe(m);
+		else if (s->io_error[0])
+			return TACH_E_IO;
+	}
+	*raw = m->m ? tachi_sym_symbol_at(m->m, pc - m->m->base) : NULL;
+	return TACH_OK;
+}
+
 int tachi_sym_lookup(struct tachi_sym *s, uint64_t pc, bool leaf, tachi_sym_emit_fn emit,
 		     void *ctx)
 {

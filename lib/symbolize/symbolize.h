@@ -93,4 +93,9 @@ const char *tachi_sym_io_error(const struct tachi_sym *s);
 int tachi_sym_lookup(struct tachi_sym *s, uint64_t pc, bool leaf, tachi_sym_emit_fn emit,
 		     void *ctx);
 
+/* Under perf's rules, the symbol tachi_sym_lookup(s, pc, true, ...) names, as a key:
+ * *raw is the same for every address of one symbol while s lives, NULL where the lookup
+ * would give no symbol. Returns TACH_OK or TACH_E_IO, as tachi_sym_lookup. */
+int tachi_sym_perf_symbol(struct tachi_sym *s, uint64_t pc, const char **raw);
+
 #endif

@@ -307,10 +307,50 @@ static int queue(struct tach_reader *r, const uint8_t *p, uint32_t size, uint32_
 	return TACH_OK;
 }
 
+/* Sorts q[0..n) by (time, seq), a total order, as qsort would. A round holds a few runs
+ * already in order (the records held from the round before, then each CPU's buffer):
+ * they are found and merged pairwise, a pass per doubling of the runs' length, not the
+ * log2(n) passes of a merge sort. */
+static void sort_records(struct pd_rec *q, size_t n)
+{
+	size_t runs = 1;
+	for (size_t i = 1; i < n; i++)
+		runs += rec_cmp(&q[i - 1], &q[i]) > 0;
+	if (runs == 1)
+		return;
+	struct pd_rec *tmp = runs <= 64 ? malloc(n * sizeof(*q)) : NULL;
+	if (!tmp) {
+		qsort(q, n, sizeof(*q), rec_cmp);
+		return;
+	}
+	while (runs > 1) {
+		size_t i = 0, w = 0;
+		runs = 0;
+		while (i < n) {
+			size_t a = i, m = i + 1;
+			while (m < n && rec_cmp(&q[m - 1], &q[m]) <= 0)
+				m++;
+			size_t b = m, e = m < n ? m + 1 : m;
+			while (e < n && rec_cmp(&q[e - 1], &q[e]) <= 0)
+				e++;
+			while (a < m && b < e)
+				tmp[w++] = rec_cmp(&q[b], &q[a]) < 0 ? q[b++] : q[a++];
+			while (a < m)
+				tmp[w++] = q[a++];
+			while (b < e)
+				tmp[w++] = q[b++];
+			i = e;
+			runs++;
+		}
+		memcpy(q, tmp, n * sizeof(*q));
+	}
+	free(tmp);
+}
+
 static void round_end(struct pd *st)
 {
 	if (st->nq > st->qhead)
-		qsort(st->q + st->qhead, st->nq - st->qhead, sizeof(*st->q), rec_cmp);
+		sort_records(st->q + st->qhead, st->nq - st->qhead);
 	st->sorted = st->nq;
 	st->flush_upto = st->round_max;
 	st->round_max = st->max_time;

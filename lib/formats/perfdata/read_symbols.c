@@ -113,6 +113,76 @@ static bool kv_put(struct table *t, uint64_t a, uint64_t b, uint32_t v)
 	return true;
 }
 
+/* The frames table: (map, address) to frame, in 16 bytes a slot (four to a cache line:
+ * its look-ups are most of a sample's cost, and nearly all miss the cache), the map
+ * FREE in an empty slot. */
+#define FREE UINT32_MAX
+struct fslot {
+	uint64_t ip;
+	uint32_t map, v;
+};
+struct ftable {
+	struct fslot *s;
+	size_t mask, n;
+};
+
+static size_t ft_home(const struct ftable *t, uint32_t map, uint64_t ip)
+{
+	return kv_hash(map, ip) & t->mask;
+}
+
+static void ft_prefetch(const struct ftable *t, uint32_t map, uint64_t ip)
+{
+	if (t->s)
+		__builtin_prefetch(&t->s[ft_home(t, map, ip)]);
+}
+
+static bool ft_get(const struct ftable *t, uint32_t map, uint64_t ip, uint32_t *v)
+{
+	if (!t->s)
+		return false;
+	for (size_t i = ft_home(t, map, ip);; i = (i + 1) & t->mask) {
+		if (t->s[i].map == FREE)
+			return false;
+		if (t->s[i].map == map && t->s[i].ip == ip) {
+			*v = t->s[i].v;
+			return true;
+		}
+	}
+}
+
+/* map: never FREE (a map index, or NONE - 1 for the kernel's addresses outside any). */
+static bool ft_put(struct ftable *t, uint32_t map, uint64_t ip, uint32_t v)
+{
+	if ((t->n + 1) * 4 > (t->mask + 1) * 3 || !t->s) {
+		size_t cap = t->s ? (t->mask + 1) * 2 : 64;
+		struct fslot *ns = malloc(cap * sizeof(*ns));
+		if (!ns)
+			return false;
+		for (size_t i = 0; i < cap; i++)
+			ns[i].map = FREE;
+		struct ftable nt = { ns, cap - 1, 0 };
+		for (size_t i = 0; t->s && i <= t->mask; i++) {
+			if (t->s[i].map == FREE)
+				continue;
+			size_t k = ft_home(&nt, t->s[i].map, t->s[i].ip);
+			while (ns[k].map != FREE)
+				k = (k + 1) & nt.mask;
+			ns[k] = t->s[i];
+		}
+		free(t->s);
+		t->s = ns;
+		t->mask = nt.mask;
+	}
+	size_t i = ft_home(t, map, ip);
+	while (t->s[i].map != FREE && !(t->s[i].map == map && t->s[i].ip == ip))
+		i = (i + 1) & t->mask;
+	if (t->s[i].map == FREE)
+		t->n++;
+	t->s[i] = (struct fslot){ ip, map, v };
+	return true;
+}
+
 /* A mapping as recorded (one per distinct start, size, offset, file). */
 struct perfdata_pmap {
 	uint64_t start, len, pgoff;
@@ -176,8 +246,11 @@ struct pd_syms {
 	struct thread *threads;
 	size_t nthreads, threads_cap;
 	struct table thread_index;/* tid -> thread */
-	struct table frames;      /* (map or NONE, address) -> frame */
+	struct ftable frames;     /* (map or NONE - 1, address) -> frame */
 	struct table names;       /* symbolizer address -> string id (NONE: no symbol) */
+	struct table symframes;   /* (map, symbol's raw name) -> frame, where frames have no
+				   * address nor source line: every address of a symbol is one
+				   * frame, named once */
 	uint64_t seq;
 	bool warned_perf_map;     /* JIT code without its perf map was said */
 	/* the kernel */
@@ -257,6 +330,7 @@ void pd_syms_free(struct pd_syms *y)
 	free(y->names.s);
 	if (y->kt_own)
 		ktab_free(y->kt);
+	free(y->symframes.s);
 	free(y);
 }
 
@@ -992,21 +1066,56 @@ static int source_line(struct tach_reader *r, const struct perfdata_pmap *m, uin
 	return rc == TACH_E_NOMEM ? nomem(r) : rc;
 }
 
+/* The mapping of ip in process pid (kernel: a kernel address), NONE outside every one. */
+static uint32_t frame_map(struct tach_reader *r, uint32_t pid, bool kernel, uint64_t ip)
+{
+	struct pd_syms *y = ((struct pd *)r->state)->syms;
+	return kernel ? y->kmap : find_range(y, proc_get(r, pid, false), ip);
+}
+
+/* The frames table's key of an address of map (kernel: a kernel address). */
+static uint32_t frame_key(uint32_t map, bool kernel)
+{
+	return map != NONE ? map : kernel ? NONE - 1 : NONE - 2;
+}
+
+/* When a frame is its ELF symbol's name in its dso alone (no address kept, no source line
+ * looked up), the frame already made for that symbol of binary m, if any (*id NONE when
+ * not); *raw: the symbol's key, NULL where the frame is not the symbol's alone. */
+static int symbol_frame(struct tach_reader *r, const struct perfdata_pmap *m, uint64_t ip,
+			const char **raw, uint32_t *id)
+{
+	struct pd *st = r->state;
+	struct pd_syms *y = st->syms;
+	*id = NONE;
+	if (!m || m->jit || !m->syn || st->no_symbolize || !st->no_addresses ||
+	    !st->no_source_lines)
+		return TACH_OK;
+	int rc = tachi_sym_perf_symbol(y->sym, m->syn + (ip - m->start), raw);
+	if (rc)
+		return rc == TACH_E_IO ? io_failed(r) : nomem(r);
+	if (*raw && !kv_get(&y->symframes, (uint64_t)(m - y->maps), (uint64_t)(uintptr_t)*raw, id))
+		*id = NONE;
+	return TACH_OK;
+}
+
 /* The frame of ip (kernel: a kernel address) in process pid; NONE when skipped. exact: ip
  * is where the thread was (the sampled IP), not a return address. */
-static int frame_of(struct tach_reader *r, uint32_t pid, bool kernel, uint64_t ip, bool exact,
+static int frame_at(struct tach_reader *r, uint32_t map, bool kernel, uint64_t ip, bool exact,
 		    uint32_t *id)
 {
 	struct pd *st = r->state;
 	struct pd_syms *y = st->syms;
-	uint32_t map = kernel ? y->kmap : find_range(y, proc_get(r, pid, false), ip);
-	uint64_t key = kernel && map == NONE ? NONE - 1ull : map;
-	if (kv_get(&y->frames, key, ip, id))
+	uint32_t key = frame_key(map, kernel);
+	if (ft_get(&y->frames, key, ip, id))
 		return TACH_OK;
 	struct perfdata_pmap *m = map == NONE ? NULL : &y->maps[map];
+	const char *raw = NULL;
+	int rc = symbol_frame(r, kernel ? NULL : m, ip, &raw, id);
+	if (rc || *id != NONE)
+		return rc ? rc : ft_put(&y->frames, key, ip, *id) ? TACH_OK : nomem(r);
 	const char *name = NULL, *file = m ? m->path : "[unknown]";
 	uint32_t sid = NONE;
-	int rc = TACH_OK;
 	if (kernel) {
 		file = "[kernel.kallsyms]";
 		name = st->no_symbolize ? NULL : kernel_symbol(r, ip);
@@ -1033,7 +1142,15 @@ static int frame_of(struct tach_reader *r, uint32_t pid, bool kernel, uint64_t i
 	free(copy);
 	if (rc)
 		return rc;
-	return kv_put(&y->frames, key, ip, *id) ? TACH_OK : nomem(r);
+	if (raw && !kv_put(&y->symframes, map, (uint64_t)(uintptr_t)raw, *id))
+		return nomem(r);
+	return ft_put(&y->frames, key, ip, *id) ? TACH_OK : nomem(r);
+}
+
+static int frame_of(struct tach_reader *r, uint32_t pid, bool kernel, uint64_t ip, bool exact,
+		    uint32_t *id)
+{
+	return frame_at(r, frame_map(r, pid, kernel, ip), kernel, ip, exact, id);
 }
 
 static int push(struct tach_reader *r, uint32_t id)
@@ -1147,6 +1264,39 @@ static bool kernel_mode(uint64_t mode)
 	return mode == PD_MISC_KERNEL || mode == PD_MISC_GUEST_KERNEL || mode == PD_MISC_HV;
 }
 
+/* The mode a context marker of a call chain enters (mode: the one before), 0 for a
+ * marker perf does not know. */
+static uint64_t context_mode(uint64_t ip, uint64_t mode)
+{
+	return ip == CTX_KERNEL ? PD_MISC_KERNEL : ip == CTX_USER ? PD_MISC_USER :
+	       ip == CTX_HV ? PD_MISC_HV : ip == CTX_GUEST_KERNEL ? PD_MISC_GUEST_KERNEL :
+	       ip == CTX_GUEST_USER ? PD_MISC_GUEST_USER : ip == CTX_GUEST ? mode : 0;
+}
+
+#define AHEAD 64
+
+/* The mappings of the first (up to AHEAD) addresses of s's chain, their slots in the
+ * frames table asked for meanwhile: a sample's look-ups then wait on memory together,
+ * not one after the other. Returns how many are in maps. */
+static size_t chain_maps(struct tach_reader *r, const struct pd_sample *s, uint64_t mode,
+			 uint32_t *maps)
+{
+	struct pd *st = r->state;
+	size_t n = s->nr < AHEAD ? (size_t)s->nr : AHEAD;
+	for (size_t i = 0; i < n; i++) {
+		uint64_t ip = tachi_rd64(s->chain + 8 * i, st->swap);
+		if (ip >= CTX_MAX) {
+			if (!(mode = context_mode(ip, mode)))
+				return i;
+			maps[i] = NONE;
+			continue;
+		}
+		maps[i] = frame_map(r, s->pid, kernel_mode(mode), ip);
+		ft_prefetch(&st->syms->frames, frame_key(maps[i], kernel_mode(mode)), ip);
+	}
+	return n;
+}
+
 int pd_sample_frames(struct tach_reader *r, const struct pd_sample *s)
 {
 	struct pd *st = r->state;
@@ -1160,6 +1310,8 @@ int pd_sample_frames(struct tach_reader *r, const struct pd_sample *s)
 			rc = push(r, id);
 		return rc;
 	}
+	uint32_t maps[AHEAD];
+	size_t ahead = chain_maps(r, s, mode, maps);
 	/* the first address of each context is where the thread was, the others return
 	 * addresses */
 	bool exact = true;
@@ -1167,9 +1319,7 @@ int pd_sample_frames(struct tach_reader *r, const struct pd_sample *s)
 		uint64_t ip = tachi_rd64(s->chain + 8 * i, st->swap);
 		if (ip >= CTX_MAX) {
 			exact = true;
-			mode = ip == CTX_KERNEL ? PD_MISC_KERNEL : ip == CTX_USER ? PD_MISC_USER :
-			       ip == CTX_HV ? PD_MISC_HV : ip == CTX_GUEST_KERNEL ? PD_MISC_GUEST_KERNEL :
-			       ip == CTX_GUEST_USER ? PD_MISC_GUEST_USER : ip == CTX_GUEST ? mode : 0;
+			mode = context_mode(ip, mode);
 			/* another marker: perf takes the chain as corrupt and drops all of it */
 			if (!mode) {
 				st->depth = 0;
@@ -1179,7 +1329,8 @@ int pd_sample_frames(struct tach_reader *r, const struct pd_sample *s)
 		}
 		user_seen |= !kernel_mode(mode);
 		uint32_t id;
-		rc = frame_of(r, s->pid, kernel_mode(mode), ip, exact, &id);
+		rc = i < ahead ? frame_at(r, maps[i], kernel_mode(mode), ip, exact, &id)
+			       : frame_of(r, s->pid, kernel_mode(mode), ip, exact, &id);
 		exact = false;
 		if (!rc)
 			rc = push(r, id);
