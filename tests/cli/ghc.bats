@@ -7,6 +7,8 @@
 # too. No live GHC: Debian's ghc is about 780 MB installed, too much for the CI machine.
 # Compared through tests/cli/ghc_fold.py (frame labels cut to the cost centres' names).
 
+load speedscope_bundle
+
 setup() {
 	T=$BATS_TEST_TMPDIR
 	PEER=${PEERS_DIR:-$SOURCE_ROOT/../shared/peers}
@@ -14,18 +16,6 @@ setup() {
 	FOLD="python3 $SOURCE_ROOT/tests/cli/ghc_fold.py"
 }
 
-speedscope_bundle() {
-	local dir=${TACHFMT_NPM_DIR:-}
-	if [ -z "$dir" ] || [ ! -f "$dir/node_modules/speedscope/dist/release/file-format-schema.json" ]; then
-		dir=$(bash "$SOURCE_ROOT/tests/cli/npm-tools.sh" "$SOURCE_ROOT/build/npm") || {
-			echo "cannot install speedscope from npm (see above)" >&2
-			return 1
-		}
-	fi
-	NODE=$dir/node_modules/.bin/node
-	BUNDLE=$(ls "$dir"/node_modules/speedscope/dist/release/speedscope-*.js | head -n 1)
-	[ -f "$BUNDLE" ]
-}
 
 # as_speedscope FILE.json: ticks and allocations per stack are speedscope's, from the
 # file, a pipe and --from, and so are the totals.

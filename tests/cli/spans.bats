@@ -8,6 +8,7 @@
 # as before; damaged input is one line with the offset, exit 1.
 
 load checked
+load speedscope_bundle
 
 setup() {
 	T=$BATS_TEST_TMPDIR
@@ -15,19 +16,6 @@ setup() {
 	DATA=$SOURCE_ROOT/tests/data/spans
 }
 
-# speedscope's bundle and a Node: from build.sh (TACHFMT_NPM_DIR), else installed now.
-speedscope_bundle() {
-	local dir=${TACHFMT_NPM_DIR:-}
-	if [ -z "$dir" ] || [ ! -f "$dir/node_modules/speedscope/dist/release/file-format-schema.json" ]; then
-		dir=$(bash "$SOURCE_ROOT/tests/cli/npm-tools.sh" "$SOURCE_ROOT/build/npm") || {
-			echo "cannot install speedscope from npm (see above)" >&2
-			return 1
-		}
-	fi
-	NODE=$dir/node_modules/.bin/node
-	BUNDLE=$(ls "$dir"/node_modules/speedscope/dist/release/speedscope-*.js | head -n 1)
-	[ -f "$BUNDLE" ]
-}
 
 span_check() { # TRACE OURS.json
 	"$NODE" "$SOURCE_ROOT/tests/cli/speedscope_read.mjs" "$BUNDLE" trace "$1" >"$T/peer.txt" &&

@@ -6,25 +6,14 @@
 # elsewhere), our files written to stackprof's output (tests/data/stackprof) and dumps that
 # Debian's ruby-stackprof records in the run; damaged input is one line with its offset.
 
+load speedscope_bundle
+
 setup() {
 	T=$BATS_TEST_TMPDIR
 	PEER=${PEERS_DIR:-$SOURCE_ROOT/../shared/peers}
 	D=$TESTDATA/stackprof
 }
 
-# speedscope's bundle and a Node: from build.sh (TACHFMT_NPM_DIR), else installed now.
-speedscope_bundle() {
-	local dir=${TACHFMT_NPM_DIR:-}
-	if [ -z "$dir" ] || [ ! -f "$dir/node_modules/speedscope/dist/release/file-format-schema.json" ]; then
-		dir=$(bash "$SOURCE_ROOT/tests/cli/npm-tools.sh" "$SOURCE_ROOT/build/npm") || {
-			echo "cannot install speedscope from npm (see above)" >&2
-			return 1
-		}
-	fi
-	NODE=$dir/node_modules/.bin/node
-	BUNDLE=$(ls "$dir"/node_modules/speedscope/dist/release/speedscope-*.js | head -n 1)
-	[ -f "$BUNDLE" ]
-}
 
 # Lines "STACK WEIGHT" summed per stack, sorted (speedscope keeps two frames of one name,
 # file and line apart by id, tachfmt interns them as one).

@@ -5,26 +5,13 @@
 # (tests/cli/speedscope_check.py); every option and error path.
 
 load checked
+load speedscope_bundle
 
 setup() {
 	T=$BATS_TEST_TMPDIR
 	CASES=$FIXTURES/tach/cases
 }
 
-# speedscope's bundle and a Node: from build.sh (TACHFMT_NPM_DIR), else installed now.
-# Never skipped: without them the import check fails and says why.
-speedscope_bundle() {
-	local dir=${TACHFMT_NPM_DIR:-}
-	if [ -z "$dir" ] || [ ! -f "$dir/node_modules/speedscope/dist/release/file-format-schema.json" ]; then
-		dir=$(bash "$SOURCE_ROOT/tests/cli/npm-tools.sh" "$SOURCE_ROOT/build/npm") || {
-			echo "cannot install speedscope from npm (see above)" >&2
-			return 1
-		}
-	fi
-	NODE=$dir/node_modules/.bin/node
-	BUNDLE=$(ls "$dir"/node_modules/speedscope/dist/release/speedscope-*.js | head -n 1)
-	[ -f "$BUNDLE" ]
-}
 
 # imports TACH [FILTERS...]: converts, imports with speedscope, compares with tach-decode.
 imports() {
