@@ -316,8 +316,9 @@ tid:8483;g 1" ]
 	run sampler2tach "$T/nonexistent.trace"
 	[ "$status" -eq 1 ]
 	[[ "$output" == *"No such file or directory"* ]]
-	run sampler2tach "$T/basic.trace" "$T/basic.trace"
-	[ "$status" -eq 2 ]
+	# two inputs are one profile (merged), not a usage error
+	run sampler2tach "$T/basic.trace" "$T/basic.trace" -o "$T/two.tach"
+	[ "$status" -eq 0 ]
 	run sampler2tach --nope "$T/basic.trace"
 	[ "$status" -eq 2 ]
 	run sampler2tach -o "$T/nodir/x.tach" "$T/basic.trace"

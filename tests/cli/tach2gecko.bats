@@ -70,8 +70,9 @@ calltree_ok() {
 	[ "$status" -eq 2 ]
 	run tach2gecko --bogus "$CASES/single_sample.tach"
 	[ "$status" -eq 2 ]
-	run tach2gecko "$CASES/single_sample.tach" "$CASES/empty.tach"
-	[ "$status" -eq 2 ]
+	# two inputs are one profile (merged), not a usage error
+	run tach2gecko -q "$CASES/single_sample.tach" "$CASES/single_sample.tach" -o "$TMP/two.json.gz"
+	[ "$status" -eq 0 ]
 	run tach2gecko --status nope "$CASES/single_sample.tach"
 	[ "$status" -eq 2 ]
 }
