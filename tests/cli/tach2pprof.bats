@@ -352,8 +352,9 @@ by_state() {
 	run tach2pprof --bogus
 	[ "$status" -eq 2 ]
 	[[ "$output" == *"tach2pprof: invalid option --bogus"* ]]
+	# (two inputs are one profile: two missing files are an I/O error, not a usage one)
 	run tach2pprof a.tach b.tach
-	[ "$status" -eq 2 ]
+	[ "$status" -eq 1 ]
 	run tach2pprof --max-depth 0 "$FIXTURES/tach/cases/recursion.tach"
 	[ "$status" -eq 2 ]
 	run tach2pprof --status sleepy "$FIXTURES/tach/cases/recursion.tach"

@@ -230,8 +230,9 @@ assert ("bad\ufffdfile.py", 3, "f\ufffd\ufffd") in d, list(d)' "$T/s.pstats"
 	run tach2pstats --bogus
 	[ "$status" -eq 2 ]
 	[[ "$output" == *"tach2pstats: invalid option --bogus"* ]]
+	# (two inputs are one profile: two missing files are an I/O error, not a usage one)
 	run tach2pstats a.tach b.tach
-	[ "$status" -eq 2 ]
+	[ "$status" -eq 1 ]
 	run tach2pstats --no-sampled-marker=yes "$CASES/recursion.tach"
 	[ "$status" -eq 2 ]
 	run tach2pstats --max-depth 0 "$CASES/recursion.tach"
