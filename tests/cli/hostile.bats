@@ -209,7 +209,8 @@ open(sys.argv[1], "wb").write(b)' "$@"
 load bounded
 
 # A pid no process can have (above the largest pid_max, 2^22), for /tmp/perf-PID.map files.
-JPID=4194777
+# (one of many: two runs of the suite on one machine do not share a /tmp/perf-PID.map)
+JPID=$((4194400 + $$ % 30000))
 
 teardown() {
 	rm -f "/tmp/perf-$JPID.map"
