@@ -229,7 +229,12 @@ static int function(struct tach_reader *r, uint32_t file, uint32_t name, uint32_
 	if (!TACHI_RESERVE(st->fns, st->fns_cap, st->nfns + 1) ||
 	    !tachi_idset_insert(&st->fn_index, h, (uint32_t)st->nfns))
 		return nomem(r);
-	uint64_t *t = realloc(st->total, (st->nfns + 1) * st->nev * sizeof(*t));
+	/* never a size of 0: realloc would free the table and give NULL (a file of no events) */
+	size_t cells;
+	if (__builtin_mul_overflow(st->nfns + 1, st->nev ? st->nev : 1, &cells) ||
+	    cells > SIZE_MAX / sizeof(uint64_t))
+		return nomem(r);
+	uint64_t *t = realloc(st->total, cells * sizeof(*t));
 	if (!t)
 		return nomem(r);
 	st->total = t;
@@ -258,7 +263,11 @@ static int edge(struct tach_reader *r, uint32_t from, uint32_t to, uint32_t *out
 	if (!TACHI_RESERVE(st->edges, st->edges_cap, st->nedges + 1) ||
 	    !tachi_idset_insert(&st->edge_index, h, (uint32_t)st->nedges))
 		return nomem(r);
-	uint64_t *c = realloc(st->ecost, (st->nedges + 1) * st->nev * sizeof(*c));
+	size_t cells;
+	if (__builtin_mul_overflow(st->nedges + 1, st->nev ? st->nev : 1, &cells) ||
+	    cells > SIZE_MAX / sizeof(uint64_t))
+		return nomem(r);
+	uint64_t *c = realloc(st->ecost, cells * sizeof(*c));
 	if (!c)
 		return nomem(r);
 	st->ecost = c;
