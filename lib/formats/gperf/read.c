@@ -632,7 +632,8 @@ static int read_java_names(struct tach_reader *r, struct gread *g, size_t from)
 		j->id = id;
 		java_name(h, (size_t)(le - h), j);
 	}
-	qsort(g->jsyms, g->njsyms, sizeof(*g->jsyms), jsym_cmp);
+	if (g->njsyms)
+		qsort(g->jsyms, g->njsyms, sizeof(*g->jsyms), jsym_cmp);
 	return TACH_OK;
 }
 

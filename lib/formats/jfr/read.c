@@ -674,7 +674,8 @@ static int event_frames(struct tach_reader *r, int ev, const struct jfr_val *f, 
 	size_t k = 0;
 	if (cls != JFR_NONE)
 		st->frames[k++] = cls;
-	memcpy(st->frames + k, st->sframes + first, (size_t)depth * sizeof(uint32_t));
+	if (depth)
+		memcpy(st->frames + k, st->sframes + first, (size_t)depth * sizeof(uint32_t));
 	k += depth;
 	if (root != JFR_NONE)
 		st->frames[k++] = root;
