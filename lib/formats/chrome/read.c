@@ -92,7 +92,8 @@ static int cmp_ev(const void *a, const void *b)
 		return x->kind == EV_CPU ? 1 : -1;
 	if (x->idn != y->idn)
 		return x->idn < y->idn ? -1 : 1;
-	int c = memcmp(x->idp, y->idp, x->idn);
+	/* (an event without an id has a null one: nothing to compare) */
+	int c = x->idn ? memcmp(x->idp, y->idp, x->idn) : 0;
 	if (c)
 		return c;
 	return x->seq < y->seq ? -1 : x->seq > y->seq;
@@ -102,7 +103,7 @@ static int cmp_ev(const void *a, const void *b)
 static bool same_profile(const struct cev *x, const struct cev *y)
 {
 	return x->pid == y->pid && x->kind != EV_CPU && y->kind != EV_CPU && x->idn == y->idn &&
-	       !memcmp(x->idp, y->idp, x->idn);
+	       (!x->idn || !memcmp(x->idp, y->idp, x->idn));
 }
 
 static int cmp_name(const void *a, const void *b)
