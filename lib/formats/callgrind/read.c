@@ -212,6 +212,22 @@ static bool fn_eq(void *ctx, uint32_t id, const void *key)
 }
 
 /* The function (file, name), made on first use; an unset file or name is "(unknown)". */
+/* Row n (zeroed) of a table of nev costs a row, grown to n + 1 rows. Never a size of 0:
+ * realloc would free the table and give NULL (a file of no events). */
+static bool cost_row(uint64_t **table, size_t n, size_t nev)
+{
+	size_t cells;
+	if (__builtin_mul_overflow(n + 1, nev ? nev : 1, &cells) ||
+	    cells > SIZE_MAX / sizeof(uint64_t))
+		return false;
+	uint64_t *t = realloc(*table, cells * sizeof(*t));
+	if (!t)
+		return false;
+	*table = t;
+	memset(t + n * nev, 0, nev * sizeof(*t));
+	return true;
+}
+
 static int function(struct tach_reader *r, uint32_t file, uint32_t name, uint32_t *out)
 {
 	struct cgr_state *st = r->state;
@@ -229,16 +245,8 @@ static int function(struct tach_reader *r, uint32_t file, uint32_t name, uint32_
 	if (!TACHI_RESERVE(st->fns, st->fns_cap, st->nfns + 1) ||
 	    !tachi_idset_insert(&st->fn_index, h, (uint32_t)st->nfns))
 		return nomem(r);
-	/* never a size of 0: realloc would free the table and give NULL (a file of no events) */
-	size_t cells;
-	if (__builtin_mul_overflow(st->nfns + 1, st->nev ? st->nev : 1, &cells) ||
-	    cells > SIZE_MAX / sizeof(uint64_t))
+	if (!cost_row(&st->total, st->nfns, st->nev))
 		return nomem(r);
-	uint64_t *t = realloc(st->total, cells * sizeof(*t));
-	if (!t)
-		return nomem(r);
-	st->total = t;
-	memset(t + st->nfns * st->nev, 0, st->nev * sizeof(*t));
 	st->fns[st->nfns] = (struct cgr_fn){ file, name, NONE, 0, 0, false };
 	*out = (uint32_t)st->nfns++;
 	return TACH_OK;
@@ -263,15 +271,8 @@ static int edge(struct tach_reader *r, uint32_t from, uint32_t to, uint32_t *out
 	if (!TACHI_RESERVE(st->edges, st->edges_cap, st->nedges + 1) ||
 	    !tachi_idset_insert(&st->edge_index, h, (uint32_t)st->nedges))
 		return nomem(r);
-	size_t cells;
-	if (__builtin_mul_overflow(st->nedges + 1, st->nev ? st->nev : 1, &cells) ||
-	    cells > SIZE_MAX / sizeof(uint64_t))
+	if (!cost_row(&st->ecost, st->nedges, st->nev))
 		return nomem(r);
-	uint64_t *c = realloc(st->ecost, cells * sizeof(*c));
-	if (!c)
-		return nomem(r);
-	st->ecost = c;
-	memset(c + st->nedges * st->nev, 0, st->nev * sizeof(*c));
 	st->edges[st->nedges] = k;
 	st->fns[to].called = true;
 	*out = (uint32_t)st->nedges++;
