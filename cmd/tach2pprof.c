@@ -27,5 +27,6 @@ const struct tc_prog tc_prog_tach2pprof = {
 	.opts = opts,
 	.description = "The output is gzip-compressed (.pb.gz) for go tool pprof and "
 		       "profiling services. Samples are aggregated by stack, thread, "
-		       "interpreter and thread state; samples with an empty stack are left out.",
+		       "interpreter and thread state; a sample with an empty stack is a Sample "
+		       "without locations, counted in the total.",
 };

@@ -11,7 +11,7 @@ where FRAME is "FUNC FILE:LINE", the way `pprof -raw` prints a Location.
                                   many profiles in one interpreter
 
 Both views are summed per stack (threads and labels merged); samples with an empty stack are
-left out (tach2pprof drops them). Lines without a location, or below 1, are 0 in pprof.
+left out (pprof -raw does not print a Sample without locations; its total counts them). Lines without a location, or below 1, are 0 in pprof.
 Bytes are kept as they are (surrogateescape), so odd names compare exactly.
 """
 import re

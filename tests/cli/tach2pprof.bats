@@ -45,12 +45,16 @@ same_as_decode() {
 	pprof_totals "$prof" "$T/want.txt"
 }
 
-# pprof_totals PROFILE WANT: go tool pprof -traces and -top read PROFILE silently, and -top
-# counts as many samples as WANT (pprof_stacks.py lines) holds. (Each step returns on
-# failure: the function also runs where errexit is off, in a condition.)
+# pprof_totals PROFILE WANT [SAMPLES]: go tool pprof -traces and -top read PROFILE silently,
+# and -top counts as many samples as WANT (pprof_stacks.py lines) holds, and those of
+# SAMPLES (tach-decode's text) with an empty stack, which pprof counts in its total but
+# -raw does not print. (Each step returns on failure: the function also runs where errexit
+# is off, in a condition.)
 pprof_totals() {
-	local prof=$1 n
+	local prof=$1 n e=0
 	n=$(awk -F'\t' '{ s += $2 } END { print s + 0 }' "$2")
+	[ -z "${3:-}" ] || e=$(empty_stacks "$3")
+	n=$((n + e))
 	pprof_ok "$prof" -traces || return
 	pprof_ok "$prof" -top -sample_index=samples || return
 	if [ "$n" -gt 0 ]; then
@@ -61,6 +65,13 @@ pprof_totals() {
 		}
 	fi
 	pprof_ok "$prof" -top
+}
+
+# empty_stacks SAMPLES: how many samples of tach-decode's text have no frames (a line's
+# weight is its sixth field where it has one).
+empty_stacks() {
+	awk -F'\t' '!/^[@#]/ && NF > 1 && $2 == "" { split($1, f, " "); s += (6 in f) ? f[6] : 1 }
+		END { print s + 0 }' "$1"
 }
 
 @test "every TACH fixture: go tool pprof reads it silently, same stacks and totals as tach-decode" {
@@ -94,7 +105,7 @@ same_as_decode_list() {
 	done <"$1"
 	python3 "$SOURCE_ROOT/tests/pprof_stacks.py" files $(cat "$1")
 	while read -r p; do
-		{ diff -u "$p.want" "$p.got" && pprof_totals "$p.pb.gz" "$p.want"; } ||
+		{ diff -u "$p.want" "$p.got" && pprof_totals "$p.pb.gz" "$p.want" "$p.samples"; } ||
 			{ echo "mismatch for $p" >&2; return 1; }
 	done <"$1"
 }
@@ -198,16 +209,17 @@ same_as_decode_list() {
 	# pprof drops numeric labels that are 0: interpreter 0 is not listed
 	grep -qx ' interpreter id: Total 1.0' "$T/pprof.out"
 	pprof_ok "$T/p.pb.gz" -top -sample_index=samples -tagfocus='thread state=gil-wait'
-	grep -q 'accounting for 1, 20.00% of 5 total$' "$T/pprof.out"
+	# the empty stack's sample (thread 11, idle) counts in the total, in no function
+	grep -q 'accounting for 1, 16.67% of 6 total$' "$T/pprof.out"
 	grep -q ' sleep$' "$T/pprof.out"
 	# Numeric tags take ranges; pprof notes that on stderr, and says nothing else.
 	go tool pprof -top -sample_index=samples -tagfocus='thread id=10' "$T/p.pb.gz" \
 		>"$T/pprof.out" 2>"$T/pprof.err"
-	grep -q 'accounting for 4, 80.00% of 5 total$' "$T/pprof.out"
+	grep -q 'accounting for 4, 66.67% of 6 total$' "$T/pprof.out"
 	[ "$(cat "$T/pprof.err")" = "tagfocus:Interpreted '10' as range, not regexp" ]
 	go tool pprof -top -sample_index=samples -tagfocus='interpreter id=1' "$T/p.pb.gz" \
 		>"$T/pprof.out" 2>"$T/pprof.err"
-	grep -q 'accounting for 1, 20.00% of 5 total$' "$T/pprof.out"
+	grep -q 'accounting for 1, 16.67% of 6 total$' "$T/pprof.out"
 	[ "$(cat "$T/pprof.err")" = "tagfocus:Interpreted '1' as range, not regexp" ]
 }
 
@@ -293,13 +305,22 @@ by_state() {
 	cmp "$T/a.pb.gz" "$T/d.pb.gz"
 }
 
-@test "empty stacks are left out with one warning; -q silences it" {
-	run tach2pprof "$FIXTURES/tach/cases/empty_stack_first.tach" -o "$T/p.pb.gz"
+@test "empty stacks are Samples without locations: pprof's total counts them, no warning" {
+	need_go
+	local f=$FIXTURES/tach/cases/empty_stack_first.tach
+	# two of its three samples have no frames
+	[ "$(tach-decode -F samples "$f" | grep -c $'\t$')" -eq 2 ]
+	run --separate-stderr tach2pprof "$f" -o "$T/p.pb.gz"
 	[ "$status" -eq 0 ]
-	[ "$output" = "tach2pprof: $FIXTURES/tach/cases/empty_stack_first.tach: warning: left out 2 samples with an empty stack (pprof cannot show them)" ]
-	run tach2pprof -q "$FIXTURES/tach/cases/empty_stack_first.tach" -o "$T/p.pb.gz"
-	[ "$status" -eq 0 ]
-	[ -z "$output" ]
+	[ -z "$stderr" ]
+	go tool pprof -top -sample_index=samples "$T/p.pb.gz" >"$T/top" 2>/dev/null
+	grep -q 'Showing nodes accounting for 1, 33.33% of 3 total' "$T/top"
+	# the Samples as protoc sees them: the empty stacks' (one thread, one state) has no
+	# location_id field (1) at all
+	command -v protoc >/dev/null || skip "protoc not installed"
+	gzip -dc "$T/p.pb.gz" | protoc --decode_raw >"$T/raw"
+	[ "$(grep -c '^2 {' "$T/raw")" -eq 2 ]
+	[ "$(awk '/^2 {/ { getline; if ($0 !~ /^  1: /) n++ } END { print n + 0 }' "$T/raw")" -eq 1 ]
 }
 
 @test "an empty profile is a valid profile with no samples" {

@@ -37,7 +37,8 @@
  * period, default type, duration and start time as they came, each Sample's values summed
  * from its samples' own, and its own labels (see "types mode" below).
  * Not supported: per-sample timestamps (pprof has none).
- * Samples with an empty stack are left out, as CPython's collectors and tach-decode do.
+ * A sample with an empty stack is a Sample without locations, as pprof keeps one (Go's heap
+ * profiles have them): go tool pprof counts it in the total, in no function.
  * Memory grows with distinct stacks and label sets: stacks live in a trie keyed by
  * Location, and the output is encoded field by field into the (gzip) stream at close.
  */
@@ -240,10 +241,6 @@ static int pw_put(struct tach_writer *w, const struct tach_dict *d, const struct
 			st->first_us = s->timestamp_us;
 		st->any = true;
 	}
-	if (TACHI_UNLIKELY(!s->depth)) {
-		st->empty_skipped += s->weight;
-		return TACH_OK;
-	}
 	bool created;
 	struct tachi_pathcache *c = tachi_threads_get(&st->threads, s->thread_id, s->interp_id,
 						      &created);
@@ -431,8 +428,9 @@ static const uint8_t *lane_pack(struct lane *ln, const struct tachi_node *nodes,
 static int emit_sample(struct tach_writer *w, const uint8_t *ids, size_t n, const uint8_t *vals,
 		       size_t vl, const struct tachi_pb_buf *m)
 {
-	size_t inner = tachi_pb_len_size(SAMPLE_LOCATION_ID, n) + tachi_pb_len_size(SAMPLE_VALUE, vl) +
-		       m->len;
+	/* an empty stack has no location_id field, as Go writes one */
+	size_t inner = (n ? tachi_pb_len_size(SAMPLE_LOCATION_ID, n) : 0) +
+		       tachi_pb_len_size(SAMPLE_VALUE, vl) + m->len;
 	size_t total = tachi_pb_len_size(PROFILE_SAMPLE, inner), *len;
 	int rc;
 	uint8_t *p = tachi_pw_out_room(w, total, &len, &rc), *q = p;
@@ -443,7 +441,8 @@ static int emit_sample(struct tach_writer *w, const uint8_t *ids, size_t n, cons
 		 * piece; its values too, however many types there are. */
 		uint8_t h[2 * TACHI_PB_HEAD_MAX], t[TACHI_PB_HEAD_MAX];
 		size_t hl = tachi_pb_head(h, PROFILE_SAMPLE, inner);
-		hl += tachi_pb_head(h + hl, SAMPLE_LOCATION_ID, n);
+		if (n)
+			hl += tachi_pb_head(h + hl, SAMPLE_LOCATION_ID, n);
 		size_t tl = tachi_pb_head(t, SAMPLE_VALUE, vl);
 		if ((rc = tachi_pw_emit(w, h, hl)) || (rc = tachi_pw_emit(w, ids, n)) ||
 		    (rc = tachi_pw_emit(w, t, tl)) || (rc = tachi_pw_emit(w, vals, vl)))
@@ -451,9 +450,11 @@ static int emit_sample(struct tach_writer *w, const uint8_t *ids, size_t n, cons
 		return tachi_pw_emit(w, m->p, m->len);
 	}
 	q += tachi_pb_head(q, PROFILE_SAMPLE, inner);
-	q += tachi_pb_head(q, SAMPLE_LOCATION_ID, n);
-	memcpy(q, ids, n);
-	q += n;
+	if (n) {
+		q += tachi_pb_head(q, SAMPLE_LOCATION_ID, n);
+		memcpy(q, ids, n);
+		q += n;
+	}
 	q += tachi_pb_head(q, SAMPLE_VALUE, vl);
 	memcpy(q, vals, vl);
 	q += vl;
@@ -642,10 +643,6 @@ static int write_profile(struct tach_writer *w)
 static int pw_close(struct tach_writer *w)
 {
 	struct pprof_wstate *st = w->state;
-	if (st->empty_skipped)
-		tachi_warn(&w->warn, TACH_POS_NONE, 0,
-			   "left out %llu samples with an empty stack (pprof cannot show them)",
-			   (unsigned long long)st->empty_skipped);
 	if (!st->raw) {
 		/* A gzip header with mtime 0, so output depends only on input (gzip.c).
 		 * Level 1 by default, as the Go runtime writes its pprof files: on the bench's

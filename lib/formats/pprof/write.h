@@ -127,7 +127,6 @@ struct pprof_wstate {
 	/* time span */
 	bool any;
 	uint64_t first_us, last_us;
-	uint64_t empty_skipped;
 	/* Sample types, labels and values as the input's meta and extras give them (the
 	 * *_types functions below): types mode when the meta names value types. */
 	uint32_t ntypes;     /* 0: the two types of a time profile, from weights */
