@@ -110,9 +110,66 @@ same() {
 	checked "$T/lock.col" "$T/all.json" -- \
 		$CMP --folded "$T/lock.col" "$T/all.json" jdk.JavaMonitorEnter jdk.ThreadPark
 	# the workers are on their threads' stacks, by name
-	grep -q '^tid:[0-9]*;\[comm\]:worker-0:0;.*Hot\.lambda\$main\$0' "$T/lock.col"
+	grep -q '^tid:[0-9]*;\[comm\]:worker-0:[0-9]*;.*Hot\.lambda\$main\$0' "$T/lock.col"
 	# a lock's class is the leaf; a park on no object has none
 	grep -q ';\[lock class\]:java\.lang\.Object:0 [0-9]*$' "$T/lock.col"
+}
+
+# pid_of FILE: the pid of the recording's jdk.JVMInformation event, as jfr print shows it.
+pid_of() {
+	jfr print --events jdk.JVMInformation "$1" | sed -n 's/^ *pid = \([0-9]*\)$/\1/p' | head -n 1
+}
+
+# pid_check PID SAMPLES OTLP-JSON GECKO: every sample's root names its thread with PID
+# ("" for none); OTLP's samples carry it as process.pid, the Gecko threads as their pid.
+pid_check() {
+	python3 - "$@" <<'PY'
+import gzip, json, sys
+pid, samples, otlp, gecko = sys.argv[1:]
+n = 0
+for line in open(samples, encoding="utf-8"):
+    if line.startswith("@"):
+        continue
+    root = line.rstrip("\n").split("\t")[1].split(";")[-1].split(":")
+    assert root[0] == "[comm]", root
+    assert root[2] == (pid or "-"), (root, pid)
+    n += 1
+d = json.load(open(otlp))
+st, at = d["dictionary"]["stringTable"], d["dictionary"]["attributeTable"]
+pids = set()
+for p in d["resourceProfiles"][0]["scopeProfiles"][0]["profiles"]:
+    for s in p["samples"]:
+        got = {st[at[i]["keyStrindex"]]: at[i]["value"] for i in s.get("attributeIndices", [])}
+        pids.add(got.get("process.pid", {}).get("intValue"))
+assert pids == {pid or None}, (pids, pid)
+g = json.load(gzip.open(gecko))
+tp = {str(t["pid"]) for t in g["threads"]}
+assert tp == {pid} if pid else "0" in tp, (tp, pid)
+print(n, "samples of process", pid or "(none)")
+PY
+}
+
+@test "issue 56: the process is the recording's: jdk.JVMInformation's pid on every thread, OTLP's process.pid, the Gecko threads' pid" {
+	local f pid
+	for f in "$F/ap-cpu.jfr" "$REC"; do
+		pid=$(pid_of "$f")
+		[ -n "$pid" ]
+		tach-decode -q -F samples "$f" >"$T/s"
+		tach2otlp -q --json "$f" -o "$T/o.json"
+		tach2gecko -q "$f" -o "$T/g.json"
+		pid_check "$pid" "$T/s" "$T/o.json" "$T/g.json"
+	done
+	# the JDK's fixture was recorded without the event: no pid, none made up
+	[ -z "$(pid_of "$F/jdk-profile.jfr")" ]
+	tach-decode -q -F samples "$F/jdk-profile.jfr" >"$T/s"
+	tach2otlp -q --json "$F/jdk-profile.jfr" -o "$T/o.json"
+	tach2gecko -q "$F/jdk-profile.jfr" -o "$T/g.json"
+	pid_check "" "$T/s" "$T/o.json" "$T/g.json"
+	# two recordings as one file: each chunk's threads are its own process's
+	cat "$F/ap-cpu.jfr" "$F/ap-wall.jfr" >"$T/two.jfr"
+	[ "$(tach-decode -q -F samples --event samples "$T/two.jfr" | grep -v '^@' |
+		awk -F'\t' '{ n = split($2, f, ";"); split(f[n], r, ":"); print r[3] }' | sort -u | tr '\n' ' ')" = \
+		"$(printf '%s\n' "$(pid_of "$F/ap-cpu.jfr")" "$(pid_of "$F/ap-wall.jfr")" | sort -u | tr '\n' ' ')" ]
 }
 
 @test "several chunks (cat a.jfr b.jfr): each read by its own metadata and pools" {

@@ -168,6 +168,7 @@ struct jfr_state {
 	size_t nfcache, fcache_cap;
 	struct tachi_idset fcache_ix;
 	bool has_kernel;         /* the FrameType pool names "Kernel": async-profiler's */
+	int32_t pid;             /* the chunk's JVMInformation pid, -1: none */
 	int8_t *slot;            /* per field: which event field it is (read.c), -1 none */
 	size_t slot_cap;
 	struct jfr_tstate states[16];
@@ -234,5 +235,6 @@ int64_t tachi_jfr_span_ns(const struct jfr_state *st, int64_t ticks);
 int tachi_jfr_kinds(struct tach_reader *r);
 /* The event at st->pos: its type, and c over its fields; st->pos moves past it. */
 int tachi_jfr_event(struct tach_reader *r, uint64_t *type, struct jfr_cur *c);
+int tachi_jfr_pid(struct tach_reader *r, int32_t *pid);
 
 #endif

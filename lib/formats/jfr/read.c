@@ -18,7 +18,9 @@
  *   - thread id: the event's thread's OS thread id (async-profiler's key for the thread,
  *     which jfrconv prints as "tid=N"), else its key in the recording (a thread the OS
  *     does not know: a virtual thread); the thread's name (its Java name, else its OS name) as the root
- *     frame "[comm]" that writers take thread names from (formats/comm.h);
+ *     frame "[comm]" that writers take thread names from (formats/comm.h), its line the
+ *     process id of the chunk's jdk.JVMInformation event (-1 without one), as perf's roots
+ *     carry theirs;
  *   - timestamp: the event's start in ticks as the JDK converts it (chunk start + ticks
  *     since the chunk's start ticks / ticks per ns), µs since the epoch, rounded down;
  *   - status: on CPU for STATE_RUNNABLE (the JDK) and STATE_DEFAULT (async-profiler's CPU
@@ -190,6 +192,7 @@ static bool thread_eq(void *ctx, uint32_t i, const void *key)
 static int thread_root(struct tach_reader *r, const struct jfr_val *v, uint64_t *tid,
 		       uint32_t *root)
 {
+	struct jfr_state *st = r->state;
 	struct jfr_cur c;
 	struct jfr_val f[3];
 	const char *s;
@@ -205,7 +208,7 @@ static int thread_root(struct tach_reader *r, const struct jfr_val *v, uint64_t 
 		return rc;
 	if (f[2].kind == JV_NUM && f[2].u)
 		*tid = f[2].u;
-	return s ? intern(r, "[comm]", 6, s, n, -1, root) : TACH_OK;
+	return s ? intern(r, "[comm]", 6, s, n, st->pid, root) : TACH_OK;
 }
 
 static int thread_of(struct tach_reader *r, const struct jfr_val *v, uint64_t *tid,
@@ -744,6 +747,8 @@ static int chunk_open(struct tach_reader *r)
 	struct jfr_state *st = r->state;
 	int rc = tachi_jfr_chunk(r);
 	if (rc || st->reused) /* what follows depends on the metadata and pools only */
+		return rc;
+	if ((rc = tachi_jfr_pid(r, &st->pid)))
 		return rc;
 	if (!TACHI_RESERVE(st->slot, st->slot_cap, st->nfields + 1))
 		return nomem(r);

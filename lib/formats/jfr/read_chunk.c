@@ -1195,6 +1195,37 @@ int tachi_jfr_chunk(struct tach_reader *r)
 	return TACH_OK;
 }
 
+/* The recorded process's id: the pid of the chunk's first jdk.JVMInformation event (the
+ * JDK writes one per chunk since JDK 14, async-profiler one per recording); -1 without
+ * one. A walk over event heads, which find_pools has checked already. */
+int tachi_jfr_pid(struct tach_reader *r, int32_t *pid)
+{
+	struct jfr_state *st = r->state;
+	uint32_t t = type_named(st, "jdk.JVMInformation");
+	struct jfr_cur c = { st->d + st->chunk + JFR_HEADER, st->d + st->chunk_end, st->d };
+	*pid = -1;
+	while (t != JFR_NONE && c.p < c.end) {
+		static const char *const want[] = { "pid" };
+		uint64_t type = 0;
+		const uint8_t *end = NULL;
+		struct jfr_val v;
+		int rc = event_head(r, &c, &type, &end);
+		if (rc || type != st->types[t].id) {
+			if (rc)
+				return rc;
+			c.p = end;
+			continue;
+		}
+		struct jfr_cur e = { c.p, end, st->d };
+		if ((rc = tachi_jfr_struct(r, &e, t, want, 1, &v)))
+			return rc;
+		if (v.kind == JV_NUM && v.u > 0 && v.u <= INT32_MAX)
+			*pid = (int32_t)v.u;
+		return TACH_OK;
+	}
+	return TACH_OK;
+}
+
 int tachi_jfr_event(struct tach_reader *r, uint64_t *type, struct jfr_cur *c)
 {
 	struct jfr_state *st = r->state;

@@ -34,8 +34,8 @@
  *     first, an unsymbolized frame (named by its address or by module and offset) no Line,
  *     so a backend can symbolize it.
  *   - Strings that are not UTF-8 (protobuf strings must be) with U+FFFD, said once.
- *   - A sample whose outermost frame is a process root (file "[comm]": perf's, a Chrome
- *     trace's named threads; formats/comm.h) gets thread.name (its name) and process.pid
+ *   - A sample whose outermost frame is a process root (file "[comm]": perf's, a JFR
+ *     recording's threads, a Chrome trace's named threads; formats/comm.h) gets thread.name (its name) and process.pid
  *     (its line, when known) too; the frame stays on the stack, so reading back gives it.
  *   - A mapping's pprof flags as the pprof namespace's bool attributes
  *     (pprof.mapping.has_functions, ...), those that are set.
