@@ -365,6 +365,9 @@ ap_otlp() {
 	[[ "$output" == *"samples_selected: 1558"* ]]
 	tach-decode -q --no-thread-frames "$AP/ap-cpu.otlp" >"$T/ours"
 	python3 "$SOURCE_ROOT/tests/cli/otlp_ap_check.py" "$AP/ap-cpu.collapsed" "$T/ours"
+	# ... and of tachfmt's own reading of the recording it came from, in jfrconv's words
+	tach-decode -q --labels async-profiler "$AP/ap-cpu.jfr" >"$T/jfr.col"
+	python3 "$SOURCE_ROOT/tests/cli/otlp_ap_check.py" "$T/jfr.col" "$T/ours"
 	# its threads: "[name tid=N]" names give the thread ids
 	tach-decode -q "$AP/ap-cpu.otlp" >"$T/ours"
 	python3 "$SOURCE_ROOT/tests/cli/otlp_ap_check.py" --threads "$AP/ap-cpu.threads.collapsed" "$T/ours"
