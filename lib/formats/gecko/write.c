@@ -217,6 +217,30 @@ static uint8_t base_category(const struct tach_dict *d, const struct tach_frame 
 	return ext_in(ext, en, python_exts) ? CAT_PYTHON : CAT_NATIVE;
 }
 
+/* The category of a JFR frame type (the JFR reader's file of a Java frame), 0 for any other
+ * file. JFR's Native is the Native category: another category of that name would split
+ * native code in two. */
+static uint8_t jfr_category(const struct tach_dict *d, const struct tach_frame *f)
+{
+	static const struct {
+		const char *file;
+		uint8_t cat;
+	} types[] = {
+		{ "[Interpreted]", CAT_INTERPRETED }, { "[JIT compiled]", CAT_JIT },
+		{ "[C1 compiled]", CAT_C1 },	      { "[Inlined]", CAT_INLINED },
+		{ "[C++]", CAT_CPP },		      { "[Kernel]", CAT_KERNEL },
+		{ "[Native]", CAT_NATIVE },
+	};
+	size_t n;
+	const char *file = tachi_str(d, f->file, &n);
+	if (n < 5 || file[0] != '[')
+		return 0;
+	for (size_t i = 0; i < sizeof(types) / sizeof(types[0]); i++)
+		if (strlen(types[i].file) == n && !memcmp(types[i].file, file, n))
+			return types[i].cat;
+	return 0;
+}
+
 /* The native data of source frame fid into its function's key: the mapping, and whether
  * it is an address without a symbol (and which). */
 static void func_native(const struct tach_dict *d, uint32_t fid, struct gfunc *k)
@@ -255,7 +279,13 @@ static int map_frame(struct tach_writer *w, const struct tach_dict *d, uint32_t 
 	struct gfunc k = { f->file, f->func, -1, 0, false, false, 0 };
 	func_native(d, fid, &k);
 	uint8_t cat = k.mapping ? CAT_NATIVE : base_category(d, f);
+	/* how the function is named stays the file's and line's, whatever its JFR type */
 	k.native_code = cat == CAT_NATIVE;
+	uint8_t type = jfr_category(d, f);
+	if (type) {
+		cat = type;
+		st->jfr = true;
+	}
 	if (!st->any_python && python_source(d, f))
 		st->any_python = true;
 	uint64_t h = func_hash(k.file, k.name, k.mapping);
@@ -274,7 +304,7 @@ static int map_frame(struct tach_writer *w, const struct tach_dict *d, uint32_t 
 	/* a column without a line is no position (CPython drops it): a module+offset
 	 * frame's holds its mapping's file offset */
 	int32_t col = f->line < 0 || f->col < 0 ? -1 : f->col;
-	struct gframe g = { fn, f->line < 0 ? -1 : f->line, col, cat, SUB_NONE, cat };
+	struct gframe g = { fn, f->line < 0 ? -1 : f->line, col, cat, SUB_NONE, cat, type != 0 };
 	uint32_t id = intern_frame(st, &g);
 	if (id == NONE)
 		return WFAIL(w, TACH_E_NOMEM, "out of memory");
@@ -282,6 +312,9 @@ static int map_frame(struct tach_writer *w, const struct tach_dict *d, uint32_t 
 	st->nmapped++;
 	return TACH_OK;
 }
+
+/* A leaf that keeps its own row (category): no state is 0xff (state_of's are below 8). */
+#define STATE_OWN 0xff
 
 /* The leaf category of a sample: its thread's state. */
 static uint8_t state_of(uint8_t status)
@@ -408,14 +441,18 @@ static int gw_put(struct tach_writer *w, const struct tach_dict *d, const struct
 		if (inner == TACHI_NOMEM_NODE)
 			return WFAIL(w, TACH_E_NOMEM, "out of memory");
 		uint8_t state = state_of(s->status);
+		/* a JFR frame type is what Java users read a sample's category as: only idle
+		 * (the profiler's idle switch) overrides it */
+		if (st->frames[st->fmap[s->frames[0]]].typed && state >> 1 != CAT_IDLE)
+			state = STATE_OWN;
 		if (inner == t->last_inner && state == t->last_state) {
 			leaf = t->last_leaf;
 		} else {
 			/* the leaf's key is its frame's, mapped: reading it from the node would
 			 * cost a cache miss a sample wherever the whole-stack set answered */
-			uint32_t key = st->fmap[s->frames[0]], v;
+			uint32_t key = st->fmap[s->frames[0]], v = key;
 			assert(key == st->trie.nodes[inner].key);
-			if (TACHI_UNLIKELY(!variant(st, key, state, &v)))
+			if (TACHI_UNLIKELY(state != STATE_OWN && !variant(st, key, state, &v)))
 				return WFAIL(w, TACH_E_NOMEM, "out of memory");
 			if (v == key)
 				leaf = inner;
@@ -451,17 +488,32 @@ static int gw_put(struct tach_writer *w, const struct tach_dict *d, const struct
 
 /* ---- close: the JSON document ---- */
 
-/* The categories, around the name of the second: "Python", or for a profile that is not
- * Python's (its scripts: V8's JavaScript, templates), "Script". */
+/* The categories, around the name of the second, "Python", or for a profile that is not
+ * Python's (its scripts: V8's JavaScript, templates), "Script"; and the colour of the third,
+ * Native, which is red in a profile with JFR frame types. */
 static const char *const cat_json_head =
 	"[{\"name\":\"Other\",\"color\":\"grey\",\"subcategories\":[\"Other\"]},{\"name\":\"";
 static const char *const cat_json =
 	"\",\"color\":\"yellow\",\"subcategories\":[\"Other\"]},"
-	"{\"name\":\"Native\",\"color\":\"blue\",\"subcategories\":[\"Other\",\"Waiting for GIL\"]},"
+	"{\"name\":\"Native\",\"color\":\"";
+static const char *const cat_json_tail =
+	"\",\"subcategories\":[\"Other\",\"Waiting for GIL\"]},"
 	"{\"name\":\"Idle\",\"color\":\"transparent\",\"subcategories\":[\"Other\",\"Waiting for GIL\"]},"
 	"{\"name\":\"GIL\",\"color\":\"green\",\"subcategories\":[\"Other\"]},"
 	"{\"name\":\"CPU\",\"color\":\"purple\",\"subcategories\":[\"Other\"]},"
-	"{\"name\":\"Exception\",\"color\":\"lightblue\",\"subcategories\":[\"Other\"]}]";
+	"{\"name\":\"Exception\",\"color\":\"lightblue\",\"subcategories\":[\"Other\"]}";
+
+/* The categories of JFR frame types, in async-profiler's flame graph colours (Java green,
+ * inlined aqua, C++ yellow, kernel orange, native red: Native's own, recoloured). Written
+ * only where a frame has such a type, appended: every other input's profile keeps its
+ * bytes, and the indices above stay what the state rows use. */
+static const char *const cat_jfr_json =
+	",{\"name\":\"Interpreted\",\"color\":\"green\",\"subcategories\":[\"Other\"]},"
+	"{\"name\":\"JIT compiled\",\"color\":\"green\",\"subcategories\":[\"Other\"]},"
+	"{\"name\":\"C1 compiled\",\"color\":\"green\",\"subcategories\":[\"Other\"]},"
+	"{\"name\":\"Inlined\",\"color\":\"lightblue\",\"subcategories\":[\"Other\"]},"
+	"{\"name\":\"C++\",\"color\":\"yellow\",\"subcategories\":[\"Other\"]},"
+	"{\"name\":\"Kernel\",\"color\":\"orange\",\"subcategories\":[\"Other\"]}";
 
 static const char *const schema_json =
 	"[{\"name\":\"PythonThreadState\","
@@ -506,6 +558,11 @@ static void write_meta(struct tach_writer *w)
 	j_str(w, cat_json_head);
 	j_str(w, st->native ? "Script" : "Python");
 	j_str(w, cat_json);
+	j_str(w, st->jfr ? "red" : "blue");
+	j_str(w, cat_json_tail);
+	if (st->jfr)
+		j_str(w, cat_jfr_json);
+	j_str(w, "]");
 	j_str(w, ",\"markerSchema\":");
 	j_str(w, schema_json);
 	if (st->recorded)
