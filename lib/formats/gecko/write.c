@@ -329,6 +329,15 @@ static uint8_t state_of(uint8_t status)
 	return (uint8_t)(CAT_IDLE << 1 | sub);
 }
 
+/* The leaf category of a sample whose leaf frame is row key: a JFR frame type, which is
+ * what Java users read a sample's category as, stays unless the sample is idle (the
+ * profiler's idle switch); every other frame's is its thread's state. */
+static uint8_t leaf_state(const struct gstate *st, uint32_t key, uint8_t status)
+{
+	uint8_t state = state_of(status);
+	return st->frames[key].typed && state >> 1 != CAT_IDLE ? STATE_OWN : state;
+}
+
 static struct gthread *thread_for(struct tach_writer *w, const struct tach_sample *s,
 				  struct tachi_pathcache **pc)
 {
@@ -440,11 +449,7 @@ static int gw_put(struct tach_writer *w, const struct tach_dict *d, const struct
 		uint32_t inner = tachi_stack_intern(&st->trie, c, s, st->fmap);
 		if (inner == TACHI_NOMEM_NODE)
 			return WFAIL(w, TACH_E_NOMEM, "out of memory");
-		uint8_t state = state_of(s->status);
-		/* a JFR frame type is what Java users read a sample's category as: only idle
-		 * (the profiler's idle switch) overrides it */
-		if (st->frames[st->fmap[s->frames[0]]].typed && state >> 1 != CAT_IDLE)
-			state = STATE_OWN;
+		uint8_t state = leaf_state(st, st->fmap[s->frames[0]], s->status);
 		if (inner == t->last_inner && state == t->last_state) {
 			leaf = t->last_leaf;
 		} else {
