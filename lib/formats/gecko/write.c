@@ -35,6 +35,13 @@
  *     for frames without a line outside Python sources (binaries, <native>), else Python:
  *     a C++ profile from gperftools is Native throughout, and its leaf frames, on CPU
  *     without the GIL, need no second row for their state.
+ *   - A frame with a JFR frame type (the JFR reader's files "[Interpreted]", "[JIT compiled]",
+ *     "[C1 compiled]", "[Inlined]", "[C++]", "[Kernel]", "[Native]") is in its type's
+ *     category instead, coloured as async-profiler's flame graphs colour the types. Those
+ *     categories are appended to the list, and only where such a frame is: the indices the
+ *     state rows use stay, and every other input's output keeps its bytes. "[Native]" is
+ *     the Native category, red in such a profile: a second "Native" would split native
+ *     code in two. Functions are named as before (by file and line, not type).
  *   - Sample categories carry the thread state: the leaf frame of each sample is in
  *     Python (has the GIL), Native (on CPU without the GIL), Idle (neither: the profiler's
  *     "include idle samples" switch) or Other (state unknown); subcategory "Waiting for GIL"
@@ -44,7 +51,11 @@
  *     names) cover runs of consecutive samples of a thread in that state. When no sample of
  *     the whole input has any GIL/CPU state bit (inputs that do not record a state), leaf
  *     frames keep their frame's category and there is no threadCPUDelta column, rather than
- *     showing every sample as idle.
+ *     showing every sample as idle. A leaf frame with a JFR frame type keeps its own
+ *     row (its type) in every state but idle, where it is Idle: the breakdown counts
+ *     on-CPU samples by the type of code they ran, as Java users read a flame graph, and
+ *     the idle switch still hides idle ones (JFR samples are on CPU or idle, or of unknown
+ *     state: allocations, locks, whose leaf is no typed frame).
  *   - Times: meta.startTime is the input's start time in ms, which for TACH is CPython's
  *     monotonic clock, not the epoch: the profiler shows a date near 1970, and a sample time
  *     plus startTime gives back the recorded timestamp exactly. Sample and marker times are
