@@ -2,7 +2,7 @@
 """Load a Gecko profile with the Firefox Profiler's own importer (profiler-cli) and check
 that every thread's call tree is what the samples say.
 
-usage: gecko_calltree.py PROFILER_CLI_CMD PROFILE [SAMPLES_TXT [--traced]]
+usage: gecko_calltree.py PROFILER_CLI_CMD PROFILE [SAMPLES_TXT [--traced | --categories]]
 
 PROFILER_CLI_CMD is the command as one string (e.g. "/x/node /x/profiler-cli.js"),
 SAMPLES_TXT is `tach-decode --format samples` of the same input, or --info to print what
@@ -16,7 +16,12 @@ next): a record of weight N at TIMESTAMP with TIME_NS is N samples TIME_NS / N a
 interval apart without TIME_NS), read from PROFILE's samples as meta.startTime plus each
 sample's time, to the us. With --traced, also each function's time as the profiler
 shows it (traced running time, from the sample times) equal to the time-to-next-sample
-rule applied to SAMPLES_TXT, to the us. Exit 0 when equal, 1 with a report if not. Without SAMPLES_TXT,
+rule applied to SAMPLES_TXT, to the us. With --categories (a JFR recording's samples, whose
+frames carry their JFR frame type as file), instead of the call trees each thread's
+category breakdown as the
+importer counts it: a sample in its leaf frame's type ("[C++]" -> "C++"), an idle one
+(no state bit, where some sample has one) in Idle; and every frame row of PROFILE in its
+location's type, or Idle. Exit 0 when equal, 1 with a report if not. Without SAMPLES_TXT,
 only load PROFILE: exit 0 when the importer accepts it, 1 with its message when not.
 """
 import gzip
@@ -87,6 +92,61 @@ def parse_samples(path):
             if stack:
                 c[tuple(reversed(stack))] += weight
     return threads, has_line
+
+
+JFR_TYPES = ("Interpreted", "JIT compiled", "C1 compiled", "Inlined", "Native", "C++",
+             "Kernel")
+STATE_BITS = 1 | 2 | 4  # has GIL, on CPU, unknown: none of them is idle
+
+
+def jfr_categories(path):
+    """(tid, iid) -> Counter(category name -> samples): the leaf's JFR type, or Idle."""
+    rows, recorded = [], False
+    with open(path, "rb") as f:
+        for raw in f:
+            line = raw.decode("utf-8", "surrogateescape").rstrip("\n")
+            if not line or line[0] in "#@":
+                continue
+            head, _, frames = line.partition("\t")
+            fields = head.split(" ")
+            weight = int(fields[5]) if len(fields) > 5 else 1
+            status = int(fields[3])
+            recorded = recorded or bool(status & STATE_BITS)
+            leaf = unescape(frames.split(";")[0].split(":")[0]).decode() if frames else ""
+            rows.append(((int(fields[0]), int(fields[1])), status, leaf, weight))
+    out = {}
+    for key, status, leaf, weight in rows:
+        c = out.setdefault(key, Counter())
+        if recorded and not status & STATE_BITS:
+            c["Idle"] += weight
+        elif leaf[1:-1] in JFR_TYPES:
+            c[leaf[1:-1]] += weight
+        else:
+            c["(not a JFR type: %s)" % leaf] += weight
+    return out
+
+
+def check_frame_categories(profile):
+    """Every frame row whose location names a JFR type ("f (file:line)", "f (in file)") is
+    in that type's category, or Idle (a leaf's row in idle samples)."""
+    opener = gzip.open if open(profile, "rb").read(2) == b"\x1f\x8b" else open
+    with opener(profile, "rt", encoding="utf-8") as f:
+        doc = json.load(f)
+    names = [c["name"] for c in doc["meta"]["categories"]]
+    errors, typed = [], 0
+    for th in doc["threads"]:
+        strings = th["stringTable"]
+        for row in th["frameTable"]["data"]:
+            m = re.search(r"\((?:in )?\[([^\]]*)\](?::\d+)?\)$", strings[row[0]])
+            if not m or m.group(1) not in JFR_TYPES:
+                continue
+            typed += 1
+            if names[row[6]] not in (m.group(1), "Idle"):
+                errors.append("%s: frame %r in category %s" %
+                              (th["name"], strings[row[0]], names[row[6]]))
+    if not typed:
+        errors.append("no frame of a JFR type")
+    return errors
 
 
 def sample_times(path):
@@ -309,6 +369,8 @@ def main():
     cli, profile = shlex.split(sys.argv[1]), sys.argv[2]
     samples = sys.argv[3] if len(sys.argv) > 3 else None
     traced = len(sys.argv) > 4 and sys.argv[4] == "--traced"
+    cats = jfr_categories(sys.argv[3]) if len(sys.argv) > 4 and sys.argv[4] == "--categories" \
+        else None
     info = samples == "--info"
     if info:
         samples = None
@@ -409,6 +471,8 @@ def main():
     errors = check_times(profile, samples) if samples else []
     if traced:
         errors += check_traced(profile, samples)
+    if cats is not None:
+        errors += check_frame_categories(profile)
     try:
         load(profile)
         if info:
@@ -431,12 +495,25 @@ def main():
             if t["pid"] not in pids or float(t["tid"]) != float(tid):
                 errors.append("%s: pid %s tid %s, expected interpreter %d thread %d" %
                               (h, t["pid"], t["tid"], iid, tid))
-            tree = json.loads(run("thread", "samples-top-down", "--json", "--include-idle",
-                                  "--max-lines", "10000000", "--thread", h))
             errs = []
-            compare(tree["regularCallTree"], exp, (), errs)
+            if cats is None:
+                tree = json.loads(run("thread", "samples-top-down", "--json", "--include-idle",
+                                      "--max-lines", "10000000", "--thread", h))
+                compare(tree["regularCallTree"], exp, (), errs)
+            else:
+                got_c = Counter()
+                br = json.loads(run("thread", "samples", "--json", "--include-idle",
+                                    "--thread", h))["categoryBreakdown"]
+                for c in br["categories"]:
+                    if c["samples"]:
+                        got_c[c["name"]] += c["samples"]
+                if got_c != cats.get((tid, iid), Counter()):
+                    errs.append("categories %s, expected %s" %
+                                (dict(sorted(got_c.items())),
+                                 dict(sorted(cats.get((tid, iid), Counter()).items()))))
             if errs:
-                errors.append("%s (thread %d, interpreter %d): call tree differs" % (h, tid, iid))
+                errors.append("%s (thread %d, interpreter %d): %s differs" %
+                              (h, tid, iid, "call tree" if cats is None else "category breakdown"))
                 errors.extend("  " + e for e in errs)
     finally:
         subprocess.run(cli + ["stop", sid], env=env, capture_output=True, timeout=60)

@@ -316,6 +316,26 @@ native_inputs() {
 	[ "$output" = "$(printf '%s\n' 'pack (lib.py:7)' 'compress (in <native>)' 'idle (lib.py:30)' '<built-in method sleep>')" ]
 }
 
+@test "JFR recordings: every frame in its JFR type's category, idle samples Idle, as the Firefox Profiler's importer counts them" {
+	profiler_cli
+	local f
+	# the fixtures with every type (async-profiler's CPU and wall-clock recordings, whose
+	# idle samples stay Idle) and the JDK's own; expectations from tach-decode's samples
+	for f in ap-cpu jdk-profile ap-wall; do
+		tach-decode -q -F samples "$FIXTURES/jfr/$f.jfr" >"$TMP/$f.samples"
+		tach2gecko -q "$FIXTURES/jfr/$f.jfr" -o "$TMP/$f.json.gz"
+		checked "$TMP/$f.json.gz" "$TMP/$f.samples" -- python3 \
+			"$SOURCE_ROOT/tests/cli/gecko_calltree.py" "$PCLI" "$TMP/$f.json.gz" \
+			"$TMP/$f.samples" --categories || { echo "$f"; false; }
+	done
+	# appended to the usual list, in async-profiler's flame graph colours (Native red)
+	run jq -r '.meta.categories[] | "\(.name):\(.color)"' <(gzip -dc "$TMP/ap-cpu.json.gz")
+	[ "${lines[*]}" = "Other:grey Script:yellow Native:red Idle:transparent GIL:green CPU:purple Exception:lightblue Interpreted:green JIT compiled:green C1 compiled:green Inlined:lightblue C++:yellow Kernel:orange" ]
+	# a profile without JFR frame types keeps the usual list as it was
+	run jq -r '.meta.categories[] | "\(.name):\(.color)"' <(json "$CASES/recursion.tach")
+	[ "${lines[*]}" = "Other:grey Python:yellow Native:blue Idle:transparent GIL:green CPU:purple Exception:lightblue" ]
+}
+
 @test "samples out of time order are sorted, with a warning" {
 	encode gecko_unordered
 	run tach2gecko --no-gzip "$TMP/gecko_unordered.tach" -o "$TMP/u.json"

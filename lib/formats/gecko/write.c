@@ -35,6 +35,13 @@
  *     for frames without a line outside Python sources (binaries, <native>), else Python:
  *     a C++ profile from gperftools is Native throughout, and its leaf frames, on CPU
  *     without the GIL, need no second row for their state.
+ *   - A frame with a JFR frame type (the JFR reader's files "[Interpreted]", "[JIT compiled]",
+ *     "[C1 compiled]", "[Inlined]", "[C++]", "[Kernel]", "[Native]") is in its type's
+ *     category instead, coloured as async-profiler's flame graphs colour the types. Those
+ *     categories are appended to the list, and only where such a frame is: the indices the
+ *     state rows use stay, and every other input's output keeps its bytes. "[Native]" is
+ *     the Native category, red in such a profile: a second "Native" would split native
+ *     code in two. Functions are named as before (by file and line, not type).
  *   - Sample categories carry the thread state: the leaf frame of each sample is in
  *     Python (has the GIL), Native (on CPU without the GIL), Idle (neither: the profiler's
  *     "include idle samples" switch) or Other (state unknown); subcategory "Waiting for GIL"
@@ -44,7 +51,11 @@
  *     names) cover runs of consecutive samples of a thread in that state. When no sample of
  *     the whole input has any GIL/CPU state bit (inputs that do not record a state), leaf
  *     frames keep their frame's category and there is no threadCPUDelta column, rather than
- *     showing every sample as idle.
+ *     showing every sample as idle. A leaf frame with a JFR frame type keeps its own
+ *     row (its type) in every state but idle, where it is Idle: the breakdown counts
+ *     on-CPU samples by the type of code they ran, as Java users read a flame graph, and
+ *     the idle switch still hides idle ones (JFR samples are on CPU or idle, or of unknown
+ *     state: allocations, locks, whose leaf is no typed frame).
  *   - Times: meta.startTime is the input's start time in ms, which for TACH is CPython's
  *     monotonic clock, not the epoch: the profiler shows a date near 1970, and a sample time
  *     plus startTime gives back the recorded timestamp exactly. Sample and marker times are
@@ -217,6 +228,30 @@ static uint8_t base_category(const struct tach_dict *d, const struct tach_frame 
 	return ext_in(ext, en, python_exts) ? CAT_PYTHON : CAT_NATIVE;
 }
 
+/* The category of a JFR frame type (the JFR reader's file of a Java frame), 0 for any other
+ * file. JFR's Native is the Native category: another category of that name would split
+ * native code in two. */
+static uint8_t jfr_category(const struct tach_dict *d, const struct tach_frame *f)
+{
+	static const struct {
+		const char *file;
+		uint8_t cat;
+	} types[] = {
+		{ "[Interpreted]", CAT_INTERPRETED }, { "[JIT compiled]", CAT_JIT },
+		{ "[C1 compiled]", CAT_C1 },	      { "[Inlined]", CAT_INLINED },
+		{ "[C++]", CAT_CPP },		      { "[Kernel]", CAT_KERNEL },
+		{ "[Native]", CAT_NATIVE },
+	};
+	size_t n;
+	const char *file = tachi_str(d, f->file, &n);
+	if (n < 5 || file[0] != '[')
+		return 0;
+	for (size_t i = 0; i < sizeof(types) / sizeof(types[0]); i++)
+		if (strlen(types[i].file) == n && !memcmp(types[i].file, file, n))
+			return types[i].cat;
+	return 0;
+}
+
 /* The native data of source frame fid into its function's key: the mapping, and whether
  * it is an address without a symbol (and which). */
 static void func_native(const struct tach_dict *d, uint32_t fid, struct gfunc *k)
@@ -255,7 +290,13 @@ static int map_frame(struct tach_writer *w, const struct tach_dict *d, uint32_t 
 	struct gfunc k = { f->file, f->func, -1, 0, false, false, 0 };
 	func_native(d, fid, &k);
 	uint8_t cat = k.mapping ? CAT_NATIVE : base_category(d, f);
+	/* how the function is named stays the file's and line's, whatever its JFR type */
 	k.native_code = cat == CAT_NATIVE;
+	uint8_t type = jfr_category(d, f);
+	if (type) {
+		cat = type;
+		st->jfr = true;
+	}
 	if (!st->any_python && python_source(d, f))
 		st->any_python = true;
 	uint64_t h = func_hash(k.file, k.name, k.mapping);
@@ -274,7 +315,7 @@ static int map_frame(struct tach_writer *w, const struct tach_dict *d, uint32_t 
 	/* a column without a line is no position (CPython drops it): a module+offset
 	 * frame's holds its mapping's file offset */
 	int32_t col = f->line < 0 || f->col < 0 ? -1 : f->col;
-	struct gframe g = { fn, f->line < 0 ? -1 : f->line, col, cat, SUB_NONE, cat };
+	struct gframe g = { fn, f->line < 0 ? -1 : f->line, col, cat, SUB_NONE, cat, type != 0 };
 	uint32_t id = intern_frame(st, &g);
 	if (id == NONE)
 		return WFAIL(w, TACH_E_NOMEM, "out of memory");
@@ -282,6 +323,9 @@ static int map_frame(struct tach_writer *w, const struct tach_dict *d, uint32_t 
 	st->nmapped++;
 	return TACH_OK;
 }
+
+/* A leaf that keeps its own row (category): no state is 0xff (state_of's are below 8). */
+#define STATE_OWN 0xff
 
 /* The leaf category of a sample: its thread's state. */
 static uint8_t state_of(uint8_t status)
@@ -294,6 +338,15 @@ static uint8_t state_of(uint8_t status)
 	if (status & TACH_STATUS_ON_CPU)
 		return (uint8_t)(CAT_NATIVE << 1 | sub);
 	return (uint8_t)(CAT_IDLE << 1 | sub);
+}
+
+/* The leaf category of a sample whose leaf frame is row key: a JFR frame type, which is
+ * what Java users read a sample's category as, stays unless the sample is idle (the
+ * profiler's idle switch); every other frame's is its thread's state. */
+static uint8_t leaf_state(const struct gstate *st, uint32_t key, uint8_t status)
+{
+	uint8_t state = state_of(status);
+	return st->frames[key].typed && state >> 1 != CAT_IDLE ? STATE_OWN : state;
 }
 
 static struct gthread *thread_for(struct tach_writer *w, const struct tach_sample *s,
@@ -407,15 +460,15 @@ static int gw_put(struct tach_writer *w, const struct tach_dict *d, const struct
 		uint32_t inner = tachi_stack_intern(&st->trie, c, s, st->fmap);
 		if (inner == TACHI_NOMEM_NODE)
 			return WFAIL(w, TACH_E_NOMEM, "out of memory");
-		uint8_t state = state_of(s->status);
+		uint8_t state = leaf_state(st, st->fmap[s->frames[0]], s->status);
 		if (inner == t->last_inner && state == t->last_state) {
 			leaf = t->last_leaf;
 		} else {
 			/* the leaf's key is its frame's, mapped: reading it from the node would
 			 * cost a cache miss a sample wherever the whole-stack set answered */
-			uint32_t key = st->fmap[s->frames[0]], v;
+			uint32_t key = st->fmap[s->frames[0]], v = key;
 			assert(key == st->trie.nodes[inner].key);
-			if (TACHI_UNLIKELY(!variant(st, key, state, &v)))
+			if (TACHI_UNLIKELY(state != STATE_OWN && !variant(st, key, state, &v)))
 				return WFAIL(w, TACH_E_NOMEM, "out of memory");
 			if (v == key)
 				leaf = inner;
@@ -451,17 +504,32 @@ static int gw_put(struct tach_writer *w, const struct tach_dict *d, const struct
 
 /* ---- close: the JSON document ---- */
 
-/* The categories, around the name of the second: "Python", or for a profile that is not
- * Python's (its scripts: V8's JavaScript, templates), "Script". */
+/* The categories, around the name of the second, "Python", or for a profile that is not
+ * Python's (its scripts: V8's JavaScript, templates), "Script"; and the colour of the third,
+ * Native, which is red in a profile with JFR frame types. */
 static const char *const cat_json_head =
 	"[{\"name\":\"Other\",\"color\":\"grey\",\"subcategories\":[\"Other\"]},{\"name\":\"";
 static const char *const cat_json =
 	"\",\"color\":\"yellow\",\"subcategories\":[\"Other\"]},"
-	"{\"name\":\"Native\",\"color\":\"blue\",\"subcategories\":[\"Other\",\"Waiting for GIL\"]},"
+	"{\"name\":\"Native\",\"color\":\"";
+static const char *const cat_json_tail =
+	"\",\"subcategories\":[\"Other\",\"Waiting for GIL\"]},"
 	"{\"name\":\"Idle\",\"color\":\"transparent\",\"subcategories\":[\"Other\",\"Waiting for GIL\"]},"
 	"{\"name\":\"GIL\",\"color\":\"green\",\"subcategories\":[\"Other\"]},"
 	"{\"name\":\"CPU\",\"color\":\"purple\",\"subcategories\":[\"Other\"]},"
-	"{\"name\":\"Exception\",\"color\":\"lightblue\",\"subcategories\":[\"Other\"]}]";
+	"{\"name\":\"Exception\",\"color\":\"lightblue\",\"subcategories\":[\"Other\"]}";
+
+/* The categories of JFR frame types, in async-profiler's flame graph colours (Java green,
+ * inlined aqua, C++ yellow, kernel orange, native red: Native's own, recoloured). Written
+ * only where a frame has such a type, appended: every other input's profile keeps its
+ * bytes, and the indices above stay what the state rows use. */
+static const char *const cat_jfr_json =
+	",{\"name\":\"Interpreted\",\"color\":\"green\",\"subcategories\":[\"Other\"]},"
+	"{\"name\":\"JIT compiled\",\"color\":\"green\",\"subcategories\":[\"Other\"]},"
+	"{\"name\":\"C1 compiled\",\"color\":\"green\",\"subcategories\":[\"Other\"]},"
+	"{\"name\":\"Inlined\",\"color\":\"lightblue\",\"subcategories\":[\"Other\"]},"
+	"{\"name\":\"C++\",\"color\":\"yellow\",\"subcategories\":[\"Other\"]},"
+	"{\"name\":\"Kernel\",\"color\":\"orange\",\"subcategories\":[\"Other\"]}";
 
 static const char *const schema_json =
 	"[{\"name\":\"PythonThreadState\","
@@ -506,6 +574,11 @@ static void write_meta(struct tach_writer *w)
 	j_str(w, cat_json_head);
 	j_str(w, st->native ? "Script" : "Python");
 	j_str(w, cat_json);
+	j_str(w, st->jfr ? "red" : "blue");
+	j_str(w, cat_json_tail);
+	if (st->jfr)
+		j_str(w, cat_jfr_json);
+	j_str(w, "]");
 	j_str(w, ",\"markerSchema\":");
 	j_str(w, schema_json);
 	if (st->recorded)

@@ -19,7 +19,10 @@
 #include "core/handles.h"
 #include "formats/gecko/write_native.h"
 
-enum { CAT_OTHER, CAT_PYTHON, CAT_NATIVE, CAT_IDLE, CAT_GIL, CAT_CPU, CAT_EXC };
+/* The last six only in profiles with JFR frame types (gecko/write.c: cat_jfr_json), after
+ * the others so that those keep their indices. */
+enum { CAT_OTHER, CAT_PYTHON, CAT_NATIVE, CAT_IDLE, CAT_GIL, CAT_CPU, CAT_EXC,
+       CAT_INTERPRETED, CAT_JIT, CAT_C1, CAT_INLINED, CAT_CPP, CAT_KERNEL };
 enum { SUB_NONE, SUB_GIL_WAIT };
 
 #define NONE UINT32_MAX
@@ -58,6 +61,7 @@ struct gframe {
 	uint32_t func;
 	int32_t line, col;
 	uint8_t cat, sub, base_cat;
+	bool typed; /* a JFR frame type's: its category whatever the state but idle */
 };
 
 /* A sample record as the input gave it. Spooled per thread until close, packed (see
@@ -110,6 +114,7 @@ struct gstate {
 	size_t nth, th_cap;
 	struct tachi_spool spool; /* the threads' records past a chunk each */
 	bool recorded; /* some sample has a GIL/CPU state bit */
+	bool jfr;      /* some frame has a JFR frame type: the categories for them are written */
 	/* The profiled program's file name, JSON-escaped, where the input names one (native
 	 * profiles): the product and the process name, which are "Python" otherwise. */
 	char *pname;
