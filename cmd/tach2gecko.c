@@ -5,6 +5,9 @@
 static const struct tc_opt opts[] = {
 	{ "no-gzip", 0, NULL, "w:gzip", "no", "write plain JSON instead of gzip", NULL, false },
 	{ "level", 0, "N", "w:level", NULL, "gzip compression level (default 1)", "1-9", false },
+	{ "processed", 0, NULL, "w:processed", "yes",
+	  "write the Firefox Profiler's processed format: samples weigh their own time", NULL,
+	  false },
 	{ 0 },
 };
 

@@ -2,7 +2,8 @@
 """Load a Gecko profile with the Firefox Profiler's own importer (profiler-cli) and check
 that every thread's call tree is what the samples say.
 
-usage: gecko_calltree.py PROFILER_CLI_CMD PROFILE [SAMPLES_TXT [--traced | --categories]]
+usage: gecko_calltree.py PROFILER_CLI_CMD PROFILE [SAMPLES_TXT [--traced | --categories |
+       --processed]]
 
 PROFILER_CLI_CMD is the command as one string (e.g. "/x/node /x/profiler-cli.js"),
 SAMPLES_TXT is `tach-decode --format samples` of the same input, or --info to print what
@@ -16,7 +17,13 @@ next): a record of weight N at TIMESTAMP with TIME_NS is N samples TIME_NS / N a
 interval apart without TIME_NS), read from PROFILE's samples as meta.startTime plus each
 sample's time, to the us. With --traced, also each function's time as the profiler
 shows it (traced running time, from the sample times) equal to the time-to-next-sample
-rule applied to SAMPLES_TXT, to the us. With --categories (a JFR recording's samples, whose
+rule applied to SAMPLES_TXT, to the us. With --processed (PROFILE in the processed format,
+tach2gecko --processed), the call trees are of time: every node's total and self as the
+importer sums the sample weights (ms), to the us, equal to the samples' own times (a record
+of weight N with TIME_NS is N samples of TIME_NS / N to the us each, without TIME_NS N
+intervals), and the times are read from its samples' time column. With --same-names OTHER (in place of SAMPLES_TXT), every call path of PROFILE's trees is
+one of OTHER's, thread by thread (the processed and the Gecko output of one input name
+functions alike). With --categories (a JFR recording's samples, whose
 frames carry their JFR frame type as file), instead of the call trees each thread's
 category breakdown as the
 importer counts it: a sample in its leaf frame's type ("[C++]" -> "C++"), an idle one
@@ -65,18 +72,26 @@ def text(b):
 comm_pid = {}  # (tid, iid) -> the pid perf's [comm] root frame gives
 
 
-def parse_samples(path):
+def parse_samples(path, timed=False):
+    """Per thread, its stacks and their sample counts, or with timed their samples' own
+    times (us)."""
     threads = {}  # (tid, iid) -> Counter(path -> n), in first-seen order
     has_line = {}  # (file, func) -> bool
+    interval = 0
     with open(path, "rb") as f:
         for raw in f:
             line = raw.decode("utf-8", "surrogateescape").rstrip("\n")
+            if line.startswith("@interval_us "):
+                interval = int(line.split()[1])
             if not line or line[0] in "#@":
                 continue
             head, _, frames = line.partition("\t")
             fields = head.split(" ")
             tid, iid, _ts, _status = fields[:4]  # then TIME_NS, WEIGHT
             weight = int(fields[5]) if len(fields) > 5 else 1
+            if timed:
+                weight *= (int(fields[4]) // weight + 500) // 1000 if len(fields) > 4 \
+                    else interval
             key = (int(tid), int(iid))
             stack = []
             for fr in frames.split(";") if frames else []:
@@ -172,8 +187,9 @@ def sample_times(path):
         v.sort(key=lambda x: x[0])
         out[k] = [x[0] for x in v]
         # the writer's stackless sample that ends a last sample whose own time is not
-        # the interval (the importer gives the last sample the interval)
-        if v and v[-1][1] != interval:
+        # the interval (the importer gives the last sample the interval); not in the
+        # processed format, whose samples weigh their own time
+        if v and v[-1][1] != interval and not PROCESSED:
             out[k].append(v[-1][0] + v[-1][1])
     return out
 
@@ -190,6 +206,9 @@ def check_times(profile, samples):
     got = []
     for th in doc["threads"]:
         if th.get("name") == "No samples" and not want:
+            continue
+        if "schema" not in th["samples"]:  # the processed format's columns
+            got.append(sorted(round((start + t) * 1000) for t in th["samples"]["time"]))
             continue
         sch = th["samples"]["schema"]
         got.append(sorted(round((start + row[sch["time"]]) * 1000)
@@ -344,9 +363,12 @@ def compare(got, exp, path, errors):
     profiler-cli lists at most 100 children per node and 200 levels; what it leaves out is
     summarised in childrenTruncated, which must match the expected children not shown."""
     where = ";".join(path) or "<root>"
-    if path and (got["totalSamples"] != exp.total or got["selfSamples"] != exp.self):
+    # the processed format's weights are ms: to the us
+    total, self_ = ((round(got["totalSamples"] * 1000), round(got["selfSamples"] * 1000))
+                    if PROCESSED is True else (got["totalSamples"], got["selfSamples"]))
+    if path and (total != exp.total or self_ != exp.self):
         errors.append("%s: profiler total %d self %d, input total %d self %d" %
-                      (where[-300:], got["totalSamples"], got["selfSamples"], exp.total, exp.self))
+                      (where[-300:], total, self_, exp.total, exp.self))
     shown = set()
     for ch in got.get("children", []):
         lab = ch["nameWithLibrary"]
@@ -358,23 +380,46 @@ def compare(got, exp, path, errors):
         shown.add(lab)
         compare(ch, exp.children[lab], path + (lab,), errors)
     trunc = got.get("childrenTruncated") or {"count": 0, "combinedSamples": 0}
-    hidden = [c for lab, c in exp.children.items() if lab not in shown]
-    if len(hidden) != trunc["count"] or sum(c.total for c in hidden) != trunc["combinedSamples"]:
+    combined = round(trunc["combinedSamples"] * 1000) if PROCESSED is True \
+        else trunc["combinedSamples"]
+    # a call node of no time the importer does not show (a V8 sample 0 us before the next)
+    hidden = [c for lab, c in exp.children.items()
+              if lab not in shown and (c.total or PROCESSED is not True)]
+    if len(hidden) != trunc["count"] or sum(c.total for c in hidden) != combined:
         errors.append("%s: %d children not shown with %d samples, input has %d with %d" %
-                      (where[-300:], trunc["count"], trunc["combinedSamples"], len(hidden),
+                      (where[-300:], trunc["count"], combined, len(hidden),
                        sum(c.total for c in hidden)))
 
 
+PROCESSED = False
+
+
 def main():
+    global PROCESSED
     cli, profile = shlex.split(sys.argv[1]), sys.argv[2]
+    PROCESSED = len(sys.argv) > 4 and sys.argv[4] == "--processed"
+    if PROCESSED:
+        # weights of time, unless the input's samples carry none (then one each)
+        with open(profile, "rb") as f:
+            data = f.read()
+        doc = json.loads(gzip.decompress(data) if data[:2] == b"\x1f\x8b" else data)
+        kinds = {th["samples"]["weightType"] for th in doc["threads"]}
+        if len(kinds) != 1 or kinds - {"tracing-ms", "samples"}:
+            sys.exit("processed profile with weight types %s" % sorted(kinds))
+        timed = kinds == {"tracing-ms"}
     samples = sys.argv[3] if len(sys.argv) > 3 else None
     traced = len(sys.argv) > 4 and sys.argv[4] == "--traced"
     cats = jfr_categories(sys.argv[3]) if len(sys.argv) > 4 and sys.argv[4] == "--categories" \
         else None
+    names_of = sys.argv[4] if samples == "--same-names" else None
+    if names_of:
+        samples = None
     info = samples == "--info"
     if info:
         samples = None
-    threads, has_line = parse_samples(samples) if samples else ({}, {})
+    if PROCESSED and not timed:
+        PROCESSED = "counts"
+    threads, has_line = parse_samples(samples, PROCESSED is True) if samples else ({}, {})
     expected = []
     for key, stacks in threads.items():
         c = Counter()
@@ -473,11 +518,44 @@ def main():
         errors += check_traced(profile, samples)
     if cats is not None:
         errors += check_frame_categories(profile)
+    def paths():
+        """Per thread, the call paths (nameWithLibrary) the loaded profile's tree has."""
+        listing = json.loads(run("thread", "list", "--json", "--limit", "100000"))
+        out = []
+        for t in sorted(listing["threads"], key=lambda t: t["threadIndex"]):
+            tree = json.loads(run("thread", "samples-top-down", "--json", "--include-idle",
+                                  "--max-lines", "10000000", "--thread", t["threadHandle"]))
+            found, todo = set(), [((), tree["regularCallTree"])]
+            while todo:
+                path, node = todo.pop()
+                for ch in node.get("children", []):
+                    todo.append((path + (ch["nameWithLibrary"],), ch))
+                    found.add(path + (ch["nameWithLibrary"],))
+            out.append(found)
+        return out
+
+    def same_names(other):
+        """Every call path of PROFILE is one of OTHER's (a node of no time is not shown in
+        PROFILE, of weights of time, where OTHER counts its samples), thread by thread."""
+        got = paths()
+        subprocess.run(cli + ["stop", sid], env=env, capture_output=True, timeout=60)
+        load(other)
+        want = paths()
+        if len(got) != len(want):
+            print("%d threads, %s has %d" % (len(got), other, len(want)))
+            return 1
+        bad = [(k, p) for k, (g, w) in enumerate(zip(got, want)) for p in sorted(g - w)]
+        for k, p in bad[:20]:
+            print("thread %d: call path %s not in %s" % (k, ";".join(p)[-300:], other))
+        return 1 if bad else 0
+
     try:
         load(profile)
         if info:
             sys.stdout.write(run("thread", "info"))
             return 0
+        if names_of:
+            return same_names(names_of)
         if not samples:
             return 0
         listing = json.loads(run("thread", "list", "--json", "--limit", "100000"))

@@ -641,3 +641,78 @@ traced_ok() {
 	profiler_cli
 	NATIVE_MAPPINGS=1 traced_ok "$FIXTURES/perf/real/sort-fp.perf"
 }
+
+# processed_ok INPUT: tach2gecko --processed of INPUT loads in the importer, each thread's
+# call tree weighs each function by its samples' own times (gecko_calltree.py --processed),
+# and names every function as the Gecko output of the same input does.
+processed_ok() {
+	local name=${1##*/}
+	tach-decode -q -F samples "$1" >"$TMP/$name.samples"
+	tach2gecko -q --no-gzip --processed "$1" -o "$TMP/$name.p.json"
+	tach2gecko -q --no-gzip "$1" -o "$TMP/$name.g.json"
+	checked "$TMP/$name.p.json" "$TMP/$name.samples" -- python3 \
+		"$SOURCE_ROOT/tests/cli/gecko_calltree.py" "$PCLI" "$TMP/$name.p.json" \
+		"$TMP/$name.samples" --processed
+	python3 "$SOURCE_ROOT/tests/cli/gecko_calltree.py" "$PCLI" "$TMP/$name.p.json" \
+		--same-names "$TMP/$name.g.json"
+}
+
+@test "--processed: the profiler's call tree shows each function's time, the samples' own (issue 51)" {
+	profiler_cli
+	# a record of 3 samples standing for 6 ms, one of 2.5 ms, then one interval
+	printf '@interval_us 1000\n%s\n%s\n%s\n' \
+		$'7 0 1000 2 6000000 3\tt.py:f:1;t.py:main:9' \
+		$'7 0 7000 2 2500000\tt.py:g:2;t.py:main:9' \
+		$'7 0 9500 2\tt.py:main:9' >"$TMP/t.samples"
+	tach2gecko --no-gzip --processed --from samples "$TMP/t.samples" -o "$TMP/t.json"
+	run jq -c '[.meta.preprocessedProfileVersion, .threads[0].samples.weightType,
+		.threads[0].samples.weight, .threads[0].samples.time]' "$TMP/t.json"
+	[ "$output" = '[57,"tracing-ms",[2,2,2,2.5,1],[1,3,5,7,9.5]]' ]
+	run python3 "$SOURCE_ROOT/tests/cli/gecko_calltree.py" "$PCLI" "$TMP/t.json" \
+		"$TMP/t.samples" --processed
+	[ "$status" -eq 0 ]
+	# the check fails on a weight that is not the sample's time
+	sed 's/"weight":\[2,/"weight":[3,/' "$TMP/t.json" >"$TMP/bad.json"
+	run python3 "$SOURCE_ROOT/tests/cli/gecko_calltree.py" "$PCLI" "$TMP/bad.json" \
+		"$TMP/t.samples" --processed
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"t.py!main;t.py!f: profiler total 7000 self 7000, input total 6000 self 6000"* ]]
+	local f
+	for f in "$TESTDATA"/v8/*.cpuprofile "$TESTDATA/chrome/worker_trimmed.json" \
+		"$FIXTURES/tach/cases/deep_stack_300.tach"; do
+		processed_ok "$f" || { echo "$f"; false; }
+	done
+	NATIVE_MAPPINGS=1 processed_ok "$FIXTURES/perf/real/sort-fp.perf"
+}
+
+@test "--processed: a JFR recording without times weighs samples one each, as its counts" {
+	profiler_cli
+	tach2gecko -q --no-gzip --processed "$FIXTURES/jfr/ap-wall.jfr" -o "$TMP/w.json"
+	run jq -r '[.threads[].samples.weightType] | unique | join(",")' "$TMP/w.json"
+	[ "$output" = samples ]
+	tach-decode -q -F samples "$FIXTURES/jfr/ap-wall.jfr" >"$TMP/w.samples"
+	checked "$TMP/w.json" "$TMP/w.samples" -- python3 \
+		"$SOURCE_ROOT/tests/cli/gecko_calltree.py" "$PCLI" "$TMP/w.json" "$TMP/w.samples" \
+		--processed
+}
+
+@test "--processed: native and web names as in the Gecko output (gperftools, a Chrome trace)" {
+	profiler_cli
+	local f
+	for f in "$FIXTURES/gperf/hotloop/hotloop.prof" "$TESTDATA/chrome/worker_trimmed.json"; do
+		tach2gecko -q --no-gzip --processed "$f" -o "$TMP/p.json"
+		tach2gecko -q --no-gzip "$f" -o "$TMP/g.json"
+		python3 "$SOURCE_ROOT/tests/cli/gecko_calltree.py" "$PCLI" "$TMP/p.json" \
+			--same-names "$TMP/g.json" || { echo "$f"; false; }
+	done
+	if [ -f "$SOURCE_ROOT/../shared/peers/time/ffp-test.chrome.json" ]; then
+		f=$SOURCE_ROOT/../shared/peers/time/ffp-test.chrome.json
+		tach2gecko -q --no-gzip --processed "$f" -o "$TMP/p.json"
+		tach2gecko -q --no-gzip "$f" -o "$TMP/g.json"
+		python3 "$SOURCE_ROOT/tests/cli/gecko_calltree.py" "$PCLI" "$TMP/p.json" \
+			--same-names "$TMP/g.json"
+		# a script on a web host is its origin's, as the importer makes it
+		run jq -c '.shared.stringArray | index("http://gregtatum.com") != null' "$TMP/p.json"
+		[ "$output" = true ]
+	fi
+}

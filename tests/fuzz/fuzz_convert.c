@@ -49,7 +49,7 @@ static const struct wcfg writers[] = {
 			 { "thread-frames", "yes", "no" } } },
 	{ "collapsed", { { "value", "count", "time" }, { "labels", "cpython", "perf" } } },
 	{ "pprof", { { "gzip", "no", "yes" }, { "labels", "yes", "no" }, { "cpu", "auto", "yes" } } },
-	{ "gecko", { { "gzip", "no", "yes" }, { "level", "1", "2" } } },
+	{ "gecko", { { "gzip", "no", "yes" }, { "level", "1", "2" }, { "processed", "no", "yes" } } },
 	{ "sampler", { { 0 } } },
 	{ "flamegraph", { { "flamechart", "no", "yes" }, { "reverse", "no", "yes" },
 			  { "hash", "no", "yes" } } },

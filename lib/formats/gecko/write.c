@@ -130,6 +130,11 @@ static int gw_option(struct tach_writer *w, const char *key, const char *value)
 		st->plain = !b;
 		return TACH_OK;
 	}
+	if (!strcmp(key, "processed")) {
+		if (!tachi_parse_bool(value, &st->processed))
+			return WFAIL(w, TACH_E_USAGE, "bad processed value %s", value);
+		return TACH_OK;
+	}
 	if (!strcmp(key, "level"))
 		return tachi_gzip_level(w, value, &st->level);
 	if (!strcmp(key, "threads"))
@@ -418,6 +423,8 @@ static int put_record(struct gstate *st, struct gthread *t, uint64_t ts, uint64_
 		o += put_uv(p + o, weight);
 	if (step != STEP_IV)
 		o += put_uv(p + o, step);
+	if (step == STEP_IV)
+		st->untimed = true;
 	t->recs.len += o;
 	t->recs.total++;
 	t->last_t = ts;
@@ -538,13 +545,24 @@ static const char *const schema_json =
 	"\"tableLabel\":\"{marker.name} ({marker.data.samples} samples)\","
 	"\"description\":\"Consecutive samples of this thread in one state (TACH status flags)\","
 	"\"data\":[{\"key\":\"samples\",\"label\":\"Samples\",\"format\":\"integer\"}]}]";
+/* The same in the processed format, whose schemas name their fields so since its
+ * version 55. */
+static const char *const schema_json_processed =
+	"[{\"name\":\"PythonThreadState\","
+	"\"display\":[\"marker-chart\",\"marker-table\",\"timeline-overview\"],"
+	"\"chartLabel\":\"{marker.name}\",\"tooltipLabel\":\"{marker.name}\","
+	"\"tableLabel\":\"{marker.name} ({marker.data.samples} samples)\","
+	"\"description\":\"Consecutive samples of this thread in one state (TACH status flags)\","
+	"\"fields\":[{\"key\":\"samples\",\"label\":\"Samples\",\"format\":\"integer\"}]}]";
 
 static void write_meta(struct tach_writer *w)
 {
 	struct gstate *st = w->state;
 	const struct tach_meta *m = &w->meta;
 	char b[32];
-	j_str(w, "{\"meta\":{\"version\":31,\"startTime\":");
+	j_str(w, st->processed ? "{\"meta\":{\"preprocessedProfileVersion\":57,\"symbolicated\":true,"
+				 "\"version\":31,\"startTime\":"
+			       : "{\"meta\":{\"version\":31,\"startTime\":");
 	j_put(w, b, tachi_fmt_ms(b, false, m->start_time_us));
 	j_str(w, ",\"shutdownTime\":null,\"interval\":");
 	/* The profiler needs a positive interval; an input without one gets 1 ms. */
@@ -580,7 +598,7 @@ static void write_meta(struct tach_writer *w)
 		j_str(w, cat_jfr_json);
 	j_str(w, "]");
 	j_str(w, ",\"markerSchema\":");
-	j_str(w, schema_json);
+	j_str(w, st->processed ? schema_json_processed : schema_json);
 	if (st->recorded)
 		j_str(w, ",\"sampleUnits\":{\"time\":\"ms\",\"eventDelay\":\"ms\","
 			 "\"threadCPUDelta\":\"\xC2\xB5s\"}");
@@ -588,6 +606,12 @@ static void write_meta(struct tach_writer *w)
 	if (st->nth == 1 && st->th[0].placeholder) {
 		j_str(w, ",\"profilingStartTime\":0,\"profilingEndTime\":");
 		j_put(w, b, tachi_fmt_ms(b, false, m->interval_us ? m->interval_us : 1000));
+	}
+	/* The processed format's libs are another shape, and serve only symbolication, which
+	 * this profile has had. */
+	if (st->processed) {
+		j_str(w, "},\"libs\":[],\"pages\":[],\"counters\":[],\"threads\":[");
+		return;
 	}
 	j_str(w, "},\"libs\":");
 	if (st->libs.json)
@@ -731,6 +755,8 @@ static int gw_close(struct tach_writer *w)
 		goto out;
 	if ((rc = name_process(w)))
 		goto out;
+	if (st->processed && (rc = tachi_gecko_strings_init(w)))
+		goto out;
 	/* The profiler refuses a profile without threads. */
 	if (!st->nth) {
 		if (!TACHI_RESERVE(st->th, st->th_cap, 1)) {
@@ -748,10 +774,18 @@ static int gw_close(struct tach_writer *w)
 			rc = WFAIL(w, TACH_E_NOMEM, "out of memory");
 			goto out;
 		}
-		if ((rc = tachi_gecko_write_thread(w, &sc, i, is_main == 1)))
+		rc = st->processed ? tachi_gecko_write_thread_processed(w, &sc, i, is_main == 1)
+				   : tachi_gecko_write_thread(w, &sc, i, is_main == 1);
+		if (rc)
 			goto out;
 	}
-	j_str(w, "]}\n");
+	if (st->processed) {
+		j_str(w, "],\"shared\":{\"stringArray\":[");
+		j_put(w, st->sa, st->sa_len);
+		j_str(w, "]}}\n");
+	} else {
+		j_str(w, "]}\n");
+	}
 	tachi_gecko_flush(w);
 	if (!st->err && !st->plain) {
 		int e = tachi_gz_finish(st->gz);
@@ -783,6 +817,7 @@ static void gw_free(struct tach_writer *w)
 	free(st->th);
 	free(st->jbuf);
 	free(st->pname);
+	free(st->sa);
 	tachi_gecko_libs_free(&st->libs);
 	tachi_gz_free(st->gz);
 }

@@ -94,6 +94,15 @@ struct gthread {
 struct gstate {
 	bool plain;
 	int level;
+	/* The processed format (gecko/write_tables.c's second half): its strings are the
+	 * profile's, shared by the threads: JSON literals joined by commas, written at the end. */
+	bool processed;
+	char *sa;
+	size_t sa_len, sa_cap;
+	uint32_t sa_n;
+	/* some record stands for intervals rather than its own time: without an interval,
+	 * the processed profile's samples weigh one each */
+	bool untimed;
 	const struct tach_dict *src;
 	uint32_t *fmap; /* source frame id -> base gframe id */
 	size_t fmap_cap;
@@ -261,5 +270,11 @@ int tachi_gecko_locations(struct tach_writer *w, struct scratch *sc);
 /* One thread's object: samples, markers, stack and frame tables, strings. */
 int tachi_gecko_write_thread(struct tach_writer *w, struct scratch *sc, size_t ti,
 			     bool is_main);
+/* The same in the processed format, its strings added to the shared ones. */
+int tachi_gecko_write_thread_processed(struct tach_writer *w, struct scratch *sc, size_t ti,
+				       bool is_main);
+/* The processed format's shared strings: the marker kinds' names first (at their kind's
+ * index), then each thread's. */
+int tachi_gecko_strings_init(struct tach_writer *w);
 
 #endif

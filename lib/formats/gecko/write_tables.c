@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "base/base.h"
 #include "base/utf8.h"
@@ -485,6 +486,17 @@ static void j_text(struct tach_writer *w, const char *s, size_t n)
 	free(b);
 }
 
+/* The pid member: a number in the Gecko format, a string in the processed one (whose pids
+ * are strings since its version 47). */
+static void j_pid(struct tach_writer *w, uint64_t pid)
+{
+	struct gstate *st = w->state;
+	j_str(w, st->processed ? "\",\"pid\":\"" : "\",\"pid\":");
+	j_u64(w, pid);
+	if (st->processed)
+		j_str(w, "\"");
+}
+
 /* A perf capture's thread: its comm names it ("comm (tid N)"), its pid is the process,
  * named by the comm of the thread whose tid the pid is (the process's own), else by its
  * own comm. False for threads of other inputs. */
@@ -521,13 +533,13 @@ static bool write_comm_head(struct tach_writer *w, const struct gthread *t)
 		j_str(w, st->pname);
 	else
 		j_text(w, pname, pl);
-	j_str(w, "\",\"pid\":");
-	j_u64(w, pid >= 0 ? (uint64_t)pid : t->iid);
+	j_pid(w, pid >= 0 ? (uint64_t)pid : t->iid);
 	return true;
 }
 
-static void write_thread_head(struct tach_writer *w, const struct gthread *t, size_t ti,
-			      bool is_main, uint64_t first)
+/* What both formats say of a thread: its names, ids and times. */
+static void write_thread_ids(struct tach_writer *w, const struct gthread *t, size_t ti,
+			     bool is_main, uint64_t first)
 {
 	struct gstate *st = w->state;
 	j_str(w, ti ? ",{\"name\":" : "{\"name\":");
@@ -552,8 +564,7 @@ static void write_thread_head(struct tach_writer *w, const struct gthread *t, si
 		j_str(w, " interpreter ");
 		j_u64(w, t->iid);
 	}
-	j_str(w, "\",\"pid\":");
-	j_u64(w, t->iid);
+	j_pid(w, t->iid);
 tid:
 	/* JSON numbers past 2^53 are rounded by the importer; such ids go as strings, which
 	 * the profiler takes for a tid too. */
@@ -568,8 +579,15 @@ tid:
 		j_rel(w, first);
 	else
 		j_str(w, "0");
-	j_str(w, ",\"unregisterTime\":null,\"samples\":{\"schema\":{\"stack\":0,\"time\":1,"
-		 "\"eventDelay\":2");
+	j_str(w, ",\"unregisterTime\":null");
+}
+
+static void write_thread_head(struct tach_writer *w, const struct gthread *t, size_t ti,
+			      bool is_main, uint64_t first)
+{
+	struct gstate *st = w->state;
+	write_thread_ids(w, t, ti, is_main, first);
+	j_str(w, ",\"samples\":{\"schema\":{\"stack\":0,\"time\":1,\"eventDelay\":2");
 	j_str(w, st->recorded ? ",\"threadCPUDelta\":3}" : "}");
 	j_str(w, ",\"data\":[");
 }
@@ -996,3 +1014,548 @@ int tachi_gecko_write_thread(struct tach_writer *w, struct scratch *sc, size_t t
 	return st->err;
 }
 /* Interpreters that already have their main thread. */
+
+/* ---- the processed format ----
+ * The Firefox Profiler's own format, as its app saves profiles, at version 57 (which its
+ * importer upgrades to its own): column tables, strings shared by all threads, and sample
+ * weights, which a Gecko profile cannot carry (its importer sets them to null, so that its
+ * call tree counts samples). Here a sample weighs its own time (weightType tracing-ms): the
+ * call tree shows each function's time. Functions are what the importer makes of the Gecko
+ * writer's location strings, so that both outputs show the same names. */
+
+/* A JSON literal (quotes included) added to the shared strings; its index, or NONE. */
+static uint32_t sa_lit(struct gstate *st, const char *lit, size_t n)
+{
+	size_t need;
+	if (tachi_add_overflows(st->sa_len, n + 1, &need) || !TACHI_RESERVE(st->sa, st->sa_cap, need))
+		return NONE;
+	if (st->sa_n)
+		st->sa[st->sa_len++] = ',';
+	memcpy(st->sa + st->sa_len, lit, n);
+	st->sa_len += n;
+	return st->sa_n++;
+}
+
+/* Text added to the shared strings as location text is written (lb_text). */
+static uint32_t sa_text(struct gstate *st, struct lbuf *tmp, const char *s, size_t n)
+{
+	tmp->len = 0;
+	if (!lb_add(tmp, "\"", 1) || !lb_text(st, tmp, s, n) || !lb_add(tmp, "\"", 1))
+		return NONE;
+	return sa_lit(st, tmp->p, tmp->len);
+}
+
+int tachi_gecko_strings_init(struct tach_writer *w)
+{
+	struct gstate *st = w->state;
+	char lit[64];
+	for (size_t m = 0; m < NKINDS; m++) {
+		int n = snprintf(lit, sizeof(lit), "\"%s\"", kinds[m].name);
+		if (sa_lit(st, lit, (size_t)n) == NONE)
+			return WFAIL(w, TACH_E_NOMEM, "out of memory");
+	}
+	return TACH_OK;
+}
+
+enum { PS_STACK, PS_TIME, PS_WEIGHT, PS_CPU };
+
+/* Samples weigh their time, unless some stand for intervals of a profile without one
+ * (JFR's execution samples): then one each, as in the Gecko format. */
+static bool by_time(const struct tach_writer *w)
+{
+	const struct gstate *st = w->state;
+	return w->meta.interval_us || !st->untimed;
+}
+
+/* The stack column's cell of a sample, and the markers it opens or closes. */
+static int p_stack_cell(struct tach_writer *w, struct scratch *sc, const struct sampwalk *sw,
+			uint64_t tt, struct marks *mk, char *p, size_t *o)
+{
+	struct gstate *st = w->state;
+	if (sw->rec.node == NONE)
+		LIT(p, *o, "null");
+	else
+		*o += tachi_fmt_u32(p + *o, stack_no(sc, sw->rec.node));
+	mk->own = sw->rec.step == STEP_IV ? w->meta.interval_us : sw->rec.step;
+	uint8_t bits = sw->rec.status & MARK_BITS;
+	int e;
+	if (TACHI_UNLIKELY(bits != mk->bits) && (e = mark_change(st, sc, mk, bits, tt)))
+		return marks_failed(w, e);
+	mk->n++;
+	return TACH_OK;
+}
+
+/* One column of the samples table, the samples walked as write_samples walks them: their
+ * stacks (a pass that also finds the markers), times, weights (each sample's own time, in
+ * ms) or CPU times (as write_samples has them). */
+static int p_sample_column(struct tach_writer *w, struct scratch *sc, const struct gthread *t,
+			   int col, struct marks *mk)
+{
+	struct gstate *st = w->state;
+	const uint64_t iv = w->meta.interval_us, t0 = w->meta.start_time_us;
+	struct sampwalk sw;
+	struct tcache tc = TCACHE_INIT;
+	uint64_t tt, elapsed, n = 0;
+	samp_start(&sw, st, t, sc, iv);
+	if (col == PS_STACK) {
+		memset(mk, 0, sizeof(*mk));
+		tachi_stream_reset(&sc->marks);
+	}
+	while (samp_next(&sw, &tt, &elapsed)) {
+		char *p = (char *)j_room(w, 48);
+		size_t o = 0;
+		int rc;
+		if (n++)
+			p[o++] = ',';
+		uint64_t own = sw.rec.step == STEP_IV ? iv : sw.rec.step;
+		if (col == PS_STACK && (rc = p_stack_cell(w, sc, &sw, tt, mk, p, &o)))
+			return rc;
+		if (col == PS_TIME)
+			o += fmt_rel_c(p + o, tt, t0, &tc);
+		if (col == PS_WEIGHT && by_time(w))
+			o += tachi_fmt_ms(p + o, false, own);
+		else if (col == PS_WEIGHT)
+			p[o++] = '1';
+		if (col == PS_CPU)
+			o += tachi_fmt_u64(p + o, !(sw.rec.status & TACH_STATUS_ON_CPU) ? 0
+						  : own && elapsed > own ? own : elapsed);
+		st->jlen += o;
+		if (st->err)
+			return st->err;
+	}
+	if (col == PS_STACK)
+		mk->prev = sw.prev;
+	if (sw.rw.b.err)
+		return walk_failed(w, &sw.rw.b);
+	return st->err;
+}
+
+static int p_samples(struct tach_writer *w, struct scratch *sc, const struct gthread *t,
+		     struct marks *mk)
+{
+	struct gstate *st = w->state;
+	static const char *const heads[] = { ",\"samples\":{\"stack\":[", "],\"time\":[",
+					     "],\"weight\":[", "],\"threadCPUDelta\":[" };
+	for (int c = PS_STACK; c <= (st->recorded ? PS_CPU : PS_WEIGHT); c++) {
+		j_str(w, heads[c]);
+		int rc = p_sample_column(w, sc, t, c, mk);
+		if (rc)
+			return rc;
+	}
+	j_str(w, by_time(w) ? "],\"weightType\":\"tracing-ms\",\"length\":"
+			    : "],\"weightType\":\"samples\",\"length\":");
+	j_u64(w, mk->n);
+	j_str(w, "}");
+	return st->err;
+}
+
+enum { PM_NAME, PM_START, PM_END, PM_PHASE, PM_CAT, PM_DATA, PM_NCOLS };
+
+struct pmark {
+	size_t kind;
+	uint64_t start, end, count;
+};
+
+static void p_marker_cell(struct tach_writer *w, int col, bool comma, const struct pmark *m,
+			  struct tcache *cs, struct tcache *ce)
+{
+	struct gstate *st = w->state;
+	char *p = (char *)j_room(w, 128);
+	size_t o = 0;
+	if (comma)
+		p[o++] = ',';
+	if (col == PM_NAME) /* the kinds' names are the first shared strings */
+		p[o++] = (char)('0' + m->kind);
+	if (col == PM_START)
+		o += fmt_rel_c(p + o, m->start, w->meta.start_time_us, cs);
+	if (col == PM_END)
+		o += fmt_rel_c(p + o, m->end, w->meta.start_time_us, ce);
+	if (col == PM_PHASE)
+		p[o++] = '1';
+	if (col == PM_CAT)
+		p[o++] = (char)('0' + kinds[m->kind].cat);
+	if (col == PM_DATA) {
+		LIT(p, o, "{\"type\":\"PythonThreadState\",\"samples\":");
+		o += tachi_fmt_u64(p + o, m->count);
+		p[o++] = '}';
+	}
+	st->jlen += o;
+}
+
+/* One column of the markers table, the markers in write_markers' order; their number. */
+static int p_marker_column(struct tach_writer *w, struct scratch *sc, const struct marks *mk,
+			   int col, uint64_t *count)
+{
+	struct gstate *st = w->state;
+	struct bwalk b;
+	struct tcache cs = TCACHE_INIT, ce = TCACHE_INIT;
+	struct pmark m;
+	uint64_t end = 0, n = 0;
+	bwalk_start(&b, &st->spool, &sc->marks, sc->chunk);
+	while (bwalk_more(&b, 4)) {
+		const uint8_t *p = b.p + 1;
+		uint64_t de, span;
+		if (!bwalk_varint(&b, &p, &de) || !bwalk_varint(&b, &p, &span) ||
+		    !bwalk_varint(&b, &p, &m.count))
+			break;
+		end += de;
+		m.kind = b.p[0] & 3;
+		m.start = end - span;
+		m.end = end;
+		p_marker_cell(w, col, n++ > 0, &m, &cs, &ce);
+		b.p = p;
+		if (st->err)
+			return st->err;
+	}
+	if (b.err)
+		return WFAIL(w, TACH_E_IO, "reading spooled markers back: %s", strerror(b.err));
+	if (__builtin_add_overflow(mk->prev, mk->own, &m.end))
+		m.end = UINT64_MAX;
+	for (m.kind = 0; m.kind < NKINDS; m.kind++)
+		if (mk->bits & kinds[m.kind].bit) {
+			m.start = mk->start[m.kind];
+			m.count = mk->n - mk->first[m.kind];
+			p_marker_cell(w, col, n++ > 0, &m, &cs, &ce);
+		}
+	*count = n;
+	return st->err;
+}
+
+static int p_markers(struct tach_writer *w, struct scratch *sc, const struct marks *mk)
+{
+	static const char *const heads[] = { ",\"markers\":{\"name\":[", "],\"startTime\":[",
+					     "],\"endTime\":[", "],\"phase\":[", "],\"category\":[",
+					     "],\"data\":[" };
+	uint64_t n = 0;
+	for (int c = 0; c < PM_NCOLS; c++) {
+		j_str(w, heads[c]);
+		int rc = p_marker_column(w, sc, mk, c, &n);
+		if (rc)
+			return rc;
+	}
+	j_str(w, "],\"length\":");
+	j_u64(w, n);
+	j_str(w, "}");
+	return TACH_OK;
+}
+
+/* The stack table (columns of write_stack_table's rows, frames numbered as it numbers
+ * them), whose marks it then clears; the number of frames. */
+static uint32_t p_stack_table(struct tach_writer *w, struct scratch *sc, uint32_t stamp)
+{
+	const struct gstate *st = w->state;
+	const struct tachi_node *nodes = st->trie.nodes;
+	uint32_t nfr = 0, n = 0;
+	for (int col = 0; col < 2; col++) {
+		j_str(w, col ? "],\"prefix\":[" : ",\"stackTable\":{\"frame\":[");
+		n = 0;
+		for (uint32_t k = 0; k < sc->nwords; k++) {
+			uint32_t base = sc->words[k] * 64;
+			for (uint64_t bits = sc->reach[sc->words[k]]; bits; bits &= bits - 1) {
+				uint32_t i = base + (uint32_t)__builtin_ctzll(bits), g = nodes[i].key;
+				if (n++)
+					j_put(w, ",", 1);
+				if (col == 0 && sc->fstamp[g] != stamp) {
+					sc->fstamp[g] = stamp;
+					sc->fidx[g] = nfr;
+					sc->flist[nfr++] = g;
+				}
+				if (col == 0)
+					j_u64(w, sc->fidx[g]);
+				else if (nodes[i].parent == TACHI_ROOT)
+					j_str(w, "null");
+				else
+					j_u64(w, stack_no(sc, nodes[i].parent));
+			}
+		}
+	}
+	j_str(w, "],\"length\":");
+	j_u64(w, n);
+	j_str(w, "}");
+	for (uint32_t k = 0; k < sc->nwords; k++)
+		sc->reach[sc->words[k]] = 0;
+	return nfr;
+}
+
+/* What the importer makes of a function's location string. */
+struct pfunc {
+	uint32_t name, file; /* shared strings; file NONE: none */
+	int32_t line;        /* -1: none */
+	bool js, rel;
+	uint8_t res_type;    /* 0: no resource; else the importer's: 1 library, 3 web host, 5 URL */
+	uint32_t res_name, res_host;
+};
+
+/* A script's origin and host as the importer's URL parser gives them, for the schemes it
+ * takes for web hosts (http, https, moz-extension): the scheme and host in lower case,
+ * without user info or the scheme's default port. False for any other script. */
+static bool web_origin(const char *s, size_t n, struct lbuf *origin, size_t *host_at)
+{
+	static const char *const schemes[] = { "http", "https", "moz-extension" };
+	const char *sep = memmem(s, n, "://", 3), *end = s + n;
+	size_t sl = sep ? (size_t)(sep - s) : 0, which = 3;
+	for (size_t i = 0; sep && i < 3; i++)
+		if (strlen(schemes[i]) == sl && !strncasecmp(s, schemes[i], sl))
+			which = i;
+	if (which == 3)
+		return false;
+	const char *h = sep + 3, *e = h;
+	while (e < end && *e != '/' && *e != '?' && *e != '#' && *e != '\\')
+		e++;
+	for (const char *q = h; q < e; q++)
+		if (*q == '@')
+			h = q + 1;
+	size_t hl = (size_t)(e - h);
+	if (which == 0 && hl > 3 && !memcmp(e - 3, ":80", 3))
+		hl -= 3;
+	if (which == 1 && hl > 4 && !memcmp(e - 4, ":443", 4))
+		hl -= 4;
+	origin->len = 0;
+	if (!hl || !lb_add(origin, schemes[which], strlen(schemes[which])) ||
+	    !lb_add(origin, "://", 3))
+		return false;
+	*host_at = origin->len;
+	for (size_t i = 0; i < hl; i++) {
+		char c = h[i] >= 'A' && h[i] <= 'Z' ? (char)(h[i] - 'A' + 'a') : h[i];
+		if (!lb_add(origin, &c, 1))
+			return false;
+	}
+	return true;
+}
+
+/* A script function: its name (the importer's "(root scope) FILE" for none), its file
+ * (the last of a " -> " chain), line, and the file's resource. */
+static bool p_script(struct gstate *st, struct lbuf *tmp, const struct gfunc *f,
+		     struct pfunc *pf)
+{
+	size_t fl, nl, at;
+	const char *file = tachi_str(st->src, f->file, &fl);
+	const char *name = tachi_str(st->src, f->name, &nl);
+	for (const char *a; (a = memmem(file, fl, " -> ", 4));) {
+		fl -= (size_t)(a + 4 - file);
+		file = a + 4;
+	}
+	struct lbuf b = { 0 };
+	bool ok = nl ? lb_add(&b, name, nl)
+		     : lb_add(&b, "(root scope) ", 13) && lb_add(&b, file, fl);
+	pf->name = ok ? sa_text(st, tmp, b.p, b.len) : NONE;
+	pf->file = sa_text(st, tmp, file, fl);
+	pf->js = true;
+	pf->line = f->min_line;
+	if (web_origin(file, fl, &b, &at)) {
+		pf->res_type = 3;
+		pf->res_name = sa_text(st, tmp, b.p, b.len);
+		pf->res_host = sa_text(st, tmp, b.p + at, b.len - at);
+	} else {
+		pf->res_type = 5;
+		pf->res_name = pf->file;
+	}
+	free(b.p);
+	return ok && pf->name != NONE && pf->file != NONE && pf->res_name != NONE &&
+	       (pf->res_type != 3 || pf->res_host != NONE);
+}
+
+/* One function, from its kind and location string (loc, a JSON literal) as the importer
+ * reads them: an address ("0x...", the whole string) in its library where the libs place
+ * it, "NAME (in LIB)" a function of that library, the script form, or a label. */
+static bool p_func(struct gstate *st, struct lbuf *tmp, const struct gfunc *f,
+		   const char *loc, size_t loclen, struct pfunc *pf)
+{
+	static const char thunk[] = "non-virtual thunk to ";
+	int kind = func_kind(st, f);
+	bool native = func_is_native(st, f);
+	size_t nl, ll;
+	const char *name = tachi_str(st->src, f->name, &nl);
+	memset(pf, 0, sizeof(*pf));
+	pf->file = pf->res_name = pf->res_host = NONE;
+	pf->line = -1;
+	pf->rel = kind == LOC_PLAIN && !native;
+	if (kind == LOC_JS && !native)
+		return p_script(st, tmp, f, pf);
+	if (loclen >= 4 && !memcmp(loc, "\"0x", 3))
+		pf->name = sa_lit(st, loc, loclen);
+	else if (kind == LOC_PLAIN)
+		return (pf->name = sa_lit(st, loc, loclen)) != NONE;
+	else if (nl >= sizeof(thunk) - 1 && !memcmp(name, thunk, sizeof(thunk) - 1))
+		pf->name = sa_text(st, tmp, name + sizeof(thunk) - 1, nl - (sizeof(thunk) - 1));
+	else
+		pf->name = sa_text(st, tmp, name, nl);
+	if (kind == LOC_LIB || kind == LOC_ADDR) {
+		const char *lib = native ? native_lib(st, f, &ll) : tachi_str(st->src, f->file, &ll);
+		pf->res_type = 1;
+		pf->res_name = sa_text(st, tmp, lib, ll);
+	}
+	if (loclen >= 4 && !memcmp(loc, "\"0x", 3) && kind != LOC_ADDR)
+		pf->res_type = 0;
+	return pf->name != NONE && (!pf->res_type || pf->res_name != NONE);
+}
+
+/* A column of numbers or nulls (v < 0) for the n items of a table. */
+static void p_ints(struct tach_writer *w, const char *head, const int64_t *v, size_t n)
+{
+	j_str(w, head);
+	for (size_t i = 0; i < n; i++) {
+		if (i)
+			j_put(w, ",", 1);
+		if (v[i] < 0)
+			j_str(w, "null");
+		else
+			j_i64(w, v[i]);
+	}
+}
+
+/* The frame table: the Gecko writer's rows as columns, each frame its function's. */
+static int p_frames(struct tach_writer *w, struct scratch *sc, uint32_t nfr, int64_t *col)
+{
+	struct gstate *st = w->state;
+	static const char *const heads[] = { ",\"frameTable\":{\"category\":[", "],\"subcategory\":[",
+					     "],\"func\":[", "],\"line\":[", "],\"column\":[" };
+	for (size_t c = 0; c < sizeof(heads) / sizeof(heads[0]); c++) {
+		for (uint32_t i = 0; i < nfr; i++) {
+			const struct gframe *g = &st->frames[sc->flist[i]];
+			bool idle = !st->recorded && g->cat == CAT_IDLE;
+			int64_t v[] = { idle ? g->base_cat : g->cat, idle ? SUB_NONE : g->sub,
+					sc->sidx[g->func], g->line, g->col };
+			col[i] = v[c];
+		}
+		p_ints(w, heads[c], col, nfr);
+	}
+	for (uint32_t i = 0; i < nfr; i++)
+		col[i] = -1;
+	p_ints(w, "],\"nativeSymbol\":[", col, nfr);
+	j_str(w, "],\"address\":[");
+	for (uint32_t i = 0; i < nfr; i++)
+		j_str(w, i ? ",-1" : "-1");
+	for (uint32_t i = 0; i < nfr; i++)
+		col[i] = 0;
+	p_ints(w, "],\"inlineDepth\":[", col, nfr);
+	p_ints(w, "],\"innerWindowID\":[", col, nfr);
+	j_str(w, "],\"length\":");
+	j_u64(w, nfr);
+	j_str(w, "}");
+	return st->err;
+}
+
+static void p_bools(struct tach_writer *w, const char *head, const struct pfunc *pf, size_t n,
+		    bool js)
+{
+	j_str(w, head);
+	for (size_t i = 0; i < n; i++) {
+		if (i)
+			j_put(w, ",", 1);
+		j_str(w, (js ? pf[i].js : pf[i].rel) ? "true" : "false");
+	}
+}
+
+/* The function table and the resources its functions have, one each (the importer's
+ * upgraders merge equal ones). */
+static void p_funcs(struct tach_writer *w, const struct pfunc *pf, size_t nf, int64_t *col)
+{
+	for (size_t i = 0; i < nf; i++)
+		col[i] = pf[i].name;
+	p_ints(w, ",\"funcTable\":{\"name\":[", col, nf);
+	p_bools(w, "],\"isJS\":[", pf, nf, true);
+	p_bools(w, "],\"relevantForJS\":[", pf, nf, false);
+	j_str(w, "],\"resource\":[");
+	size_t nres = 0;
+	for (size_t i = 0; i < nf; i++) {
+		if (i)
+			j_put(w, ",", 1);
+		j_i64(w, pf[i].res_type ? (int64_t)nres++ : -1);
+	}
+	for (size_t i = 0; i < nf; i++)
+		col[i] = pf[i].file == NONE ? -1 : (int64_t)pf[i].file;
+	p_ints(w, "],\"fileName\":[", col, nf);
+	for (size_t i = 0; i < nf; i++)
+		col[i] = pf[i].line;
+	p_ints(w, "],\"lineNumber\":[", col, nf);
+	for (size_t i = 0; i < nf; i++)
+		col[i] = -1;
+	p_ints(w, "],\"columnNumber\":[", col, nf);
+	j_str(w, "],\"length\":");
+	j_u64(w, nf);
+	size_t k = 0;
+	for (size_t i = 0; i < nf; i++)
+		if (pf[i].res_type)
+			col[k++] = pf[i].res_name;
+	p_ints(w, "},\"resourceTable\":{\"name\":[", col, nres);
+	k = 0;
+	for (size_t i = 0; i < nf; i++)
+		if (pf[i].res_type)
+			col[k++] = pf[i].res_host == NONE ? -1 : (int64_t)pf[i].res_host;
+	p_ints(w, "],\"host\":[", col, nres);
+	k = 0;
+	for (size_t i = 0; i < nf; i++)
+		if (pf[i].res_type)
+			col[k++] = pf[i].res_type;
+	p_ints(w, "],\"type\":[", col, nres);
+	for (size_t i = 0; i < nres; i++)
+		col[i] = -1;
+	p_ints(w, "],\"lib\":[", col, nres);
+	j_str(w, "],\"length\":");
+	j_u64(w, nres);
+	j_str(w, "},\"nativeSymbols\":{\"libIndex\":[],\"address\":[],\"name\":[],"
+		 "\"functionSize\":[],\"length\":0}");
+}
+
+/* The thread's functions in first-use order of its frames (sc->sidx their numbers), as
+ * the importer reads their locations, into *out. */
+static int p_thread_funcs(struct tach_writer *w, struct scratch *sc, uint32_t nfr,
+			  uint32_t stamp, struct pfunc **out, size_t *nf)
+{
+	struct gstate *st = w->state;
+	struct pfunc *pf = malloc((nfr ? nfr : 1) * sizeof(*pf));
+	struct lbuf tmp = { 0 };
+	size_t n = 0;
+	bool ok = pf != NULL;
+	for (uint32_t i = 0; ok && i < nfr; i++) {
+		uint32_t fn = st->frames[sc->flist[i]].func;
+		if (sc->sstamp[fn] == stamp)
+			continue;
+		sc->sstamp[fn] = stamp;
+		sc->sidx[fn] = (uint32_t)n;
+		size_t off = sc->loc_off[fn];
+		ok = p_func(st, &tmp, &st->funcs[fn], sc->loc + off, sc->loc_off[fn + 1] - off,
+			    &pf[n++]);
+	}
+	free(tmp.p);
+	*out = pf;
+	*nf = n;
+	return ok ? TACH_OK : WFAIL(w, TACH_E_NOMEM, "out of memory");
+}
+
+int tachi_gecko_write_thread_processed(struct tach_writer *w, struct scratch *sc, size_t ti,
+				       bool is_main)
+{
+	struct gstate *st = w->state;
+	struct gthread *t = &st->th[ti];
+	const uint32_t stamp = (uint32_t)ti + 1;
+	struct marks mk;
+	struct pfunc *pf = NULL;
+	int64_t *col = NULL;
+	size_t nf = 0;
+	int rc;
+	if ((t->unsorted && (rc = sort_records(w, sc, t))) || (rc = mark_stacks(w, sc, t)))
+		return rc;
+	write_thread_ids(w, t, ti, is_main, t->first);
+	j_str(w, is_main ? ",\"isMainThread\":true" : ",\"isMainThread\":false");
+	j_str(w, ",\"processStartupTime\":0,\"processShutdownTime\":null,\"pausedRanges\":[]");
+	if ((rc = p_samples(w, sc, t, &mk)) || (rc = p_markers(w, sc, &mk)))
+		return rc;
+	uint32_t nfr = p_stack_table(w, sc, stamp);
+	if ((rc = p_thread_funcs(w, sc, nfr, stamp, &pf, &nf)))
+		goto out;
+	col = malloc((nfr > nf ? nfr : nf ? nf : 1) * sizeof(*col));
+	if (!col) {
+		rc = WFAIL(w, TACH_E_NOMEM, "out of memory");
+		goto out;
+	}
+	p_frames(w, sc, nfr, col);
+	p_funcs(w, pf, nf, col);
+	j_str(w, "}");
+	rc = st->err;
+out:
+	free(pf);
+	free(col);
+	return rc;
+}
