@@ -683,6 +683,13 @@ processed_ok() {
 		processed_ok "$f" || { echo "$f"; false; }
 	done
 	NATIVE_MAPPINGS=1 processed_ok "$FIXTURES/perf/real/sort-fp.perf"
+	# a profile recorded now, at node's finest interval: samples far from any grid
+	local node=${PCLI%% *}
+	mkdir "$TMP/rec"
+	cp "$TESTDATA/v8/hot.js" "$TMP/rec/"
+	(cd "$TMP/rec" && "$node" --cpu-prof --cpu-prof-dir "$TMP/rec" --cpu-prof-name hot.cpuprofile \
+		--cpu-prof-interval 250 hot.js)
+	processed_ok "$TMP/rec/hot.cpuprofile"
 }
 
 @test "--processed: a JFR recording without times weighs samples one each, as its counts" {
