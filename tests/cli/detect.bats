@@ -455,3 +455,21 @@ for d in sys.argv[1:]:
 		esac
 	done < <(find "$FIXTURES" "$TESTDATA" $([ -d "$P" ] && echo "$P") -type f)
 }
+
+@test "V8 heap profiles are detected from a file and a pipe; no other file is taken for one" {
+	local f=$TESTDATA/heapprofile/small.heapprofile
+	run tach-decode -v -q -F info "$f"
+	[[ ${lines[0]} == "tach-decode: $f: heapprofile input" ]]
+	diff -u <(tach-decode -q --from heapprofile "$f") <(tach-decode -q <"$f")
+	# every other JSON object among the fixtures, our data and the peers' files (the
+	# .cpuprofiles of both forms among them)
+	local dirs=("$FIXTURES" "$TESTDATA")
+	[ -d "${PEERS_DIR:-$SOURCE_ROOT/../shared/peers}" ] && dirs+=("${PEERS_DIR:-$SOURCE_ROOT/../shared/peers}")
+	json_like "${dirs[@]}" | grep -v -e '/heapprofile/' >"$T/list"
+	[ "$(wc -l <"$T/list")" -gt 20 ]
+	grep -q '\.cpuprofile$' "$T/list"
+	while read -r f; do
+		run tach-decode -v -q -F info "$f"
+		[[ ${lines[0]} != *": heapprofile input" ]] || { echo "$f taken for heapprofile"; false; }
+	done <"$T/list"
+}
