@@ -15,6 +15,7 @@ static const struct tachi_format *const formats[] = {
 	&tachi_fmt_jfr,
 	&tachi_fmt_sampler,
 	&tachi_fmt_speedscope,
+	&tachi_fmt_heapprofile,
 	&tachi_fmt_v8,
 	&tachi_fmt_chrome,
 	&tachi_fmt_spans,

@@ -24,6 +24,9 @@ extern const struct tachi_format tachi_fmt_speedscope;
 extern const struct tachi_format tachi_fmt_perfdata;
 /* Linux perf script text (perf/read.c); before folded stacks in detection. */
 extern const struct tachi_format tachi_fmt_perf;
+/* V8 sampling heap profiles (.heapprofile, formats/heapprofile/); before v8 in detection,
+ * whose damaged files it names (resembles). */
+extern const struct tachi_format tachi_fmt_heapprofile;
 /* V8 CPU profiles (.cpuprofile, v8/read.c). */
 extern const struct tachi_format tachi_fmt_v8;
 /* Java Flight Recorder recordings (formats/jfr/). */

@@ -39,7 +39,7 @@ static int position(struct tach_reader *r, uint64_t off, const char *what, int32
 	return rc;
 }
 
-static int call_frame(struct tach_reader *r, uint64_t off, struct tachi_v8_node *nd)
+int tachi_v8_call_frame(struct tach_reader *r, uint64_t off, struct tachi_v8_node *nd)
 {
 	static const char *const want[] = { "functionName", "url", "lineNumber", "columnNumber" };
 	struct tachi_json j, c;
@@ -73,9 +73,8 @@ static int call_frame(struct tach_reader *r, uint64_t off, struct tachi_v8_node 
 	return TACH_OK;
 }
 
-/* A node of the object at off, its parent (an index) known or NO_ID, nothing read yet. */
-static void node_init(struct tach_reader *r, struct tachi_v8_node *nd, uint64_t off,
-		      uint32_t parent)
+void tachi_v8_node_init(struct tach_reader *r, struct tachi_v8_node *nd, uint64_t off,
+			uint32_t parent)
 {
 	memset(nd, 0, sizeof(*nd));
 	nd->off = off;
@@ -99,7 +98,7 @@ static int node_obj(struct tach_reader *r, struct tachi_json *j, uint64_t off, v
 	int rc = tachi_json_keys(j, want, o, 4);
 	if (rc)
 		return rc;
-	node_init(r, nd, off, NO_ID);
+	tachi_v8_node_init(r, nd, off, NO_ID);
 	nd->kids_off = o[2];
 	nd->parent_off = o[3];
 	if (o[0] == NONE)
@@ -108,7 +107,7 @@ static int node_obj(struct tach_reader *r, struct tachi_json *j, uint64_t off, v
 		return tachi_jr_bad(r, off, "node without a \"callFrame\"");
 	if ((rc = tachi_jr_value_at(r, &c, o[0], &t)) || (rc = read_id(r, &t, "\"id\"", &nd->id)))
 		return rc;
-	return call_frame(r, o[1], nd);
+	return tachi_v8_call_frame(r, o[1], nd);
 }
 
 int tachi_v8_nodes(struct tach_reader *r, uint64_t off)
@@ -137,7 +136,7 @@ static int head_open(struct tach_reader *r, const struct tachi_jtok *t, uint32_t
 	    !TACHI_RESERVE(st->pending, st->pending_cap, st->pending_n + 1))
 		return tachi_jr_nomem(r);
 	struct tachi_v8_node *nd = &st->nodes[st->nnodes];
-	node_init(r, nd, t->off, parent);
+	tachi_v8_node_init(r, nd, t->off, parent);
 	nd->line = nd->col = -1;
 	nd->url_off = NONE;
 	st->pending[st->pending_n++] = (struct tachi_v8_pending){ .idx = (uint32_t)st->nnodes++ };
@@ -676,7 +675,7 @@ static int string_id(struct tach_reader *r, uint64_t off, const char *alt, uint3
 	return TACH_OK;
 }
 
-static int frame_id(struct tach_reader *r, struct tachi_v8_node *nd, uint32_t *id)
+int tachi_v8_frame(struct tach_reader *r, struct tachi_v8_node *nd, uint32_t *id)
 {
 	if (nd->frame == NO_ID) {
 		struct tach_frame f = { 0, 0, nd->line, nd->line, nd->col, -1, TACH_NO_OPCODE };
@@ -722,7 +721,7 @@ int tachi_v8_next(struct tach_reader *r, const struct tach_sample **out)
 		return tachi_jr_nomem(r);
 	for (uint32_t i = vs->node; i != NO_ID; i = st->nodes[i].parent) {
 		struct tachi_v8_node *nd = &st->nodes[i];
-		if (!is_root(nd) && (rc = frame_id(r, nd, &st->out[k++])))
+		if (!is_root(nd) && (rc = tachi_v8_frame(r, nd, &st->out[k++])))
 			return rc;
 	}
 	if (p->name_off != NONE && (rc = name_frame(r, p, &st->out[k++])))

@@ -81,6 +81,16 @@ struct tachi_v8 {
 	size_t unplaced_samples;  /* samples that name no node: skipped, their time the previous's */
 };
 
+/* A node of the object at off, its parent (an index) known or UINT32_MAX, nothing read
+ * yet, for profile st->cur_prof. */
+void tachi_v8_node_init(struct tach_reader *r, struct tachi_v8_node *nd, uint64_t off,
+			uint32_t parent);
+/* The callFrame object at off into nd: its functionName (required), url, lineNumber and
+ * columnNumber (0-based in, 1-based out, -1 none). */
+int tachi_v8_call_frame(struct tach_reader *r, uint64_t off, struct tachi_v8_node *nd);
+/* nd's frame in the dict (interned at its first use): the function ("(anonymous)" when
+ * empty), the url ("~" when empty or absent), the line and column. */
+int tachi_v8_frame(struct tach_reader *r, struct tachi_v8_node *nd, uint32_t *id);
 /* A new profile starting at start ns (its samples' first delta counts from there). */
 int tachi_v8_add_profile(struct tach_reader *r, int64_t start, uint32_t *prof);
 /* The "nodes" array at off, for profile st->cur_prof. */
