@@ -189,6 +189,7 @@ CONVERSIONS = [
     ("pprof", "tach2pprof", {}, []),
     ("pprof", "tach2pprof", {"gzip": False, "labels": False}, ["--no-gzip", "--no-labels"]),
     ("gecko", "tach2gecko", {}, []),
+    ("gecko", "tach2gecko", {"processed": True, "gzip": False}, ["--processed", "--no-gzip"]),
     ("speedscope", "tach2speedscope", {}, []),
     ("sampler", "tach2sampler", {}, []),
     ("pstats", "tach2pstats", {}, []),
