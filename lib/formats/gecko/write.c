@@ -818,6 +818,9 @@ static void gw_free(struct tach_writer *w)
 	free(st->jbuf);
 	free(st->pname);
 	free(st->sa);
+	free(st->sa_off);
+	tachi_idset_free(&st->sa_index);
+	free(st->pcache);
 	tachi_gecko_libs_free(&st->libs);
 	tachi_gz_free(st->gz);
 }

@@ -91,6 +91,16 @@ struct gthread {
 	uint8_t last_state;
 };
 
+/* What the Firefox Profiler's importer makes of a function's location string (the
+ * processed format's function, gecko/write_tables.c). */
+struct pfunc {
+	uint32_t name, file; /* shared strings; file NONE: none */
+	int32_t line;        /* -1: none */
+	bool js, rel, done;  /* done: the strings are added */
+	uint8_t res_type;    /* 0: no resource; else the importer's: 1 library, 3 web host, 5 URL */
+	uint32_t res_name, res_host;
+};
+
 struct gstate {
 	bool plain;
 	int level;
@@ -100,9 +110,12 @@ struct gstate {
 	char *sa;
 	size_t sa_len, sa_cap;
 	uint32_t sa_n;
+	size_t *sa_off, sa_off_cap; /* where each starts in sa */
+	struct tachi_idset sa_index; /* the strings by text: each is written once */
 	/* some record stands for intervals rather than its own time: without an interval,
 	 * the processed profile's samples weigh one each */
 	bool untimed;
+	struct pfunc *pcache; /* by function, once its strings are added */
 	const struct tach_dict *src;
 	uint32_t *fmap; /* source frame id -> base gframe id */
 	size_t fmap_cap;

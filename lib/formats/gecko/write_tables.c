@@ -11,6 +11,7 @@
 #include <strings.h>
 
 #include "base/base.h"
+#include "base/hash.h"
 #include "base/utf8.h"
 #include "model/dict.h"
 #include "model/stacktab.h"
@@ -1023,14 +1024,37 @@ int tachi_gecko_write_thread(struct tach_writer *w, struct scratch *sc, size_t t
  * call tree shows each function's time. Functions are what the importer makes of the Gecko
  * writer's location strings, so that both outputs show the same names. */
 
-/* A JSON literal (quotes included) added to the shared strings; its index, or NONE. */
+struct sa_key {
+	const char *lit;
+	size_t n;
+};
+
+static bool sa_eq(void *ctx, uint32_t id, const void *k)
+{
+	const struct gstate *st = ctx;
+	const struct sa_key *key = k;
+	size_t end = id + 1 < st->sa_n ? st->sa_off[id + 1] - 1 : st->sa_len;
+	return end - st->sa_off[id] == key->n && !memcmp(st->sa + st->sa_off[id], key->lit, key->n);
+}
+
+/* A JSON literal (quotes included) as a shared string, added unless there; its index, or
+ * NONE. */
 static uint32_t sa_lit(struct gstate *st, const char *lit, size_t n)
 {
+	struct sa_key key = { lit, n };
+	uint64_t h = tachi_hash(lit, n);
+	uint32_t id;
+	if (tachi_idset_find(&st->sa_index, h, &key, sa_eq, st, &id))
+		return id;
 	size_t need;
-	if (tachi_add_overflows(st->sa_len, n + 1, &need) || !TACHI_RESERVE(st->sa, st->sa_cap, need))
+	if (tachi_add_overflows(st->sa_len, n + 1, &need) ||
+	    !TACHI_RESERVE(st->sa, st->sa_cap, need) ||
+	    !TACHI_RESERVE(st->sa_off, st->sa_off_cap, (size_t)st->sa_n + 1) ||
+	    !tachi_idset_insert(&st->sa_index, h, st->sa_n))
 		return NONE;
 	if (st->sa_n)
 		st->sa[st->sa_len++] = ',';
+	st->sa_off[st->sa_n] = st->sa_len;
 	memcpy(st->sa + st->sa_len, lit, n);
 	st->sa_len += n;
 	return st->sa_n++;
@@ -1277,14 +1301,6 @@ static uint32_t p_stack_table(struct tach_writer *w, struct scratch *sc, uint32_
 	return nfr;
 }
 
-/* What the importer makes of a function's location string. */
-struct pfunc {
-	uint32_t name, file; /* shared strings; file NONE: none */
-	int32_t line;        /* -1: none */
-	bool js, rel;
-	uint8_t res_type;    /* 0: no resource; else the importer's: 1 library, 3 web host, 5 URL */
-	uint32_t res_name, res_host;
-};
 
 /* A script's origin and host as the importer's URL parser gives them, for the schemes it
  * takes for web hosts (http, https, moz-extension): the scheme and host in lower case,
@@ -1508,6 +1524,10 @@ static int p_thread_funcs(struct tach_writer *w, struct scratch *sc, uint32_t nf
 	struct lbuf tmp = { 0 };
 	size_t n = 0;
 	bool ok = pf != NULL;
+	/* a function's strings are added once, whichever threads use it */
+	if (ok && !st->pcache && !(st->pcache = calloc(st->nfuncs ? st->nfuncs : 1,
+						       sizeof(*st->pcache))))
+		ok = false;
 	for (uint32_t i = 0; ok && i < nfr; i++) {
 		uint32_t fn = st->frames[sc->flist[i]].func;
 		if (sc->sstamp[fn] == stamp)
@@ -1515,8 +1535,11 @@ static int p_thread_funcs(struct tach_writer *w, struct scratch *sc, uint32_t nf
 		sc->sstamp[fn] = stamp;
 		sc->sidx[fn] = (uint32_t)n;
 		size_t off = sc->loc_off[fn];
-		ok = p_func(st, &tmp, &st->funcs[fn], sc->loc + off, sc->loc_off[fn + 1] - off,
-			    &pf[n++]);
+		if (!st->pcache[fn].done)
+			ok = p_func(st, &tmp, &st->funcs[fn], sc->loc + off,
+				    sc->loc_off[fn + 1] - off, &st->pcache[fn]);
+		st->pcache[fn].done = ok;
+		pf[n++] = st->pcache[fn];
 	}
 	free(tmp.p);
 	*out = pf;
