@@ -336,7 +336,9 @@ def label(fk, has_line):
             return "%s (in %s)" % (func, file)
         if file.startswith("/"):
             return "%s!%s" % (file.rsplit("/", 1)[1], func)
-    return "%s!%s" % (file, func)
+    # "FUNC (in FILE)": the importer drops a C++ thunk's prefix from the name
+    thunk = "non-virtual thunk to "
+    return "%s!%s" % (file, func[len(thunk):] if func.startswith(thunk) else func)
 
 
 class Node:

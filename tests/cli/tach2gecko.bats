@@ -679,9 +679,12 @@ processed_ok() {
 	[[ "$output" == *"t.py!main;t.py!f: profiler total 7000 self 7000, input total 6000 self 6000"* ]]
 	local f
 	for f in "$TESTDATA"/v8/*.cpuprofile "$TESTDATA/chrome/worker_trimmed.json" \
-		"$FIXTURES/tach/cases/deep_stack_300.tach"; do
+		"$FIXTURES/tach/cases/deep_stack_300.tach" "$FIXTURES/jfr/ap-cpu.jfr"; do
 		processed_ok "$f" || { echo "$f"; false; }
 	done
+	# and the Gecko output's call tree of the JFR recording (C++ thunks named as the
+	# importer names them), counts
+	calltree_ok "$TMP/ap-cpu.jfr.g.json" "$TMP/ap-cpu.jfr.samples"
 	NATIVE_MAPPINGS=1 processed_ok "$FIXTURES/perf/real/sort-fp.perf"
 	# a profile recorded now, at node's finest interval: samples far from any grid
 	local node=${PCLI%% *}
