@@ -54,6 +54,7 @@ calltree_ok() {
 	[ "$status" -eq 0 ]
 	[[ "$output" == *"--no-gzip"* ]]
 	[[ "$output" == *"--level N"* ]]
+	[[ "$output" == *"--processed"*"processed format"* ]]
 	[[ "$output" == *"Exit status"* ]]
 	run tach2gecko --version
 	[ "$status" -eq 0 ]
