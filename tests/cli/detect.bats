@@ -185,10 +185,10 @@ same_as() { # file importer [importer options...]
 @test "--from forces a format; --from help lists the readable ones" {
 	run tach-decode --from help
 	[ "$status" -eq 0 ]
-	[ "$output" = "$(printf 'tach\ngperf\notlp\npprof\njfr\nsampler\nspeedscope\nheapprofile\nv8\nchrome\nspans\nstackprof\nghcpj\nsamples\ncallgrind\ndtrace\nbpftrace\nghcprof\nmacsample\ninstruments\nvtune\nvsprof\npproftext\nperfdata\nperf\ncollapsed')" ]
+	[ "$output" = "$(printf 'tach\ngperf\notlp\npprof\njfr\nsampler\nspeedscope\nheapprofile\nv8\nchrome\nspans\nstackprof\nghcpj\nsamples\ngecko\ncallgrind\ndtrace\nbpftrace\nghcprof\nmacsample\ninstruments\nvtune\nvsprof\npproftext\nperfdata\nperf\ncollapsed')" ]
 	run tach-decode --from pdf x
 	[ "$status" -eq 2 ]
-	[[ ${lines[0]} == "tach-decode: unknown --from pdf (one of: tach gperf otlp pprof jfr sampler speedscope heapprofile v8 chrome spans stackprof ghcpj samples callgrind dtrace bpftrace ghcprof macsample instruments vtune vsprof pproftext perfdata perf collapsed, or auto)" ]]
+	[[ ${lines[0]} == "tach-decode: unknown --from pdf (one of: tach gperf otlp pprof jfr sampler speedscope heapprofile v8 chrome spans stackprof ghcpj samples gecko callgrind dtrace bpftrace ghcprof macsample instruments vtune vsprof pproftext perfdata perf collapsed, or auto)" ]]
 	run tach-decode --from tach "$TESTDATA/mixed.samples"
 	[ "$status" -eq 1 ]
 	[[ $output == *"Invalid magic number"* ]]
