@@ -252,7 +252,7 @@ static void set_values(struct tach_reader *r)
 	m->sample_time = st->wkind == GW_MS;
 	if (st->wkind == GW_MS) {
 		st->vt[0] = (struct tach_value_type){ "samples", "count" };
-		st->vt[1] = (struct tach_value_type){ "time", "nanoseconds" };
+		st->vt[1] = (struct tach_value_type){ "wall", "nanoseconds" };
 		m->value_type_count = 2;
 		m->default_type = 2;
 	} else if (st->wkind == GW_BYTES) {

@@ -82,7 +82,7 @@ static int col_rows(struct tach_reader *r, uint64_t data, int64_t k, int how,
 		if (t.type != TJ_ARRAY)
 			return tachi_jr_bad(r, t.off, "a table's row must be an array");
 		int64_t v = GK_NULL;
-		for (int64_t i = 0; !(rc = tachi_json_elem(&j, &in_row)) && in_row; i++)
+		for (int64_t i = 0; !rc && !(rc = tachi_json_elem(&j, &in_row)) && in_row; i++)
 			rc = i == k ? cell(r, &j, how, &v) : tachi_json_skip(&j);
 		if (rc || (rc = push(r, c, v)))
 			return rc;
@@ -180,7 +180,7 @@ int tachi_gk_libs(struct tach_reader *r, uint64_t off)
 	st->libs = items;
 	/* the Gecko form's addresses are looked up by range; the processed form's libraries
 	 * are named by their index */
-	if (!rc && !st->processed)
+	if (!rc && !st->processed && st->nlibs > at)
 		qsort(st->libs + at, st->nlibs - at, sizeof(*st->libs), by_start);
 	return rc;
 }
