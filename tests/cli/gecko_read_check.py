@@ -61,8 +61,8 @@ def read_samples(path, timed):
                 if parts[0] == "[comm]":
                     name = unescape(parts[1])
                 stack.append(unescape(parts[1]))
-            t = threads.setdefault(fields[0], [fields[0], name, Counter(), []])
-            t[3].extend([fields[2]] * weight)
+            t = threads.setdefault((fields[0], fields[1]), [fields[0], name, Counter(), []])
+            t[3].append(fields[2])
             if stack:
                 t[2][tuple(reversed(stack))] += value
     return list(threads.values())
@@ -88,7 +88,14 @@ def file_times(doc):
             rows = list(zip(s["stack"], times))
         if rows and rows[-1][0] is None:
             rows = rows[:-1]
-        out.append(sorted(int(((Decimal(start) + Decimal(t)) * 1000).quantize(1, ROUND_HALF_UP)) for _, t in rows))
+        us = [int(((Decimal(start) + Decimal(t)) * 1000).quantize(1, ROUND_HALF_UP))
+              for _, t in rows]
+        # a weight of N (samples or bytes): N samples an interval apart, as the samples
+        # text lists them
+        if s.get("weightType") in ("samples", "bytes") and s.get("weight"):
+            step = int(Decimal(doc["meta"]["interval"]) * 1000)
+            us = [u + k * step for u, w in zip(us, s["weight"]) for k in range(w)]
+        out.append(sorted(us))
     return out
 
 

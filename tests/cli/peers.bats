@@ -56,6 +56,8 @@ refused() { # file
 		case ${f##*/} in ghc-*.prof | ghc-*.json) continue ;; esac
 		# and trace-event spans (spans.bats compares them with speedscope's reading)
 		case ${f##*/} in spans-*.json) continue ;; esac
+		# and the Firefox Profiler's files (gecko-read.bats compares them with its importer)
+		case ${f##*/} in gecko-*.json | firefox-*.json) continue ;; esac
 		# the DTrace and bpftrace outputs are read (dtrace.bats compares their folding), so is
 		# macOS sample's report, Instruments' deep copy, VTune's and Visual Studio's CSV
 		# (textfmts.bats)
