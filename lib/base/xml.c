@@ -141,11 +141,15 @@ static int scan_attr(struct tachi_xml *x, struct tachi_xtok *t)
 		    !memcmp(x->p + t->attr[k].name.at, x->p + a.name.at, a.name.len))
 			return fail(x, at, "an attribute given twice");
 	skip_blanks(x);
-	if (x->pos >= x->n || x->p[x->pos] != '=')
+	if (x->pos >= x->n)
+		return fail(x, x->n, "the input ends inside a tag");
+	if (x->p[x->pos] != '=')
 		return fail(x, x->pos, "an attribute without '='");
 	x->pos++;
 	skip_blanks(x);
-	if (x->pos >= x->n || (x->p[x->pos] != '"' && x->p[x->pos] != '\''))
+	if (x->pos >= x->n)
+		return fail(x, x->n, "the input ends inside a tag");
+	if (x->p[x->pos] != '"' && x->p[x->pos] != '\'')
 		return fail(x, x->pos, "an attribute value without quotes");
 	uint8_t q = x->p[x->pos++];
 	const uint8_t *e = memchr(x->p + x->pos, q, x->n - x->pos);

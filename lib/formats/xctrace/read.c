@@ -42,10 +42,13 @@
 #include "formats/rust_names.h"
 #include "formats/xctrace/xctrace.h"
 
-enum { K_TIME = 1, K_WEIGHT, K_TID, K_PID, K_PROCESS, K_THREAD, K_BACKTRACE, K_FRAME, K_BINARY };
+enum {
+	K_TIME = 1, K_WEIGHT, K_TID, K_PID, K_PROCESS, K_THREAD, K_BACKTRACE, K_FRAME, K_BINARY,
+	K_OTHER /* an element not read (core, thread-state...): its name at v, a bytes */
+};
 static const char *const kind_name[] = {
 	"", "sample-time", "weight", "tid", "pid", "process", "thread", "backtrace", "frame",
-	"binary",
+	"binary", "",
 };
 
 /* A defined element: a number's value (process: its pid), a thread's index, a backtrace's
@@ -132,6 +135,32 @@ static int ent_put(struct tach_reader *r, size_t off, struct xct_ent e)
 	return TACH_OK;
 }
 
+static int attr_num(struct tach_reader *r, const struct tachi_xtok *t, const char *name,
+		    bool *has, uint64_t *v);
+
+/* Passes over element t, keeping the ids of it and the elements in it, so that a ref to
+ * one of them is known for what it is. */
+static int skip_el(struct tach_reader *r, const struct tachi_xtok *t)
+{
+	struct xct_rstate *st = r->state;
+	struct tachi_xtok u = *t;
+	uint32_t depth = st->x.depth - (t->type == TX_START);
+	int rc;
+	for (;;) {
+		bool has;
+		uint64_t id;
+		if ((u.type == TX_START || u.type == TX_EMPTY) &&
+		    ((rc = attr_num(r, &u, "id", &has, &id)) ||
+		     (has && (rc = ent_put(r, u.off, (struct xct_ent){ id, u.name.at, (uint32_t)u.name.len,
+								       K_OTHER, false })))))
+			return rc;
+		if (st->x.depth <= depth)
+			return TACH_OK;
+		if ((rc = tachi_xml_next(&st->x, &u)))
+			return rc;
+	}
+}
+
 /* Attribute name of t as a decimal number (*has false without one). */
 static int attr_num(struct tach_reader *r, const struct tachi_xtok *t, const char *name,
 		    bool *has, uint64_t *v)
@@ -166,8 +195,11 @@ static int ref_or_id(struct tach_reader *r, const struct tachi_xtok *t, int k,
 			     "as its id", kind_name[k], (unsigned long long)ref);
 	if ((*e)->kind != k)
 		return RFAIL(r, TACH_E_FORMAT, TACH_POS_OFFSET, t->off,
-			     "xctrace export: a <%s> ref to %llu, which is a <%s>", kind_name[k],
-			     (unsigned long long)ref, kind_name[(*e)->kind]);
+			     "xctrace export: a <%s> ref to %llu, which is a <%.*s>", kind_name[k],
+			     (unsigned long long)ref,
+			     (int)((*e)->kind == K_OTHER ? (*e)->a : strlen(kind_name[(*e)->kind])),
+			     (*e)->kind == K_OTHER ? (const char *)st->x.p + (*e)->v
+						   : kind_name[(*e)->kind]);
 	return tachi_xml_skip(&st->x, t);
 }
 
@@ -203,7 +235,7 @@ static int num_text(struct tach_reader *r, const struct tachi_xtok *t, uint64_t 
 				return bad(r, u.off, "a number's text in two pieces");
 			if (u.type == TX_TEXT)
 				s = u.text, esc = u.escaped, seen = true;
-			else if ((rc = tachi_xml_skip(&st->x, &u)))
+			else if ((rc = skip_el(r, &u)))
 				return rc;
 		}
 	const char *p = (const char *)st->x.p + s.at;
@@ -286,7 +318,7 @@ static int process(struct tach_reader *r, const struct tachi_xtok *t, bool *has,
 			*has = true;
 			rc = number(r, &u, K_PID, pid);
 		} else {
-			rc = tachi_xml_skip(&st->x, &u);
+			rc = skip_el(r, &u);
 		}
 		if (rc)
 			return rc;
@@ -329,7 +361,7 @@ static int thread(struct tach_reader *r, const struct tachi_xtok *t, uint32_t *i
 		else if (tachi_xml_is(&st->x, u.name, "process"))
 			rc = process(r, &u, &th.has_pid, &th.pid);
 		else
-			rc = tachi_xml_skip(&st->x, &u);
+			rc = skip_el(r, &u);
 		if (rc)
 			return rc;
 	}
@@ -426,7 +458,7 @@ static int frame(struct tach_reader *r, const struct tachi_xtok *t, uint32_t *fi
 		if (tachi_xml_is(&st->x, u.name, "binary"))
 			rc = binary(r, &u, &nat.mapping);
 		else
-			rc = tachi_xml_skip(&st->x, &u);
+			rc = skip_el(r, &u);
 		if (rc)
 			return rc;
 	}
@@ -453,7 +485,7 @@ static int backtrace(struct tach_reader *r, const struct tachi_xtok *t, uint64_t
 	*len = 0;
 	while (!done && !(rc = child(st, &u, &done)) && !done) {
 		if (!tachi_xml_is(&st->x, u.name, "frame")) {
-			if ((rc = tachi_xml_skip(&st->x, &u)))
+			if ((rc = skip_el(r, &u)))
 				return rc;
 			continue;
 		}
@@ -497,7 +529,7 @@ static int column(struct tach_reader *r, const struct tachi_xtok *u, struct xct_
 		row->has_bt = true;
 		return backtrace(r, u, &row->bt_at, &row->bt_len);
 	}
-	return tachi_xml_skip(&st->x, u);
+	return skip_el(r, u);
 }
 
 /* The sample of a row with a backtrace. */
@@ -562,9 +594,17 @@ static int element(struct tach_reader *r, const struct tachi_xtok *t, bool *gave
 	const struct tachi_xattr *a;
 	if (d == 0 && !tachi_xml_is(&st->x, t->name, "trace-query-result"))
 		return bad(r, t->off, "the root element is not <trace-query-result>");
+	if (d == 2 && tachi_xml_is(&st->x, st->x.open[1], "node") &&
+	    tachi_xml_is(&st->x, t->name, "row"))
+		return row(r, t, gave);
+	bool has;
+	uint64_t id;
+	int rc = attr_num(r, t, "id", &has, &id);
+	if (rc || (has && (rc = ent_put(r, t->off, (struct xct_ent){ id, t->name.at,
+								   (uint32_t)t->name.len, K_OTHER,
+								   false }))))
+		return rc;
 	if (d == 2 && tachi_xml_is(&st->x, st->x.open[1], "node")) {
-		if (tachi_xml_is(&st->x, t->name, "row"))
-			return row(r, t, gave);
 		a = tachi_xml_is(&st->x, t->name, "schema") ? tachi_xml_attr(&st->x, t, "name")
 							    : NULL;
 		st->schema_seen |= a && tachi_xml_is(&st->x, a->value, "time-profile");
@@ -592,8 +632,8 @@ static int xct_next(struct tach_reader *r, const struct tach_sample **out)
 	}
 	if (st->skipped)
 		tachi_warn(&r->warn, TACH_POS_NONE, 0,
-			   "%llu rows without a backtrace (a <sentinel/> in its place) left out",
-			   (unsigned long long)st->skipped);
+			   "%llu row%s without a backtrace (a <sentinel/> in its place) left out",
+			   (unsigned long long)st->skipped, st->skipped > 1 ? "s" : "");
 	if (!st->rows && !st->schema_seen)
 		return bad(r, st->x.n, "no time-profile table (xctrace export --xpath "
 			   "'/trace-toc/run/data/table[@schema=\"time-profile\"]')");
