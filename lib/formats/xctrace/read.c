@@ -548,7 +548,8 @@ static int give(struct tach_reader *r, const struct tachi_xtok *t, const struct 
 	uint32_t depth = row->bt_len + (th && th->comm != NO_FRAME);
 	if (!TACHI_RESERVE(st->out, st->out_cap, (size_t)depth + 1))
 		return nomem(r);
-	memcpy(st->out, st->pool + row->bt_at, (size_t)row->bt_len * sizeof(uint32_t));
+	if (row->bt_len) /* an empty backtrace may come before any pool */
+		memcpy(st->out, st->pool + row->bt_at, (size_t)row->bt_len * sizeof(uint32_t));
 	if (depth > row->bt_len)
 		st->out[row->bt_len] = th->comm;
 	st->rows++;
