@@ -36,6 +36,8 @@ void tachi_xml_init(struct tachi_xml *x, const uint8_t *p, size_t n, uint32_t ma
 	x->n = n;
 	x->max_depth = max_depth && max_depth < TACHI_XML_MAX_DEPTH ? max_depth : TACHI_XML_MAX_DEPTH;
 	x->err = err;
+	if (n >= 3 && !memcmp(p, "\xef\xbb\xbf", 3)) /* a UTF-8 byte order mark */
+		x->pos = 3;
 }
 
 static int scan_name(struct tachi_xml *x, struct tachi_xspan *s)

@@ -57,7 +57,8 @@ struct tachi_xml {
 	struct tachi_err *err;
 };
 
-/* A tokenizer of p[0, n); max_depth is clamped to TACHI_XML_MAX_DEPTH. */
+/* A tokenizer of p[0, n) (past a UTF-8 byte order mark); max_depth is clamped to
+ * TACHI_XML_MAX_DEPTH (0: that). */
 void tachi_xml_init(struct tachi_xml *x, const uint8_t *p, size_t n, uint32_t max_depth,
 		    struct tachi_err *err);
 /* The next token; TX_EOF once the root element has ended and only blanks, comments and

@@ -85,10 +85,25 @@ folds() {
 	tach-decode -q "$TESTDATA/xctrace/processes.xml" | grep -qx 'tid:12081;\[comm\]:0x2f31 (kernel_task, pid: 0):0;0xfffffe0008a1c3d0 2'
 }
 
-@test "xctrace exports convert: pprof keeps the binaries, Gecko names the threads" {
+@test "xctrace exports convert: OTLP and pprof keep the addresses and binaries, Gecko names the threads" {
 	f=$TESTDATA/xctrace/threads.xml
 	tach2pprof -o "$T/p.pb.gz" "$f"
 	[ -s "$T/p.pb.gz" ]
+	# Engine::step at 0x100e3e1cc in the demo binary, its UUID the build id; the frames
+	# without a binary have an address and no mapping
+	tach2otlp --json -o "$T/o.json" "$f"
+	python3 - "$T/o.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))["dictionary"]
+s, maps, attrs = d["stringTable"], d["mappingTable"], d["attributeTable"]
+def loc(addr):
+    return next(l for l in d["locationTable"] if int(l.get("address", 0)) == addr)
+m = maps[loc(0x100e3e1cc)["mappingIndex"]]
+assert s[m["filenameStrindex"]] == "/Users/dev/demo/build/demo", m
+ids = [attrs[i]["value"].get("stringValue") for i in m["attributeIndices"]]
+assert "8A1C2E3F-4B5D-3E6F-9A0B-1C2D3E4F5A6B" in ids, ids
+assert "mappingIndex" not in loc(0x104a2c3f8), loc(0x104a2c3f8)
+PY
 	tach2gecko -o "$T/g.json.gz" "$f"
 	zcat "$T/g.json.gz" | grep -q '"worker  0x1c2b0 (demo, pid: 4711) (tid 115376)"'
 }
