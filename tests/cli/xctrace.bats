@@ -142,6 +142,8 @@ bad() {
 		"xctrace export: a <backtrace> ref to 2, which is a <weight>"
 	bad "$H$R"'<backtrace id="1"/></row></node></trace-query-result>' 152 \
 		"xctrace export: id 1 given twice"
+	bad "$H$R"'<backtrace id="x3"/></row></node></trace-query-result>' 152 \
+		'xctrace export: id="x3", no number'
 	# nesting too deep
 	bad "$H$R<backtrace id=\"3\">$(printf '<a>%.0s' $(seq 70))" 350 "XML: elements nested deeper than 64"
 	# a frame without its name, a row without its time, a time that is no number

@@ -171,7 +171,9 @@ static int attr_num(struct tach_reader *r, const struct tachi_xtok *t, const cha
 	if (a && (a->escaped || !tachi_parse_dec((const char *)st->x.p + a->value.at,
 						  a->value.len, UINT64_MAX, v)))
 		return RFAIL(r, TACH_E_FORMAT, TACH_POS_OFFSET, t->off,
-			     "xctrace export: a %s that is no number", name);
+			     "xctrace export: %s=\"%.*s\", no number", name,
+			     (int)(a->value.len < 32 ? a->value.len : 32),
+			     (const char *)st->x.p + a->value.at);
 	return TACH_OK;
 }
 
