@@ -64,6 +64,8 @@ refused() { # file
 		case ${f##*/} in
 		dtrace-*.txt | bpftrace-*.txt | macos-sample.txt | instruments-deep-copy.txt) continue ;;
 		vtune.csv | vsprof-*.csv) continue ;;
+		# and Instruments' xctrace export (xctrace.bats compares it with inferno's folding)
+		xctrace-*.xml) continue ;;
 		esac
 		refused "$f"
 	done
