@@ -112,7 +112,7 @@ joined() {
 	[ "$status" -eq 2 ]
 	run tach-diff --labels nope "$C/recursion.tach" "$C/recursion.tach"
 	[ "$status" -eq 2 ]
-	run tach-diff --from gecko "$C/recursion.tach" "$C/recursion.tach"
+	run tach-diff --from pstats "$C/recursion.tach" "$C/recursion.tach"
 	[ "$status" -eq 2 ]
 	run tach-diff -x "$C/recursion.tach" "$C/recursion.tach"
 	[ "$status" -eq 2 ]
