@@ -22,7 +22,8 @@
  * samples, shows the same times. The VM state (vm: JS, GC, COMPILER, EXTERNAL, IDLE...,
  * numbered as the V8 version that wrote the log numbers them, which the JSON does not
  * record) is kept as the numeric label "vm state", for the writers that keep labels; the
- * status is unknown (a tick is taken by a timer thread, on CPU or not).
+ * status is unknown (a tick is taken by a timer thread, on CPU or not). Values: "samples"
+ * (1) and "wall" (the time in ns), as for other wall-clock samplers.
  *
  * Frame names are speedscope's: a code entry of type CPP, "(c++) " and what follows the
  * first "t " or "T " up to a '(' or '<' (the preprocessor's old nm lines had a symbol
@@ -292,6 +293,14 @@ static int v8log_open(struct tach_reader *r)
 	qsort(st->ticks, st->nticks, sizeof(*st->ticks), by_time);
 	struct tach_meta *m = &r->meta;
 	m->sample_time = 1;
+	/* a tick counts one sample and its time: V8's sampler thread takes them on a
+	 * wall-clock timer */
+	st->vt[0] = (struct tach_value_type){ "samples", "count" };
+	st->vt[1] = (struct tach_value_type){ "wall", "nanoseconds" };
+	m->value_type_count = 2;
+	m->value_types = st->vt;
+	m->weight_type = 0;
+	m->default_type = 2;
 	/* V8's clock counts from the log's start, which no date places */
 	m->start_time_us = 0;
 	if (st->nticks && st->ticks[st->nticks - 1].tm <= INT64_MAX / 1000)
@@ -321,13 +330,13 @@ static int v8log_next(struct tach_reader *r, const struct tach_sample **out)
 	s->status = TACH_STATUS_UNKNOWN;
 	s->depth = t->n;
 	s->frames = st->out;
-	r->ext = NULL;
-	if (t->vm >= 0) {
-		st->label = (struct tach_label){ st->vm_key, TACH_NO_STRING, t->vm, TACH_NO_STRING };
-		st->ext = (struct tach_sample_ext){ .size = sizeof(st->ext), .label_count = 1,
-						    .labels = &st->label };
-		r->ext = &st->ext;
-	}
+	st->vals[0] = 1;
+	st->vals[1] = (int64_t)s->time_ns;
+	st->label = (struct tach_label){ st->vm_key, TACH_NO_STRING, t->vm, TACH_NO_STRING };
+	st->ext = (struct tach_sample_ext){ .size = sizeof(st->ext), .value_count = 2,
+					    .values = st->vals, .label_count = t->vm >= 0,
+					    .labels = &st->label };
+	r->ext = &st->ext;
 	r->stats.full_records++;
 	r->stats.total_records++;
 	r->stats.total_samples++;

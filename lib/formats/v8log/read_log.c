@@ -23,7 +23,9 @@
  *   CODE entry of kind TYPE (one that starts inside a C++ symbol takes that symbol's
  *   entry's place, the tick processor's JsonProfile reuse). An entry covers [START,
  *   START+SIZE) and removes those it overlaps.
- * - code-move,FROM,TO, sfi-move,FROM,TO (when an entry starts at FROM), code-delete,START.
+ * - code-move,FROM,TO and sfi-move,FROM,TO (when an entry starts at FROM): the entry moves,
+ *   removing those it then overlaps. code-delete is not in the tick processor's table:
+ *   a deleted entry stays until another covers it, and so it does here.
  * - tick,PC,TIME,EXTERNAL,TOS,VM,FRAME...: PC (TOS when EXTERNAL is set) then the frames,
  *   "+N"/"-N" an offset from the previous offset-given frame (or PC), "o..." (overflow)
  *   dropped; each address resolved to its entry, or left out (speedscope skips -1). TIME
@@ -632,16 +634,6 @@ static int code_move(struct tach_reader *r, bool sfi)
 	return add_dynamic(r, (uint64_t)to, n.size, n.code);
 }
 
-static int code_delete(struct tach_reader *r)
-{
-	struct v8log_node n;
-	int64_t start;
-	int rc = num(r, 1, "the address", &start);
-	if (!rc)
-		remove_key(lg(r), (uint64_t)start, &n);
-	return rc;
-}
-
 static int shared_library(struct tach_reader *r)
 {
 	int64_t start, end;
@@ -758,8 +750,6 @@ static int record(struct tach_reader *r, const char *s, size_t n, uint64_t off)
 		return code_creation(r);
 	if (is(L, "code-move") || is(L, "sfi-move"))
 		return code_move(r, is(L, "sfi-move"));
-	if (is(L, "code-delete"))
-		return code_delete(r);
 	if (is(L, "shared-library"))
 		return shared_library(r);
 	if (is(L, "profiler") && L->nf >= 3 && L->lens[1] == 5 && !memcmp(L->fields[1], "begin", 5) &&

@@ -58,6 +58,8 @@ struct v8log_state {
 	size_t out_cap;
 	struct tach_label label;
 	struct tach_sample_ext ext;
+	struct tach_value_type vt[2];
+	int64_t vals[2];
 	uint32_t vm_key;
 	char *buf;                /* a string being read */
 	size_t buf_cap;
