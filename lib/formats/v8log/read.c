@@ -49,6 +49,7 @@
 #include "core/format.h"
 #include "core/formats.h"
 #include "formats/json_read.h"
+#include "formats/v8log/read.h"
 #include "formats/v8log/v8log.h"
 
 static int nomem(struct tach_reader *r)
@@ -271,7 +272,9 @@ static int by_time(const void *a, const void *b)
 static int v8log_option(struct tach_reader *r, const char *key, const char *value)
 {
 	struct v8log_state *st = r->state;
-	int rc = tachi_native_option(r, &st->opt, key, value);
+	/* names: C++ symbols are named as nm -C names them, whatever it says */
+	int rc = strcmp(key, "names") ? tachi_native_option(r, &st->opt, key, value)
+				       : TACHI_NATIVE_NOT_MINE;
 	if (rc != TACHI_NATIVE_NOT_MINE)
 		return rc;
 	return RFAIL(r, TACH_E_USAGE, TACH_POS_NONE, 0, "v8log reader has no option %s", key);

@@ -19,7 +19,7 @@
 #include "base/json.h"
 #include "core/handles.h"
 #include "formats/json_read.h"
-#include "formats/v8log/v8log.h"
+#include "formats/v8log/read.h"
 
 enum { K_CODE, K_FUNCTIONS, K_TICKS, NKEYS };
 

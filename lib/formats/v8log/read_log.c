@@ -49,7 +49,7 @@
 #include "base/hash.h"
 #include "core/handles.h"
 #include "formats/native_syms.h"
-#include "formats/v8log/v8log.h"
+#include "formats/v8log/read.h"
 #include "symbolize/symbolize.h"
 
 #define NIL UINT32_MAX

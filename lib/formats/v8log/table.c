@@ -4,7 +4,7 @@
 
 #include "base/base.h"
 #include "core/handles.h"
-#include "formats/v8log/v8log.h"
+#include "formats/v8log/read.h"
 
 static int nomem(struct tach_reader *r)
 {
