@@ -38,8 +38,8 @@
  * Refused with the line: input whose first line is no v8-version record; a record of
  * those above with too few fields, or an address, size, time or VM state that is no
  * number (parseInt's syntax: decimal, 0x hex, a sign), a tick time before 0 or past
- * 2^63/1000 µs, a stack deeper than max-depth, more than 4096 libraries, more ticks than
- * max-samples. */
+ * 2^63/1000 µs, a stack deeper than max-depth, more than 4096 shared-library records, more
+ * ticks than max-samples. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -91,6 +91,7 @@ struct v8log_log {
 	struct v8log_sym *syms;
 	size_t nsyms, syms_cap;
 	struct tachi_idset sym_index;
+	size_t lib_lines;
 	const char *fields[MAX_FIELDS];
 	size_t lens[MAX_FIELDS];
 	size_t nf;
@@ -309,9 +310,6 @@ static int add_library(struct tach_reader *r, const char *name, size_t n, uint64
 		i++;
 	if (i < L->nlibs && L->libs[i].start == start)
 		return TACH_OK;
-	if (L->nlibs >= MAX_LIBS)
-		return RFAIL(r, TACH_E_LIMIT, TACH_POS_LINE, r->in.line, "more than %u libraries",
-			     MAX_LIBS);
 	if (!TACHI_RESERVE(L->libs, L->libs_cap, L->nlibs + 1))
 		return RFAIL(r, TACH_E_NOMEM, TACH_POS_NONE, 0, "out of memory");
 	memmove(L->libs + i + 1, L->libs + i, (L->nlibs - i) * sizeof(*L->libs));
@@ -470,6 +468,8 @@ static int num(struct tach_reader *r, size_t i, const char *what, int64_t *v)
 	return TACH_OK;
 }
 
+/* parseInt(s, 16) as String.fromCharCode takes it: the leading hex digits' value, 0 (NaN)
+ * without one. */
 static unsigned hexval(const char *s, size_t n)
 {
 	unsigned v = 0;
@@ -477,7 +477,7 @@ static unsigned hexval(const char *s, size_t n)
 		unsigned c = (unsigned char)s[i] | 0x20;
 		unsigned d = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : 16;
 		if (d > 15)
-			return n ? 0 : 0;
+			break;
 		v = v * 16 + d;
 	}
 	return v;
@@ -513,9 +513,14 @@ static int decoded(struct tach_reader *r, size_t i, size_t *len)
 	if (!TACHI_RESERVE(L->field, L->field_cap, n * 3 + 1))
 		return RFAIL(r, TACH_E_NOMEM, TACH_POS_NONE, 0, "out of memory");
 	for (size_t p = 0; p < n;) {
-		if (s[p] != '\\' || p + 1 >= n) {
+		if (s[p] != '\\') {
 			L->field[k++] = s[p++];
 			continue;
+		}
+		/* a backslash at the end: an escape of no digits, NaN, U+0000 */
+		if (p + 1 >= n) {
+			k += put_unit(0, L->field + k);
+			break;
 		}
 		char e = s[p + 1];
 		p += 2;
