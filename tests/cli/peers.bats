@@ -56,6 +56,8 @@ refused() { # file
 		case ${f##*/} in ghc-*.prof | ghc-*.json) continue ;; esac
 		# and trace-event spans (spans.bats compares them with speedscope's reading)
 		case ${f##*/} in spans-*.json) continue ;; esac
+		# and V8's tick log (v8log.bats compares it with node's preprocessed JSON of it)
+		case ${f##*/} in v8-isolate.log) continue ;; esac
 		# the DTrace and bpftrace outputs are read (dtrace.bats compares their folding), so is
 		# macOS sample's report, Instruments' deep copy, VTune's and Visual Studio's CSV
 		# (textfmts.bats)
