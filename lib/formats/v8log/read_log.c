@@ -647,13 +647,8 @@ static int shared_library(struct tach_reader *r)
 	if ((rc = num(r, 2, "the start", &start)) || (rc = num(r, 3, "the end", &end)) ||
 	    (rc = decoded(r, 1, &n)))
 		return rc;
-	struct v8log_log *L = lg(r);
-	char *name = strndup(L->field, n);
-	if (!name)
-		return RFAIL(r, TACH_E_NOMEM, TACH_POS_NONE, 0, "out of memory");
-	rc = add_library(r, name, n, (uint64_t)start, (uint64_t)end);
-	free(name);
-	return rc;
+	/* the decoded name stays in L->field until the next field is decoded */
+	return add_library(r, lg(r)->field, n, (uint64_t)start, (uint64_t)end);
 }
 
 /* logreader's processStack after the pc: each frame resolved, those no entry holds left
