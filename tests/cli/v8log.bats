@@ -173,7 +173,7 @@ EOF
 	sed 1d "$l" >"$T/nover.log"
 	run tach-decode -q --from v8log "$T/nover.log"
 	[ "$status" -eq 1 ]
-	[[ ${lines[0]} == *"nover.log:1: not a V8 tick log: its first line is no v8-version record" ]]
+	[[ ${lines[0]} == *"nover.log: offset 0: not a V8 tick log: its first line is no v8-version record" ]]
 	# a log cut inside its last line: that line is left out, with a warning
 	head -c -5 "$l" >"$T/trunc.log"
 	run --separate-stderr tach-decode -F samples "$T/trunc.log"

@@ -783,7 +783,7 @@ int tachi_v8log_read_log(struct tach_reader *r)
 	if (rc)
 		return rc;
 	if (n < 11 || memcmp(d, "v8-version,", 11))
-		return RFAIL(r, TACH_E_FORMAT, TACH_POS_LINE, 1,
+		return RFAIL(r, TACH_E_FORMAT, TACH_POS_OFFSET, 0,
 			     "not a V8 tick log: its first line is no v8-version record");
 	r->in.line = 0;
 	while (p < n) {
