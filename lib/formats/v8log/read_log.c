@@ -35,11 +35,11 @@
  * a last line without its newline is left out with a warning (the tick processor warns
  * of a broken file and leaves it out).
  *
- * Refused with the line: input whose first line is no v8-version record; a record of
- * those above with too few fields, or an address, size, time or VM state that is no
- * number (parseInt's syntax: decimal, 0x hex, a sign), a tick time before 0 or past
- * 2^63/1000 µs, a stack deeper than max-depth, more than 4096 shared-library records, more
- * ticks than max-samples. */
+ * Refused with the line: input whose first line is no v8-version record (at offset 0), a
+ * record of those above with too few fields, or an address, size, time or VM state that
+ * is no number (parseInt's syntax: decimal, 0x hex, a sign), a tick time before 0 or past
+ * 2^63/1000 µs, a stack deeper than max-depth, more than 4096 shared-library records,
+ * more ticks than max-samples. */
 #include <stdlib.h>
 #include <string.h>
 
