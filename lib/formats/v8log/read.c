@@ -293,7 +293,8 @@ static int v8log_open(struct tach_reader *r)
 		return rc;
 	if (tach_dict_intern_string(&r->dict, "vm state", 8, &st->vm_key))
 		return nomem(r);
-	qsort(st->ticks, st->nticks, sizeof(*st->ticks), by_time);
+	if (st->nticks)
+		qsort(st->ticks, st->nticks, sizeof(*st->ticks), by_time);
 	struct tach_meta *m = &r->meta;
 	m->sample_time = 1;
 	/* a tick counts one sample and its time: V8's sampler thread takes them on a
