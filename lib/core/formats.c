@@ -32,6 +32,7 @@ static const struct tachi_format *const formats[] = {
 	&tachi_fmt_ghcprof,
 	&tachi_fmt_macsample,
 	&tachi_fmt_instruments,
+	&tachi_fmt_xctrace,
 	&tachi_fmt_vtune,
 	&tachi_fmt_vsprof,
 	&tachi_fmt_pproftext,

@@ -53,6 +53,8 @@ extern const struct tachi_format tachi_fmt_ghcpj;
 extern const struct tachi_format tachi_fmt_macsample;
 /* Instruments' deep copies of call trees (formats/instruments/). */
 extern const struct tachi_format tachi_fmt_instruments;
+/* Instruments' xctrace export XML of a time-profile table (formats/xctrace/). */
+extern const struct tachi_format tachi_fmt_xctrace;
 /* VTune's CSV top-down call stacks (formats/vtune/). */
 extern const struct tachi_format tachi_fmt_vtune;
 /* Visual Studio's CallTreeSummary CSV (formats/vsprof/). */

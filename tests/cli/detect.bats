@@ -185,10 +185,10 @@ same_as() { # file importer [importer options...]
 @test "--from forces a format; --from help lists the readable ones" {
 	run tach-decode --from help
 	[ "$status" -eq 0 ]
-	[ "$output" = "$(printf 'tach\ngperf\notlp\npprof\njfr\nsampler\nspeedscope\nheapprofile\nv8\nv8log\nchrome\nspans\nstackprof\nghcpj\nsamples\ncallgrind\ndtrace\nbpftrace\nghcprof\nmacsample\ninstruments\nvtune\nvsprof\npproftext\nperfdata\nperf\ncollapsed')" ]
+	[ "$output" = "$(printf 'tach\ngperf\notlp\npprof\njfr\nsampler\nspeedscope\nheapprofile\nv8\nv8log\nchrome\nspans\nstackprof\nghcpj\nsamples\ngecko\ncallgrind\ndtrace\nbpftrace\nghcprof\nmacsample\ninstruments\nxctrace\nvtune\nvsprof\npproftext\nperfdata\nperf\ncollapsed')" ]
 	run tach-decode --from pdf x
 	[ "$status" -eq 2 ]
-	[[ ${lines[0]} == "tach-decode: unknown --from pdf (one of: tach gperf otlp pprof jfr sampler speedscope heapprofile v8 v8log chrome spans stackprof ghcpj samples callgrind dtrace bpftrace ghcprof macsample instruments vtune vsprof pproftext perfdata perf collapsed, or auto)" ]]
+	[[ ${lines[0]} == "tach-decode: unknown --from pdf (one of: tach gperf otlp pprof jfr sampler speedscope heapprofile v8 v8log chrome spans stackprof ghcpj samples gecko callgrind dtrace bpftrace ghcprof macsample instruments xctrace vtune vsprof pproftext perfdata perf collapsed, or auto)" ]]
 	run tach-decode --from tach "$TESTDATA/mixed.samples"
 	[ "$status" -eq 1 ]
 	[[ $output == *"Invalid magic number"* ]]
@@ -452,6 +452,34 @@ for d in sys.argv[1:]:
 		*)
 			k=$(tach-decode -v -q --max-samples 1 -F samples "$f" 2>&1 >/dev/null | head -1)
 			case $k in *": macsample input" | *": instruments input" | *": vtune input" | *": vsprof input") echo "$f: $k"; false ;; esac
+		esac
+	done < <(find "$FIXTURES" "$TESTDATA" $([ -d "$P" ] && echo "$P") -type f)
+}
+
+@test "xctrace exports are detected from a file and a pipe; no other file or XML document is taken for one" {
+	local f k P=${PEERS_DIR:-$SOURCE_ROOT/../shared/peers}
+	for f in "$TESTDATA"/xctrace/*.xml; do
+		run tach-decode -v -q -F info "$f"
+		[[ ${lines[0]} == "tach-decode: $f: xctrace input" ]]
+		diff -u <(tach-decode -q --from xctrace "$f") <(tach-decode -q <"$f")
+	done
+	# the root element is what is looked at: other XML (our own flame graph SVG, another
+	# root, a root whose name only starts alike) is not an export
+	tach2flamegraph -o "$T/fg.svg" "$TESTDATA/xctrace/threads.xml"
+	head -c 5 "$T/fg.svg" | grep -q '^<?xml'
+	printf '<?xml version="1.0"?>\n<trace-toc><run number="1"/></trace-toc>\n' >"$T/toc.xml"
+	printf '<?xml version="1.0"?>\n<trace-query-results>\n</trace-query-results>\n' >"$T/alike.xml"
+	for f in "$T/fg.svg" "$T/toc.xml" "$T/alike.xml"; do
+		run tach-decode -v -q -F info "$f"
+		[[ $output != *": xctrace input"* ]] || { echo "$f taken for xctrace"; false; }
+	done
+	# every fixture, every file of ours and the peers' files but the exports
+	while IFS= read -r f; do
+		case $f in
+		"$TESTDATA"/xctrace/* | */formats/xctrace-*.xml) ;;
+		*)
+			k=$(tach-decode -v -q --max-samples 1 -F samples "$f" 2>&1 >/dev/null | head -1)
+			case $k in *": xctrace input") echo "$f: $k"; false ;; esac
 		esac
 	done < <(find "$FIXTURES" "$TESTDATA" $([ -d "$P" ] && echo "$P") -type f)
 }

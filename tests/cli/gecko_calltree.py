@@ -36,14 +36,12 @@ import codecs
 import json
 import os
 import re
-import signal
 import shlex
-import shutil
-import subprocess
 import sys
-import tempfile
-import time
 from collections import Counter
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from profiler_session import Session  # noqa: E402
 
 # The writer replaces each invalid byte with U+FFFD; Python's "replace" would merge a
 # truncated sequence into one.
@@ -429,91 +427,8 @@ def main():
             c[tuple(label(fk, has_line) for fk in path)] += n
         expected.append((key, build(c)))
 
-    sdir = tempfile.mkdtemp(prefix="pc", dir="/tmp")  # socket paths must stay short
-    env = dict(os.environ, PROFILER_CLI_SESSION_DIR=sdir)
-    sid = "s%d" % os.getpid()
-
-    def run(*args):
-        r = subprocess.run(cli + list(args) + ["--session", sid], env=env,
-                           capture_output=True, text=True, timeout=300)
-        if r.returncode:
-            sys.stderr.write("profiler-cli %s failed (%d):\n%s%s" %
-                             (" ".join(args), r.returncode, r.stdout, r.stderr))
-            sys.exit(1)
-        return r.stdout
-
-    def alive(pid):
-        try:
-            os.kill(pid, 0)
-            return True
-        except ProcessLookupError:
-            return False
-
-    def await_daemon(pid, deadline):
-        """profiler-cli gives its daemon 500 ms to start and then gives up, though the daemon
-        goes on starting (on a busy machine, the sanitizer run, it needs longer). Wait for
-        that daemon, bounded: "ready" when it answers, "dead" when it exited (a profile it
-        refused: its log says why), "slow" when the deadline passed first."""
-        log = os.path.join(sdir, sid + ".log")
-        sock = os.path.join(sdir, sid + ".sock")
-        polls = 0
-        while time.monotonic() < deadline:
-            if not alive(pid):
-                return "dead"
-            # "status" is a Node process of its own: on a busy machine, where the daemon
-            # takes seconds to start, asking every 0.2 s cost more than the check itself.
-            # Ask once its socket is there (and now and then regardless, should a version
-            # keep it elsewhere).
-            polls += 1
-            if not os.path.exists(sock) and polls % 10:
-                time.sleep(0.2)
-                continue
-            # A daemon that could not load the profile may stay up (profiler-cli 0.10 on
-            # Node 24 does): its log says so, and that is the answer.
-            if os.path.exists(log):
-                with open(log, errors="replace") as f:
-                    if "Failed to load profile" in f.read():
-                        try:
-                            os.kill(pid, signal.SIGTERM)
-                        except ProcessLookupError:
-                            pass
-                        return "dead"
-            r = subprocess.run(cli + ["status", "--session", sid], env=env,
-                               capture_output=True, text=True, timeout=300)
-            if r.returncode == 0:
-                return "ready"
-            time.sleep(0.2)
-        return "slow"
-
-    def load(path):
-        nonlocal sid
-        # generous: a loaded CI machine can take minutes to start node and parse
-        deadline = time.monotonic() + 240
-        for attempt in range(3):
-            sid = "s%d-%d" % (os.getpid(), attempt)
-            r = subprocess.run(cli + ["load", path, "--session", sid], env=env,
-                               capture_output=True, text=True, timeout=300)
-            if r.returncode == 0:
-                return
-            m = re.search(r"did not become ready.*?running as pid (\d+)", r.stderr + r.stdout, re.S)
-            if not m:
-                break
-            state = await_daemon(int(m.group(1)), deadline)
-            if state == "ready":
-                return
-            if state == "dead":
-                break
-            try:
-                os.kill(int(m.group(1)), signal.SIGTERM)
-            except ProcessLookupError:
-                pass
-        sys.stderr.write("profiler-cli load %s failed (%d):\n%s%s" %
-                         (path, r.returncode, r.stdout, r.stderr))
-        log = os.path.join(sdir, sid + ".log")
-        if os.path.exists(log):
-            with open(log, errors="replace") as f:
-                sys.stderr.write("daemon log:\n" + f.read()[-2000:])
-        sys.exit(1)
+    ses = Session(cli)
+    run, load = ses.run, ses.load
 
     errors = check_times(profile, samples) if samples else []
     if traced:
@@ -540,7 +455,7 @@ def main():
         """Every call path of PROFILE is one of OTHER's (a node of no time is not shown in
         PROFILE, of weights of time, where OTHER counts its samples), thread by thread."""
         got = paths()
-        subprocess.run(cli + ["stop", sid], env=env, capture_output=True, timeout=60)
+        ses.stop()
         load(other)
         want = paths()
         if len(got) != len(want):
@@ -596,8 +511,7 @@ def main():
                               (h, tid, iid, "call tree" if cats is None else "category breakdown"))
                 errors.extend("  " + e for e in errs)
     finally:
-        subprocess.run(cli + ["stop", sid], env=env, capture_output=True, timeout=60)
-        shutil.rmtree(sdir, ignore_errors=True)
+        ses.close()
     if errors:
         print("\n".join(errors[:60]))
         return 1

@@ -56,6 +56,8 @@ refused() { # file
 		case ${f##*/} in ghc-*.prof | ghc-*.json) continue ;; esac
 		# and trace-event spans (spans.bats compares them with speedscope's reading)
 		case ${f##*/} in spans-*.json) continue ;; esac
+		# and the Firefox Profiler's files (gecko-read.bats compares them with its importer)
+		case ${f##*/} in gecko-*.json | firefox-*.json) continue ;; esac
 		# and V8's tick log (v8log.bats compares it with node's preprocessed JSON of it)
 		case ${f##*/} in v8-isolate.log) continue ;; esac
 		# the DTrace and bpftrace outputs are read (dtrace.bats compares their folding), so is
@@ -64,6 +66,8 @@ refused() { # file
 		case ${f##*/} in
 		dtrace-*.txt | bpftrace-*.txt | macos-sample.txt | instruments-deep-copy.txt) continue ;;
 		vtune.csv | vsprof-*.csv) continue ;;
+		# and Instruments' xctrace export (xctrace.bats compares it with inferno's folding)
+		xctrace-*.xml) continue ;;
 		esac
 		refused "$f"
 	done

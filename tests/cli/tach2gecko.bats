@@ -5,6 +5,7 @@
 
 load gzip_thread
 load checked
+load profiler_cli
 
 setup() {
 	TMP=$(mktemp -d)
@@ -23,19 +24,6 @@ encode() {
 # Plain JSON of a TACH file, through the default gzip path.
 json() {
 	tach2gecko "$@" | gzip -dc
-}
-
-# The Firefox Profiler CLI: from build.sh (TACHFMT_NPM_DIR), else installed now. Never
-# skipped: without it the import check fails and says why.
-profiler_cli() {
-	local dir=${TACHFMT_NPM_DIR:-}
-	if [ -z "$dir" ] || [ ! -x "$dir/node_modules/.bin/node" ]; then
-		dir=$(bash "$SOURCE_ROOT/tests/cli/npm-tools.sh" "$SOURCE_ROOT/build/npm") || {
-			echo "cannot install the Firefox Profiler CLI from npm (see above)" >&2
-			return 1
-		}
-	fi
-	PCLI="$dir/node_modules/.bin/node $dir/node_modules/@firefox-devtools/profiler-cli/dist/profiler-cli.js"
 }
 
 # Loads $1 with profiler-cli (retrying a slow daemon start), prints what it said.

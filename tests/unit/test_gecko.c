@@ -468,7 +468,7 @@ int main(void)
 	for (size_t i = 0; tach_format_name(i, &can_read, &can_write); i++)
 		if (!strcmp(tach_format_name(i, NULL, NULL), "gecko")) {
 			found = true;
-			CHECK(!can_read && can_write);
+			CHECK(can_read && can_write);
 		}
 	CHECK(found);
 	return CHECK_DONE();
