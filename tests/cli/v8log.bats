@@ -123,7 +123,8 @@ EOF
 	# the line whose state the tick processor does not know made no entry
 	[ "$(grep -c skipped "$T/small.json")" -eq 0 ]
 	[ "$(samples "$D/small.log" | grep -c skipped)" -eq 0 ]
-	samples "$D/small.log" | grep -q $'^0 0 350 4 50000\t~:script-code:-:-:-:-:-;/srv/app/main.js:inner:7'
+	# a pc past a function's zero-size entry, inside the code below it, is in no entry
+	samples "$D/small.log" | grep -q $'^0 0 350 4 50000\t~:script-code [^;]*;/srv/app/main.js:inner:7'
 }
 
 @test "the peers' node 8 log (macOS, its libraries not here): what node's JSON of it says" {

@@ -3,7 +3,8 @@
  * with --preprocess (V8's tools/tickprocessor.mjs, profile.mjs's JsonProfile, codemap.mjs,
  * logreader.mjs, csvparser.mjs), into the code entries and ticks its JSON would hold.
  *
- * Lines: split at commas, each field's escapes decoded (\n, \\, \xHH, \uHHHH; a quote is a
+ * Lines: split at commas, each field's escapes decoded (\n, \\, \xHH, \uHHHH, a surrogate
+ * pair one character, a lone surrogate U+FFFD as node's JSON of it reads; a quote is a
  * character like any other, so node 8's quoted names keep their quotes, as today's tick
  * processor keeps them); the first field names the record:
  * - shared-library,NAME,START,END,SLIDE: a library, a SHARED_LIB entry; its pages (4 KiB,
@@ -503,6 +504,16 @@ static size_t put_unit(unsigned u, char *out)
 	return 3;
 }
 
+/* A character above U+FFFF as UTF-8 at out. */
+static size_t put_pair(unsigned c, char *out)
+{
+	out[0] = (char)(0xf0 | (c >> 18));
+	out[1] = (char)(0x80 | ((c >> 12) & 0x3f));
+	out[2] = (char)(0x80 | ((c >> 6) & 0x3f));
+	out[3] = (char)(0x80 | (c & 0x3f));
+	return 4;
+}
+
 /* csvparser's escapeField into L->field: \n, \\, \xHH and \uHHHH (other letters take
  * four characters too); *len its length. */
 static int decoded(struct tach_reader *r, size_t i, size_t *len)
@@ -529,8 +540,17 @@ static int decoded(struct tach_reader *r, size_t i, size_t *len)
 			continue;
 		}
 		size_t w = e == 'x' ? 2 : 4, h = n - p < w ? n - p : w;
-		k += put_unit(hexval(s + p, h), L->field + k);
+		unsigned u = hexval(s + p, h), lo;
 		p += h;
+		/* a high surrogate and a low one escaped after it are one character */
+		if (u >= 0xd800 && u <= 0xdbff && p + 6 <= n && s[p] == '\\' && s[p + 1] != 'x' &&
+		    s[p + 1] != 'n' && s[p + 1] != '\\' && (lo = hexval(s + p + 2, 4)) >= 0xdc00 &&
+		    lo <= 0xdfff) {
+			k += put_pair(0x10000 + ((u - 0xd800) << 10) + (lo - 0xdc00), L->field + k);
+			p += 6;
+			continue;
+		}
+		k += put_unit(u, L->field + k);
 	}
 	*len = k;
 	return TACH_OK;
