@@ -19,7 +19,8 @@
 int tc_env_binary_path(const struct tc_run *run, struct cli *c)
 {
 	const char *env = getenv("TACHFMT_BINARY_PATH");
-	if (run->from && strcmp(run->from, "gperf") && strcmp(run->from, "perfdata"))
+	if (run->from && strcmp(run->from, "gperf") && strcmp(run->from, "perfdata") &&
+	    strcmp(run->from, "v8log"))
 		return 0;
 	for (size_t i = 0; env && *env && i < c->n; i++)
 		if (c->all[i]->target && !strcmp(c->all[i]->target, "r:binary-path"))

@@ -65,11 +65,11 @@ static const struct tc_opt input_opts[] = {
 
 const struct tc_opt tc_gperf_opts[] = {
 	{ "binary-path", 0, "DIR", "r:binary-path", NULL,
-	  "gperftools and perf.data input: also look for binaries in DIR (repeatable; "
-	  "TACHFMT_BINARY_PATH adds more)", NULL, true },
+	  "gperftools, perf.data and V8 tick log input: also look for binaries in DIR "
+	  "(repeatable; TACHFMT_BINARY_PATH adds more)", NULL, true },
 	{ "no-symbolize", 0, NULL, "r:symbolize", "no",
-	  "gperftools and perf.data input: do not read binaries; name frames by module and "
-	  "file offset", NULL, false },
+	  "gperftools, perf.data and V8 tick log input: do not read binaries; name frames by "
+	  "module and file offset (V8 tick logs: by library)", NULL, false },
 	{ "names", 0, "STYLE", "r:names", NULL,
 	  "gperftools input: function names: full (demangled, with scope, templates and "
 	  "parameters; default), short (DWARF's short name) or mangled", "full short mangled",

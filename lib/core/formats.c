@@ -17,6 +17,7 @@ static const struct tachi_format *const formats[] = {
 	&tachi_fmt_speedscope,
 	&tachi_fmt_heapprofile,
 	&tachi_fmt_v8,
+	&tachi_fmt_v8log,
 	&tachi_fmt_chrome,
 	&tachi_fmt_spans,
 	&tachi_fmt_stackprof,

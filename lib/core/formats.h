@@ -29,6 +29,8 @@ extern const struct tachi_format tachi_fmt_perf;
 extern const struct tachi_format tachi_fmt_heapprofile;
 /* V8 CPU profiles (.cpuprofile, v8/read.c). */
 extern const struct tachi_format tachi_fmt_v8;
+/* V8's --prof tick logs, raw and preprocessed (formats/v8log/). */
+extern const struct tachi_format tachi_fmt_v8log;
 /* Java Flight Recorder recordings (formats/jfr/). */
 extern const struct tachi_format tachi_fmt_jfr;
 /* Chrome trace-event JSON: its CPU profiles (formats/chrome/). */

@@ -185,10 +185,10 @@ same_as() { # file importer [importer options...]
 @test "--from forces a format; --from help lists the readable ones" {
 	run tach-decode --from help
 	[ "$status" -eq 0 ]
-	[ "$output" = "$(printf 'tach\ngperf\notlp\npprof\njfr\nsampler\nspeedscope\nheapprofile\nv8\nchrome\nspans\nstackprof\nghcpj\nsamples\ngecko\ncallgrind\ndtrace\nbpftrace\nghcprof\nmacsample\ninstruments\nxctrace\nvtune\nvsprof\npproftext\nperfdata\nperf\ncollapsed')" ]
+	[ "$output" = "$(printf 'tach\ngperf\notlp\npprof\njfr\nsampler\nspeedscope\nheapprofile\nv8\nv8log\nchrome\nspans\nstackprof\nghcpj\nsamples\ngecko\ncallgrind\ndtrace\nbpftrace\nghcprof\nmacsample\ninstruments\nxctrace\nvtune\nvsprof\npproftext\nperfdata\nperf\ncollapsed')" ]
 	run tach-decode --from pdf x
 	[ "$status" -eq 2 ]
-	[[ ${lines[0]} == "tach-decode: unknown --from pdf (one of: tach gperf otlp pprof jfr sampler speedscope heapprofile v8 chrome spans stackprof ghcpj samples gecko callgrind dtrace bpftrace ghcprof macsample instruments xctrace vtune vsprof pproftext perfdata perf collapsed, or auto)" ]]
+	[[ ${lines[0]} == "tach-decode: unknown --from pdf (one of: tach gperf otlp pprof jfr sampler speedscope heapprofile v8 v8log chrome spans stackprof ghcpj samples gecko callgrind dtrace bpftrace ghcprof macsample instruments xctrace vtune vsprof pproftext perfdata perf collapsed, or auto)" ]]
 	run tach-decode --from tach "$TESTDATA/mixed.samples"
 	[ "$status" -eq 1 ]
 	[[ $output == *"Invalid magic number"* ]]
@@ -500,4 +500,22 @@ for d in sys.argv[1:]:
 		run tach-decode -v -q -F info "$f"
 		[[ ${lines[0]} != *": heapprofile input" ]] || { echo "$f taken for heapprofile"; false; }
 	done <"$T/list"
+}
+
+@test "V8 tick logs, raw and preprocessed, are detected from a file and a pipe; no other file is taken for one" {
+	local f
+	for f in "$TESTDATA/v8log/small.log" "$TESTDATA/v8log/small.v8log.json"; do
+		run tach-decode -v -q -F info "$f"
+		[[ ${lines[0]} == "tach-decode: $f: v8log input" ]]
+		diff -u <(tach-decode -q --from v8log -F samples "$f") <(tach-decode -q -F samples <"$f")
+	done
+	# every fixture, every file of ours and the peers' files but the tick logs
+	local P=${PEERS_DIR:-$SOURCE_ROOT/../shared/peers} k n=0
+	while IFS= read -r f; do
+		case $f in "$TESTDATA"/v8log/* | */formats/v8-isolate.log) continue ;; esac
+		n=$((n + 1))
+		k=$(tach-decode -v -q --max-samples 1 -F samples "$f" 2>&1 >/dev/null | head -1)
+		case $k in *": v8log input") echo "$f: $k"; false ;; esac
+	done < <(find "$FIXTURES" "$TESTDATA" $([ -d "$P" ] && echo "$P") -type f)
+	[ "$n" -gt 100 ]
 }

@@ -58,6 +58,8 @@ refused() { # file
 		case ${f##*/} in spans-*.json) continue ;; esac
 		# and the Firefox Profiler's files (gecko-read.bats compares them with its importer)
 		case ${f##*/} in gecko-*.json | firefox-*.json) continue ;; esac
+		# and V8's tick log (v8log.bats compares it with node's preprocessed JSON of it)
+		case ${f##*/} in v8-isolate.log) continue ;; esac
 		# the DTrace and bpftrace outputs are read (dtrace.bats compares their folding), so is
 		# macOS sample's report, Instruments' deep copy, VTune's and Visual Studio's CSV
 		# (textfmts.bats)
