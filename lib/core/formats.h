@@ -55,5 +55,7 @@ extern const struct tachi_format tachi_fmt_instruments;
 extern const struct tachi_format tachi_fmt_vtune;
 /* Visual Studio's CallTreeSummary CSV (formats/vsprof/). */
 extern const struct tachi_format tachi_fmt_vsprof;
+/* FreeBSD pmcstat's call graph text (formats/pmcstat/). */
+extern const struct tachi_format tachi_fmt_pmcstat;
 
 #endif

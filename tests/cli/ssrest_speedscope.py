@@ -1,0 +1,32 @@
+#!/usr/bin/env python3
+"""Puts speedscope's reading of a file (speedscope_import.mjs --any) in the labels of our
+collapsed output (tach-decode -q --no-thread-frames), summed per stack, sorted; with
+--total, prints the profile's total weight instead.
+
+A frame speedscope's importer gives no file is ":NAME:0" in speedscope_import's labels; we
+read it as a bare name (file "~"), which our collapsed output prints as NAME.
+usage: ssrest_speedscope.py [--total] IMPORTED"""
+import collections
+import sys
+
+
+def label(f):
+    return f[1:-2] if f.startswith(':') and f.endswith(':0') else f
+
+
+args = sys.argv[1:]
+total = args[:1] == ['--total']
+sums = collections.Counter()
+weights = 0
+for row in open(args[-1], encoding='utf-8'):
+    row = row.rstrip('\n')
+    if row.startswith('#'):
+        weights += float(row.split('\t')[3])
+        continue
+    stack, _, w = row.partition('\t')[2].rpartition(' ')
+    sums[';'.join(label(f) for f in stack.split(';'))] += int(w)
+if total:
+    print(int(weights) if weights == int(weights) else weights)
+else:
+    for k in sorted(sums):
+        print(k, sums[k])
