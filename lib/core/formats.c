@@ -34,6 +34,7 @@ static const struct tachi_format *const formats[] = {
 	&tachi_fmt_vtune,
 	&tachi_fmt_vsprof,
 	&tachi_fmt_pmcstat,
+	&tachi_fmt_papyrus,
 	&tachi_fmt_pproftext,
 	&tachi_fmt_perfdata,
 	&tachi_fmt_perf,

@@ -57,5 +57,7 @@ extern const struct tachi_format tachi_fmt_vtune;
 extern const struct tachi_format tachi_fmt_vsprof;
 /* FreeBSD pmcstat's call graph text (formats/pmcstat/). */
 extern const struct tachi_format tachi_fmt_pmcstat;
+/* Papyrus profiles of Skyrim's and Fallout 4's scripts (formats/papyrus/). */
+extern const struct tachi_format tachi_fmt_papyrus;
 
 #endif

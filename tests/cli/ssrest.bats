@@ -4,7 +4,6 @@
 # by the file's contents as speedscope's app does): the same stacks, weights and total for
 # each of our files; damaged ones are one line with the line or offset, exit 1; each file
 # is detected without --from, from a file and a pipe.
-# FreeBSD pmcstat's call graph text (pmcstat -R FILE -G OUT).
 
 load speedscope_bundle
 
@@ -19,23 +18,32 @@ summed() {
 
 # Each FILE read by speedscope (which must say it took it as KIND) and by us: the same
 # stacks and weights, the same total; and ours the same from a pipe, detected as FMT.
+# SCALE 1: the weights are counts, the total their sum; SCALE 1000: they are speedscope's
+# ms, our time in µs, and speedscope's total (which counts the time no frame is open) is
+# our duration_ns.
 same_as_speedscope() {
-	local fmt=$1 kind=$2 f n=0
-	shift 2
+	local fmt=$1 kind=$2 scale=$3 f n=0 opts=(-q --no-thread-frames)
+	shift 3
+	[ "$scale" = 1 ] || opts+=(--value time)
+	rm -rf "$T/imp"
 	mkdir -p "$T/imp"
 	for f; do cp "$f" "$T/imp/"; n=$((n + 1)); done
 	"$NODE" "$SOURCE_ROOT/tests/cli/speedscope_import.mjs" --any "$BUNDLE" "$T"/imp/* \
 		2>"$T/imp.err" >/dev/null
 	[ "$(grep -cx "Importing as $kind" "$T/imp.err")" -eq "$n" ]
 	for f; do
-		local imp=$T/imp/${f##*/}.imp.txt
-		python3 "$SOURCE_ROOT/tests/cli/ssrest_speedscope.py" "$imp" | summed >"$T/want"
+		local imp=$T/imp/${f##*/}.imp.txt total
+		python3 "$SOURCE_ROOT/tests/cli/ssrest_speedscope.py" --scale "$scale" "$imp" | summed >"$T/want"
 		[ -s "$T/want" ]
-		tach-decode -q --no-thread-frames "$f" | summed >"$T/got"
+		tach-decode "${opts[@]}" "$f" | summed >"$T/got"
 		diff -u "$T/want" "$T/got"
-		tach-decode -q --no-thread-frames <"$f" | summed | diff -u "$T/want" -
-		[ "$(python3 "$SOURCE_ROOT/tests/cli/ssrest_speedscope.py" --total "$imp")" = \
-			"$(awk '{ t += $NF } END { print t }' "$T/got")" ]
+		tach-decode "${opts[@]}" <"$f" | summed | diff -u "$T/want" -
+		total=$(python3 "$SOURCE_ROOT/tests/cli/ssrest_speedscope.py" --total --scale "$scale" "$imp")
+		if [ "$scale" = 1 ]; then
+			[ "$total" = "$(awk '{ t += $NF } END { print t }' "$T/got")" ]
+		else
+			tach-decode -q -F info "$f" | grep -qx "duration_ns: ${total}000"
+		fi
 		run tach-decode -v -q -F info "$f"
 		[[ ${lines[0]} == "tach-decode: $f: $fmt input" ]]
 		cp "$T/want" "$T/want.${f##*/}"
@@ -53,9 +61,11 @@ refused() {
 	[[ ${lines[0]} == *"${file##*/}"?"$where: "*"$what"* ]]
 }
 
+# FreeBSD pmcstat's call graph text (pmcstat -R FILE -G OUT).
+
 @test "pmcstat call graphs: speedscope's stacks, counts and total, from a file and a pipe" {
 	speedscope_bundle
-	same_as_speedscope pmcstat "pmcstat callgraph format" "$TESTDATA"/pmcstat/*.txt
+	same_as_speedscope pmcstat "pmcstat callgraph format" 1 "$TESTDATA"/pmcstat/*.txt
 	# a name in two files is one frame, in the file it first came with (the kernel's
 	# memcpy shows libc's); a level keeps its last node for a deeper one after it
 	grep -qx 'kernel:amd64_syscall:0;kernel:sys_read:0;kernel:uiomove:0;libc.so.7:memcpy:0;libc.so.7:memcpy:0 20' \
@@ -81,4 +91,55 @@ refused() {
 	printf '@ x [3 samples]\n\n100.0%%  [3]  a\n 100.0%%  [99999999999999999999]  b\n' >"$T/big.txt"
 	refused "$T/big.txt" 4 "count is past 64 bits"
 	refused "$TESTDATA/pmcstat/two-events.txt" 6 "limit of 3 frames" --max-depth 3
+}
+
+# Papyrus profiles of Skyrim's and Fallout 4's scripts (StartPapyrusScriptProfile, ...).
+
+@test "Papyrus profiles: speedscope's stacks and times, its total, from a file and a pipe" {
+	speedscope_bundle
+	same_as_speedscope papyrus "Papyrus profile" 1000 "$TESTDATA"/papyrus/*.log
+	# a POP before any event is a frame run from the start; one of a function not the
+	# innermost after that is ignored; the frames open at the end close at the last line
+	grep -qx 'STACK 4120;mq_setup_quest..Finish 12000' "$T/want.stack.log"
+	# a call on another stack nests its STACK frame; a PUSH's POP at its time leaves it then
+	grep -qx 'STACK 3211;mq_trade_script..Haggle;STACK 3053;mq_trade_script..OnInit 8000' \
+		"$T/want.script.log"
+	# each stretch of time a sample at its own time (the log's ms as µs), its length as time
+	run tach-decode -q -F samples "$TESTDATA/papyrus/script.log"
+	[ "$status" -eq 0 ]
+	[ "$(printf '%s\n' "${lines[@]}" | grep -v '^@' | cut -f1 | cut -d' ' -f3,5 | head -n 3)" = \
+		"$(printf '%s\n' '10400000 12000000' '10412000 8000000' '10420000 11000000')" ]
+}
+
+@test "damaged Papyrus profiles: one line with the line, exit 1; speedscope refuses them too" {
+	speedscope_bundle
+	local h='Stack_1 log opened (PC)\n' f
+	printf "${h}1:START:1\n2:PUSH:1:1:None:a\nLog closed\n" >"$T/pushlast.log"
+	printf "${h}10:START:1\n12:PUSH:1:1:None:a\n5:POP:1:1:None:a\n20:STOP:1\n" >"$T/back.log"
+	printf "${h}1:PUSH:1:1:None:a\n2:POP:1:1:None:a\njunk\n" >"$T/lastjunk.log"
+	printf "${h}1:START:1\r\n2:PUSH:1:1:None:a\r\n3:POP:1:1:None:a\r\nLog closed\r\n" >"$T/crlf.log"
+	printf "${h}1:QUEUE_PUSH:1:1\n2:PUSH:1:1:None:a\n3:POP:1:1:None:a\n" >"$T/qpush.log"
+	printf "${h}Log closed\n" >"$T/none.log"
+	refused "$T/pushlast.log" 3 "PUSH with no line after it"
+	refused "$T/back.log" 4 "time that goes back"
+	refused "$T/lastjunk.log" 4 "last line that is no event"
+	refused "$T/crlf.log" 5 "last line that is no event" --from papyrus
+	refused "$T/qpush.log" 2 "QUEUE_PUSH without a name"
+	refused "$T/none.log" 2 "without a line of events"
+	for f in pushlast back lastjunk crlf qpush none; do
+		run "$NODE" "$SOURCE_ROOT/tests/cli/speedscope_import.mjs" --any "$BUNDLE" "$T/$f.log"
+		[ "$status" -eq 1 ] || { echo "speedscope took $f.log"; false; }
+	done
+	# speedscope never ends reading these (its look for the POP runs past the end), or
+	# makes NaN of their times: ours alone
+	printf "${h}1:START:1\n5:PUSH:1:1:None:a\n5:POP:1:1:None:b\n" >"$T/endless.log"
+	refused "$T/endless.log" 3 "speedscope never ends reading it"
+	printf "${h}0:START:1\n2:PUSH:1:1:None:a\nzz:POP:1:1:None:a\n9:POP:1:1:None:a\n" >"$T/nan.log"
+	refused "$T/nan.log" 4 "time is no number"
+	printf "${h}x:START:1\n2:PUSH:1:1:None:a\n3:POP:1:1:None:a\n" >"$T/nanstart.log"
+	refused "$T/nanstart.log" 2 "first line whose time is no number"
+	printf "${h}1:START:1\n2:PUSH:1:1:None:a\n3:POP:1:1:None:a\n99999999999999:STOP:1\n" >"$T/far.log"
+	refused "$T/far.log" 5 "time past 10^13 ms"
+	printf "${h}1:START:1\n2:PUSH:1:1:None\n3:POP:1:1:None:a\n" >"$T/noname.log"
+	refused "$T/noname.log" 3 "without a name"
 }

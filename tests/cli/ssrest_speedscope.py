@@ -1,11 +1,12 @@
 #!/usr/bin/env python3
 """Puts speedscope's reading of a file (speedscope_import.mjs --any) in the labels of our
 collapsed output (tach-decode -q --no-thread-frames), summed per stack, sorted; with
---total, prints the profile's total weight instead.
+--total, prints the profile's total weight instead; with --scale N, each weight (and the
+total) times N (speedscope's ms as our µs: 1000).
 
 A frame speedscope's importer gives no file is ":NAME:0" in speedscope_import's labels; we
 read it as a bare name (file "~"), which our collapsed output prints as NAME.
-usage: ssrest_speedscope.py [--total] IMPORTED"""
+usage: ssrest_speedscope.py [--total] [--scale N] IMPORTED"""
 import collections
 import sys
 
@@ -15,16 +16,17 @@ def label(f):
 
 
 args = sys.argv[1:]
-total = args[:1] == ['--total']
+total = '--total' in args
+scale = int(args[args.index('--scale') + 1]) if '--scale' in args else 1
 sums = collections.Counter()
 weights = 0
 for row in open(args[-1], encoding='utf-8'):
     row = row.rstrip('\n')
     if row.startswith('#'):
-        weights += float(row.split('\t')[3])
+        weights += float(row.split('\t')[3]) * scale
         continue
     stack, _, w = row.partition('\t')[2].rpartition(' ')
-    sums[';'.join(label(f) for f in stack.split(';'))] += int(w)
+    sums[';'.join(label(f) for f in stack.split(';'))] += int(w) * scale
 if total:
     print(int(weights) if weights == int(weights) else weights)
 else:

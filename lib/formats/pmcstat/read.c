@@ -36,6 +36,7 @@
 #include "core/handles.h"
 #include "core/format.h"
 #include "formats/pmcstat/pmcstat.h"
+#include "formats/js_text.h"
 #include "formats/text_stack.h"
 
 #define UNSET UINT32_MAX
@@ -67,33 +68,6 @@ struct pmnode {
 	size_t count_len, name_len, file_len;
 };
 
-/* The length of a JavaScript line terminator at s[i] (LF, CR, U+2028, U+2029), else 0. */
-static size_t js_term(const unsigned char *s, size_t n, size_t i)
-{
-	if (s[i] == '\n' || s[i] == '\r')
-		return 1;
-	return n - i >= 3 && s[i] == 0xe2 && s[i + 1] == 0x80 &&
-	       (s[i + 2] == 0xa8 || s[i + 2] == 0xa9) ? 3 : 0;
-}
-
-/* The length of what JavaScript's \s takes at s[i], else 0. */
-static size_t js_space(const unsigned char *s, size_t n, size_t i)
-{
-	unsigned char c = s[i];
-	if (c == ' ' || (c >= '\t' && c <= '\r'))
-		return 1;
-	if (c == 0xc2)
-		return n - i >= 2 && s[i + 1] == 0xa0 ? 2 : 0;
-	if (n - i < 3 || c < 0xe1)
-		return 0;
-	unsigned a = s[i + 1], b = s[i + 2];
-	bool sp = (c == 0xe1 && a == 0x9a && b == 0x80) ||
-		  (c == 0xe2 && a == 0x80 && (b <= 0x8a || b == 0xa8 || b == 0xa9 || b == 0xaf)) ||
-		  (c == 0xe2 && a == 0x81 && b == 0x9f) || (c == 0xe3 && a == 0x80 && b == 0x80) ||
-		  (c == 0xef && a == 0xbb && b == 0xbf);
-	return sp && b >= 0x80 ? 3 : 0;
-}
-
 static size_t run_of(const char *s, size_t n, size_t i, bool dots)
 {
 	size_t j = i;
@@ -119,21 +93,21 @@ static bool node_at(const char *s, size_t n, struct pmnode *o)
 	i += 4 + o->count_len;
 	if (!o->count_len || i == n || s[i++] != ']')
 		return false;
-	while (i < n && (k = js_space(u, n, i)))
+	while (i < n && (k = tachi_js_space(u, n, i)))
 		i += k;
 	o->name = s + i;
-	while (i < n && !js_space(u, n, i))
+	while (i < n && !tachi_js_space(u, n, i))
 		i++;
 	o->name_len = (size_t)(s + i - o->name);
 	o->file = NULL, o->file_len = 0;
 	if (!o->name_len)
 		return false;
-	if (i == n || js_term(u, n, i))
+	if (i == n || tachi_js_term(u, n, i))
 		return true;
 	if (n - i < 3 || memcmp(s + i, " @ ", 3))
 		return false;
 	o->file = s + i + 3;
-	for (i += 3; i < n && !js_term(u, n, i);)
+	for (i += 3; i < n && !tachi_js_term(u, n, i);)
 		i++;
 	o->file_len = (size_t)(s + i - o->file);
 	return true;
@@ -147,7 +121,7 @@ static bool node_in(const char *s, size_t n, struct pmnode *o)
 		if (node_at(s + p, n - p, o))
 			return true;
 		size_t k = 0;
-		while (p < n && !(k = js_term(u, n, p)))
+		while (p < n && !(k = tachi_js_term(u, n, p)))
 			p++;
 		if (p == n)
 			return false;
