@@ -21,6 +21,7 @@ static const struct tachi_format *const formats[] = {
 	&tachi_fmt_spans,
 	&tachi_fmt_stackprof,
 	&tachi_fmt_ghcpj,
+	&tachi_fmt_safari,
 	&tachi_fmt_samples,
 	&tachi_fmt_gecko,
 	&tachi_fmt_flamegraph,

@@ -59,5 +59,7 @@ extern const struct tachi_format tachi_fmt_vsprof;
 extern const struct tachi_format tachi_fmt_pmcstat;
 /* Papyrus profiles of Skyrim's and Fallout 4's scripts (formats/papyrus/). */
 extern const struct tachi_format tachi_fmt_papyrus;
+/* Safari's timeline recordings (formats/safari/). */
+extern const struct tachi_format tachi_fmt_safari;
 
 #endif

@@ -143,3 +143,48 @@ refused() {
 	printf "${h}1:START:1\n2:PUSH:1:1:None\n3:POP:1:1:None:a\n" >"$T/noname.log"
 	refused "$T/noname.log" 3 "without a name"
 }
+
+# Safari's timeline recordings (Web Inspector, Timelines, Export).
+
+@test "Safari timeline recordings: speedscope's stacks and times, its total, from a file and a pipe" {
+	speedscope_bundle
+	same_as_speedscope safari "Safari profile" 1000000 "$TESTDATA"/safari/*-recording.json
+	# an anonymous function is named by its url's file and line, as speedscope names it
+	grep -qx 'loop.js:tick:2;eval.js:(anonymous eval.js:null):0 500' "$T/want.anonymous-recording.json"
+	grep -qx 'app.js:(program):1;app.js:main:3;app.js:render:40;vendor.min.js:(anonymous vendor.min.js:7):7;forEach 999' \
+		"$T/want.shop-recording.json"
+	# each sample at its own timestamp standing for its own duration; none for the one of 0 s
+	run tach-decode -q -F samples "$TESTDATA/safari/shop-recording.json"
+	[ "$status" -eq 0 ]
+	[ "$(printf '%s\n' "${lines[@]}" | grep -v '^@' | cut -f1 | cut -d' ' -f3,5 | sed -n '1p;5,7p')" = \
+		"$(printf '%s\n' '4512001 1003000' '4523004 1003000' '4525002 1001000' '4526004 1002000')" ]
+	# a version other than 1 is read, said once, as speedscope says it
+	run tach-decode "$TESTDATA/safari/anonymous-recording.json"
+	[[ ${lines[0]} == *": offset "*": warning: a Safari recording whose version is not 1: read as version 1" ]]
+}
+
+@test "damaged Safari timeline recordings: one line with the offset, exit 1; speedscope refuses them too" {
+	speedscope_bundle
+	local s='{"timestamp":1.5,"stackFrames":[{"name":"f","url":"a.js","line":1,"column":1}]}' f
+	echo '{"version":1}' >"$T/norec-recording.json"
+	echo '{"version":1,"recording":{"sampleStackTraces":[],"sampleDurations":[]}}' >"$T/empty-recording.json"
+	echo '{"version":1,"recording":{"sampleStackTraces":[{"timestamp":1,"stackFrames":"f"}],"sampleDurations":[0.1]}}' >"$T/frames-recording.json"
+	echo '{"version":1,"recording":{"sampleStackTraces":['"$s"'],"sampleDurations":[-0.5]}}' >"$T/neg-recording.json"
+	echo '{"version":1,"recording":{"sampleStackTraces":[null],"sampleDurations":[0.1]}}' >"$T/null-recording.json"
+	refused "$T/norec-recording.json" " offset 0" 'no "recording"' --from safari
+	refused "$T/empty-recording.json" " offset 46" "without samples" --from safari
+	refused "$T/frames-recording.json" " offset 76" '"stackFrames" must be an array' --from safari
+	refused "$T/neg-recording.json" " offset 147" "duration is negative" --from safari
+	refused "$T/null-recording.json" " offset 47" "sample must be an object" --from safari
+	for f in norec empty frames neg null; do
+		run "$NODE" "$SOURCE_ROOT/tests/cli/speedscope_import.mjs" --any "$BUNDLE" "$T/$f-recording.json"
+		[ "$status" -eq 1 ] || { echo "speedscope took $f-recording.json"; false; }
+	done
+	# where speedscope's numbers would be NaN: ours alone
+	echo '{"version":1,"recording":{"sampleStackTraces":['"$s"','"$s"'],"sampleDurations":[0.1]}}' >"$T/few-recording.json"
+	refused "$T/few-recording.json" " offset 226" 'fewer "sampleDurations" than samples' --from safari
+	echo '{"version":1,"recording":{"sampleStackTraces":['"${s/1.5/\"1.5\"}"'],"sampleDurations":[0.1]}}' >"$T/ts-recording.json"
+	refused "$T/ts-recording.json" " offset 60" "timestamp must be a number" --from safari
+	echo '{"version":1,"recording":{"sampleStackTraces":['"${s/\"f\"/7}"'],"sampleDurations":[0.1]}}' >"$T/name-recording.json"
+	refused "$T/name-recording.json" " offset 87" "name must be a string or null" --from safari
+}
