@@ -139,7 +139,7 @@ refused() {
 	printf "${h}x:START:1\n2:PUSH:1:1:None:a\n3:POP:1:1:None:a\n" >"$T/nanstart.log"
 	refused "$T/nanstart.log" 2 "first line whose time is no number"
 	printf "${h}1:START:1\n2:PUSH:1:1:None:a\n3:POP:1:1:None:a\n99999999999999:STOP:1\n" >"$T/far.log"
-	refused "$T/far.log" 5 "time past 10^13 ms"
+	refused "$T/far.log" 5 "time past 9*10^12 ms"
 	printf "${h}1:START:1\n2:PUSH:1:1:None\n3:POP:1:1:None:a\n" >"$T/noname.log"
 	refused "$T/noname.log" 3 "without a name"
 }

@@ -29,8 +29,9 @@
  * no line after it, or whose lines of the same time run to the end without its POP; a
  * QUEUE_PUSH without a name. And where speedscope's numbers are no profile: a time that is
  * NaN when it enters or leaves a frame, a PUSH (or a POP taken as run from the start)
- * without a name; a negative time, one past 10^13 ms, a stack number past 2^53; a stack
- * deeper than max-depth. Memory is a record per line and per frame entered. */
+ * without a name; a negative time, one past 9*10^12 ms (past 63 bits as ns), a stack
+ * number past 2^53; a stack deeper than max-depth. Memory is a record per line and per
+ * frame entered. */
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -45,7 +46,7 @@
 
 #define NONE UINT32_MAX
 #define NAN_AT INT64_MIN
-#define MAX_MS 10000000000000LL
+#define MAX_MS 9000000000000LL /* ms: as ns, within 63 bits */
 
 enum { EV_NULL, EV_PUSH, EV_POP, EV_QPUSH, EV_OTHER };
 
@@ -142,7 +143,7 @@ static int parse_line(struct tach_reader *r, struct pyread *p, const char *s, si
 		: fl[1] == 3 && !memcmp(f[1], "POP", 3) ? EV_POP
 		: fl[1] == 10 && !memcmp(f[1], "QUEUE_PUSH", 10) ? EV_QPUSH : EV_OTHER;
 	if (!number(f[0], fl[0], MAX_MS, &o->at))
-		return bad(r, o->line, "time past 10^13 ms");
+		return bad(r, o->line, "time past 9*10^12 ms");
 	if (!number(f[2], fl[2], (int64_t)1 << 53, &o->stack))
 		return bad(r, o->line, "stack number past 2^53");
 	if (nf >= 6 && tach_dict_intern_string(&r->dict, f[5], fl[5], &o->name))
