@@ -91,7 +91,7 @@ struct pyread {
 	size_t frames_cap;
 	int64_t start, last, total, last_event;
 	uint64_t line;          /* of the event being read */
-	uint32_t empty;         /* "" */
+	uint32_t empty, tilde;  /* "", "~" */
 	bool warned;
 	char *buf;
 	size_t buf_cap;
@@ -296,15 +296,15 @@ static int push(struct tach_reader *r, struct pyread *p, int64_t t, uint32_t nam
 		return RFAIL(r, TACH_E_LIMIT, TACH_POS_LINE, p->line,
 			     "stack deeper than the limit of %u frames (see --max-depth)",
 			     r->lim.max_depth);
-	size_t len;
-	const char *text = tach_dict_string(&r->dict, name, &len);
-	struct tach_frame f = { 0, name, TACH_NO_LINE, TACH_NO_LINE, -1, -1, TACH_NO_OPCODE };
+	struct tach_frame f = { p->tilde, name, TACH_NO_LINE, TACH_NO_LINE, -1, -1,
+				TACH_NO_OPCODE };
 	uint32_t fid;
 	if (!TACHI_RESERVE(p->open, p->open_cap, p->nopen + 1) ||
 	    !TACHI_RESERVE(p->node, p->node_cap, p->nnode + 1) || p->nnode >= UINT32_MAX ||
-	    tach_dict_intern_string(&r->dict, "~", 1, &f.file) ||
 	    tach_dict_intern_frame(&r->dict, &f, &fid))
 		return nomem(r);
+	size_t len;
+	const char *text = tach_dict_string(&r->dict, name, &len);
 	struct pyopen *o = &p->open[p->nopen];
 	o->name = name;
 	o->stack = starts(text, len, "STACK ");
@@ -427,7 +427,8 @@ static int py_open(struct tach_reader *r)
 	r->meta.sample_time = 1;
 	r->meta.interval_us = 0;
 	p->buf_cap = 32;
-	if (!(p->buf = malloc(p->buf_cap)) || tach_dict_intern_string(&r->dict, "", 0, &p->empty))
+	if (!(p->buf = malloc(p->buf_cap)) || tach_dict_intern_string(&r->dict, "", 0, &p->empty) ||
+	    tach_dict_intern_string(&r->dict, "~", 1, &p->tilde))
 		return nomem(r);
 	int rc = read_lines(r, p);
 	if (rc == TACH_EOF)
