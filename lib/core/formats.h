@@ -59,5 +59,11 @@ extern const struct tachi_format tachi_fmt_xctrace;
 extern const struct tachi_format tachi_fmt_vtune;
 /* Visual Studio's CallTreeSummary CSV (formats/vsprof/). */
 extern const struct tachi_format tachi_fmt_vsprof;
+/* FreeBSD pmcstat's call graph text (formats/pmcstat/). */
+extern const struct tachi_format tachi_fmt_pmcstat;
+/* Papyrus profiles of Skyrim's and Fallout 4's scripts (formats/papyrus/). */
+extern const struct tachi_format tachi_fmt_papyrus;
+/* Safari's timeline recordings (formats/safari/). */
+extern const struct tachi_format tachi_fmt_safari;
 
 #endif

@@ -185,10 +185,10 @@ same_as() { # file importer [importer options...]
 @test "--from forces a format; --from help lists the readable ones" {
 	run tach-decode --from help
 	[ "$status" -eq 0 ]
-	[ "$output" = "$(printf 'tach\ngperf\notlp\npprof\njfr\nsampler\nspeedscope\nheapprofile\nv8\nv8log\nchrome\nspans\nstackprof\nghcpj\nsamples\ngecko\ncallgrind\ndtrace\nbpftrace\nghcprof\nmacsample\ninstruments\nxctrace\nvtune\nvsprof\npproftext\nperfdata\nperf\ncollapsed')" ]
+	[ "$output" = "$(printf 'tach\ngperf\notlp\npprof\njfr\nsampler\nspeedscope\nheapprofile\nv8\nv8log\nchrome\nspans\nstackprof\nghcpj\nsafari\nsamples\ngecko\ncallgrind\ndtrace\nbpftrace\nghcprof\nmacsample\ninstruments\nxctrace\nvtune\nvsprof\npmcstat\npapyrus\npproftext\nperfdata\nperf\ncollapsed')" ]
 	run tach-decode --from pdf x
 	[ "$status" -eq 2 ]
-	[[ ${lines[0]} == "tach-decode: unknown --from pdf (one of: tach gperf otlp pprof jfr sampler speedscope heapprofile v8 v8log chrome spans stackprof ghcpj samples gecko callgrind dtrace bpftrace ghcprof macsample instruments xctrace vtune vsprof pproftext perfdata perf collapsed, or auto)" ]]
+	[[ ${lines[0]} == "tach-decode: unknown --from pdf (one of: tach gperf otlp pprof jfr sampler speedscope heapprofile v8 v8log chrome spans stackprof ghcpj safari samples gecko callgrind dtrace bpftrace ghcprof macsample instruments xctrace vtune vsprof pmcstat papyrus pproftext perfdata perf collapsed, or auto)" ]]
 	run tach-decode --from tach "$TESTDATA/mixed.samples"
 	[ "$status" -eq 1 ]
 	[[ $output == *"Invalid magic number"* ]]
@@ -441,7 +441,7 @@ for d in sys.argv[1:]:
 
 # The formats read only from their first lines' words (the text call-graph reports) take
 # no file of another format: every fixture, every file of ours, and the peers' files.
-@test "rule: no fixture nor file of another format is taken for a macOS sample report, an Instruments deep copy, VTune or Visual Studio CSV" {
+@test "rule: no fixture nor file of another format is taken for a macOS sample report, an Instruments deep copy, VTune or Visual Studio CSV, a pmcstat call graph, a Papyrus profile" {
 	local f k P=${PEERS_DIR:-$SOURCE_ROOT/../shared/peers}
 	while IFS= read -r f; do
 		case $f in
@@ -449,9 +449,10 @@ for d in sys.argv[1:]:
 		"$TESTDATA"/instruments/* | */formats/instruments-deep-copy.txt) ;;
 		"$TESTDATA"/vtune/* | */formats/vtune.csv) ;;
 		"$TESTDATA"/vsprof/* | */formats/vsprof-*.csv) ;;
+		"$TESTDATA"/pmcstat/* | "$TESTDATA"/papyrus/*) ;;
 		*)
 			k=$(tach-decode -v -q --max-samples 1 -F samples "$f" 2>&1 >/dev/null | head -1)
-			case $k in *": macsample input" | *": instruments input" | *": vtune input" | *": vsprof input") echo "$f: $k"; false ;; esac
+			case $k in *": macsample input" | *": instruments input" | *": vtune input" | *": vsprof input" | *": pmcstat input" | *": papyrus input") echo "$f: $k"; false ;; esac
 		esac
 	done < <(find "$FIXTURES" "$TESTDATA" $([ -d "$P" ] && echo "$P") -type f)
 }
@@ -482,6 +483,24 @@ for d in sys.argv[1:]:
 			case $k in *": xctrace input") echo "$f: $k"; false ;; esac
 		esac
 	done < <(find "$FIXTURES" "$TESTDATA" $([ -d "$P" ] && echo "$P") -type f)
+}
+
+@test "Safari timeline recordings are detected from a file and a pipe; no other file is taken for one" {
+	local f
+	for f in "$TESTDATA"/safari/*-recording.json; do
+		run tach-decode -v -q -F info "$f"
+		[[ ${lines[0]} == "tach-decode: $f: safari input" ]]
+		diff -u <(tach-decode -q --from safari "$f") <(tach-decode -q <"$f")
+	done
+	# every other JSON object among the fixtures, our data and the peers' files
+	local dirs=("$FIXTURES" "$TESTDATA")
+	[ -d "${PEERS_DIR:-$SOURCE_ROOT/../shared/peers}" ] && dirs+=("${PEERS_DIR:-$SOURCE_ROOT/../shared/peers}")
+	json_like "${dirs[@]}" | grep -v -e '/safari/' >"$T/list"
+	[ "$(wc -l <"$T/list")" -gt 20 ]
+	while read -r f; do
+		run tach-decode -v -q -F info "$f"
+		[[ ${lines[0]} != *": safari input" ]] || { echo "$f taken for safari"; false; }
+	done <"$T/list"
 }
 
 @test "V8 heap profiles are detected from a file and a pipe; no other file is taken for one" {
