@@ -168,7 +168,7 @@ static int no_match(struct tach_reader *r, const uint8_t *p, size_t n)
 	if (!n)
 		return RFAIL(r, TACH_E_FORMAT, TACH_POS_OFFSET, 0,
 			     "empty input: no profile format to detect");
-	char seen[96], tried[256] = "";
+	char seen[96], tried[1024] = "";
 	describe(seen, sizeof(seen), p, n);
 	const struct tachi_format *f;
 	for (size_t i = 0; (f = tachi_format_at(i)); i++) {
