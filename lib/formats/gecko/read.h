@@ -64,6 +64,7 @@ struct gecko_rstate {
 	size_t cur;                /* 1 + its index, 0 before the first */
 	const struct gecko_rthread *t;
 	uint64_t *str;             /* its strings' tokens */
+	uint64_t str_from;         /* the string array they are of (0: none read yet) */
 	size_t nstr, str_cap;
 	size_t thread_libs_at, thread_nlibs; /* processed profiles of old versions: per thread */
 	struct gecko_col s_stack, s_time, s_weight;

@@ -193,6 +193,7 @@ int tachi_gk_strings(struct tach_reader *r, uint64_t off)
 	struct tachi_jtok t;
 	bool more;
 	st->nstr = 0;
+	st->str_from = off;
 	if (off == GK_NONE)
 		return TACH_OK;
 	int rc = tachi_jr_begin_array(r, &j, off, "the string table");
@@ -350,7 +351,8 @@ int tachi_gk_tables(struct tach_reader *r)
 		st->thread_libs_at = st->libs_base;
 		st->thread_nlibs = st->nlibs - st->libs_base;
 	}
-	if ((rc = tachi_gk_strings(r, strings)) ||
+	/* the processed format's strings are the profile's: read once for all threads */
+	if ((strings != st->str_from && (rc = tachi_gk_strings(r, strings))) ||
 	    (rc = tachi_gk_col(r, o[0], "stack", GK_INT, &st->s_stack)) || (rc = times(r, o[0])) ||
 	    (rc = weights(r, o[0])) || (rc = frame_tables(r, o)) ||
 	    (rc = tachi_gk_col(r, o[5], "name", GK_INT, &st->m_name)) ||
