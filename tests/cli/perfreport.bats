@@ -174,3 +174,26 @@ bad() {
 	! cmp -s "$g" "$T/col.txt" || false
 	bad "$T/col.txt" 17 "out of its call graph's columns"
 }
+
+@test "live: detection tells perf report text from perf script text and folded stacks" {
+	live
+	local f
+	report folded,0,caller,count --header
+	grep -q '^# captured on' "$T/r.txt"
+	run tach-decode -v -q -F info "$T/r.txt"
+	[[ ${lines[0]} == *": perfreport input" ]]
+	perf script -i "$PR_DIR/b.data" >"$T/s.perf" 2>/dev/null
+	perf script --header -i "$PR_DIR/b.data" >"$T/sh.perf" 2>/dev/null
+	for f in "$T/s.perf" "$T/sh.perf"; do
+		run tach-decode -v -q -F info "$f"
+		[[ ${lines[0]} == *": perf input" ]]
+	done
+	tach-decode -q --labels perf "$PR_DIR/b.data" >"$T/f.folded"
+	run tach-decode -v -q -F info "$T/f.folded"
+	[[ ${lines[0]} == *": collapsed input" ]]
+	# the report's chains without its header are no report
+	grep '^[0-9]' "$T/r.txt" >"$T/lines.txt"
+	run tach-decode -v -q -F info "$T/lines.txt"
+	[ "$status" -ne 0 ]
+	[[ $output != *"perfreport input"* ]]
+}

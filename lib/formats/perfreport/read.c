@@ -55,14 +55,14 @@
 
 /* A chain: frames fr[off, off + depth) in print order, its value, the entry's comm frame,
  * symbol frame and dso string, the line of its number. */
-struct prec {
+struct perfreport_rec {
 	uint64_t value, line;
 	uint32_t off, depth, comm, sym, dso;
 };
 
 /* A tree node being read: its worth, its branches' worth so far, where its chain ends in
  * the path, the line that gave it. */
-struct plevel {
+struct perfreport_level {
 	uint64_t cumul, kids, line;
 	uint32_t end;
 };
@@ -70,7 +70,7 @@ struct plevel {
 enum { C_OTHER, C_OVERHEAD, C_SAMPLES, C_PERIOD, C_COMM, C_DSO, C_SYM };
 enum { F_NONE, F_FOLDED, F_TREE };
 
-struct prread {
+struct perfreport_rstate {
 	/* the header */
 	uint64_t nsamples, evcount;
 	bool has_nsamples, has_evcount, in_section, columns;
@@ -86,7 +86,7 @@ struct prread {
 	uint64_t total, entry_line;
 	size_t margin;                 /* the tree's column; SIZE_MAX before its first line */
 	bool rooted;                   /* a "---" root chain */
-	struct plevel *lv;
+	struct perfreport_level *lv;
 	size_t lv_cap;
 	uint32_t top;
 	uint32_t *path;
@@ -98,7 +98,7 @@ struct prread {
 	bool sum_big, tree_seen, folded_seen;
 	uint32_t *fr;
 	size_t fr_len, fr_cap;
-	struct prec *recs;
+	struct perfreport_rec *recs;
 	size_t nrecs, recs_cap, next;
 	uint32_t *out;
 	size_t out_cap;
@@ -168,7 +168,7 @@ static int intern(struct tach_reader *r, const char *file, size_t fl, const char
 /* ---- the header ---- */
 
 /* "# Samples: 435  of event 'cpu-clock'": the count (none where perf scaled it, "12K"). */
-static void samples_line(struct prread *p, const char *s, size_t n)
+static void samples_line(struct perfreport_rstate *p, const char *s, size_t n)
 {
 	const char *q = s + 11, *e = s + n;
 	size_t k = 0;
@@ -190,7 +190,7 @@ static void samples_line(struct prread *p, const char *s, size_t n)
 }
 
 /* The dots line: where each column is, named by the header line above it. */
-static int dots_line(struct tach_reader *r, struct prread *p, const char *h, size_t hn,
+static int dots_line(struct tach_reader *r, struct perfreport_rstate *p, const char *h, size_t hn,
 		     const char *s, size_t n)
 {
 	p->ncols = 0;
@@ -244,7 +244,7 @@ static int dots_line(struct tach_reader *r, struct prread *p, const char *h, siz
 
 /* ---- records ---- */
 
-static int push_path(struct tach_reader *r, struct prread *p, const char *s, size_t n)
+static int push_path(struct tach_reader *r, struct perfreport_rstate *p, const char *s, size_t n)
 {
 	uint32_t id;
 	if (p->plen >= r->lim.max_depth)
@@ -261,14 +261,14 @@ static int push_path(struct tach_reader *r, struct prread *p, const char *s, siz
 }
 
 /* A record of the path's first len frames worth v. */
-static int add_rec(struct tach_reader *r, struct prread *p, uint32_t len, uint64_t v,
+static int add_rec(struct tach_reader *r, struct perfreport_rstate *p, uint32_t len, uint64_t v,
 		   uint64_t line)
 {
 	if (!TACHI_RESERVE(p->fr, p->fr_cap, p->fr_len + len) ||
 	    !TACHI_RESERVE(p->recs, p->recs_cap, p->nrecs + 1))
 		return nomem(r);
 	memcpy(p->fr + p->fr_len, p->path, len * sizeof(*p->fr));
-	p->recs[p->nrecs++] = (struct prec){ v, line, (uint32_t)p->fr_len, len, p->comm,
+	p->recs[p->nrecs++] = (struct perfreport_rec){ v, line, (uint32_t)p->fr_len, len, p->comm,
 					     p->sym, p->dso };
 	p->fr_len += len;
 	p->sum_big |= __builtin_add_overflow(p->sum, v, &p->sum);
@@ -278,10 +278,10 @@ static int add_rec(struct tach_reader *r, struct prread *p, uint32_t len, uint64
 /* ---- the tree ---- */
 
 /* Closes the nodes deeper than depth: each one's own worth a record. */
-static int close_to(struct tach_reader *r, struct prread *p, uint32_t depth)
+static int close_to(struct tach_reader *r, struct perfreport_rstate *p, uint32_t depth)
 {
 	for (; p->top > depth; p->top--) {
-		struct plevel *l = &p->lv[p->top];
+		struct perfreport_level *l = &p->lv[p->top];
 		if (l->kids > l->cumul)
 			return bad(r, l->line, "whose branches are worth more than it");
 		if (l->cumul > l->kids) {
@@ -293,7 +293,7 @@ static int close_to(struct tach_reader *r, struct prread *p, uint32_t depth)
 	return TACH_OK;
 }
 
-static int open_node(struct tach_reader *r, struct prread *p, uint32_t depth, uint64_t v)
+static int open_node(struct tach_reader *r, struct perfreport_rstate *p, uint32_t depth, uint64_t v)
 {
 	int rc = close_to(r, p, depth - 1);
 	if (rc)
@@ -305,12 +305,12 @@ static int open_node(struct tach_reader *r, struct prread *p, uint32_t depth, ui
 	p->lv[p->top].kids += v;
 	p->plen = p->lv[p->top].end;
 	p->top = depth;
-	p->lv[depth] = (struct plevel){ v, 0, r->in.line, p->plen };
+	p->lv[depth] = (struct perfreport_level){ v, 0, r->in.line, p->plen };
 	return TACH_OK;
 }
 
 /* A frame of the node last opened: its chain ends after it. */
-static int node_frame(struct tach_reader *r, struct prread *p, const char *s, size_t n)
+static int node_frame(struct tach_reader *r, struct perfreport_rstate *p, const char *s, size_t n)
 {
 	int rc = push_path(r, p, s, n);
 	if (!rc)
@@ -319,7 +319,7 @@ static int node_frame(struct tach_reader *r, struct prread *p, const char *s, si
 }
 
 /* "--N--sym" at s: the node's worth and its first frame. */
-static int branch(struct tach_reader *r, struct prread *p, uint32_t depth, const char *s,
+static int branch(struct tach_reader *r, struct perfreport_rstate *p, uint32_t depth, const char *s,
 		  size_t n)
 {
 	const char *e = s + n, *q = s + 2, *end = memmem(q, (size_t)(e - q), "--", 2);
@@ -341,7 +341,7 @@ static int branch(struct tach_reader *r, struct prread *p, uint32_t depth, const
 	return rc ? rc : node_frame(r, p, sym, sl);
 }
 
-static int tree_line(struct tach_reader *r, struct prread *p, const char *s, size_t n)
+static int tree_line(struct tach_reader *r, struct perfreport_rstate *p, const char *s, size_t n)
 {
 	size_t i = 0;
 	if (p->margin == SIZE_MAX) {
@@ -351,7 +351,7 @@ static int tree_line(struct tach_reader *r, struct prread *p, const char *s, siz
 				     "Period column: no exact counts%s", hint);
 		for (p->margin = 0; p->margin < n && s[p->margin] == ' '; p->margin++)
 			;
-		p->lv[0] = (struct plevel){ p->total, 0, r->in.line, 0 };
+		p->lv[0] = (struct perfreport_level){ p->total, 0, r->in.line, 0 };
 		p->top = 0;
 		p->plen = 0;
 		p->tree_seen = true;
@@ -387,7 +387,7 @@ static int tree_line(struct tach_reader *r, struct prread *p, const char *s, siz
 	}
 }
 
-static int end_entry(struct tach_reader *r, struct prread *p)
+static int end_entry(struct tach_reader *r, struct perfreport_rstate *p)
 {
 	int rc = TACH_OK;
 	if (p->in_entry && p->form == F_NONE)
@@ -406,7 +406,7 @@ static int end_entry(struct tach_reader *r, struct prread *p)
 
 /* ---- entries ---- */
 
-static int entry_line(struct tach_reader *r, struct prread *p, const char *s, size_t n)
+static int entry_line(struct tach_reader *r, struct perfreport_rstate *p, const char *s, size_t n)
 {
 	const char *comm = NULL, *dso = NULL, *sym = NULL;
 	size_t cl = 0, dl = 0, sl = 0;
@@ -454,7 +454,7 @@ static int entry_line(struct tach_reader *r, struct prread *p, const char *s, si
 }
 
 /* "N f;g;h". */
-static int folded_line(struct tach_reader *r, struct prread *p, const char *s, size_t n)
+static int folded_line(struct tach_reader *r, struct perfreport_rstate *p, const char *s, size_t n)
 {
 	const char *sp = memchr(s, ' ', n);
 	uint64_t v;
@@ -494,7 +494,7 @@ static bool is_entry(const char *s, size_t n)
 	return i < n && s[i] == '%';
 }
 
-static int data_line(struct tach_reader *r, struct prread *p, const char *s, size_t n)
+static int data_line(struct tach_reader *r, struct perfreport_rstate *p, const char *s, size_t n)
 {
 	if (is_entry(s, n)) {
 		if (!p->columns)
@@ -511,7 +511,7 @@ static int data_line(struct tach_reader *r, struct prread *p, const char *s, siz
 }
 
 /* A comment line: the header's facts; a second event's section ends the reading. */
-static int comment_line(struct tach_reader *r, struct prread *p, const char *s, size_t n,
+static int comment_line(struct tach_reader *r, struct perfreport_rstate *p, const char *s, size_t n,
 			const char **prev, size_t *prevn, bool *stop)
 {
 	int rc = end_entry(r, p);
@@ -557,11 +557,11 @@ static bool same_sym(const struct tach_dict *d, uint32_t a, uint32_t b)
 }
 
 /* Caller (outermost first) or callee: which the chains say, callee where none says. */
-static bool caller_order(struct tach_reader *r, const struct prread *p)
+static bool caller_order(struct tach_reader *r, const struct perfreport_rstate *p)
 {
 	uint64_t caller = 0, callee = 0;
 	for (size_t i = 0; i < p->nrecs; i++) {
-		const struct prec *c = &p->recs[i];
+		const struct perfreport_rec *c = &p->recs[i];
 		bool first = same_sym(&r->dict, p->fr[c->off], c->sym);
 		bool last = same_sym(&r->dict, p->fr[c->off + c->depth - 1], c->sym);
 		caller += last && !first;
@@ -570,7 +570,7 @@ static bool caller_order(struct tach_reader *r, const struct prread *p)
 	return caller > callee;
 }
 
-static int check_totals(struct tach_reader *r, struct prread *p)
+static int check_totals(struct tach_reader *r, struct perfreport_rstate *p)
 {
 	bool by_n = p->has_nsamples && p->sum == p->nsamples;
 	bool by_e = p->has_evcount && p->sum == p->evcount;
@@ -597,7 +597,7 @@ static int check_totals(struct tach_reader *r, struct prread *p)
 	return TACH_OK;
 }
 
-static int finish(struct tach_reader *r, struct prread *p)
+static int finish(struct tach_reader *r, struct perfreport_rstate *p)
 {
 	int rc = end_entry(r, p);
 	if (rc)
@@ -609,7 +609,7 @@ static int finish(struct tach_reader *r, struct prread *p)
 			     "not perf report --stdio output: no column header (# Overhead ...)");
 	bool caller = caller_order(r, p);
 	for (size_t i = 0; i < p->nrecs && p->tree_seen; i++) {
-		const struct prec *c = &p->recs[i];
+		const struct perfreport_rec *c = &p->recs[i];
 		uint32_t inner = p->fr[caller ? c->off + c->depth - 1 : c->off];
 		if (!same_sym(&r->dict, inner, c->sym))
 			return bad(r, c->line, "of a call chain that does not end at its entry's "
@@ -648,7 +648,7 @@ static int finish(struct tach_reader *r, struct prread *p)
 
 static int prp_open(struct tach_reader *r)
 {
-	struct prread *p = r->state;
+	struct perfreport_rstate *p = r->state;
 	const char *s, *prev = NULL;
 	size_t n, prevn = 0;
 	char *hold = NULL;
@@ -685,10 +685,10 @@ static int prp_open(struct tach_reader *r)
 
 static int prp_next(struct tach_reader *r, const struct tach_sample **out)
 {
-	struct prread *p = r->state;
+	struct perfreport_rstate *p = r->state;
 	if (p->next == p->nrecs)
 		return TACH_EOF;
-	const struct prec *c = &p->recs[p->next++];
+	const struct perfreport_rec *c = &p->recs[p->next++];
 	if (!TACHI_RESERVE(p->out, p->out_cap, (size_t)c->depth + 1))
 		return nomem(r);
 	memcpy(p->out, p->fr + c->off, c->depth * sizeof(*p->out));
@@ -715,7 +715,7 @@ static int prp_next(struct tach_reader *r, const struct tach_sample **out)
 
 static void prp_free(struct tach_reader *r)
 {
-	struct prread *p = r->state;
+	struct perfreport_rstate *p = r->state;
 	free(p->lv);
 	free(p->path);
 	free(p->fr);
@@ -724,7 +724,7 @@ static void prp_free(struct tach_reader *r)
 }
 
 const struct tachi_reader_ops tachi_perfreport_reader_ops = {
-	.state_size = sizeof(struct prread),
+	.state_size = sizeof(struct perfreport_rstate),
 	.open = prp_open,
 	.next = prp_next,
 	.free = prp_free,
