@@ -169,6 +169,10 @@ bad() {
 	# cut after a whole entry: the chains fall short of the header's total
 	head -n 26 "$D/fractal-caller-period.txt" >"$T/cut2.txt"
 	bad "$T/cut2.txt" 26 "add up to"
+	# counts past --max-samples: a limit, at the line where they were added up
+	run tach-decode -q -F samples --max-samples 100 "$f"
+	[ "$status" -eq 1 ]
+	[[ $output == "tach-decode: $f:26: the counts add up to more than 100 samples (see --max-samples)" ]]
 	# a continuation line out of the tree's columns
 	sed '17s/^               |          side$/                |         side/' "$g" >"$T/col.txt"
 	! cmp -s "$g" "$T/col.txt" || false

@@ -302,7 +302,8 @@ static int open_node(struct tach_reader *r, struct perfreport_rstate *p, uint32_
 		return bad(r, r->in.line, "that branches more than one level below its parent");
 	if (!TACHI_RESERVE(p->lv, p->lv_cap, (size_t)depth + 1))
 		return nomem(r);
-	p->lv[p->top].kids += v;
+	if (__builtin_add_overflow(p->lv[p->top].kids, v, &p->lv[p->top].kids))
+		return bad(r, r->in.line, "whose branches are worth more than 64 bits");
 	p->plen = p->lv[p->top].end;
 	p->top = depth;
 	p->lv[depth] = (struct perfreport_level){ v, 0, r->in.line, p->plen };
@@ -593,6 +594,10 @@ static int check_totals(struct tach_reader *r, struct perfreport_rstate *p)
 			     "the report is left out (a threshold, --percent-limit) or cut short%s",
 			     (unsigned long long)p->sum, want, hint);
 	}
+	if (kind == C_SAMPLES && p->sum > r->lim.max_samples)
+		return RFAIL(r, TACH_E_LIMIT, TACH_POS_LINE, r->in.line,
+			     "the counts add up to more than %llu samples (see --max-samples)",
+			     (unsigned long long)r->lim.max_samples);
 	p->folded_kind = kind;
 	return TACH_OK;
 }
