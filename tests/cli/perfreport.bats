@@ -70,8 +70,12 @@ same() {
 	for o in caller callee; do
 		report folded,0,$o,period
 		same period
-		# a clock's period is its time: the collapsed output's µs are the periods'
-		tach-decode -q --value time "$T/r.txt" >/dev/null
+		# a clock's period is CPU time in ns: each record's weight, in that unit, and its time
+		tach-decode -q -F info "$T/r.txt" >"$T/info"
+		grep -qx 'value_type: cpu/nanoseconds (the weights) (default)' "$T/info"
+		grep -qx 'weight_unit: nanoseconds' "$T/info"
+		awk -F'\t' '!/^[#@]/ { split($1, f, " "); if (f[5] != f[6] || f[5] < 1000) bad++; n++ }
+			END { exit bad || n < 3 }' "$T/got"
 	done
 }
 
