@@ -609,8 +609,11 @@ static int finish(struct tach_reader *r, struct perfreport_rstate *p)
 		return rc;
 	if (p->tree_seen && p->folded_seen)
 		return bad(r, r->in.line, "of a report with both folded and tree call graphs");
+	/* an empty input is said so where every reader's is */
+	if (!p->columns && !r->in.line)
+		return TACH_OK;
 	if (!p->columns)
-		return RFAIL(r, TACH_E_FORMAT, TACH_POS_NONE, 0,
+		return RFAIL(r, TACH_E_FORMAT, TACH_POS_OFFSET, 0,
 			     "not perf report --stdio output: no column header (# Overhead ...)");
 	bool caller = caller_order(r, p);
 	for (size_t i = 0; i < p->nrecs && p->tree_seen; i++) {
