@@ -205,3 +205,14 @@ bad() {
 	[ "$status" -ne 0 ]
 	[[ $output != *"perfreport input"* ]]
 }
+
+@test "live: a report of two events reads the first one's section, as the perf.data reader reads its first event, and says so" {
+	live
+	(cd "$T" && perf record -q -F 999 -g -e cpu-clock -e task-clock -o two.data -- "$PR_DIR/branchy" >/dev/null 2>&1)
+	perf report -i "$T/two.data" --stdio --no-children -g folded,0,caller,count >"$T/two.txt" 2>/dev/null
+	[ "$(grep -c '^# Samples: .* of event ' "$T/two.txt")" -eq 2 ]
+	tach-decode -q -F samples "$T/two.data" >"$T/want"
+	tach-decode -F samples "$T/two.txt" 2>"$T/err" >"$T/got"
+	[ "$($CMP count "$T/want" "$T/got")" -eq "$(sed -n "1,/^# Samples:/s/^# Samples: \([0-9]*\)  *of event 'cpu-clock'.*/\1/p" "$T/two.txt")" ]
+	grep -q "warning: the report's other events from here on are not read; only cpu-clock is" "$T/err"
+}
