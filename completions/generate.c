@@ -32,7 +32,7 @@ struct copt {
 	const char *help;
 	bool repeatable;
 	enum kind kind;
-	char words[512]; /* WORDS and LIST: space-separated */
+	char words[1280]; /* WORDS and LIST: space-separated */
 	const struct tc_output *outputs; /* --format: the words' descriptions */
 };
 
@@ -68,7 +68,7 @@ static void classify(struct copt *c, const struct tc_opt *o)
 	if (!o->arg) {
 		c->kind = FLAG;
 	} else if (!strcmp(o->name, "from")) {
-		char formats[256];
+		char formats[1024];
 		tc_readable_formats(formats, sizeof(formats));
 		snprintf(c->words, sizeof(c->words), "%s auto help", formats);
 		c->kind = WORDS;

@@ -276,7 +276,7 @@ static void help(const struct tc_prog *p)
 	size_t n = tc_gather_opts(p, all, owner, MAX_OPTS);
 	for (size_t i = 0; i < n; i++) {
 		struct tc_opt o = *all[i];
-		char formats[256];
+		char formats[1024];
 		if (!strcmp(o.name, "from")) {
 			tc_readable_formats(formats, sizeof(formats));
 			o.choices = formats;
@@ -325,7 +325,7 @@ void tc_build_getopt(const struct tc_prog *prog, struct cli *c)
  * the exit status. */
 static int take_from(struct tc_run *run, const char *arg)
 {
-	char formats[256];
+	char formats[1024];
 	tc_readable_formats(formats, sizeof(formats));
 	if (!strcmp(arg, "help")) {
 		for (char *save, *t = strtok_r(formats, " ", &save); t; t = strtok_r(NULL, " ", &save))

@@ -39,6 +39,7 @@ static const struct tachi_format *const formats[] = {
 	&tachi_fmt_pmcstat,
 	&tachi_fmt_papyrus,
 	&tachi_fmt_pproftext,
+	&tachi_fmt_perfreport,
 	&tachi_fmt_perfdata,
 	&tachi_fmt_perf,
 	&tachi_fmt_collapsed,

@@ -66,4 +66,7 @@ extern const struct tachi_format tachi_fmt_papyrus;
 /* Safari's timeline recordings (formats/safari/). */
 extern const struct tachi_format tachi_fmt_safari;
 
+/* perf report --stdio call graphs (formats/perfreport/). */
+extern const struct tachi_format tachi_fmt_perfreport;
+
 #endif

@@ -185,10 +185,10 @@ same_as() { # file importer [importer options...]
 @test "--from forces a format; --from help lists the readable ones" {
 	run tach-decode --from help
 	[ "$status" -eq 0 ]
-	[ "$output" = "$(printf 'tach\ngperf\notlp\npprof\njfr\nsampler\nspeedscope\nheapprofile\nv8\nv8log\nchrome\nspans\nstackprof\nghcpj\nsafari\nsamples\ngecko\ncallgrind\ndtrace\nbpftrace\nghcprof\nmacsample\ninstruments\nxctrace\nvtune\nvsprof\npmcstat\npapyrus\npproftext\nperfdata\nperf\ncollapsed')" ]
+	[ "$output" = "$(printf 'tach\ngperf\notlp\npprof\njfr\nsampler\nspeedscope\nheapprofile\nv8\nv8log\nchrome\nspans\nstackprof\nghcpj\nsafari\nsamples\ngecko\ncallgrind\ndtrace\nbpftrace\nghcprof\nmacsample\ninstruments\nxctrace\nvtune\nvsprof\npmcstat\npapyrus\npproftext\nperfreport\nperfdata\nperf\ncollapsed')" ]
 	run tach-decode --from pdf x
 	[ "$status" -eq 2 ]
-	[[ ${lines[0]} == "tach-decode: unknown --from pdf (one of: tach gperf otlp pprof jfr sampler speedscope heapprofile v8 v8log chrome spans stackprof ghcpj safari samples gecko callgrind dtrace bpftrace ghcprof macsample instruments xctrace vtune vsprof pmcstat papyrus pproftext perfdata perf collapsed, or auto)" ]]
+	[[ ${lines[0]} == "tach-decode: unknown --from pdf (one of: tach gperf otlp pprof jfr sampler speedscope heapprofile v8 v8log chrome spans stackprof ghcpj safari samples gecko callgrind dtrace bpftrace ghcprof macsample instruments xctrace vtune vsprof pmcstat papyrus pproftext perfreport perfdata perf collapsed, or auto)" ]]
 	run tach-decode --from tach "$TESTDATA/mixed.samples"
 	[ "$status" -eq 1 ]
 	[[ $output == *"Invalid magic number"* ]]
@@ -441,7 +441,7 @@ for d in sys.argv[1:]:
 
 # The formats read only from their first lines' words (the text call-graph reports) take
 # no file of another format: every fixture, every file of ours, and the peers' files.
-@test "rule: no fixture nor file of another format is taken for a macOS sample report, an Instruments deep copy, VTune or Visual Studio CSV, a pmcstat call graph, a Papyrus profile" {
+@test "rule: no fixture nor file of another format is taken for a macOS sample report, an Instruments deep copy, VTune or Visual Studio CSV, a pmcstat call graph, a Papyrus profile, a perf report" {
 	local f k P=${PEERS_DIR:-$SOURCE_ROOT/../shared/peers}
 	while IFS= read -r f; do
 		case $f in
@@ -450,9 +450,10 @@ for d in sys.argv[1:]:
 		"$TESTDATA"/vtune/* | */formats/vtune.csv) ;;
 		"$TESTDATA"/vsprof/* | */formats/vsprof-*.csv) ;;
 		"$TESTDATA"/pmcstat/* | "$TESTDATA"/papyrus/*) ;;
+		"$TESTDATA"/perfreport/*.txt) ;;
 		*)
 			k=$(tach-decode -v -q --max-samples 1 -F samples "$f" 2>&1 >/dev/null | head -1)
-			case $k in *": macsample input" | *": instruments input" | *": vtune input" | *": vsprof input" | *": pmcstat input" | *": papyrus input") echo "$f: $k"; false ;; esac
+			case $k in *": macsample input" | *": instruments input" | *": vtune input" | *": vsprof input" | *": pmcstat input" | *": papyrus input" | *": perfreport input") echo "$f: $k"; false ;; esac
 		esac
 	done < <(find "$FIXTURES" "$TESTDATA" $([ -d "$P" ] && echo "$P") -type f)
 }
