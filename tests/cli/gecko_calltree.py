@@ -42,24 +42,11 @@ from collections import Counter
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from profiler_session import Session  # noqa: E402
+from samples_text import unescape  # noqa: E402
 
 # The writer replaces each invalid byte with U+FFFD; Python's "replace" would merge a
 # truncated sequence into one.
 codecs.register_error("perbyte", lambda e: ("\ufffd", e.start + 1))
-
-
-def unescape(s):
-    out = bytearray()
-    b = s.encode("utf-8", "surrogateescape")
-    i = 0
-    while i < len(b):
-        if b[i] == 0x25 and i + 2 < len(b):
-            out.append(int(b[i + 1:i + 3], 16))
-            i += 3
-        else:
-            out.append(b[i])
-            i += 1
-    return bytes(out)
 
 
 def text(b):

@@ -22,20 +22,11 @@ from decimal import Decimal, ROUND_HALF_UP
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from profiler_session import Session  # noqa: E402
+from samples_text import unescape as unescape_bytes  # noqa: E402
 
 
 def unescape(s):
-    out = bytearray()
-    b = s.encode("utf-8", "surrogateescape")
-    i = 0
-    while i < len(b):
-        if b[i] == 0x25 and i + 2 < len(b):
-            out.append(int(b[i + 1:i + 3], 16))
-            i += 3
-        else:
-            out.append(b[i])
-            i += 1
-    return out.decode("utf-8", "replace")
+    return unescape_bytes(s).decode("utf-8", "replace")
 
 
 def read_samples(path, timed):

@@ -11,23 +11,17 @@ us. The text
 of each function name is compared as the writer keeps it (control characters as '?').
 Exit 0 when every sample comes back, 1 with the first differences.
 """
+import os
 import sys
 from collections import Counter
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from samples_text import unescape as unescape_bytes  # noqa: E402
+
 
 def unescape(s):
-    out = bytearray()
-    b = s.encode("utf-8", "surrogateescape")
-    i = 0
-    while i < len(b):
-        if b[i] == 0x25 and i + 2 < len(b):
-            out.append(int(b[i + 1:i + 3], 16))
-            i += 3
-        else:
-            out.append(b[i])
-            i += 1
     return "".join("?" if ord(c) < 0x20 or c == "\x7f" else c
-                   for c in out.decode("utf-8", "replace"))
+                   for c in unescape_bytes(s).decode("utf-8", "replace"))
 
 
 def samples(path, timed):
