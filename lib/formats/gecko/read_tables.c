@@ -262,17 +262,15 @@ int tachi_gk_wkind(struct tach_reader *r, uint64_t samples, int *kind)
 	return TACH_OK;
 }
 
-/* The samples' weight column, as samples.weightType says to read it (processed). */
+/* The samples' weight column, as samples.weightType says to read it (processed; every
+ * thread's kind is the profile's, which open checked). */
 static int weights(struct tach_reader *r, uint64_t samples)
 {
 	struct gecko_rstate *st = r->state;
-	st->t_wkind = GW_NONE;
+	st->t_wkind = st->wkind;
 	st->s_weight.n = 0;
 	if (!st->processed)
 		return TACH_OK;
-	int rc = tachi_gk_wkind(r, samples, &st->t_wkind);
-	if (rc)
-		return rc;
 	return tachi_gk_col(r, samples, "weight", st->t_wkind == GW_MS ? 6 : GK_INT, &st->s_weight);
 }
 
