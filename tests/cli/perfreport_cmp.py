@@ -6,11 +6,12 @@ Each side's records summed by stack (innermost first, every frame named by its f
 the [comm] root by the comm): count adds the records' weights, period their time_ns.
 Prints the difference and exits 1 when the multisets differ; else prints the total.
 
-A chain of the kernel's perf_event_max_stack frames or more (127, a broken user stack
-read as far as the kernel lets it: frames of address 0 after the real ones) is one that
-perf report and tachfmt's perf.data reader resolve differently (perf report's own
-max-stack cut). Such WANT stacks are set aside: GOT may hold as many samples that WANT
-lacks, and nothing else may differ."""
+A broken chain (a frame-pointer walk through code built without them, such as libc:
+frames of address 0, or as many frames as the kernel's perf_event_max_stack, 127, lets it
+read) is one that perf report and tachfmt's perf.data reader resolve differently (perf report
+cuts it). Such WANT stacks are set aside: GOT may hold that much (samples or period) that
+WANT lacks, on stacks WANT has not otherwise, and nothing else may differ.
+"""
 import re
 import sys
 from collections import Counter
@@ -48,11 +49,13 @@ def main():
     what, want_path, got_path = sys.argv[1:4]
     want, got = stacks(want_path, what), stacks(got_path, what)
     # the [comm] root is no frame of the chain
-    cut = Counter({k: n for k, n in want.items() if len(k) - 1 >= MAX_STACK})
-    if cut and what == "count":
+    cut = Counter({k: n for k, n in want.items()
+                   if len(k) - 1 >= MAX_STACK or "0x0" in k})
+    if cut:
         rest = want - cut
-        extra = got - rest
-        if not rest - got and sum(extra.values()) <= sum(cut.values()):
+        extra = Counter({k: n for k, n in got.items() if k not in rest})
+        if all(got[k] == n for k, n in rest.items()) and \
+                sum(extra.values()) <= sum(cut.values()):
             print(sum(want.values()))
             return
     if want != got:
