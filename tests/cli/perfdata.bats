@@ -377,6 +377,32 @@ print(last)' "$T/fp.data")
 	[[ "$output" == *"$map is missing or empty"*"-XX:+DumpPerfMapAtExit"*"--perf-basic-prof"* ]]
 }
 
+@test "live: kernel frames named from the build-id cache's copy of the recorded kernel's kallsyms" {
+	can_record
+	c_program
+	mkdir -p "$T/home"
+	# every page fault (-c 1): the first ones in the kernel's exec
+	(cd "$T" && HOME=$T/home perf record -q -e page-faults -c 1 -g -o kc.data ./livetest >/dev/null 2>kc.log)
+	HOME=$T/home perf script -i "$T/kc.data" >"$T/kc.perf" 2>/dev/null
+	grep -q 'kallsyms' "$T/kc.perf"
+	bid=$(perf buildid-list -i "$T/kc.data" 2>/dev/null | sed -n 's/ \[kernel.kallsyms\]$//p')
+	[ -n "$bid" ] || skip "the capture names no kernel build ID"
+	cache="$T/home/.debug/[kernel.kallsyms]/$bid"
+	# perf record makes the copy; where it did not, ours stands for it
+	[ -s "$cache/kallsyms" ] || { mkdir -p "$cache" && cat /proc/kallsyms >"$cache/kallsyms"; }
+	HOME=$T/home tach-decode -q --labels perf "$T/kc.perf" >"$T/kc.want"
+	# the copy's text symbols renamed: kernel frames come from it, not /proc/kallsyms
+	sed -Ei '/ _text$/! s/^([0-9a-f]+ [tTwW] )/\1cached_/' "$cache/kallsyms"
+	HOME=$T/home tach-decode -q --labels perf "$T/kc.data" >"$T/kc.got"
+	grep -q ';cached_' "$T/kc.got"
+	sed 's/;cached_/;/g' "$T/kc.got" >"$T/kc.back"
+	same_lines "$T/kc.want" "$T/kc.back"
+	# no copy: /proc/kallsyms, as perf script named them
+	rm -rf "$T/home/.debug/[kernel.kallsyms]"
+	HOME=$T/home tach-decode -q --labels perf "$T/kc.data" >"$T/kc.proc"
+	same_lines "$T/kc.want" "$T/kc.proc"
+}
+
 @test "binaries found through the build-id cache, the recorded path or --binary-path" {
 	can_record
 	mkdir -p "$T/home"

@@ -164,6 +164,9 @@ static inline uint16_t pd_rd16(const struct pd *st, const uint8_t *p)
 int pd_open_input(struct tach_reader *r);
 /* The next record in time order (*rec), or TACH_EOF. */
 int pd_next_record(struct tach_reader *r, struct pd_rec *rec);
+/* The record that many after the last one given, when the queue has it sorted already;
+ * NULL when not. */
+const struct pd_rec *pd_peek_record(const struct pd *st, size_t ahead);
 /* A HEADER_ATTR record's or file section's attribute; ids given apart. */
 int pd_add_attr(struct tach_reader *r, const uint8_t *p, uint64_t n, uint64_t off, uint32_t *idx);
 int pd_add_id(struct tach_reader *r, uint64_t id, uint32_t attr);
@@ -187,6 +190,10 @@ void pd_features_free(struct pd *st);
 int pd_attr_of(const struct pd *st, const uint8_t *p, uint32_t size, bool sample);
 int pd_parse_sample(struct tach_reader *r, const struct pd_attr *a, const uint8_t *p,
 		    uint32_t size, uint64_t off, struct pd_sample *s);
+/* A SAMPLE record's callchain (*nr entries) without parsing the rest, where the fields
+ * before it have a fixed size (no PERF_SAMPLE_READ); NULL when not or when it has none. */
+const uint8_t *pd_peek_chain(const struct pd *st, const uint8_t *p, uint32_t size,
+			     uint64_t *nr);
 /* A non-sample record's time from its sample_id trailer; false when it has none. */
 bool pd_trailer_time(const struct pd *st, const uint8_t *p, uint32_t size, uint64_t *time);
 
@@ -221,6 +228,10 @@ int pd_on_exit(struct tach_reader *r, const uint8_t *p, uint32_t size, uint64_t 
 int pd_on_mmap(struct tach_reader *r, const uint8_t *p, uint32_t size, uint64_t off, bool two);
 /* The sample's frames, innermost first, into st->frames (st->depth); then its root. */
 int pd_sample_frames(struct tach_reader *r, const struct pd_sample *s);
+/* Asks the memory for the frames table's slots of a sample read a few records later (a
+ * chain of nr entries, from pd_peek_chain): the table's look-ups nearly all miss the
+ * cache, and the sample in hand leaves time for the slots to arrive. */
+void pd_prefetch_chain(struct tach_reader *r, const uint8_t *chain, uint64_t nr);
 int pd_root_frame(struct tach_reader *r, const struct pd_sample *s, uint32_t *id);
 const char *pd_frame_file(struct tach_reader *r, uint32_t id);
 /* The first file mapped into process pid, in address order, for which fn says true; NULL

@@ -33,6 +33,10 @@
 #include "core/handles.h"
 #include "formats/perfdata/perfdata.h"
 
+/* How many records ahead a sample's frames-table slots are asked for (pd_prefetch_chain):
+ * far enough for memory to answer while the records between are read. */
+#define PREFETCH_AHEAD 4
+
 static int nomem(struct tach_reader *r)
 {
 	return RFAIL(r, TACH_E_NOMEM, TACH_POS_NONE, 0, "out of memory");
@@ -307,6 +311,12 @@ static int pd_next(struct tach_reader *r, const struct tach_sample **out)
 			return rc;
 		bool done = false;
 		struct pd *st = r->state;
+		const struct pd_rec *next = pd_peek_record(st, PREFETCH_AHEAD);
+		uint64_t nr;
+		const uint8_t *chain;
+		if (next && tachi_rd32(next->p, st->swap) == PD_SAMPLE &&
+		    (chain = pd_peek_chain(st, next->p, (uint32_t)next->size, &nr)))
+			pd_prefetch_chain(r, chain, nr);
 		switch (tachi_rd32(rec.p, st->swap)) {
 		case PD_SAMPLE:
 			rc = on_sample(r, &rec, &done);

@@ -27,7 +27,7 @@
 #define PIPE_HEADER 16
 #define ATTR_VER0 64
 #define ZWINDOW (256u * 1024)
-#define RELEASE_STEP (16u << 20)
+#define RELEASE_STEP (2u << 20)
 
 static int nomem(struct tach_reader *r)
 {
@@ -510,6 +510,11 @@ static int fill(struct tach_reader *r)
 		st->flush_upto = UINT64_MAX;
 	}
 	return TACH_OK;
+}
+
+const struct pd_rec *pd_peek_record(const struct pd *st, size_t ahead)
+{
+	return st->qhead + ahead - 1 < st->sorted ? &st->q[st->qhead + ahead - 1] : NULL;
 }
 
 int pd_next_record(struct tach_reader *r, struct pd_rec *rec)

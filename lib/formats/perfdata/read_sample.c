@@ -160,6 +160,27 @@ static void tail_fields(struct cur *c, const struct pd_attr *a, struct pd_sample
 	}
 }
 
+const uint8_t *pd_peek_chain(const struct pd *st, const uint8_t *p, uint32_t size,
+			     uint64_t *nr)
+{
+	int ai = pd_attr_of(st, p, size, true);
+	if (ai < 0)
+		return NULL;
+	uint64_t t = st->attrs[ai].sample_type;
+	if (!(t & PD_S_CALLCHAIN) || (t & PD_S_READ))
+		return NULL;
+	uint64_t at = 8 + 8 * bits(t & (PD_S_IDENTIFIER | PD_S_IP | PD_S_TID | PD_S_TIME |
+					 PD_S_ADDR | PD_S_ID | PD_S_STREAM_ID | PD_S_CPU |
+					 PD_S_PERIOD));
+	if (at + 8 > size)
+		return NULL;
+	uint64_t n = tachi_rd64(p + at, st->swap);
+	if (n > (size - at - 8) / 8)
+		return NULL;
+	*nr = n;
+	return p + at + 8;
+}
+
 int pd_parse_sample(struct tach_reader *r, const struct pd_attr *a, const uint8_t *p,
 		    uint32_t size, uint64_t off, struct pd_sample *s)
 {

@@ -11,9 +11,10 @@
  *   - A user address is named by the ELF symbol perf chooses (the library's symbolizer
  *     under perf's rules, symbolize/symbolize.h), the binary found through the build-id
  *     cache (~/.debug/.build-id/xx/yyyy/elf), its recorded path or --binary-path; a JIT
- *     address by the perf map's entry; a kernel address by /proc/kallsyms when the
- *     running kernel's build ID is the capture's, or the capture names none (relocated by
- *     the capture's _text), else left unknown in "[kernel.kallsyms]". An address with no symbol is "0xADDR" in its
+ *     address by the perf map's entry; a kernel address by the build-id cache's copy of
+ *     the recorded kernel's kallsyms, else /proc/kallsyms when the running kernel's build
+ *     ID is the capture's, or the capture names none (relocated by the capture's _text),
+ *     else left unknown in "[kernel.kallsyms]". An address with no symbol is "0xADDR" in its
  *     dso (perf's "[unknown]"), as the perf script reader names it.
  *   - Frames keep their addresses and a mapping with its range, file offset and build ID.
  *
@@ -26,6 +27,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -126,22 +128,41 @@ struct ftable {
 	size_t mask, n;
 };
 
-static size_t ft_home(const struct ftable *t, uint32_t map, uint64_t ip)
+/* By the address alone, so that a sample's slots can be asked for before its addresses'
+ * mappings are known (pd_prefetch_chain); one address in several maps is rare. */
+/* Slots for cap entries. A table of megabytes is looked up at random addresses, a TLB
+ * miss each with small pages: it asks for huge ones where the system gives them on
+ * request (transparent huge pages in madvise mode), which also makes its first touch one
+ * fault per 2 MiB, not per 4 KiB. */
+static struct fslot *ft_alloc(size_t cap)
 {
-	return kv_hash(map, ip) & t->mask;
+	size_t bytes = cap * sizeof(struct fslot);
+	void *p = NULL;
+#ifdef MADV_HUGEPAGE
+	if (bytes >= (2u << 20) && !posix_memalign(&p, 2u << 20, bytes)) {
+		madvise(p, bytes, MADV_HUGEPAGE);
+		return p;
+	}
+#endif
+	return malloc(bytes);
 }
 
-static void ft_prefetch(const struct ftable *t, uint32_t map, uint64_t ip)
+static size_t ft_home(const struct ftable *t, uint64_t ip)
+{
+	return tachi_mix64(ip + 0x632be59bd9b4e019ull) & t->mask;
+}
+
+static void ft_prefetch(const struct ftable *t, uint64_t ip)
 {
 	if (t->s)
-		__builtin_prefetch(&t->s[ft_home(t, map, ip)]);
+		__builtin_prefetch(&t->s[ft_home(t, ip)]);
 }
 
 static bool ft_get(const struct ftable *t, uint32_t map, uint64_t ip, uint32_t *v)
 {
 	if (!t->s)
 		return false;
-	for (size_t i = ft_home(t, map, ip);; i = (i + 1) & t->mask) {
+	for (size_t i = ft_home(t, ip);; i = (i + 1) & t->mask) {
 		if (t->s[i].map == FREE)
 			return false;
 		if (t->s[i].map == map && t->s[i].ip == ip) {
@@ -156,7 +177,7 @@ static bool ft_put(struct ftable *t, uint32_t map, uint64_t ip, uint32_t v)
 {
 	if ((t->n + 1) * 4 > (t->mask + 1) * 3 || !t->s) {
 		size_t cap = t->s ? (t->mask + 1) * 2 : 64;
-		struct fslot *ns = malloc(cap * sizeof(*ns));
+		struct fslot *ns = ft_alloc(cap);
 		if (!ns)
 			return false;
 		for (size_t i = 0; i < cap; i++)
@@ -165,7 +186,7 @@ static bool ft_put(struct ftable *t, uint32_t map, uint64_t ip, uint32_t v)
 		for (size_t i = 0; t->s && i <= t->mask; i++) {
 			if (t->s[i].map == FREE)
 				continue;
-			size_t k = ft_home(&nt, t->s[i].map, t->s[i].ip);
+			size_t k = ft_home(&nt, t->s[i].ip);
 			while (ns[k].map != FREE)
 				k = (k + 1) & nt.mask;
 			ns[k] = t->s[i];
@@ -174,7 +195,7 @@ static bool ft_put(struct ftable *t, uint32_t map, uint64_t ip, uint32_t v)
 		t->s = ns;
 		t->mask = nt.mask;
 	}
-	size_t i = ft_home(t, map, ip);
+	size_t i = ft_home(t, ip);
 	while (t->s[i].map != FREE && !(t->s[i].map == map && t->s[i].ip == ip))
 		i = (i + 1) & t->mask;
 	if (t->s[i].map == FREE)
@@ -224,6 +245,7 @@ struct ksym {
 /* /proc/kallsyms's text symbols, sorted, one per address: read once for every reader that
  * shares a symbol cache (the kernel runs on), else the reader's own. */
 struct ktab {
+	char bid[41];             /* the build ID of the copy read, "" for /proc/kallsyms */
 	char *buf;                /* the file's text, which names point into */
 	struct ksym *ks;
 	size_t nks;
@@ -714,10 +736,10 @@ static bool kallsyms_line(char *line, struct ksym *k)
 	return *name != 0;
 }
 
-/* /proc/kallsyms whole (a proc file has no size: read until its end). */
-static char *read_kallsyms(size_t *n)
+/* A kallsyms file whole (a proc file has no size: read until its end). */
+static char *read_kallsyms(const char *path, size_t *n)
 {
-	FILE *f = fopen("/proc/kallsyms", "r");
+	FILE *f = fopen(path, "r");
 	char *buf = NULL;
 	size_t cap = 0, got;
 	*n = 0;
@@ -729,6 +751,22 @@ static char *read_kallsyms(size_t *n)
 	if (buf)
 		buf[*n] = 0;
 	return buf;
+}
+
+/* The copy of the recorded kernel's kallsyms that perf record keeps in the build-id cache
+ * (~/.debug/[kernel.kallsyms]/BUILDID/kallsyms), false when there is none. It is what
+ * perf report reads for a capture of another kernel; for this kernel's it holds what
+ * /proc/kallsyms says, read as a plain file instead of the kernel formatting each of its
+ * lines again (most of the CPU a capture with kernel frames costs beyond its records). */
+static bool cached_kallsyms(const char *bid, char *out, size_t cap)
+{
+	const char *home = getenv("HOME");
+	struct stat sb;
+	return bid && strlen(bid) > 2 && strspn(bid, "0123456789abcdef") == strlen(bid) &&
+	       home && *home &&
+	       snprintf(out, cap, "%s/.debug/[kernel.kallsyms]/%s/kallsyms", home, bid) <
+		       (int)cap &&
+	       !stat(out, &sb) && S_ISREG(sb.st_mode);
 }
 
 static void ktab_free(void *p)
@@ -764,14 +802,16 @@ static void ktab_sort(struct ktab *t)
 	t->nks = w;
 }
 
-static struct ktab *ktab_read(void)
+/* bid: the build-id cache's copy for it, NULL: /proc/kallsyms. */
+static struct ktab *ktab_read(const char *path, const char *bid)
 {
 	size_t n, cap = 0;
 	struct ktab *t = calloc(1, sizeof(*t));
-	if (!t || !(t->buf = read_kallsyms(&n))) {
+	if (!t || !(t->buf = read_kallsyms(path, &n))) {
 		free(t);
 		return NULL;
 	}
+	snprintf(t->bid, sizeof(t->bid), "%s", bid ? bid : "");
 	for (char *line = t->buf, *nl; line < t->buf + n; line = nl + 1) {
 		nl = strchr(line, '\n');
 		if (!nl)
@@ -794,12 +834,21 @@ static struct ktab *ktab_read(void)
 	return t;
 }
 
-static void load_kallsyms(struct pd_syms *y, struct tachi_symcache *cache)
+/* The kernel's symbols from path (bid: the build-id cache's copy of that kernel's, NULL:
+ * /proc/kallsyms). Readers sharing a symbol cache share one table, the first read; a
+ * reader wanting another kernel's reads its own. */
+static void load_kallsyms(struct pd_syms *y, struct tachi_symcache *cache, const char *path,
+			  const char *bid)
 {
-	y->kt = tachi_symcache_extra(cache);
-	if (!y->kt && (y->kt = ktab_read()) && cache)
-		tachi_symcache_set_extra(cache, y->kt, ktab_free);
-	y->kt_own = y->kt && !cache;
+	struct ktab *shared = tachi_symcache_extra(cache);
+	y->kt = shared && !strcmp(shared->bid, bid ? bid : "") ? shared : NULL;
+	y->kt_own = false;
+	if (!y->kt && (y->kt = ktab_read(path, bid))) {
+		if (cache && !shared)
+			tachi_symcache_set_extra(cache, y->kt, ktab_free);
+		else
+			y->kt_own = true;
+	}
 	y->kdelta = y->kt && y->ktext_known ? (int64_t)(y->kt->text - y->ktext) : 0;
 }
 
@@ -809,17 +858,21 @@ static const char *kernel_symbol(struct tach_reader *r, uint64_t ip)
 	struct pd_syms *y = st->syms;
 	if (!y->ks_tried) {
 		y->ks_tried = true;
-		char run[160];
+		char run[160], path[4200];
 		/* as perf: a capture that names no kernel build ID (perf record -z, pipe mode,
 		 * where it comes last) is taken to be of this kernel */
 		const char *rec = pd_build_id_of(st, "[kernel.kallsyms]", true);
-		bool same = !rec || (running_build_id(run, sizeof(run)) && !strcmp(run, rec));
-		if (!st->no_symbolize && same)
-			load_kallsyms(y, r->symcache);
-		else if (!st->no_symbolize)
+		if (st->no_symbolize)
+			;
+		else if (cached_kallsyms(rec, path, sizeof(path)))
+			load_kallsyms(y, r->symcache, path, rec);
+		else if (!rec || (running_build_id(run, sizeof(run)) && !strcmp(run, rec)))
+			load_kallsyms(y, r->symcache, "/proc/kallsyms", NULL);
+		else
 			tachi_warn(&r->warn, TACH_POS_NONE, 0,
 				   "the running kernel is not the one recorded (their build IDs "
-				   "differ): kernel frames are left unnamed, as [kernel.kallsyms]");
+				   "differ) and the build-id cache has no copy of its kallsyms: "
+				   "kernel frames are left unnamed, as [kernel.kallsyms]");
 	}
 	uint64_t a = ip + (uint64_t)y->kdelta;
 	size_t lo = 0, hi = y->kt ? y->kt->nks : 0;
@@ -1132,7 +1185,9 @@ static int frame_at(struct tach_reader *r, uint32_t map, bool kernel, uint64_t i
 			return nomem(r);
 		name = copy;
 	}
-	struct srcline src = { "", TACH_NO_LINE };
+	struct srcline src;
+	src.file[0] = 0;
+	src.line = TACH_NO_LINE;
 	if (!rc && name && !kernel && m && m->syn && !m->jit && !st->no_symbolize &&
 	    !st->no_source_lines &&
 	    !(rc = source_line(r, m, exact || ip <= m->start ? ip : ip - 1, &src)) && src.file[0])
@@ -1292,9 +1347,21 @@ static size_t chain_maps(struct tach_reader *r, const struct pd_sample *s, uint6
 			continue;
 		}
 		maps[i] = frame_map(r, s->pid, kernel_mode(mode), ip);
-		ft_prefetch(&st->syms->frames, frame_key(maps[i], kernel_mode(mode)), ip);
+		ft_prefetch(&st->syms->frames, ip);
 	}
 	return n;
+}
+
+void pd_prefetch_chain(struct tach_reader *r, const uint8_t *chain, uint64_t nr)
+{
+	struct pd *st = r->state;
+	if (!st->syms)
+		return;
+	for (uint64_t i = 0; i < nr && i < AHEAD; i++) {
+		uint64_t ip = tachi_rd64(chain + 8 * i, st->swap);
+		if (ip < CTX_MAX)
+			ft_prefetch(&st->syms->frames, ip);
+	}
 }
 
 int pd_sample_frames(struct tach_reader *r, const struct pd_sample *s)
