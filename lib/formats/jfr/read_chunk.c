@@ -17,6 +17,7 @@
 #include "base/base.h"
 #include "base/bytes.h"
 #include "base/hash.h"
+#include "base/io.h"
 #include "core/handles.h"
 #include "formats/jfr/jfr.h"
 
@@ -1192,6 +1193,10 @@ int tachi_jfr_chunk(struct tach_reader *r)
 	}
 	st->pos = st->chunk + JFR_HEADER;
 	st->chunks++;
+	/* nothing before this chunk is read again (a reused chunk's constants are found in
+	 * its own pools, which are the same bytes): a mapped file's pages there go back, so
+	 * memory follows the largest chunk and the stacks, not the recording */
+	tachi_in_release(&r->in, st->chunk);
 	return TACH_OK;
 }
 
