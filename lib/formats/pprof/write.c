@@ -666,6 +666,10 @@ static void pw_free(struct tach_writer *w)
 	free(st->own.p);
 	free(st->smap);
 	free(st->fmap);
+	free(st->ffn);
+	free(st->runs);
+	free(st->rfid);
+	tachi_idset_free(&st->run_index);
 	free(st->locs);
 	tachi_idset_free(&st->loc_index);
 	free(st->xl);

@@ -94,6 +94,18 @@ struct pprof_wstate {
 	/* frames */
 	uint32_t *fmap;      /* dict frame id -> location index */
 	size_t fmap_cap;
+	/* dict frame id -> its line's Function: an inlined run's lines are looked up for
+	 * every sample that has it (its location is keyed by all of them), the names hashed
+	 * once */
+	uint32_t *ffn;
+	size_t ffn_cap;
+	/* the locations of inlined runs met, by their frame ids (rfid[at, at + n)): a run
+	 * comes back in most samples of its stack, and its frames' ids say all its lines do */
+	struct pprof_run { size_t at; uint32_t n, li; } *runs;
+	size_t nruns, runs_cap;
+	uint32_t *rfid;
+	size_t nrfid, rfid_cap;
+	struct tachi_idset run_index;
 	size_t nmapped; /* source frames mapped so far: all of them lets a sample skip the check */
 	struct pprof_loc *locs;
 	size_t nlocs, locs_cap;

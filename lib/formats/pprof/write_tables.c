@@ -174,12 +174,14 @@ static int frame_line(struct tach_writer *w, const struct tach_dict *d, uint32_t
 {
 	struct pprof_wstate *st = w->state;
 	const struct tach_frame *f = &d->frames[fid];
+	uint32_t fn;
+	if (fid < st->ffn_cap && (fn = st->ffn[fid]) != NO_ID)
+		goto done;
 	struct fnkey fk;
 	if (!tachi_pw_src_str(st, d, f->func, &fk.name) ||
 	    !tachi_pw_src_str(st, d, f->file, &fk.file))
 		return NOMEM(w);
 	uint64_t h = fn_hash(&fk);
-	uint32_t fn;
 	if (!tachi_idset_find(&st->fn_index, h, &fk, fn_eq, st, &fn)) {
 		if (st->nfns >= UINT32_MAX - 2 || !TACHI_RESERVE(st->fns, st->fns_cap, st->nfns + 1))
 			return NOMEM(w);
@@ -189,6 +191,10 @@ static int frame_line(struct tach_writer *w, const struct tach_dict *d, uint32_t
 			return NOMEM(w);
 		st->nfns++;
 	}
+	if (fid >= st->ffn_cap && !tachi_idmap_reserve(&st->ffn, &st->ffn_cap, (size_t)fid + 1))
+		return NOMEM(w);
+	st->ffn[fid] = fn;
+done:
 	/* pprof's 0 means unknown: lines below 1 say nothing; TACH columns count from 0. */
 	*out = (struct pprof_wline){ fn, f->line > 0 ? f->line : 0,
 				     f->col >= 0 ? (int64_t)f->col + 1 : 0 };
@@ -250,6 +256,22 @@ static bool inlined(const struct tach_dict *d, uint32_t fid)
 	return n && n->inlined;
 }
 
+struct run_key {
+	const uint32_t *fr;
+	uint32_t n;
+};
+
+static bool run_eq(void *ctx, uint32_t id, const void *p)
+{
+	const struct pprof_wstate *st = ctx;
+	const struct run_key *k = p;
+	return st->runs[id].n == k->n &&
+	       !memcmp(st->rfid + st->runs[id].at, k->fr, k->n * sizeof(uint32_t));
+}
+
+static int run_loc_new(struct tach_writer *w, const struct tach_dict *d, const uint32_t *fr,
+		       uint32_t n, uint32_t *li);
+
 /* The location of fr[0, n), frames inlined each into the next one out: one machine
  * address (the outermost frame's) with their lines, innermost first, as pprof writes. */
 static int run_loc(struct tach_writer *w, const struct tach_dict *d, const uint32_t *fr,
@@ -263,6 +285,31 @@ static int run_loc(struct tach_writer *w, const struct tach_dict *d, const uint3
 		*li = st->fmap[fr[0]];
 		return TACH_OK;
 	}
+	struct run_key k = { fr, n };
+	uint64_t h = tachi_hash(fr, n * sizeof(uint32_t));
+	uint32_t id;
+	if (tachi_idset_find(&st->run_index, h, &k, run_eq, st, &id)) {
+		*li = st->runs[id].li;
+		return TACH_OK;
+	}
+	if ((rc = run_loc_new(w, d, fr, n, li)))
+		return rc;
+	if (st->nruns >= UINT32_MAX - 2 || !TACHI_RESERVE(st->runs, st->runs_cap, st->nruns + 1) ||
+	    !TACHI_RESERVE(st->rfid, st->rfid_cap, st->nrfid + n))
+		return NOMEM(w);
+	memcpy(st->rfid + st->nrfid, fr, n * sizeof(uint32_t));
+	st->runs[st->nruns] = (struct pprof_run){ st->nrfid, n, *li };
+	st->nrfid += n;
+	if (!tachi_idset_insert(&st->run_index, h, (uint32_t)st->nruns++))
+		return NOMEM(w);
+	return TACH_OK;
+}
+
+static int run_loc_new(struct tach_writer *w, const struct tach_dict *d, const uint32_t *fr,
+		       uint32_t n, uint32_t *li)
+{
+	struct pprof_wstate *st = w->state;
+	int rc;
 	if (!TACHI_RESERVE(st->run, st->run_cap, n))
 		return NOMEM(w);
 	for (uint32_t i = 0; i < n; i++)
