@@ -9,6 +9,8 @@
 #   A second recording of as many samples is measured too: the fixtures ap-cpu.jfr and
 #     jdk-profile.jfr one after the other (JFR_REPEAT / 2 times each), where no chunk's
 #     pools are its predecessor's, so that every chunk's metadata and pools are read.
+#   With a JDK and no JFR_INPUT, first a recording of the issue's shape, made by the JDK
+#     (see JFR_STACKS_S below).
 #   BUILD_ROOT: the meson build directory (default ./build).
 #   BASE_ROOT: another build (of main, say) measured beside it, line for line.
 set -euo pipefail
@@ -40,7 +42,23 @@ if command -v javac >/dev/null && command -v java >/dev/null; then
 	javac -d "$out" "$here/JfrRead.java"
 	jdk=1
 fi
-for f in "$in" "$mix"; do
+# The issue's shape (~600,000 CPU samples on ~25,000 stacks): bench/JfrStacks.java recorded
+# by the JDK for JFR_STACKS_S seconds (default 30) at a 1 ms period, the recording repeated
+# JFR_STACKS_REPEAT times (default 14), kept in BENCH_DIR.
+stacks=
+if [ -n "$jdk" ] && [ -z "${JFR_INPUT:-}" ]; then
+	stacks=$dir/tachfmt-bench-jfr-stacks-x${JFR_STACKS_REPEAT:-14}.jfr
+	if [ ! -s "$stacks" ]; then
+		javac -d "$out" "$here/JfrStacks.java"
+		printf '%s\n' '<?xml version="1.0" encoding="UTF-8"?>' '<configuration version="2.0">' \
+			'<event name="jdk.ExecutionSample"><setting name="enabled">true</setting><setting name="period">1 ms</setting></event>' \
+			'</configuration>' >"$out/cpu.jfc"
+		java -XX:StartFlightRecording=filename="$out/one.jfr",settings="$out/cpu.jfc" \
+			-cp "$out" JfrStacks "${JFR_STACKS_S:-30}" >/dev/null 2>&1
+		for _ in $(seq "${JFR_STACKS_REPEAT:-14}"); do cat "$out/one.jfr"; done >"$stacks"
+	fi
+fi
+for f in $stacks "$in" "$mix"; do
 	cat "$f" >/dev/null # page cache
 	echo "input: $f, $(stat -c %s "$f") bytes, $("$build/cmd/tach-decode" -q -F info "$f" | sed -n 's/^samples: //p') samples"
 	for b in "$build" ${BASE_ROOT:+"$BASE_ROOT"}; do
