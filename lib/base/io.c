@@ -49,11 +49,10 @@ static int read_some(struct tachi_in *in, struct tachi_err *e, uint8_t *p, size_
 	}
 }
 
-int tachi_in_load(struct tachi_in *in, uint64_t max_input, struct tachi_err *e)
+/* A regular file read from its start (after what was peeked) mapped whole; false when the
+ * input is no such file or the mapping is refused. */
+static bool map_file(struct tachi_in *in)
 {
-	if (in->whole)
-		return TACH_OK;
-	/* Bytes peeked at open (tachi_in_peek) are the start of the input. */
 	size_t peeked = in->end;
 	struct stat st;
 	if (!in->unpack && fstat(in->fd, &st) == 0 && S_ISREG(st.st_mode)) {
@@ -72,11 +71,64 @@ int tachi_in_load(struct tachi_in *in, uint64_t max_input, struct tachi_err *e)
 				free(in->buf);
 				in->buf = NULL;
 				in->cap = in->end = 0;
-				return TACH_OK;
+				return true;
 			}
 		}
 	}
+	return false;
+}
+
+bool tachi_in_map_file(struct tachi_in *in)
+{
+	return in->whole || map_file(in);
+}
+
+int tachi_in_read(struct tachi_in *in, void *dst, size_t n, struct tachi_err *e, size_t *got)
+{
+	uint8_t *d = dst;
+	size_t done = 0;
+	while (done < n) {
+		if (in->pos < in->end) {
+			size_t k = in->end - in->pos < n - done ? in->end - in->pos : n - done;
+			memcpy(d + done, in->buf + in->pos, k);
+			in->pos += k;
+			done += k;
+			continue;
+		}
+		/* the buffer is used up: a large read straight from the source, small ones
+		 * through the buffer (a record at a time would be a system call each) */
+		in->base += in->pos;
+		in->pos = in->end = 0;
+		bool direct = n - done >= IN_CHUNK / 2;
+		if (!direct && !TACHI_RESERVE(in->buf, in->cap, IN_CHUNK))
+			return tachi_fail(e, TACH_E_NOMEM, TACH_POS_NONE, 0, "out of memory reading input");
+		size_t k = 0;
+		int rc = in->eof ? TACH_OK
+				 : read_some(in, e, direct ? d + done : in->buf,
+					     direct ? n - done : in->cap, &k);
+		if (rc)
+			return rc;
+		if (!k) {
+			in->eof = true;
+			break;
+		}
+		if (direct) {
+			in->base += k;
+			done += k;
+		} else {
+			in->end = k;
+		}
+	}
+	*got = done;
+	return TACH_OK;
+}
+
+int tachi_in_load(struct tachi_in *in, uint64_t max_input, struct tachi_err *e)
+{
+	if (in->whole || map_file(in))
+		return TACH_OK;
 	/* A pipe (or a file mmap refused): read everything, after what was peeked. */
+	size_t peeked = in->end;
 	size_t cap = in->cap, len = peeked;
 	uint8_t *buf = in->buf;
 	in->buf = NULL;

@@ -45,6 +45,12 @@ int tachi_in_unpack(struct tachi_in *in, uint64_t max_out, struct tachi_err *e,
 /* Makes the whole input available in data/size: a regular file is mapped, anything else
  * read (at most max_input bytes). */
 int tachi_in_load(struct tachi_in *in, uint64_t max_input, struct tachi_err *e);
+/* A regular file mapped whole as tachi_in_load maps it; true when the whole input is in
+ * data/size, false when it is not such a file (the input stays streaming). */
+bool tachi_in_map_file(struct tachi_in *in);
+/* Streaming: the next bytes, up to n, into dst (fewer only at the end of the input), the
+ * peeked ones first; consumed. */
+int tachi_in_read(struct tachi_in *in, void *dst, size_t n, struct tachi_err *e, size_t *got);
 /* The first n bytes (fewer at the end of the input) without consuming them: memory input
  * as it is, a descriptor read into the streaming buffer, where the line reader and
  * tachi_in_load take them up, so nothing is read twice and a pipe loses nothing. */

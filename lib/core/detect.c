@@ -275,7 +275,7 @@ static int auto_open(struct tach_reader *r)
 		return RFAIL(r, TACH_E_FORMAT, TACH_POS_OFFSET, 0, "%s", f->refused);
 	if ((rc = become(r, f, i)))
 		return rc;
-	if (f->reader->whole_input && (rc = tachi_in_load_whole(r)))
+	if ((rc = tachi_in_for_reader(r, f->reader)))
 		return rc;
 	return f->reader->open(r);
 }

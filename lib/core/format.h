@@ -20,6 +20,9 @@ struct tachi_reader_ops {
 	int (*next)(struct tach_reader *r, const struct tach_sample **s);
 	void (*free)(struct tach_reader *r);
 	bool whole_input;       /* open gets the whole input in r->in.data (mmap or slurp) */
+	/* with whole_input: only a regular file is mapped whole; a pipe is left streaming
+	 * for the reader to read as it goes (tachi_in_read), not held whole */
+	bool stream_pipe;
 	bool dict_at_open;      /* open reads every frame the samples can use */
 	/* An empty input is a profile without samples when the format is named, not
 	 * detected: perf script prints nothing for a capture without samples. */

@@ -136,6 +136,17 @@ TACH_API int tach_reader_set_option(struct tach_reader *r, const char *key, cons
 		     r->fmt->name, key);
 }
 
+int tachi_in_for_reader(struct tach_reader *r, const struct tachi_reader_ops *ops)
+{
+	if (!ops->whole_input)
+		return TACH_OK;
+	if (ops->stream_pipe) {
+		tachi_in_map_file(&r->in);
+		return TACH_OK;
+	}
+	return tachi_in_load_whole(r);
+}
+
 static int reader_open(struct tach_reader *r)
 {
 	if (r->err.code)
@@ -146,12 +157,8 @@ static int reader_open(struct tach_reader *r)
 	int urc = tachi_in_unpack(&r->in, r->lim.max_input, &r->err, &packed);
 	if (urc)
 		return urc;
-	if (r->fmt->reader->whole_input) {
-		int rc = tachi_in_load_whole(r);
-		if (rc)
-			return rc;
-	}
-	return r->fmt->reader->open(r);
+	int rc = tachi_in_for_reader(r, r->fmt->reader);
+	return rc ? rc : r->fmt->reader->open(r);
 }
 
 TACH_API int tach_reader_open_fd(struct tach_reader *r, int fd)

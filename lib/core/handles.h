@@ -101,6 +101,9 @@ static inline int tachi_in_load_whole(struct tach_reader *r)
 {
 	return tachi_in_load(&r->in, r->lim.max_input, &r->err);
 }
+/* The input as the reader takes it at open (whole, mapped or streaming). */
+struct tachi_reader_ops;
+int tachi_in_for_reader(struct tach_reader *r, const struct tachi_reader_ops *ops);
 int tachi_in_no_sample(struct tach_reader *r);
 /* Streaming line input: the next line without its LF (a CR before it is kept), or TACH_EOF.
  * A stream that has given no sample in the input limit's worth of bytes is refused here, as

@@ -115,6 +115,22 @@ one_per_sample() {
 		tach-decode -q --labels perf >"$T/piped.got"
 	# another run of the program: the same paths
 	grep -Eq '^livetest;(.*;)?main;worker;hot_a [0-9]+$' "$T/piped.got"
+	# a pipe is read as it comes, never held whole: a limit on what an input held whole
+	# may take, below its size, does not stop it; the file form through a pipe is held
+	# whole and meets the limit
+	local half=$(($(stat -c %s "$T/pipe.data") / 2))
+	tach-decode -q --labels perf "$T/pipe.data" >"$T/pipe.file"
+	tach-decode -q --labels perf --max-input "$half" <"$T/pipe.data" >"$T/pipe.stream"
+	cat "$T/pipe.data" | tach-decode -q --labels perf --max-input "$half" >"$T/pipe.stream"
+	same_lines "$T/pipe.file" "$T/pipe.stream"
+	(cd "$T" && perf record -q -F 499 -e cpu-clock -g -o file.data ./livetest >/dev/null 2>&1)
+	[ "$(head -c 8 "$T/file.data")" = PERFILE2 ]
+	run tach-decode -q --labels perf --max-input "$(($(stat -c %s "$T/file.data") / 2))" < <(cat "$T/file.data")
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"exceeds the limit"* ]]
+	tach-decode -q --labels perf "$T/file.data" >"$T/file.file"
+	cat "$T/file.data" | tach-decode -q --labels perf >"$T/file.piped"
+	same_lines "$T/file.file" "$T/file.piped"
 }
 
 @test "live: two events: the first by default, --event picks the other" {

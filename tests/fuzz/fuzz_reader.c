@@ -3,6 +3,7 @@
  * bad index or length shows up under the sanitizers. */
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "tachfmt.h"
 
@@ -58,6 +59,32 @@ static void apply_options(struct tach_reader *r)
 #endif
 }
 
+/* FUZZ_PIPE: the input through a pipe, as a program's stdin, for a reader that streams
+ * what is not a file (an input larger than the pipe holds is cut to it, so that writing
+ * it whole before reading cannot block). */
+static int open_input(struct tach_reader *r, const uint8_t *data, size_t size, int *fd)
+{
+	*fd = -1;
+#ifdef FUZZ_PIPE
+	int p[2];
+	if (pipe(p))
+		abort();
+	if (size > 65536)
+		size = 65536;
+	for (size_t done = 0; done < size;) {
+		ssize_t k = write(p[1], data + done, size - done);
+		if (k <= 0)
+			abort();
+		done += (size_t)k;
+	}
+	close(p[1]);
+	*fd = p[0];
+	return tach_reader_open_fd(r, p[0]);
+#else
+	return tach_reader_open_mem(r, data, size);
+#endif
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct tach_reader *r = tach_reader_new(FUZZ_FORMAT);
@@ -67,7 +94,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	/* Keep fuzzing fast: small limits still cover every code path. */
 	tach_reader_set_option(r, "max-samples", "100000");
 	uint64_t sink = 0;
-	if (tach_reader_open_mem(r, data, size) == TACH_OK) {
+	int fd;
+	if (open_input(r, data, size, &fd) == TACH_OK) {
 		const struct tach_sample *s;
 		uint64_t n = 0;
 		while (tach_reader_next(r, &s) == TACH_OK && n++ < 200000) {
@@ -92,5 +120,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (msg && !msg[0])
 		abort(); /* every failure must say what is wrong */
 	tach_reader_free(r);
+	if (fd >= 0)
+		close(fd);
 	return (int)(sink & 0);
 }

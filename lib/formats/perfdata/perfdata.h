@@ -101,6 +101,10 @@ struct pd {
 	const uint8_t *data;
 	uint64_t size;
 	bool swap, pipe;
+	/* pipe mode from a pipe: records read one at a time into rbuf as they come (end
+	 * unknown until the input ends), never the input whole */
+	bool stream;
+	uint8_t *rbuf;
 	uint64_t pos, end;        /* the records still to read: [pos, end) */
 	uint64_t feat_off;
 	uint64_t released;        /* the input's bytes before this given back (mapped files) */

@@ -105,8 +105,8 @@ static int pd_open(struct tach_reader *r)
 {
 	struct pd *st = r->state;
 	st->chosen = -1;
-	int rc = tachi_in_load_whole(r);
-	if (rc || (rc = pd_open_input(r)) || (rc = pd_syms_new(r)))
+	int rc = pd_open_input(r);
+	if (rc || (rc = pd_syms_new(r)))
 		return rc;
 	if (!st->event_opt || st->pipe)
 		return TACH_OK;
@@ -365,4 +365,5 @@ const struct tachi_reader_ops tachi_perfdata_reader_ops = {
 	.next = pd_next,
 	.free = pd_free,
 	.whole_input = true,
+	.stream_pipe = true,
 };

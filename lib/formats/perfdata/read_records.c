@@ -219,9 +219,40 @@ static int file_header(struct tach_reader *r)
 	return pd_read_features(r);
 }
 
+/* Pipe mode's 16-byte header at p, either byte order. */
+static bool pipe_header(const uint8_t *p, size_t n, bool *swap)
+{
+	bool le = n >= PIPE_HEADER && !memcmp(p, "PERFILE2", 8);
+	if (n < PIPE_HEADER || (!le && memcmp(p, "2ELIFREP", 8)))
+		return false;
+	*swap = le != (__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__);
+	return tachi_rd64(p + 8, *swap) == PIPE_HEADER;
+}
+
 int pd_open_input(struct tach_reader *r)
 {
 	struct pd *st = r->state;
+	if (!r->in.whole) {
+		/* not a mapped file: pipe mode is read as it comes; a file's layout (sections at
+		 * offsets, the features after the data) needs it whole */
+		const uint8_t *p;
+		size_t got;
+		uint8_t h[PIPE_HEADER];
+		int rc = tachi_in_peek(&r->in, PIPE_HEADER, &r->err, &p, &got);
+		if (rc)
+			return rc;
+		if (!pipe_header(p, got, &st->swap))
+			rc = tachi_in_load(&r->in, r->lim.max_input, &r->err);
+		else if (!(rc = tachi_in_read(&r->in, h, sizeof(h), &r->err, &got)) &&
+			 !(st->rbuf = malloc(UINT16_MAX + 1u)))
+			rc = nomem(r);
+		if (rc || st->rbuf) {
+			st->pipe = st->stream = true;
+			st->pos = PIPE_HEADER;
+			st->end = UINT64_MAX;
+			return rc;
+		}
+	}
 	st->data = r->in.data;
 	st->size = r->in.size;
 	if (st->size < PIPE_HEADER)
@@ -434,10 +465,11 @@ static int one_record(struct tach_reader *r, const uint8_t *p, uint64_t n, uint6
 			     inflated ? " (in compressed data)" : "");
 	uint64_t skip = 0;
 	int rc = is_user_record(type) ? user_record(r, type, p, size, off, &skip)
-				      : queue(r, p, size, type, off, inflated);
+				      : queue(r, p, size, type, off, inflated || st->stream);
 	if (rc)
 		return rc;
-	if (skip > n - size)
+	/* a stream's following bytes are read past by its caller, which says when they end */
+	if (skip > n - size && !(st->stream && !inflated))
 		return RFAIL(r, TACH_E_FORMAT, TACH_POS_OFFSET, off,
 			     "a record (type %u) followed by %llu bytes of its own, past the end of "
 			     "the data", type, (unsigned long long)skip);
@@ -484,6 +516,48 @@ static int inflate_records(struct tach_reader *r, const uint8_t *p, uint64_t n, 
 	return rc;
 }
 
+/* want bytes of the stream into rbuf at at, an error naming what is cut short when fewer
+ * come; TACH_EOF when the input ends before a record's header. */
+static int stream_bytes(struct tach_reader *r, size_t at, size_t want, uint64_t off,
+			const char *what)
+{
+	struct pd *st = r->state;
+	size_t got;
+	int rc = tachi_in_read(&r->in, st->rbuf + at, want, &r->err, &got);
+	if (rc || got == want)
+		return rc;
+	if (!got && !at && !strcmp(what, "header"))
+		return TACH_EOF;
+	return RFAIL(r, TACH_E_FORMAT, TACH_POS_OFFSET, off, "%zu bytes left, too few for a "
+		     "record's %s; the input may be cut short", got + at, what);
+}
+
+/* The next record of a stream (pipe mode from a pipe), read, handled and let go of: the
+ * queue keeps copies. The bytes a record says follow it are read past. */
+static int stream_record(struct tach_reader *r)
+{
+	struct pd *st = r->state;
+	int rc = stream_bytes(r, 0, 8, st->pos, "header");
+	if (rc == TACH_EOF) {
+		st->end = st->pos;
+		return TACH_OK;
+	}
+	uint16_t size = rc ? 0 : pd_rd16(st, st->rbuf + 6);
+	if (rc || (size > 8 && (rc = stream_bytes(r, 8, size - 8u, st->pos, "body"))))
+		return rc;
+	uint64_t used = 0;
+	if ((rc = one_record(r, st->rbuf, size < 8 ? 8 : size, st->pos, false, &used)))
+		return rc;
+	for (uint64_t left = used - size; left;) {
+		size_t k = left > UINT16_MAX ? UINT16_MAX : (size_t)left;
+		if ((rc = stream_bytes(r, 0, k, st->pos, "trailing data")))
+			return rc;
+		left -= k;
+	}
+	st->pos += used;
+	return TACH_OK;
+}
+
 /* Reads input records until the queue has one ready or the input ends. */
 static int fill(struct tach_reader *r)
 {
@@ -491,6 +565,12 @@ static int fill(struct tach_reader *r)
 	while (st->pos < st->end) {
 		if (st->qhead < st->sorted && st->q[st->qhead].time <= st->flush_upto)
 			return TACH_OK;
+		if (st->stream) {
+			int rc = stream_record(r);
+			if (rc)
+				return rc;
+			continue;
+		}
 		if (st->end - st->pos < 8)
 			return RFAIL(r, TACH_E_FORMAT, TACH_POS_OFFSET, st->pos,
 				     "%llu bytes left, too few for a record header; the file may be "
@@ -548,6 +628,7 @@ int pd_next_record(struct tach_reader *r, struct pd_rec *rec)
 void pd_records_free(struct pd *st)
 {
 	free(st->last_own);
+	free(st->rbuf);
 	for (size_t i = st->qhead; i < st->nq; i++)
 		if (st->q[i].own)
 			free((void *)st->q[i].p);
