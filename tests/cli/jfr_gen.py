@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Writes a small JFR chunk that no recorder writes so: for tests/cli/jfr.bats.
 
-usage: jfr_gen.py OUT [plain|cputime]
+usage: jfr_gen.py OUT [plain|cputime|nothread]
 
 Fields in an order of its own (Thread's javaName before its osThreadId and osName, a
 "virtual" field first, an "extra" field before StackFrame's method), every string
@@ -10,13 +10,16 @@ empty, null), an event type the reader does not know between the samples; "plain
 integers uncompressed (big-endian of their width), else compressed (LEB128). "cputime":
 two jdk.CPUTimeSample events too, laid out as JDK 25's metadata declares the event
 (startTime, stackTrace, eventThread, failed, samplingPeriod: a timespan in ticks, biased),
-for JDKs that cannot record it. `jfr print` reads it as the JDK reads any recording.
+for JDKs that cannot record it. "nothread": a third execution sample of a thread the pool
+does not hold (as the JDK writes a thread started while the JVM shuts down). `jfr print`
+reads it as the JDK reads any recording.
 """
 import struct
 import sys
 
 PLAIN = len(sys.argv) > 2 and sys.argv[2] == "plain"
 CPUTIME = len(sys.argv) > 2 and sys.argv[2] == "cputime"
+NOTHREAD = len(sys.argv) > 2 and sys.argv[2] == "nothread"
 WIDTH = {"short": 2, "char": 2, "int": 4, "long": 8}
 
 
@@ -172,6 +175,8 @@ def main():
         event(21, num(start_ticks + 1600) + utf8("skipped by size") + num(9, "int")),
         event(20, num(start_ticks + 2999) + num(6) + num(1) + num(2)),
     ]
+    if NOTHREAD:
+        events.append(event(20, num(start_ticks + 3999) + num(99) + num(1) + num(1)))
     if CPUTIME:
         # 10 ms and 20 ms of CPU time (ticks are ns here); the second's stack failed
         events += [

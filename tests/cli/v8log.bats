@@ -44,9 +44,15 @@ same_as_speedscope() {
 	[ "$(awk -F'\t' '/^#/ { print $4 }' "$T/imp")" = "$(our_total "$f")" ]
 }
 
-# A log's samples, the header lines left out (the raw log knows the interval, its JSON not).
+# A log's samples, the header lines left out (the raw log knows the interval, its JSON
+# not): a line that stands for one interval, which the writer gives no time, gets the
+# interval's, so that a tick exactly one interval after the one before reads the same
+# from the log and from its JSON.
 samples() {
-	tach-decode -q -F samples "$@" | grep -v '^@'
+	tach-decode -q -F samples "$@" | awk -F'\t' -v OFS='\t' '
+		/^@interval_us / { split($0, a, " "); iv = a[2]; next }
+		/^@/ { next }
+		{ if (iv && split($1, h, " ") == 4) $1 = $1 " " iv * 1000; print }'
 }
 
 # The preprocessor's JSON of log $1 into $2 (node prints a line before it when the log is
