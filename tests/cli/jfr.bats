@@ -229,6 +229,52 @@ PY
 	[[ ${lines[0]} == "tach-decode: $T/open.jfr: offset $n: warning: the chunk here is unfinished (its recorder did not close it): its $n bytes are not read (the 1 chunks before it are)" ]]
 }
 
+# chunks FILE: "offset size" of each chunk, as the headers say
+chunks() {
+	python3 - "$1" <<'PY'
+import struct, sys
+d = open(sys.argv[1], "rb").read()
+o = 0
+while o + 68 <= len(d):
+    n = struct.unpack(">q", d[o + 8:o + 16])[0]
+    print(o, n)
+    o += n
+PY
+}
+
+@test "a recording from a pipe or compressed: read a chunk at a time, the same samples, warnings and offsets" {
+	local big at total
+	cat "$REC" "$F/jdk-profile.jfr" "$F/ap-cpu.jfr" >"$T/three.jfr"
+	tach-decode -q -F samples "$T/three.jfr" >"$T/file.samples"
+	big=$(chunks "$T/three.jfr" | sort -k2,2n | tail -n 1 | cut -d' ' -f2)
+	at=$(chunks "$T/three.jfr" | awk -v n="$big" '$2 == n { print $1; exit }')
+	total=$(stat -c %s "$T/three.jfr")
+	[ "$big" -lt "$total" ]
+	# a chunk held at a time, not the recording: a limit of the largest chunk passes
+	cat "$T/three.jfr" | tach-decode -q -F samples --max-input "$big" | cmp - "$T/file.samples"
+	# (a file given as stdin is mapped, as a named one is)
+	tach-decode -q -F samples --max-input 100 <"$T/three.jfr" | cmp - "$T/file.samples"
+	gzip -c "$T/three.jfr" | tach-decode -q -F samples | cmp - "$T/file.samples"
+	zstd -q -c "$T/three.jfr" >"$T/three.jfr.zst"
+	tach-decode -q -F samples "$T/three.jfr.zst" | cmp - "$T/file.samples"
+	# the same recording twice: the second chunk's pools found equal to the copy kept
+	cat "$REC" "$REC" | tach-decode -q -F samples | grep -v '^@' >"$T/twice"
+	tach-decode -q -F samples "$REC" | grep -v '^@' | cat - <(tach-decode -q -F samples "$REC" | grep -v '^@') | cmp - "$T/twice"
+	# a chunk larger than the limit: an error at its offset, no output left
+	run tach-decode -F samples --max-input $((big - 1)) -o "$T/out" < <(cat "$T/three.jfr")
+	[ "$status" -eq 1 ]
+	[ "$output" = "tach-decode: <stdin>: offset $at: a chunk of $big bytes, more than the limit of $((big - 1)) bytes a stream's chunk is held in (see --max-input)" ]
+	[ ! -e "$T/out" ]
+	# cut short: the chunks before it read, the loss warned at the same offset
+	local size
+	size=$(stat -c %s "$REC")
+	cat "$REC" "$F/jdk-profile.jfr" | head -c $((size + 1000)) >"$T/cut.jfr"
+	run --separate-stderr tach-decode -F samples < <(cat "$T/cut.jfr")
+	[ "$status" -eq 0 ]
+	[ "$stderr" = "tach-decode: <stdin>: offset $size: warning: the chunk here is cut short: its 1000 bytes are not read (the 1 chunks before it are)" ]
+	[ "$output" = "$(tach-decode -q -F samples "$REC")" ]
+}
+
 @test "the events chosen by --event; a bad name is a usage error" {
 	run tach-decode --event nosuch "$F/ap-cpu.jfr"
 	[ "$status" -eq 2 ]
@@ -311,10 +357,14 @@ sys.exit(0 if names == sorted(set(want)) else "names: %s, want %s" % (names, sor
 }
 
 @test "damaged recordings: one line with the offset, exit 1" {
-	bad() {
+	bad() { # mapped, and from a pipe (read a chunk at a time): the same line
 		run tach-decode -o "$T/out" "$T/bad.jfr"
 		[ "$status" -eq 1 ] || { echo "status $status: $output"; return 1; }
 		[ "$output" = "tach-decode: $T/bad.jfr: $1" ] || { echo "got: $output"; return 1; }
+		[ ! -e "$T/out" ]
+		run tach-decode -o "$T/out" < <(cat "$T/bad.jfr")
+		[ "$status" -eq 1 ] || { echo "pipe: status $status: $output"; return 1; }
+		[ "$output" = "tach-decode: <stdin>: $1" ] || { echo "pipe: got: $output"; return 1; }
 		[ ! -e "$T/out" ]
 	}
 	# format 1.0 (JDK 8 and 9) refused by name

@@ -121,6 +121,13 @@ struct jfr_tstate {
 struct jfr_state {
 	const uint8_t *d;
 	size_t size;
+	/* stream mode (input that is no mapped file: a pipe, stdin, compressed input): one
+	 * chunk at a time in cbuf (d, size: what came of it), origin its offset in the input;
+	 * prev: the chunk before's metadata and pool events, which same_pools compares */
+	bool stream;
+	uint64_t origin;
+	uint8_t *cbuf, *prev;
+	size_t cbuf_cap, prev_cap;
 	/* the chunk being read */
 	size_t chunk, chunk_end, pos, meta_at;
 	bool compressed;

@@ -481,7 +481,7 @@ static int read_frames(struct tach_reader *r, const struct jfr_val *v, uint32_t 
 	if ((rc = tachi_jfr_count(r, &c, &n)))
 		return rc;
 	if (n > r->lim.max_depth)
-		return RFAIL(r, TACH_E_LIMIT, TACH_POS_OFFSET, fr.at, "a stack trace of %llu frames "
+		return RFAIL(r, TACH_E_LIMIT, TACH_POS_OFFSET, st->origin + fr.at, "a stack trace of %llu frames "
 			     "is deeper than the limit of %u", (unsigned long long)n, r->lim.max_depth);
 	if (st->nsframes + n >= JFR_NONE ||
 	    !TACHI_RESERVE(st->sframes, st->sframes_cap, st->nsframes + n))
@@ -670,8 +670,9 @@ static int event_frames(struct tach_reader *r, int ev, const struct jfr_val *f, 
 		return rc;
 	size_t n = (size_t)depth + (cls != JFR_NONE) + (root != JFR_NONE);
 	if (n > r->lim.max_depth)
-		return RFAIL(r, TACH_E_LIMIT, TACH_POS_OFFSET, f[F_STACK].at, "a stack of %zu frames "
-			     "is deeper than the limit of %u", n, r->lim.max_depth);
+		return RFAIL(r, TACH_E_LIMIT, TACH_POS_OFFSET, st->origin + f[F_STACK].at,
+			     "a stack of %zu frames is deeper than the limit of %u", n,
+			     r->lim.max_depth);
 	if (!TACHI_RESERVE(st->frames, st->frames_cap, n + 1))
 		return nomem(r);
 	size_t k = 0;
@@ -826,11 +827,20 @@ static int jr_open(struct tach_reader *r)
 {
 	struct jfr_state *st = r->state;
 	int rc;
-	st->d = r->in.data;
-	st->size = r->in.size;
+	const uint8_t *p = r->in.data;
+	size_t got = r->in.size;
 	if (!st->want)
 		st->want = GROUP_SAMPLES;
-	if (st->size < 4 || memcmp(st->d, "FLR\0", 4))
+	if (r->in.whole) {
+		st->d = p;
+		st->size = got;
+	} else {
+		/* not a mapped file: read a chunk at a time, each let go of once read */
+		st->stream = true;
+		if ((rc = tachi_in_peek(&r->in, 4, &r->err, &p, &got)))
+			return rc;
+	}
+	if (got < 4 || memcmp(p, "FLR\0", 4))
 		return tachi_jfr_fail(r, 0, "not a JFR recording (no \"FLR\\0\" magic)");
 	if ((rc = chunk_open(r)))
 		return rc == TACH_EOF ? tachi_jfr_fail(r, 0, "no chunk to read") : rc;
@@ -919,4 +929,5 @@ const struct tachi_reader_ops tachi_jfr_reader_ops = {
 	.next = jr_next,
 	.free = jr_free,
 	.whole_input = true,
+	.stream_pipe = true,
 };

@@ -34,7 +34,8 @@ int tachi_jfr_fail(struct tach_reader *r, size_t at, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	return RFAIL(r, TACH_E_FORMAT, TACH_POS_OFFSET, at, "%s", msg);
+	const struct jfr_state *st = r->state;
+	return RFAIL(r, TACH_E_FORMAT, TACH_POS_OFFSET, st->origin + at, "%s", msg);
 }
 
 static size_t off(const struct jfr_cur *c)
@@ -975,19 +976,44 @@ static int scan_pools(struct tach_reader *r)
 
 /* Whether the chunk's metadata and pools are byte for byte the previous chunk's (`cat
  * a.jfr a.jfr`, a recording repeated): then its keys mean what they meant, and what the
- * previous chunk read of its stacks, methods and threads holds. */
+ * previous chunk read of its stacks, methods and threads holds. A stream compares with
+ * its copy of them (keep_pools), a mapped file with the chunk before in place. */
 static bool same_pools(const struct jfr_state *st, size_t prev_meta, bool prev_compressed,
 		       size_t meta_len)
 {
+	const uint8_t *p = st->stream ? st->prev : st->d + prev_meta;
 	if (!st->chunks || st->ntypes == 0 || st->compressed != prev_compressed ||
 	    meta_len != st->meta_len || st->nnext != st->nckpt ||
-	    memcmp(st->d + st->meta_at, st->d + prev_meta, meta_len))
+	    memcmp(st->d + st->meta_at, p, meta_len))
 		return false;
-	for (size_t i = 0; i < st->nnext; i++)
+	p += meta_len;
+	for (size_t i = 0; i < st->nnext; i++) {
+		const uint8_t *q = st->stream ? p : st->d + st->ckpt[i].at;
 		if (st->next_ckpt[i].len != st->ckpt[i].len ||
-		    memcmp(st->d + st->next_ckpt[i].at, st->d + st->ckpt[i].at, st->ckpt[i].len))
+		    memcmp(st->d + st->next_ckpt[i].at, q, st->ckpt[i].len))
 			return false;
+		p += st->ckpt[i].len;
+	}
 	return true;
+}
+
+/* Stream mode: the chunk's metadata and pool events copied into prev, in same_pools'
+ * order, before the next chunk takes the buffer. */
+static int keep_pools(struct tach_reader *r)
+{
+	struct jfr_state *st = r->state;
+	size_t n = st->meta_len;
+	for (size_t i = 0; i < st->nckpt; i++)
+		n += st->ckpt[i].len; /* spans of the chunk: their sum is within it */
+	if (!TACHI_RESERVE(st->prev, st->prev_cap, n + 1))
+		return RFAIL(r, TACH_E_NOMEM, TACH_POS_NONE, 0, "out of memory");
+	memcpy(st->prev, st->d + st->meta_at, st->meta_len);
+	n = st->meta_len;
+	for (size_t i = 0; i < st->nckpt; i++) {
+		memcpy(st->prev + n, st->d + st->ckpt[i].at, st->ckpt[i].len);
+		n += st->ckpt[i].len;
+	}
+	return TACH_OK;
 }
 
 /* ---- events by type ---- */
@@ -1097,6 +1123,8 @@ void tachi_jfr_chunk_free(struct jfr_state *st)
 	free(st->threads);
 	free(st->methods);
 	free(st->fcache);
+	free(st->cbuf);
+	free(st->prev);
 }
 
 static int64_t be64(const uint8_t *p)
@@ -1113,7 +1141,7 @@ static int chunk_lost(struct tach_reader *r, const char *why)
 	if (!st->chunks)
 		return tachi_jfr_fail(r, st->chunk, "the recording's first chunk %s: nothing to read",
 				      why);
-	int rc = tachi_soft_fail(r, st->chunk, "the chunk here %s: its %zu bytes are not read "
+	int rc = tachi_soft_fail(r, st->origin + st->chunk, "the chunk here %s: its %zu bytes are not read "
 				 "(the %llu chunks before it are)", why, left,
 				 (unsigned long long)st->chunks);
 	return rc ? rc : TACH_EOF;
@@ -1132,7 +1160,7 @@ static int chunk_header(struct tach_reader *r)
 		return tachi_jfr_fail(r, st->chunk, "no chunk starts here (no \"FLR\\0\" magic)");
 	unsigned major = (unsigned)h[4] << 8 | h[5], minor = (unsigned)h[6] << 8 | h[7];
 	if (major != 2)
-		return RFAIL(r, TACH_E_UNSUPPORTED, TACH_POS_OFFSET, st->chunk,
+		return RFAIL(r, TACH_E_UNSUPPORTED, TACH_POS_OFFSET, st->origin + st->chunk,
 			     "JFR format %u.%u is not read (only 2.0, JDK 11 and async-profiler, and "
 			     "2.1, JDK 14 and later)%s", major, minor,
 			     major == 1 ? ": JDK 8 and 9 write 1.x; convert it with a newer JDK's "
@@ -1163,14 +1191,63 @@ static int chunk_header(struct tach_reader *r)
 	return TACH_OK;
 }
 
+/* Stream mode: up to n more bytes of the input after what cbuf holds (fewer at its end),
+ * read in steps that at most double the buffer, so that memory follows what came. */
+static int stream_more(struct tach_reader *r, uint64_t n)
+{
+	struct jfr_state *st = r->state;
+	while (n) {
+		size_t step = st->size > (1u << 20) ? st->size : (1u << 20), got = 0;
+		if (step > n)
+			step = (size_t)n;
+		if (!TACHI_RESERVE(st->cbuf, st->cbuf_cap, st->size + step))
+			return RFAIL(r, TACH_E_NOMEM, TACH_POS_NONE, 0, "out of memory");
+		st->d = st->cbuf;
+		int rc = tachi_in_read(&r->in, st->cbuf + st->size, step, &r->err, &got);
+		if (rc)
+			return rc;
+		st->size += got;
+		n -= got;
+		if (got < step)
+			break;
+	}
+	return TACH_OK;
+}
+
+/* Stream mode: the next chunk whole in cbuf (at 0), the one before let go of: its header,
+ * then the bytes it says it has, or what comes before the input ends (chunk_header says
+ * what is wrong with a header and that a chunk is cut short). A chunk is held whole, as
+ * its events come before the metadata that lays them out: one larger than max_input is
+ * refused. */
+static int stream_chunk(struct tach_reader *r)
+{
+	struct jfr_state *st = r->state;
+	st->origin += st->size;
+	st->size = st->chunk = 0;
+	int rc = stream_more(r, JFR_HEADER);
+	if (rc || st->size < JFR_HEADER || memcmp(st->d, "FLR\0", 4))
+		return rc;
+	int64_t size = be64(st->d + 8);
+	if (size <= (int64_t)JFR_HEADER)
+		return TACH_OK;
+	if ((uint64_t)size > r->lim.max_input)
+		return RFAIL(r, TACH_E_LIMIT, TACH_POS_OFFSET, st->origin, "a chunk of %lld bytes, "
+			     "more than the limit of %llu bytes a stream's chunk is held in (see "
+			     "--max-input)", (long long)size, (unsigned long long)r->lim.max_input);
+	return stream_more(r, (uint64_t)size - JFR_HEADER);
+}
+
 int tachi_jfr_chunk(struct tach_reader *r)
 {
 	struct jfr_state *st = r->state;
+	int rc = st->stream ? stream_chunk(r) : TACH_OK;
+	if (rc)
+		return rc;
 	if (st->chunk >= st->size)
 		return TACH_EOF;
 	size_t prev_meta = st->meta_at, meta_len;
 	bool prev_compressed = st->compressed;
-	int rc = chunk_header(r);
+	rc = chunk_header(r);
 	if (rc || (rc = find_pools(r)) || (rc = meta_size(r, &meta_len)))
 		return rc;
 	st->reused = same_pools(st, prev_meta, prev_compressed, meta_len);
@@ -1190,6 +1267,8 @@ int tachi_jfr_chunk(struct tach_reader *r)
 			return RFAIL(r, TACH_E_NOMEM, TACH_POS_NONE, 0, "out of memory");
 		memset(st->tcount, 0, (st->ntypes + 1) * sizeof(*st->tcount));
 		st->meta_len = meta_len;
+		if (st->stream && (rc = keep_pools(r)))
+			return rc;
 	}
 	st->pos = st->chunk + JFR_HEADER;
 	st->chunks++;
