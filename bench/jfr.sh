@@ -13,6 +13,7 @@
 #     (see JFR_STACKS_S below).
 #   BUILD_ROOT: the meson build directory (default ./build).
 #   BASE_ROOT: another build (of main, say) measured beside it, line for line.
+#   Each input is also read from a pipe (cat FILE | tach2pprof), where no file is mapped.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 build=${BUILD_ROOT:-$here/../build}
@@ -66,6 +67,9 @@ for f in $stacks "$in" "$mix"; do
 		[ "$b" = "$build" ] || tag=" (base)"
 		measure "tach-decode (folded)$tag" "$b/cmd/tach-decode" -q --labels async-profiler "$f"
 		measure "tach2pprof$tag" "$b/cmd/tach2pprof" -q "$f" -o "$out/p.pb.gz"
+		# from a pipe, as `cat app.jfr | tach2pprof` (the cat's CPU is counted too)
+		measure "tach2pprof, pipe$tag" sh -c 'cat "$1" | "$2" -q -o "$3"' sh "$f" \
+			"$b/cmd/tach2pprof" "$out/p.pb.gz"
 	done
 	if [ -n "${BASE_ROOT:-}" ] && ! cmp -s "$out/out.tach-decode (folded)" "$out/out.tach-decode (folded) (base)"; then
 		echo "the folded lines differ from the base build's"

@@ -540,17 +540,36 @@ int tachi_jfr_string(struct tach_reader *r, const struct jfr_val *v, const char 
 	return TACH_OK;
 }
 
+/* A double as Java's (long) makes it: NaN 0, past the range its nearest end. */
+static int64_t java_long(double v)
+{
+	if (v != v)
+		return 0;
+	if (v >= 9223372036854775807.0)
+		return INT64_MAX;
+	if (v <= -9223372036854775808.0)
+		return INT64_MIN;
+	return (int64_t)v;
+}
+
+/* Java's long arithmetic wraps. */
+static int64_t java_add(int64_t a, int64_t b)
+{
+	return (int64_t)((uint64_t)a + (uint64_t)b);
+}
+
 int64_t tachi_jfr_ticks_ns(const struct jfr_state *st, int64_t ticks)
 {
 	/* the JDK's TimeConverter: start + (ticks - start ticks) / (ticks per ns), in double */
 	double div = (double)st->ticks_per_s / 1e9;
-	return st->start_ns + (int64_t)((double)(ticks - st->start_ticks) / div);
+	int64_t d = java_add(ticks, (int64_t)(0 - (uint64_t)st->start_ticks));
+	return java_add(st->start_ns, java_long((double)d / div));
 }
 
 int64_t tachi_jfr_span_ns(const struct jfr_state *st, int64_t ticks)
 {
 	double div = (double)st->ticks_per_s / 1e9;
-	return (int64_t)((double)ticks / div);
+	return java_long((double)ticks / div);
 }
 
 /* ---- the metadata ---- */
@@ -1066,7 +1085,8 @@ int tachi_jfr_kinds(struct tach_reader *r)
 	int rc = flush_kinds(r);
 	if (rc)
 		return rc;
-	qsort_r(st->kinds, st->nkinds, sizeof(*st->kinds), kind_order, st->kinds_arena);
+	if (st->nkinds)
+		qsort_r(st->kinds, st->nkinds, sizeof(*st->kinds), kind_order, st->kinds_arena);
 	size_t len = 1;
 	for (size_t i = 0; i < st->nkinds; i++)
 		len += strlen(st->kinds_arena + st->kinds[i].name) + 22;
