@@ -24,24 +24,19 @@ Prints what differs and exits 1, or prints how many samples agree.
 """
 import datetime
 import json
+import os
 import re
 import subprocess
 import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from samples_text import unescape as unescape_bytes  # noqa: E402
 
 DEFAULT = ["jdk.ExecutionSample", "jdk.NativeMethodSample", "profiler.WallClockSample"]
 
 
 def unescape(s):
-    out, i = bytearray(), 0
-    b = s.encode()
-    while i < len(b):
-        if b[i] == 0x25 and i + 2 < len(b):
-            out.append(int(b[i + 1:i + 3], 16))
-            i += 3
-        else:
-            out.append(b[i])
-            i += 1
-    return out.decode("utf-8", "replace")
+    return unescape_bytes(s).decode("utf-8", "replace")
 
 
 def parse_frame(f):

@@ -18,7 +18,11 @@ sampler_check.py pairs WANT GOT...
     become "no line", TAB/LF/CR in names become '?', empty stacks are dropped.
 """
 import collections
+import os
 import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from samples_text import unescape  # noqa: E402
 
 
 def fail(msg):
@@ -107,20 +111,6 @@ def layout(path):
         fail("bytes after the final @end")
     print("symbols %d blocks %d records %d last_id 0x%x" % (len(ids), blocks, records,
                                                              ids[-1] if ids else 0))
-
-
-def unescape(s):
-    out = bytearray()
-    i = 0
-    b = s.encode("utf-8", "surrogateescape")
-    while i < len(b):
-        if b[i:i + 1] == b"%":
-            out.append(int(b[i + 1:i + 3], 16))
-            i += 3
-        else:
-            out.append(b[i])
-            i += 1
-    return bytes(out)
 
 
 def escape(b):
