@@ -123,6 +123,17 @@ one_per_sample() {
 	tach-decode -q --labels perf --max-input "$half" <"$T/pipe.data" >"$T/pipe.stream"
 	cat "$T/pipe.data" | tach-decode -q --labels perf --max-input "$half" >"$T/pipe.stream"
 	same_lines "$T/pipe.file" "$T/pipe.stream"
+	# cut short in a record's header or its body: the same line, mapped or piped
+	local size=$(stat -c %s "$T/pipe.data") cut
+	for cut in 3 $((size / 2)) $((size - 5)); do
+		head -c "$cut" "$T/pipe.data" >"$T/cut.data"
+		run tach-decode -q --labels perf "$T/cut.data"
+		[ "$status" -le 1 ]
+		local mapped=${output//$T\/cut.data/FILE}
+		run tach-decode -q --labels perf < <(cat "$T/cut.data")
+		[ "${output//<stdin>/FILE}" = "$mapped" ]
+	done
+	[[ $mapped == *"the file may be cut short"* ]]
 	(cd "$T" && perf record -q -F 499 -e cpu-clock -g -o file.data ./livetest >/dev/null 2>&1)
 	[ "$(head -c 8 "$T/file.data")" = PERFILE2 ]
 	run tach-decode -q --labels perf --max-input "$(($(stat -c %s "$T/file.data") / 2))" < <(cat "$T/file.data")

@@ -516,20 +516,19 @@ static int inflate_records(struct tach_reader *r, const uint8_t *p, uint64_t n, 
 	return rc;
 }
 
-/* want bytes of the stream into rbuf at at, an error naming what is cut short when fewer
- * come; TACH_EOF when the input ends before a record's header. */
-static int stream_bytes(struct tach_reader *r, size_t at, size_t want, uint64_t off,
-			const char *what)
+/* A record's header from the stream into rbuf, an error when it is cut short, as for a
+ * mapped file; TACH_EOF when the input ends before it. */
+static int stream_header(struct tach_reader *r)
 {
 	struct pd *st = r->state;
 	size_t got;
-	int rc = tachi_in_read(&r->in, st->rbuf + at, want, &r->err, &got);
-	if (rc || got == want)
+	int rc = tachi_in_read(&r->in, st->rbuf, 8, &r->err, &got);
+	if (rc || got == 8)
 		return rc;
-	if (!got && !at && !strcmp(what, "header"))
+	if (!got)
 		return TACH_EOF;
-	return RFAIL(r, TACH_E_FORMAT, TACH_POS_OFFSET, off, "%zu bytes left, too few for a "
-		     "record's %s; the input may be cut short", got + at, what);
+	return RFAIL(r, TACH_E_FORMAT, TACH_POS_OFFSET, st->pos, "%zu bytes left, too few for a "
+		     "record header; the file may be cut short", got);
 }
 
 /* The next record of a stream (pipe mode from a pipe), read, handled and let go of: the
@@ -537,21 +536,28 @@ static int stream_bytes(struct tach_reader *r, size_t at, size_t want, uint64_t 
 static int stream_record(struct tach_reader *r)
 {
 	struct pd *st = r->state;
-	int rc = stream_bytes(r, 0, 8, st->pos, "header");
+	int rc = stream_header(r);
 	if (rc == TACH_EOF) {
 		st->end = st->pos;
 		return TACH_OK;
 	}
 	uint16_t size = rc ? 0 : pd_rd16(st, st->rbuf + 6);
-	if (rc || (size > 8 && (rc = stream_bytes(r, 8, size - 8u, st->pos, "body"))))
+	size_t got = 0;
+	/* a body cut short is one_record's to tell, as for a mapped file */
+	if (rc || (size > 8 && (rc = tachi_in_read(&r->in, st->rbuf + 8, size - 8u, &r->err, &got))))
 		return rc;
 	uint64_t used = 0;
-	if ((rc = one_record(r, st->rbuf, size < 8 ? 8 : size, st->pos, false, &used)))
+	uint32_t type = rd32(st, st->rbuf);
+	if ((rc = one_record(r, st->rbuf, 8 + got, st->pos, false, &used)))
 		return rc;
 	for (uint64_t left = used - size; left;) {
 		size_t k = left > UINT16_MAX ? UINT16_MAX : (size_t)left;
-		if ((rc = stream_bytes(r, 0, k, st->pos, "trailing data")))
+		if ((rc = tachi_in_read(&r->in, st->rbuf, k, &r->err, &got)))
 			return rc;
+		if (got < k)
+			return RFAIL(r, TACH_E_FORMAT, TACH_POS_OFFSET, st->pos, "a record (type %u) "
+				     "followed by %llu bytes of its own, past the end of the data",
+				     type, (unsigned long long)(used - size));
 		left -= k;
 	}
 	st->pos += used;
