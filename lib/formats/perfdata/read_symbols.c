@@ -246,7 +246,7 @@ struct ksym {
  * shares a symbol cache (the kernel runs on), else the reader's own. */
 struct ktab {
 	char bid[41];             /* the build ID of the copy read, "" for /proc/kallsyms */
-	char *buf;                /* the file's text, which names point into */
+	char *buf;                /* the names, one after the other */
 	struct ksym *ks;
 	size_t nks;
 	uint64_t text;            /* _text, 0 when addresses are hidden */
@@ -736,18 +736,31 @@ static bool kallsyms_line(char *line, struct ksym *k)
 	return *name != 0;
 }
 
-/* A kallsyms file whole (a proc file has no size: read until its end). */
+/* A kallsyms file whole: the build-id cache's copy, a plain file, into a buffer of its
+ * size; a proc file, which has no size, until its end. */
 static char *read_kallsyms(const char *path, size_t *n)
 {
-	FILE *f = fopen(path, "r");
+	uint64_t size = 0;
+	int fd = tachi_open_regular(path, &size);
 	char *buf = NULL;
-	size_t cap = 0, got;
+	size_t cap = 0;
 	*n = 0;
-	while (f && *n < MAX_KALLSYMS && TACHI_RESERVE(buf, cap, *n + 65537) &&
-	       (got = fread(buf + *n, 1, 65536, f)) > 0)
-		*n += got;
-	if (f)
-		fclose(f);
+	if (fd < 0)
+		return NULL;
+	if (size >= MAX_KALLSYMS)
+		size = 0;
+	if (size && (buf = malloc((size_t)size + 1)))
+		cap = (size_t)size + 1;
+	for (;;) {
+		if (*n + 1 >= cap &&
+		    (size || *n >= MAX_KALLSYMS || !TACHI_RESERVE(buf, cap, *n + 65537)))
+			break;
+		ssize_t got = read(fd, buf + *n, cap - 1 - *n);
+		if (got <= 0)
+			break;
+		*n += (size_t)got;
+	}
+	close(fd);
 	if (buf)
 		buf[*n] = 0;
 	return buf;
@@ -802,6 +815,30 @@ static void ktab_sort(struct ktab *t)
 	t->nks = w;
 }
 
+/* The names kept copied out of the file's text, which goes, and the table cut to them: most
+ * of a kallsyms file is addresses, types and module names, and one of a kernel with its
+ * modules has some 5 MB of them, held to the end of a run otherwise. */
+static void ktab_compact(struct ktab *t)
+{
+	size_t len = 1, at = 0;
+	for (size_t i = 0; i < t->nks; i++)
+		len += strlen(t->ks[i].name) + 1;
+	char *names = malloc(len);
+	if (!names)
+		return;
+	for (size_t i = 0; i < t->nks; i++) {
+		size_t n = strlen(t->ks[i].name) + 1;
+		memcpy(names + at, t->ks[i].name, n);
+		t->ks[i].name = names + at;
+		at += n;
+	}
+	free(t->buf);
+	t->buf = names;
+	struct ksym *ks = t->nks ? realloc(t->ks, t->nks * sizeof(*ks)) : NULL;
+	if (ks)
+		t->ks = ks;
+}
+
 /* bid: the build-id cache's copy for it, NULL: /proc/kallsyms. */
 static struct ktab *ktab_read(const char *path, const char *bid)
 {
@@ -812,6 +849,11 @@ static struct ktab *ktab_read(const char *path, const char *bid)
 		return NULL;
 	}
 	snprintf(t->bid, sizeof(t->bid), "%s", bid ? bid : "");
+	/* a symbol a line: room for them all at once */
+	size_t lines = 1;
+	for (const char *p = t->buf; (p = memchr(p, '\n', (size_t)(t->buf + n - p))); p++)
+		lines++;
+	(void)TACHI_RESERVE(t->ks, cap, lines); /* failing, so does the loop's */
 	for (char *line = t->buf, *nl; line < t->buf + n; line = nl + 1) {
 		nl = strchr(line, '\n');
 		if (!nl)
@@ -831,6 +873,7 @@ static struct ktab *ktab_read(const char *path, const char *bid)
 	if (!t->text)
 		t->nks = 0;
 	ktab_sort(t);
+	ktab_compact(t);
 	return t;
 }
 
