@@ -273,6 +273,14 @@ PY
 	[ "$status" -eq 0 ]
 	[ "$stderr" = "tach-decode: <stdin>: offset $size: warning: the chunk here is cut short: its 1000 bytes are not read (the 1 chunks before it are)" ]
 	[ "$output" = "$(tach-decode -q -F samples "$REC")" ]
+	# a chunk of size 0 (unfinished) before another: what is lost counted to the end
+	{ cat "$F/ap-alloc.jfr"; head -c 8 "$F/ap-alloc.jfr"; printf '\0\0\0\0\0\0\0\0'
+	  tail -c +17 "$F/ap-alloc.jfr"; cat "$F/ap-cpu.jfr"; } >"$T/open.jfr"
+	run --separate-stderr tach-decode --event alloc -F info "$T/open.jfr"
+	local mapped=${stderr//$T\/open.jfr/FILE}
+	[[ $mapped == *"is unfinished (its recorder did not close it): its $(($(stat -c %s "$T/open.jfr") - $(stat -c %s "$F/ap-alloc.jfr"))) bytes are not read"* ]]
+	run --separate-stderr tach-decode --event alloc -F info < <(cat "$T/open.jfr")
+	[ "${stderr//<stdin>/FILE}" = "$mapped" ]
 }
 
 @test "the events chosen by --event; a bad name is a usage error" {

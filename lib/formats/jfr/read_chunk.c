@@ -1157,12 +1157,23 @@ static int64_t be64(const uint8_t *p)
 static int chunk_lost(struct tach_reader *r, const char *why)
 {
 	struct jfr_state *st = r->state;
-	size_t left = st->size - st->chunk;
+	uint64_t left = st->size - st->chunk;
+	bool more = false;
 	if (!st->chunks)
 		return tachi_jfr_fail(r, st->chunk, "the recording's first chunk %s: nothing to read",
 				      why);
-	int rc = tachi_soft_fail(r, st->origin + st->chunk, "the chunk here %s: its %zu bytes are not read "
-				 "(the %llu chunks before it are)", why, left,
+	/* a stream's bytes past what is held: read past and counted, as a file's are known */
+	for (size_t got = 1; st->stream && got && !more;) {
+		char skip[4096];
+		int rc = tachi_in_read(&r->in, skip, sizeof(skip), &r->err, &got);
+		if (rc)
+			return rc;
+		left += got;
+		more = left > r->lim.max_input;
+	}
+	int rc = tachi_soft_fail(r, st->origin + st->chunk, "the chunk here %s: its %llu%s bytes "
+				 "are not read (the %llu chunks before it are)", why,
+				 (unsigned long long)left, more ? " or more" : "",
 				 (unsigned long long)st->chunks);
 	return rc ? rc : TACH_EOF;
 }
