@@ -481,8 +481,9 @@ static int read_frames(struct tach_reader *r, const struct jfr_val *v, uint32_t 
 	if ((rc = tachi_jfr_count(r, &c, &n)))
 		return rc;
 	if (n > r->lim.max_depth)
-		return RFAIL(r, TACH_E_LIMIT, TACH_POS_OFFSET, st->origin + fr.at, "a stack trace of %llu frames "
-			     "is deeper than the limit of %u", (unsigned long long)n, r->lim.max_depth);
+		return RFAIL(r, TACH_E_LIMIT, TACH_POS_OFFSET, st->origin + fr.at, "a stack trace "
+			     "of %llu frames is deeper than the limit of %u", (unsigned long long)n,
+			     r->lim.max_depth);
 	if (st->nsframes + n >= JFR_NONE ||
 	    !TACHI_RESERVE(st->sframes, st->sframes_cap, st->nsframes + n))
 		return nomem(r);

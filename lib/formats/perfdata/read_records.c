@@ -544,7 +544,9 @@ static int stream_record(struct tach_reader *r)
 	uint16_t size = rc ? 0 : pd_rd16(st, st->rbuf + 6);
 	size_t got = 0;
 	/* a body cut short is one_record's to tell, as for a mapped file */
-	if (rc || (size > 8 && (rc = tachi_in_read(&r->in, st->rbuf + 8, size - 8u, &r->err, &got))))
+	if (!rc && size > 8)
+		rc = tachi_in_read(&r->in, st->rbuf + 8, size - 8u, &r->err, &got);
+	if (rc)
 		return rc;
 	uint64_t used = 0;
 	uint32_t type = rd32(st, st->rbuf);
@@ -555,9 +557,9 @@ static int stream_record(struct tach_reader *r)
 		if ((rc = tachi_in_read(&r->in, st->rbuf, k, &r->err, &got)))
 			return rc;
 		if (got < k)
-			return RFAIL(r, TACH_E_FORMAT, TACH_POS_OFFSET, st->pos, "a record (type %u) "
-				     "followed by %llu bytes of its own, past the end of the data",
-				     type, (unsigned long long)(used - size));
+			return RFAIL(r, TACH_E_FORMAT, TACH_POS_OFFSET, st->pos,
+				     "a record (type %u) followed by %llu bytes of its own, past "
+				     "the end of the data", type, (unsigned long long)(used - size));
 		left -= k;
 	}
 	st->pos += used;
